@@ -1,0 +1,22 @@
+#include "kernels/blas.h"
+
+#include <cstdlib>
+#include <mutex>
+
+extern "C" void openblas_set_num_threads(int num_threads);
+
+namespace acldump {
+
+void ConfigureBlasOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int threads = 1;
+    if (const char* env = std::getenv("ACLDUMP_BLAS_THREADS")) {
+      const int parsed = std::atoi(env);
+      if (parsed > 0 && parsed <= 256) threads = parsed;
+    }
+    openblas_set_num_threads(threads);
+  });
+}
+
+}  // namespace acldump

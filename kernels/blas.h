@@ -1,0 +1,14 @@
+// OpenBLAS set-up shared by the GEMM-based kernels.
+#ifndef ACLDUMP_KERNELS_BLAS_H_
+#define ACLDUMP_KERNELS_BLAS_H_
+
+namespace acldump {
+
+// Pins OpenBLAS to one thread (the executor is single-threaded and the dump
+// writer needs the other core) unless ACLDUMP_BLAS_THREADS says otherwise.
+// Idempotent and thread-safe.
+void ConfigureBlasOnce();
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_BLAS_H_

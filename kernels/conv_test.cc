@@ -1,0 +1,177 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/testing/op_tester.h"
+
+namespace acldump {
+namespace {
+
+using ::acldump::testing::OpTester;
+using ::acldump::testing::Values;
+using ::testing::HasSubstr;
+
+std::vector<float> Random(size_t n, int seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+struct Conv2DCase {
+  int64_t n, c, h, w, m, kh, kw, group;
+  int64_t sh, sw, dh, dw;
+  int64_t pt, pl, pb, pr;
+};
+
+// Direct (no im2col) reference in double.
+std::vector<float> ReferenceConv2D(const Conv2DCase& p,
+                                   const std::vector<float>& x,
+                                   const std::vector<float>& w,
+                                   const std::vector<float>& bias, int64_t oh,
+                                   int64_t ow) {
+  std::vector<float> y(p.n * p.m * oh * ow);
+  const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  for (int64_t b = 0; b < p.n; ++b)
+    for (int64_t o = 0; o < p.m; ++o) {
+      const int64_t g = o / mg;
+      for (int64_t yy = 0; yy < oh; ++yy)
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          double sum = bias.empty() ? 0 : bias[o];
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t ky = 0; ky < p.kh; ++ky)
+              for (int64_t kx = 0; kx < p.kw; ++kx) {
+                const int64_t iy = yy * p.sh + ky * p.dh - p.pt;
+                const int64_t ix = xx * p.sw + kx * p.dw - p.pl;
+                if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+                sum +=
+                    double(x[((b * p.c + g * cg + ci) * p.h + iy) * p.w + ix]) *
+                    w[((o * cg + ci) * p.kh + ky) * p.kw + kx];
+              }
+          y[((b * p.m + o) * oh + yy) * ow + xx] = static_cast<float>(sum);
+        }
+    }
+  return y;
+}
+
+TEST(ConvTest, SweepsPadsStridesDilationsGroups) {
+  const Conv2DCase cases[] = {
+      {1, 3, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 4, 9, 8, 6, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 3, 10, 11, 2, 3, 2, 1, 2, 3, 2, 1, 0, 2, 1, 0},
+      {1, 8, 6, 6, 8, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1},   // depthwise
+      {1, 16, 5, 5, 8, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // pointwise fast path
+      {1, 4, 5, 5, 4, 1, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},   // 1x1 strided
+      {1, 2, 4, 4, 3, 5, 5, 1, 1, 1, 1, 1, 2, 2, 2,
+       2},  // kernel larger than image
+  };
+  for (const Conv2DCase& p : cases) {
+    const auto x = Random(p.n * p.c * p.h * p.w, 1);
+    const auto w = Random(p.m * (p.c / p.group) * p.kh * p.kw, 2);
+    const auto bias = Random(p.m, 3);
+    const int64_t oh = (p.h + p.pt + p.pb - ((p.kh - 1) * p.dh + 1)) / p.sh + 1;
+    const int64_t ow = (p.w + p.pl + p.pr - ((p.kw - 1) * p.dw + 1)) / p.sw + 1;
+    for (bool with_bias : {false, true}) {
+      OpTester tester("Conv");
+      tester.Input<float>({p.n, p.c, p.h, p.w}, x)
+          .Input<float>({p.m, p.c / p.group, p.kh, p.kw}, w)
+          .Attr("strides", std::vector<int64_t>{p.sh, p.sw})
+          .Attr("dilations", std::vector<int64_t>{p.dh, p.dw})
+          .Attr("pads", std::vector<int64_t>{p.pt, p.pl, p.pb, p.pr})
+          .Attr("group", p.group);
+      if (with_bias) tester.Input<float>({p.m}, bias);
+      auto out = tester.Run();
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ((*out)[0].shape(), Shape({p.n, p.m, oh, ow}));
+      const auto expected = ReferenceConv2D(
+          p, x, w, with_bias ? bias : std::vector<float>{}, oh, ow);
+      const auto got = Values<float>((*out)[0]);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], expected[i], 1e-5) << i;
+    }
+  }
+}
+
+TEST(ConvTest, Conv1DAnd3DUseGenericIm2Col) {
+  // 1-D: x = [1,2,3,4,5], w = [1,0,-1], pad 1 -> [-2,-2,-2,-2,4].
+  auto out = OpTester("Conv")
+                 .Input<float>({1, 1, 5}, {1, 2, 3, 4, 5})
+                 .Input<float>({1, 1, 3}, {1, 0, -1})
+                 .Attr("pads", std::vector<int64_t>{1, 1})
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{-2, -2, -2, -2, 4}));
+  // 3-D 2x2x2 box filter over a 2x2x2 ones cube with no padding: one output, 8.
+  out = OpTester("Conv")
+            .Input<float>({1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f))
+            .Input<float>({1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f))
+            .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), Shape({1, 1, 1, 1, 1}));
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{8}));
+}
+
+TEST(ConvTest, AutoPadSameUpperKeepsSpatialSize) {
+  auto out = OpTester("Conv")
+                 .Input<float>({1, 1, 5, 5}, std::vector<float>(25, 1.0f))
+                 .Input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f))
+                 .Attr("auto_pad", std::string("SAME_UPPER"))
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), Shape({1, 1, 5, 5}));
+  const auto y = Values<float>((*out)[0]);
+  EXPECT_EQ(y[0], 4.0f);   // corner sees 2x2
+  EXPECT_EQ(y[1], 6.0f);   // edge sees 2x3
+  EXPECT_EQ(y[12], 9.0f);  // centre sees 3x3
+}
+
+TEST(ConvTest, FusedReluAppliesAfterBias) {
+  auto out = OpTester("Conv")
+                 .Input<float>({1, 1, 1, 2}, {1, -1})
+                 .Input<float>({2, 1, 1, 1}, {1, -1})
+                 .Input<float>({2}, {0.5f, 0.25f})
+                 .Attr("fused_activation", std::string("Relu"))
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]),
+            (std::vector<float>{1.5f, 0.0f, 0.0f, 1.25f}));
+}
+
+TEST(ConvTest, ReportsBadGeometry) {
+  auto out = OpTester("Conv")
+                 .Input<float>({1, 3, 5, 5}, Random(75, 1))
+                 .Input<float>({4, 2, 3, 3}, Random(72, 1))
+                 .Run();
+  EXPECT_THAT(out.status().message(), HasSubstr("expects 2 input channels"));
+  out = OpTester("Conv")
+            .Input<float>({1, 4, 5, 5}, Random(100, 1))
+            .Input<float>({4, 2, 3, 3}, Random(72, 1))
+            .Attr("group", int64_t{3})
+            .Run();
+  EXPECT_THAT(out.status().message(), HasSubstr("group 3 must divide"));
+  out = OpTester("Conv")
+            .Input<float>({1, 1, 2, 2}, Random(4, 1))
+            .Input<float>({1, 1, 3, 3}, Random(9, 1))
+            .Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("output spatial dimension 0 would be 0"));
+  out = OpTester("Conv")
+            .Input<float>({1, 1, 5, 5}, Random(25, 1))
+            .Input<float>({1, 1, 3, 3}, Random(9, 1))
+            .Attr("strides", std::vector<int64_t>{1})
+            .Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("strides has 1 values, expected 2"));
+  out = OpTester("Conv")
+            .Input<float>({1, 1, 5, 5}, Random(25, 1))
+            .Input<float>({1, 1, 3, 3}, Random(9, 1))
+            .Input<float>({2}, {0, 0})
+            .Run();
+  EXPECT_THAT(out.status().message(), HasSubstr("bias B must have shape [1]"));
+}
+
+}  // namespace
+}  // namespace acldump

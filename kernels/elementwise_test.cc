@@ -1,0 +1,314 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "kernels/kernel_util.h"
+#include "kernels/testing/op_tester.h"
+
+namespace acldump {
+namespace {
+
+using ::acldump::testing::OpTester;
+using ::acldump::testing::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<float> Random(size_t n, int seed, float lo = -2, float hi = 2) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Reference broadcasting by explicit index arithmetic, independent of
+// BroadcastLoop.
+float At(const std::vector<float>& data, const Shape& shape,
+         const std::vector<int64_t>& index) {
+  const size_t offset = index.size() - shape.rank();
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.rank(); ++d) {
+    flat = flat * shape[d] + (shape[d] == 1 ? 0 : index[d + offset]);
+  }
+  return data[flat];
+}
+
+TEST(BroadcastTest, ShapesFollowNumpy) {
+  const Shape a[] = {{2, 1, 4}, {3, 1}};
+  EXPECT_EQ(*BroadcastShapes(a), Shape({2, 3, 4}));
+  const Shape b[] = {{}, {5}};
+  EXPECT_EQ(*BroadcastShapes(b), Shape({5}));
+  const Shape c[] = {{2, 3}, {4, 3}};
+  EXPECT_THAT(
+      BroadcastShapes(c).status().message(),
+      HasSubstr(
+          "shapes [2,3] and [4,3] cannot be broadcast (dimension 0: 2 vs 4)"));
+  const Shape d[] = {{0, 3}, {1, 3}};
+  EXPECT_EQ(*BroadcastShapes(d), Shape({0, 3}));
+}
+
+TEST(BinaryTest, AddSubMulDivMatchReferenceUnderBroadcasting) {
+  const std::pair<Shape, Shape> shapes[] = {
+      {{2, 3, 4}, {2, 3, 4}},
+      {{2, 3, 4}, {4}},
+      {{2, 3, 4}, {3, 1}},
+      {{1, 3, 1}, {2, 1, 5}},
+      {{}, {2, 2}},
+      {{3, 1, 1, 2}, {1, 4, 1}},
+      {{5}, {}},
+      {{0, 3}, {3}},
+  };
+  const char* ops[] = {"Add", "Sub", "Mul", "Div"};
+  for (const auto& [sa, sb] : shapes) {
+    const auto a = Random(sa.NumElements(), 1);
+    const auto b = Random(sb.NumElements(), 2, 0.5f, 2.0f);
+    for (const char* op : ops) {
+      auto out = OpTester(op).Input<float>(sa, a).Input<float>(sb, b).Run();
+      ASSERT_TRUE(out.ok()) << out.status();
+      const Tensor& y = (*out)[0];
+      const Shape both[] = {sa, sb};
+      ASSERT_EQ(y.shape(), *BroadcastShapes(both));
+      std::vector<int64_t> index(y.shape().rank(), 0);
+      for (int64_t i = 0; i < y.NumElements(); ++i) {
+        int64_t rest = i;
+        for (size_t d = index.size(); d-- > 0;) {
+          index[d] = rest % y.shape()[d];
+          rest /= y.shape()[d];
+        }
+        const float x1 = At(a, sa, index), x2 = At(b, sb, index);
+        const float expected = op[0] == 'A'   ? x1 + x2
+                               : op[0] == 'S' ? x1 - x2
+                               : op[0] == 'M' ? x1 * x2
+                                              : x1 / x2;
+        ASSERT_FLOAT_EQ(y.as<float>()[i], expected)
+            << op << " " << sa.ToString() << " " << sb.ToString() << " at "
+            << i;
+      }
+    }
+  }
+}
+
+TEST(BinaryTest, IntegerDivisionTruncatesAndRejectsZero) {
+  auto out = OpTester("Div")
+                 .Input<int32_t>({3}, {7, -7, 9})
+                 .Input<int32_t>({3}, {2, 2, 3})
+                 .Run();
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(3, -3, 3));
+  out = OpTester("Div")
+            .Input<int32_t>({2}, {1, 2})
+            .RuntimeInput<int32_t>({2}, {1, 0})
+            .Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("integer division by zero: divisor element 1"));
+}
+
+TEST(BinaryTest, PowWithMixedTypesAndFloat16) {
+  auto out = OpTester("Pow")
+                 .Input<float>({3}, {2, 3, 4})
+                 .Input<int64_t>({1}, {2})
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(4, 9, 16));
+  out = OpTester("Add")
+            .Input<Float16>({2}, {Float16(1.5f), Float16(65504.0f)})
+            .Input<Float16>({2}, {Float16(0.25f), Float16(65504.0f)})
+            .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(static_cast<float>((*out)[0].as<Float16>()[0]), 1.75f);
+  EXPECT_TRUE(std::isinf(static_cast<float>((*out)[0].as<Float16>()[1])));
+}
+
+TEST(BinaryTest, RejectsMismatchedTypesAndShapes) {
+  auto out = OpTester("Add")
+                 .Input<float>({2}, {1, 2})
+                 .Input<int32_t>({2}, {1, 2})
+                 .Run();
+  EXPECT_THAT(
+      out.status().message(),
+      HasSubstr("Add: inputs have different types (float32 and int32)"));
+  out = OpTester("Mul")
+            .Input<float>({2}, {1, 2})
+            .Input<float>({3}, {1, 2, 3})
+            .Run();
+  EXPECT_THAT(out.status().message(), HasSubstr("cannot be broadcast"));
+  out = OpTester("Add").Input<float>({2}, {1, 2}).Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("Add takes 2..2 inputs, got 1"));
+}
+
+TEST(VariadicTest, SumMeanMinMaxBroadcast) {
+  auto run = [](const char* op) {
+    return OpTester(op)
+        .Input<float>({3}, {1, 5, 3})
+        .Input<float>({1}, {2})
+        .Input<float>({2, 1}, {0, 4})
+        .Run();
+  };
+  auto sum = run("Sum");
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_THAT(Values<float>((*sum)[0]), ElementsAre(3, 7, 5, 7, 11, 9));
+  auto mean = run("Mean");
+  EXPECT_THAT(Values<float>((*mean)[0]),
+              ElementsAre(1, 7.f / 3, 5.f / 3, 7.f / 3, 11.f / 3, 3));
+  auto mn = run("Min");
+  EXPECT_THAT(Values<float>((*mn)[0]), ElementsAre(0, 0, 0, 1, 2, 2));
+  auto mx = run("Max");
+  EXPECT_THAT(Values<float>((*mx)[0]), ElementsAre(2, 5, 3, 4, 5, 4));
+  auto nan = OpTester("Max")
+                 .Input<float>({2}, {NAN, 1})
+                 .Input<float>({2}, {0, 2})
+                 .Run();
+  EXPECT_TRUE(std::isnan((*nan)[0].as<float>()[0]));
+}
+
+TEST(CompareAndLogicTest, ProduceBool) {
+  auto out = OpTester("Less")
+                 .Input<int64_t>({3}, {1, 2, 3})
+                 .Input<int64_t>({1}, {2})
+                 .Run();
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].dtype(), DType::kBool);
+  EXPECT_THAT(Values<bool>((*out)[0]), ElementsAre(true, false, false));
+  out = OpTester("Equal")
+            .Input<float>({2}, {1, NAN})
+            .Input<float>({2}, {1, NAN})
+            .Run();
+  EXPECT_THAT(Values<bool>((*out)[0]), ElementsAre(true, false));
+  out = OpTester("Xor")
+            .Input<bool>({2, 2}, {true, true, false, false})
+            .Input<bool>({2}, {true, false})
+            .Run();
+  EXPECT_THAT(Values<bool>((*out)[0]), ElementsAre(false, true, true, false));
+  out = OpTester("Not").Input<bool>({2}, {true, false}).Run();
+  EXPECT_THAT(Values<bool>((*out)[0]), ElementsAre(false, true));
+  out = OpTester("And").Input<float>({1}, {1}).Input<float>({1}, {1}).Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("input A has unsupported type float32"));
+}
+
+TEST(WhereTest, SelectsWithThreeWayBroadcast) {
+  auto out = OpTester("Where")
+                 .Input<bool>({2, 1}, {true, false})
+                 .Input<int64_t>({3}, {1, 2, 3})
+                 .Input<int64_t>({}, {-1})
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), Shape({2, 3}));
+  EXPECT_THAT(Values<int64_t>((*out)[0]), ElementsAre(1, 2, 3, -1, -1, -1));
+}
+
+TEST(UnaryTest, MathFunctionsMatchLibm) {
+  const auto x = Random(257, 9, 0.1f, 3.0f);
+  struct Case {
+    const char* op;
+    double (*fn)(double);
+  };
+  const Case cases[] = {
+      {"Exp", [](double v) { return std::exp(v); }},
+      {"Log", [](double v) { return std::log(v); }},
+      {"Sqrt", [](double v) { return std::sqrt(v); }},
+      {"Tanh", [](double v) { return std::tanh(v); }},
+      {"Erf", [](double v) { return std::erf(v); }},
+      {"Sigmoid", [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {"Neg", [](double v) { return -v; }},
+      {"Reciprocal", [](double v) { return 1 / v; }},
+      {"Softplus", [](double v) { return std::log1p(std::exp(v)); }},
+  };
+  for (const Case& c : cases) {
+    auto out = OpTester(c.op).Input<float>({257}, x).Run();
+    ASSERT_TRUE(out.ok()) << c.op << ": " << out.status();
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_NEAR((*out)[0].as<float>()[i], c.fn(x[i]),
+                  1e-5 * std::max(1.0, std::abs(c.fn(x[i]))))
+          << c.op;
+    }
+  }
+}
+
+TEST(UnaryTest, ActivationsWithAttributes) {
+  auto out = OpTester("LeakyRelu")
+                 .Input<float>({3}, {-2, 0, 3})
+                 .Attr("alpha", 0.1f)
+                 .Run();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(-0.2f, 0, 3));
+  out = OpTester("Relu").Input<int32_t>({3}, {-2, 0, 3}).Run();
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Values<int32_t>((*out)[0]), ElementsAre(0, 0, 3));
+  out = OpTester("HardSigmoid").Input<float>({3}, {-10, 0, 10}).Run();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0, 0.5f, 1));
+  out = OpTester("Sigmoid").Input<float>({2}, {-1000, 1000}).Run();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(0, 1));
+  out = OpTester("Abs").Input<int8_t>({2}, {-5, 5}).Run();
+  EXPECT_THAT(Values<int8_t>((*out)[0]), ElementsAre(5, 5));
+  out = OpTester("Exp").Input<int32_t>({1}, {1}).Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("Exp: input X has unsupported type int32"));
+}
+
+TEST(ClipTest, BoundsFromInputsOrAttributes) {
+  auto out = OpTester("Clip")
+                 .Input<float>({4}, {-3, -1, 1, 3})
+                 .Input<float>({}, {-2})
+                 .Input<float>({}, {2})
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(-2, -1, 1, 2));
+  out = OpTester("Clip")
+            .Input<float>({2}, {-3, 3})
+            .AbsentInput()
+            .Input<float>({}, {0})
+            .Run();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(-3, 0));
+  out = OpTester("Clip")
+            .Input<float>({2}, {-3, 3})
+            .Attr("min", -1.0f)
+            .Attr("max", 1.0f)
+            .Run();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(-1, 1));
+  out = OpTester("Clip")
+            .Input<int8_t>({2}, {-100, 100})
+            .Input<int8_t>({}, {-5})
+            .Run();
+  EXPECT_THAT(Values<int8_t>((*out)[0]), ElementsAre(-5, 100));
+  out = OpTester("Clip")
+            .Input<float>({1}, {0})
+            .RuntimeInput<float>({}, {0})
+            .Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("min must be known before execution"));
+}
+
+TEST(CastTest, ConvertsBetweenTypes) {
+  auto out = OpTester("Cast")
+                 .Input<float>({4}, {1.5f, -2.7f, 65520.0f, 3.0e9f})
+                 .Attr("to", int64_t{7})
+                 .Run();
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].dtype(), DType::kInt64);
+  EXPECT_THAT(Values<int64_t>((*out)[0]),
+              ElementsAre(1, -2, 65520, 3000000000));
+  out = OpTester("Cast")
+            .Input<float>({3}, {1.0f, 65520.0f, 1e-8f})
+            .Attr("to", int64_t{10})
+            .Run();
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].as<Float16>()[0].bits, 0x3C00);
+  EXPECT_EQ((*out)[0].as<Float16>()[1].bits, 0x7C00);  // rounds to +Inf
+  EXPECT_EQ((*out)[0].as<Float16>()[2].bits, 0x0000);
+  out = OpTester("Cast")
+            .Input<int32_t>({3}, {0, 2, -1})
+            .Attr("to", int64_t{9})
+            .Run();
+  EXPECT_THAT(Values<bool>((*out)[0]), ElementsAre(false, true, true));
+  out = OpTester("Cast").Input<float>({1}, {1}).Attr("to", int64_t{8}).Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("cast to ONNX data type 8 is not supported"));
+}
+
+}  // namespace
+}  // namespace acldump

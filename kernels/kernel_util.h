@@ -1,0 +1,211 @@
+// Helpers shared by the kernel implementations: dtype dispatch, kernels from
+// lambdas, reading constant inputs, and error construction.
+#ifndef ACLDUMP_KERNELS_KERNEL_UTIL_H_
+#define ACLDUMP_KERNELS_KERNEL_UTIL_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kernels/half.h"
+#include "kernels/op_registry.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+#include "kernels/tensor.h"
+
+namespace acldump {
+
+// Calls f.template operator()<T>() with the C++ element type of `dtype`.
+template <typename F>
+decltype(auto) VisitDType(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return f.template operator()<float>();
+    case DType::kFloat16:
+      return f.template operator()<Float16>();
+    case DType::kBFloat16:
+      return f.template operator()<BFloat16>();
+    case DType::kFloat64:
+      return f.template operator()<double>();
+    case DType::kInt8:
+      return f.template operator()<int8_t>();
+    case DType::kInt16:
+      return f.template operator()<int16_t>();
+    case DType::kInt32:
+      return f.template operator()<int32_t>();
+    case DType::kInt64:
+      return f.template operator()<int64_t>();
+    case DType::kUInt8:
+      return f.template operator()<uint8_t>();
+    case DType::kBool:
+    case DType::kUndefined:
+      break;
+  }
+  return f.template operator()<bool>();
+}
+
+template <typename T>
+inline constexpr bool kIsHalfType =
+    std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
+// The type arithmetic is done in: float for the 16-bit floats, else T itself.
+template <typename T>
+using ComputeType = std::conditional_t<kIsHalfType<T>, float, T>;
+
+template <typename T>
+inline ComputeType<T> Load(T value) {
+  if constexpr (kIsHalfType<T>) {
+    return static_cast<float>(value);
+  } else {
+    return value;
+  }
+}
+
+template <typename T, typename C>
+inline T Store(C value) {
+  if constexpr (kIsHalfType<T>) {
+    return T(static_cast<float>(value));
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+// A kernel whose Run is a lambda capturing what prepare computed.
+template <typename F>
+class LambdaKernel final : public Kernel {
+ public:
+  LambdaKernel(F run, size_t workspace_bytes,
+               std::vector<std::pair<std::string, std::string>> launch_params)
+      : run_(std::move(run)),
+        workspace_bytes_(workspace_bytes),
+        launch_params_(std::move(launch_params)) {}
+  size_t WorkspaceBytes() const override { return workspace_bytes_; }
+  absl::Status Run(std::span<const TensorView> inputs,
+                   std::span<const TensorView> outputs,
+                   std::span<std::byte> workspace) const override {
+    return run_(inputs, outputs, workspace);
+  }
+  std::vector<std::pair<std::string, std::string>> LaunchParams()
+      const override {
+    return launch_params_;
+  }
+
+ private:
+  F run_;
+  size_t workspace_bytes_;
+  std::vector<std::pair<std::string, std::string>> launch_params_;
+};
+
+// `run` has the signature of Kernel::Run.
+template <typename F>
+std::unique_ptr<Kernel> MakeKernel(
+    F run, size_t workspace_bytes = 0,
+    std::vector<std::pair<std::string, std::string>> params = {}) {
+  return std::make_unique<LambdaKernel<F>>(std::move(run), workspace_bytes,
+                                           std::move(params));
+}
+
+inline PreparedKernel Prepared(std::vector<TensorInfo> outputs,
+                               std::unique_ptr<Kernel> kernel) {
+  PreparedKernel prepared;
+  prepared.outputs = std::move(outputs);
+  prepared.kernel = std::move(kernel);
+  return prepared;
+}
+
+template <typename... Args>
+absl::Status InvalidArgument(const Args&... args) {
+  return absl::InvalidArgumentError(StrCat(args...));
+}
+
+template <typename... Args>
+absl::Status Unimplemented(const Args&... args) {
+  return absl::UnimplementedError(StrCat(args...));
+}
+
+// Reads an integer tensor (int32 or int64) known before execution, e.g.
+// Reshape's shape.
+absl::StatusOr<std::vector<int64_t>> ReadConstantInts(
+    const OpContext& context, size_t index, std::string_view input_name);
+// Reads the values of an int32/int64 tensor.
+absl::StatusOr<std::vector<int64_t>> ReadInts(const TensorView& view,
+                                              std::string_view what);
+// Reads a float scalar from a tensor view of any floating or integer dtype.
+absl::StatusOr<double> ReadScalarAsDouble(const TensorView& view,
+                                          std::string_view what);
+
+// Fails unless `info` has one of the allowed dtypes.
+absl::Status RequireDType(const TensorInfo& info,
+                          std::span<const DType> allowed,
+                          std::string_view what);
+inline constexpr DType kFloatTypes[] = {DType::kFloat32, DType::kFloat16,
+                                        DType::kBFloat16, DType::kFloat64};
+inline constexpr DType kNumericTypes[] = {
+    DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+    DType::kFloat64, DType::kInt8,    DType::kInt16,
+    DType::kInt32,   DType::kInt64,   DType::kUInt8};
+inline constexpr DType kIndexTypes[] = {DType::kInt32, DType::kInt64};
+
+// Multidirectional (numpy) broadcasting of shapes.
+absl::StatusOr<Shape> BroadcastShapes(std::span<const Shape> shapes);
+
+// Iteration over an output shape with several broadcast inputs. Adjacent
+// dimensions that broadcast the same way are merged, so the innermost run is as
+// long as possible.
+class BroadcastLoop {
+ public:
+  BroadcastLoop(const Shape& output, std::span<const Shape> inputs);
+  // Calls f(out_offset, in_offsets, inner_count, inner_strides) for each
+  // innermost run, where in_offsets/inner_strides hold one element
+  // offset/stride per input (stride 0 = broadcast).
+  template <typename F>
+  void ForEachRun(F&& f) const;
+  int64_t inner_count() const { return dims_.empty() ? 1 : dims_.back(); }
+  int64_t num_elements() const { return num_elements_; }
+
+ private:
+  std::vector<int64_t> dims_;                  // merged output dims
+  std::vector<std::vector<int64_t>> strides_;  // per input, per merged dim
+  int64_t num_elements_ = 1;
+};
+
+template <typename F>
+void BroadcastLoop::ForEachRun(F&& f) const {
+  const size_t num_inputs = strides_.size();
+  std::vector<int64_t> offsets(num_inputs, 0);
+  std::vector<int64_t> inner(num_inputs, 0);
+  if (num_elements_ == 0) return;
+  if (dims_.empty()) {
+    f(int64_t{0}, offsets.data(), int64_t{1}, inner.data());
+    return;
+  }
+  const size_t rank = dims_.size();
+  for (size_t i = 0; i < num_inputs; ++i) inner[i] = strides_[i][rank - 1];
+  const int64_t inner_count = dims_[rank - 1];
+  std::vector<int64_t> counter(rank, 0);
+  int64_t out_offset = 0;
+  while (true) {
+    f(out_offset, offsets.data(), inner_count, inner.data());
+    out_offset += inner_count;
+    // Advance the outer counter (dims 0..rank-2).
+    size_t axis = rank - 1;
+    while (axis-- > 0) {
+      ++counter[axis];
+      for (size_t i = 0; i < num_inputs; ++i) offsets[i] += strides_[i][axis];
+      if (counter[axis] < dims_[axis]) break;
+      for (size_t i = 0; i < num_inputs; ++i)
+        offsets[i] -= strides_[i][axis] * dims_[axis];
+      counter[axis] = 0;
+    }
+    if (axis == static_cast<size_t>(-1)) return;
+  }
+}
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_KERNEL_UTIL_H_

@@ -1,0 +1,252 @@
+// MatMul (numpy semantics) and Gemm, on OpenBLAS for float32/float64.
+#include <cblas.h>
+
+#include <cstring>
+
+#include "kernels/blas.h"
+#include "kernels/kernel_util.h"
+#include "kernels/op_families.h"
+
+namespace acldump {
+namespace {
+
+// C[m,n] (+)= A[m,k] * B[k,n] for row-major dense matrices with leading
+// dimensions.
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
+          const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+          int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
+                ldb, beta, c, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
+                ldb, beta, c, ldc);
+  } else {
+    // Integers and 16-bit floats: a plain loop in the compute type (rare; not a
+    // hot path).
+    using C = ComputeType<T>;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        C sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const C av = Load(trans_a ? a[p * lda + i] : a[i * lda + p]);
+          const C bv = Load(trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+          sum += av * bv;
+        }
+        C result = Load(alpha) * sum;
+        if (Load(beta) != C(0)) result += Load(beta) * Load(c[i * ldc + j]);
+        c[i * ldc + j] = Store<T>(result);
+      }
+    }
+  }
+}
+
+constexpr DType kMatMulTypes[] = {DType::kFloat32, DType::kFloat64,
+                                  DType::kFloat16, DType::kBFloat16,
+                                  DType::kInt32,   DType::kInt64};
+
+absl::StatusOr<bool> ReadFusedRelu(const Attributes& attrs) {
+  ASSIGN_OR_RETURN(std::string activation,
+                   attrs.GetString("fused_activation", ""));
+  if (activation.empty()) return false;
+  if (activation == "Relu") return true;
+  return InvalidArgument("fused_activation '", activation,
+                         "' is not supported (only Relu)");
+}
+
+template <typename T>
+void ApplyRelu(T* data, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (Load(data[i]) < 0) data[i] = Store<T>(0.0f);
+  }
+}
+
+absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
+  const TensorInfo& a = context.inputs[0];
+  const TensorInfo& b = context.inputs[1];
+  RETURN_IF_ERROR(RequireDType(a, kMatMulTypes, "input A"));
+  if (a.dtype != b.dtype) {
+    return InvalidArgument("A and B have different types (", DTypeName(a.dtype),
+                           " and ", DTypeName(b.dtype), ")");
+  }
+  if (a.shape.rank() == 0 || b.shape.rank() == 0) {
+    return InvalidArgument("MatMul inputs must have rank >= 1, got ",
+                           a.shape.ToString(), " and ", b.shape.ToString());
+  }
+  // numpy: a 1-D A is a row vector, a 1-D B a column vector; the added axis is
+  // removed again.
+  std::vector<int64_t> a_dims = a.shape.dims();
+  std::vector<int64_t> b_dims = b.shape.dims();
+  const bool a_vector = a_dims.size() == 1;
+  const bool b_vector = b_dims.size() == 1;
+  if (a_vector) a_dims.insert(a_dims.begin(), 1);
+  if (b_vector) b_dims.push_back(1);
+  const int64_t m = a_dims[a_dims.size() - 2];
+  const int64_t k = a_dims.back();
+  const int64_t n = b_dims.back();
+  if (b_dims[b_dims.size() - 2] != k) {
+    return InvalidArgument("inner dimensions differ: A ", a.shape.ToString(),
+                           " has K=", k, ", B ", b.shape.ToString(),
+                           " has K=", b_dims[b_dims.size() - 2]);
+  }
+  const Shape a_batch(std::vector<int64_t>(a_dims.begin(), a_dims.end() - 2));
+  const Shape b_batch(std::vector<int64_t>(b_dims.begin(), b_dims.end() - 2));
+  const Shape batches[] = {a_batch, b_batch};
+  ASSIGN_OR_RETURN(Shape batch, BroadcastShapes(batches));
+  std::vector<int64_t> out_dims = batch.dims();
+  if (!a_vector) out_dims.push_back(m);
+  if (!b_vector) out_dims.push_back(n);
+  ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
+
+  // Offsets (in matrices) of A and B for each output batch.
+  std::vector<int64_t> a_index;
+  std::vector<int64_t> b_index;
+  BroadcastLoop loop(batch, batches);
+  loop.ForEachRun([&](int64_t, const int64_t* offsets, int64_t count,
+                      const int64_t* strides) {
+    for (int64_t i = 0; i < count; ++i) {
+      a_index.push_back(offsets[0] + i * strides[0]);
+      b_index.push_back(offsets[1] + i * strides[1]);
+    }
+  });
+  const DType dtype = a.dtype;
+  auto run = [=](std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    return VisitDType(dtype, [&]<typename T>() -> absl::Status {
+      if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
+                    std::is_same_v<T, int16_t> || std::is_same_v<T, uint8_t>) {
+        return Unimplemented("MatMul on ", DTypeName(dtype));
+      } else {
+        const T* pa = in[0].as<const T>();
+        const T* pb = in[1].as<const T>();
+        T* pc = out[0].as<T>();
+        for (size_t i = 0; i < a_index.size(); ++i) {
+          T* c = pc + static_cast<int64_t>(i) * m * n;
+          if (k == 0) {
+            std::fill(c, c + m * n, Store<T>(0.0f));
+            continue;
+          }
+          Gemm<T>(false, false, m, n, k, Store<T>(1.0f),
+                  pa + a_index[i] * m * k, k, pb + b_index[i] * k * n, n,
+                  Store<T>(0.0f), c, n);
+        }
+        if (relu) ApplyRelu(pc, out[0].NumElements());
+        return absl::OkStatus();
+      }
+    });
+  };
+  ConfigureBlasOnce();
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"M", StrCat(m)},
+      {"N", StrCat(n)},
+      {"K", StrCat(k)},
+      {"batches", StrCat(a_index.size())}};
+  return Prepared({TensorInfo{dtype, Shape(std::move(out_dims))}},
+                  MakeKernel(std::move(run), 0, std::move(params)));
+}
+
+absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
+  const TensorInfo& a = context.inputs[0];
+  const TensorInfo& b = context.inputs[1];
+  RETURN_IF_ERROR(RequireDType(a, kMatMulTypes, "input A"));
+  if (a.dtype != b.dtype) {
+    return InvalidArgument("A and B have different types (", DTypeName(a.dtype),
+                           " and ", DTypeName(b.dtype), ")");
+  }
+  if (a.shape.rank() != 2 || b.shape.rank() != 2) {
+    return InvalidArgument("A and B must be 2-D, got ", a.shape.ToString(),
+                           " and ", b.shape.ToString());
+  }
+  ASSIGN_OR_RETURN(int64_t trans_a, context.attrs.GetInt("transA", 0));
+  ASSIGN_OR_RETURN(int64_t trans_b, context.attrs.GetInt("transB", 0));
+  ASSIGN_OR_RETURN(float alpha, context.attrs.GetFloat("alpha", 1.0f));
+  ASSIGN_OR_RETURN(float beta, context.attrs.GetFloat("beta", 1.0f));
+  ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
+  const int64_t m = trans_a ? a.shape[1] : a.shape[0];
+  const int64_t k = trans_a ? a.shape[0] : a.shape[1];
+  const int64_t kb = trans_b ? b.shape[1] : b.shape[0];
+  const int64_t n = trans_b ? b.shape[0] : b.shape[1];
+  if (k != kb) {
+    return InvalidArgument("inner dimensions differ: A ", a.shape.ToString(),
+                           trans_a ? " (transposed)" : "", " gives K=", k,
+                           ", B ", b.shape.ToString(),
+                           trans_b ? " (transposed)" : "", " gives K=", kb);
+  }
+  const Shape out_shape({m, n});
+  const bool has_c = context.has_input(2);
+  std::optional<BroadcastLoop> c_loop;
+  if (has_c) {
+    const TensorInfo& c = context.inputs[2];
+    if (c.dtype != a.dtype) {
+      return InvalidArgument("C has type ", DTypeName(c.dtype), ", A has ",
+                             DTypeName(a.dtype));
+    }
+    const Shape shapes[] = {out_shape, c.shape};
+    absl::StatusOr<Shape> broadcast = BroadcastShapes(shapes);
+    if (!broadcast.ok() || *broadcast != out_shape) {
+      return InvalidArgument("C of shape ", c.shape.ToString(),
+                             " does not broadcast to the output shape ",
+                             out_shape.ToString());
+    }
+    const Shape c_only[] = {c.shape};
+    c_loop.emplace(out_shape, c_only);
+  }
+  const DType dtype = a.dtype;
+  auto run = [=](std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    return VisitDType(dtype, [&]<typename T>() -> absl::Status {
+      if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
+                    std::is_same_v<T, int16_t> || std::is_same_v<T, uint8_t>) {
+        return Unimplemented("Gemm on ", DTypeName(dtype));
+      } else {
+        T* y = out[0].as<T>();
+        // Y = beta * C first, then GEMM accumulates alpha * A * B into it.
+        float gemm_beta = 0.0f;
+        if (has_c && beta != 0.0f) {
+          const T* c = in[2].as<const T>();
+          c_loop->ForEachRun([&](int64_t o, const int64_t* off, int64_t count,
+                                 const int64_t* st) {
+            for (int64_t i = 0; i < count; ++i)
+              y[o + i] = c[off[0] + i * st[0]];
+          });
+          gemm_beta = beta;
+        }
+        if (k == 0) {
+          for (int64_t i = 0; i < m * n; ++i)
+            y[i] = Store<T>(gemm_beta * Load(y[i]));
+        } else {
+          Gemm<T>(trans_a != 0, trans_b != 0, m, n, k, Store<T>(alpha),
+                  in[0].as<const T>(), in[0].shape[1], in[1].as<const T>(),
+                  in[1].shape[1], Store<T>(gemm_beta), y, n);
+        }
+        if (relu) ApplyRelu(y, m * n);
+        return absl::OkStatus();
+      }
+    });
+  };
+  ConfigureBlasOnce();
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"M", StrCat(m)},
+      {"N", StrCat(n)},
+      {"K", StrCat(k)},
+      {"transA", StrCat(trans_a)},
+      {"transB", StrCat(trans_b)}};
+  return Prepared({TensorInfo{dtype, out_shape}},
+                  MakeKernel(std::move(run), 0, std::move(params)));
+}
+
+}  // namespace
+
+absl::Status RegisterMatMulOps(OpRegistry& registry) {
+  RETURN_IF_ERROR(
+      registry.Register(OpDef{"MatMul", 2, 2, 1, 1, PrepareMatMul}));
+  RETURN_IF_ERROR(registry.Register(OpDef{"Gemm", 2, 3, 1, 1, PrepareGemm}));
+  return absl::OkStatus();
+}
+
+}  // namespace acldump

@@ -1,0 +1,34 @@
+// Registration of each family of built-in operators (one .cc per family).
+#ifndef ACLDUMP_KERNELS_OP_FAMILIES_H_
+#define ACLDUMP_KERNELS_OP_FAMILIES_H_
+
+#include "absl/status/status.h"
+#include "kernels/op_registry.h"
+
+namespace acldump {
+
+// Add Sub Mul Div Pow Mod Sum Mean Min Max Equal Less LessOrEqual Greater
+// GreaterOrEqual And Or Xor Not Where Relu LeakyRelu Elu Selu HardSigmoid
+// HardSwish ThresholdedRelu Sigmoid Tanh Erf Exp Log Sqrt Reciprocal Floor Ceil
+// Round Sin Cos Tan Softplus Softsign Neg Abs Sign Clip Cast
+absl::Status RegisterElementwiseOps(OpRegistry& registry);
+// MatMul Gemm
+absl::Status RegisterMatMulOps(OpRegistry& registry);
+// Conv
+absl::Status RegisterConvOps(OpRegistry& registry);
+// MaxPool AveragePool GlobalAveragePool GlobalMaxPool
+absl::Status RegisterPoolOps(OpRegistry& registry);
+// BatchNormalization LayerNormalization InstanceNormalization
+absl::Status RegisterNormalizationOps(OpRegistry& registry);
+// ReduceMean ReduceSum ReduceMax ReduceMin ReduceProd ReduceSumSquare ReduceL1
+// ReduceL2 ReduceLogSum ReduceLogSumExp ArgMax ArgMin
+absl::Status RegisterReduceOps(OpRegistry& registry);
+// Softmax LogSoftmax Hardmax
+absl::Status RegisterSoftmaxOps(OpRegistry& registry);
+// Concat Split Slice Gather Reshape Flatten Transpose Squeeze Unsqueeze
+// Identity Pad Shape Constant ConstantOfShape Expand Tile Size Range
+absl::Status RegisterTensorOps(OpRegistry& registry);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_OP_FAMILIES_H_

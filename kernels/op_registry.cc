@@ -1,0 +1,73 @@
+#include "kernels/op_registry.h"
+
+#include "kernels/strings.h"
+
+namespace acldump {
+
+absl::Status OpRegistry::Register(OpDef def) {
+  if (def.prepare == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat("op ", def.type, " has no prepare function"));
+  }
+  std::string type = def.type;
+  if (!defs_.emplace(type, std::move(def)).second) {
+    return absl::AlreadyExistsError(
+        StrCat("op ", type, " is registered twice"));
+  }
+  return absl::OkStatus();
+}
+
+const OpDef* OpRegistry::Find(std::string_view type) const {
+  auto it = defs_.find(type);
+  return it == defs_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> OpRegistry::Types() const {
+  std::vector<std::string> types;
+  for (const auto& [type, def] : defs_) types.push_back(type);
+  return types;
+}
+
+absl::StatusOr<PreparedKernel> OpRegistry::Prepare(
+    const OpContext& context) const {
+  const OpDef* def = Find(context.op_type);
+  if (def == nullptr) {
+    return absl::NotFoundError(
+        StrCat("unsupported op type '", context.op_type, "'"));
+  }
+  const int num_inputs = static_cast<int>(context.inputs.size());
+  if (num_inputs < def->min_inputs || num_inputs > def->max_inputs) {
+    return absl::InvalidArgumentError(
+        StrCat(def->type, " takes ", def->min_inputs, "..", def->max_inputs,
+               " inputs, got ", num_inputs));
+  }
+  for (int i = 0; i < def->min_inputs; ++i) {
+    if (!context.inputs[i].present()) {
+      return absl::InvalidArgumentError(
+          StrCat(def->type, ": required input ", i, " is missing"));
+    }
+  }
+  const int num_outputs = static_cast<int>(context.num_outputs);
+  if (num_outputs < def->min_outputs || num_outputs > def->max_outputs) {
+    return absl::InvalidArgumentError(
+        StrCat(def->type, " produces ", def->min_outputs, "..",
+               def->max_outputs, " outputs, ", num_outputs, " requested"));
+  }
+  if (context.constant_inputs.size() != context.inputs.size()) {
+    return absl::InternalError("constant_inputs and inputs differ in length");
+  }
+  absl::StatusOr<PreparedKernel> prepared = def->prepare(context);
+  if (!prepared.ok()) {
+    return absl::Status(prepared.status().code(),
+                        StrCat(def->type, ": ", prepared.status().message()));
+  }
+  if (prepared->outputs.size() != context.num_outputs ||
+      prepared->kernel == nullptr) {
+    return absl::InternalError(StrCat(def->type, ": prepare returned ",
+                                      prepared->outputs.size(), " outputs for ",
+                                      context.num_outputs, " requested"));
+  }
+  return prepared;
+}
+
+}  // namespace acldump

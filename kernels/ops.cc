@@ -1,0 +1,41 @@
+#include "kernels/ops.h"
+
+#include <cstdio>
+#include <string>
+
+#include "kernels/op_families.h"
+#include "kernels/status_macros.h"
+
+namespace acldump {
+namespace {
+
+absl::Status RegisterAll(OpRegistry& registry) {
+  RETURN_IF_ERROR(RegisterConvOps(registry));
+  RETURN_IF_ERROR(RegisterElementwiseOps(registry));
+  RETURN_IF_ERROR(RegisterMatMulOps(registry));
+  RETURN_IF_ERROR(RegisterNormalizationOps(registry));
+  RETURN_IF_ERROR(RegisterPoolOps(registry));
+  RETURN_IF_ERROR(RegisterReduceOps(registry));
+  RETURN_IF_ERROR(RegisterSoftmaxOps(registry));
+  RETURN_IF_ERROR(RegisterTensorOps(registry));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const OpRegistry& BuiltinOps() {
+  static const OpRegistry* const registry = [] {
+    auto* r = new OpRegistry;
+    absl::Status status = RegisterAll(*r);
+    if (!status.ok()) {
+      // Two families registering one type is a programming error caught by
+      // every test.
+      fprintf(stderr, "acldump: built-in op registration failed: %s\n",
+              std::string(status.message()).c_str());
+    }
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace acldump

@@ -1,0 +1,267 @@
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_tester.h"
+
+namespace acldump {
+namespace {
+
+using ::acldump::testing::OpTester;
+using ::acldump::testing::Values;
+using ::testing::HasSubstr;
+
+std::string Message(const absl::Status& status) {
+  return std::string(status.message());
+}
+
+template <typename T>
+std::vector<T> Convert(const std::vector<double>& values) {
+  std::vector<T> out;
+  for (double v : values) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      out.push_back(T(static_cast<float>(v)));
+    } else {
+      out.push_back(static_cast<T>(v));
+    }
+  }
+  return out;
+}
+
+// The values a T holds for `values` (what the kernel actually sees).
+template <typename T>
+std::vector<double> RoundTrip(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (const T& v : Convert<T>(values))
+    out.push_back(static_cast<double>(static_cast<float>(v)));
+  return out;
+}
+
+template <typename T>
+std::vector<double> AsDoubles(const Tensor& t) {
+  std::vector<double> out;
+  for (const T& v : Values<T>(t))
+    out.push_back(static_cast<double>(static_cast<float>(v)));
+  return out;
+}
+
+template <>
+std::vector<double> AsDoubles<double>(const Tensor& t) {
+  return Values<double>(t);
+}
+
+std::vector<double> RandomValues(int64_t n, uint32_t seed, double scale = 3) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-scale, scale);
+  std::vector<double> out(n);
+  for (double& v : out) v = dist(rng);
+  return out;
+}
+
+int64_t Count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Reference in double over (outer, count, inner) blocks.
+std::vector<double> Reference(const std::string& op,
+                              const std::vector<double>& x, int64_t outer,
+                              int64_t count, int64_t inner) {
+  std::vector<double> y(x.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < inner; ++j) {
+      auto at = [&](int64_t r) { return (o * count + r) * inner + j; };
+      double max = x[at(0)];
+      int64_t arg = 0;
+      for (int64_t r = 1; r < count; ++r) {
+        if (x[at(r)] > max) {
+          max = x[at(r)];
+          arg = r;
+        }
+      }
+      double sum = 0;
+      for (int64_t r = 0; r < count; ++r) sum += std::exp(x[at(r)] - max);
+      for (int64_t r = 0; r < count; ++r) {
+        if (op == "Softmax") {
+          y[at(r)] = std::exp(x[at(r)] - max) / sum;
+        } else if (op == "LogSoftmax") {
+          y[at(r)] = x[at(r)] - max - std::log(sum);
+        } else {
+          y[at(r)] = r == arg ? 1 : 0;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+template <typename T>
+void Sweep(double tolerance, bool legacy) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {5}, {2, 3}, {2, 3, 4}, {1, 4, 1, 3}, {3, 1}, {2, 17}};
+  uint32_t seed = 1;
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    for (const auto& dims : shapes) {
+      const int64_t rank = static_cast<int64_t>(dims.size());
+      // Also the default axis (no attribute), marked as rank.
+      for (int64_t axis = -rank; axis <= rank; ++axis) {
+        const bool default_axis = axis == rank;
+        const int64_t normalized = default_axis
+                                       ? (legacy ? 1 : rank - 1)
+                                       : (axis < 0 ? axis + rank : axis);
+        if (normalized >= rank)
+          continue;  // legacy default axis 1 on a 1-D input
+        SCOPED_TRACE(::testing::Message()
+                     << op << " dims=" << ::testing::PrintToString(dims)
+                     << " axis=" << (default_axis ? "default" : "")
+                     << (default_axis ? 0 : axis) << " legacy=" << legacy);
+        const std::vector<double> x =
+            RoundTrip<T>(RandomValues(Count(dims), seed++));
+        OpTester tester(op);
+        tester.Input<T>(Shape(dims), Convert<T>(x));
+        if (!default_axis) tester.Attr("axis", axis);
+        if (legacy) tester.Attr("onnx_opset", int64_t{11});
+        auto outputs = tester.Run();
+        ASSERT_TRUE(outputs.ok()) << outputs.status();
+        EXPECT_EQ((*outputs)[0].shape(), Shape(dims));
+        int64_t outer = 1, count = 1, inner = 1;
+        for (int64_t a = 0; a < rank; ++a) {
+          if (a < normalized) {
+            outer *= dims[a];
+          } else if (a == normalized || legacy) {
+            count *= dims[a];
+          } else {
+            inner *= dims[a];
+          }
+        }
+        const std::vector<double> expected =
+            Reference(op, x, outer, count, inner);
+        const std::vector<double> actual = AsDoubles<T>((*outputs)[0]);
+        ASSERT_EQ(actual.size(), expected.size());
+        for (size_t i = 0; i < expected.size(); ++i) {
+          EXPECT_NEAR(actual[i], expected[i],
+                      tolerance * (1 + std::abs(expected[i])))
+              << "element " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(SoftmaxTest, SweepFloat32) { Sweep<float>(1e-6, false); }
+TEST(SoftmaxTest, SweepFloat64) { Sweep<double>(1e-12, false); }
+TEST(SoftmaxTest, SweepFloat16) { Sweep<Float16>(2e-3, false); }
+TEST(SoftmaxTest, SweepBFloat16) { Sweep<BFloat16>(1e-2, false); }
+TEST(SoftmaxTest, SweepLegacyFloat32) { Sweep<float>(1e-6, true); }
+TEST(SoftmaxTest, SweepLegacyFloat16) { Sweep<Float16>(2e-3, true); }
+
+// Opset < 13 coerces to 2-D at axis 1: the whole [3,4] block of each batch item
+// sums to 1.
+TEST(SoftmaxTest, LegacyCoercesTo2D) {
+  std::vector<float> x(24, 0.0f);
+  auto legacy = OpTester("Softmax")
+                    .Input<float>(Shape{2, 3, 4}, x)
+                    .Attr("onnx_opset", int64_t{12})
+                    .Run();
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  EXPECT_THAT(Values<float>((*legacy)[0]),
+              ::testing::Each(::testing::FloatEq(1.0f / 12)));
+  auto current = OpTester("Softmax")
+                     .Input<float>(Shape{2, 3, 4}, x)
+                     .Attr("onnx_opset", int64_t{13})
+                     .Run();
+  ASSERT_TRUE(current.ok()) << current.status();
+  EXPECT_THAT(Values<float>((*current)[0]),
+              ::testing::Each(::testing::FloatEq(0.25f)));
+}
+
+// ONNX test_softmax_large_number / test_logsoftmax_large_number.
+TEST(SoftmaxTest, LargeNumbers) {
+  const std::vector<float> x = {0, 1, 2, 3, 10000, 10001, 10002, 10003};
+  const std::vector<float> row = {0.032058604f, 0.08714432f, 0.23688284f,
+                                  0.6439143f};
+  auto softmax = OpTester("Softmax").Input<float>(Shape{2, 4}, x).Run();
+  ASSERT_TRUE(softmax.ok()) << softmax.status();
+  const std::vector<float> y = Values<float>((*softmax)[0]);
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], row[i % 4], 1e-6) << i;
+  auto log_softmax = OpTester("LogSoftmax").Input<float>(Shape{2, 4}, x).Run();
+  ASSERT_TRUE(log_softmax.ok()) << log_softmax.status();
+  const std::vector<float> logs = {-3.4401896f, -2.4401896f, -1.4401897f,
+                                   -0.44018975f};
+  const std::vector<float> z = Values<float>((*log_softmax)[0]);
+  for (size_t i = 0; i < z.size(); ++i)
+    EXPECT_NEAR(z[i], logs[i % 4], 1e-5) << i;
+}
+
+// ONNX test_hardmax_one_hot: the first maximum wins.
+TEST(SoftmaxTest, HardmaxFirstMaximum) {
+  auto outputs =
+      OpTester("Hardmax").Input<float>(Shape{1, 4}, {3, 3, 3, 1}).Run();
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  EXPECT_EQ(Values<float>((*outputs)[0]), (std::vector<float>{1, 0, 0, 0}));
+  auto columns = OpTester("Hardmax")
+                     .Input<float>(Shape{3, 2}, {1, 5, 4, 5, 4, 0})
+                     .Attr("axis", int64_t{0})
+                     .Run();
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  EXPECT_EQ(Values<float>((*columns)[0]),
+            (std::vector<float>{0, 1, 1, 0, 0, 0}));
+}
+
+TEST(SoftmaxTest, NaNRowStaysNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto outputs =
+      OpTester("Softmax").Input<float>(Shape{2, 2}, {1, nan, 1, 1}).Run();
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  const std::vector<float> y = Values<float>((*outputs)[0]);
+  EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]));
+  EXPECT_FLOAT_EQ(y[2], 0.5f);
+  EXPECT_FLOAT_EQ(y[3], 0.5f);
+}
+
+TEST(SoftmaxTest, EmptyTensors) {
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    for (const Shape& shape : {Shape{0, 3}, Shape{2, 0}, Shape{2, 0, 3}}) {
+      auto outputs =
+          OpTester(op).Input<float>(shape, {}).Attr("axis", int64_t{1}).Run();
+      ASSERT_TRUE(outputs.ok()) << op << " " << outputs.status();
+      EXPECT_EQ((*outputs)[0].shape(), shape);
+    }
+  }
+}
+
+TEST(SoftmaxTest, Errors) {
+  auto bad_axis = OpTester("Softmax")
+                      .Input<float>(Shape{2, 3}, std::vector<float>(6))
+                      .Attr("axis", int64_t{2})
+                      .Run();
+  EXPECT_EQ(bad_axis.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(bad_axis.status()),
+              HasSubstr("axis 2 is out of range for rank 2"));
+
+  auto legacy_1d = OpTester("LogSoftmax")
+                       .Input<float>(Shape{3}, {1, 2, 3})
+                       .Attr("onnx_opset", int64_t{11})
+                       .Run();
+  EXPECT_THAT(Message(legacy_1d.status()),
+              HasSubstr("axis 1 is out of range for rank 1"));
+
+  auto scalar = OpTester("Softmax").Input<float>(Shape{}, {1}).Run();
+  EXPECT_THAT(Message(scalar.status()),
+              HasSubstr("axis -1 is out of range for rank 0"));
+
+  auto ints = OpTester("Hardmax").Input<int32_t>(Shape{2}, {1, 2}).Run();
+  EXPECT_EQ(ints.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(ints.status()),
+              HasSubstr("input has unsupported type int32"));
+}
+
+}  // namespace
+}  // namespace acldump

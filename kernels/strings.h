@@ -1,0 +1,57 @@
+// String building for messages. Debian's abseil is built with its own
+// absl::string_view (not std::string_view), so StrCat does not take
+// std::string_view; these helpers (on fmt) take both.
+#ifndef ACLDUMP_KERNELS_STRINGS_H_
+#define ACLDUMP_KERNELS_STRINGS_H_
+
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/string_view.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace acldump {
+namespace strings_internal {
+
+template <typename T>
+void AppendOne(std::string& out, const T& value) {
+  if constexpr (std::is_same_v<T, absl::string_view>) {
+    out.append(value.data(), value.size());
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out += value ? "true" : "false";
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", value);
+  }
+}
+
+}  // namespace strings_internal
+
+// Concatenates the textual forms of the arguments (numbers in their shortest
+// exact form).
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  std::string out;
+  (strings_internal::AppendOne(out, args), ...);
+  return out;
+}
+
+template <typename... Args>
+void StrAppend(std::string& out, const Args&... args) {
+  (strings_internal::AppendOne(out, args), ...);
+}
+
+// Joins the elements of a range with `separator`.
+template <typename Range>
+std::string StrJoin(const Range& range, std::string_view separator) {
+  return fmt::format("{}", fmt::join(range, separator));
+}
+
+inline std::string_view ToStd(absl::string_view s) {
+  return {s.data(), s.size()};
+}
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_STRINGS_H_

@@ -1,0 +1,264 @@
+// Runs every ONNX backend node test (Debian's libonnx-testdata) whose operators
+// are all in the built-in registry, and compares with the reference outputs.
+// Cases that knowingly fail are listed in unsupported.txt with a reason; a
+// listed case that passes is an error too, so the list stays honest.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "kernels/half.h"
+#include "kernels/ops.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+#include "runtime/onnx_tensors.h"
+
+namespace acldump {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kNodeTestRoot[] = "/usr/share/libonnx-testdata/data/node";
+
+absl::StatusOr<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat("cannot open ", path.string()));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+absl::StatusOr<Tensor> ReadTensor(const fs::path& path) {
+  ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        StrCat(path.filename().string(), " is not a TensorProto"));
+  }
+  return TensorFromOnnx(proto);
+}
+
+double ToDouble(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      return t.as<float>()[i];
+    case DType::kFloat16:
+      return static_cast<float>(t.as<Float16>()[i]);
+    case DType::kBFloat16:
+      return static_cast<float>(t.as<BFloat16>()[i]);
+    case DType::kFloat64:
+      return t.as<double>()[i];
+    case DType::kInt8:
+      return t.as<int8_t>()[i];
+    case DType::kInt16:
+      return t.as<int16_t>()[i];
+    case DType::kInt32:
+      return t.as<int32_t>()[i];
+    case DType::kInt64:
+      return static_cast<double>(t.as<int64_t>()[i]);
+    case DType::kUInt8:
+      return t.as<uint8_t>()[i];
+    case DType::kBool:
+      return t.as<bool>()[i];
+    case DType::kUndefined:
+      break;
+  }
+  return 0;
+}
+
+absl::Status Compare(const Tensor& got, const Tensor& expected,
+                     std::string_view name) {
+  if (got.dtype() != expected.dtype() || got.shape() != expected.shape()) {
+    return absl::InternalError(StrCat("output '", name, "': got ",
+                                      got.info().ToString(), ", expected ",
+                                      expected.info().ToString()));
+  }
+  double rtol = 0, atol = 0;
+  if (got.dtype() == DType::kFloat32 || got.dtype() == DType::kFloat64) {
+    rtol = 1e-3;
+    atol = 1e-5;
+  } else if (got.dtype() == DType::kFloat16 ||
+             got.dtype() == DType::kBFloat16) {
+    rtol = 1e-2;
+    atol = 1e-3;
+  }
+  for (int64_t i = 0; i < got.NumElements(); ++i) {
+    const double g = ToDouble(got, i), e = ToDouble(expected, i);
+    if (std::isnan(e) && std::isnan(g)) continue;
+    if (std::isinf(e) && g == e) continue;
+    if (!(std::abs(g - e) <= atol + rtol * std::abs(e))) {
+      return absl::InternalError(StrCat("output '", name, "' element ", i,
+                                        ": got ", g, ", expected ", e));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Executes the graph node by node, every value known (the test inputs are
+// given).
+absl::Status RunCase(const fs::path& dir, const onnx::ModelProto& model) {
+  const int64_t opset = DefaultOpset(model);
+  const onnx::GraphProto& graph = model.graph();
+  std::set<std::string> initializer_names;
+  std::map<std::string, Tensor> values;
+  for (const auto& init : graph.initializer()) {
+    ASSIGN_OR_RETURN(values[init.name()], TensorFromOnnx(init));
+    initializer_names.insert(init.name());
+  }
+  std::vector<std::string> input_names;
+  for (const auto& input : graph.input()) {
+    if (!initializer_names.count(input.name()))
+      input_names.push_back(input.name());
+  }
+  int data_sets = 0;
+  for (int set = 0;; ++set) {
+    const fs::path data_dir = dir / StrCat("test_data_set_", set);
+    if (!fs::exists(data_dir)) break;
+    ++data_sets;
+    std::map<std::string, Tensor> env;
+    for (auto& [name, tensor] : values) env[name] = tensor.Clone();
+    for (size_t i = 0; i < input_names.size(); ++i) {
+      const fs::path file = data_dir / StrCat("input_", i, ".pb");
+      if (!fs::exists(file)) continue;  // an optional input left out
+      ASSIGN_OR_RETURN(env[input_names[i]], ReadTensor(file));
+    }
+    for (const onnx::NodeProto& node : graph.node()) {
+      ASSIGN_OR_RETURN(Attributes attrs, AttributesFromOnnx(node, opset));
+      std::vector<TensorInfo> infos;
+      std::vector<TensorView> views;
+      for (const std::string& name : node.input()) {
+        if (name.empty()) {
+          infos.emplace_back();
+          views.emplace_back();
+          continue;
+        }
+        auto it = env.find(name);
+        if (it == env.end()) {
+          return absl::InternalError(
+              StrCat("node ", node.name(), ": input '", name, "' unknown"));
+        }
+        infos.push_back(it->second.info());
+        views.push_back(it->second.view());
+      }
+      std::vector<const TensorView*> constants;
+      for (const TensorView& v : views)
+        constants.push_back(v.present() ? &v : nullptr);
+      OpContext context{node.op_type(), attrs, infos, constants,
+                        static_cast<size_t>(node.output_size())};
+      ASSIGN_OR_RETURN(PreparedKernel prepared, BuiltinOps().Prepare(context));
+      std::vector<Tensor> outputs;
+      std::vector<TensorView> output_views;
+      for (const TensorInfo& info : prepared.outputs) {
+        outputs.emplace_back(info.dtype, info.shape);
+        output_views.push_back(outputs.back().view());
+      }
+      AlignedBuffer workspace(prepared.kernel->WorkspaceBytes());
+      RETURN_IF_ERROR(prepared.kernel->Run(
+          views, output_views, {workspace.data(), workspace.size()}));
+      for (int i = 0; i < node.output_size(); ++i) {
+        if (!node.output(i).empty())
+          env[node.output(i)] = std::move(outputs[i]);
+      }
+    }
+    for (int i = 0; i < graph.output_size(); ++i) {
+      const fs::path file = data_dir / StrCat("output_", i, ".pb");
+      ASSIGN_OR_RETURN(Tensor expected, ReadTensor(file));
+      auto it = env.find(graph.output(i).name());
+      if (it == env.end()) {
+        return absl::InternalError(
+            StrCat("output '", graph.output(i).name(), "' not produced"));
+      }
+      RETURN_IF_ERROR(Compare(it->second, expected, graph.output(i).name()));
+    }
+  }
+  if (data_sets == 0) return absl::NotFoundError("no test_data_set_0");
+  return absl::OkStatus();
+}
+
+std::optional<std::map<std::string, std::string>> ReadUnsupportedList() {
+  std::map<std::string, std::string> list;
+  std::ifstream in("runtime/conformance/unsupported.txt");
+  if (!in) return std::nullopt;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find_first_of(" \t");
+    const std::string name = line.substr(0, space);
+    std::string reason = space == std::string::npos ? "" : line.substr(space);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    list[name] = reason;
+  }
+  return list;
+}
+
+TEST(OnnxNodeTest, EverySupportedCasePasses) {
+  ASSERT_TRUE(fs::exists(kNodeTestRoot))
+      << kNodeTestRoot
+      << " is missing: install libonnx-testdata (./bazelw does)";
+  const auto unsupported_list = ReadUnsupportedList();
+  ASSERT_TRUE(unsupported_list.has_value())
+      << "runtime/conformance/unsupported.txt not found";
+  const std::map<std::string, std::string>& unsupported = *unsupported_list;
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(kNodeTestRoot))
+    dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  int passed = 0, failed = 0, skipped = 0, out_of_scope = 0;
+  std::set<std::string> seen;
+  for (const fs::path& dir : dirs) {
+    const std::string name = dir.filename().string();
+    absl::StatusOr<std::string> bytes = ReadFile(dir / "model.onnx");
+    onnx::ModelProto model;
+    if (!bytes.ok() || !model.ParseFromString(*bytes)) {
+      ++out_of_scope;
+      continue;
+    }
+    bool in_scope = model.graph().node_size() > 0;
+    for (const auto& node : model.graph().node()) {
+      in_scope &= (node.domain().empty() || node.domain() == "ai.onnx") &&
+                  BuiltinOps().Find(node.op_type()) != nullptr;
+    }
+    if (!in_scope) {
+      ++out_of_scope;
+      continue;
+    }
+    seen.insert(name);
+    const absl::Status status = RunCase(dir, model);
+    const auto listed = unsupported.find(name);
+    if (listed != unsupported.end()) {
+      if (status.ok()) {
+        ++failed;
+        ADD_FAILURE() << name
+                      << " passes but is listed in unsupported.txt: remove it";
+      } else {
+        ++skipped;
+      }
+      continue;
+    }
+    if (status.ok()) {
+      ++passed;
+    } else {
+      ++failed;
+      ADD_FAILURE() << name << ": " << status;
+    }
+  }
+  for (const auto& [name, reason] : unsupported) {
+    EXPECT_TRUE(seen.count(name))
+        << name << " is listed in unsupported.txt but is not an "
+        << "in-scope test case: remove it";
+    EXPECT_FALSE(reason.empty()) << name << " is listed without a reason";
+  }
+  std::printf(
+      "onnx node tests: %d passed, %d failed, %d skipped (%d cases use ops "
+      "outside the "
+      "supported set)\n",
+      passed, failed, skipped, out_of_scope);
+  EXPECT_GE(passed, 240);
+}
+
+}  // namespace
+}  // namespace acldump

@@ -1,0 +1,38 @@
+#include "runtime/converter.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "kernels/ops.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+#include "runtime/compiled_model.h"
+#include "runtime/model_file.h"
+#include "runtime/onnx_import.h"
+
+namespace acldump {
+
+absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
+                                  const PassOptions& options) {
+  ASSIGN_OR_RETURN(Graph graph, ImportOnnxBytes(onnx_bytes));
+  RETURN_IF_ERROR(OptimizeGraph(graph, BuiltinOps(), options));
+  // The converted model must load: round-trip it through the file format and
+  // compile it.
+  ASSIGN_OR_RETURN(Graph reparsed, ParseModel(SerializeModel(graph)));
+  ASSIGN_OR_RETURN(auto compiled,
+                   CompiledModel::Compile(std::move(reparsed), BuiltinOps()));
+  return graph;
+}
+
+absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
+                                      const PassOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat("cannot open '", path, "'"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  absl::StatusOr<Graph> graph = ConvertOnnx(buffer.str(), options);
+  if (!graph.ok()) return Annotate(graph.status(), path);
+  return graph;
+}
+
+}  // namespace acldump

@@ -1,0 +1,54 @@
+// A model graph by value names: what the converter's passes rewrite, what the
+// model file stores and what the loader validates and compiles.
+#ifndef ACLDUMP_RUNTIME_GRAPH_H_
+#define ACLDUMP_RUNTIME_GRAPH_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernels/attributes.h"
+#include "kernels/tensor.h"
+
+namespace acldump {
+
+struct GraphNode {
+  std::string name;
+  std::string op_type;
+  std::vector<std::string> inputs;  // "" = absent optional input
+  std::vector<std::string> outputs;
+  Attributes attrs;
+  std::vector<std::string> original_names;
+  bool no_task = false;
+};
+
+struct NamedTensorInfo {
+  std::string name;
+  TensorInfo info;
+};
+
+struct Graph {
+  std::string name;
+  int64_t source_opset = 0;
+  std::vector<NamedTensorInfo> inputs;
+  std::vector<NamedTensorInfo> outputs;
+  std::map<std::string, std::shared_ptr<const Tensor>> initializers;
+  std::vector<GraphNode> nodes;
+
+  // Index of the node producing `value`, or -1.
+  int ProducerOf(std::string_view value) const;
+  // Indices of the nodes reading `value`.
+  std::vector<int> ConsumersOf(std::string_view value) const;
+  bool IsGraphOutput(std::string_view value) const;
+  bool IsGraphInput(std::string_view value) const;
+};
+
+// Orders nodes so every input is produced before use. Fails on a cycle or on an
+// input nobody produces, naming the node and the value.
+absl::Status SortTopologically(Graph& graph);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_RUNTIME_GRAPH_H_

@@ -1,0 +1,98 @@
+#include "runtime/model_registry.h"
+
+#include "kernels/error_kind.h"
+#include "kernels/ops.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+#include "runtime/model_file.h"
+
+namespace acldump {
+
+absl::StatusOr<uint32_t> ModelRegistry::Add(
+    std::shared_ptr<CompiledModel> model, std::string file_stem) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (models_.size() >= UINT32_MAX - 1) {
+    return absl::ResourceExhaustedError("too many models are loaded");
+  }
+  while (next_id_ == 0 || models_.count(next_id_)) ++next_id_;
+  auto loaded = std::make_shared<LoadedModel>();
+  loaded->id = next_id_++;
+  loaded->file_stem = std::move(file_stem);
+  loaded->model = std::move(model);
+  models_[loaded->id] = loaded;
+  return loaded->id;
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::Find(uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = models_.find(id);
+  return it == models_.end() ? nullptr : it->second;
+}
+
+absl::Status ModelRegistry::Remove(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (models_.erase(id) == 0) {
+    return WithKind(
+        absl::NotFoundError(StrCat("model id ", id, " is not loaded")),
+        ErrorKind::kInvalidModelId);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::shared_ptr<const LoadedModel>> ModelRegistry::All() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<const LoadedModel>> all;
+  for (const auto& [id, model] : models_) all.push_back(model);
+  return all;
+}
+
+size_t ModelRegistry::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return models_.size();
+}
+
+namespace {
+
+absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
+    absl::StatusOr<Graph> graph) {
+  if (!graph.ok()) {
+    const ErrorKind kind =
+        graph.status().code() == absl::StatusCode::kNotFound ||
+                graph.status().code() == absl::StatusCode::kDataLoss
+            ? ErrorKind::kReadModelFailure
+            : ErrorKind::kParseModel;
+    return WithKind(graph.status(), kind);
+  }
+  absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
+      CompiledModel::Compile(std::move(*graph), BuiltinOps());
+  if (!compiled.ok()) {
+    return WithKind(
+        compiled.status(),
+        compiled.status().code() == absl::StatusCode::kResourceExhausted
+            ? ErrorKind::kModelSizeInvalid
+            : ErrorKind::kParseModel);
+  }
+  return compiled;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
+    const std::string& path) {
+  return Compile(ReadModelFile(path));
+}
+
+absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
+    std::string_view bytes) {
+  return Compile(ParseModel(bytes));
+}
+
+std::string FileStem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) name.resize(dot);
+  return name;
+}
+
+}  // namespace acldump

@@ -1,0 +1,74 @@
+// The hook the executor offers around nodes. The runtime knows nothing of
+// dumping: a dump (or any other) observer is attached to a compiled model
+// together with one flag byte per step, and the executor calls it only where
+// that byte asks.
+#ifndef ACLDUMP_RUNTIME_OBSERVER_H_
+#define ACLDUMP_RUNTIME_OBSERVER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "kernels/attributes.h"
+#include "kernels/tensor.h"
+
+namespace acldump {
+
+// What an observer knows about an executed node (a "task").
+struct StepInfo {
+  uint32_t task_id = 0;  // position in execution order
+  std::string name;      // converted name
+  std::string op_type;
+  std::vector<std::string> original_names;
+  std::vector<std::string> input_names;  // "" for an absent optional input
+  std::vector<std::string> output_names;
+  std::vector<TensorInfo> input_infos;
+  std::vector<TensorInfo> output_infos;
+  const Attributes* attrs = nullptr;
+  std::vector<std::pair<std::string, std::string>> launch_params;
+  size_t workspace_bytes = 0;
+};
+
+enum StepObservation : uint8_t {
+  kObserveNothing = 0,
+  kObserveBefore = 1,  // BeforeNode: inputs are ready, outputs not yet written
+  kObserveAfter = 2,   // AfterNode: outputs written
+};
+
+struct NodeEvent {
+  const StepInfo& step;
+  uint64_t iteration;
+  std::span<const TensorView> inputs;
+  std::span<const TensorView> outputs;
+  std::span<const std::byte> workspace;
+};
+
+// Called on the executing thread. Implementations must be cheap where they are
+// not interested: the flags decide the calls, BeginIteration decides whether an
+// iteration is observed at all.
+class ExecutionObserver {
+ public:
+  virtual ~ExecutionObserver() = default;
+  // Returning false runs this execution as if no observer were attached (no
+  // Before/After calls; failures are still reported).
+  virtual bool BeginIteration(uint64_t iteration) = 0;
+  virtual void BeforeNode(const NodeEvent& event) {}
+  virtual void AfterNode(const NodeEvent& event) {}
+  // A kernel failed: inputs as they were, outputs possibly partial, the
+  // workspace it used.
+  virtual void OnNodeFailure(const NodeEvent& event,
+                             const absl::Status& status) {}
+  // The execution ended (successfully or not). A non-OK status fails the
+  // execution.
+  virtual absl::Status EndIteration(uint64_t iteration) {
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_RUNTIME_OBSERVER_H_

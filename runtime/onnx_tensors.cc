@@ -1,0 +1,222 @@
+#include "runtime/onnx_tensors.h"
+
+#include <cstring>
+
+#include "kernels/half.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+
+namespace acldump {
+namespace {
+
+absl::Status Invalid(const onnx::TensorProto& proto, std::string_view reason) {
+  return absl::InvalidArgumentError(
+      StrCat("tensor '", proto.name(), "': ", reason));
+}
+
+// Copies typed repeated-field values into the tensor, converting each to T.
+template <typename T, typename Field>
+absl::Status CopyField(const onnx::TensorProto& proto, const Field& field,
+                       Tensor& tensor, std::string_view field_name) {
+  if (static_cast<int64_t>(field.size()) != tensor.NumElements()) {
+    return Invalid(proto, StrCat(field_name, " holds ", field.size(),
+                                 " values, shape ", tensor.shape().ToString(),
+                                 " needs ", tensor.NumElements()));
+  }
+  T* out = tensor.as<T>();
+  for (int i = 0; i < field.size(); ++i) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      // ONNX stores 16-bit floats as their bit patterns in int32_data.
+      out[i] = T::FromBits(static_cast<uint16_t>(field.Get(i)));
+    } else {
+      out[i] = static_cast<T>(field.Get(i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t DefaultOpset(const onnx::ModelProto& model) {
+  for (const auto& opset : model.opset_import()) {
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      return opset.version();
+  }
+  return 0;
+}
+
+absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto) {
+  std::optional<DType> dtype = FromOnnxDataType(proto.data_type());
+  if (!dtype) {
+    return absl::UnimplementedError(
+        StrCat("tensor '", proto.name(), "': ONNX data type ",
+               proto.data_type(), " is not supported"));
+  }
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL ||
+      proto.external_data_size() > 0) {
+    return absl::UnimplementedError(
+        StrCat("tensor '", proto.name(), "': external data is not supported"));
+  }
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+  if (!count.ok()) return Invalid(proto, ToStd(count.status().message()));
+  const size_t bytes = static_cast<size_t>(*count) * DTypeSize(*dtype);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != bytes) {
+      return Invalid(proto, StrCat("raw_data has ", proto.raw_data().size(),
+                                   " bytes, ", DTypeName(*dtype),
+                                   Shape(dims).ToString(), " needs ", bytes));
+    }
+    Tensor tensor(*dtype, Shape(std::move(dims)));
+    if (bytes > 0) std::memcpy(tensor.data(), proto.raw_data().data(), bytes);
+    return tensor;
+  }
+  // Typed fields: refuse to allocate more than the field can possibly fill.
+  const int64_t available = proto.float_data_size() + proto.int32_data_size() +
+                            proto.int64_data_size() + proto.double_data_size() +
+                            proto.uint64_data_size();
+  if (*count > available) {
+    return Invalid(proto, StrCat("holds ", available, " values, shape ",
+                                 Shape(dims).ToString(), " needs ", *count));
+  }
+  Tensor tensor(*dtype, Shape(std::move(dims)));
+  switch (*dtype) {
+    case DType::kFloat32:
+      RETURN_IF_ERROR(
+          CopyField<float>(proto, proto.float_data(), tensor, "float_data"));
+      break;
+    case DType::kFloat64:
+      RETURN_IF_ERROR(
+          CopyField<double>(proto, proto.double_data(), tensor, "double_data"));
+      break;
+    case DType::kInt64:
+      RETURN_IF_ERROR(
+          CopyField<int64_t>(proto, proto.int64_data(), tensor, "int64_data"));
+      break;
+    case DType::kInt32:
+      RETURN_IF_ERROR(
+          CopyField<int32_t>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kInt16:
+      RETURN_IF_ERROR(
+          CopyField<int16_t>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kInt8:
+      RETURN_IF_ERROR(
+          CopyField<int8_t>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kUInt8:
+      RETURN_IF_ERROR(
+          CopyField<uint8_t>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kBool:
+      RETURN_IF_ERROR(
+          CopyField<bool>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kFloat16:
+      RETURN_IF_ERROR(
+          CopyField<Float16>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kBFloat16:
+      RETURN_IF_ERROR(
+          CopyField<BFloat16>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kUndefined:
+      break;
+  }
+  return tensor;
+}
+
+void TensorToOnnx(const Tensor& tensor, onnx::TensorProto* proto) {
+  proto->set_data_type(ToOnnxDataType(tensor.dtype()));
+  proto->clear_dims();
+  for (int64_t dim : tensor.shape().dims()) proto->add_dims(dim);
+  proto->set_raw_data(tensor.data(), tensor.ByteSize());
+}
+
+absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
+                                              int64_t opset) {
+  Attributes attrs;
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (!attr.ref_attr_name().empty()) {
+      return absl::UnimplementedError(StrCat(
+          "attribute '", attr.name(), "' refers to a function attribute"));
+    }
+    switch (attr.type()) {
+      case onnx::AttributeProto::INT:
+        attrs.Set(attr.name(), attr.i());
+        break;
+      case onnx::AttributeProto::FLOAT:
+        attrs.Set(attr.name(), attr.f());
+        break;
+      case onnx::AttributeProto::STRING:
+        attrs.Set(attr.name(), attr.s());
+        break;
+      case onnx::AttributeProto::INTS:
+        attrs.Set(attr.name(),
+                  std::vector<int64_t>(attr.ints().begin(), attr.ints().end()));
+        break;
+      case onnx::AttributeProto::FLOATS:
+        attrs.Set(attr.name(), std::vector<float>(attr.floats().begin(),
+                                                  attr.floats().end()));
+        break;
+      case onnx::AttributeProto::STRINGS:
+        attrs.Set(attr.name(), std::vector<std::string>(attr.strings().begin(),
+                                                        attr.strings().end()));
+        break;
+      case onnx::AttributeProto::TENSOR: {
+        absl::StatusOr<Tensor> tensor = TensorFromOnnx(attr.t());
+        if (!tensor.ok())
+          return Annotate(tensor.status(),
+                          StrCat("attribute '", attr.name(), "'"));
+        attrs.Set(attr.name(),
+                  std::make_shared<const Tensor>(std::move(*tensor)));
+        break;
+      }
+      default:
+        return absl::UnimplementedError(
+            StrCat("attribute '", attr.name(), "' has type ",
+                   onnx::AttributeProto::AttributeType_Name(attr.type()),
+                   ", which is not supported"));
+    }
+  }
+  if (node.op_type() == "Softmax" || node.op_type() == "LogSoftmax" ||
+      node.op_type() == "Hardmax") {
+    attrs.Set("onnx_opset", opset);
+  }
+  return attrs;
+}
+
+absl::StatusOr<TensorInfo> TensorInfoFromOnnx(
+    const onnx::ValueInfoProto& value) {
+  if (!value.type().has_tensor_type()) {
+    return absl::UnimplementedError(
+        StrCat("'", value.name(), "' is not a tensor"));
+  }
+  const auto& tensor_type = value.type().tensor_type();
+  std::optional<DType> dtype = FromOnnxDataType(tensor_type.elem_type());
+  if (!dtype) {
+    return absl::UnimplementedError(
+        StrCat("'", value.name(), "' has ONNX data type ",
+               tensor_type.elem_type(), ", which is not supported"));
+  }
+  if (!tensor_type.has_shape()) {
+    return absl::UnimplementedError(
+        StrCat("'", value.name(), "' has no static shape"));
+  }
+  std::vector<int64_t> dims;
+  for (const auto& dim : tensor_type.shape().dim()) {
+    if (!dim.has_dim_value()) {
+      return absl::UnimplementedError(
+          StrCat("'", value.name(), "' has a symbolic dimension '",
+                 dim.dim_param(), "'; only static shapes are supported"));
+    }
+    dims.push_back(dim.dim_value());
+  }
+  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+  if (!count.ok())
+    return Annotate(count.status(), StrCat("'", value.name(), "'"));
+  return TensorInfo{*dtype, Shape(std::move(dims))};
+}
+
+}  // namespace acldump

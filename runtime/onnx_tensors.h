@@ -1,0 +1,34 @@
+// Decoding of ONNX TensorProto / AttributeProto into our tensors and
+// attributes. ONNX files are untrusted: every length is checked against the
+// declared dtype and shape.
+#ifndef ACLDUMP_RUNTIME_ONNX_TENSORS_H_
+#define ACLDUMP_RUNTIME_ONNX_TENSORS_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "kernels/attributes.h"
+#include "kernels/tensor.h"
+#include "onnx/onnx.pb.h"
+
+namespace acldump {
+
+absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto);
+void TensorToOnnx(const Tensor& tensor, onnx::TensorProto* proto);
+
+// The node's attributes. `opset` is the model's default-domain opset; ops whose
+// semantics changed across opsets receive it as the int attribute "onnx_opset".
+absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
+                                              int64_t opset);
+
+// dtype + static shape of a graph input/output; dynamic or missing dimensions
+// are an error.
+absl::StatusOr<TensorInfo> TensorInfoFromOnnx(
+    const onnx::ValueInfoProto& value);
+
+// The default-domain ("" or "ai.onnx") opset a model imports; 0 when absent.
+int64_t DefaultOpset(const onnx::ModelProto& model);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_RUNTIME_ONNX_TENSORS_H_

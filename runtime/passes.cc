@@ -1,0 +1,375 @@
+#include "runtime/passes.h"
+
+#include <cmath>
+#include <set>
+
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+
+namespace acldump {
+namespace {
+
+// Outputs of folded nodes must stay small: folding is for shape arithmetic, not
+// for precomputing large tensors into the model file.
+constexpr size_t kMaxFoldedBytes = size_t{1} << 20;
+
+struct PreparedNode {
+  std::vector<TensorInfo> output_infos;
+  std::unique_ptr<Kernel> kernel;
+  bool all_inputs_known = true;
+};
+
+absl::StatusOr<PreparedNode> PrepareNode(
+    const GraphNode& node, const OpRegistry& registry,
+    const std::map<std::string, TensorInfo, std::less<>>& infos,
+    const std::map<std::string, std::shared_ptr<const Tensor>, std::less<>>&
+        known) {
+  std::vector<TensorInfo> input_infos;
+  std::vector<TensorView> views;
+  PreparedNode result;
+  for (const std::string& in : node.inputs) {
+    if (in.empty()) {
+      input_infos.emplace_back();
+      views.emplace_back();
+      continue;
+    }
+    auto info = infos.find(in);
+    if (info == infos.end()) {
+      return absl::InvalidArgumentError(
+          StrCat("node '", node.name, "': input '", in, "' is not defined"));
+    }
+    input_infos.push_back(info->second);
+    auto value = known.find(in);
+    if (value != known.end()) {
+      views.push_back(value->second->view());
+    } else {
+      views.emplace_back();
+      result.all_inputs_known = false;
+    }
+  }
+  std::vector<const TensorView*> constants;
+  for (size_t i = 0; i < views.size(); ++i) {
+    constants.push_back(views[i].present() ? &views[i] : nullptr);
+  }
+  OpContext context{node.op_type, node.attrs, input_infos, constants,
+                    node.outputs.size()};
+  absl::StatusOr<PreparedKernel> prepared = registry.Prepare(context);
+  if (!prepared.ok()) {
+    return Annotate(prepared.status(),
+                    StrCat("node '", node.name, "' (", node.op_type, ")"));
+  }
+  result.output_infos = std::move(prepared->outputs);
+  result.kernel = std::move(prepared->kernel);
+  return result;
+}
+
+// Runs the node on known inputs. An input missing from `known` (only
+// Shape/Size, which read shapes alone) is passed as a view without data.
+absl::StatusOr<std::vector<std::shared_ptr<const Tensor>>> Evaluate(
+    const GraphNode& node, PreparedNode& prepared,
+    const std::map<std::string, TensorInfo, std::less<>>& infos,
+    const std::map<std::string, std::shared_ptr<const Tensor>, std::less<>>&
+        known) {
+  std::vector<TensorView> inputs;
+  for (const std::string& in : node.inputs) {
+    if (in.empty()) {
+      inputs.emplace_back();
+    } else if (auto it = known.find(in); it != known.end()) {
+      inputs.push_back(it->second->view());
+    } else {
+      const TensorInfo& info = infos.at(in);
+      inputs.push_back(TensorView{info.dtype, info.shape, nullptr});
+    }
+  }
+  std::vector<std::shared_ptr<const Tensor>> results;
+  std::vector<Tensor> outputs;
+  std::vector<TensorView> output_views;
+  for (const TensorInfo& info : prepared.output_infos) {
+    outputs.emplace_back(info.dtype, info.shape);
+  }
+  for (Tensor& t : outputs) output_views.push_back(t.view());
+  AlignedBuffer workspace(prepared.kernel->WorkspaceBytes());
+  RETURN_IF_ERROR(
+      Annotate(prepared.kernel->Run(inputs, output_views,
+                                    {workspace.data(), workspace.size()}),
+               StrCat("evaluating node '", node.name, "'")));
+  for (Tensor& t : outputs)
+    results.push_back(std::make_shared<const Tensor>(std::move(t)));
+  return results;
+}
+
+std::string UniqueInitializerName(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; graph.initializers.count(name) ||
+                  graph.ProducerOf(name) >= 0 || graph.IsGraphInput(name);
+       ++i) {
+    name = StrCat(base, "_", i);
+  }
+  return name;
+}
+
+// The node reading `value` when it is the only reader and `value` is not a
+// graph output.
+int SoleConsumer(const Graph& graph, const std::string& value) {
+  if (graph.IsGraphOutput(value)) return -1;
+  std::vector<int> consumers = graph.ConsumersOf(value);
+  if (consumers.size() != 1) return -1;
+  int uses = 0;
+  for (const std::string& in : graph.nodes[consumers[0]].inputs)
+    uses += in == value;
+  return uses == 1 ? consumers[0] : -1;
+}
+
+const Tensor* Initializer(const Graph& graph, const std::string& name) {
+  auto it = graph.initializers.find(name);
+  return it == graph.initializers.end() ? nullptr : it->second.get();
+}
+
+// Replaces `first` by a node standing for first + second, with second's
+// outputs; removes second.
+void Merge(Graph& graph, int first, int second, GraphNode merged) {
+  merged.name = graph.nodes[first].name + graph.nodes[second].name;
+  merged.original_names = graph.nodes[first].original_names;
+  for (const std::string& name : graph.nodes[second].original_names) {
+    merged.original_names.push_back(name);
+  }
+  merged.outputs = graph.nodes[second].outputs;
+  graph.nodes[first] = std::move(merged);
+  graph.nodes.erase(graph.nodes.begin() + second);
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
+    const Graph& graph, const OpRegistry& registry) {
+  std::map<std::string, TensorInfo, std::less<>> infos;
+  std::map<std::string, std::shared_ptr<const Tensor>, std::less<>> known;
+  for (const auto& in : graph.inputs) infos[in.name] = in.info;
+  for (const auto& [name, tensor] : graph.initializers) {
+    infos[name] = tensor->info();
+    known[name] = tensor;
+  }
+  for (const GraphNode& node : graph.nodes) {
+    ASSIGN_OR_RETURN(PreparedNode prepared,
+                     PrepareNode(node, registry, infos, known));
+    if (node.op_type == "Constant") {
+      ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
+      known[node.outputs[0]] = values[0];
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      infos[node.outputs[o]] = prepared.output_infos[o];
+    }
+  }
+  return infos;
+}
+
+absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
+  std::map<std::string, TensorInfo, std::less<>> infos;
+  std::map<std::string, std::shared_ptr<const Tensor>, std::less<>> known;
+  for (const auto& in : graph.inputs) infos[in.name] = in.info;
+  for (const auto& [name, tensor] : graph.initializers) {
+    infos[name] = tensor->info();
+    known[name] = tensor;
+  }
+  std::vector<GraphNode> kept;
+  for (GraphNode& node : graph.nodes) {
+    ASSIGN_OR_RETURN(PreparedNode prepared,
+                     PrepareNode(node, registry, infos, known));
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      infos[node.outputs[o]] = prepared.output_infos[o];
+    }
+    size_t output_bytes = 0;
+    for (const TensorInfo& info : prepared.output_infos)
+      output_bytes += info.ByteSize();
+    const bool shape_only = node.op_type == "Shape" || node.op_type == "Size";
+    const bool is_constant = node.op_type == "Constant";
+    if ((prepared.all_inputs_known || shape_only || is_constant) &&
+        output_bytes <= kMaxFoldedBytes) {
+      ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
+      for (size_t o = 0; o < node.outputs.size(); ++o)
+        known[node.outputs[o]] = values[o];
+      if (!is_constant) {
+        for (const std::string& out : node.outputs)
+          graph.initializers[out] = known[out];
+        continue;  // the node is gone: its outputs are initializers now
+      }
+    }
+    kept.push_back(std::move(node));
+  }
+  graph.nodes = std::move(kept);
+  // Constant nodes whose value now lives in folded initializers, or that
+  // nothing reads.
+  std::vector<GraphNode> live;
+  for (GraphNode& node : graph.nodes) {
+    if (node.op_type == "Constant" &&
+        graph.ConsumersOf(node.outputs[0]).empty() &&
+        !graph.IsGraphOutput(node.outputs[0])) {
+      continue;
+    }
+    live.push_back(std::move(node));
+  }
+  graph.nodes = std::move(live);
+  RemoveUnusedInitializers(graph);
+  return absl::OkStatus();
+}
+
+absl::Status FoldBatchNormIntoConv(Graph& graph) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& conv = graph.nodes[i];
+    if (conv.op_type != "Conv" || conv.outputs.size() != 1 ||
+        conv.inputs.size() < 2 || conv.attrs.Has("fused_activation")) {
+      continue;
+    }
+    const int bn_index = SoleConsumer(graph, conv.outputs[0]);
+    if (bn_index < 0) continue;
+    const GraphNode& bn = graph.nodes[bn_index];
+    if (bn.op_type != "BatchNormalization" || bn.outputs.size() != 1 ||
+        bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0]) {
+      continue;
+    }
+    ASSIGN_OR_RETURN(int64_t training, bn.attrs.GetInt("training_mode", 0));
+    if (training != 0) continue;
+    const Tensor* w = Initializer(graph, conv.inputs[1]);
+    const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty()
+                          ? Initializer(graph, conv.inputs[2])
+                          : nullptr;
+    const bool has_bias_input =
+        conv.inputs.size() > 2 && !conv.inputs[2].empty();
+    const Tensor* params[4];
+    bool ok =
+        w != nullptr && w->dtype() == DType::kFloat32 &&
+        w->shape().rank() >= 3 &&
+        (!has_bias_input || (b != nullptr && b->dtype() == DType::kFloat32));
+    for (int p = 0; p < 4 && ok; ++p) {
+      params[p] = Initializer(graph, bn.inputs[p + 1]);
+      ok = params[p] != nullptr && params[p]->dtype() == DType::kFloat32 &&
+           params[p]->NumElements() == w->shape()[0];
+    }
+    if (!ok || (b != nullptr && b->NumElements() != w->shape()[0])) continue;
+    ASSIGN_OR_RETURN(float epsilon, bn.attrs.GetFloat("epsilon", 1e-5f));
+    const int64_t channels = w->shape()[0];
+    const int64_t per_channel =
+        w->NumElements() / std::max<int64_t>(channels, 1);
+    Tensor new_w = w->Clone();
+    Tensor new_b(DType::kFloat32, Shape({channels}));
+    const float* scale = params[0]->as<float>();
+    const float* beta = params[1]->as<float>();
+    const float* mean = params[2]->as<float>();
+    const float* var = params[3]->as<float>();
+    for (int64_t c = 0; c < channels; ++c) {
+      const double factor =
+          scale[c] / std::sqrt(static_cast<double>(var[c]) + epsilon);
+      float* row = new_w.as<float>() + c * per_channel;
+      for (int64_t k = 0; k < per_channel; ++k)
+        row[k] = static_cast<float>(row[k] * factor);
+      const double bias = b != nullptr ? b->as<float>()[c] : 0.0;
+      new_b.as<float>()[c] =
+          static_cast<float>((bias - mean[c]) * factor + beta[c]);
+    }
+    GraphNode merged;
+    merged.op_type = "Conv";
+    merged.attrs = conv.attrs;
+    const std::string fused_name = conv.name + bn.name;
+    const std::string w_name =
+        UniqueInitializerName(graph, fused_name + ".weight");
+    graph.initializers[w_name] =
+        std::make_shared<const Tensor>(std::move(new_w));
+    const std::string b_name =
+        UniqueInitializerName(graph, fused_name + ".bias");
+    graph.initializers[b_name] =
+        std::make_shared<const Tensor>(std::move(new_b));
+    merged.inputs = {conv.inputs[0], w_name, b_name};
+    Merge(graph, static_cast<int>(i), bn_index, std::move(merged));
+  }
+  RemoveUnusedInitializers(graph);
+  return absl::OkStatus();
+}
+
+absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
+  ASSIGN_OR_RETURN(auto infos, InferValueInfos(graph, registry));
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& matmul = graph.nodes[i];
+    if (matmul.op_type != "MatMul" || matmul.attrs.size() != 0) continue;
+    const TensorInfo& a = infos[matmul.inputs[0]];
+    const Tensor* b = Initializer(graph, matmul.inputs[1]);
+    if (a.shape.rank() != 2 || b == nullptr || b->shape().rank() != 2 ||
+        b->dtype() != a.dtype ||
+        (a.dtype != DType::kFloat32 && a.dtype != DType::kFloat64)) {
+      continue;
+    }
+    const int add_index = SoleConsumer(graph, matmul.outputs[0]);
+    if (add_index < 0 || graph.nodes[add_index].op_type != "Add") continue;
+    const GraphNode& add = graph.nodes[add_index];
+    const std::string& other =
+        add.inputs[0] == matmul.outputs[0] ? add.inputs[1] : add.inputs[0];
+    const Tensor* c = Initializer(graph, other);
+    const int64_t m = a.shape[0], n = b->shape()[1];
+    // C must broadcast to [M, N] without changing the output shape.
+    if (c == nullptr || c->dtype() != a.dtype || c->shape().rank() > 2)
+      continue;
+    const Shape& cs = c->shape();
+    const bool fits = (cs.rank() == 0) ||
+                      (cs.rank() == 1 && (cs[0] == n || cs[0] == 1)) ||
+                      (cs.rank() == 2 && (cs[0] == m || cs[0] == 1) &&
+                       (cs[1] == n || cs[1] == 1));
+    if (!fits) continue;
+    GraphNode merged;
+    merged.op_type = "Gemm";
+    merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
+    Merge(graph, static_cast<int>(i), add_index, std::move(merged));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FuseRelu(Graph& graph) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& node = graph.nodes[i];
+    if ((node.op_type != "Conv" && node.op_type != "Gemm" &&
+         node.op_type != "MatMul") ||
+        node.outputs.size() != 1 || node.attrs.Has("fused_activation")) {
+      continue;
+    }
+    const int relu_index = SoleConsumer(graph, node.outputs[0]);
+    if (relu_index < 0 || graph.nodes[relu_index].op_type != "Relu") continue;
+    GraphNode merged;
+    merged.op_type = node.op_type;
+    merged.inputs = node.inputs;
+    merged.attrs = node.attrs;
+    merged.attrs.Set("fused_activation", std::string("Relu"));
+    Merge(graph, static_cast<int>(i), relu_index, std::move(merged));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry) {
+  for (GraphNode& node : graph.nodes) {
+    const OpDef* def = registry.Find(node.op_type);
+    node.no_task = def != nullptr && def->output_aliases_input &&
+                   node.outputs.size() == 1 && !node.inputs.empty() &&
+                   !node.inputs[0].empty() &&
+                   !graph.IsGraphOutput(node.outputs[0]);
+  }
+  return absl::OkStatus();
+}
+
+void RemoveUnusedInitializers(Graph& graph) {
+  std::set<std::string, std::less<>> used;
+  for (const GraphNode& node : graph.nodes)
+    used.insert(node.inputs.begin(), node.inputs.end());
+  for (const auto& out : graph.outputs) used.insert(out.name);
+  for (auto it = graph.initializers.begin(); it != graph.initializers.end();) {
+    it = used.count(it->first) ? std::next(it) : graph.initializers.erase(it);
+  }
+}
+
+absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
+                           const PassOptions& options) {
+  if (options.fold_constants) RETURN_IF_ERROR(FoldConstants(graph, registry));
+  if (options.fold_batch_norm) RETURN_IF_ERROR(FoldBatchNormIntoConv(graph));
+  if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
+  if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
+  if (options.mark_no_task) RETURN_IF_ERROR(MarkNoTaskNodes(graph, registry));
+  return absl::OkStatus();
+}
+
+}  // namespace acldump

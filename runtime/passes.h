@@ -1,0 +1,51 @@
+// Graph passes of the converter. Fused nodes are named by concatenating their
+// members' names (conv1 + conv1_relu -> conv1conv1_relu) and keep every
+// member's original name (S10).
+#ifndef ACLDUMP_RUNTIME_PASSES_H_
+#define ACLDUMP_RUNTIME_PASSES_H_
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kernels/op_registry.h"
+#include "runtime/graph.h"
+
+namespace acldump {
+
+struct PassOptions {
+  bool fold_constants = true;
+  bool fold_batch_norm = true;
+  bool fuse_matmul_add = true;
+  bool fuse_relu = true;
+  bool mark_no_task = true;
+};
+
+// Type and shape of every value (inputs, initializers, node outputs), by shape
+// inference through the registry.
+absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
+    const Graph& graph, const OpRegistry& registry);
+
+// Evaluates nodes whose inputs are all known (and Shape/Size of static shapes)
+// when their outputs are small, replacing them with initializers; drops
+// Constant nodes nothing reads.
+absl::Status FoldConstants(Graph& graph, const OpRegistry& registry);
+// Conv -> BatchNormalization (inference) becomes one Conv with scaled weights
+// and bias.
+absl::Status FoldBatchNormIntoConv(Graph& graph);
+// MatMul(A [M,K], B initializer [K,N]) -> Add(initializer C) becomes Gemm(A, B,
+// C).
+absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry);
+// Conv / Gemm / MatMul -> Relu becomes one node with fused_activation = "Relu".
+absl::Status FuseRelu(Graph& graph);
+// Reshape, Flatten, Identity, Squeeze and Unsqueeze alias their input (no task,
+// S16) unless their output is a graph output.
+absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry);
+void RemoveUnusedInitializers(Graph& graph);
+
+absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
+                           const PassOptions& options);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_RUNTIME_PASSES_H_

@@ -1,0 +1,154 @@
+#include "runtime/passes.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kernels/npy.h"
+#include "kernels/ops.h"
+#include "runtime/compiled_model.h"
+#include "runtime/converter.h"
+
+namespace acldump {
+namespace {
+
+using ::testing::ElementsAre;
+
+const GraphNode* FindNode(const Graph& graph, std::string_view name) {
+  for (const GraphNode& node : graph.nodes) {
+    if (node.name == name) return &node;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> NodeNames(const Graph& graph) {
+  std::vector<std::string> names;
+  for (const GraphNode& node : graph.nodes) names.push_back(node.name);
+  return names;
+}
+
+TEST(ConverterTest, ResNetFusesConvBatchNormReluWithConcatenatedNames) {
+  absl::StatusOr<Graph> graph = ConvertOnnxFile("testdata/resnet_tiny.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->name, "resnet_tiny");
+  EXPECT_THAT(
+      NodeNames(*graph),
+      ElementsAre("conv1bn1relu1", "pool1", "conv2bn2relu2", "conv3bn3", "add1",
+                  "relu_add1", "conv4bn4relu4", "conv5bn5", "conv_scbn_sc",
+                  "add2", "relu_add2", "gap", "flatten", "fc", "prob"));
+  const GraphNode* stem = FindNode(*graph, "conv1bn1relu1");
+  ASSERT_NE(stem, nullptr);
+  EXPECT_THAT(stem->original_names, ElementsAre("conv1", "bn1", "relu1"));
+  EXPECT_EQ(stem->op_type, "Conv");
+  EXPECT_EQ(*stem->attrs.GetString("fused_activation", ""), "Relu");
+  EXPECT_EQ(stem->inputs.size(), 3u);  // folded weights and bias
+  EXPECT_THAT(FindNode(*graph, "conv3bn3")->original_names,
+              ElementsAre("conv3", "bn3"));
+  EXPECT_FALSE(FindNode(*graph, "conv3bn3")->attrs.Has("fused_activation"));
+  EXPECT_TRUE(FindNode(*graph, "flatten")->no_task);
+  EXPECT_FALSE(FindNode(*graph, "fc")->no_task);
+  // The batch-norm parameters were folded away.
+  EXPECT_EQ(graph->initializers.count("bn1.gamma"), 0u);
+}
+
+TEST(ConverterTest, MlpFusesMatMulAddIntoGemmAndKeepsConstant) {
+  absl::StatusOr<Graph> graph = ConvertOnnxFile("testdata/mlp_block.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const GraphNode* fc1 = FindNode(*graph, "fc1fc1_bias");
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->op_type, "Gemm");
+  EXPECT_THAT(fc1->original_names, ElementsAre("fc1", "fc1_bias"));
+  EXPECT_NE(FindNode(*graph, "fc2fc2_bias"), nullptr);
+  // Attention MatMuls have no constant operand: not fused.
+  EXPECT_EQ(FindNode(*graph, "scores")->op_type, "MatMul");
+  const GraphNode* constant = FindNode(*graph, "split_shape");
+  ASSERT_NE(constant, nullptr);
+  EXPECT_EQ(constant->op_type, "Constant");
+  EXPECT_TRUE(FindNode(*graph, "split_heads")->no_task);
+}
+
+TEST(ConverterTest, NoFusionKeepsEveryOnnxNode) {
+  PassOptions options;
+  options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu = false;
+  absl::StatusOr<Graph> graph =
+      ConvertOnnxFile("testdata/resnet_tiny.onnx", options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_NE(FindNode(*graph, "bn1"), nullptr);
+  EXPECT_NE(FindNode(*graph, "relu1"), nullptr);
+  EXPECT_EQ(graph->nodes.size(), 24u);  // every node of the ONNX file
+}
+
+TEST(ConstantFoldingTest, FoldsShapeArithmeticIntoInitializers) {
+  // y = Reshape(x, Concat(Shape(x)[0:1], [-1])): the shape subgraph folds to
+  // one initializer.
+  Graph graph;
+  graph.name = "fold";
+  graph.inputs.push_back({"x", {DType::kFloat32, Shape({2, 3, 4})}});
+  graph.outputs.push_back({"y", {DType::kFloat32, Shape({2, 12})}});
+  auto minus_one = std::make_shared<Tensor>(DType::kInt64, Shape({1}));
+  minus_one->as<int64_t>()[0] = -1;
+  graph.initializers["minus_one"] = minus_one;
+  GraphNode shape{"shape", "Shape", {"x"}, {"s"}};
+  GraphNode slice{"first", "Slice", {"s", "zero", "one"}, {"n"}};
+  auto zero = std::make_shared<Tensor>(DType::kInt64, Shape({1}));
+  auto one = std::make_shared<Tensor>(DType::kInt64, Shape({1}));
+  one->as<int64_t>()[0] = 1;
+  graph.initializers["zero"] = zero;
+  graph.initializers["one"] = one;
+  GraphNode concat{"concat", "Concat", {"n", "minus_one"}, {"target"}};
+  concat.attrs.Set("axis", int64_t{0});
+  GraphNode reshape{"reshape", "Reshape", {"x", "target"}, {"y"}};
+  graph.nodes = {shape, slice, concat, reshape};
+  ASSERT_TRUE(FoldConstants(graph, BuiltinOps()).ok());
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].name, "reshape");
+  ASSERT_EQ(graph.initializers.count("target"), 1u);
+  const Tensor& target = *graph.initializers.at("target");
+  EXPECT_EQ(target.as<int64_t>()[0], 2);
+  EXPECT_EQ(target.as<int64_t>()[1], -1);
+  EXPECT_EQ(graph.initializers.count("minus_one"), 0u);  // unused now
+}
+
+// Fused and unfused graphs compute the same outputs.
+TEST(ConverterTest, FusedAndUnfusedGraphsAgree) {
+  for (const char* model : {"resnet_tiny", "mlp_block"}) {
+    const std::string path = std::string("testdata/") + model + ".onnx";
+    PassOptions plain;
+    plain.fold_batch_norm = plain.fuse_matmul_add = plain.fuse_relu =
+        plain.mark_no_task = false;
+    auto fused = CompiledModel::Compile(*ConvertOnnxFile(path), BuiltinOps());
+    auto unfused =
+        CompiledModel::Compile(*ConvertOnnxFile(path, plain), BuiltinOps());
+    ASSERT_TRUE(fused.ok() && unfused.ok());
+    const Graph& g = (*fused)->graph();
+    std::vector<Tensor> inputs;
+    std::vector<HostBuffer> in_buffers;
+    for (const auto& in : g.inputs) {
+      auto t = ReadNpyFile(std::string("testdata/") + model + ".input." +
+                           in.name + ".npy");
+      ASSERT_TRUE(t.ok()) << t.status();
+      inputs.push_back(std::move(*t));
+      in_buffers.push_back({inputs.back().data(), inputs.back().ByteSize()});
+    }
+    std::vector<Tensor> out_a, out_b;
+    std::vector<MutableHostBuffer> buf_a, buf_b;
+    for (const auto& out : g.outputs) {
+      out_a.emplace_back(out.info.dtype, out.info.shape);
+      out_b.emplace_back(out.info.dtype, out.info.shape);
+    }
+    for (size_t i = 0; i < out_a.size(); ++i) {
+      buf_a.push_back({out_a[i].data(), out_a[i].ByteSize()});
+      buf_b.push_back({out_b[i].data(), out_b[i].ByteSize()});
+    }
+    ASSERT_TRUE((*fused)->Execute(in_buffers, buf_a).ok());
+    ASSERT_TRUE((*unfused)->Execute(in_buffers, buf_b).ok());
+    for (size_t i = 0; i < out_a.size(); ++i) {
+      for (int64_t k = 0; k < out_a[i].NumElements(); ++k) {
+        EXPECT_NEAR(out_a[i].as<float>()[k], out_b[i].as<float>()[k], 1e-5)
+            << model;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace acldump

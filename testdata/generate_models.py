@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Generates the testdata models and their reference outputs.
+
+The ONNX graphs are written node by node with onnx.helper (so node names are exactly what the
+tests expect), with seeded random weights. Reference outputs come from an independent
+implementation, PyTorch (Debian's python3-torch), evaluating the same computation with the same
+weights. Every intermediate node output is saved too (reference/<model>/<node name>.npy), for
+`dump compare` against another framework.
+
+Not run by CI; run it by hand (`/usr/bin/python3 testdata/generate_models.py`) and commit the
+files it writes. Needs: python3-onnx python3-torch python3-numpy.
+"""
+import math
+import os
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Builder:
+    """Collects ONNX nodes/initializers and evaluates each node in torch as it is added."""
+
+    def __init__(self, name, seed, opset):
+        self.name = name
+        self.opset = opset
+        self.rng = np.random.default_rng(seed)
+        self.nodes = []
+        self.initializers = []
+        self.values = {}  # value name -> torch tensor
+        self.node_outputs = {}  # node name -> numpy output (first output)
+
+    def weight(self, name, shape, scale=None):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        scale = scale if scale is not None else 1.0 / math.sqrt(fan_in)
+        value = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        return self.const(name, value)
+
+    def const(self, name, value):
+        self.initializers.append(numpy_helper.from_array(value, name))
+        self.values[name] = torch.from_numpy(value)
+        return name
+
+    def node(self, op, name, inputs, result, **attrs):
+        self.nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        self.values[name] = result
+        self.node_outputs[name] = result.detach().numpy()
+        return name
+
+    def v(self, name):
+        return self.values[name]
+
+
+def conv_bn(b, x, name, cin, cout, k, stride, pad, relu):
+    w = b.weight(f"{name}.w", (cout, cin, k, k))
+    conv = b.node("Conv", name, [x, w],
+                  F.conv2d(b.v(x), b.v(w), stride=stride, padding=pad),
+                  kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4)
+    bn_name = name.replace("conv", "bn")
+    gamma = b.const(f"{bn_name}.gamma", (1 + 0.1 * b.rng.standard_normal(cout)).astype(np.float32))
+    beta = b.const(f"{bn_name}.beta", (0.1 * b.rng.standard_normal(cout)).astype(np.float32))
+    mean = b.const(f"{bn_name}.mean", (0.1 * b.rng.standard_normal(cout)).astype(np.float32))
+    var = b.const(f"{bn_name}.var", (0.5 + b.rng.random(cout)).astype(np.float32))
+    out = b.node("BatchNormalization", bn_name, [conv, gamma, beta, mean, var],
+                 F.batch_norm(b.v(conv), b.v(mean), b.v(var), b.v(gamma), b.v(beta),
+                              training=False, eps=1e-5), epsilon=1e-5)
+    if relu:
+        out = b.node("Relu", name.replace("conv", "relu"), [out], F.relu(b.v(out)))
+    return out
+
+
+def resnet_tiny():
+    b = Builder("resnet_tiny", seed=20261130, opset=13)
+    x = torch.from_numpy(b.rng.standard_normal((1, 3, 32, 32)).astype(np.float32))
+    b.values["input"] = x
+    h = conv_bn(b, "input", "conv1", 3, 16, 3, 1, 1, relu=True)
+    h = b.node("MaxPool", "pool1", [h], F.max_pool2d(b.v(h), 2, 2), kernel_shape=[2, 2],
+               strides=[2, 2])
+    # Residual block with identity shortcut.
+    r = conv_bn(b, h, "conv2", 16, 16, 3, 1, 1, relu=True)
+    r = conv_bn(b, r, "conv3", 16, 16, 3, 1, 1, relu=False)
+    h = b.node("Add", "add1", [r, h], b.v(r) + b.v(h))
+    h = b.node("Relu", "relu_add1", [h], F.relu(b.v(h)))
+    # Downsampling block with a projection shortcut.
+    r = conv_bn(b, h, "conv4", 16, 32, 3, 2, 1, relu=True)
+    r = conv_bn(b, r, "conv5", 32, 32, 3, 1, 1, relu=False)
+    s = conv_bn(b, h, "conv_sc", 16, 32, 1, 2, 0, relu=False)
+    h = b.node("Add", "add2", [r, s], b.v(r) + b.v(s))
+    h = b.node("Relu", "relu_add2", [h], F.relu(b.v(h)))
+    h = b.node("GlobalAveragePool", "gap", [h], F.adaptive_avg_pool2d(b.v(h), 1))
+    h = b.node("Flatten", "flatten", [h], torch.flatten(b.v(h), 1), axis=1)
+    w = b.weight("fc.w", (10, 32))
+    bias = b.weight("fc.b", (10,), scale=0.1)
+    logits = b.node("Gemm", "fc", [h, w, bias], F.linear(b.v(h), b.v(w), b.v(bias)), transB=1)
+    prob = b.node("Softmax", "prob", [logits], F.softmax(b.v(logits), dim=-1), axis=-1)
+    return b, {"input": x}, ["fc", "prob"]
+
+
+def mlp_block():
+    b = Builder("mlp_block", seed=7, opset=17)
+    seq, hidden, inner = 8, 32, 64
+    x = torch.from_numpy(b.rng.standard_normal((seq, hidden)).astype(np.float32))
+    b.values["x"] = x
+    gamma = b.const("ln1.gamma", (1 + 0.1 * b.rng.standard_normal(hidden)).astype(np.float32))
+    beta = b.const("ln1.beta", (0.1 * b.rng.standard_normal(hidden)).astype(np.float32))
+    h = b.node("LayerNormalization", "ln1", ["x", gamma, beta],
+               F.layer_norm(x, (hidden,), b.v(gamma), b.v(beta), eps=1e-5), axis=-1, epsilon=1e-5)
+    w1 = b.weight("fc1.w", (hidden, inner))
+    b1 = b.weight("fc1.b", (inner,), scale=0.1)
+    h = b.node("MatMul", "fc1", [h, w1], b.v(h) @ b.v(w1))
+    h = b.node("Add", "fc1_bias", [h, b1], b.v(h) + b.v(b1))
+    # GELU spelled out as ONNX primitives: 0.5 * x * (1 + erf(x / sqrt(2))).
+    sqrt2 = b.const("sqrt2", np.array(math.sqrt(2.0), dtype=np.float32))
+    one = b.const("one", np.array(1.0, dtype=np.float32))
+    half = b.const("half", np.array(0.5, dtype=np.float32))
+    t = b.node("Div", "gelu_div", [h, sqrt2], b.v(h) / b.v(sqrt2))
+    t = b.node("Erf", "gelu_erf", [t], torch.erf(b.v(t)))
+    t = b.node("Add", "gelu_add", [t, one], b.v(t) + b.v(one))
+    t = b.node("Mul", "gelu_mul", [h, t], b.v(h) * b.v(t))
+    h = b.node("Mul", "gelu", [t, half], b.v(t) * b.v(half))
+    w2 = b.weight("fc2.w", (inner, hidden))
+    b2 = b.weight("fc2.b", (hidden,), scale=0.1)
+    h = b.node("MatMul", "fc2", [h, w2], b.v(h) @ b.v(w2))
+    h = b.node("Add", "fc2_bias", [h, b2], b.v(h) + b.v(b2))
+    r = b.node("Add", "residual", ["x", h], x + b.v(h))
+    # Single-head self-attention without projections.
+    kt = b.node("Transpose", "keys_t", [r], b.v(r).t(), perm=[1, 0])
+    s = b.node("MatMul", "scores", [r, kt], b.v(r) @ b.v(kt))
+    scale = b.const("scale", np.array(math.sqrt(hidden), dtype=np.float32))
+    s = b.node("Div", "scores_scaled", [s, scale], b.v(s) / b.v(scale))
+    p = b.node("Softmax", "attn", [s], F.softmax(b.v(s), dim=-1), axis=-1)
+    a = b.node("MatMul", "context", [p, r], b.v(p) @ b.v(r))
+    # A Constant feeding a Reshape (no output at run time; the Reshape aliases memory).
+    shape = np.array([2, 4, hidden], dtype=np.int64)
+    b.nodes.append(helper.make_node("Constant", [], ["split_shape"], name="split_shape",
+                                    value=numpy_helper.from_array(shape)))
+    b.values["split_shape"] = torch.from_numpy(shape)
+    g = b.node("Reshape", "split_heads", [a, "split_shape"], b.v(a).reshape(2, 4, hidden))
+    y = b.node("ReduceMean", "pooled", [g], b.v(g).mean(dim=1), axes=[1], keepdims=0)
+    return b, {"x": x}, ["pooled"]
+
+
+def save(builder, inputs, outputs):
+    graph_inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(t.shape))
+                    for n, t in inputs.items()]
+    graph_outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT,
+                                                   list(builder.v(n).shape)) for n in outputs]
+    graph = helper.make_graph(builder.nodes, builder.name, graph_inputs, graph_outputs,
+                              builder.initializers)
+    model = helper.make_model(graph, producer_name="acldump-testdata",
+                              opset_imports=[helper.make_opsetid("", builder.opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(HERE, f"{builder.name}.onnx"))
+    ref_dir = os.path.join(HERE, "reference", builder.name)
+    os.makedirs(ref_dir, exist_ok=True)
+    for name, tensor in inputs.items():
+        np.save(os.path.join(HERE, f"{builder.name}.input.{name}.npy"), tensor.numpy())
+    for name in outputs:
+        np.save(os.path.join(HERE, f"{builder.name}.output.{name}.npy"), builder.node_outputs[name])
+    for name, value in builder.node_outputs.items():
+        np.save(os.path.join(ref_dir, f"{name}.npy"), value)
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    for make in (resnet_tiny, mlp_block):
+        with torch.no_grad():
+            save(*make())
+    print("written to", HERE)

@@ -1,0 +1,83 @@
+// bazel run //tools:convert -- model.onnx out.om [--json out.json]
+// [--no-fusion]
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "kernels/strings.h"
+#include "runtime/converter.h"
+#include "runtime/model_file.h"
+
+namespace {
+
+// `bazel run` starts tools in the runfiles tree; relative paths mean the user's
+// directory.
+std::string UserPath(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Convert an ONNX model (opset 11-17) to an acldump .om model.\n"
+      "Example: bazel run //tools:convert -- testdata/resnet_tiny.onnx "
+      "resnet.om "
+      "--json resnet.json"};
+  std::string input, output, json_path;
+  bool no_fusion = false;
+  app.add_option("model.onnx", input, "ONNX model to convert")->required();
+  app.add_option("out.om", output, "where to write the .om model")->required();
+  app.add_option("--json", json_path,
+                 "also write the model as JSON (outer \"name\" first)");
+  app.add_flag(
+      "--no-fusion", no_fusion,
+      "keep every ONNX node (no BatchNorm folding or Relu/Add fusion)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  acldump::PassOptions options;
+  if (no_fusion) {
+    options.fold_batch_norm = false;
+    options.fuse_matmul_add = false;
+    options.fuse_relu = false;
+  }
+  absl::StatusOr<acldump::Graph> graph =
+      acldump::ConvertOnnxFile(UserPath(input), options);
+  if (!graph.ok()) {
+    std::fprintf(stderr, "convert: %s\n",
+                 std::string(graph.status().message()).c_str());
+    return 1;
+  }
+  absl::Status written = acldump::WriteModelFile(*graph, UserPath(output));
+  if (!written.ok()) {
+    std::fprintf(stderr, "convert: %s\n",
+                 std::string(written.message()).c_str());
+    return 1;
+  }
+  if (!json_path.empty()) {
+    std::ofstream json(UserPath(json_path));
+    json << acldump::ModelToJson(*graph) << "\n";
+    if (!json) {
+      std::fprintf(stderr, "convert: cannot write '%s'\n", json_path.c_str());
+      return 1;
+    }
+  }
+  size_t fused = 0;
+  size_t no_task = 0;
+  for (const auto& node : graph->nodes) {
+    fused += node.original_names.size() > 1;
+    no_task += node.no_task;
+  }
+  std::printf(
+      "converted '%s': %zu nodes (%zu fused, %zu no-task), %zu initializers -> "
+      "%s\n",
+      graph->name.c_str(), graph->nodes.size(), fused, no_task,
+      graph->initializers.size(), output.c_str());
+  return 0;
+}
