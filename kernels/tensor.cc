@@ -11,12 +11,12 @@ std::string TensorInfo::ToString() const {
   return StrCat(DTypeName(dtype), shape.ToString());
 }
 
-AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
+AlignedBuffer::AlignedBuffer(size_t bytes, bool zeroed) : size_(bytes) {
   if (bytes == 0) return;
   const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, rounded);
+  if (zeroed) std::memset(p, 0, rounded);
   data_.reset(static_cast<std::byte*>(p));
 }
 

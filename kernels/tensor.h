@@ -55,7 +55,7 @@ class AlignedBuffer {
  public:
   static constexpr size_t kAlignment = 64;
   AlignedBuffer() = default;
-  explicit AlignedBuffer(size_t bytes);
+  explicit AlignedBuffer(size_t bytes, bool zeroed = true);
   AlignedBuffer(AlignedBuffer&&) noexcept = default;
   AlignedBuffer& operator=(AlignedBuffer&&) noexcept = default;
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <map>
 
+#include "kernels/error_kind.h"
+#include "kernels/error_kind.h"
 #include "kernels/status_macros.h"
 #include "kernels/strings.h"
 #include "runtime/model_file.h"
@@ -418,31 +420,41 @@ absl::Status CompiledModel::Execute(
     std::span<const HostBuffer> inputs,
     std::span<const MutableHostBuffer> outputs) {
   if (inputs.size() != input_infos_.size()) {
-    return absl::InvalidArgumentError(StrCat("model '", graph_.name, "' has ",
-                                             input_infos_.size(),
-                                             " inputs, got ", inputs.size()));
+    return WithKind(
+        absl::InvalidArgumentError(StrCat("model '", graph_.name, "' has ",
+                                          input_infos_.size(), " inputs, got ",
+                                          inputs.size())),
+        ErrorKind::kModelInputNotMatch);
   }
   if (outputs.size() != output_infos_.size()) {
-    return absl::InvalidArgumentError(StrCat("model '", graph_.name, "' has ",
-                                             output_infos_.size(),
-                                             " outputs, got ", outputs.size()));
+    return WithKind(
+        absl::InvalidArgumentError(StrCat("model '", graph_.name, "' has ",
+                                          output_infos_.size(),
+                                          " outputs, got ", outputs.size())),
+        ErrorKind::kModelOutputNotMatch);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t need = input_infos_[i].ByteSize();
     if (inputs[i].size < need || (need > 0 && inputs[i].data == nullptr)) {
-      return absl::InvalidArgumentError(StrCat(
-          "input ", i, " ('", graph_.inputs[i].name, "', ",
-          input_infos_[i].ToString(), ") needs ", need, " bytes, the buffer ",
-          inputs[i].data ? "has " : "is NULL with ", inputs[i].size));
+      return WithKind(
+          absl::InvalidArgumentError(StrCat(
+              "input ", i, " ('", graph_.inputs[i].name, "', ",
+              input_infos_[i].ToString(), ") needs ", need,
+              " bytes, the buffer ", inputs[i].data ? "has " : "is NULL with ",
+              inputs[i].size)),
+          ErrorKind::kModelInputNotMatch);
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const size_t need = output_infos_[i].ByteSize();
     if (outputs[i].size < need || (need > 0 && outputs[i].data == nullptr)) {
-      return absl::InvalidArgumentError(StrCat(
-          "output ", i, " ('", graph_.outputs[i].name, "', ",
-          output_infos_[i].ToString(), ") needs ", need, " bytes, the buffer ",
-          outputs[i].data ? "has " : "is NULL with ", outputs[i].size));
+      return WithKind(
+          absl::InvalidArgumentError(StrCat(
+              "output ", i, " ('", graph_.outputs[i].name, "', ",
+              output_infos_[i].ToString(), ") needs ", need,
+              " bytes, the buffer ", outputs[i].data ? "has " : "is NULL with ",
+              outputs[i].size)),
+          ErrorKind::kModelOutputNotMatch);
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);

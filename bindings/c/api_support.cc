@@ -1,0 +1,82 @@
+#include "api_support.h"
+
+#include "kernels/error_kind.h"
+
+namespace acldump::capi {
+namespace {
+
+thread_local std::string recent_error;
+
+aclError FromKind(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInvalidFile:
+      return ACL_ERROR_INVALID_FILE;
+    case ErrorKind::kParseFile:
+      return ACL_ERROR_PARSE_FILE;
+    case ErrorKind::kInvalidDumpConfig:
+      return ACL_ERROR_INVALID_DUMP_CONFIG;
+    case ErrorKind::kWriteFile:
+      return ACL_ERROR_WRITE_FILE;
+    case ErrorKind::kDumpNotRun:
+      return ACL_ERROR_DUMP_NOT_RUN;
+    case ErrorKind::kDumpAlreadyRun:
+      return ACL_ERROR_DUMP_ALREADY_RUN;
+    case ErrorKind::kRepeatInitialize:
+      return ACL_ERROR_REPEAT_INITIALIZE;
+    case ErrorKind::kUninitialized:
+      return ACL_ERROR_UNINITIALIZE;
+    case ErrorKind::kRepeatFinalize:
+      return ACL_ERROR_REPEAT_FINALIZE;
+    case ErrorKind::kInvalidModelId:
+      return ACL_ERROR_INVALID_MODEL_ID;
+    case ErrorKind::kParseModel:
+      return ACL_ERROR_PARSE_MODEL;
+    case ErrorKind::kReadModelFailure:
+      return ACL_ERROR_READ_MODEL_FAILURE;
+    case ErrorKind::kModelSizeInvalid:
+      return ACL_ERROR_MODEL_SIZE_INVALID;
+    case ErrorKind::kModelInputNotMatch:
+      return ACL_ERROR_MODEL_INPUT_NOT_MATCH;
+    case ErrorKind::kModelOutputNotMatch:
+      return ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
+    case ErrorKind::kOpTypeNotMatch:
+      return ACL_ERROR_OP_TYPE_NOT_MATCH;
+    case ErrorKind::kOpInputNotMatch:
+      return ACL_ERROR_OP_INPUT_NOT_MATCH;
+    case ErrorKind::kOpOutputNotMatch:
+      return ACL_ERROR_OP_OUTPUT_NOT_MATCH;
+    case ErrorKind::kOpAttrNotMatch:
+      return ACL_ERROR_OP_ATTR_NOT_MATCH;
+    case ErrorKind::kOpNotFound:
+      return ACL_ERROR_OP_NOT_FOUND;
+    case ErrorKind::kUnsupportedDataType:
+      return ACL_ERROR_UNSUPPORTED_DATA_TYPE;
+  }
+  return ACL_ERROR_FAILURE;
+}
+
+}  // namespace
+
+void ClearError() { recent_error.clear(); }
+
+aclError Fail(aclError code, std::string_view message) {
+  recent_error.assign(message.data(), message.size());
+  return code;
+}
+
+aclError FailWith(const absl::Status& status, aclError fallback) {
+  aclError code = fallback;
+  if (std::optional<ErrorKind> kind = KindOf(status)) {
+    code = FromKind(*kind);
+  } else if (status.code() == absl::StatusCode::kResourceExhausted) {
+    code = ACL_ERROR_STORAGE_OVER_LIMIT;
+  } else if (status.code() == absl::StatusCode::kInternal) {
+    code = ACL_ERROR_INTERNAL_ERROR;
+  }
+  const absl::string_view message = status.message();
+  return Fail(code, std::string_view(message.data(), message.size()));
+}
+
+const char* RecentError() { return recent_error.c_str(); }
+
+}  // namespace acldump::capi

@@ -1,0 +1,903 @@
+#include "dump/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "kernels/error_kind.h"
+#include "kernels/strings.h"
+
+namespace acldump::dump {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+using ::testing::StartsWith;
+
+constexpr char kConfigDir[] = "testdata/configs";
+
+std::string Message(const absl::Status& status) {
+  return std::string(ToStd(status.message()));
+}
+
+std::string KindName(const absl::Status& status) {
+  const std::optional<ErrorKind> kind = KindOf(status);
+  if (!kind) return "(none)";
+  switch (*kind) {
+    case ErrorKind::kInvalidFile:
+      return "kInvalidFile";
+    case ErrorKind::kParseFile:
+      return "kParseFile";
+    case ErrorKind::kInvalidDumpConfig:
+      return "kInvalidDumpConfig";
+    default:
+      return StrCat("ErrorKind(", static_cast<int>(*kind), ")");
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteFile(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), text.size());
+}
+
+// A fresh directory under TEST_TMPDIR.
+std::string TempDir(std::string_view name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  const fs::path dir =
+      fs::path(base != nullptr ? base : "/tmp") / StrCat("config_test_", name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return fs::canonical(dir).native();
+}
+
+std::string Cwd() { return fs::current_path().native(); }
+
+// Parses `dump_object` (the text of the dump object) as an inline config.
+absl::StatusOr<DumpConfig> ParseDump(std::string_view dump_object) {
+  return ParseDumpConfig(StrCat("{\"dump\": ", dump_object, "}"), "acl.json");
+}
+
+class ScopedCwd {
+ public:
+  explicit ScopedCwd(const std::string& dir) : saved_(Cwd()) {
+    fs::current_path(dir);
+  }
+  ~ScopedCwd() { fs::current_path(saved_); }
+
+ private:
+  std::string saved_;
+};
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (saved_) {
+      setenv(name_, saved_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
+// ---------------------------------------------------------------------------
+// The committed configs and their expected results
+// (testdata/configs/cases.txt).
+
+struct Case {
+  std::string file;
+  bool ok = false;
+  std::string kind;
+  std::string code;
+  std::string fragment;
+};
+
+std::vector<Case> ReadCases() {
+  std::vector<Case> cases;
+  std::istringstream lines(ReadFile(StrCat(kConfigDir, "/cases.txt")));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    Case c;
+    std::string result;
+    fields >> c.file >> result;
+    c.ok = result == "OK";
+    if (!c.ok) {
+      c.kind = result;
+      fields >> c.code;
+    }
+    std::getline(fields >> std::ws, c.fragment);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+TEST(ConfigCasesTest, EveryCommittedConfigIsListedOnce) {
+  std::set<std::string> listed;
+  for (const Case& c : ReadCases()) {
+    EXPECT_TRUE(listed.insert(c.file).second) << "listed twice: " << c.file;
+    EXPECT_FALSE(c.fragment.empty()) << c.file;
+    EXPECT_EQ(c.ok, c.file.rfind("good/", 0) == 0) << c.file;
+  }
+  std::set<std::string> present;
+  for (const char* folder : {"good", "bad"}) {
+    for (const auto& entry :
+         fs::directory_iterator(StrCat(kConfigDir, "/", folder))) {
+      present.insert(StrCat(folder, "/", entry.path().filename().native()));
+    }
+  }
+  EXPECT_EQ(listed, present);
+  EXPECT_GE(present.size(), 80u);
+}
+
+TEST(ConfigCasesTest, EachConfigGivesItsExpectedResult) {
+  for (const Case& c : ReadCases()) {
+    const std::string path = StrCat(kConfigDir, "/", c.file);
+    SCOPED_TRACE(path);
+    const absl::StatusOr<DumpConfig> config = LoadDumpConfigFile(path);
+    if (c.ok) {
+      ASSERT_TRUE(config.ok()) << config.status();
+      EXPECT_EQ(config->source, path);
+      EXPECT_THAT(DescribeDumpConfig(*config), HasSubstr(c.fragment));
+      // The same text parses the same way without the file.
+      const absl::StatusOr<DumpConfig> again =
+          ParseDumpConfig(ReadFile(path), path);
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_EQ(DescribeDumpConfig(*again), DescribeDumpConfig(*config));
+    } else {
+      ASSERT_FALSE(config.ok()) << DescribeDumpConfig(*config);
+      const absl::Status& status = config.status();
+      EXPECT_EQ(KindName(status), c.kind) << status;
+      EXPECT_EQ(absl::StatusCodeToString(status.code()), c.code) << status;
+      EXPECT_THAT(Message(status), StartsWith(StrCat(path, ": ")));
+      EXPECT_THAT(Message(status), HasSubstr(c.fragment));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The seed's own examples, verbatim, in a directory holding "output".
+
+class SeedExamplesTest : public ::testing::Test {
+ protected:
+  SeedExamplesTest()
+      : dir_(TempDir("seed")),
+        cwd_((fs::create_directory(dir_ + "/output"), dir_)),
+        home_("HOME", dir_) {}
+
+  const std::string dir_;
+  ScopedCwd cwd_;
+  ScopedEnv home_;
+};
+
+TEST_F(SeedExamplesTest, ModelDump) {
+  // "$HOME/output" is the seed's own dump_path.
+  const absl::StatusOr<DumpConfig> config = ParseDumpConfig(R"({
+	"dump":{
+		"dump_list":[
+			{	"model_name":"ResNet-101"
+			},
+			{
+				"model_name":"ResNet-50",
+				"layer":[
+				      "conv1conv1_relu",
+				      "res2a_branch2ares2a_branch2a_relu",
+				      "res2a_branch1",
+				      "pool1"
+				]
+			}
+		],
+		"dump_path":"$HOME/output",
+                "dump_mode":"output",
+		"dump_op_switch":"off",
+                "dump_data":"tensor"
+	}
+})",
+                                                            "acl.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->enabled);
+  EXPECT_EQ(config->source, "acl.json");
+  EXPECT_EQ(config->dump_path, "$HOME/output");
+  EXPECT_EQ(config->dump_path_resolved, dir_ + "/output");
+  EXPECT_EQ(config->mode, DumpMode::kOutput);
+  EXPECT_FALSE(config->op_switch);
+  EXPECT_EQ(config->data, DumpData::kTensor);
+  EXPECT_FALSE(config->steps.has_value());
+  EXPECT_TRUE(config->stats.empty());
+  EXPECT_FALSE(config->exception_scene);
+  EXPECT_FALSE(config->overflow);
+  EXPECT_TRUE(config->model_dump());
+  ASSERT_EQ(config->dump_list.size(), 2u);
+  EXPECT_EQ(config->dump_list[0].model_name, "ResNet-101");
+  EXPECT_FALSE(config->dump_list[0].layers.has_value());
+  EXPECT_EQ(config->dump_list[1].model_name, "ResNet-50");
+  EXPECT_THAT(
+      *config->dump_list[1].layers,
+      ElementsAre("conv1conv1_relu", "res2a_branch2ares2a_branch2a_relu",
+                  "res2a_branch1", "pool1"));
+  EXPECT_EQ(DescribeDumpConfig(*config),
+            StrCat("model dump of 2 models, outputs, tensor, every step, into ",
+                   dir_, "/output"));
+}
+
+TEST_F(SeedExamplesTest, SingleOperatorDump) {
+  const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
+      R"({"dump":{"dump_path":"output","dump_list":[],"dump_op_switch":"on","dump_data":"tensor"}})",
+      "acl.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->op_switch);
+  EXPECT_TRUE(config->dump_list.empty());
+  EXPECT_FALSE(config->model_dump());
+  EXPECT_EQ(config->dump_path, "output");
+  EXPECT_EQ(config->dump_path_resolved, dir_ + "/output");  // S11: vs the cwd
+}
+
+TEST_F(SeedExamplesTest, ExceptionDump) {
+  const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
+      R"({"dump":{"dump_scene":"lite_exception"}})", "acl.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->enabled);
+  EXPECT_TRUE(config->exception_scene);
+  EXPECT_TRUE(config->dump_path.empty());
+  EXPECT_TRUE(config->dump_path_resolved.empty());
+  EXPECT_FALSE(config->model_dump());
+}
+
+TEST_F(SeedExamplesTest, OverflowDump) {
+  const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
+      R"({"dump":{"dump_path":"output","dump_debug":"on"}})", "acl.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->overflow);
+  EXPECT_FALSE(config->model_dump());
+  EXPECT_EQ(config->dump_path_resolved, dir_ + "/output");
+}
+
+TEST_F(SeedExamplesTest, OutputMustExist) {
+  fs::remove(dir_ + "/output");
+  const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
+      R"({"dump":{"dump_path":"output","dump_debug":"on"}})", "acl.json");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig);
+  EXPECT_THAT(Message(config.status()),
+              HasSubstr(StrCat("acl.json: dump.dump_path: directory 'output' "
+                               "(resolved to '",
+                               dir_,
+                               "/output') does not exist; create it first "
+                               "(mkdir -p '",
+                               dir_, "/output')")));
+}
+
+// ---------------------------------------------------------------------------
+// Parsed values.
+
+TEST(ParseDumpConfigTest, NoDumpSectionOrEmptyDumpEnablesNothing) {
+  for (const char* text : {R"({})", R"({"dump": {}})",
+                           R"({"aclInit": {"x": [1, 2]}, "dump": {}})"}) {
+    const absl::StatusOr<DumpConfig> config = ParseDumpConfig(text, "a.json");
+    ASSERT_TRUE(config.ok()) << text << ": " << config.status();
+    EXPECT_FALSE(config->enabled);
+    EXPECT_FALSE(config->model_dump());
+    EXPECT_EQ(config->source, "a.json");
+    EXPECT_EQ(DescribeDumpConfig(*config),
+              "dump disabled: a.json has no dump settings");
+  }
+  EXPECT_EQ(DescribeDumpConfig(DumpConfig{}),
+            "dump disabled: the config has no dump settings");
+}
+
+TEST(ParseDumpConfigTest, ModesDataStepsAndStats) {
+  const absl::StatusOr<DumpConfig> config = ParseDump(R"({
+      "dump_path": "testdata/configs", "dump_mode": "all", "dump_data": "stats",
+      "dump_stats": ["Positive Inf", "Max", "Positive Inf", "Avg"],
+      "dump_step": "10|0|3-5", "dump_list": [{"layer": ["conv1"]}]})");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->mode, DumpMode::kAll);
+  EXPECT_EQ(config->data, DumpData::kStats);
+  // Config order, duplicates dropped.
+  EXPECT_THAT(config->stats, ElementsAre(StatColumn::kPositiveInf,
+                                         StatColumn::kMax, StatColumn::kAvg));
+  ASSERT_TRUE(config->steps.has_value());
+  EXPECT_EQ(config->steps->ToString(), "0|3-5|10");
+  EXPECT_EQ(config->dump_path_resolved, Cwd() + "/testdata/configs");
+  ASSERT_EQ(config->dump_list.size(), 1u);
+  EXPECT_FALSE(config->dump_list[0].model_name.has_value());  // S10
+  EXPECT_THAT(*config->dump_list[0].layers, ElementsAre("conv1"));
+  EXPECT_EQ(DescribeDumpConfig(*config),
+            StrCat("model dump of 1 layer list for every model, inputs and "
+                   "outputs, stats (Positive Inf, Max, Avg), steps 0|3-5|10, "
+                   "into ",
+                   Cwd(), "/testdata/configs"));
+
+  for (const auto& [text, mode] : std::vector<std::pair<std::string, DumpMode>>{
+           {"input", DumpMode::kInput}, {"output", DumpMode::kOutput}}) {
+    const absl::StatusOr<DumpConfig> c = ParseDump(
+        StrCat(R"({"dump_path": "testdata", "dump_list": [], "dump_mode": ")",
+               text, "\"}"));
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->mode, mode);
+  }
+}
+
+TEST(ParseDumpConfigTest, ExceptionSceneWinsOverModelDump) {  // S19
+  const absl::StatusOr<DumpConfig> config = ParseDump(R"({
+      "dump_list": [{"model_name": "a", "layer": ["x"]}], "dump_path": "nowhere",
+      "dump_scene": "lite_exception", "dump_op_switch": "off", "dump_debug": "off"})");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->exception_scene);
+  EXPECT_EQ(config->dump_list.size(), 1u);
+  EXPECT_FALSE(config->model_dump());
+  EXPECT_EQ(config->dump_path, "nowhere");          // kept, not checked
+  EXPECT_TRUE(config->dump_path_resolved.empty());  // S18 decides
+}
+
+TEST(ParseDumpConfigTest, OverflowRejectsModelAndSingleOperatorDump) {  // S21
+  const absl::StatusOr<DumpConfig> with_list = ParseDump(
+      R"({"dump_path": "testdata", "dump_debug": "on", "dump_list": [{"model_name": "m"}]})");
+  ASSERT_FALSE(with_list.ok());
+  EXPECT_EQ(KindOf(with_list.status()), ErrorKind::kInvalidDumpConfig);
+  EXPECT_EQ(with_list.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(with_list.status()),
+              StartsWith("acl.json: dump.dump_list: overflow dump"));
+  const absl::StatusOr<DumpConfig> with_op = ParseDump(
+      R"({"dump_op_switch": "on", "dump_path": "testdata", "dump_debug": "on"})");
+  ASSERT_FALSE(with_op.ok());
+  EXPECT_THAT(Message(with_op.status()),
+              StartsWith("acl.json: dump.dump_op_switch: 'on' cannot be "
+                         "combined with dump_debug 'on'"));
+  // An empty dump_list is no model dump.
+  const absl::StatusOr<DumpConfig> empty = ParseDump(
+      R"({"dump_path": "testdata", "dump_debug": "on", "dump_list": []})");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(empty->overflow);
+}
+
+TEST(ParseDumpConfigTest, ModelNamesMustBeUnique) {  // S9
+  const absl::StatusOr<DumpConfig> config =
+      ParseDump(R"({"dump_path": "testdata",
+      "dump_list": [{"model_name": "a"}, {"layer": ["x"]}, {"layer": ["y"]},
+                    {"model_name": "b"}, {"model_name": "a", "layer": ["z"]}]})");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(Message(config.status()),
+            "acl.json: dump.dump_list[4].model_name: duplicate model 'a', "
+            "already named by dump.dump_list[0].model_name; each model_name "
+            "must be unique: merge the entries");
+  // Several layer-only entries are not duplicates (S10).
+  const absl::StatusOr<DumpConfig> layers =
+      ParseDump(R"({"dump_path": "testdata",
+      "dump_list": [{"layer": ["x"]}, {"layer": ["y"]}]})");
+  EXPECT_TRUE(layers.ok()) << layers.status();
+}
+
+TEST(ParseDumpConfigTest, SourceNamesTheTextInMessages) {
+  const absl::StatusOr<DumpConfig> named =
+      ParseDumpConfig(R"({"dump": {"dump_mode": 1}})", "/etc/acl.json");
+  EXPECT_THAT(Message(named.status()),
+              StartsWith("/etc/acl.json: dump.dump_mode: "));
+  const absl::StatusOr<DumpConfig> unnamed =
+      ParseDumpConfig(R"({"dump": {"dump_mode": 1}})", "");
+  EXPECT_THAT(Message(unnamed.status()),
+              StartsWith("(unnamed config): dump.dump_mode: "));
+}
+
+TEST(ParseDumpConfigTest, UnknownKeysSuggestTheNearest) {  // U3
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"dump_pth": "x"})",
+       "dump.dump_pth: unknown key 'dump_pth'; did you mean 'dump_path'?"},
+      {R"({"Dump_Mode": "x"})",
+       "dump.Dump_Mode: unknown key 'Dump_Mode'; did you mean 'dump_mode'?"},
+      {R"({"dump_steps": "1"})",
+       "dump.dump_steps: unknown key 'dump_steps'; did you mean 'dump_step'?"},
+      {R"({"op_switch": "on"})",
+       "dump.op_switch: unknown key 'op_switch'; did you mean "
+       "'dump_op_switch'?"},
+      {R"({"dump_stat": ["Max"]})",
+       "dump.dump_stat: unknown key 'dump_stat'; did you mean 'dump_stats'?"},
+      {R"({"scene": "lite_exception"})",
+       "dump.scene: unknown key 'scene'; did you mean 'dump_scene'?"},
+      {R"({"dump_list": [{"layer": ["a"]}, {"modelname": "m"}]})",
+       "dump.dump_list[1].modelname: unknown key 'modelname'; did you mean "
+       "'model_name'?"},
+      {R"({"zzz": 1})",
+       "dump.zzz: unknown key 'zzz'; the dump object accepts 'dump_path', "
+       "'dump_mode', 'dump_op_switch', 'dump_step', 'dump_data', "
+       "'dump_stats', 'dump_list', 'dump_scene', 'dump_debug'"},
+      {R"({"dump_list": [{"zzz": 1}]})",
+       "dump.dump_list[0].zzz: unknown key 'zzz'; a dump_list entry accepts "
+       "'model_name', 'layer'"},
+  };
+  for (const auto& [dump, expected] : cases) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(dump);
+    ASSERT_FALSE(config.ok()) << dump;
+    EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig);
+    EXPECT_EQ(Message(config.status()), StrCat("acl.json: ", expected));
+  }
+}
+
+TEST(ParseDumpConfigTest, UntrustedTextIsEscapedAndCutInMessages) {
+  const absl::StatusOr<DumpConfig> control =
+      ParseDump(R"({"dump\npath\u0001": "x"})");
+  ASSERT_FALSE(control.ok());
+  EXPECT_THAT(
+      Message(control.status()),
+      HasSubstr(R"(dump['dump\npath\x01']: unknown key 'dump\npath\x01')"));
+  const std::string long_key(100000, 'k');
+  const absl::StatusOr<DumpConfig> big =
+      ParseDump(StrCat("{\"", long_key, "\": 1}"));
+  ASSERT_FALSE(big.ok());
+  EXPECT_LT(Message(big.status()).size(), 600u);
+  EXPECT_THAT(Message(big.status()), HasSubstr("... (100000 bytes)"));
+}
+
+// ---------------------------------------------------------------------------
+// Check order (dump-format.md §7): phase by phase, document order within one.
+
+TEST(ParseDumpConfigTest, PhasesComeInOrder) {
+  // Each line breaks rules of several phases; the earliest phase wins even
+  // when its problem comes later in the file.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // types (3) before enums (4)
+      {R"({"dump_mode": "bad", "dump_data": 7})", "dump.dump_data: must be"},
+      // unknown keys (3) before enums (4)
+      {R"({"dump_mode": "bad", "dump_mod": "all"})",
+       "dump.dump_mod: unknown key"},
+      // enums (4) before constraints (5)
+      {R"({"dump_step": "9-1", "dump_debug": "maybe"})",
+       "dump.dump_debug: invalid dump_debug 'maybe'"},
+      // constraints (5) in document order; missing keys after the others
+      {R"({"dump_list": [{}], "dump_step": "9-1"})", "dump.dump_list[0]: "},
+      {R"({"dump_step": "9-1", "dump_list": [{}]})", "dump.dump_step: "},
+      {R"({"dump_mode": "all"})", "dump.dump_path: is required"},
+      {R"({"dump_path": "testdata", "dump_stats": []})",
+       "dump.dump_stats: is empty"},
+      {R"({"dump_stats": ["Max"], "dump_path": "testdata/no_such_dir"})",
+       "dump.dump_stats: needs \"dump_data\": \"stats\""},
+      {R"({"dump_path": "testdata"})", "dump.dump_list: is required"},
+      // conflicts are reported at the dump_debug / dump_op_switch key
+      {R"({"dump_debug": "on", "dump_scene": "lite_exception", "dump_op_switch": "on"})",
+       "dump.dump_debug: 'on' cannot be combined with dump_scene"},
+      {R"({"dump_op_switch": "on", "dump_scene": "lite_exception", "dump_debug": "on"})",
+       "dump.dump_op_switch: 'on' cannot be combined with dump_scene"},
+  };
+  for (const auto& [dump, expected] : cases) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(dump);
+    ASSERT_FALSE(config.ok()) << dump;
+    EXPECT_THAT(Message(config.status()),
+                StartsWith(StrCat("acl.json: ", expected)))
+        << dump;
+  }
+}
+
+TEST(ParseDumpConfigTest, JsonErrorsComeFirst) {
+  // A config problem early in the text does not hide a JSON error later.
+  const absl::StatusOr<DumpConfig> config =
+      ParseDumpConfig(R"({"dump": {"dump_pth": 1}, "x": })", "acl.json");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(KindOf(config.status()), ErrorKind::kParseFile);
+  EXPECT_THAT(Message(config.status()),
+              StartsWith("acl.json: not valid JSON: parse error at line 1, "
+                         "column 32"));
+}
+
+TEST(ParseDumpConfigTest, NestingLimitIsTenLevels) {
+  const auto nested = [](int levels) {
+    // {"dump": {...}} is 2 levels; the rest goes into another section.
+    return StrCat(R"({"dump": {}, "x": )", std::string(levels - 1, '['),
+                  std::string(levels - 1, ']'), "}");
+  };
+  EXPECT_TRUE(ParseDumpConfig(nested(10), "a").ok());
+  const absl::StatusOr<DumpConfig> deep = ParseDumpConfig(nested(11), "a");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(KindOf(deep.status()), ErrorKind::kParseFile);
+  EXPECT_THAT(Message(deep.status()),
+              HasSubstr("JSON nesting is deeper than 10 levels at x[0]"));
+  // Far deeper input fails the same way, without recursion.
+  EXPECT_EQ(KindOf(ParseDumpConfig(std::string(1 << 20, '['), "a").status()),
+            ErrorKind::kParseFile);
+  // Inside dump, within the limit, deep values are type errors.
+  const absl::StatusOr<DumpConfig> typed = ParseDump(
+      R"({"dump_path": "testdata", "dump_list": [{"layer": [[["x"]]]}]})");
+  ASSERT_FALSE(typed.ok());
+  EXPECT_THAT(Message(typed.status()),
+              HasSubstr("dump.dump_list[0].layer[0]: must be a JSON string, "
+                        "found an array"));
+}
+
+TEST(ParseDumpConfigTest, RejectsIllFormedUtf8) {
+  for (std::string_view bad :
+       {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"}) {
+    const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
+        StrCat(R"({"dump": {"dump_path": "a)", bad, R"("}})"), "acl.json");
+    ASSERT_FALSE(config.ok());
+    EXPECT_EQ(KindOf(config.status()), ErrorKind::kParseFile);
+    // The message itself stays printable UTF-8.
+    for (char c : Message(config.status())) {
+      EXPECT_LT(static_cast<unsigned char>(c), 0x80);
+    }
+  }
+}
+
+TEST(ParseDumpConfigTest, OversizedTextIsRefused) {
+  const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
+      StrCat("{}", std::string((10 << 20) - 1, ' ')), "acl.json");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidFile);
+}
+
+// Hostile shapes that are quadratic in naive JSON DOMs must stay fast.
+TEST(ParseDumpConfigTest, LargeInputsParseInLinearTime) {
+  std::string many_objects = R"({"x": [)";
+  std::string many_keys = R"({"x": {)";
+  for (int i = 0; i < 300000; ++i) {
+    many_objects += i ? ",{}" : "{}";
+    StrAppend(many_keys, i ? "," : "", "\"k", i, "\":0");
+  }
+  many_objects += "], \"dump\": {}}";
+  many_keys += "}, \"dump\": {}}";
+  EXPECT_TRUE(ParseDumpConfig(many_objects, "a").ok());
+  EXPECT_TRUE(ParseDumpConfig(many_keys, "a").ok());
+  std::string layers = R"({"dump_path": "testdata", "dump_list": [{"layer": [)";
+  for (int i = 0; i < 100000; ++i)
+    StrAppend(layers, i ? "," : "", "\"op", i, "\"");
+  layers += "]}]}";
+  const absl::StatusOr<DumpConfig> config = ParseDump(layers);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->dump_list[0].layers->size(), 100000u);
+  std::string models = R"({"dump_path": "testdata", "dump_list": [)";
+  for (int i = 0; i < 100000; ++i) {
+    StrAppend(models, i ? "," : "", R"({"model_name": "m)", i, "\"}");
+  }
+  const absl::StatusOr<DumpConfig> many =
+      ParseDump(StrCat(models, R"(, {"model_name": "m5"}]})"));
+  ASSERT_FALSE(many.ok());
+  EXPECT_THAT(Message(many.status()),
+              HasSubstr("dump.dump_list[100000].model_name: duplicate model "
+                        "'m5', already named by dump.dump_list[5].model_name"));
+}
+
+// A small deterministic fuzz: mutations of every committed config must give a
+// result or a tagged error, never a crash or an exception.
+TEST(ParseDumpConfigTest, MutatedConfigsNeverCrash) {
+  std::mt19937 random(20240611);
+  const std::string alphabet = "{}[]\":,|-0159 \\abdeilmnoprstu\xff\xc3";
+  size_t parsed = 0;
+  for (const Case& c : ReadCases()) {
+    const std::string text = ReadFile(StrCat(kConfigDir, "/", c.file));
+    for (size_t cut = 0; cut < text.size(); cut += 7) {
+      (void)ParseDumpConfig(std::string_view(text).substr(0, cut), "m");
+    }
+    for (int round = 0; round < 40; ++round) {
+      std::string mutated = text;
+      const int edits = 1 + random() % 4;
+      for (int e = 0; e < edits && !mutated.empty(); ++e) {
+        const size_t at = random() % mutated.size();
+        const char ch = alphabet[random() % alphabet.size()];
+        switch (random() % 3) {
+          case 0:
+            mutated[at] = ch;
+            break;
+          case 1:
+            mutated.insert(mutated.begin() + at, ch);
+            break;
+          default:
+            mutated.erase(at, 1);
+        }
+      }
+      const absl::StatusOr<DumpConfig> config = ParseDumpConfig(mutated, "m");
+      if (config.ok()) {
+        ++parsed;
+        EXPECT_FALSE(DescribeDumpConfig(*config).empty());
+      } else {
+        EXPECT_TRUE(KindOf(config.status()).has_value()) << config.status();
+        EXPECT_THAT(Message(config.status()), StartsWith("m: "));
+      }
+    }
+  }
+  EXPECT_GT(parsed, 0u);
+}
+
+// ---------------------------------------------------------------------------
+// dump_path (S11).
+
+TEST(DumpPathTest, AbsoluteRelativeAndSymlinkedDirectories) {
+  const std::string dir = TempDir("paths");
+  fs::create_directories(dir + "/real/sub");
+  fs::create_directory_symlink(dir + "/real", dir + "/link");
+  fs::create_directories(dir + "/cost$");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {dir + "/real", dir + "/real"},
+      {dir + "/real/", dir + "/real"},
+      {dir + "//real/./sub/..", dir + "/real"},
+      {dir + "/link/sub", dir + "/real/sub"},
+      {dir + "/cost$", dir + "/cost$"},  // a '$' without a name stays
+      {"testdata/configs/good", Cwd() + "/testdata/configs/good"},
+      {"./testdata", Cwd() + "/testdata"},
+  };
+  for (const auto& [written, resolved] : cases) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(
+        StrCat(R"({"dump_list": [], "dump_path": ")", written, "\"}"));
+    ASSERT_TRUE(config.ok()) << written << ": " << config.status();
+    EXPECT_EQ(config->dump_path, written);
+    EXPECT_EQ(config->dump_path_resolved, resolved) << written;
+  }
+}
+
+TEST(DumpPathTest, EnvironmentVariablesAreExpanded) {
+  const std::string dir = TempDir("env");
+  fs::create_directories(dir + "/out");
+  ScopedEnv env("ACLDUMP_TEST_DIR", dir);
+  for (const char* written :
+       {"$ACLDUMP_TEST_DIR/out", "${ACLDUMP_TEST_DIR}/out"}) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(
+        StrCat(R"({"dump_list": [], "dump_path": ")", written, "\"}"));
+    ASSERT_TRUE(config.ok()) << config.status();
+    EXPECT_EQ(config->dump_path, written);
+    EXPECT_EQ(config->dump_path_resolved, dir + "/out");
+  }
+  ScopedEnv empty("ACLDUMP_TEST_EMPTY", "");
+  const absl::StatusOr<DumpConfig> config = ParseDump(
+      R"({"dump_list": [], "dump_path": "${ACLDUMP_TEST_EMPTY}/out"})");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(Message(config.status()),
+              HasSubstr("dump.dump_path: refers to environment variable "
+                        "ACLDUMP_TEST_EMPTY, which is not set (or empty)"));
+}
+
+TEST(DumpPathTest, MissingOrNotADirectory) {
+  const std::string dir = TempDir("missing");
+  WriteFile(dir + "/file", "x");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {dir + "/absent",
+       StrCat("dump.dump_path: directory '", dir, "/absent' does not exist; ",
+              "create it first (mkdir -p '", dir, "/absent')")},
+      {dir + "/file",
+       StrCat("dump.dump_path: directory '", dir, "/file' is not a directory")},
+      {dir + "/file/x",
+       "cannot be reached: a component of the path is not a "
+       "directory"},
+      {dir + "/" + std::string(300, 'x'),
+       "cannot be checked: File name too long"},
+      {R"(testdata\u0000x)", "dump.dump_path: contains a NUL character"},
+      // At most 512 characters (extra slashes pad the path).
+      {dir + std::string(512 - dir.size(), '/'), ""},
+      {dir + std::string(513 - dir.size(), '/'),
+       "is 513 characters long; at most 512"},
+      // Characters, not bytes: 200 two-byte characters (in two components,
+      // each within NAME_MAX) pass the length check.
+      {[&dir] {
+         std::string s = dir;
+         for (int i = 0; i < 200; ++i) s += i % 100 ? "\xc3\xa9" : "/\xc3\xa9";
+         return s;
+       }(),
+       "does not exist"},
+  };
+  for (const auto& [written, expected] : cases) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(
+        StrCat(R"({"dump_list": [], "dump_path": ")", written, "\"}"));
+    if (expected.empty()) {
+      EXPECT_TRUE(config.ok()) << config.status();
+      continue;
+    }
+    ASSERT_FALSE(config.ok()) << written;
+    EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig);
+    EXPECT_THAT(Message(config.status()), HasSubstr(expected));
+  }
+}
+
+TEST(DumpPathTest, UnwritableDirectoryIsRejected) {
+  const std::string dir = TempDir("unwritable");
+  fs::create_directories(dir + "/ro");
+  ASSERT_EQ(chmod((dir + "/ro").c_str(), 0500), 0);
+  const absl::StatusOr<DumpConfig> config =
+      ParseDump(StrCat(R"({"dump_list": [], "dump_path": ")", dir, "/ro\"}"));
+  chmod((dir + "/ro").c_str(), 0700);
+  if (geteuid() == 0) {
+    // access(2) grants root write access whatever the mode bits say.
+    GTEST_SKIP() << "running as root: a 0500 directory is writable";
+  }
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig);
+  EXPECT_THAT(Message(config.status()),
+              HasSubstr("is not readable and writable by the current user"));
+}
+
+// ---------------------------------------------------------------------------
+// The file (§7 check 1).
+
+TEST(LoadDumpConfigFileTest, MissingDirectoryFifoAndEmptyPath) {
+  const std::string dir = TempDir("files");
+  const absl::StatusOr<DumpConfig> missing =
+      LoadDumpConfigFile(dir + "/absent.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(KindOf(missing.status()), ErrorKind::kInvalidFile);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(Message(missing.status()),
+            StrCat(dir, "/absent.json: the dump config file does not exist"));
+
+  const absl::StatusOr<DumpConfig> directory = LoadDumpConfigFile(dir);
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(KindOf(directory.status()), ErrorKind::kInvalidFile);
+  EXPECT_THAT(Message(directory.status()), HasSubstr("is a directory"));
+
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  const absl::StatusOr<DumpConfig> fifo = LoadDumpConfigFile(dir + "/fifo");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_EQ(KindOf(fifo.status()), ErrorKind::kInvalidFile);
+  EXPECT_THAT(Message(fifo.status()), HasSubstr("is not a regular file"));
+
+  const absl::StatusOr<DumpConfig> empty = LoadDumpConfigFile("");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(KindOf(empty.status()), ErrorKind::kInvalidFile);
+}
+
+TEST(LoadDumpConfigFileTest, SizeLimitIsTenMebibytes) {
+  const std::string dir = TempDir("size");
+  const std::string body = R"({"dump": {}})";
+  WriteFile(dir + "/limit.json",
+            StrCat(body, std::string((10 << 20) - body.size(), ' ')));
+  const absl::StatusOr<DumpConfig> limit =
+      LoadDumpConfigFile(dir + "/limit.json");
+  EXPECT_TRUE(limit.ok()) << limit.status();
+  WriteFile(dir + "/over.json",
+            StrCat(body, std::string((10 << 20) - body.size() + 1, ' ')));
+  const absl::StatusOr<DumpConfig> over =
+      LoadDumpConfigFile(dir + "/over.json");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(KindOf(over.status()), ErrorKind::kInvalidFile);
+  EXPECT_THAT(Message(over.status()),
+              HasSubstr("is 10485761 bytes; a dump config file may be at most "
+                        "10485760 bytes (10 MiB)"));
+}
+
+TEST(LoadDumpConfigFileTest, UnreadableFile) {
+  const std::string dir = TempDir("unreadable");
+  WriteFile(dir + "/acl.json", "{}");
+  ASSERT_EQ(chmod((dir + "/acl.json").c_str(), 0), 0);
+  const absl::StatusOr<DumpConfig> config =
+      LoadDumpConfigFile(dir + "/acl.json");
+  if (geteuid() == 0) GTEST_SKIP() << "running as root: every file is readable";
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidFile);
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+// ---------------------------------------------------------------------------
+// StepSet (S14).
+
+TEST(StepSetTest, ParsesValuesAndRanges) {
+  const absl::StatusOr<StepSet> simple = StepSet::Parse("0|5|10");
+  ASSERT_TRUE(simple.ok()) << simple.status();
+  EXPECT_THAT(simple->ranges(),
+              ElementsAre(Pair(0u, 0u), Pair(5u, 5u), Pair(10u, 10u)));
+  EXPECT_EQ(simple->ToString(), "0|5|10");
+
+  const absl::StatusOr<StepSet> ranged = StepSet::Parse("0|3-5|10");
+  ASSERT_TRUE(ranged.ok()) << ranged.status();
+  EXPECT_THAT(ranged->ranges(),
+              ElementsAre(Pair(0u, 0u), Pair(3u, 5u), Pair(10u, 10u)));
+  EXPECT_EQ(ranged->ToString(), "0|3-5|10");
+  for (uint64_t i : {0, 3, 4, 5, 10}) EXPECT_TRUE(ranged->Contains(i)) << i;
+  for (uint64_t i : {1, 2, 6, 9, 11, 1000})
+    EXPECT_FALSE(ranged->Contains(i)) << i;
+  EXPECT_FALSE(ranged->Contains(std::numeric_limits<uint64_t>::max()));
+}
+
+TEST(StepSetTest, SortsAndMergesOverlappingAndAdjacentRanges) {
+  const absl::StatusOr<StepSet> steps =
+      StepSet::Parse("9|3|4|5|7-8|1-2|20-30|25|00");
+  ASSERT_TRUE(steps.ok()) << steps.status();
+  EXPECT_THAT(steps->ranges(),
+              ElementsAre(Pair(0u, 5u), Pair(7u, 9u), Pair(20u, 30u)));
+  EXPECT_EQ(steps->ToString(), "0-5|7-9|20-30");
+  EXPECT_EQ(*steps, *StepSet::Parse(steps->ToString()));
+  EXPECT_EQ(StepSet::Parse("4-4")->ToString(), "4");
+}
+
+TEST(StepSetTest, HandlesTheWholeUint64Range) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  const absl::StatusOr<StepSet> all = StepSet::Parse("0-18446744073709551615");
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_TRUE(all->Contains(0));
+  EXPECT_TRUE(all->Contains(kMax));
+  const absl::StatusOr<StepSet> top =
+      StepSet::Parse("18446744073709551615|18446744073709551614|5");
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_THAT(top->ranges(), ElementsAre(Pair(5u, 5u), Pair(kMax - 1, kMax)));
+  EXPECT_TRUE(top->Contains(kMax));
+  EXPECT_FALSE(top->Contains(kMax - 2));
+}
+
+TEST(StepSetTest, ContainsAgreesWithALinearScan) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    std::vector<std::pair<uint64_t, uint64_t>> written;
+    const int items = 1 + random() % 100;
+    for (int i = 0; i < items; ++i) {
+      const uint64_t a = random() % 300;
+      const uint64_t b = a + random() % 5;
+      written.emplace_back(a, b);
+      StrAppend(text, i ? "|" : "", a);
+      if (a != b || random() % 2) StrAppend(text, "-", b);
+    }
+    const absl::StatusOr<StepSet> steps = StepSet::Parse(text);
+    ASSERT_TRUE(steps.ok()) << text << ": " << steps.status();
+    for (uint64_t i = 0; i < 310; ++i) {
+      bool expected = false;
+      for (const auto& [a, b] : written) expected |= a <= i && i <= b;
+      ASSERT_EQ(steps->Contains(i), expected) << text << " at " << i;
+    }
+    for (size_t i = 1; i < steps->ranges().size(); ++i) {
+      EXPECT_GT(steps->ranges()[i].first, steps->ranges()[i - 1].second + 1);
+    }
+  }
+}
+
+TEST(StepSetTest, AtMostOneHundredItems) {
+  std::string text = "0";
+  for (int i = 1; i < 100; ++i) StrAppend(text, "|", i * 3);
+  EXPECT_TRUE(StepSet::Parse(text).ok());
+  StrAppend(text, "|1000");
+  const absl::StatusOr<StepSet> over = StepSet::Parse(text);
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(Message(over.status()),
+              HasSubstr("the step list has 101 items; at most 100"));
+}
+
+TEST(StepSetTest, ErrorsNameTheItem) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "the step list is empty"},
+      {"5-3", "item 1 of 1 ('5-3'): range start 5 is greater than its end 3"},
+      {"0|5-3|10", "item 2 of 3 ('5-3'): range start 5"},
+      {"-1", "item 1 of 1 ('-1'): the range has no start (negative steps"},
+      {"1|-2-5", "item 2 of 2 ('-2-5'): has more than one '-'"},
+      {"3-", "item 1 of 1 ('3-'): the range has no end"},
+      {"1-2-3", "item 1 of 1 ('1-2-3'): has more than one '-'"},
+      {"5||10", "item 2 of 3 (''): is empty"},
+      {"|5", "item 1 of 2 (''): is empty"},
+      {"5|", "item 2 of 2 (''): is empty"},
+      {"a", "item 1 of 1 ('a'): 'a' is not allowed"},
+      {"1.5", "'.' is not allowed"},
+      {"+1", "'+' is not allowed"},
+      {" 1", "' ' is not allowed"},
+      {"0x10", "'x' is not allowed"},
+      {"1e3", "'e' is not allowed"},
+      {"18446744073709551616",
+       "'18446744073709551616' does not fit in 64 bits"},
+      {"0-99999999999999999999", "does not fit in 64 bits"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const absl::StatusOr<StepSet> steps = StepSet::Parse(text);
+    ASSERT_FALSE(steps.ok()) << text;
+    EXPECT_EQ(steps.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(Message(steps.status()), HasSubstr(expected)) << text;
+  }
+}
+
+}  // namespace
+}  // namespace acldump::dump

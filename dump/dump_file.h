@@ -1,0 +1,77 @@
+// The dump file format (dump-format.md §2): an 8-byte little-endian header
+// length, a DumpData header without data, then the raw payloads. The reader
+// treats every file as untrusted: each length is checked before it is used.
+#ifndef ACLDUMP_DUMP_DUMP_FILE_H_
+#define ACLDUMP_DUMP_DUMP_FILE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dump/dump_data.pb.h"
+#include "kernels/tensor.h"
+
+namespace acldump::dump {
+
+// The `version` of files in layout §2.
+inline constexpr std::string_view kDumpFormatVersion = "2.0";
+// Largest file ReadDumpFile accepts: the whole file is held in memory.
+inline constexpr uint64_t kMaxDumpFileBytes = uint64_t{16} << 30;
+
+// Serialises `header` (whose data fields must be empty and whose size fields
+// give the payload sizes) into the file prefix of layout §2: uint64
+// little-endian header_len + header bytes. Data fields that are set anyway are
+// left out, so the prefix is always layout §2.
+std::string EncodeDumpFilePrefix(const toolkit::dumpdata::DumpData& header);
+
+// A parsed dump file. Payloads in file order: inputs, outputs, buffers,
+// spaces (workspaces).
+struct DumpFileContents {
+  toolkit::dumpdata::DumpData header;  // data fields cleared
+  std::vector<std::string> inputs, outputs, buffers,
+      spaces;  // raw bytes, each exactly its `size`
+  // Data was inside the proto (older files, version != "2.0").
+  bool legacy_format = false;
+};
+
+// A whole layout-§2 file: `contents.header` with each size set from its
+// payload and version "2.0". Error when the payload counts differ from the
+// header's entry counts. For tests and tools; the writer streams instead.
+absl::StatusOr<std::string> EncodeDumpFile(const DumpFileContents& contents);
+
+// Parses and validates a dump file. Layout §2 (version "2.0"): header_len fits
+// the file, the header parses, no data field is set, 8 + header_len + Σsize ==
+// file size, and each input/output whose dtype has a fixed element size has
+// size == shape product × element size.
+// Legacy layouts (version != "2.0"): the prefix and header with data inside
+// and nothing after it; or the whole file is a bare DumpData (no prefix), which
+// is only accepted when the prefix reading is impossible, the version is
+// digits and dots (e.g. "1.0"), and the file holds at least one input or
+// output. Size fields, when non-zero, must equal the data sizes; the returned
+// header has sizes set and data cleared.
+absl::StatusOr<DumpFileContents> ParseDumpFile(std::string_view bytes);
+// ParseDumpFile on a file's bytes; errors name the path. Files larger than
+// kMaxDumpFileBytes, directories and unreadable files are errors.
+absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path);
+
+// Bytes per element of an OutputDataType; nullopt for types without a fixed
+// byte size (strings, sub-byte and unknown types).
+std::optional<uint64_t> DumpDataTypeSize(int32_t data_type);
+
+// Converts one payload into a tensor when its data type is one acldump has
+// (DType); error otherwise (naming the DT_ name), or when the bytes do not
+// match the shape.
+absl::StatusOr<Tensor> PayloadToTensor(int32_t data_type,
+                                       const toolkit::dumpdata::Shape& shape,
+                                       std::string_view bytes);
+
+// "NCHW", "ND", ... (the OutputFormat name without FORMAT_); "UNKNOWN(n)" for
+// numbers the format does not define. A std::string because of the latter.
+std::string FormatName(int32_t output_format);
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_DUMP_FILE_H_

@@ -1,0 +1,161 @@
+#include "dump/dump_manager.h"
+
+#include "dump/policy.h"
+#include "kernels/error_kind.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+
+namespace acldump::dump {
+
+DumpManager::DumpManager(SessionOptions options)
+    : options_(std::move(options)) {}
+
+DumpManager::~DumpManager() { Shutdown().IgnoreError(); }
+
+absl::Status DumpManager::InitDump() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (init_session_) {
+    return WithKind(
+        absl::FailedPreconditionError(
+            StrCat("dump is already configured by aclInit's file '",
+                   init_session_->config().source,
+                   "'; edit that file instead of calling aclmdlInitDump (S6)")),
+        ErrorKind::kDumpAlreadyRun);
+  }
+  if (initialized_) {
+    return WithKind(
+        absl::FailedPreconditionError(
+            "aclmdlInitDump was already called; call aclmdlFinalizeDump first"),
+        ErrorKind::kRepeatInitialize);
+  }
+  initialized_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status DumpManager::SetDump(const std::string& config_path) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!initialized_) {
+      return WithKind(absl::FailedPreconditionError(
+                          "aclmdlSetDump needs aclmdlInitDump first (S2)"),
+                      ErrorKind::kDumpNotRun);
+    }
+  }
+  ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
+  std::shared_ptr<DumpSession> session;
+  if (config.enabled) {
+    ASSIGN_OR_RETURN(session, DumpSession::Create(std::move(config), options_));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) {
+    return WithKind(
+        absl::FailedPreconditionError("aclmdlFinalizeDump ran while "
+                                      "aclmdlSetDump was reading its config"),
+        ErrorKind::kDumpNotRun);
+  }
+  current_ = session;
+  if (session) sessions_.push_back(std::move(session));
+  return absl::OkStatus();
+}
+
+absl::Status DumpManager::FinalizeDump() {
+  std::vector<std::shared_ptr<DumpSession>> sessions;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!initialized_) {
+      return WithKind(absl::FailedPreconditionError(
+                          "aclmdlFinalizeDump needs aclmdlInitDump first (S2)"),
+                      ErrorKind::kDumpNotRun);
+    }
+    initialized_ = false;
+    current_.reset();
+    sessions.swap(sessions_);
+  }
+  absl::Status first;
+  for (auto& session : sessions) {
+    absl::Status closed = session->Close();
+    if (first.ok()) first = closed;
+  }
+  return first;
+}
+
+absl::Status DumpManager::ConfigureFromAclInit(const std::string& config_path) {
+  ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
+  if (!config.enabled) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto session,
+                   DumpSession::Create(std::move(config), options_));
+  std::lock_guard<std::mutex> lock(mutex_);
+  init_session_ = std::move(session);
+  return absl::OkStatus();
+}
+
+absl::Status DumpManager::Shutdown() {
+  std::vector<std::shared_ptr<DumpSession>> sessions;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sessions.swap(sessions_);
+    if (init_session_) sessions.push_back(std::move(init_session_));
+    init_session_.reset();
+    current_.reset();
+    initialized_ = false;
+  }
+  absl::Status first;
+  for (auto& session : sessions) {
+    absl::Status closed = session->Close();
+    if (first.ok()) first = closed;
+  }
+  return first;
+}
+
+std::shared_ptr<DumpSession> DumpManager::ActiveSessionLocked() const {
+  if (initialized_) return current_;
+  return init_session_;
+}
+
+Attachment DumpManager::OnModelLoad(const CompiledModel& model,
+                                    const ModelIdentity& identity,
+                                    std::vector<std::string>* warnings) {
+  std::shared_ptr<DumpSession> session;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session = ActiveSessionLocked();
+  }
+  if (!session || session->closed()) return {};
+  const DumpConfig& config = session->config();
+  // S19: the exception scene wins over model and single-op dump.
+  if (config.exception_scene)
+    return MakeExceptionObserver(session, model, identity);
+  if (config.overflow) return MakeOverflowObserver(session, model, identity);
+  DumpPlan plan = BuildDumpPlan(config, model, identity.file_stem);
+  if (warnings != nullptr) {
+    warnings->insert(warnings->end(), plan.warnings.begin(),
+                     plan.warnings.end());
+  }
+  if (!plan.selected) return {};
+  return MakeModelDumpObserver(session, plan, model, identity);
+}
+
+std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(
+    int32_t device_id) {
+  std::shared_ptr<DumpSession> session;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session = ActiveSessionLocked();
+  }
+  if (!session || session->closed()) return nullptr;
+  const DumpConfig& config = session->config();
+  if (!config.exception_scene && !config.op_switch) return nullptr;
+  return MakeSingleOpObserver(std::move(session), device_id);
+}
+
+bool DumpManager::dump_initialized() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return initialized_;
+}
+
+std::shared_ptr<DumpSession> DumpManager::current_session() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ActiveSessionLocked();
+}
+
+}  // namespace acldump::dump

@@ -1,0 +1,73 @@
+// The process-wide dump state behind aclmdlInitDump / aclmdlSetDump /
+// aclmdlFinalizeDump and aclInit's dump section (S1-S7): which config is in
+// effect, which sessions are open, and the observer a newly loaded model gets.
+// Thread-safe.
+#ifndef ACLDUMP_DUMP_DUMP_MANAGER_H_
+#define ACLDUMP_DUMP_DUMP_MANAGER_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dump/config.h"
+#include "dump/observers.h"
+#include "dump/session.h"
+#include "runtime/compiled_model.h"
+
+namespace acldump::dump {
+
+class DumpManager {
+ public:
+  explicit DumpManager(
+      SessionOptions options = SessionOptionsFromEnvironment());
+  ~DumpManager();
+
+  // aclmdlInitDump: kDumpAlreadyRun while aclInit's dump config is active,
+  // kRepeatInitialize when already initialised.
+  absl::Status InitDump();
+  // aclmdlSetDump: kDumpNotRun before InitDump; config errors as
+  // LoadDumpConfigFile reports them. On success the config applies to models
+  // loaded from now on (S4); the latest call wins (S5).
+  absl::Status SetDump(const std::string& config_path);
+  // aclmdlFinalizeDump: kDumpNotRun without InitDump. Writes everything the
+  // sessions since InitDump queued and reports what could not be written
+  // (kWriteFile). Models loaded with those sessions stop dumping.
+  absl::Status FinalizeDump();
+
+  // aclInit(config): a config with an enabled dump section dumps for the whole
+  // process (S6).
+  absl::Status ConfigureFromAclInit(const std::string& config_path);
+  // aclFinalize: closes every session (aclInit's included) and reports write
+  // failures.
+  absl::Status Shutdown();
+
+  // What a model being loaded gets (S4: bound at load): an observer to attach,
+  // or none. Warnings (layers that match nothing, ...) are appended to
+  // `warnings`.
+  Attachment OnModelLoad(const CompiledModel& model,
+                         const ModelIdentity& identity,
+                         std::vector<std::string>* warnings);
+  // For one single-op execution (S13); null when nothing applies.
+  std::shared_ptr<ExecutionObserver> SingleOpObserver(int32_t device_id);
+
+  bool dump_initialized() const;
+  // The session new loads would use (null when none); for tools and tests.
+  std::shared_ptr<DumpSession> current_session() const;
+
+ private:
+  std::shared_ptr<DumpSession> ActiveSessionLocked() const;
+
+  SessionOptions options_;
+  mutable std::mutex mutex_;
+  bool initialized_ = false;
+  std::shared_ptr<DumpSession> current_;  // from the latest SetDump
+  std::vector<std::shared_ptr<DumpSession>>
+      sessions_;                               // every SetDump since InitDump
+  std::shared_ptr<DumpSession> init_session_;  // from aclInit's config
+};
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_DUMP_MANAGER_H_

@@ -1,0 +1,696 @@
+// The dump engine end to end below the C ABI: configs, policy, observers,
+// writer and the files they leave, rule by rule (spec S4-S21, U2, U5).
+#include "dump/dump_manager.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "dump/dump_file.h"
+#include "dump/overflow_record.h"
+#include "dump/stats_csv.h"
+#include "kernels/error_kind.h"
+#include "kernels/npy.h"
+#include "kernels/ops.h"
+#include "runtime/model_file.h"
+#include "runtime/model_registry.h"
+#include "runtime/single_op.h"
+
+namespace acldump::dump {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr char kResnet[] = "testdata/resnet_tiny.om";
+constexpr char kMlp[] = "testdata/mlp_block.om";
+
+std::string TempDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  fs::path dir = fs::path(base ? base : "/tmp") / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string WriteConfig(const std::string& dir, const std::string& json) {
+  const std::string path = dir + "/acl.json";
+  std::ofstream(path) << json;
+  return path;
+}
+
+// All regular files below `root`, relative paths.
+std::vector<std::string> FilesUnder(const std::string& root) {
+  std::vector<std::string> files;
+  if (!fs::exists(root)) return files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file())
+      files.push_back(fs::relative(entry.path(), root).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct Loaded {
+  std::shared_ptr<CompiledModel> model;
+  uint32_t id;
+  std::vector<std::string> warnings;
+};
+
+// What the C ABI does on load: compile, register, ask the dump manager, attach.
+Loaded Load(DumpManager& manager, ModelRegistry& registry,
+            const std::string& path, bool from_memory = false,
+            int32_t device = 0) {
+  absl::StatusOr<std::unique_ptr<CompiledModel>> compiled;
+  std::string stem;
+  if (from_memory) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    compiled = LoadModelFromMemory(bytes);
+  } else {
+    compiled = LoadModelFromFile(path);
+    stem = FileStem(path);
+  }
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  Loaded loaded;
+  loaded.model = std::move(*compiled);
+  loaded.id = *registry.Add(loaded.model, stem);
+  Attachment attachment = manager.OnModelLoad(
+      *loaded.model, ModelIdentity{loaded.id, stem, device}, &loaded.warnings);
+  if (attachment.observer) {
+    EXPECT_TRUE(
+        loaded.model->AttachObserver(attachment.observer, attachment.step_flags)
+            .ok());
+  }
+  return loaded;
+}
+
+// Runs the model on its testdata input; returns the outputs.
+std::vector<Tensor> RunModel(CompiledModel& model,
+                             absl::Status* status_out = nullptr) {
+  std::vector<Tensor> inputs;
+  std::vector<HostBuffer> in;
+  for (const auto& input : model.graph().inputs) {
+    auto t = ReadNpyFile("testdata/" + model.graph().name + ".input." +
+                         input.name + ".npy");
+    EXPECT_TRUE(t.ok()) << t.status();
+    inputs.push_back(std::move(*t));
+  }
+  for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
+  std::vector<Tensor> outputs;
+  std::vector<MutableHostBuffer> out;
+  for (const auto& output : model.graph().outputs) {
+    outputs.emplace_back(output.info.dtype, output.info.shape);
+  }
+  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+  absl::Status status = model.Execute(in, out);
+  if (status_out != nullptr) {
+    *status_out = status;
+  } else {
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  return outputs;
+}
+
+class DumpManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TempDir(
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dump_path_ = dir_ + "/out";
+    fs::create_directories(dump_path_);
+  }
+  std::string Config(const std::string& dump_body) {
+    return WriteConfig(dir_, R"({"dump":{"dump_path":")" + dump_path_ + "\"" +
+                                 (dump_body.empty() ? "" : "," + dump_body) +
+                                 "}}");
+  }
+  // The one time folder of this test's dump path.
+  std::string TimeFolder() {
+    std::vector<std::string> folders;
+    for (const auto& e : fs::directory_iterator(dump_path_))
+      folders.push_back(e.path().string());
+    EXPECT_EQ(folders.size(), 1u);
+    return folders.empty() ? "" : folders[0];
+  }
+  std::string dir_;
+  std::string dump_path_;
+  ModelRegistry registry_;
+};
+
+TEST_F(DumpManagerTest, LifecycleCodes) {
+  DumpManager manager;
+  const std::string config =
+      Config(R"("dump_list":[{"model_name":"resnet_tiny"}])");
+  EXPECT_EQ(KindOf(manager.SetDump(config)), ErrorKind::kDumpNotRun);
+  EXPECT_EQ(KindOf(manager.FinalizeDump()), ErrorKind::kDumpNotRun);
+  ASSERT_TRUE(manager.InitDump().ok());
+  EXPECT_EQ(KindOf(manager.InitDump()), ErrorKind::kRepeatInitialize);
+  EXPECT_EQ(KindOf(manager.SetDump(dir_ + "/missing.json")),
+            ErrorKind::kInvalidFile);
+  ASSERT_TRUE(manager.SetDump(config).ok());
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  EXPECT_EQ(KindOf(manager.FinalizeDump()), ErrorKind::kDumpNotRun);
+  // aclInit's config blocks InitDump (S6).
+  DumpManager with_init;
+  ASSERT_TRUE(with_init.ConfigureFromAclInit(config).ok());
+  EXPECT_EQ(KindOf(with_init.InitDump()), ErrorKind::kDumpAlreadyRun);
+}
+
+// Golden: dump_mode all writes one file per executed node per iteration (plus
+// the data op), at the documented paths, holding exactly the bytes the executor
+// produced.
+TEST_F(DumpManagerTest, ModeAllWritesEveryNodeWithBitIdenticalTensors) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_mode":"all","dump_list":[{"model_name":"resnet_tiny"}])"))
+          .ok());
+  Loaded loaded = Load(manager, registry_, kResnet);
+  EXPECT_TRUE(loaded.warnings.empty());
+  const std::vector<Tensor> first = RunModel(*loaded.model);
+  const std::vector<Tensor> second = RunModel(*loaded.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+
+  // Outputs are bit-identical to an undumped run of the same model.
+  auto plain = LoadModelFromFile(kResnet);
+  ASSERT_TRUE(plain.ok());
+  const std::vector<Tensor> reference = RunModel(**plain);
+  for (size_t i = 0; i < reference.size(); ++i) {
+    ASSERT_EQ(
+        std::memcmp(reference[i].data(), first[i].data(), first[i].ByteSize()),
+        0);
+    ASSERT_EQ(
+        std::memcmp(reference[i].data(), second[i].data(), first[i].ByteSize()),
+        0);
+  }
+
+  const std::string time_folder = TimeFolder();
+  EXPECT_TRUE(std::regex_match(fs::path(time_folder).filename().string(),
+                               std::regex("[0-9]{14}")));
+  const std::vector<std::string> files = FilesUnder(time_folder);
+  const size_t steps = loaded.model->steps().size();
+  ASSERT_EQ(files.size(), 2 * (steps + 1)) << ::testing::PrintToString(files);
+  const std::regex name(
+      "0/resnet_tiny/" + std::to_string(loaded.id) +
+      "/([01])/([A-Za-z]+)\\.([A-Za-z0-9_]+)\\.([0-9]+)\\.0\\.([0-9]{16})");
+  std::map<std::string, std::string> by_op;  // "{iteration}/{op}" -> path
+  for (const std::string& file : files) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(file, m, name)) << file;
+    by_op[m[1].str() + "/" + m[3].str()] = time_folder + "/" + file;
+  }
+  // The data op (S10: conv1 reads the graph input) holds the input.
+  auto data = ReadDumpFile(by_op.at("0/input"));
+  ASSERT_TRUE(data.ok()) << data.status();
+  auto input = ReadNpyFile("testdata/resnet_tiny.input.input.npy");
+  ASSERT_EQ(data->outputs.size(), 1u);
+  EXPECT_EQ(
+      data->outputs[0],
+      std::string(static_cast<const char*>(input->data()), input->ByteSize()));
+  // The last node's outputs are the model outputs; its input is the previous
+  // node's output.
+  for (const char* iteration : {"0", "1"}) {
+    auto prob = ReadDumpFile(by_op.at(std::string(iteration) + "/prob"));
+    ASSERT_TRUE(prob.ok()) << prob.status();
+    EXPECT_EQ(prob->header.op_name(), "prob");
+    ASSERT_EQ(prob->outputs.size(), 1u);
+    EXPECT_EQ(prob->outputs[0],
+              std::string(static_cast<const char*>(first[1].data()),
+                          first[1].ByteSize()));
+    auto fc = ReadDumpFile(by_op.at(std::string(iteration) + "/fc"));
+    ASSERT_TRUE(fc.ok());
+    EXPECT_EQ(prob->inputs[0], fc->outputs[0]);
+    EXPECT_EQ(fc->outputs[0],
+              std::string(static_cast<const char*>(first[0].data()),
+                          first[0].ByteSize()));
+  }
+  // Header metadata: dtypes, shapes, original names of a fused node.
+  auto stem = ReadDumpFile(by_op.at("0/conv1bn1relu1"));
+  ASSERT_TRUE(stem.ok());
+  EXPECT_EQ(stem->header.version(), "2.0");
+  ASSERT_EQ(stem->inputs.size(), 3u);  // X, folded W, folded B
+  ASSERT_EQ(stem->header.output_size(), 1);
+  const auto& out = stem->header.output(0);
+  EXPECT_EQ(out.data_type(), toolkit::dumpdata::DT_FLOAT);
+  EXPECT_EQ(out.format(), toolkit::dumpdata::FORMAT_NCHW);
+  EXPECT_THAT(
+      std::vector<uint64_t>(out.shape().dim().begin(), out.shape().dim().end()),
+      ::testing::ElementsAre(1, 16, 32, 32));
+  EXPECT_EQ(out.original_op().name(), "relu1");
+  bool found = false;
+  for (const auto& attr : stem->header.attr()) {
+    if (attr.name() == "original_names") {
+      EXPECT_EQ(attr.value(), "conv1,bn1,relu1");
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  // The dump's output tensor of conv1 (fused with relu) matches PyTorch's
+  // relu1.
+  auto relu1 = ReadNpyFile("testdata/reference/resnet_tiny/relu1.npy");
+  auto dumped = PayloadToTensor(out.data_type(), out.shape(), stem->outputs[0]);
+  ASSERT_TRUE(dumped.ok());
+  for (int64_t i = 0; i < relu1->NumElements(); ++i) {
+    ASSERT_NEAR(dumped->as<float>()[i], relu1->as<float>()[i], 1e-4);
+  }
+  // No temporary file is left behind.
+  for (const std::string& file : files)
+    EXPECT_THAT(file, ::testing::Not(HasSubstr(".tmp")));
+}
+
+TEST_F(DumpManagerTest, LayersByConvertedOrOriginalNameAndDataOpInclusion) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  // relu1 is an original name of the fused conv1bn1relu1; fc is a converted
+  // name; flatten is a no-task node; bogus matches nothing.
+  ASSERT_TRUE(manager
+                  .SetDump(Config(R"("dump_list":[{"model_name":"resnet_tiny",
+      "layer":["relu1","fc","flatten","bogus"]}])"))
+                  .ok());
+  Loaded loaded = Load(manager, registry_, kResnet);
+  ASSERT_EQ(loaded.warnings.size(), 2u);
+  EXPECT_THAT(loaded.warnings[0], HasSubstr("layer 'flatten'"));
+  EXPECT_THAT(loaded.warnings[0], HasSubstr("no-task"));
+  EXPECT_THAT(loaded.warnings[1],
+              HasSubstr("layer 'bogus' matches no operator of model "
+                        "'resnet_tiny' (file 'resnet_tiny')"));
+  RunModel(*loaded.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  std::vector<std::string> ops;
+  for (const std::string& file : FilesUnder(TimeFolder())) {
+    ops.push_back(fs::path(file).filename().string().substr(
+        0, file.find('.', 0) == std::string::npos ? 0 : std::string::npos));
+  }
+  std::vector<std::string> names;
+  for (const std::string& file : FilesUnder(TimeFolder())) {
+    const std::string base = fs::path(file).filename().string();
+    names.push_back(base.substr(0, base.find('.', base.find('.') + 1)));
+  }
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("Conv.conv1bn1relu1",
+                                                     "Gemm.fc", "Data.input"));
+}
+
+TEST_F(DumpManagerTest, ModelNameMatchingByFileStemGraphNameAndMemory) {
+  // S9: the file-stem entry wins over the graph-name entry; memory loads match
+  // the graph name.
+  fs::copy_file(kResnet, dir_ + "/renamed.om");
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[{"model_name":"resnet_tiny","layer":["prob"]},
+      {"model_name":"renamed","layer":["fc"]}])"))
+          .ok());
+  Loaded by_stem = Load(manager, registry_, dir_ + "/renamed.om");
+  Loaded by_graph_name =
+      Load(manager, registry_, kResnet, /*from_memory=*/true);
+  RunModel(*by_stem.model);
+  RunModel(*by_graph_name.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 2u) << ::testing::PrintToString(files);  // fc, prob
+  std::string stem_files, memory_files;
+  for (const std::string& f : files) {
+    if (f.find("/renamed/") != std::string::npos) stem_files += f + " ";
+    if (f.find("/resnet_tiny/") != std::string::npos) memory_files += f + " ";
+  }
+  EXPECT_THAT(stem_files, HasSubstr("Gemm.fc."));
+  EXPECT_THAT(memory_files, HasSubstr("Softmax.prob."));
+  EXPECT_THAT(memory_files, ::testing::Not(HasSubstr("Gemm.fc.")));
+}
+
+TEST_F(DumpManagerTest, LayerWithoutModelNameAppliesToEveryModel) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager.SetDump(Config(R"("dump_list":[{"layer":["prob","attn"]}])"))
+          .ok());
+  Loaded resnet = Load(manager, registry_, kResnet);
+  Loaded mlp = Load(manager, registry_, kMlp);
+  RunModel(*resnet.model);
+  RunModel(*mlp.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  const std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_THAT(files[0] + files[1], HasSubstr("mlp_block/"));
+  EXPECT_THAT(files[0] + files[1], HasSubstr("Softmax.attn."));
+  EXPECT_THAT(files[0] + files[1], HasSubstr("Softmax.prob."));
+  // Each model reports the layer it does not have.
+  EXPECT_THAT(resnet.warnings,
+              ::testing::ElementsAre(HasSubstr("layer 'attn'")));
+  EXPECT_THAT(mlp.warnings, ::testing::ElementsAre(HasSubstr("layer 'prob'")));
+}
+
+TEST_F(DumpManagerTest, ConfigOnlyAffectsModelsLoadedAfterItAndLatestWins) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  // S4: model 1 loaded before SetDump is not dumped.
+  Loaded before = Load(manager, registry_, kMlp);
+  const std::string other = dir_ + "/other";
+  fs::create_directories(other);
+  ASSERT_TRUE(
+      manager
+          .SetDump(WriteConfig(
+              dir_, R"({"dump":{"dump_path":")" + other +
+                        R"(","dump_list":[{"model_name":"mlp_block"}]}})"))
+          .ok());
+  // S5: a second SetDump before the load overrides the first.
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
+          .ok());
+  Loaded after = Load(manager, registry_, kMlp);
+  RunModel(*before.model);
+  RunModel(*after.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  EXPECT_TRUE(FilesUnder(other).empty());
+  const std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_THAT(files[0],
+              HasSubstr("/" + std::to_string(after.id) + "/0/Softmax.attn."));
+  // After FinalizeDump the dumped model runs on without dumping (S3 sequence
+  // B).
+  RunModel(*after.model);
+  EXPECT_EQ(FilesUnder(TimeFolder()).size(), 1u);
+}
+
+TEST_F(DumpManagerTest, DumpStepSelectsIterations) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_step":"1|3-4","dump_list":[{"model_name":"mlp_block","layer":["pooled"]}])"))
+          .ok());
+  Loaded loaded = Load(manager, registry_, kMlp);
+  for (int i = 0; i < 6; ++i) RunModel(*loaded.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  std::set<std::string> iterations;
+  for (const std::string& file : FilesUnder(TimeFolder())) {
+    iterations.insert(fs::path(file).parent_path().filename().string());
+  }
+  EXPECT_THAT(iterations, ::testing::ElementsAre("1", "3", "4"));
+}
+
+TEST_F(DumpManagerTest, DumpModeInputAndOutput) {
+  for (const char* mode : {"input", "output"}) {
+    const std::string path = dump_path_ + "/" + mode;
+    fs::create_directories(path);
+    DumpManager manager;
+    ASSERT_TRUE(manager.InitDump().ok());
+    ASSERT_TRUE(
+        manager
+            .SetDump(WriteConfig(
+                dir_,
+                R"({"dump":{"dump_path":")" + path + R"(","dump_mode":")" +
+                    mode +
+                    R"(","dump_list":[{"model_name":"mlp_block","layer":["attn"]}]}})"))
+            .ok());
+    Loaded loaded = Load(manager, registry_, kMlp);
+    RunModel(*loaded.model);
+    ASSERT_TRUE(manager.FinalizeDump().ok());
+    const std::vector<std::string> files = FilesUnder(path);
+    ASSERT_EQ(files.size(), 1u);
+    auto contents = ReadDumpFile(path + "/" + files[0]);
+    ASSERT_TRUE(contents.ok()) << contents.status();
+    EXPECT_EQ(contents->inputs.size(), std::string(mode) == "input" ? 1u : 0u);
+    EXPECT_EQ(contents->outputs.size(),
+              std::string(mode) == "output" ? 1u : 0u);
+  }
+}
+
+TEST_F(DumpManagerTest, StatsModeWritesCsvWithExpectedValues) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_data":"stats","dump_mode":"all","dump_list":[{"model_name":"resnet_tiny","layer":["prob"]}])"))
+          .ok());
+  Loaded loaded = Load(manager, registry_, kResnet);
+  const std::vector<Tensor> outputs = RunModel(*loaded.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  const std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_THAT(files[0], ::testing::EndsWith(".csv"));
+  std::ifstream in(TimeFolder() + "/" + files[0]);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto table = ParseStatsCsv(text);
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(table->header[0], "Input/Output");
+  ASSERT_EQ(table->rows.size(), 2u);
+  EXPECT_EQ(table->rows[0][0], "Input");
+  EXPECT_EQ(table->rows[1][0], "Output");
+  EXPECT_EQ(*table->Cell(1, "Shape"), "1x10");
+  EXPECT_EQ(*table->Cell(1, "Data Type"), "DT_FLOAT");
+  const float* prob = outputs[1].as<float>();
+  const float max = *std::max_element(prob, prob + 10);
+  EXPECT_EQ(static_cast<float>(**table->Double(1, "Max Value")), max);
+  EXPECT_NEAR(**table->Double(1, "Avg Value"), 0.1,
+              1e-6);  // a softmax sums to 1
+  EXPECT_EQ(**table->Uint64(1, "Count"), 10u);
+}
+
+TEST_F(DumpManagerTest, SingleOpDump) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  // The seed's single-op example (S13).
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[],"dump_op_switch":"on","dump_data":"tensor")"))
+          .ok());
+  std::vector<float> a = {1, 2}, b = {10, 20}, c(2);
+  TensorView in[] = {{DType::kFloat32, Shape({2}), a.data()},
+                     {DType::kFloat32, Shape({2}), b.data()}};
+  TensorView out[] = {{DType::kFloat32, Shape({2}), c.data()}};
+  SingleOpCall call;
+  call.op_type = "Add";
+  call.inputs = in;
+  call.outputs = out;
+  for (int i = 0; i < 2; ++i) {
+    auto observer = manager.SingleOpObserver(/*device_id=*/3);
+    ASSERT_NE(observer, nullptr);
+    ASSERT_TRUE(ExecuteSingleOp(BuiltinOps(), call, observer.get()).ok());
+  }
+  EXPECT_EQ(c[1], 22.0f);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  const std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_TRUE(
+      std::regex_match(files[0], std::regex("3/Add\\.Add\\.0\\.0\\.[0-9]{16}")))
+      << files[0];
+  EXPECT_TRUE(
+      std::regex_match(files[1], std::regex("3/Add\\.Add\\.1\\.0\\.[0-9]{16}")))
+      << files[1];
+  auto contents = ReadDumpFile(TimeFolder() + "/" + files[0]);
+  ASSERT_TRUE(contents.ok());
+  EXPECT_EQ(contents->outputs[0],
+            std::string(reinterpret_cast<const char*>(c.data()), 8));
+}
+
+// A model whose Gather reads an index at run time: index 9 of 4 fails the
+// kernel.
+std::shared_ptr<CompiledModel> GatherModel() {
+  Graph graph;
+  graph.name = "gather";
+  graph.inputs.push_back({"data", {DType::kFloat32, Shape({4})}});
+  graph.inputs.push_back({"indices", {DType::kInt64, Shape({2})}});
+  graph.outputs.push_back({"out", {DType::kFloat32, Shape({2})}});
+  graph.nodes = {
+      {"lookup", "Gather", {"data", "indices"}, {"out"}, {}, {"lookup"}}};
+  return std::move(*CompiledModel::Compile(graph, BuiltinOps()));
+}
+
+TEST_F(DumpManagerTest,
+       ExceptionDumpWritesFailingNodeReadOnlyAndWinsOverModelDump) {
+  const std::string work = dir_ + "/work";
+  fs::create_directories(work);
+  SessionOptions options;
+  options.exception_root = work;  // as if ASCEND_WORK_PATH=work
+  DumpManager manager(options);
+  ASSERT_TRUE(manager.InitDump().ok());
+  // S19: with a dump_list as well, only the exception dump takes effect.
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_scene":"lite_exception","dump_list":[{"model_name":"gather"}])"))
+          .ok());
+  std::shared_ptr<CompiledModel> model = GatherModel();
+  std::vector<std::string> warnings;
+  Attachment attachment =
+      manager.OnModelLoad(*model, ModelIdentity{7, "", 2}, &warnings);
+  ASSERT_NE(attachment.observer, nullptr);
+  ASSERT_TRUE(
+      model->AttachObserver(attachment.observer, attachment.step_flags).ok());
+  std::vector<float> data = {1, 2, 3, 4};
+  std::vector<int64_t> indices = {1, 9};
+  std::vector<float> out(2);
+  HostBuffer in[] = {{data.data(), 16}, {indices.data(), 16}};
+  MutableHostBuffer o{out.data(), 8};
+  absl::Status status = model->Execute(in, {&o, 1});
+  ASSERT_FALSE(status.ok());
+  indices[1] = 2;
+  ASSERT_TRUE(model->Execute(in, {&o, 1}).ok());  // a good run dumps nothing
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  EXPECT_TRUE(FilesUnder(dump_path_).empty());
+  const std::vector<std::string> files = FilesUnder(work);
+  ASSERT_EQ(files.size(), 1u) << ::testing::PrintToString(files);
+  EXPECT_TRUE(std::regex_match(
+      files[0],
+      std::regex("extra-info/data-dump/2/Gather\\.lookup\\.0\\.0\\.[0-9]{16}")))
+      << files[0];
+  struct stat st;
+  ASSERT_EQ(stat((work + "/" + files[0]).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0400u);
+  auto contents = ReadDumpFile(work + "/" + files[0]);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_THAT(contents->header.dfx_message(), HasSubstr("index 9"));
+  // data, indices, then the kernel's launch parameters as tiling data.
+  ASSERT_EQ(contents->header.input_size(), 3);
+  EXPECT_EQ(contents->header.input(0).input_type(), 2u);  // INPUT
+  EXPECT_EQ(contents->header.input(1).input_type(), 2u);
+  EXPECT_EQ(contents->header.input(2).input_type(), 7u);  // TILING_DATA
+  EXPECT_EQ(contents->inputs[1],
+            std::string(reinterpret_cast<const char*>(indices.data()), 8) +
+                std::string("\x09\0\0\0\0\0\0\0", 8));
+}
+
+TEST_F(DumpManagerTest, OverflowDumpRecordsOpsProducingInfFromFiniteInputs) {
+  // y = x * x overflows float32 for |x| > 1.8e19; z = y + 1 only propagates it.
+  Graph graph;
+  graph.name = "overflow";
+  graph.inputs.push_back({"x", {DType::kFloat32, Shape({3})}});
+  graph.outputs.push_back({"z", {DType::kFloat32, Shape({3})}});
+  auto one = std::make_shared<Tensor>(DType::kFloat32, Shape({1}));
+  one->as<float>()[0] = 1;
+  graph.initializers["one"] = one;
+  graph.nodes = {{"square", "Mul", {"x", "x"}, {"y"}, {}, {"square"}},
+                 {"plus", "Add", {"y", "one"}, {"z"}, {}, {"plus"}}};
+  std::shared_ptr<CompiledModel> model =
+      std::move(*CompiledModel::Compile(graph, BuiltinOps()));
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(manager.SetDump(Config(R"("dump_debug":"on")")).ok());
+  Attachment attachment =
+      manager.OnModelLoad(*model, ModelIdentity{5, "", 0}, nullptr);
+  ASSERT_TRUE(
+      model->AttachObserver(attachment.observer, attachment.step_flags).ok());
+  std::vector<float> x = {1, 2, 3e20f}, z(3);
+  HostBuffer in{x.data(), 12};
+  MutableHostBuffer out{z.data(), 12};
+  ASSERT_TRUE(model->Execute({&in, 1}, {&out, 1}).ok());
+  x[2] = 3;  // a clean iteration adds nothing
+  ASSERT_TRUE(model->Execute({&in, 1}, {&out, 1}).ok());
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  const std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 2u) << ::testing::PrintToString(files);
+  EXPECT_TRUE(std::regex_match(
+      files[0], std::regex("0/overflow/5/0/Mul\\.square\\.0\\.0\\.[0-9]{16}")))
+      << files[0];
+  EXPECT_TRUE(std::regex_match(
+      files[1],
+      std::regex("0/overflow/5/0/Opdebug\\.Node_OpDebug\\.0\\.0\\.[0-9]{16}")))
+      << files[1];
+  auto record_file = ReadDumpFile(TimeFolder() + "/" + files[1]);
+  ASSERT_TRUE(record_file.ok()) << record_file.status();
+  ASSERT_EQ(record_file->outputs.size(), 1u);
+  EXPECT_EQ(record_file->outputs[0].size(), 2048u);
+  auto record = DecodeOverflowPayload(record_file->outputs[0]);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->model_id, 5u);
+  EXPECT_EQ(record->task_id, 0u);
+  auto op = ReadDumpFile(TimeFolder() + "/" + files[0]);
+  ASSERT_TRUE(op.ok());
+  EXPECT_EQ(op->inputs.size(), 2u);
+  EXPECT_EQ(op->outputs.size(), 1u);
+}
+
+TEST_F(DumpManagerTest,
+       DumpFolderRemovedMidRunIsReportedAndResultsStayCorrect) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager.SetDump(Config(R"("dump_list":[{"model_name":"mlp_block"}])"))
+          .ok());
+  Loaded loaded = Load(manager, registry_, kMlp);
+  RunModel(*loaded.model);
+  // Let the first iteration land, then pull the folder away.
+  manager.current_session()->writer().Flush().IgnoreError();
+  fs::remove_all(dump_path_);
+  auto plain = LoadModelFromFile(kMlp);
+  const std::vector<Tensor> expected = RunModel(**plain);
+  const std::vector<Tensor> got = RunModel(*loaded.model);
+  EXPECT_EQ(std::memcmp(expected[0].data(), got[0].data(), got[0].ByteSize()),
+            0);
+  absl::Status finalized = manager.FinalizeDump();
+  EXPECT_EQ(KindOf(finalized), ErrorKind::kWriteFile);
+  EXPECT_THAT(finalized.message(),
+              HasSubstr("dump files could not be written"));
+  EXPECT_THAT(finalized.message(), HasSubstr("no longer exists"));
+  EXPECT_FALSE(
+      fs::exists(dump_path_));  // never re-created behind the user's back
+  // The next session works again.
+  fs::create_directories(dump_path_);
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
+          .ok());
+  Loaded again = Load(manager, registry_, kMlp);
+  RunModel(*again.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  EXPECT_EQ(FilesUnder(dump_path_).size(), 1u);
+}
+
+TEST_F(DumpManagerTest, TinyWriterBudgetAppliesBackPressureWithoutLosingFiles) {
+  SessionOptions options;
+  options.writer_memory_budget = 8 * 1024;  // smaller than one conv output
+  DumpManager manager(options);
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager.SetDump(Config(R"("dump_list":[{"model_name":"resnet_tiny"}])"))
+          .ok());
+  Loaded loaded = Load(manager, registry_, kResnet);
+  for (int i = 0; i < 3; ++i) RunModel(*loaded.model);
+  auto session = manager.current_session();
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  EXPECT_EQ(FilesUnder(TimeFolder()).size(),
+            3 * (loaded.model->steps().size() + 1));
+  EXPECT_GT(session->writer().stats().back_pressure_waits, 0u);
+  EXPECT_EQ(session->writer().stats().files_failed, 0u);
+}
+
+TEST_F(DumpManagerTest, DeviceIdSeparatesDumps) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
+          .ok());
+  Loaded a = Load(manager, registry_, kMlp, false, /*device=*/0);
+  Loaded b = Load(manager, registry_, kMlp, false, /*device=*/1);
+  RunModel(*a.model);
+  RunModel(*b.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  const std::vector<std::string> files = FilesUnder(TimeFolder());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].substr(0, 2), "0/");
+  EXPECT_EQ(files[1].substr(0, 2), "1/");
+}
+
+}  // namespace
+}  // namespace acldump::dump

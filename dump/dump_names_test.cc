@@ -1,0 +1,90 @@
+#include "dump/dump_names.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+namespace acldump::dump {
+namespace {
+
+TEST(DumpNamesTest, EscapesSpaceDotAndSlashes) {
+  EXPECT_EQ(EscapeNamePart("model/conv 1.weight\\x"), "model_conv_1_weight_x");
+  EXPECT_EQ(EscapeNamePart("conv1bn1relu1"), "conv1bn1relu1");
+  EXPECT_EQ(EscapeNamePart(""), "");
+  EXPECT_EQ(EscapeNamePart("a-b_c:d"), "a-b_c:d");
+}
+
+TEST(DumpNamesTest, FileName) {
+  EXPECT_EQ(DumpFileName("Conv", "conv1", 3, 0, 1700000000123456),
+            "Conv.conv1.3.0.1700000000123456");
+  EXPECT_EQ(DumpFileName("Relu", "block.1/relu", 12, 7, 42),
+            "Relu.block_1_relu.12.7.0000000000000042");
+  EXPECT_EQ(DumpFileName("Add", "a", 4294967295u, 4294967295u, 0),
+            "Add.a.4294967295.4294967295.0000000000000000");
+}
+
+TEST(DumpNamesTest, HashedNames) {
+  EXPECT_FALSE(NeedsHashedName(std::string(247, 'a')));
+  EXPECT_TRUE(NeedsHashedName(std::string(248, 'a')));
+  // FNV-1a 64 reference values.
+  EXPECT_EQ(HashedFileName(""), "14695981039346656037");
+  EXPECT_EQ(HashedFileName("a"), "12638187200555641996");
+  EXPECT_EQ(HashedFileName("foobar"), "9625390261332436968");
+  const std::string long_name =
+      DumpFileName("Conv", std::string(300, 'n'), 1, 0, 5);
+  EXPECT_TRUE(NeedsHashedName(long_name));
+  EXPECT_EQ(HashedFileName(long_name), HashedFileName(long_name));
+  EXPECT_NE(HashedFileName(long_name), HashedFileName(long_name + "x"));
+  EXPECT_LE(HashedFileName(long_name).size(), 20u);
+}
+
+TEST(DumpNamesTest, MappingCsvLine) {
+  EXPECT_EQ(MappingCsvLine("123", "Conv.conv1.1.0.0000000000000005"),
+            "123,Conv.conv1.1.0.0000000000000005\n");
+  EXPECT_EQ(MappingCsvLine("123", "a,b"), "123,\"a,b\"\n");
+  EXPECT_EQ(MappingCsvLine("123", "say \"hi\""), "123,\"say \"\"hi\"\"\"\n");
+  EXPECT_EQ(MappingCsvLine("123", "line\nbreak"), "123,\"line\nbreak\"\n");
+}
+
+class TimeNamesTest : public ::testing::Test {
+ protected:
+  void SetTz(const char* tz) {
+    setenv("TZ", tz, 1);
+    tzset();
+  }
+  void TearDown() override {
+    unsetenv("TZ");
+    tzset();
+  }
+};
+
+TEST_F(TimeNamesTest, FolderNameIsLocalTime) {
+  SetTz("UTC0");
+  EXPECT_EQ(DumpTimeFolderName(1700000000), "20231114221320");
+  EXPECT_EQ(DumpTimeFolderName(0), "19700101000000");
+  SetTz("CST-8");  // UTC+8, no tzdata needed
+  EXPECT_EQ(DumpTimeFolderName(1700000000), "20231115061320");
+}
+
+TEST_F(TimeNamesTest, ExceptionTimestampHasMilliseconds) {
+  SetTz("UTC0");
+  using std::chrono::microseconds;
+  const std::chrono::system_clock::time_point t{
+      microseconds(int64_t{1700000000} * 1000000 + 7999)};
+  EXPECT_EQ(ExceptionTimestamp(t), "20231114221320007");
+  const std::chrono::system_clock::time_point u{
+      microseconds(int64_t{1700000000} * 1000000 + 999999)};
+  EXPECT_EQ(ExceptionTimestamp(u), "20231114221320999");
+  EXPECT_EQ(ExceptionTimestamp(std::chrono::system_clock::time_point{}),
+            "19700101000000000");
+  // Before the epoch: the milliseconds still count forward within the second.
+  const std::chrono::system_clock::time_point before{microseconds(-1000)};
+  EXPECT_EQ(ExceptionTimestamp(before), "19691231235959999");
+}
+
+}  // namespace
+}  // namespace acldump::dump

@@ -1,0 +1,91 @@
+#include "dump/session.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "dump/dump_names.h"
+
+namespace acldump::dump {
+
+SessionOptions SessionOptionsFromEnvironment() {
+  SessionOptions options;
+  if (const char* mb = std::getenv("ACLDUMP_WRITER_MEMORY_MB")) {
+    const long value = std::atol(mb);
+    if (value >= 1 && value <= (1L << 20))
+      options.writer_memory_budget = size_t(value) << 20;
+  }
+  if (const char* sync = std::getenv("ACLDUMP_FSYNC"))
+    options.sync_files = sync[0] == '1';
+  return options;
+}
+
+uint64_t NowMicros() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000u +
+         static_cast<uint64_t>(ts.tv_nsec) / 1000u;
+}
+
+absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
+    DumpConfig config, const SessionOptions& options) {
+  std::shared_ptr<DumpSession> session(new DumpSession());
+  session->time_folder_ = DumpTimeFolderName(std::time(nullptr));
+  DumpWriter::Options writer;
+  writer.memory_budget = options.writer_memory_budget;
+  writer.sync = options.sync_files;
+  writer.fs = options.fs;
+  if (config.exception_scene) {
+    writer.root = options.exception_root;
+    if (writer.root.empty()) {
+      const char* work = std::getenv("ASCEND_WORK_PATH");
+      if (work != nullptr && work[0] != '\0') {
+        writer.root = work;
+      } else {
+        char cwd[4096];
+        writer.root = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+      }
+    }
+  } else {
+    writer.root = config.dump_path_resolved;
+  }
+  while (writer.root.size() > 1 && writer.root.back() == '/')
+    writer.root.pop_back();
+  session->config_ = std::move(config);
+  session->writer_ = std::make_unique<DumpWriter>(std::move(writer));
+  return session;
+}
+
+DumpSession::~DumpSession() { Close().IgnoreError(); }
+
+bool DumpSession::EnterExecution() {
+  active_executions_.fetch_add(1, std::memory_order_acq_rel);
+  if (closed_.load(std::memory_order_acquire)) {
+    ExitExecution();
+    return false;
+  }
+  return true;
+}
+
+void DumpSession::ExitExecution() {
+  if (active_executions_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+      closed_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(close_mutex_);
+    drained_.notify_all();
+  }
+}
+
+absl::Status DumpSession::Close() {
+  std::unique_lock<std::mutex> lock(close_mutex_);
+  closed_.store(true, std::memory_order_release);
+  if (close_done_) return close_status_;
+  drained_.wait(lock, [&] {
+    return active_executions_.load(std::memory_order_acquire) == 0;
+  });
+  close_status_ = writer_->Flush();
+  close_done_ = true;
+  return close_status_;
+}
+
+}  // namespace acldump::dump

@@ -1,0 +1,77 @@
+// One effective dump configuration (from aclmdlSetDump or aclInit): its config,
+// the time folder fixed when it took effect, and the writer its dumps go
+// through.
+#ifndef ACLDUMP_DUMP_SESSION_H_
+#define ACLDUMP_DUMP_SESSION_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "dump/config.h"
+#include "dump/file_system.h"
+#include "dump/writer.h"
+
+namespace acldump::dump {
+
+struct SessionOptions {
+  size_t writer_memory_budget = size_t{256} << 20;
+  bool sync_files = false;
+  FileSystem* fs = nullptr;  // default: POSIX
+  // Root of exception dumps (S18); empty = $ASCEND_WORK_PATH or the current
+  // directory.
+  std::string exception_root;
+};
+
+// Options from the environment: ACLDUMP_WRITER_MEMORY_MB, ACLDUMP_FSYNC=1.
+SessionOptions SessionOptionsFromEnvironment();
+
+class DumpSession {
+ public:
+  static absl::StatusOr<std::shared_ptr<DumpSession>> Create(
+      DumpConfig config, const SessionOptions& options);
+  ~DumpSession();
+
+  const DumpConfig& config() const { return config_; }
+  // {YYYYMMDDHHMMSS}: local time when the config took effect.
+  const std::string& time_folder() const { return time_folder_; }
+  // Where this session's files go: dump_path, or the exception root.
+  const std::string& root() const { return writer_->root(); }
+  DumpWriter& writer() { return *writer_; }
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  uint64_t NextSingleOpTaskId() { return single_op_tasks_.fetch_add(1); }
+
+  // An execution that dumps brackets itself with these; Enter fails once the
+  // session is closed. Close waits for the executions inside, so their files
+  // are part of its report.
+  bool EnterExecution();
+  void ExitExecution();
+
+  // Stops new dumps, waits for running executions, writes everything queued and
+  // returns the writer's report (S2). Later calls return the same report.
+  absl::Status Close();
+
+ private:
+  DumpSession() = default;
+  DumpConfig config_;
+  std::string time_folder_;
+  std::unique_ptr<DumpWriter> writer_;
+  std::atomic<bool> closed_{false};
+  std::atomic<uint64_t> single_op_tasks_{0};
+  std::atomic<int> active_executions_{0};
+  std::mutex close_mutex_;
+  std::condition_variable drained_;
+  bool close_done_ = false;
+  absl::Status close_status_;
+};
+
+// Microseconds since the Unix epoch.
+uint64_t NowMicros();
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_SESSION_H_

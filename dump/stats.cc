@@ -1,0 +1,246 @@
+#include "dump/stats.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "dump/stats.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/half.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace acldump::dump::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Elements per block: partial sums stay in float32 lanes for one block (few
+// additions per lane, so little rounding), then move to double.
+constexpr size_t kBlock = 512;
+
+// Scalar fallback for a block that holds a NaN or an infinity.
+inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
+  for (size_t i = 0; i < n; ++i) {
+    const float v = p[i];
+    if (std::isnan(v)) {
+      ++s.nan;
+    } else if (std::isinf(v)) {
+      ++(v > 0 ? s.positive_inf : s.negative_inf);
+    } else {
+      if (s.finite == 0) {
+        s.max = s.min = v;
+      } else {
+        s.max = std::max<double>(s.max, v);
+        s.min = std::min<double>(s.min, v);
+      }
+      ++s.finite;
+      s.sum += v;
+      s.sum_squares += static_cast<double>(v) * v;
+    }
+  }
+}
+
+// Stats over float32 values produced by `load(i)` (one vector at element i),
+// for the first n - n % Lanes elements; the caller handles the tail.
+template <class D, class Load>
+void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
+  const size_t lanes = hn::Lanes(d);
+  const size_t vector_end = n - n % lanes;
+  auto vmax = hn::Set(d, -std::numeric_limits<float>::infinity());
+  auto vmin = hn::Set(d, std::numeric_limits<float>::infinity());
+  double vector_sum = 0, vector_sum_squares = 0;
+  uint64_t vector_count = 0;
+  for (size_t i = 0; i < vector_end;) {
+    const size_t block_end = std::min(vector_end, i + kBlock);
+    auto sum = hn::Zero(d);
+    auto sum_sq = hn::Zero(d);
+    auto bmax = vmax;
+    auto bmin = vmin;
+    bool clean = true;
+    for (size_t j = i; j < block_end; j += lanes) {
+      const auto v = load(j);
+      if (!hn::AllTrue(d, hn::IsFinite(v))) {
+        clean = false;
+        break;
+      }
+      sum = hn::Add(sum, v);
+      sum_sq = hn::MulAdd(v, v, sum_sq);
+      bmax = hn::Max(bmax, v);
+      bmin = hn::Min(bmin, v);
+    }
+    if (clean) {
+      vector_sum += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
+      vector_sum_squares +=
+          static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum_sq)));
+      vector_count += block_end - i;
+      vmax = bmax;
+      vmin = bmin;
+    } else {
+      // Redo this block element by element (NaN/Inf are rare: overflow is what
+      // users look for).
+      for (size_t k = i; k < block_end; k += lanes) {
+        hn::StoreU(load(k), d, scratch);
+        AccumulateScalar(scratch, lanes, s);
+      }
+    }
+    i = block_end;
+  }
+  if (vector_count > 0) {
+    const double vector_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
+    const double vector_min = hn::GetLane(hn::MinOfLanes(d, vmin));
+    s.max = s.finite > 0 ? std::max(s.max, vector_max) : vector_max;
+    s.min = s.finite > 0 ? std::min(s.min, vector_min) : vector_min;
+    s.finite += vector_count;
+    s.sum += vector_sum;
+    s.sum_squares += vector_sum_squares;
+  }
+}
+
+void StatsFloat32(const float* data, size_t n, TensorStats* out) {
+  const hn::ScalableTag<float> d;
+  HWY_ALIGN float scratch[hn::MaxLanes(d)];
+  TensorStats s;
+  StatsBlocks(
+      d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch);
+  const size_t tail = n - n % hn::Lanes(d);
+  AccumulateScalar(data + tail, n - tail, s);
+  s.count = n;
+  *out = s;
+}
+
+void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<hwy::float16_t, decltype(d)> dh;
+  HWY_ALIGN float scratch[hn::MaxLanes(d)];
+  TensorStats s;
+  const auto* halves = reinterpret_cast<const hwy::float16_t*>(data);
+  StatsBlocks(
+      d, n,
+      [&](size_t i) { return hn::PromoteTo(d, hn::LoadU(dh, halves + i)); }, s,
+      scratch);
+  for (size_t i = n - n % hn::Lanes(d); i < n; ++i) {
+    scratch[0] = HalfBitsToFloat(data[i]);
+    AccumulateScalar(scratch, 1, s);
+  }
+  s.count = n;
+  *out = s;
+}
+
+bool NonFiniteFloat32(const float* data, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    if (!hn::AllTrue(d, hn::IsFinite(hn::LoadU(d, data + i)))) return true;
+  }
+  for (; i < n; ++i) {
+    if (!std::isfinite(data[i])) return true;
+  }
+  return false;
+}
+
+}  // namespace acldump::dump::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace acldump::dump {
+
+HWY_EXPORT(StatsFloat32);
+HWY_EXPORT(StatsFloat16);
+HWY_EXPORT(NonFiniteFloat32);
+
+namespace {
+
+template <typename T>
+TensorStats ScalarStats(const T* data, size_t n) {
+  TensorStats s;
+  s.count = n;
+  for (size_t i = 0; i < n; ++i) {
+    double v;
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      v = static_cast<float>(data[i]);
+    } else {
+      v = static_cast<double>(data[i]);
+    }
+    if (std::isnan(v)) {
+      ++s.nan;
+      continue;
+    }
+    if (std::isinf(v)) {
+      ++(v > 0 ? s.positive_inf : s.negative_inf);
+      continue;
+    }
+    if (s.finite == 0) {
+      s.max = s.min = v;
+    } else {
+      s.max = std::max(s.max, v);
+      s.min = std::min(s.min, v);
+    }
+    ++s.finite;
+    s.sum += v;
+    s.sum_squares += v * v;
+  }
+  return s;
+}
+
+}  // namespace
+
+TensorStats ComputeStats(const TensorView& view) {
+  const size_t n = static_cast<size_t>(view.NumElements());
+  TensorStats s;
+  switch (view.dtype) {
+    case DType::kFloat32:
+      HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s);
+      return s;
+    case DType::kFloat16:
+      HWY_DYNAMIC_DISPATCH(StatsFloat16)(view.as<const uint16_t>(), n, &s);
+      return s;
+    case DType::kBFloat16:
+      return ScalarStats(view.as<const BFloat16>(), n);
+    case DType::kFloat64:
+      return ScalarStats(view.as<const double>(), n);
+    case DType::kInt8:
+      return ScalarStats(view.as<const int8_t>(), n);
+    case DType::kInt16:
+      return ScalarStats(view.as<const int16_t>(), n);
+    case DType::kInt32:
+      return ScalarStats(view.as<const int32_t>(), n);
+    case DType::kInt64:
+      return ScalarStats(view.as<const int64_t>(), n);
+    case DType::kUInt8:
+      return ScalarStats(view.as<const uint8_t>(), n);
+    case DType::kBool:
+      return ScalarStats(view.as<const uint8_t>(), n);
+    case DType::kUndefined:
+      break;
+  }
+  return s;
+}
+
+bool HasNonFinite(const TensorView& view) {
+  const size_t n = static_cast<size_t>(view.NumElements());
+  switch (view.dtype) {
+    case DType::kFloat32:
+      return HWY_DYNAMIC_DISPATCH(NonFiniteFloat32)(view.as<const float>(), n);
+    case DType::kFloat16:
+      for (size_t i = 0; i < n; ++i) {
+        if ((view.as<const uint16_t>()[i] & 0x7C00u) == 0x7C00u) return true;
+      }
+      return false;
+    case DType::kBFloat16:
+      for (size_t i = 0; i < n; ++i) {
+        if ((view.as<const uint16_t>()[i] & 0x7F80u) == 0x7F80u) return true;
+      }
+      return false;
+    case DType::kFloat64:
+      for (size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(view.as<const double>()[i])) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+}  // namespace acldump::dump
+#endif  // HWY_ONCE

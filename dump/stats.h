@@ -1,0 +1,22 @@
+// One-pass tensor statistics (max, min, sum, sum of squares over finite
+// elements; NaN and
+// +/-Inf counts) for stats dumps and overflow checks. SIMD (Highway, dynamic
+// dispatch) for float32 and float16, which dominate dumps; a scalar loop for
+// the other types.
+#ifndef ACLDUMP_DUMP_STATS_H_
+#define ACLDUMP_DUMP_STATS_H_
+
+#include "dump/stat_columns.h"
+#include "kernels/tensor.h"
+
+namespace acldump::dump {
+
+TensorStats ComputeStats(const TensorView& view);
+
+// True when a float tensor holds a NaN or an infinity (false for non-float
+// tensors). Stops at the first one.
+bool HasNonFinite(const TensorView& view);
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_STATS_H_

@@ -1,0 +1,369 @@
+#include "dump/stats_csv.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "dump/dump_data.pb.h"
+#include "dump/dump_file.h"
+#include "kernels/dtype.h"
+#include "kernels/strings.h"
+
+namespace acldump::dump {
+namespace {
+
+using namespace toolkit::dumpdata;  // NOLINT: the DT_ enumerators
+
+constexpr std::string_view kNA = "NA";
+constexpr std::string_view kLeadingColumns =
+    "Input/Output,Index,Data Size,Data Type,Format,Shape";
+// Bounds the memory a hostile file can make the parser allocate (each cell is
+// a std::string, many times the size of its text).
+constexpr size_t kMaxStatsCsvCells = size_t{1} << 22;
+
+// The data types whose elements are float32 values (or narrower).
+bool IsNarrowFloat(int32_t data_type) {
+  return data_type == DT_FLOAT || data_type == DT_FLOAT16 ||
+         data_type == DT_BF16;
+}
+
+bool IsInteger(int32_t data_type) {
+  switch (data_type) {
+    case DT_INT8:
+    case DT_UINT8:
+    case DT_INT16:
+    case DT_UINT16:
+    case DT_INT32:
+    case DT_UINT32:
+    case DT_INT64:
+    case DT_UINT64:
+    case DT_BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string Real(double value, int32_t data_type) {
+  if (IsNarrowFloat(data_type) && std::isfinite(value) &&
+      std::fabs(value) <= FLT_MAX) {
+    return fmt::format("{}", static_cast<float>(value));
+  }
+  return fmt::format("{}", value);
+}
+
+// Max/Min: the element value, exact in the data's own type.
+std::string ElementValue(double value, int32_t data_type) {
+  if (IsInteger(data_type) && value == std::trunc(value)) {
+    if (value >= 0 && value < 0x1p64) {
+      return fmt::format("{}", static_cast<uint64_t>(value));
+    }
+    if (value < 0 && value >= -0x1p63) {
+      return fmt::format("{}", static_cast<int64_t>(value));
+    }
+  }
+  return Real(value, data_type);
+}
+
+std::string StatCell(const StatsRow& row, StatColumn column) {
+  if (!row.numeric) return std::string(kNA);
+  const TensorStats& s = row.stats;
+  switch (column) {
+    case StatColumn::kMax:
+      return s.finite == 0 ? std::string(kNA)
+                           : ElementValue(s.max, row.data_type);
+    case StatColumn::kMin:
+      return s.finite == 0 ? std::string(kNA)
+                           : ElementValue(s.min, row.data_type);
+    case StatColumn::kAvg:
+      return s.finite == 0
+                 ? std::string(kNA)
+                 : Real(s.sum / static_cast<double>(s.finite), row.data_type);
+    case StatColumn::kNan:
+      return fmt::format("{}", s.nan);
+    case StatColumn::kNegativeInf:
+      return fmt::format("{}", s.negative_inf);
+    case StatColumn::kPositiveInf:
+      return fmt::format("{}", s.positive_inf);
+    case StatColumn::kL2norm:
+      return s.finite == 0 ? std::string(kNA)
+                           : Real(std::sqrt(s.sum_squares), row.data_type);
+  }
+  return std::string(kNA);
+}
+
+std::string CountCell(const StatsRow& row) {
+  return row.numeric ? fmt::format("{}", row.stats.count) : std::string(kNA);
+}
+
+std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
+  std::vector<StatColumn> chosen;
+  for (StatColumn c : kAllStatColumns) {
+    if (std::find(columns.begin(), columns.end(), c) != columns.end()) {
+      chosen.push_back(c);
+    }
+  }
+  return chosen;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return shape.empty() ? "-" : StrJoin(shape, "x");
+}
+
+template <typename... Args>
+absl::Status Invalid(const Args&... args) {
+  return absl::InvalidArgumentError(StrCat(args...));
+}
+
+}  // namespace
+
+std::string_view StatColumnHeader(StatColumn column) {
+  switch (column) {
+    case StatColumn::kMax:
+      return "Max Value";
+    case StatColumn::kMin:
+      return "Min Value";
+    case StatColumn::kAvg:
+      return "Avg Value";
+    case StatColumn::kNan:
+      return "Nan Count";
+    case StatColumn::kNegativeInf:
+      return "Negative Inf Count";
+    case StatColumn::kPositiveInf:
+      return "Positive Inf Count";
+    case StatColumn::kL2norm:
+      return "l2norm";
+  }
+  return "";
+}
+
+std::string StatsCsvHeader(std::span<const StatColumn> columns) {
+  if (columns.empty()) return std::string(kDefaultStatsCsvHeader);
+  std::string out = StrCat(kLeadingColumns, ",Count");
+  for (StatColumn c : Chosen(columns)) StrAppend(out, ",", StatColumnHeader(c));
+  return out;
+}
+
+std::string FormatStatsCsv(const std::vector<StatsRow>& rows,
+                           std::span<const StatColumn> columns) {
+  const std::vector<StatColumn> chosen = Chosen(columns);
+  std::string out = StatsCsvHeader(columns);
+  out += '\n';
+  for (const StatsRow& row : rows) {
+    StrAppend(out, row.is_input ? "Input" : "Output", ",", row.index, ",",
+              row.data_size, ",", DumpDataTypeName(row.data_type), ",",
+              FormatName(row.format), ",", ShapeText(row.shape));
+    if (columns.empty()) {
+      for (StatColumn c :
+           {StatColumn::kMax, StatColumn::kMin, StatColumn::kAvg}) {
+        StrAppend(out, ",", StatCell(row, c));
+      }
+      StrAppend(out, ",", CountCell(row));
+      for (StatColumn c : {StatColumn::kNan, StatColumn::kNegativeInf,
+                           StatColumn::kPositiveInf}) {
+        StrAppend(out, ",", StatCell(row, c));
+      }
+    } else {
+      StrAppend(out, ",", CountCell(row));
+      for (StatColumn c : chosen) StrAppend(out, ",", StatCell(row, c));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::optional<size_t> StatsTable::ColumnIndex(std::string_view name) const {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::string_view> StatsTable::Cell(
+    size_t row, std::string_view column) const {
+  const std::optional<size_t> index = ColumnIndex(column);
+  if (!index) {
+    return absl::NotFoundError(StrCat(
+        "no column \"", column, "\" (columns: ", StrJoin(header, ","), ")"));
+  }
+  if (row >= rows.size()) {
+    return absl::OutOfRangeError(
+        StrCat("row ", row, " does not exist (", rows.size(), " rows)"));
+  }
+  return std::string_view(rows[row][*index]);
+}
+
+absl::StatusOr<std::optional<double>> StatsTable::Double(
+    size_t row, std::string_view column) const {
+  absl::StatusOr<std::string_view> cell = Cell(row, column);
+  if (!cell.ok()) return cell.status();
+  if (*cell == kNA) return std::optional<double>();
+  double value = 0;
+  const char* end = cell->data() + cell->size();
+  const auto [ptr, ec] = std::from_chars(cell->data(), end, value);
+  if (cell->empty() || ec != std::errc() || ptr != end) {
+    return Invalid("row ", row, ", column \"", column, "\": \"", *cell,
+                   "\" is not a number");
+  }
+  return std::optional<double>(value);
+}
+
+absl::StatusOr<std::optional<uint64_t>> StatsTable::Uint64(
+    size_t row, std::string_view column) const {
+  absl::StatusOr<std::string_view> cell = Cell(row, column);
+  if (!cell.ok()) return cell.status();
+  if (*cell == kNA) return std::optional<uint64_t>();
+  uint64_t value = 0;
+  const char* end = cell->data() + cell->size();
+  const auto [ptr, ec] = std::from_chars(cell->data(), end, value);
+  if (cell->empty() || ec != std::errc() || ptr != end) {
+    return Invalid("row ", row, ", column \"", column, "\": \"", *cell,
+                   "\" is not a non-negative integer");
+  }
+  return std::optional<uint64_t>(value);
+}
+
+absl::StatusOr<std::vector<int64_t>> StatsTable::ShapeOf(size_t row) const {
+  absl::StatusOr<std::string_view> cell = Cell(row, "Shape");
+  if (!cell.ok()) return cell.status();
+  absl::StatusOr<std::vector<int64_t>> shape = ParseStatsShape(*cell);
+  if (!shape.ok()) {
+    return Invalid("row ", row,
+                   ", column \"Shape\": ", shape.status().message());
+  }
+  return shape;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseStatsShape(std::string_view text) {
+  std::vector<int64_t> dims;
+  if (text == "-") return dims;
+  size_t pos = 0;
+  while (true) {
+    const size_t x = std::min(text.find('x', pos), text.size());
+    const std::string_view part = text.substr(pos, x - pos);
+    int64_t dim = 0;
+    const char* end = part.data() + part.size();
+    const auto [ptr, ec] = std::from_chars(part.data(), end, dim);
+    if (part.empty() || ec != std::errc() || ptr != end || dim < 0) {
+      return Invalid(
+          "shape \"", text,
+          "\" is not \"-\" or dims joined by 'x' (e.g. 1x3x224x224)");
+    }
+    dims.push_back(dim);
+    if (x == text.size()) break;
+    pos = x + 1;
+  }
+  return dims;
+}
+
+absl::StatusOr<StatsTable> ParseStatsCsv(std::string_view text) {
+  if (text.size() > kMaxStatsCsvBytes) {
+    return Invalid("stats CSV is ", text.size(),
+                   " bytes, more than the limit of ", kMaxStatsCsvBytes);
+  }
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.starts_with(kBom)) text.remove_prefix(kBom.size());
+
+  StatsTable table;
+  bool have_header = false;
+  size_t cells = 0;
+  size_t line = 1;
+  size_t pos = 0;
+  const size_t size = text.size();
+  auto at_line_end = [&](size_t p) {
+    return p < size && (text[p] == '\n' || (text[p] == '\r' && p + 1 < size &&
+                                            text[p + 1] == '\n'));
+  };
+  auto skip_line_end = [&](size_t& p) {
+    p += text[p] == '\r' ? 2 : 1;
+    ++line;
+  };
+  while (pos < size) {
+    if (at_line_end(pos)) {  // a blank line
+      skip_line_end(pos);
+      continue;
+    }
+    const size_t record_line = line;
+    std::vector<std::string> fields;
+    while (true) {
+      std::string field;
+      if (pos < size && text[pos] == '"') {
+        ++pos;
+        while (true) {
+          if (pos >= size) {
+            return Invalid("line ", record_line,
+                           ": quoted field is not closed");
+          }
+          const char c = text[pos];
+          if (c == '"') {
+            if (pos + 1 < size && text[pos + 1] == '"') {
+              field += '"';
+              pos += 2;
+              continue;
+            }
+            ++pos;
+            break;
+          }
+          if (c == '\n') ++line;
+          field += c;
+          ++pos;
+        }
+        if (pos < size && text[pos] != ',' && !at_line_end(pos)) {
+          return Invalid("line ", line,
+                         ": unexpected character after a closing quote");
+        }
+      } else {
+        const size_t start = pos;
+        while (pos < size && text[pos] != ',' && !at_line_end(pos)) {
+          if (text[pos] == '"') {
+            return Invalid("line ", line,
+                           ": '\"' inside an unquoted field (quote the "
+                           "whole field)");
+          }
+          ++pos;
+        }
+        field.assign(text.substr(start, pos - start));
+      }
+      fields.push_back(std::move(field));
+      if (fields.size() > kMaxStatsCsvColumns) {
+        return Invalid("line ", record_line, ": more than ",
+                       kMaxStatsCsvColumns, " fields");
+      }
+      if (pos < size && text[pos] == ',') {
+        ++pos;
+        continue;
+      }
+      if (pos < size) skip_line_end(pos);
+      break;
+    }
+    cells += fields.size();
+    if (cells > kMaxStatsCsvCells) {
+      return Invalid("line ", record_line, ": more than ", kMaxStatsCsvCells,
+                     " cells in the file");
+    }
+    if (!have_header) {
+      for (size_t i = 0; i < fields.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (fields[i] == fields[j]) {
+            return Invalid("line ", record_line, ": column \"", fields[i],
+                           "\" appears twice in the header");
+          }
+        }
+      }
+      table.header = std::move(fields);
+      have_header = true;
+      continue;
+    }
+    if (fields.size() != table.header.size()) {
+      return Invalid("line ", record_line, ": ", fields.size(),
+                     " fields but the header has ", table.header.size());
+    }
+    table.rows.push_back(std::move(fields));
+  }
+  if (!have_header) return Invalid("stats CSV is empty: no header line");
+  return table;
+}
+
+}  // namespace acldump::dump

@@ -1,0 +1,96 @@
+// The stats CSV of `dump_data: stats` (dump-format.md §4): writing it, and
+// reading it back (the reader treats files as untrusted).
+//
+// Rules this writer follows where §4 leaves room:
+//  - Shape: dims joined by 'x' ("1x3x224x224"); "-" when `shape` is empty
+//    (a scalar, or a shape that is not known; Count tells them apart). A
+//    zero-size dimension prints as 0 ("0x3").
+//  - NA: every statistic, Count included, when the row is not `numeric`; Max,
+//    Min, Avg and l2norm when the tensor has no finite element (empty, or all
+//    NaN/Inf). NaN/Inf counts of integer tensors print 0 (they are known to be
+//    0).
+//  - Numbers: counts, sizes and indices as integers. Max and Min print the
+//    element value exactly in its own type: the shortest text that round-trips
+//    a float32 for DT_FLOAT/DT_FLOAT16/DT_BF16 data (every float16/bfloat16
+//    value is a float32), a double for DT_DOUBLE, an integer for integer and
+//    bool data. Avg (= sum / finite) and l2norm (= sqrt of the sum of squares
+//    of finite elements) are computed in double and print in the same
+//    precision as the data (float32 shortest for narrow floats when in float
+//    range, double shortest otherwise).
+#ifndef ACLDUMP_DUMP_STATS_CSV_H_
+#define ACLDUMP_DUMP_STATS_CSV_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dump/stat_columns.h"
+
+namespace acldump::dump {
+
+inline constexpr std::string_view kDefaultStatsCsvHeader =
+    "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min "
+    "Value,Avg Value,Count,Nan Count,Negative Inf Count,Positive Inf Count";
+
+// Largest stats CSV ParseStatsCsv accepts, and the widest row.
+inline constexpr size_t kMaxStatsCsvBytes = size_t{64} << 20;
+inline constexpr size_t kMaxStatsCsvColumns = 1024;
+
+struct StatsRow {
+  bool is_input = false;
+  uint32_t index = 0;
+  uint64_t data_size = 0;      // bytes
+  int32_t data_type = 0;       // OutputDataType number
+  int32_t format = 2;          // OutputFormat number (ND)
+  std::vector<int64_t> shape;  // empty: a scalar or unknown shape, prints "-"
+  TensorStats stats;
+  bool numeric = true;  // false → every statistic is NA
+};
+
+// The CSV column heading of a statistic: "Max Value", "Min Value", "Avg
+// Value", "Nan Count", "Negative Inf Count", "Positive Inf Count", "l2norm".
+std::string_view StatColumnHeader(StatColumn column);
+
+// The header line (no newline): the default one when `columns` is empty; else
+// the six leading columns, Count, then the chosen statistics in StatColumn
+// order (duplicates ignored).
+std::string StatsCsvHeader(std::span<const StatColumn> columns);
+
+// Header + one line per row, each ending in '\n'.
+std::string FormatStatsCsv(const std::vector<StatsRow>& rows,
+                           std::span<const StatColumn> columns);
+
+// A parsed CSV: cells as text, every row as wide as the header.
+struct StatsTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  std::optional<size_t> ColumnIndex(std::string_view name) const;
+  // Errors name the missing column or the row out of range.
+  absl::StatusOr<std::string_view> Cell(size_t row,
+                                        std::string_view column) const;
+  // A number cell; "NA" → nullopt; anything else that is not a number is an
+  // error naming the row and column.
+  absl::StatusOr<std::optional<double>> Double(size_t row,
+                                               std::string_view column) const;
+  // A non-negative integer cell (Index, Data Size, counts); "NA" → nullopt.
+  absl::StatusOr<std::optional<uint64_t>> Uint64(size_t row,
+                                                 std::string_view column) const;
+  // The Shape cell as dims ("-" → empty).
+  absl::StatusOr<std::vector<int64_t>> ShapeOf(size_t row) const;
+};
+
+// RFC 4180 (quoted fields, CRLF or LF, optional trailing newline, blank lines
+// skipped). Errors give 1-based line numbers.
+absl::StatusOr<StatsTable> ParseStatsCsv(std::string_view text);
+
+// "1x3x224x224" → {1, 3, 224, 224}; "-" → {}.
+absl::StatusOr<std::vector<int64_t>> ParseStatsShape(std::string_view text);
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_STATS_CSV_H_

@@ -1,0 +1,125 @@
+#include "dump/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "kernels/half.h"
+
+namespace acldump::dump {
+namespace {
+
+// Plain double reference.
+TensorStats Reference(const std::vector<double>& values) {
+  TensorStats s;
+  s.count = values.size();
+  for (double v : values) {
+    if (std::isnan(v)) {
+      ++s.nan;
+    } else if (std::isinf(v)) {
+      ++(v > 0 ? s.positive_inf : s.negative_inf);
+    } else {
+      s.max = s.finite ? std::max(s.max, v) : v;
+      s.min = s.finite ? std::min(s.min, v) : v;
+      ++s.finite;
+      s.sum += v;
+      s.sum_squares += v * v;
+    }
+  }
+  return s;
+}
+
+void ExpectStatsNear(const TensorStats& got, const TensorStats& want) {
+  EXPECT_EQ(got.count, want.count);
+  EXPECT_EQ(got.finite, want.finite);
+  EXPECT_EQ(got.nan, want.nan);
+  EXPECT_EQ(got.positive_inf, want.positive_inf);
+  EXPECT_EQ(got.negative_inf, want.negative_inf);
+  if (want.finite > 0) {
+    EXPECT_EQ(got.max, want.max);
+    EXPECT_EQ(got.min, want.min);
+    EXPECT_NEAR(got.sum, want.sum, 1e-5 * (std::abs(want.sum) + want.finite));
+    EXPECT_NEAR(got.sum_squares, want.sum_squares,
+                1e-5 * want.sum_squares + 1e-6);
+  }
+}
+
+TEST(StatsTest, Float32MatchesReferenceAcrossSizesAndSpecials) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> dist(0.5f, 3.0f);
+  for (size_t n : {0u, 1u, 7u, 8u, 9u, 63u, 511u, 512u, 513u, 4096u, 100003u}) {
+    for (int specials : {0, 1, 2}) {
+      std::vector<float> data(n);
+      for (float& v : data) v = dist(rng);
+      if (specials > 0 && n > 0) {
+        data[n / 2] = std::numeric_limits<float>::quiet_NaN();
+        data[n - 1] = std::numeric_limits<float>::infinity();
+        if (specials > 1) data[0] = -std::numeric_limits<float>::infinity();
+      }
+      std::vector<double> as_double(data.begin(), data.end());
+      Tensor t(DType::kFloat32, Shape({static_cast<int64_t>(n)}));
+      if (n > 0) std::memcpy(t.data(), data.data(), n * 4);
+      SCOPED_TRACE(testing::Message() << "n=" << n << " specials=" << specials);
+      ExpectStatsNear(ComputeStats(t.view()), Reference(as_double));
+      EXPECT_EQ(HasNonFinite(t.view()), specials > 0 && n > 0);
+    }
+  }
+}
+
+TEST(StatsTest, AllNonFiniteHasNoFiniteStatistics) {
+  Tensor t(DType::kFloat32, Shape({20}));
+  for (int i = 0; i < 20; ++i) t.as<float>()[i] = i % 2 ? NAN : -INFINITY;
+  TensorStats s = ComputeStats(t.view());
+  EXPECT_EQ(s.finite, 0u);
+  EXPECT_EQ(s.nan, 10u);
+  EXPECT_EQ(s.negative_inf, 10u);
+}
+
+TEST(StatsTest, Float16ExtremesDoNotOverflow) {
+  // 4096 copies of 65504 (float16 max): the sum (2.7e8) and sum of squares
+  // (1.8e13) overflow float16 and lose precision in naive float32 accumulation
+  // over one lane.
+  const int n = 4096 + 5;
+  Tensor t(DType::kFloat16, Shape({n}));
+  for (int i = 0; i < n; ++i) t.as<Float16>()[i] = Float16(65504.0f);
+  t.as<Float16>()[1] = Float16::FromBits(0x7C00);  // +Inf
+  t.as<Float16>()[2] = Float16::FromBits(0xFC00);  // -Inf
+  t.as<Float16>()[3] = Float16::FromBits(0x7E00);  // NaN
+  t.as<Float16>()[4] = Float16::FromBits(0x0001);  // smallest subnormal
+  TensorStats s = ComputeStats(t.view());
+  EXPECT_EQ(s.count, static_cast<uint64_t>(n));
+  EXPECT_EQ(s.finite, static_cast<uint64_t>(n - 3));
+  EXPECT_EQ(s.positive_inf, 1u);
+  EXPECT_EQ(s.negative_inf, 1u);
+  EXPECT_EQ(s.nan, 1u);
+  EXPECT_EQ(s.max, 65504.0);
+  EXPECT_EQ(s.min, std::ldexp(1.0, -24));
+  EXPECT_NEAR(s.sum, 65504.0 * (n - 4), 1.0);
+  EXPECT_NEAR(s.sum_squares, 65504.0 * 65504.0 * (n - 4),
+              1e-6 * 65504.0 * 65504.0 * n);
+  EXPECT_TRUE(HasNonFinite(t.view()));
+}
+
+TEST(StatsTest, IntegerAndBoolTensors) {
+  Tensor t(DType::kInt64, Shape({4}));
+  int64_t values[] = {-5, 7, 0, 2};
+  std::memcpy(t.data(), values, sizeof(values));
+  TensorStats s = ComputeStats(t.view());
+  EXPECT_EQ(s.max, 7);
+  EXPECT_EQ(s.min, -5);
+  EXPECT_EQ(s.sum, 4);
+  EXPECT_EQ(s.sum_squares, 78);
+  EXPECT_EQ(s.nan, 0u);
+  EXPECT_FALSE(HasNonFinite(t.view()));
+  Tensor b(DType::kBool, Shape({3}));
+  b.as<bool>()[1] = true;
+  s = ComputeStats(b.view());
+  EXPECT_EQ(s.max, 1);
+  EXPECT_EQ(s.min, 0);
+  EXPECT_EQ(s.sum, 1);
+}
+
+}  // namespace
+}  // namespace acldump::dump

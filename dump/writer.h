@@ -1,0 +1,143 @@
+// The background dump writer. Producers (executing threads) take a buffer from
+// a byte-bounded pool, fill it and submit a job; one writer thread renders each
+// job into a file (names, headers: all string and protobuf work happens here,
+// off the hot path) and writes it atomically: a temporary name in the same
+// folder, then a rename. When the pool is exhausted the producer waits
+// (back-pressure): nothing is ever dropped. Failures are recorded per file and
+// reported by Finish().
+#ifndef ACLDUMP_DUMP_WRITER_H_
+#define ACLDUMP_DUMP_WRITER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "dump/file_system.h"
+#include "kernels/tensor.h"
+
+namespace acldump::dump {
+
+struct WriteJob;
+
+// What a job becomes on disk.
+struct RenderedFile {
+  std::string directory;  // absolute; must be the writer's root or below it
+  std::string name;       // final file name; hashed by the writer when too long
+                          // (mapping.csv)
+  std::string suffix;     // kept after hashing (".csv")
+  std::string
+      head;  // bytes written first (layout §2 prefix, or a whole CSV text)
+  std::vector<std::string_view>
+      payloads;  // then these (views into the job's buffer)
+  int mode = 0644;
+};
+
+// Turns a job into a file. Runs on the writer thread; lives while jobs refer to
+// it.
+class JobRenderer {
+ public:
+  virtual ~JobRenderer() = default;
+  virtual absl::Status Render(const WriteJob& job,
+                              RenderedFile& file) const = 0;
+};
+
+struct WriteJob {
+  std::shared_ptr<const JobRenderer> renderer;
+  uint64_t iteration = 0;
+  uint64_t timestamp_us = 0;
+  uint64_t sequence = 0;  // free for the renderer (e.g. a single-op task id)
+  AlignedBuffer buffer;   // from AcquireBuffer
+  size_t used = 0;        // bytes of `buffer` filled
+};
+
+struct WriteFailure {
+  std::string path;
+  std::string reason;
+};
+
+struct WriterStats {
+  uint64_t jobs_submitted = 0;
+  uint64_t files_written = 0;
+  uint64_t bytes_written = 0;
+  uint64_t files_failed = 0;
+  uint64_t back_pressure_waits = 0;  // times a producer waited for memory
+  size_t peak_buffered_bytes = 0;
+};
+
+class DumpWriter {
+ public:
+  struct Options {
+    std::string root;  // dump files go here or below; the writer never creates
+                       // the root itself
+    size_t memory_budget = size_t{256} << 20;
+    bool sync = false;         // fsync each file before the rename
+    FileSystem* fs = nullptr;  // default: PosixFileSystem()
+  };
+
+  explicit DumpWriter(Options options);
+  ~DumpWriter();  // finishes every queued job
+  DumpWriter(const DumpWriter&) = delete;
+  DumpWriter& operator=(const DumpWriter&) = delete;
+
+  // Producer side. Waits while the buffered bytes would exceed the budget (a
+  // single job larger than the budget waits for the queue to drain, then
+  // proceeds alone).
+  AlignedBuffer AcquireBuffer(size_t bytes);
+  void Submit(WriteJob job);
+  // Gives back a buffer that will not be submitted (e.g. a node failed before
+  // its dump was complete).
+  void ReturnBuffer(AlignedBuffer buffer) { ReleaseBuffer(std::move(buffer)); }
+
+  // Waits until every submitted job is on disk (or failed). Returns OK, or a
+  // kWriteFile error naming how many files are missing and the first few with
+  // their reasons.
+  absl::Status Flush();
+  WriterStats stats() const;
+  std::vector<WriteFailure> failures() const;
+  const std::string& root() const { return options_.root; }
+
+ private:
+  void Run();
+  void WriteOne(WriteJob& job);
+  absl::Status EnsureDirectory(const std::string& directory);
+  absl::Status WriteFile(const RenderedFile& file, std::string* final_path);
+  void ReleaseBuffer(AlignedBuffer buffer);
+  static size_t RoundedSize(size_t bytes);
+
+  Options options_;
+  FileSystem& fs_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable space_ready_;
+  std::condition_variable idle_;
+  std::vector<WriteJob> queue_;  // ring buffer
+  size_t queue_head_ = 0;
+  size_t queue_size_ = 0;
+  bool busy_ = false;  // the writer thread holds a job
+  bool stopping_ = false;
+  size_t buffered_bytes_ = 0;  // acquired and not yet released
+  std::multimap<size_t, AlignedBuffer> free_buffers_;
+  size_t free_bytes_ = 0;
+  WriterStats stats_;
+  std::vector<WriteFailure> failures_;
+
+  // Writer-thread only.
+  std::set<std::string> known_directories_;
+  std::set<std::string> mapped_names_;
+  RenderedFile scratch_;
+
+  std::thread thread_;
+};
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_WRITER_H_
