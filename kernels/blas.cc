@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <omp.h>
+
 extern "C" void openblas_set_num_threads(int num_threads);
 
 namespace acldump {
@@ -16,6 +18,8 @@ void ConfigureBlasOnce() {
       if (parsed > 0 && parsed <= 256) threads = parsed;
     }
     openblas_set_num_threads(threads);
+    // oneDNN (Debian's build) runs on OpenMP.
+    omp_set_num_threads(threads);
   });
 }
 

@@ -1,11 +1,13 @@
-// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad) as im2col +
-// OpenBLAS sgemm per group, with bias and an optional fused Relu applied in the
-// same pass.
-#include <cblas.h>
+// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad) on oneDNN, with bias and an
+// optional fused Relu as a post-op. oneDNN's fast kernels want blocked layouts, so the kernel
+// reorders the NCHW input into a blocked copy and the blocked result back, in its workspace;
+// constant weights are packed once at prepare time.
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
 
 #include "kernels/blas.h"
+#include "kernels/dnnl_engine.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 
@@ -24,8 +26,6 @@ struct ConvGeometry {
   std::vector<int64_t> dilations;
   std::vector<int64_t> pads_begin;
   bool relu = false;
-  bool pointwise = false;  // 1x1, stride 1, no padding: the input already is
-                           // the column matrix
 
   int64_t InSpatialSize() const { return Product(in_spatial); }
   int64_t OutSpatialSize() const { return Product(out_spatial); }
@@ -46,85 +46,186 @@ absl::Status CheckLength(const std::vector<int64_t>& values, size_t expected,
   return absl::OkStatus();
 }
 
-// Writes the column matrix [C * prod(kernel), prod(out_spatial)] for one image
-// and one group.
-void Im2Col2D(const ConvGeometry& g, const float* image, int64_t channels,
-              float* col) {
-  const int64_t ih = g.in_spatial[0], iw = g.in_spatial[1];
-  const int64_t oh = g.out_spatial[0], ow = g.out_spatial[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1];
-  const int64_t sh = g.strides[0], sw = g.strides[1];
-  const int64_t dh = g.dilations[0], dw = g.dilations[1];
-  const int64_t ph = g.pads_begin[0], pw = g.pads_begin[1];
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* plane = image + c * ih * iw;
-    for (int64_t ky = 0; ky < kh; ++ky) {
-      for (int64_t kx = 0; kx < kw; ++kx) {
-        const int64_t x_offset = kx * dw - pw;
-        // Output columns whose input x lies inside the image: [x_lo, x_hi).
-        int64_t x_lo = x_offset >= 0 ? 0 : (-x_offset + sw - 1) / sw;
-        int64_t x_hi = iw - x_offset <= 0 ? 0 : (iw - x_offset + sw - 1) / sw;
-        x_lo = std::min(x_lo, ow);
-        x_hi = std::clamp(x_hi, x_lo, ow);
-        for (int64_t y = 0; y < oh; ++y) {
-          const int64_t iy = y * sh + ky * dh - ph;
-          float* row = col;
-          col += ow;
-          if (iy < 0 || iy >= ih) {
-            std::memset(row, 0, ow * sizeof(float));
-            continue;
-          }
-          const float* src = plane + iy * iw + x_offset;
-          for (int64_t x = 0; x < x_lo; ++x) row[x] = 0.0f;
-          if (sw == 1) {
-            std::memcpy(row + x_lo, src + x_lo, (x_hi - x_lo) * sizeof(float));
-          } else {
-            for (int64_t x = x_lo; x < x_hi; ++x) row[x] = src[x * sw];
-          }
-          for (int64_t x = x_hi; x < ow; ++x) row[x] = 0.0f;
-        }
-      }
-    }
-  }
+using dnnl::memory;
+
+memory::dims Dims(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
+
+memory::format_tag PlainTag(size_t rank) {
+  return rank == 3 ? memory::format_tag::ncw
+                   : rank == 4 ? memory::format_tag::nchw : memory::format_tag::ncdhw;
 }
 
-// Any spatial rank: one output position at a time (1-D and 3-D convs are rare).
-void Im2ColGeneric(const ConvGeometry& g, const float* image, int64_t channels,
-                   float* col) {
-  const size_t rank = g.kernel.size();
-  const int64_t in_size = g.InSpatialSize();
-  const int64_t out_size = g.OutSpatialSize();
-  const int64_t kernel_size = g.KernelSize();
-  std::vector<int64_t> k_index(rank), o_index(rank);
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* plane = image + c * in_size;
-    for (int64_t kk = 0; kk < kernel_size; ++kk) {
-      int64_t rest = kk;
-      for (size_t d = rank; d-- > 0;) {
-        k_index[d] = rest % g.kernel[d];
-        rest /= g.kernel[d];
+// A convolution primitive prepared for fixed shapes. Run() is not reentrant (it rebinds the
+// memory objects); a compiled model serialises its executions.
+class DnnlConvKernel final : public Kernel {
+ public:
+  absl::Status Init(const ConvGeometry& g, const Shape& x_shape, const Shape& w_shape,
+                    bool has_bias, const TensorView* constant_weights, const Shape& y_shape) {
+    try {
+      dnnl::engine& engine = DnnlEngine();
+      const size_t rank = x_shape.rank();
+      const memory::dims src_dims = Dims(x_shape.dims());
+      const memory::dims dst_dims = Dims(y_shape.dims());
+      memory::dims w_dims = Dims(w_shape.dims());
+      if (g.group > 1) {
+        w_dims[0] /= g.group;
+        w_dims.insert(w_dims.begin(), g.group);
       }
-      for (int64_t o = 0; o < out_size; ++o) {
-        rest = o;
-        for (size_t d = rank; d-- > 0;) {
-          o_index[d] = rest % g.out_spatial[d];
-          rest /= g.out_spatial[d];
-        }
-        int64_t offset = 0;
-        bool inside = true;
-        for (size_t d = 0; d < rank; ++d) {
-          const int64_t i = o_index[d] * g.strides[d] +
-                            k_index[d] * g.dilations[d] - g.pads_begin[d];
-          if (i < 0 || i >= g.in_spatial[d]) {
-            inside = false;
-            break;
-          }
-          offset = offset * g.in_spatial[d] + i;
-        }
-        *col++ = inside ? plane[offset] : 0.0f;
+      const memory::dims bias_dims = {g.out_channels};
+      memory::dims strides(g.strides.begin(), g.strides.end());
+      memory::dims dilations;
+      for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
+      memory::dims pad_l(g.pads_begin.begin(), g.pads_begin.end());
+      memory::dims pad_r;
+      for (size_t d = 0; d < g.kernel.size(); ++d) {
+        // Whatever makes the output size come out: (out-1)*stride + extent - in - pad_l.
+        const int64_t extent = (g.kernel[d] - 1) * g.dilations[d] + 1;
+        pad_r.push_back(std::max<int64_t>(
+            0, (g.out_spatial[d] - 1) * g.strides[d] + extent - g.in_spatial[d] - g.pads_begin[d]));
       }
+      const auto f32 = memory::data_type::f32;
+      user_src_md_ = memory::desc(src_dims, f32, PlainTag(rank));
+      user_dst_md_ = memory::desc(dst_dims, f32, PlainTag(rank));
+      const memory::format_tag plain_w =
+          g.group > 1 ? (rank == 3 ? memory::format_tag::goiw
+                                   : rank == 4 ? memory::format_tag::goihw
+                                               : memory::format_tag::goidhw)
+                      : (rank == 3 ? memory::format_tag::oiw
+                                   : rank == 4 ? memory::format_tag::oihw
+                                               : memory::format_tag::oidhw);
+      user_w_md_ = memory::desc(w_dims, f32, plain_w);
+      const memory::desc any_src(src_dims, f32, memory::format_tag::any);
+      const memory::desc any_dst(dst_dims, f32, memory::format_tag::any);
+      const memory::desc any_w(w_dims, f32, memory::format_tag::any);
+      const memory::desc bias_md(bias_dims, f32, memory::format_tag::x);
+      auto desc = has_bias ? dnnl::convolution_forward::desc(
+                                 dnnl::prop_kind::forward_inference,
+                                 dnnl::algorithm::convolution_direct, any_src, any_w, bias_md,
+                                 any_dst, strides, dilations, pad_l, pad_r)
+                           : dnnl::convolution_forward::desc(
+                                 dnnl::prop_kind::forward_inference,
+                                 dnnl::algorithm::convolution_direct, any_src, any_w, any_dst,
+                                 strides, dilations, pad_l, pad_r);
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      if (g.relu) {
+        dnnl::post_ops post;
+        post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        attr.set_post_ops(post);
+      }
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
+      conv_ = dnnl::convolution_forward(pd);
+      src_md_ = pd.src_desc();
+      dst_md_ = pd.dst_desc();
+      w_md_ = pd.weights_desc();
+      reorder_src_ = src_md_ != user_src_md_;
+      reorder_dst_ = dst_md_ != user_dst_md_;
+      reorder_w_ = w_md_ != user_w_md_;
+      // Workspace: [blocked src][blocked dst][blocked weights unless packed][scratchpad].
+      auto align = [](size_t n) { return (n + 63) / 64 * 64; };
+      src_offset_ = 0;
+      dst_offset_ = src_offset_ + (reorder_src_ ? align(src_md_.get_size()) : 0);
+      w_offset_ = dst_offset_ + (reorder_dst_ ? align(dst_md_.get_size()) : 0);
+      if (reorder_w_ && constant_weights != nullptr) {
+        packed_weights_ = AlignedBuffer(w_md_.get_size());
+        memory user(user_w_md_, engine, constant_weights->data);
+        memory packed(w_md_, engine, packed_weights_.data());
+        dnnl::stream& stream = DnnlStream();
+        dnnl::reorder(user, packed).execute(stream, user, packed);
+        stream.wait();
+      }
+      const bool runtime_w = reorder_w_ && constant_weights == nullptr;
+      scratch_offset_ = w_offset_ + (runtime_w ? align(w_md_.get_size()) : 0);
+      workspace_bytes_ = scratch_offset_ + pd.scratchpad_desc().get_size();
+      auto make_reorder = [&](const memory::desc& from, const memory::desc& to) {
+        return dnnl::reorder(dnnl::reorder::primitive_desc(engine, from, engine, to));
+      };
+      if (reorder_src_) src_reorder_ = make_reorder(user_src_md_, src_md_);
+      if (reorder_dst_) dst_reorder_ = make_reorder(dst_md_, user_dst_md_);
+      if (runtime_w) w_reorder_ = make_reorder(user_w_md_, w_md_);
+      scratch_md_ = pd.scratchpad_desc();
+      bias_md_ = bias_md;
+      has_bias_ = has_bias;
+      impl_ = pd.impl_info_str();
+    } catch (const dnnl::error& e) {
+      return Unimplemented("oneDNN cannot run this convolution: ", e.what());
     }
+    return absl::OkStatus();
   }
+
+  size_t WorkspaceBytes() const override { return workspace_bytes_; }
+
+  absl::Status Run(std::span<const TensorView> in, std::span<const TensorView> out,
+                   std::span<std::byte> workspace) const override {
+    try {
+      dnnl::engine& engine = DnnlEngine();
+      dnnl::stream& stream = DnnlStream();
+      std::byte* ws = workspace.data();
+      memory user_src(user_src_md_, engine, in[0].data);
+      memory user_dst(user_dst_md_, engine, out[0].data);
+      memory src = reorder_src_ ? memory(src_md_, engine, ws + src_offset_) : user_src;
+      memory dst = reorder_dst_ ? memory(dst_md_, engine, ws + dst_offset_) : user_dst;
+      memory weights(w_md_, engine,
+                     !reorder_w_ ? in[1].data
+                     : packed_weights_.size() > 0 ? static_cast<void*>(packed_weights_.data())
+                                                  : static_cast<void*>(ws + w_offset_));
+      if (reorder_src_) src_reorder_.execute(stream, user_src, src);
+      if (reorder_w_ && packed_weights_.size() == 0) {
+        memory user_w(user_w_md_, engine, in[1].data);
+        w_reorder_.execute(stream, user_w, weights);
+      }
+      memory scratch(scratch_md_, engine, ws + scratch_offset_);
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                              {DNNL_ARG_WEIGHTS, weights},
+                                              {DNNL_ARG_DST, dst},
+                                              {DNNL_ARG_SCRATCHPAD, scratch}};
+      if (has_bias_) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, engine, in[2].data));
+      conv_.execute(stream, args);
+      if (reorder_dst_) dst_reorder_.execute(stream, dst, user_dst);
+      stream.wait();
+    } catch (const dnnl::error& e) {
+      return absl::InternalError(StrCat("oneDNN convolution failed: ", e.what()));
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<std::pair<std::string, std::string>> LaunchParams() const override {
+    return params_;
+  }
+  std::vector<std::pair<std::string, std::string>> params_;
+  std::string impl_;
+
+ private:
+  dnnl::convolution_forward conv_;
+  memory::desc user_src_md_, user_dst_md_, user_w_md_, src_md_, dst_md_, w_md_, bias_md_,
+      scratch_md_;
+  bool reorder_src_ = false, reorder_dst_ = false, reorder_w_ = false, has_bias_ = false;
+  dnnl::reorder src_reorder_, dst_reorder_, w_reorder_;
+  AlignedBuffer packed_weights_;
+  size_t src_offset_ = 0, dst_offset_ = 0, w_offset_ = 0, scratch_offset_ = 0,
+         workspace_bytes_ = 0;
+};
+
+absl::StatusOr<PreparedKernel> MakeDnnlConv(const ConvGeometry& g, const Shape& x_shape,
+                                            const Shape& w_shape, bool has_bias,
+                                            const TensorView* constant_weights,
+                                            const Shape& y_shape,
+                                            const std::vector<int64_t>& pads,
+                                            const std::string& auto_pad) {
+  auto kernel = std::make_unique<DnnlConvKernel>();
+  RETURN_IF_ERROR(kernel->Init(g, x_shape, w_shape, has_bias, constant_weights, y_shape));
+  kernel->params_ = {{"implementation", kernel->impl_},
+                     {"groups", StrCat(g.group)},
+                     {"kernel", StrCat("[", StrJoin(g.kernel, ","), "]")},
+                     {"strides", StrCat("[", StrJoin(g.strides, ","), "]")},
+                     {"dilations", StrCat("[", StrJoin(g.dilations, ","), "]")},
+                     {"pads", StrCat("[", StrJoin(pads, ","), "]")},
+                     {"auto_pad", auto_pad},
+                     {"pads_begin", StrCat("[", StrJoin(g.pads_begin, ","), "]")},
+                     {"out_spatial", StrCat("[", StrJoin(g.out_spatial, ","), "]")},
+                     {"fused_relu", g.relu ? "1" : "0"},
+                     {"workspace_bytes", StrCat(kernel->WorkspaceBytes())}};
+  return Prepared({TensorInfo{DType::kFloat32, y_shape}}, std::move(kernel));
 }
 
 absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
@@ -243,77 +344,11 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
                            "' is not supported (only Relu)");
   }
   g.relu = activation == "Relu";
-  g.pointwise = true;
-  for (size_t d = 0; d < spatial; ++d) {
-    g.pointwise &= g.kernel[d] == 1 && g.strides[d] == 1 &&
-                   g.pads_begin[d] == 0 && g.out_spatial[d] == g.in_spatial[d];
-  }
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
-  const int64_t group_in = g.in_channels / g.group;
-  const int64_t group_out = g.out_channels / g.group;
-  const int64_t k = group_in * g.KernelSize();
-  const int64_t n = g.OutSpatialSize();
-  const size_t workspace =
-      g.pointwise ? 0 : static_cast<size_t>(k * n) * sizeof(float);
-
-  auto run = [g, group_in, group_out, k, n, has_bias](
-                 std::span<const TensorView> in,
-                 std::span<const TensorView> out,
-                 std::span<std::byte> workspace) {
-    const float* xdata = in[0].as<const float>();
-    const float* wdata = in[1].as<const float>();
-    const float* bias = has_bias ? in[2].as<const float>() : nullptr;
-    float* ydata = out[0].as<float>();
-    float* col = reinterpret_cast<float*>(workspace.data());
-    const int64_t in_size = g.InSpatialSize();
-    for (int64_t b = 0; b < g.batch; ++b) {
-      for (int64_t grp = 0; grp < g.group; ++grp) {
-        const float* image =
-            xdata + (b * g.in_channels + grp * group_in) * in_size;
-        const float* columns = image;
-        if (!g.pointwise) {
-          if (g.kernel.size() == 2) {
-            Im2Col2D(g, image, group_in, col);
-          } else {
-            Im2ColGeneric(g, image, group_in, col);
-          }
-          columns = col;
-        }
-        float* y = ydata + (b * g.out_channels + grp * group_out) * n;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, group_out, n, k,
-                    1.0f, wdata + grp * group_out * k, k, columns, n, 0.0f, y,
-                    n);
-      }
-      if (bias != nullptr || g.relu) {
-        float* y = ydata + b * g.out_channels * n;
-        for (int64_t c = 0; c < g.out_channels; ++c) {
-          const float add = bias != nullptr ? bias[c] : 0.0f;
-          float* row = y + c * n;
-          if (g.relu) {
-            for (int64_t i = 0; i < n; ++i)
-              row[i] = std::max(row[i] + add, 0.0f);
-          } else {
-            for (int64_t i = 0; i < n; ++i) row[i] += add;
-          }
-        }
-      }
-    }
-    return absl::OkStatus();
-  };
   ConfigureBlasOnce();
-  std::vector<std::pair<std::string, std::string>> params = {
-      {"gemm_M", StrCat(group_out)},
-      {"gemm_N", StrCat(n)},
-      {"gemm_K", StrCat(k)},
-      {"groups", StrCat(g.group)},
-      {"batch", StrCat(g.batch)},
-      {"im2col", g.pointwise ? "skipped (pointwise)" : "yes"},
-      {"pads_begin", StrCat("[", StrJoin(g.pads_begin, ","), "]")},
-      {"out_spatial", StrCat("[", StrJoin(g.out_spatial, ","), "]")},
-      {"fused_relu", g.relu ? "1" : "0"}};
-  return Prepared({TensorInfo{DType::kFloat32, Shape(std::move(out_dims))}},
-                  MakeKernel(std::move(run), workspace, std::move(params)));
+  return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1), Shape(out_dims), pads,
+                      auto_pad);
 }
 
 }  // namespace

@@ -1,0 +1,131 @@
+#include "bench/dump_fixture.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "kernels/ops.h"
+#include "kernels/strings.h"
+#include "runtime/model_registry.h"
+
+namespace acldump::bench {
+
+namespace fs = std::filesystem;
+
+const char* ModeName(Mode mode) {
+  switch (mode) {
+    case Mode::kNoObserver: return "no_observer";
+    case Mode::kDumpOff: return "dump_off";
+    case Mode::kNotSelected: return "not_selected";
+    case Mode::kStepNotSelected: return "step_not_selected";
+    case Mode::kStats: return "stats";
+    case Mode::kTensorAll: return "tensor_all";
+    case Mode::kTensorFive: return "tensor_5_layers";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string Die(const absl::Status& status) {
+  std::fprintf(stderr, "bench setup failed: %s\n", std::string(status.message()).c_str());
+  std::exit(1);
+}
+
+}  // namespace
+
+DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
+                         std::vector<std::string> five_layers) {
+  const char* base = std::getenv("ACLDUMP_BENCH_DIR");
+  dir_ = StrCat(base ? base : fs::temp_directory_path().string(), "/acldump_bench_", getpid(),
+                "_", ModeName(mode));
+  fs::remove_all(dir_);
+  fs::create_directories(dir_ + "/dump");
+  auto compiled = LoadModelFromMemory(model_bytes);
+  if (!compiled.ok()) Die(compiled.status());
+  model_ = std::move(*compiled);
+  const std::string name = model_->graph().name;
+  manager_ = std::make_unique<dump::DumpManager>();
+  if (mode != Mode::kNoObserver && mode != Mode::kDumpOff) {
+    std::string list;
+    std::string extra;
+    switch (mode) {
+      case Mode::kNotSelected:
+        list = R"({"model_name":"some_other_model"})";
+        break;
+      case Mode::kStepNotSelected:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra = R"("dump_step":"1000000000",)";
+        break;
+      case Mode::kStats:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra = R"("dump_data":"stats",)";
+        break;
+      case Mode::kTensorFive:
+        list = StrCat(R"({"model_name":")", name, R"(","layer":[")",
+                      StrJoin(five_layers, "\",\""), R"("]})");
+        break;
+      default:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+    }
+    const std::string config = dir_ + "/acl.json";
+    std::ofstream(config) << R"({"dump":{)" << extra << R"("dump_path":")" << dir_
+                          << R"(/dump","dump_list":[)" << list << "]}}";
+    absl::Status status = manager_->InitDump();
+    if (status.ok()) status = manager_->SetDump(config);
+    if (!status.ok()) Die(status);
+    session_ = manager_->current_session();
+  }
+  if (mode != Mode::kNoObserver) {
+    std::vector<std::string> warnings;
+    dump::Attachment attachment =
+        manager_->OnModelLoad(*model_, dump::ModelIdentity{1, "", 0}, &warnings);
+    for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (attachment.observer) {
+      absl::Status status = model_->AttachObserver(attachment.observer, attachment.step_flags);
+      if (!status.ok()) Die(status);
+    }
+  }
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const auto& in : model_->graph().inputs) {
+    inputs_.emplace_back(in.info.dtype, in.info.shape);
+    for (int64_t i = 0; i < inputs_.back().NumElements(); ++i) {
+      inputs_.back().as<float>()[i] = dist(rng);
+    }
+    in_.push_back({inputs_.back().data(), inputs_.back().ByteSize()});
+  }
+  for (const auto& out : model_->graph().outputs) {
+    outputs_.emplace_back(out.info.dtype, out.info.shape);
+    out_.push_back({outputs_.back().data(), outputs_.back().ByteSize()});
+  }
+}
+
+DumpedModel::~DumpedModel() {
+  Finish();
+  model_.reset();
+  manager_.reset();
+  std::error_code ignored;
+  fs::remove_all(dir_, ignored);
+}
+
+void DumpedModel::Run() {
+  absl::Status status = model_->Execute(in_, out_);
+  if (!status.ok()) Die(status);
+}
+
+uint64_t DumpedModel::Finish() {
+  if (!session_) return 0;
+  if (!finished_) {
+    finished_ = true;
+    absl::Status status = manager_->FinalizeDump();
+    if (!status.ok()) Die(status);
+  }
+  return session_->writer().stats().bytes_written;
+}
+
+}  // namespace acldump::bench

@@ -1,0 +1,55 @@
+// A model loaded the way the C ABI loads it (compile -> dump manager -> attach), in one of the
+// dump modes the benchmarks compare.
+#ifndef ACLDUMP_BENCH_DUMP_FIXTURE_H_
+#define ACLDUMP_BENCH_DUMP_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dump/dump_manager.h"
+#include "kernels/tensor.h"
+#include "runtime/compiled_model.h"
+
+namespace acldump::bench {
+
+enum class Mode {
+  kNoObserver,       // the runtime alone, no dump code involved
+  kDumpOff,          // the dump manager is there, dump never configured
+  kNotSelected,      // a config is active but names another model
+  kStepNotSelected,  // the model is selected but dump_step excludes these iterations
+  kStats,            // stats of every output
+  kTensorAll,        // full tensors of every output
+  kTensorFive,       // full tensors of five layers
+};
+
+const char* ModeName(Mode mode);
+
+class DumpedModel {
+ public:
+  // `five_layers`: the layer names used by kTensorFive.
+  DumpedModel(const std::string& model_bytes, Mode mode, std::vector<std::string> five_layers);
+  ~DumpedModel();
+
+  // One execution on fixed random inputs.
+  void Run();
+  // Writes everything queued (FinalizeDump); returns the bytes written since construction.
+  uint64_t Finish();
+  const CompiledModel& model() const { return *model_; }
+  size_t num_steps() const { return model_->steps().size(); }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<dump::DumpManager> manager_;
+  std::shared_ptr<CompiledModel> model_;
+  std::vector<Tensor> inputs_;
+  std::vector<Tensor> outputs_;
+  std::vector<HostBuffer> in_;
+  std::vector<MutableHostBuffer> out_;
+  std::shared_ptr<dump::DumpSession> session_;
+  bool finished_ = false;
+};
+
+}  // namespace acldump::bench
+
+#endif  // ACLDUMP_BENCH_DUMP_FIXTURE_H_

@@ -1,0 +1,111 @@
+// Model latency per dump mode, single thread, variants side by side so ratios come from one run:
+// full-size ResNet-18 (random weights generated here) and the testdata models; and the per-node
+// observer cost on a chain of 1,000 tiny ops.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "bench/dump_fixture.h"
+#include "bench/resnet18.h"
+
+namespace acldump::bench {
+namespace {
+
+const std::string& ResNet18() {
+  static const std::string* bytes = new std::string(ResNet18ModelBytes());
+  return *bytes;
+}
+
+const std::string& TinyOps() {
+  static const std::string* bytes = new std::string(TinyOpsModelBytes(1000));
+  return *bytes;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Times each iteration by hand so the final flush of queued dumps (FinalizeDump) counts: a dump
+// mode is only as fast as the disk lets its data land.
+void RunModel(benchmark::State& state, const std::string& bytes, Mode mode,
+              std::vector<std::string> layers) {
+  DumpedModel model(bytes, mode, std::move(layers));
+  model.Run();  // warm-up: first-touch of arena and pools
+  int64_t done = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    model.Run();
+    ++done;
+    if (done == state.max_iterations) model.Finish();
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const uint64_t written = model.Finish();
+  state.counters["dumped_MB_per_iter"] =
+      done > 0 ? static_cast<double>(written) / 1e6 / static_cast<double>(done + 1) : 0;
+  state.counters["nodes"] = static_cast<double>(model.num_steps());
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(model.num_steps()));
+}
+
+const std::vector<std::string> kResNet18Layers = {"conv1", "layer1.0.relu", "layer2.1.add",
+                                                  "layer4.1.conv2", "fc"};
+const std::vector<std::string> kResnetTinyLayers = {"conv1", "pool1", "add1", "conv5", "prob"};
+
+constexpr Mode kModes[] = {Mode::kNoObserver,      Mode::kDumpOff, Mode::kNotSelected,
+                           Mode::kStepNotSelected, Mode::kStats,   Mode::kTensorAll,
+                           Mode::kTensorFive};
+
+void RegisterAll() {
+  for (Mode mode : kModes) {
+    benchmark::RegisterBenchmark(
+        (std::string("BM_ResNet18/") + ModeName(mode)).c_str(),
+        [mode](benchmark::State& s) { RunModel(s, ResNet18(), mode, kResNet18Layers); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(0.5);
+  }
+  const std::string tiny = ReadFile("testdata/resnet_tiny.om");
+  for (Mode mode : kModes) {
+    benchmark::RegisterBenchmark(
+        (std::string("BM_ResnetTiny/") + ModeName(mode)).c_str(),
+        [mode, tiny](benchmark::State& s) { RunModel(s, tiny, mode, kResnetTinyLayers); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+  const std::string mlp = ReadFile("testdata/mlp_block.om");
+  for (Mode mode : kModes) {
+    benchmark::RegisterBenchmark(
+        (std::string("BM_MlpBlock/") + ModeName(mode)).c_str(),
+        [mode, mlp](benchmark::State& s) {
+          RunModel(s, mlp, mode, {"ln1", "fc1", "attn", "context", "pooled"});
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+  // Per-node cost: items/s here are nodes/s; ns per node = 1e9 / items_per_second.
+  for (Mode mode : kModes) {
+    benchmark::RegisterBenchmark(
+        (std::string("BM_TinyOps1000/") + ModeName(mode)).c_str(),
+        [mode](benchmark::State& s) {
+          RunModel(s, TinyOps(), mode, {"add1", "add100", "add500", "add900", "add999"});
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace
+}  // namespace acldump::bench
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  acldump::bench::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

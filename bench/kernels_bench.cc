@@ -1,0 +1,112 @@
+// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (OpenBLAS underneath), and
+// elementwise GB/s.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "kernels/ops.h"
+
+namespace acldump::bench {
+namespace {
+
+struct Prepared {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  std::vector<TensorView> in, out;
+  std::unique_ptr<Kernel> kernel;
+  AlignedBuffer workspace;
+};
+
+Prepared Prepare(const std::string& op, std::vector<TensorInfo> inputs, const Attributes& attrs) {
+  Prepared p;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<const TensorView*> constants;
+  for (const TensorInfo& info : inputs) {
+    p.inputs.emplace_back(info.dtype, info.shape);
+    for (int64_t i = 0; i < p.inputs.back().NumElements(); ++i) {
+      p.inputs.back().as<float>()[i] = dist(rng);
+    }
+  }
+  for (const Tensor& t : p.inputs) p.in.push_back(t.view());
+  for (size_t i = 0; i < p.in.size(); ++i) constants.push_back(nullptr);
+  OpContext context{op, attrs, inputs, constants, 1};
+  auto prepared = BuiltinOps().Prepare(context);
+  if (!prepared.ok()) std::abort();
+  for (const TensorInfo& info : prepared->outputs) p.outputs.emplace_back(info.dtype, info.shape);
+  for (const Tensor& t : p.outputs) p.out.push_back(t.view());
+  p.kernel = std::move(prepared->kernel);
+  p.workspace = AlignedBuffer(p.kernel->WorkspaceBytes());
+  return p;
+}
+
+void Run(benchmark::State& state, Prepared& p, double flops, double bytes) {
+  std::span<std::byte> ws(p.workspace.data(), p.workspace.size());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.kernel->Run(p.in, p.out, ws));
+    benchmark::ClobberMemory();
+  }
+  if (flops > 0) {
+    state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  }
+  if (bytes > 0) state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+
+// (channels_in, size, channels_out, kernel, stride) of ResNet-18's convolutions.
+void BM_Conv(benchmark::State& state) {
+  const int64_t cin = state.range(0), hw = state.range(1), cout = state.range(2),
+                k = state.range(3), stride = state.range(4);
+  Attributes attrs;
+  attrs.Set("strides", std::vector<int64_t>{stride, stride});
+  attrs.Set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+  attrs.Set("fused_activation", std::string("Relu"));
+  Prepared p = Prepare("Conv",
+                       {{DType::kFloat32, Shape({1, cin, hw, hw})},
+                        {DType::kFloat32, Shape({cout, cin, k, k})},
+                        {DType::kFloat32, Shape({cout})}},
+                       attrs);
+  const double out_hw = static_cast<double>(p.outputs[0].shape()[2] * p.outputs[0].shape()[3]);
+  Run(state, p, 2.0 * cout * cin * k * k * out_hw, 0);
+}
+BENCHMARK(BM_Conv)
+    ->Args({3, 224, 64, 7, 2})
+    ->Args({64, 56, 64, 3, 1})
+    ->Args({64, 56, 128, 3, 2})
+    ->Args({128, 28, 128, 3, 1})
+    ->Args({256, 14, 256, 3, 1})
+    ->Args({512, 7, 512, 3, 1})
+    ->Args({256, 14, 512, 1, 2})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_Gemm(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  Attributes attrs;
+  attrs.Set("transB", int64_t{1});
+  Prepared p = Prepare("Gemm",
+                       {{DType::kFloat32, Shape({m, k})},
+                        {DType::kFloat32, Shape({n, k})},
+                        {DType::kFloat32, Shape({n})}},
+                       attrs);
+  Run(state, p, 2.0 * m * n * k, 0);
+}
+BENCHMARK(BM_Gemm)->Args({1, 512, 1000})->Args({256, 256, 256})->Args({64, 1024, 1024})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_Add(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Prepared p = Prepare("Add", {{DType::kFloat32, Shape({n})}, {DType::kFloat32, Shape({n})}}, {});
+  Run(state, p, 0, 3.0 * n * 4);  // two reads, one write
+}
+BENCHMARK(BM_Add)->Arg(1 << 16)->Arg(1 << 22);
+
+void BM_Relu(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Prepared p = Prepare("Relu", {{DType::kFloat32, Shape({n})}}, {});
+  Run(state, p, 0, 2.0 * n * 4);
+}
+BENCHMARK(BM_Relu)->Arg(1 << 16)->Arg(1 << 22);
+
+}  // namespace
+}  // namespace acldump::bench
+
+BENCHMARK_MAIN();

@@ -1,0 +1,65 @@
+// The stats kernel (one pass: max, min, sum, sum of squares, NaN/Inf counts) against a plain
+// memcpy of the same bytes, in one binary so the ratio comes from one run.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <random>
+
+#include "dump/stats.h"
+#include "kernels/half.h"
+
+namespace acldump::bench {
+namespace {
+
+constexpr int64_t kBytes = 16 << 20;
+
+Tensor RandomTensor(DType dtype) {
+  const int64_t n = kBytes / static_cast<int64_t>(DTypeSize(dtype));
+  Tensor t(dtype, Shape({n}));
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist(0, 2);
+  for (int64_t i = 0; i < n; ++i) {
+    if (dtype == DType::kFloat32) {
+      t.as<float>()[i] = dist(rng);
+    } else {
+      t.as<Float16>()[i] = Float16(dist(rng));
+    }
+  }
+  return t;
+}
+
+void BM_Memcpy(benchmark::State& state) {
+  AlignedBuffer src(kBytes), dst(kBytes);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), kBytes);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_Memcpy);
+
+void BM_StatsFloat32(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat32);
+  for (auto _ : state) benchmark::DoNotOptimize(dump::ComputeStats(t.view()));
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_StatsFloat32);
+
+void BM_StatsFloat16(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat16);
+  for (auto _ : state) benchmark::DoNotOptimize(dump::ComputeStats(t.view()));
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_StatsFloat16);
+
+void BM_HasNonFiniteFloat32(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat32);
+  for (auto _ : state) benchmark::DoNotOptimize(dump::HasNonFinite(t.view()));
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_HasNonFiniteFloat32);
+
+}  // namespace
+}  // namespace acldump::bench
+
+BENCHMARK_MAIN();

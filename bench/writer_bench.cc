@@ -1,0 +1,102 @@
+// The dump writer's throughput against plain sequential write() calls of the same bytes into
+// the same folder (one file per tensor either way, so both pay for file creation).
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "dump/writer.h"
+#include "kernels/strings.h"
+
+namespace acldump::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kFiles = 64;
+
+std::string Folder(const char* name) {
+  const char* base = std::getenv("ACLDUMP_BENCH_DIR");
+  const std::string dir = StrCat(base ? base : fs::temp_directory_path().string(),
+                                 "/acldump_writer_bench_", getpid(), "_", name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+class RawRenderer final : public dump::JobRenderer {
+ public:
+  explicit RawRenderer(std::string dir) : dir_(std::move(dir)) {}
+  absl::Status Render(const dump::WriteJob& job, dump::RenderedFile& file) const override {
+    file.directory = dir_;
+    file.name = StrCat("t", job.sequence);
+    file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()), job.used);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string dir_;
+};
+
+void BM_RawWrite(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const std::string dir = Folder("raw");
+  AlignedBuffer data(bytes);
+  for (auto _ : state) {
+    for (size_t i = 0; i < kFiles; ++i) {
+      const std::string path = StrCat(dir, "/t", i);
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      size_t off = 0;
+      while (off < bytes) {
+        const ssize_t n = ::write(fd, data.data() + off, bytes - off);
+        if (n <= 0) std::abort();
+        off += static_cast<size_t>(n);
+      }
+      ::close(fd);
+    }
+    state.PauseTiming();
+    for (size_t i = 0; i < kFiles; ++i) std::remove(StrCat(dir, "/t", i).c_str());
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kFiles * bytes));
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_RawWrite)->Arg(256 << 10)->Arg(4 << 20)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The producer fills pooled buffers (as an observer does) and the writer thread renders and
+// writes them atomically (temporary name + rename); timed until everything is on disk.
+void BM_DumpWriter(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const std::string dir = Folder("writer");
+  dump::DumpWriter::Options options;
+  options.root = dir;
+  dump::DumpWriter writer(options);
+  auto renderer = std::make_shared<RawRenderer>(dir);
+  AlignedBuffer source(bytes);
+  for (auto _ : state) {
+    for (size_t i = 0; i < kFiles; ++i) {
+      dump::WriteJob job;
+      job.renderer = renderer;
+      job.sequence = i;
+      job.buffer = writer.AcquireBuffer(bytes);
+      std::memcpy(job.buffer.data(), source.data(), bytes);
+      job.used = bytes;
+      writer.Submit(std::move(job));
+    }
+    if (!writer.Flush().ok()) std::abort();
+    state.PauseTiming();
+    for (size_t i = 0; i < kFiles; ++i) std::remove(StrCat(dir, "/t", i).c_str());
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kFiles * bytes));
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_DumpWriter)->Arg(256 << 10)->Arg(4 << 20)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace acldump::bench
+
+BENCHMARK_MAIN();
