@@ -75,6 +75,7 @@ AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
 
 void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
   const size_t size = buffer.size();
+  std::vector<AlignedBuffer> trimmed;  // freed outside the lock
   {
     std::lock_guard<std::mutex> lock(mutex_);
     buffered_bytes_ -= size;
@@ -82,13 +83,27 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
       free_bytes_ += size;
       free_buffers_.emplace(size, std::move(buffer));
     }
+    // A drained queue means the backlog is over: keep only a working set for
+    // reuse.
+    while (queue_size_ == 0 && free_bytes_ > options_.idle_cache_bytes &&
+           !free_buffers_.empty()) {
+      auto largest = std::prev(free_buffers_.end());
+      free_bytes_ -= largest->first;
+      trimmed.push_back(std::move(largest->second));
+      free_buffers_.erase(largest);
+    }
   }
   space_ready_.notify_all();
 }
 
 void DumpWriter::Submit(WriteJob job) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (queue_size_ >= options_.max_queued_jobs) {
+      ++stats_.back_pressure_waits;
+      space_ready_.wait(lock,
+                        [&] { return queue_size_ < options_.max_queued_jobs; });
+    }
     if (queue_size_ == queue_.size()) {
       std::vector<WriteJob> bigger(queue_.size() * 2);
       for (size_t i = 0; i < queue_size_; ++i) {
@@ -118,6 +133,7 @@ void DumpWriter::Run() {
       --queue_size_;
       busy_ = true;
     }
+    space_ready_.notify_all();  // a queue slot is free
     WriteOne(job);
     ReleaseBuffer(std::move(job.buffer));
   }

@@ -78,7 +78,14 @@ class DumpWriter {
     std::string root;  // dump files go here or below; the writer never creates
                        // the root itself
     size_t memory_budget = size_t{256} << 20;
-    bool sync = false;         // fsync each file before the rename
+    bool sync = false;  // fsync each file before the rename
+    // Queued jobs beyond this make Submit wait too: many small files (stats)
+    // must not build an unbounded backlog of job records even when their bytes
+    // fit the budget.
+    size_t max_queued_jobs = 4096;
+    // Free buffers kept for reuse once the queue drains (the rest goes back to
+    // the allocator).
+    size_t idle_cache_bytes = size_t{32} << 20;
     FileSystem* fs = nullptr;  // default: PosixFileSystem()
   };
 
