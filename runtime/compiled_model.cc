@@ -5,7 +5,6 @@
 #include <map>
 
 #include "kernels/error_kind.h"
-#include "kernels/error_kind.h"
 #include "kernels/status_macros.h"
 #include "kernels/strings.h"
 #include "runtime/model_file.h"
@@ -13,8 +12,6 @@
 namespace acldump {
 namespace {
 
-// Activation memory a model may plan, in bytes.
-constexpr size_t kMaxArenaBytes = size_t{16} << 30;
 constexpr size_t kArenaAlignment = AlignedBuffer::kAlignment;
 
 enum class ValueKind {
@@ -87,7 +84,7 @@ size_t PlanArena(std::vector<ValueState>& values) {
 CompiledModel::~CompiledModel() = default;
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
-    Graph graph, const OpRegistry& registry) {
+    Graph graph, const OpRegistry& registry, size_t max_arena_bytes) {
   std::unique_ptr<CompiledModel> model(new CompiledModel());
   model->graph_ = std::move(graph);
   const Graph& g = model->graph_;
@@ -276,12 +273,12 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
     }
   }
   stats.arena_bytes = PlanArena(values);
-  if (stats.arena_bytes > kMaxArenaBytes) {
+  if (stats.arena_bytes > max_arena_bytes) {
     return absl::ResourceExhaustedError(
         StrCat("the model needs ", stats.arena_bytes,
                " bytes of activation memory, more than the limit "
                "of ",
-               kMaxArenaBytes));
+               max_arena_bytes));
   }
   for (const Step& step : model->steps_) {
     stats.workspace_bytes =
@@ -420,18 +417,16 @@ absl::Status CompiledModel::Execute(
     std::span<const HostBuffer> inputs,
     std::span<const MutableHostBuffer> outputs) {
   if (inputs.size() != input_infos_.size()) {
-    return WithKind(
-        absl::InvalidArgumentError(StrCat("model '", graph_.name, "' has ",
-                                          input_infos_.size(), " inputs, got ",
-                                          inputs.size())),
-        ErrorKind::kModelInputNotMatch);
+    return WithKind(absl::InvalidArgumentError(StrCat(
+                        "model '", graph_.name, "' has ", input_infos_.size(),
+                        " inputs, got ", inputs.size())),
+                    ErrorKind::kModelInputNotMatch);
   }
   if (outputs.size() != output_infos_.size()) {
-    return WithKind(
-        absl::InvalidArgumentError(StrCat("model '", graph_.name, "' has ",
-                                          output_infos_.size(),
-                                          " outputs, got ", outputs.size())),
-        ErrorKind::kModelOutputNotMatch);
+    return WithKind(absl::InvalidArgumentError(StrCat(
+                        "model '", graph_.name, "' has ", output_infos_.size(),
+                        " outputs, got ", outputs.size())),
+                    ErrorKind::kModelOutputNotMatch);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t need = input_infos_[i].ByteSize();

@@ -41,8 +41,11 @@ class CompiledModel {
   // Validates ops against the registry, infers every value's type and shape,
   // checks them against the declared outputs, evaluates Constant nodes, plans
   // memory. Errors name the node.
+  // `max_arena_bytes` bounds the activation memory a model may plan.
   static absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
-      Graph graph, const OpRegistry& registry);
+      Graph graph, const OpRegistry& registry,
+      size_t max_arena_bytes = kDefaultMaxArenaBytes);
+  static constexpr size_t kDefaultMaxArenaBytes = size_t{16} << 30;
   ~CompiledModel();
 
   const Graph& graph() const { return graph_; }

@@ -54,7 +54,7 @@ size_t ModelRegistry::size() const {
 namespace {
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
-    absl::StatusOr<Graph> graph) {
+    absl::StatusOr<Graph> graph, size_t max_arena_bytes) {
   if (!graph.ok()) {
     const ErrorKind kind =
         graph.status().code() == absl::StatusCode::kNotFound ||
@@ -64,7 +64,7 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
     return WithKind(graph.status(), kind);
   }
   absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-      CompiledModel::Compile(std::move(*graph), BuiltinOps());
+      CompiledModel::Compile(std::move(*graph), BuiltinOps(), max_arena_bytes);
   if (!compiled.ok()) {
     return WithKind(
         compiled.status(),
@@ -79,12 +79,12 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
     const std::string& path) {
-  return Compile(ReadModelFile(path));
+  return Compile(ReadModelFile(path), CompiledModel::kDefaultMaxArenaBytes);
 }
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
-    std::string_view bytes) {
-  return Compile(ParseModel(bytes));
+    std::string_view bytes, size_t max_arena_bytes) {
+  return Compile(ParseModel(bytes), max_arena_bytes);
 }
 
 std::string FileStem(const std::string& path) {

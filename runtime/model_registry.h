@@ -45,7 +45,8 @@ class ModelRegistry {
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
     const std::string& path);
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
-    std::string_view bytes);
+    std::string_view bytes,
+    size_t max_arena_bytes = CompiledModel::kDefaultMaxArenaBytes);
 // "dir/resnet.v2.om" -> "resnet.v2" (the S9 model name of a file-loaded model).
 std::string FileStem(const std::string& path);
 

@@ -1,0 +1,16 @@
+// .om model loading from memory: parse, validate, compile (untrusted model
+// files).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "runtime/model_registry.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // A small arena bound keeps absurd-but-valid models inside the fuzzer's
+  // memory limit.
+  (void)acldump::LoadModelFromMemory(
+      std::string_view(reinterpret_cast<const char*>(data), size),
+      size_t{64} << 20);
+  return 0;
+}
