@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "dump/dump_file.h"
+#include "dump/dump_names.h"
 #include "dump/overflow_record.h"
 #include "dump/stats_csv.h"
 #include "kernels/error_kind.h"
@@ -671,6 +672,33 @@ TEST_F(DumpManagerTest, TinyWriterBudgetAppliesBackPressureWithoutLosingFiles) {
             3 * (loaded.model->steps().size() + 1));
   EXPECT_GT(session->writer().stats().back_pressure_waits, 0u);
   EXPECT_EQ(session->writer().stats().files_failed, 0u);
+}
+
+TEST_F(DumpManagerTest, TimeFolderOfAnotherRunIsNotShared) {
+  // Another process already dumped into this second's folder (and the next two,
+  // in case the clock ticks): this run must not mix its files into it.
+  const std::time_t now = std::time(nullptr);
+  for (int i = 0; i < 3; ++i)
+    fs::create_directories(dump_path_ + "/" + DumpTimeFolderName(now + i));
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
+          .ok());
+  const std::string folder = manager.current_session()->time_folder();
+  EXPECT_TRUE(std::regex_match(folder, std::regex("[0-9]{14}_1"))) << folder;
+  // A second session of the same process in the same second shares the folder
+  // it claimed.
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
+          .ok());
+  const std::string second = manager.current_session()->time_folder();
+  if (second.substr(0, 14) == folder.substr(0, 14)) EXPECT_EQ(second, folder);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
 }
 
 TEST_F(DumpManagerTest, DeviceIdSeparatesDumps) {

@@ -91,8 +91,18 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
 
   std::vector<ValueState> values;
   std::map<std::string, int, std::less<>> value_ids;
+  // Graphs reach here from the model file parser or straight from the ONNX
+  // importer: the invariants the plan relies on are checked here again.
+  absl::Status duplicate;
   auto add_value = [&](const std::string& name, ValueState state) {
-    value_ids[name] = static_cast<int>(values.size());
+    if (name.empty() ||
+        !value_ids.emplace(name, static_cast<int>(values.size())).second) {
+      if (duplicate.ok()) {
+        duplicate = absl::InvalidArgumentError(StrCat(
+            "value '", name, "' is defined more than once (or has no name)"));
+      }
+      return;
+    }
     values.push_back(std::move(state));
   };
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -114,6 +124,7 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
   // Prepare every node in topological order; shapes flow from inputs and
   // initializers.
   for (size_t n = 0; n < g.nodes.size(); ++n) {
+    RETURN_IF_ERROR(duplicate);
     const GraphNode& node = g.nodes[n];
     const std::string where =
         StrCat("node '", node.name, "' (", node.op_type, ")");
@@ -251,9 +262,16 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
     model->step_infos_.push_back(std::move(info));
   }
 
-  // Declared outputs must match what the graph computes.
+  RETURN_IF_ERROR(duplicate);
+  // Declared outputs must exist and match what the graph computes.
   for (size_t k = 0; k < g.outputs.size(); ++k) {
-    const ValueState& v = values[value_ids.at(g.outputs[k].name)];
+    auto produced = value_ids.find(g.outputs[k].name);
+    if (produced == value_ids.end()) {
+      return absl::InvalidArgumentError(
+          StrCat("output '", g.outputs[k].name,
+                 "' is not produced by any node, input or initializer"));
+    }
+    const ValueState& v = values[produced->second];
     if (v.info != g.outputs[k].info) {
       return absl::InvalidArgumentError(StrCat(
           "output '", g.outputs[k].name, "' is declared as ",
