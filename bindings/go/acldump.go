@@ -1,0 +1,323 @@
+// Package acldump is the idiomatic Go layer over acldump's C ABI: errors are values (*Error,
+// with the aclError code and message), handles have Close methods. The SWIG package acldump/acl
+// is the raw API underneath.
+//
+//	if err := acldump.Init(""); err != nil { ... }
+//	defer acldump.Finalize()
+//	dump, err := acldump.StartDump("acl.json")
+//	model, err := acldump.LoadModel("resnet_tiny.om")
+//	outputs, err := model.Run(input)
+//	model.Close(); dump.Close()
+package acldump
+
+// #include "calls.h"
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"acldump/acl"
+)
+
+// Error is a failed acl call.
+type Error struct {
+	Code    int    // the aclError, e.g. acl.ACL_ERROR_DUMP_NOT_RUN (100045)
+	Message string // the C library's message for the call
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("acl error %d: %s", e.Code, e.Message) }
+
+// check turns the status of one helper call into an error, freeing its message.
+func check(status C.acldump_status) error {
+	if status.code == C.ACL_SUCCESS {
+		return nil
+	}
+	defer C.free(unsafe.Pointer(status.message))
+	return &Error{Code: int(status.code), Message: C.GoString(status.message)}
+}
+
+func cString(s string) (*C.char, func()) {
+	p := C.CString(s)
+	return p, func() { C.free(unsafe.Pointer(p)) }
+}
+
+// Init is aclInit: configPath is "" (no config) or an acl.json whose "dump" section configures
+// dump for the whole process (S6).
+func Init(configPath string) error {
+	var config *C.char
+	if configPath != "" {
+		p, free := cString(configPath)
+		defer free()
+		config = p
+	}
+	return check(C.acldump_init(config))
+}
+
+// Finalize is aclFinalize: unloads every model and ends dump sessions.
+func Finalize() error { return check(C.acldump_finalize()) }
+
+// DumpSession is a model dump session (aclmdlInitDump + aclmdlSetDump); Close is
+// aclmdlFinalizeDump, which writes every queued dump file.
+type DumpSession struct{ open bool }
+
+// StartDump starts a dump session with the config at configPath. It applies to models loaded
+// afterwards (S4).
+func StartDump(configPath string) (*DumpSession, error) {
+	if err := check(C.acldump_init_dump()); err != nil {
+		return nil, err
+	}
+	d := &DumpSession{open: true}
+	if err := d.Set(configPath); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Set is aclmdlSetDump: the config for models loaded from now on (S5).
+func (d *DumpSession) Set(configPath string) error {
+	path, free := cString(configPath)
+	defer free()
+	return check(C.acldump_set_dump(path))
+}
+
+// Close ends the session; it reports data that could not be written.
+func (d *DumpSession) Close() error {
+	if !d.open {
+		return nil
+	}
+	d.open = false
+	return check(C.acldump_finalize_dump())
+}
+
+// Buffer is an aclDataBuffer over C memory from aclrtMalloc (C may not keep pointers into Go
+// memory).
+type Buffer struct {
+	memory C.uintptr_t
+	handle C.uintptr_t
+	size   int
+}
+
+// NewBuffer allocates size (> 0) zeroed bytes (aclrtMalloc: needs Init).
+func NewBuffer(size int) (*Buffer, error) {
+	b := &Buffer{size: size}
+	if err := check(C.acldump_malloc(C.size_t(size), &b.memory)); err != nil {
+		return nil, err
+	}
+	if err := check(C.acldump_create_data_buffer(b.memory, C.size_t(size), &b.handle)); err != nil {
+		C.acldump_free(b.memory)
+		return nil, err
+	}
+	bytes := b.Bytes()
+	for i := range bytes {
+		bytes[i] = 0
+	}
+	return b, nil
+}
+
+// Bytes is the buffer's memory; valid until Close.
+func (b *Buffer) Bytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(uintptr(b.memory))), b.size)
+}
+
+// Handle is the raw SWIG handle (borrowed: do not delete it).
+func (b *Buffer) Handle() acl.AclDataBuffer { return acl.SwigcptrAclDataBuffer(b.handle) }
+
+// Close frees the descriptor and the memory.
+func (b *Buffer) Close() error {
+	if b.handle == 0 {
+		return nil
+	}
+	acl.DeleteAclDataBuffer(b.Handle())
+	b.handle = 0
+	return check(C.acldump_free(b.memory))
+}
+
+// Dataset is an aclmdlDataset: the ordered buffers of a model's inputs or outputs. It refers to
+// the buffers without owning them.
+type Dataset struct {
+	handle  C.uintptr_t
+	buffers []*Buffer
+}
+
+// NewDataset makes a dataset of buffers, in order.
+func NewDataset(buffers ...*Buffer) (*Dataset, error) {
+	d := &Dataset{}
+	if err := check(C.acldump_create_dataset(&d.handle)); err != nil {
+		return nil, err
+	}
+	for _, b := range buffers {
+		if err := check(C.acldump_add_dataset_buffer(d.handle, b.handle)); err != nil {
+			d.Close()
+			return nil, err
+		}
+		d.buffers = append(d.buffers, b)
+	}
+	return d, nil
+}
+
+// Close frees the dataset (not its buffers).
+func (d *Dataset) Close() {
+	if d.handle != 0 {
+		acl.DeleteAclmdlDataset(acl.SwigcptrAclmdlDataset(d.handle))
+		d.handle = 0
+	}
+}
+
+// TensorInfo describes a model input or output.
+type TensorInfo struct {
+	Name     string
+	DataType acl.AclDataType
+	Format   acl.AclFormat
+	Dims     []int64
+	Size     int // bytes
+}
+
+// Model is a loaded model; Close unloads it.
+type Model struct {
+	id      uint32
+	loaded  bool
+	Inputs  []TensorInfo
+	Outputs []TensorInfo
+}
+
+// LoadModel loads an .om file; its dump model name is the file name without extension (S9).
+func LoadModel(path string) (*Model, error) {
+	p, free := cString(path)
+	defer free()
+	var id C.uint32_t
+	if err := check(C.acldump_load_from_file(p, &id)); err != nil {
+		return nil, err
+	}
+	return describe(uint32(id))
+}
+
+// LoadModelFromMemory loads a model from memory (copied); only its graph name matches dump_list.
+func LoadModelFromMemory(model []byte) (*Model, error) {
+	var data unsafe.Pointer // NULL for an empty model: the C library reports it
+	if len(model) > 0 {
+		data = unsafe.Pointer(&model[0])
+	}
+	var id C.uint32_t
+	status := C.acldump_load_from_mem(data, C.size_t(len(model)), &id)
+	if err := check(status); err != nil {
+		return nil, err
+	}
+	return describe(uint32(id))
+}
+
+func describe(id uint32) (*Model, error) {
+	m := &Model{id: id, loaded: true}
+	var handle C.uintptr_t
+	if err := check(C.acldump_create_desc(&handle)); err != nil {
+		m.Close()
+		return nil, err
+	}
+	desc := acl.SwigcptrAclmdlDesc(handle)
+	defer acl.DeleteAclmdlDesc(desc)
+	if err := check(C.acldump_get_desc(handle, C.uint32_t(id))); err != nil {
+		m.Close()
+		return nil, err
+	}
+	// The desc is filled and the indexes are in range: these getters cannot fail.
+	dims := acl.NewAclmdlIODims()
+	defer acl.DeleteAclmdlIODims(dims)
+	for i := int64(0); i < acl.AclmdlGetNumInputs(desc); i++ {
+		acl.AclmdlGetInputDims(desc, i, dims)
+		m.Inputs = append(m.Inputs, TensorInfo{
+			Name:     acl.AclmdlGetInputNameByIndex(desc, i),
+			DataType: acl.AclmdlGetInputDataType(desc, i),
+			Format:   acl.AclmdlGetInputFormat(desc, i),
+			Dims:     dimsOf(dims),
+			Size:     int(acl.AclmdlGetInputSizeByIndex(desc, i)),
+		})
+	}
+	for i := int64(0); i < acl.AclmdlGetNumOutputs(desc); i++ {
+		acl.AclmdlGetOutputDims(desc, i, dims)
+		m.Outputs = append(m.Outputs, TensorInfo{
+			Name:     acl.AclmdlGetOutputNameByIndex(desc, i),
+			DataType: acl.AclmdlGetOutputDataType(desc, i),
+			Format:   acl.AclmdlGetOutputFormat(desc, i),
+			Dims:     dimsOf(dims),
+			Size:     int(acl.AclmdlGetOutputSizeByIndex(desc, i)),
+		})
+	}
+	return m, nil
+}
+
+func dimsOf(dims acl.AclmdlIODims) []int64 {
+	out := make([]int64, dims.GetDimCount())
+	for i := range out {
+		out[i] = dims.GetDim(int64(i))
+	}
+	return out
+}
+
+// ID is the model id (the {model_id} folder of its dumps).
+func (m *Model) ID() uint32 { return m.id }
+
+// Execute runs the model once: one buffer per input and per output, in the model's order.
+func (m *Model) Execute(input, output *Dataset) error {
+	return check(C.acldump_execute(C.uint32_t(m.id), input.handle, output.handle))
+}
+
+// Run executes once on inputs (raw bytes, one slice per input) and returns a copy of each
+// output.
+func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
+	var buffers []*Buffer
+	defer func() {
+		for _, b := range buffers {
+			b.Close()
+		}
+	}()
+	newBuffer := func(size int) (*Buffer, error) {
+		b, err := NewBuffer(size)
+		if err == nil {
+			buffers = append(buffers, b)
+		}
+		return b, err
+	}
+	var in, out []*Buffer
+	for _, input := range inputs {
+		b, err := newBuffer(len(input))
+		if err != nil {
+			return nil, err
+		}
+		copy(b.Bytes(), input)
+		in = append(in, b)
+	}
+	for _, info := range m.Outputs {
+		b, err := newBuffer(info.Size)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	inSet, err := NewDataset(in...)
+	if err != nil {
+		return nil, err
+	}
+	defer inSet.Close()
+	outSet, err := NewDataset(out...)
+	if err != nil {
+		return nil, err
+	}
+	defer outSet.Close()
+	if err := m.Execute(inSet, outSet); err != nil {
+		return nil, err
+	}
+	for _, b := range out {
+		outputs = append(outputs, append([]byte(nil), b.Bytes()...))
+	}
+	return outputs, nil
+}
+
+// Close unloads the model.
+func (m *Model) Close() error {
+	if !m.loaded {
+		return nil
+	}
+	m.loaded = false
+	return check(C.acldump_unload(C.uint32_t(m.id)))
+}

@@ -1,0 +1,95 @@
+/* The acl calls of package acldump, each returning its code together with the
+ * recent error message, copied in the same cgo call: the message is
+ * thread-local in C, and a goroutine may run on another OS thread by its next
+ * cgo call. */
+#ifndef ACLDUMP_GO_CALLS_H_
+#define ACLDUMP_GO_CALLS_H_
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+
+typedef struct {
+  aclError code;
+  char *
+      message; /* malloc'd copy when code != ACL_SUCCESS (free it), else NULL */
+} acldump_status;
+
+static inline acldump_status acldump_status_of(aclError code) {
+  acldump_status status = {code, NULL};
+  if (code != ACL_SUCCESS) status.message = strdup(aclGetRecentErrMsg());
+  return status;
+}
+
+/* For functions that fail by returning NULL and leaving a message but no code.
+ */
+static inline acldump_status acldump_status_of_handle(const void *handle) {
+  return acldump_status_of(handle != NULL ? ACL_SUCCESS : ACL_ERROR_FAILURE);
+}
+
+static inline acldump_status acldump_init(const char *config) {
+  return acldump_status_of(aclInit(config));
+}
+static inline acldump_status acldump_finalize(void) {
+  return acldump_status_of(aclFinalize());
+}
+static inline acldump_status acldump_init_dump(void) {
+  return acldump_status_of(aclmdlInitDump());
+}
+static inline acldump_status acldump_set_dump(const char *path) {
+  return acldump_status_of(aclmdlSetDump(path));
+}
+static inline acldump_status acldump_finalize_dump(void) {
+  return acldump_status_of(aclmdlFinalizeDump());
+}
+static inline acldump_status acldump_load_from_file(const char *path,
+                                                    uint32_t *id) {
+  return acldump_status_of(aclmdlLoadFromFile(path, id));
+}
+static inline acldump_status acldump_load_from_mem(const void *model,
+                                                   size_t size, uint32_t *id) {
+  return acldump_status_of(aclmdlLoadFromMem(model, size, id));
+}
+static inline acldump_status acldump_unload(uint32_t id) {
+  return acldump_status_of(aclmdlUnload(id));
+}
+static inline acldump_status acldump_execute(uint32_t id, uintptr_t input,
+                                             uintptr_t output) {
+  return acldump_status_of(
+      aclmdlExecute(id, (const aclmdlDataset *)input, (aclmdlDataset *)output));
+}
+static inline acldump_status acldump_create_desc(uintptr_t *desc) {
+  *desc = (uintptr_t)aclmdlCreateDesc();
+  return acldump_status_of_handle((const void *)*desc);
+}
+static inline acldump_status acldump_get_desc(uintptr_t desc, uint32_t id) {
+  return acldump_status_of(aclmdlGetDesc((aclmdlDesc *)desc, id));
+}
+static inline acldump_status acldump_malloc(size_t size, uintptr_t *memory) {
+  void *address = NULL;
+  acldump_status status =
+      acldump_status_of(aclrtMalloc(&address, size, ACL_MEM_MALLOC_HUGE_FIRST));
+  *memory = (uintptr_t)address;
+  return status;
+}
+static inline acldump_status acldump_free(uintptr_t memory) {
+  return acldump_status_of(aclrtFree((void *)memory));
+}
+static inline acldump_status acldump_create_data_buffer(uintptr_t memory,
+                                                        size_t size,
+                                                        uintptr_t *buffer) {
+  *buffer = (uintptr_t)aclCreateDataBuffer((void *)memory, size);
+  return acldump_status_of_handle((const void *)*buffer);
+}
+static inline acldump_status acldump_create_dataset(uintptr_t *dataset) {
+  *dataset = (uintptr_t)aclmdlCreateDataset();
+  return acldump_status_of_handle((const void *)*dataset);
+}
+static inline acldump_status acldump_add_dataset_buffer(uintptr_t dataset,
+                                                        uintptr_t buffer) {
+  return acldump_status_of(aclmdlAddDatasetBuffer((aclmdlDataset *)dataset,
+                                                  (aclDataBuffer *)buffer));
+}
+
+#endif /* ACLDUMP_GO_CALLS_H_ */

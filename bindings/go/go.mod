@@ -1,0 +1,3 @@
+module acldump
+
+go 1.19

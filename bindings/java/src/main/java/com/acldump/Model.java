@@ -1,0 +1,137 @@
+package com.acldump;
+
+import com.acldump.swig.AclNative;
+import com.acldump.swig.AclmdlDesc;
+import com.acldump.swig.AclmdlIODims;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/** A loaded model (aclmdlLoadFromFile / aclmdlLoadFromMem); {@link #close()} unloads it. */
+public final class Model implements AutoCloseable {
+  private final long id;
+  private final List<TensorInfo> inputs;
+  private final List<TensorInfo> outputs;
+  private boolean loaded = true;
+
+  private Model(long id) {
+    this.id = id;
+    AclmdlDesc desc = AclNative.aclmdlCreateDesc();
+    try {
+      AclNative.aclmdlGetDesc(desc, id);
+      inputs = describe(desc, true);
+      outputs = describe(desc, false);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    } finally {
+      desc.delete();
+    }
+  }
+
+  /** Loads an .om file; its dump model name is the file name without extension (S9). */
+  public static Model load(String path) {
+    long[] id = new long[1];
+    AclNative.aclmdlLoadFromFile(path, id);
+    return new Model(id[0]);
+  }
+
+  /** Loads a model from memory (copied); only its graph name matches dump_list (S9). */
+  public static Model load(byte[] model) {
+    long[] id = new long[1];
+    AclNative.aclmdlLoadFromMem(model, id);
+    return new Model(id[0]);
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public List<TensorInfo> inputs() {
+    return inputs;
+  }
+
+  public List<TensorInfo> outputs() {
+    return outputs;
+  }
+
+  /** aclmdlExecute: one buffer per input and per output, in the model's order. */
+  public void execute(Dataset input, Dataset output) {
+    AclNative.aclmdlExecute(id, input.handle(), output.handle());
+  }
+
+  /**
+   * Runs once on {@code inputs} (each copied into a direct buffer) and returns the outputs as
+   * direct buffers in native byte order.
+   */
+  public ByteBuffer[] run(ByteBuffer... inputs) {
+    List<DataBuffer> buffers = new ArrayList<>();
+    try (Dataset in = new Dataset();
+        Dataset out = new Dataset()) {
+      for (ByteBuffer input : inputs) {
+        DataBuffer buffer = DataBuffer.allocate(input.remaining());
+        buffers.add(buffer);
+        buffer.data().put(input.duplicate());
+        in.add(buffer);
+      }
+      ByteBuffer[] results = new ByteBuffer[outputs.size()];
+      for (int i = 0; i < results.length; ++i) {
+        DataBuffer buffer = DataBuffer.allocate(Math.toIntExact(outputs.get(i).size()));
+        buffers.add(buffer);
+        out.add(buffer);
+        results[i] = buffer.data();
+      }
+      execute(in, out);
+      return results;
+    } finally {
+      for (DataBuffer buffer : buffers) {
+        buffer.close();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (loaded) {
+      loaded = false;
+      AclNative.aclmdlUnload(id);
+    }
+  }
+
+  private static List<TensorInfo> describe(AclmdlDesc desc, boolean input) {
+    long count = input ? AclNative.aclmdlGetNumInputs(desc) : AclNative.aclmdlGetNumOutputs(desc);
+    List<TensorInfo> infos = new ArrayList<>();
+    for (long i = 0; i < count; ++i) {
+      AclmdlIODims dims = new AclmdlIODims();
+      try {
+        if (input) {
+          AclNative.aclmdlGetInputDims(desc, i, dims);
+        } else {
+          AclNative.aclmdlGetOutputDims(desc, i, dims);
+        }
+        long[] shape = new long[Math.toIntExact(dims.getDimCount())];
+        for (int d = 0; d < shape.length; ++d) {
+          shape[d] = dims.getDim(d);
+        }
+        infos.add(
+            input
+                ? new TensorInfo(
+                    AclNative.aclmdlGetInputNameByIndex(desc, i),
+                    AclNative.aclmdlGetInputDataType(desc, i),
+                    AclNative.aclmdlGetInputFormat(desc, i),
+                    shape,
+                    AclNative.aclmdlGetInputSizeByIndex(desc, i))
+                : new TensorInfo(
+                    AclNative.aclmdlGetOutputNameByIndex(desc, i),
+                    AclNative.aclmdlGetOutputDataType(desc, i),
+                    AclNative.aclmdlGetOutputFormat(desc, i),
+                    shape,
+                    AclNative.aclmdlGetOutputSizeByIndex(desc, i)));
+      } finally {
+        dims.delete();
+      }
+    }
+    return Collections.unmodifiableList(infos);
+  }
+}

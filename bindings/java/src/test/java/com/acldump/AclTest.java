@@ -1,0 +1,243 @@
+package com.acldump;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import com.acldump.swig.AclDataType;
+import com.acldump.swig.AclNative;
+import com.acldump.swig.AclNativeConstants;
+import com.acldump.swig.AclTensorDesc;
+import com.acldump.swig.AclopAttr;
+import com.acldump.swig.AclFormat;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.After;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** End-to-end tests of the Java bindings; the working directory is the runfiles root. */
+public class AclTest {
+  private static final String MODEL = "testdata/resnet_tiny.om";
+  private static final int DT_FLOAT = 1; // toolkit.dumpdata.OutputDataType
+
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  @After
+  public void finalizeIfLeftOpen() {
+    try {
+      AclNative.aclFinalize(); // lets the next test init again if this one failed
+    } catch (AclException e) {
+      assertEquals(AclNativeConstants.ACL_ERROR_REPEAT_FINALIZE, e.getCode());
+    }
+  }
+
+  private Path writeConfig(Path dumpPath) throws IOException {
+    Path config = tmp.getRoot().toPath().resolve("acl.json");
+    Files.writeString(config, "{\"dump\": {\"dump_path\": \"" + dumpPath
+        + "\", \"dump_list\": [{\"model_name\": \"resnet_tiny\"}]}}");
+    return config;
+  }
+
+  /** {iteration: sorted file names} of the one resnet_tiny dump under dumpPath. */
+  private static Map<String, List<String>> iterations(Path dumpPath) throws IOException {
+    Map<String, List<String>> found = new TreeMap<>();
+    try (Stream<Path> files = Files.walk(dumpPath)) {
+      for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
+        Path relative = dumpPath.relativize(file); // time/device/model/id/iteration/file
+        assertEquals(file.toString(), 6, relative.getNameCount());
+        assertEquals("resnet_tiny", relative.getName(2).toString());
+        found.computeIfAbsent(relative.getName(4).toString(), k -> new java.util.ArrayList<>())
+            .add(relative.getName(5).toString());
+      }
+    }
+    found.values().forEach(java.util.Collections::sort);
+    return found;
+  }
+
+  private static float[] readNpyFloats(String path) throws IOException {
+    ByteBuffer npy = ByteBuffer.wrap(Files.readAllBytes(Path.of(path)))
+        .order(ByteOrder.LITTLE_ENDIAN);
+    int headerLength = npy.getShort(8) & 0xffff; // format version 1.0
+    String header = new String(npy.array(), 10, headerLength, StandardCharsets.US_ASCII);
+    assertTrue(header, header.contains("'descr': '<f4'") && header.contains("False"));
+    npy.position(10 + headerLength);
+    float[] values = new float[npy.remaining() / 4];
+    npy.asFloatBuffer().get(values);
+    return values;
+  }
+
+  private static ByteBuffer floats(float[] values) {
+    ByteBuffer buffer = ByteBuffer.allocateDirect(values.length * 4).order(ByteOrder.nativeOrder());
+    buffer.asFloatBuffer().put(values);
+    return buffer;
+  }
+
+  @Test
+  public void dumpsTwoIterations() throws Exception {
+    Path dumpPath = tmp.newFolder("out").toPath();
+    Path config = writeConfig(dumpPath);
+    float[] expected = readNpyFloats("testdata/resnet_tiny.output.prob.npy");
+
+    Acl acl = Acl.init();
+    DumpSession dump = DumpSession.start(config.toString());
+    Model model = Model.load(MODEL);
+    assertEquals("input", model.inputs().get(0).name());
+    assertArrayEquals(new long[] {1, 3, 32, 32}, model.inputs().get(0).dims());
+    assertEquals(AclDataType.ACL_FLOAT, model.inputs().get(0).dataType());
+    assertEquals("prob", model.outputs().get(1).name());
+    assertEquals(40, model.outputs().get(1).size());
+    ByteBuffer prob = null;
+    try (DataBuffer image = DataBuffer.wrap(floats(readNpyFloats(
+            "testdata/resnet_tiny.input.input.npy")));
+        DataBuffer fc = DataBuffer.allocate(40);
+        DataBuffer probBuffer = DataBuffer.allocate(40);
+        Dataset in = Dataset.of(image);
+        Dataset out = Dataset.of(fc, probBuffer)) {
+      assertEquals(2, out.size());
+      for (int i = 0; i < 2; ++i) {
+        model.execute(in, out);
+      }
+      prob = probBuffer.data();
+    }
+    for (int i = 0; i < expected.length; ++i) {
+      assertEquals(expected[i], prob.getFloat(4 * i), 1e-5f);
+    }
+    dump.close(); // finalize dump, then unload, then finalize
+    model.close();
+    acl.close();
+
+    Map<String, List<String>> iterations = iterations(dumpPath);
+    assertEquals(List.of("0", "1"), List.copyOf(iterations.keySet()));
+    assertEquals(iterations.get("0").size(), iterations.get("1").size());
+    assertTrue(iterations.get("0").size() >= 14);
+    for (List<String> files : iterations.values()) {
+      assertEquals(1, files.stream().filter(f -> f.startsWith("Softmax.prob.")).count());
+    }
+    Path softmax;
+    try (Stream<Path> files = Files.walk(dumpPath)) {
+      softmax = files.filter(f -> f.getFileName().toString().startsWith("Softmax.prob."))
+          .findFirst().orElseThrow();
+    }
+    DumpFile file = DumpFile.read(softmax);
+    assertEquals("prob", file.opName);
+    assertEquals(1, file.outputs.size());
+    assertEquals(List.of(1L, 10L), file.outputs.get(0).shape);
+    assertEquals(DT_FLOAT, file.outputs.get(0).dataType);
+    assertEquals(40, file.outputs.get(0).size);
+  }
+
+  @Test
+  public void setDumpErrorsCarryCodeAndMessage() throws Exception {
+    try (Acl acl = Acl.init()) {
+      AclException notRun =
+          assertThrows(AclException.class, () -> AclNative.aclmdlSetDump("any.json"));
+      assertEquals(AclNativeConstants.ACL_ERROR_DUMP_NOT_RUN, notRun.getCode());
+      assertFalse(notRun.getAclMessage().isEmpty());
+
+      String missing = tmp.getRoot().toPath().resolve("no_such.json").toString();
+      AclException invalid =
+          assertThrows(AclException.class, () -> DumpSession.start(missing));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_FILE, invalid.getCode());
+      assertTrue(invalid.getAclMessage(), invalid.getAclMessage().contains("no_such.json"));
+
+      AclException noModel =
+          assertThrows(AclException.class, () -> Model.load("no/such/model.om"));
+      assertEquals(AclNativeConstants.ACL_ERROR_READ_MODEL_FAILURE, noModel.getCode());
+    }
+    AclException uninitialised = assertThrows(AclException.class, () -> Model.load(MODEL));
+    assertEquals(AclNativeConstants.ACL_ERROR_UNINITIALIZE, uninitialised.getCode());
+  }
+
+  @Test
+  public void loadsFromMemoryAndRuns() throws Exception {
+    try (Acl acl = Acl.init();
+        Model model = Model.load(Files.readAllBytes(Path.of(MODEL)))) {
+      assertEquals("1.0.0", Acl.version());
+      ByteBuffer image = floats(readNpyFloats("testdata/resnet_tiny.input.input.npy"));
+      ByteBuffer[] outputs = model.run(image);
+      assertEquals(2, outputs.length);
+      float[] expected = readNpyFloats("testdata/resnet_tiny.output.prob.npy");
+      assertEquals(expected[3], outputs[1].getFloat(12), 1e-5f);
+      AclException wrongSize =
+          assertThrows(AclException.class, () -> model.run(ByteBuffer.allocate(12)));
+      assertEquals(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH, wrongSize.getCode());
+      // Handle getters report failures too (no code in C: ACL_ERROR_FAILURE).
+      AclException badIndex = assertThrows(AclException.class, () -> {
+        com.acldump.swig.AclmdlDesc desc = AclNative.aclmdlCreateDesc();
+        AclNative.aclmdlGetDesc(desc, model.id());
+        AclNative.aclmdlGetInputNameByIndex(desc, 7);
+      });
+      assertEquals(AclNativeConstants.ACL_ERROR_FAILURE, badIndex.getCode());
+      assertTrue(badIndex.getAclMessage().contains("out of range"));
+    }
+  }
+
+  @Test
+  public void runsASingleOperator() {
+    try (Acl acl = Acl.init()) {
+      AclTensorDesc[] descs = new AclTensorDesc[3];
+      DataBuffer[] buffers = new DataBuffer[3];
+      for (int i = 0; i < 3; ++i) {
+        descs[i] = AclNative.aclCreateTensorDesc(
+            AclDataType.ACL_FLOAT, new long[] {2, 2}, AclFormat.ACL_FORMAT_ND);
+        buffers[i] = DataBuffer.wrap(floats(new float[] {i, i + 1, i + 2, i + 3}));
+      }
+      assertEquals(16, AclNative.aclGetTensorDescSize(descs[0]));
+      AclopAttr attr = AclNative.aclopCreateAttr();
+      AclNative.aclopExecuteV2("Add",
+          new AclTensorDesc[] {descs[0], descs[1]},
+          new com.acldump.swig.AclDataBuffer[] {buffers[0].handle(), buffers[1].handle()},
+          new AclTensorDesc[] {descs[2]},
+          new com.acldump.swig.AclDataBuffer[] {buffers[2].handle()}, attr, null);
+      assertEquals(1f + 2f, buffers[2].data().getFloat(4), 0f);
+      AclException notFound = assertThrows(AclException.class,
+          () -> AclNative.aclopExecuteV2("NoSuchOp", new AclTensorDesc[0],
+              new com.acldump.swig.AclDataBuffer[0], new AclTensorDesc[0],
+              new com.acldump.swig.AclDataBuffer[0], null, null));
+      assertEquals(AclNativeConstants.ACL_ERROR_OP_NOT_FOUND, notFound.getCode());
+      attr.delete();
+      for (int i = 0; i < 3; ++i) {
+        descs[i].delete();
+        buffers[i].close();
+      }
+    }
+  }
+
+  @Test
+  public void exampleRuns() throws Exception {
+    PrintStream original = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      example.Example.main(new String[0]);
+    } finally {
+      System.setOut(original);
+    }
+    String output = captured.toString(StandardCharsets.UTF_8);
+    assertTrue(output, output.startsWith("prob[0] = "));
+  }
+
+  @Test
+  public void readmeShowsTheExample() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    String example = Files.readString(
+        Path.of("bindings/java/src/test/java/example/Example.java"));
+    String body = example.substring(example.indexOf("import "));
+    assertTrue("README's Java example must be Example.java", readme.contains(body));
+  }
+}

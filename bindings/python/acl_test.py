@@ -1,0 +1,271 @@
+"""End-to-end tests of the Python bindings (run by run_python.sh from the runfiles root)."""
+
+import gc
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import acl
+import acldump
+from dump_reader import read_dump_file
+
+MODEL = "testdata/resnet_tiny.om"
+INPUT = "testdata/resnet_tiny.input.input.npy"
+PROB = "testdata/resnet_tiny.output.prob.npy"
+DT_FLOAT = 1  # toolkit.dumpdata.OutputDataType
+
+
+def write_config(directory, dump):
+    path = os.path.join(directory, "acl.json")
+    with open(path, "w") as f:
+        json.dump({"dump": dump}, f)
+    return path
+
+
+def iteration_dirs(dump_path):
+    """{iteration: [files]} of the single model dump under dump_path."""
+    found = glob.glob(os.path.join(dump_path, "*", "*", "resnet_tiny", "*", "*"))
+    return {os.path.basename(d): sorted(os.listdir(d)) for d in found if os.path.isdir(d)}
+
+
+class PyAclShapeTest(unittest.TestCase):
+    """The pyACL call shape: ints back, (value, ret) for out-parameters."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.addCleanup(acl.finalize)  # lets the next test init again if this one failed
+
+    def test_dump_two_iterations(self):
+        dump_path = os.path.join(self.tmp.name, "out")
+        os.mkdir(dump_path)
+        config = write_config(self.tmp.name, {"dump_path": dump_path,
+                                              "dump_list": [{"model_name": "resnet_tiny"}]})
+        self.assertEqual(acl.init(), 0)
+        self.assertEqual(acl.mdl.init_dump(), 0)
+        self.assertEqual(acl.mdl.set_dump(config), 0, acl.get_recent_err_msg())
+        model_id, ret = acl.mdl.load_from_file(MODEL)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+
+        desc = acl.mdl.create_desc()
+        self.assertEqual(acl.mdl.get_desc(desc, model_id), 0)
+        self.assertEqual(acl.mdl.get_num_inputs(desc), 1)
+        self.assertEqual(acl.mdl.get_num_outputs(desc), 2)
+        self.assertEqual(acl.mdl.get_input_name_by_index(desc, 0), "input")
+        self.assertEqual(acl.mdl.get_output_name_by_index(desc, 1), "prob")
+        self.assertEqual(acl.mdl.get_input_data_type(desc, 0), acl.ACL_FLOAT)
+        dims, ret = acl.mdl.get_input_dims(desc, 0)
+        self.assertEqual(ret, 0)
+        self.assertEqual(dims, {"name": "input", "dimCount": 4, "dims": [1, 3, 32, 32]})
+        self.assertEqual(acl.mdl.get_input_size_by_index(desc, 0), 3 * 32 * 32 * 4)
+        dims, ret = acl.mdl.get_output_dims(desc, 5)
+        self.assertEqual((dims, ret), (None, acl.ACL_ERROR_INVALID_PARAM))
+        self.assertIn("out of range", acl.get_recent_err_msg())
+        self.assertEqual(acl.mdl.destroy_desc(desc), 0)
+
+        image = np.load(INPUT)
+        fc = np.zeros((1, 10), np.float32)
+        prob = np.zeros((1, 10), np.float32)
+        inputs = acl.mdl.create_dataset()
+        _, ret = acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(image))
+        self.assertEqual(ret, 0)
+        outputs = acl.mdl.create_dataset()
+        for array in (fc, prob):
+            _, ret = acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(array))
+            self.assertEqual(ret, 0)
+        gc.collect()  # the datasets keep their buffers' handles alive
+        self.assertEqual(acl.mdl.get_dataset_num_buffers(outputs), 2)
+        borrowed = acl.mdl.get_dataset_buffer(outputs, 1)
+        self.assertEqual(acl.get_data_buffer_size_v2(borrowed), 40)
+        self.assertEqual(acl.get_data_buffer_addr(borrowed), prob.ctypes.data)
+        del borrowed  # borrowed: dropping it must not free the dataset's buffer
+        gc.collect()
+        for _ in range(2):
+            self.assertEqual(acl.mdl.execute(model_id, inputs, outputs), 0,
+                             acl.get_recent_err_msg())
+        np.testing.assert_allclose(prob, np.load(PROB), rtol=1e-4, atol=1e-5)
+        self.assertEqual(acl.mdl.destroy_dataset(inputs), 0)
+        self.assertEqual(acl.mdl.destroy_dataset(outputs), 0)
+
+        self.assertEqual(acl.mdl.finalize_dump(), 0, acl.get_recent_err_msg())
+        self.assertEqual(acl.mdl.unload(model_id), 0)
+        self.assertEqual(acl.finalize(), 0)
+
+        iterations = iteration_dirs(dump_path)
+        self.assertEqual(sorted(iterations), ["0", "1"])
+        self.assertEqual(len(iterations["0"]), len(iterations["1"]))
+        self.assertGreaterEqual(len(iterations["0"]), 14)
+        for iteration, files in iterations.items():
+            softmax = [f for f in files if f.startswith("Softmax.prob.")]
+            self.assertEqual(len(softmax), 1, files)
+            self.assertRegex(softmax[0], r"^Softmax\.prob\.\d+\.\d+\.\d{16}$")
+        path = glob.glob(os.path.join(dump_path, "*", "*", "resnet_tiny", "*", "1",
+                                      "Softmax.prob.*"))[0]
+        header, payloads = read_dump_file(path)
+        self.assertEqual(header.version, "2.0")
+        self.assertEqual(header.op_name, "prob")
+        self.assertEqual(len(header.outputs), 1)
+        self.assertEqual(header.outputs[0].shape, [1, 10])
+        self.assertEqual(header.outputs[0].data_type, DT_FLOAT)
+        self.assertEqual(header.outputs[0].size, 40)
+        dumped = np.frombuffer(payloads[len(header.inputs)], np.float32).reshape(1, 10)
+        np.testing.assert_array_equal(dumped, prob)
+
+    def test_set_dump_errors(self):
+        self.assertEqual(acl.init(), 0)
+        try:
+            self.assertEqual(acl.mdl.set_dump(write_config(self.tmp.name, {})),
+                             acl.ACL_ERROR_DUMP_NOT_RUN)
+            self.assertNotEqual(acl.get_recent_err_msg(), "")
+            self.assertEqual(acl.mdl.init_dump(), 0)
+            doomed = acl.create_data_buffer(bytearray(4))
+            missing = os.path.join(self.tmp.name, "no_such.json")
+            self.assertEqual(acl.mdl.set_dump(missing), acl.ACL_ERROR_INVALID_FILE)
+            message = acl.get_recent_err_msg()
+            self.assertIn("no_such.json", message)
+            # A handle freed by the garbage collector (aclDestroyDataBuffer) keeps the message.
+            del doomed
+            gc.collect()
+            self.assertEqual(acl.get_recent_err_msg(), message)
+            self.assertEqual(acl.mdl.set_dump(None), acl.ACL_ERROR_INVALID_PARAM)
+            dataset = acl.mdl.create_dataset()
+            self.assertEqual(acl.mdl.destroy_dataset(dataset), 0)
+            self.assertEqual(acl.get_recent_err_msg(), "")
+            self.assertEqual(acl.mdl.destroy_dataset(None), 0)  # NULL is allowed
+            self.assertEqual(acl.mdl.finalize_dump(), 0)
+            self.assertEqual(acl.get_recent_err_msg(), "")
+        finally:
+            self.assertEqual(acl.finalize(), 0)
+        self.assertEqual(acl.finalize(), acl.ACL_ERROR_REPEAT_FINALIZE)
+
+    def test_load_from_mem_and_runtime(self):
+        self.assertEqual(acl.init(None), 0)
+        try:
+            with open(MODEL, "rb") as f:
+                model_id, ret = acl.mdl.load_from_mem(f.read())
+            self.assertEqual(ret, 0, acl.get_recent_err_msg())
+            self.assertEqual(acl.mdl.unload(model_id), 0)
+            self.assertEqual(acl.mdl.unload(model_id), acl.ACL_ERROR_INVALID_MODEL_ID)
+            _, ret = acl.mdl.load_from_mem(b"not a model")
+            self.assertNotEqual(ret, 0)
+            _, ret = acl.mdl.load_from_file("no/such/model.om")
+            self.assertEqual(ret, acl.ACL_ERROR_READ_MODEL_FAILURE)
+
+            self.assertEqual(acl.rt.get_version(), (1, 0, 0, 0))
+            self.assertEqual(acl.rt.set_device(3), 0)
+            self.assertEqual(acl.rt.get_device(), (3, 0))
+            self.assertEqual(acl.rt.reset_device(3), 0)
+            address, ret = acl.rt.malloc(64)
+            self.assertEqual(ret, 0)
+            self.assertNotEqual(address, 0)
+            buffer = acl.create_data_buffer(address, 64)
+            self.assertEqual(acl.get_data_buffer_addr(buffer), address)
+            self.assertEqual(acl.destroy_data_buffer(buffer), 0)
+            self.assertEqual(acl.rt.free(address), 0)
+            with self.assertRaises(TypeError):
+                acl.create_data_buffer(b"read-only bytes")
+            with self.assertRaises(ValueError):
+                acl.create_data_buffer(bytearray(4), 8)
+            self.assertEqual(acl.data_type_size(acl.ACL_FLOAT16), 2)
+        finally:
+            self.assertEqual(acl.finalize(), 0)
+
+    def test_single_op(self):
+        self.assertEqual(acl.init(), 0)
+        try:
+            a = np.arange(6, dtype=np.float32).reshape(2, 3)
+            b = np.full((2, 3), 10, np.float32)
+            c = np.zeros((2, 3), np.float32)
+            descs = [acl.op.create_tensor_desc(acl.ACL_FLOAT, [2, 3], acl.ACL_FORMAT_ND)
+                     for _ in range(3)]
+            self.assertEqual(acl.op.get_tensor_desc_num_dims(descs[0]), 2)
+            self.assertEqual(acl.op.get_tensor_desc_size(descs[0]), 24)
+            buffers = [acl.create_data_buffer(x) for x in (a, b, c)]
+            attr = acl.op.create_attr()
+            ret = acl.op.execute_v2("Add", descs[:2], buffers[:2], descs[2:], buffers[2:], attr)
+            self.assertEqual(ret, 0, acl.get_recent_err_msg())
+            np.testing.assert_array_equal(c, a + b)
+            ret = acl.op.execute_v2("NoSuchOp", descs[:2], buffers[:2], descs[2:], buffers[2:])
+            self.assertEqual(ret, acl.ACL_ERROR_OP_NOT_FOUND)
+            self.assertEqual(acl.op.set_attr_list_int(attr, "perm", [1, 0]), 0)
+            acl.op.destroy_attr(attr)  # void in C
+            self.assertIsNone(acl.op.destroy_tensor_desc(descs.pop()))
+        finally:
+            self.assertEqual(acl.finalize(), 0)
+
+
+class PythonicTest(unittest.TestCase):
+    def test_model_run_and_dump(self):
+        with tempfile.TemporaryDirectory() as work:
+            config = write_config(work, {"dump_path": work,
+                                         "dump_list": [{"model_name": "resnet_tiny"}]})
+            with acldump.session(), acldump.dump_session(config):
+                with acldump.Model(MODEL) as model:
+                    self.assertEqual([t.name for t in model.inputs], ["input"])
+                    self.assertEqual(model.inputs[0].dims, (1, 3, 32, 32))
+                    self.assertEqual([t.name for t in model.outputs], ["fc", "prob"])
+                    fc, prob = model.run(np.load(INPUT))
+                    self.assertEqual(prob.shape, (1, 10))
+                    np.testing.assert_allclose(prob, np.load(PROB), rtol=1e-4, atol=1e-5)
+                    with self.assertRaises(TypeError):
+                        model.run(np.zeros((1, 3, 32, 32)))  # float64
+                    with self.assertRaises(acldump.AclError) as raised:
+                        model.run(np.zeros((1, 3, 16, 16), np.float32))
+                    self.assertEqual(raised.exception.code, acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH)
+            self.assertEqual(sorted(iteration_dirs(work)), ["0"])
+
+    def test_errors_carry_code_and_message(self):
+        with acldump.session():
+            with self.assertRaises(acldump.AclError) as raised:
+                acldump.dump_session(os.path.join(tempfile.gettempdir(), "no_such_acl.json"))
+            self.assertEqual(raised.exception.code, acl.ACL_ERROR_INVALID_FILE)
+            self.assertTrue(raised.exception.message)
+            with self.assertRaises(acldump.AclError) as raised:
+                acldump.Model("no/such/model.om")
+            self.assertEqual(raised.exception.code, acl.ACL_ERROR_READ_MODEL_FAILURE)
+        with self.assertRaises(acldump.AclError) as raised:
+            acldump.Model(MODEL)
+        self.assertEqual(raised.exception.code, acl.ACL_ERROR_UNINITIALIZE)
+        self.assertIn("aclInit", raised.exception.message)
+
+
+    def test_without_numpy(self):
+        script = """
+import sys
+sys.modules["numpy"] = None  # as if numpy were not installed
+import acldump
+with acldump.session(), acldump.Model("testdata/resnet_tiny.om") as model:
+    fc, prob = model.run(bytes(3 * 32 * 32 * 4))
+print(type(prob).__name__, len(prob))
+"""
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "bytearray 40\n")
+
+
+class ExampleTest(unittest.TestCase):
+    def test_example_runs(self):
+        result = subprocess.run([sys.executable, "bindings/python/example.py"],
+                                capture_output=True, text=True, check=True)
+        self.assertIn("prob (1, 10) sums to 1.0", result.stdout)
+        self.assertIn("error 100003 ", result.stdout)
+        self.assertRegex(result.stdout, r"resnet_tiny/\d+/0 \d+ files")
+
+    def test_readme_shows_the_example(self):
+        with open("README.md") as f:
+            readme = f.read()
+        with open("bindings/python/example.py") as f:
+            example = f.read()
+        blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+        self.assertIn(example, blocks, "README's Python example must be bindings/python/example.py")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,222 @@
+"""A Pythonic layer over the ``acl`` package: exceptions, context managers and numpy.
+
+    import acldump
+    with acldump.session(), acldump.dump_session("acl.json"):
+        with acldump.Model("resnet_tiny.om") as model:
+            prob = model.run(image)[1]
+
+Every failure raises ``AclError`` with the C code (``.code``) and message (``.message``). It only
+adapts the C ABI: loading, running and dumping all happen in libacldump.so.
+"""
+
+import contextlib
+import os
+
+import acl
+
+try:
+    import numpy as _np
+except ImportError:  # numpy is optional: Model.run then takes and returns raw bytes
+    _np = None
+
+__all__ = ["AclError", "DumpSession", "Model", "TensorInfo", "dump_session", "session"]
+
+
+class AclError(Exception):
+    """A non-zero aclError: ``code`` (e.g. 100045 ACL_ERROR_DUMP_NOT_RUN) and ``message``."""
+
+    def __init__(self, code, message):
+        super().__init__("acl error %d: %s" % (code, message))
+        self.code = code
+        self.message = message
+
+
+def _check(ret):
+    # The message is read before anything else can run an acl call on this thread.
+    if ret != acl.ACL_SUCCESS:
+        raise AclError(ret, acl.get_recent_err_msg())
+
+
+def _created(handle):
+    # Create functions return NULL with a message but no code; ACL_ERROR_FAILURE stands for it.
+    if handle is None:
+        raise AclError(acl.ACL_ERROR_FAILURE, acl.get_recent_err_msg())
+    return handle
+
+
+@contextlib.contextmanager
+def session(config_path=None):
+    """aclInit(config_path) ... aclFinalize(). config_path may configure dump for the whole
+    process (its "dump" section, S6)."""
+    _check(acl.init(config_path))
+    try:
+        yield
+    finally:
+        _check(acl.finalize())
+
+
+class DumpSession:
+    """aclmdlInitDump + aclmdlSetDump(config_path); closing it (or leaving ``with``) calls
+    aclmdlFinalizeDump, which writes every queued dump file. A config applies to models loaded
+    after it is set (S4); ``set(path)`` switches configs (S5)."""
+
+    def __init__(self, config_path):
+        _check(acl.mdl.init_dump())
+        self._open = True
+        try:
+            self.set(config_path)
+        except BaseException:
+            self.close()
+            raise
+
+    def set(self, config_path):
+        _check(acl.mdl.set_dump(os.fspath(config_path)))
+
+    def close(self):
+        if self._open:
+            self._open = False
+            _check(acl.mdl.finalize_dump())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def dump_session(config_path):
+    return DumpSession(config_path)
+
+
+# aclDataType -> numpy dtype name (bfloat16 has none: such tensors come back as raw uint16).
+_NUMPY_TYPES = {
+    acl.ACL_FLOAT: "float32",
+    acl.ACL_FLOAT16: "float16",
+    acl.ACL_DOUBLE: "float64",
+    acl.ACL_INT8: "int8",
+    acl.ACL_INT16: "int16",
+    acl.ACL_INT32: "int32",
+    acl.ACL_INT64: "int64",
+    acl.ACL_UINT8: "uint8",
+    acl.ACL_UINT16: "uint16",
+    acl.ACL_UINT32: "uint32",
+    acl.ACL_UINT64: "uint64",
+    acl.ACL_BOOL: "bool",
+    acl.ACL_BF16: "uint16",
+}
+
+
+class TensorInfo:
+    """A model input or output: name, data_type (aclDataType), format (aclFormat), dims, size
+    (bytes)."""
+
+    __slots__ = ("name", "data_type", "format", "dims", "size")
+
+    def __init__(self, name, data_type, format, dims, size):  # noqa: A002
+        self.name = name
+        self.data_type = data_type
+        self.format = format
+        self.dims = tuple(dims)
+        self.size = size
+
+    @property
+    def numpy_dtype(self):
+        name = _NUMPY_TYPES.get(self.data_type)
+        return None if name is None or _np is None else _np.dtype(name)
+
+    def __repr__(self):
+        return "TensorInfo(%r, data_type=%d, dims=%r, size=%d)" % (
+            self.name, self.data_type, self.dims, self.size)
+
+
+def _describe(desc, count, name, data_type, fmt, dims, size):
+    infos = []
+    for i in range(count(desc)):
+        shape, ret = dims(desc, i)
+        _check(ret)
+        infos.append(TensorInfo(name(desc, i), data_type(desc, i), fmt(desc, i), shape["dims"],
+                                size(desc, i)))
+    return infos
+
+
+class Model:
+    """A loaded model (aclmdlLoadFromFile, or aclmdlLoadFromMem for bytes); ``close()`` or
+    leaving ``with`` unloads it. Needs an open ``session()``."""
+
+    def __init__(self, model):
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            model_id, ret = acl.mdl.load_from_mem(model)
+        else:
+            model_id, ret = acl.mdl.load_from_file(os.fspath(model))
+        _check(ret)
+        self.model_id = model_id
+        self._loaded = True
+        try:
+            desc = _created(acl.mdl.create_desc())
+            _check(acl.mdl.get_desc(desc, model_id))
+            m = acl.mdl
+            self.inputs = _describe(desc, m.get_num_inputs, m.get_input_name_by_index,
+                                    m.get_input_data_type, m.get_input_format,
+                                    m.get_input_dims, m.get_input_size_by_index)
+            self.outputs = _describe(desc, m.get_num_outputs, m.get_output_name_by_index,
+                                     m.get_output_data_type, m.get_output_format,
+                                     m.get_output_dims, m.get_output_size_by_index)
+        except BaseException:
+            self.close()
+            raise
+
+    def execute(self, inputs, outputs):
+        """aclmdlExecute over writable buffers (numpy arrays, bytearrays): one per input, one
+        per output, in the model's order. The outputs are written in place."""
+        in_set = self._dataset(inputs)
+        out_set = self._dataset(outputs)
+        _check(acl.mdl.execute(self.model_id, in_set, out_set))
+
+    def run(self, *inputs):
+        """Runs once and returns the outputs: numpy arrays shaped as the model says (with numpy),
+        else bytearrays. Inputs are numpy arrays of the model's dtypes (or buffers of the right
+        size)."""
+        if len(inputs) != len(self.inputs):
+            raise ValueError("the model has %d inputs, got %d" % (len(self.inputs), len(inputs)))
+        buffers = [self._input_buffer(info, value) for info, value in zip(self.inputs, inputs)]
+        outputs = [self._output_buffer(info) for info in self.outputs]
+        self.execute(buffers, outputs)
+        return outputs
+
+    def close(self):
+        if self._loaded:
+            self._loaded = False
+            _check(acl.mdl.unload(self.model_id))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @staticmethod
+    def _dataset(buffers):
+        dataset = _created(acl.mdl.create_dataset())
+        for memory in buffers:
+            _, ret = acl.mdl.add_dataset_buffer(dataset, _created(acl.create_data_buffer(memory)))
+            _check(ret)
+        return dataset
+
+    @staticmethod
+    def _input_buffer(info, value):
+        if _np is None or not isinstance(value, _np.ndarray):
+            return value if isinstance(value, bytearray) else bytearray(value)
+        expected = info.numpy_dtype
+        if expected is not None and value.dtype != expected:
+            raise TypeError("input %r is %s, the model takes %s" % (info.name, value.dtype,
+                                                                    expected))
+        if not value.flags["C_CONTIGUOUS"] or not value.flags["WRITEABLE"]:
+            value = _np.array(value, order="C")  # the C ABI takes writable memory
+        return value
+
+    @staticmethod
+    def _output_buffer(info):
+        dtype = info.numpy_dtype
+        if dtype is None:
+            return bytearray(info.size)
+        return _np.empty(info.dims, dtype=dtype)

@@ -1,0 +1,90 @@
+// The one SWIG interface over the public C ABI (bindings/c/include/acl/*.h), for Python, Java
+// and Go. It only adapts: every call goes straight to the C function it names. What differs per
+// language (buffers, out-parameters, how errors surface) lives in acl_<language>.i, included first
+// because typemaps and renames must be seen before the declarations they apply to.
+#if defined(SWIGPYTHON)
+%module(package="acl") aclswig
+#elif defined(SWIGJAVA)
+%module AclNative
+#else
+%module acl
+#endif
+
+%{
+#include "acl/acl.h"
+%}
+
+%include <stdint.i>
+
+// size_t is not in stdint.i; SWIG knows it natively (Python int, Java long, Go int64).
+
+#if defined(SWIGPYTHON)
+%include "acl_python.i"
+#elif defined(SWIGJAVA)
+%include "acl_java.i"
+#elif defined(SWIGGO)
+%include "acl_go.i"
+#else
+#error "acl.i: unsupported target language"
+#endif
+
+// ---- Ownership --------------------------------------------------------------------------------
+// Each opaque handle becomes a class whose destructor is its C destroy function. Handles returned
+// by a Create function are owned by the target language (%newobject); a handle read out of another
+// object (aclmdlGetDatasetBuffer) is borrowed and never freed by the binding. Python also keeps
+// the explicit aclDestroy* calls of the pyACL shape (%delobject: the proxy forgets the handle);
+// Java and Go free through the proxy only (delete() / DeleteX), so there is one way to free.
+%define ACL_HANDLE(TYPE, DESTROY)
+%nodefaultctor TYPE;
+struct TYPE {};
+%extend TYPE {
+  ~TYPE() { DESTROY($self); }
+}
+%enddef
+
+ACL_HANDLE(aclDataBuffer, aclDestroyDataBuffer)
+ACL_HANDLE(aclmdlDataset, aclmdlDestroyDataset)
+ACL_HANDLE(aclmdlDesc, aclmdlDestroyDesc)
+ACL_HANDLE(aclTensorDesc, aclDestroyTensorDesc)
+ACL_HANDLE(aclopAttr, aclopDestroyAttr)
+
+%newobject aclCreateDataBuffer;
+%newobject aclmdlCreateDataset;
+%newobject aclmdlCreateDesc;
+%newobject aclCreateTensorDesc;
+%newobject aclopCreateAttr;
+
+#if defined(SWIGPYTHON)
+%delobject aclDestroyDataBuffer;
+%delobject aclmdlDestroyDataset;
+%delobject aclmdlDestroyDesc;
+%delobject aclDestroyTensorDesc;
+%delobject aclopDestroyAttr;
+#else
+%ignore aclDestroyDataBuffer;
+%ignore aclmdlDestroyDataset;
+%ignore aclmdlDestroyDesc;
+%ignore aclDestroyTensorDesc;
+%ignore aclopDestroyAttr;
+#endif
+
+// ---- Value types ------------------------------------------------------------------------------
+// aclmdlIODims is a fixed-size out-parameter: the caller makes one (owned by the target language)
+// and aclmdlGet{Input,Output}Dims fill it. Python returns a dict instead (acl_python.i).
+%immutable aclmdlIODims::name;
+%immutable aclmdlIODims::dimCount;
+%ignore aclmdlIODims::dims;
+%extend aclmdlIODims {
+  // dims[index], or 0 past dimCount.
+  int64_t getDim(size_t index) const {
+    return index < $self->dimCount && index < ACL_MAX_DIM_CNT ? $self->dims[index] : 0;
+  }
+}
+
+// ---- The C ABI --------------------------------------------------------------------------------
+#define ACL_FUNC_VISIBILITY
+%include "acl/acl_base.h"
+%include "acl/acl_rt.h"
+%include "acl/acl_mdl.h"
+%include "acl/acl_op.h"
+%include "acl/acl.h"

@@ -1,0 +1,229 @@
+// Python typemaps for acl.i (the pyACL call shape). Every C function keeps its aclError return as
+// an int; out-parameters are appended to the result and the `acl` package reorders them to
+// pyACL's (value, ret). Buffers are ints (addresses) or objects with the buffer protocol.
+
+// ---- Recent error message ---------------------------------------------------------------------
+// A garbage-collected handle calls its aclDestroy* function, which clears the C library's
+// thread-local message; that can happen between a failed call and aclGetRecentErrMsg(). So the
+// wrapper copies the message right after each C call (in the same wrapper call) into the Python
+// thread's state, and aclGetRecentErrMsg() reads that copy. Destructors do not replace it, nor
+// do destroy functions unless they fail.
+%{
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char kAclPyRecentKey[] = "acldump.recent_err_msg";
+
+static void AclPy_RememberError(void) {
+  PyObject *state = PyThreadState_GetDict();
+  if (state == NULL) return;
+  const char *message = aclGetRecentErrMsg();
+  PyObject *text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
+  if (text == NULL || PyDict_SetItemString(state, kAclPyRecentKey, text) != 0) PyErr_Clear();
+  Py_XDECREF(text);
+}
+
+static PyObject *AclPy_RecentErrMsg(void) {
+  PyObject *state = PyThreadState_GetDict();
+  PyObject *text = state ? PyDict_GetItemString(state, kAclPyRecentKey) : NULL;
+  if (text == NULL) return PyUnicode_FromString("");
+  Py_INCREF(text);
+  return text;
+}
+%}
+
+%exception {
+  $action
+  AclPy_RememberError();
+}
+%define ACL_PY_REMEMBER_FAILURE(FUNCTION)
+%exception FUNCTION {
+  $action
+  if (result != ACL_SUCCESS) AclPy_RememberError();
+}
+%enddef
+ACL_PY_REMEMBER_FAILURE(aclDestroyDataBuffer)
+ACL_PY_REMEMBER_FAILURE(aclmdlDestroyDataset)
+ACL_PY_REMEMBER_FAILURE(aclmdlDestroyDesc)
+%noexception aclDestroyTensorDesc;
+%noexception aclopDestroyAttr;
+%noexception aclDataBuffer::~aclDataBuffer;
+%noexception aclmdlDataset::~aclmdlDataset;
+%noexception aclmdlDesc::~aclmdlDesc;
+%noexception aclTensorDesc::~aclTensorDesc;
+%noexception aclopAttr::~aclopAttr;
+%noexception AclPy_RecentErrMsg;
+%nothread AclPy_RecentErrMsg;  // it uses the Python API
+
+%ignore aclGetRecentErrMsg;
+%rename(aclGetRecentErrMsg) AclPy_RecentErrMsg;
+PyObject *AclPy_RecentErrMsg(void);
+
+// ---- Out-parameters (written by C only on success; 0 otherwise) ------------------------------
+%typemap(in, numinputs=0) uint32_t *modelId (uint32_t temp = 0) "$1 = &temp;"
+%typemap(argout) uint32_t *modelId {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLong(*$1));
+}
+
+%typemap(in, numinputs=0) int32_t *OUT_INT32 (int32_t temp = 0) "$1 = &temp;"
+%typemap(argout) int32_t *OUT_INT32 {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromLong(*$1));
+}
+%apply int32_t *OUT_INT32 { int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
+                            int32_t *patchVersion };
+
+// aclrtMalloc: the address as an int (pyACL style).
+%typemap(in, numinputs=0) void **devPtr (void *temp = NULL) "$1 = &temp;"
+%typemap(argout) void **devPtr {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(*$1));
+}
+
+// aclmdlGet{Input,Output}Dims: pyACL's dict {"name", "dimCount", "dims"}, None on failure.
+%ignore aclmdlIODims;
+%typemap(in, numinputs=0) aclmdlIODims *dims (aclmdlIODims temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) aclmdlIODims *dims {
+  PyObject *value = Py_None;
+  if (result == ACL_SUCCESS) {
+    size_t count = $1->dimCount < ACL_MAX_DIM_CNT ? $1->dimCount : ACL_MAX_DIM_CNT;
+    PyObject *dims = PyList_New((Py_ssize_t)count);
+    if (dims == NULL) SWIG_fail;
+    for (size_t i = 0; i < count; ++i) {
+      PyList_SET_ITEM(dims, (Py_ssize_t)i, PyLong_FromLongLong($1->dims[i]));
+    }
+    value = Py_BuildValue("{s:s,s:n,s:N}", "name", $1->name, "dimCount", (Py_ssize_t)count,
+                          "dims", dims);
+    if (value == NULL) SWIG_fail;
+  } else {
+    Py_INCREF(value);
+  }
+  $result = SWIG_Python_AppendOutput($result, value);
+}
+
+// ---- Memory -----------------------------------------------------------------------------------
+// Addresses: an int (from acl.rt.malloc or numpy's arr.ctypes.data) or None (NULL). For
+// aclCreateDataBuffer / aclUpdateDataBuffer also a writable, C-contiguous object with the buffer
+// protocol (bytearray, numpy array, memoryview); the runtime writes outputs into it, so bytes are
+// refused. The buffer does not own the memory: the caller keeps the object alive
+// (acl.create_data_buffer pins it on the returned handle).
+%{
+static int AclPy_Address(PyObject *input, int allow_buffer, void **out) {
+  if (input == Py_None) {
+    *out = NULL;
+    return 0;
+  }
+  if (PyLong_Check(input)) {
+    *out = PyLong_AsVoidPtr(input);
+    return PyErr_Occurred() ? -1 : 0;
+  }
+  if (allow_buffer && PyObject_CheckBuffer(input)) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(input, &view, PyBUF_WRITABLE) != 0) return -1;
+    *out = view.buf;
+    PyBuffer_Release(&view);
+    return 0;
+  }
+  PyErr_SetString(PyExc_TypeError,
+                  allow_buffer ? "expected an address (int), None or a writable buffer"
+                               : "expected an address (int) or None");
+  return -1;
+}
+%}
+%typemap(in) void *data {
+  if (AclPy_Address($input, 1, &$1) != 0) SWIG_fail;
+}
+%typemap(in) void *devPtr {
+  if (AclPy_Address($input, 0, &$1) != 0) SWIG_fail;
+}
+%typemap(out) void * {
+  $result = PyLong_FromVoidPtr($1);
+}
+
+// aclmdlLoadFromMem: any bytes-like object; it is copied by the C library.
+%typemap(in) (const void *model, size_t modelSize) (Py_buffer view, int have_view = 0) {
+  if (PyObject_GetBuffer($input, &view, PyBUF_SIMPLE) != 0) SWIG_fail;
+  have_view = 1;
+  $1 = view.buf;
+  $2 = (size_t)view.len;
+}
+%typemap(freearg) (const void *model, size_t modelSize) {
+  if (have_view$argnum) PyBuffer_Release(&view$argnum);
+}
+
+// ---- Sequences --------------------------------------------------------------------------------
+%define ACL_PY_SEQUENCE(CTYPE, CONVERT, ARGS...)
+%typemap(in) (ARGS) (CTYPE *values = NULL) {
+  PyObject *items = PySequence_Fast($input, "expected a sequence of numbers");
+  if (items == NULL) SWIG_fail;
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
+  if (count > INT_MAX) {
+    Py_DECREF(items);
+    SWIG_exception_fail(SWIG_ValueError, "sequence too long");
+  }
+  values = (CTYPE *)calloc(count > 0 ? (size_t)count : 1, sizeof(CTYPE));
+  if (values == NULL) {
+    Py_DECREF(items);
+    SWIG_exception_fail(SWIG_MemoryError, "out of memory");
+  }
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    values[i] = (CTYPE)CONVERT(PySequence_Fast_GET_ITEM(items, i));
+  }
+  Py_DECREF(items);
+  if (PyErr_Occurred()) SWIG_fail;
+  $1 = (int)count;
+  $2 = values;
+}
+%typemap(freearg) (ARGS) {
+  free(values$argnum);
+}
+%enddef
+
+ACL_PY_SEQUENCE(int64_t, PyLong_AsLongLong, int numDims, const int64_t *dims)
+ACL_PY_SEQUENCE(int64_t, PyLong_AsLongLong, int numValues, const int64_t *values)
+ACL_PY_SEQUENCE(float, PyFloat_AsDouble, int numValues, const float *values)
+
+// aclopExecuteV2: inputs and outputs each as a sequence of (tensor desc, data buffer) pairs; an
+// absent optional input is (None, None).
+%{
+static int AclPy_DescBufferPairs(PyObject *input, int *count, aclTensorDesc ***descs,
+                                 aclDataBuffer ***buffers) {
+  PyObject *items = PySequence_Fast(input, "expected a sequence of (desc, buffer) pairs");
+  if (items == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+  *descs = (aclTensorDesc **)calloc(n > 0 ? (size_t)n : 1, sizeof(aclTensorDesc *));
+  *buffers = (aclDataBuffer **)calloc(n > 0 ? (size_t)n : 1, sizeof(aclDataBuffer *));
+  int ok = *descs != NULL && *buffers != NULL && n <= INT_MAX;
+  if (!ok) PyErr_SetString(PyExc_MemoryError, "out of memory");
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    PyObject *pair = PySequence_Fast_GET_ITEM(items, i);
+    PyObject *desc = NULL;
+    PyObject *buffer = NULL;
+    if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "OO", &desc, &buffer)) {
+      PyErr_SetString(PyExc_TypeError, "expected (desc, buffer) pairs");
+      ok = 0;
+      break;
+    }
+    if (!SWIG_IsOK(SWIG_ConvertPtr(desc, (void **)&(*descs)[i], SWIGTYPE_p_aclTensorDesc, 0)) ||
+        !SWIG_IsOK(SWIG_ConvertPtr(buffer, (void **)&(*buffers)[i], SWIGTYPE_p_aclDataBuffer,
+                                   0))) {
+      PyErr_SetString(PyExc_TypeError, "expected (aclTensorDesc or None, aclDataBuffer or None)");
+      ok = 0;
+    }
+  }
+  Py_DECREF(items);
+  *count = (int)n;
+  return ok ? 0 : -1;
+}
+%}
+%typemap(in) (int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[]),
+             (int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[]) {
+  if (AclPy_DescBufferPairs($input, &$1, &$2, &$3) != 0) SWIG_fail;
+}
+%typemap(freearg) (int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[]),
+                  (int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[]) {
+  free($2);
+  free($3);
+}

@@ -1,0 +1,211 @@
+#include "tools/cli_util.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "absl/strings/cord.h"
+#include "acl/acl_base.h"
+#include "kernels/strings.h"
+
+namespace acldump::tools {
+
+std::string HumanBytes(uint64_t bytes) {
+  if (bytes < 1024) return StrCat(bytes, " B");
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::string FormatNumber(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0) return "0";
+  return fmt::format("{:.6g}", value);
+}
+
+std::string HumanDuration(double seconds) {
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+std::string DisplayPath(const std::string& path) {
+  char buffer[4096];
+  if (getcwd(buffer, sizeof(buffer)) == nullptr) return path;
+  std::string cwd(buffer);
+  if (cwd != "/") cwd += "/";
+  if (path.size() > cwd.size() && path.compare(0, cwd.size(), cwd) == 0) {
+    return path.substr(cwd.size());
+  }
+  return path;
+}
+
+namespace {
+
+bool LooksNumeric(const std::string& cell) {
+  if (cell.empty()) return false;
+  size_t digits = 0;
+  for (char c : cell) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c != '.' && c != '-' && c != '+' && c != 'e' && c != ' ' &&
+               c != '%') {
+      return cell == "nan" || cell == "inf" || cell == "-inf" || cell == "NA";
+    }
+  }
+  return digits > 0;
+}
+
+}  // namespace
+
+std::string TextTable::Render(std::string_view indent) const {
+  std::vector<size_t> widths(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], cells[i].size());
+    }
+  };
+  measure(header_);
+  for (const auto& row : rows_) measure(row);
+  std::vector<bool> right(header_.size(), true);
+  for (const auto& row : rows_) {
+    for (size_t i = 0; i < row.size() && i < right.size(); ++i) {
+      if (!row[i].empty() && !LooksNumeric(row[i])) right[i] = false;
+    }
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text(indent);
+    for (size_t i = 0; i < widths.size(); ++i) {
+      const std::string& cell = i < cells.size() ? cells[i] : "";
+      const std::string pad(widths[i] - std::min(widths[i], cell.size()), ' ');
+      if (i > 0) text += "  ";
+      const bool last = i + 1 == widths.size();
+      text += right[i] ? pad + cell : (last ? cell : cell + pad);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line(header_);
+  for (const auto& row : rows_) line(row);
+  return out;
+}
+
+Progress::Progress(std::string label, size_t total)
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() { Finish(); }
+
+void Progress::Update(size_t done, std::string_view item) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (shown_ && done < total_ && now - last_ < std::chrono::milliseconds(100)) {
+    return;
+  }
+  last_ = now;
+  shown_ = true;
+  std::string text = StrCat(label_, " ", done, "/", total_);
+  if (total_ > 0) StrAppend(text, " (", done * 100 / total_, "%)");
+  if (!item.empty()) StrAppend(text, " ", item);
+  if (text.size() > 100) text = text.substr(0, 97) + "...";
+  std::fprintf(stderr, "\r\033[K%s", text.c_str());
+  std::fflush(stderr);
+}
+
+void Progress::Finish() {
+  if (!enabled_ || !shown_) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  shown_ = false;
+}
+
+std::string AclErrorName(int32_t code) {
+  switch (code) {
+#define ACLDUMP_NAME(name) \
+  case name:               \
+    return #name;
+    ACLDUMP_NAME(ACL_SUCCESS)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_PARAM)
+    ACLDUMP_NAME(ACL_ERROR_UNINITIALIZE)
+    ACLDUMP_NAME(ACL_ERROR_REPEAT_INITIALIZE)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_FILE)
+    ACLDUMP_NAME(ACL_ERROR_WRITE_FILE)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_FILE_SIZE)
+    ACLDUMP_NAME(ACL_ERROR_PARSE_FILE)
+    ACLDUMP_NAME(ACL_ERROR_FILE_MISSING_ATTR)
+    ACLDUMP_NAME(ACL_ERROR_FILE_ATTR_INVALID)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_DUMP_CONFIG)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_PROFILING_CONFIG)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_MODEL_ID)
+    ACLDUMP_NAME(ACL_ERROR_DESERIALIZE_MODEL)
+    ACLDUMP_NAME(ACL_ERROR_PARSE_MODEL)
+    ACLDUMP_NAME(ACL_ERROR_READ_MODEL_FAILURE)
+    ACLDUMP_NAME(ACL_ERROR_MODEL_SIZE_INVALID)
+    ACLDUMP_NAME(ACL_ERROR_MODEL_MISSING_ATTR)
+    ACLDUMP_NAME(ACL_ERROR_MODEL_INPUT_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_MODEL_OUTPUT_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_MODEL_NOT_DYNAMIC)
+    ACLDUMP_NAME(ACL_ERROR_OP_TYPE_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_OP_INPUT_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_OP_OUTPUT_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_OP_ATTR_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_OP_NOT_FOUND)
+    ACLDUMP_NAME(ACL_ERROR_OP_LOAD_FAILED)
+    ACLDUMP_NAME(ACL_ERROR_UNSUPPORTED_DATA_TYPE)
+    ACLDUMP_NAME(ACL_ERROR_FORMAT_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_REPEAT_FINALIZE)
+    ACLDUMP_NAME(ACL_ERROR_DUMP_ALREADY_RUN)
+    ACLDUMP_NAME(ACL_ERROR_DUMP_NOT_RUN)
+    ACLDUMP_NAME(ACL_ERROR_BAD_ALLOC)
+    ACLDUMP_NAME(ACL_ERROR_API_NOT_SUPPORT)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_DEVICE)
+    ACLDUMP_NAME(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED)
+    ACLDUMP_NAME(ACL_ERROR_RESOURCE_NOT_MATCH)
+    ACLDUMP_NAME(ACL_ERROR_INVALID_RESOURCE_HANDLE)
+    ACLDUMP_NAME(ACL_ERROR_FEATURE_UNSUPPORTED)
+    ACLDUMP_NAME(ACL_ERROR_STORAGE_OVER_LIMIT)
+    ACLDUMP_NAME(ACL_ERROR_INTERNAL_ERROR)
+    ACLDUMP_NAME(ACL_ERROR_FAILURE)
+#undef ACLDUMP_NAME
+  }
+  return StrCat("aclError ", code);
+}
+
+namespace {
+constexpr std::string_view kHintPayload = "type.acldump/hint";
+}  // namespace
+
+absl::Status WithHint(absl::Status status, std::string_view hint) {
+  status.SetPayload(absl::string_view(kHintPayload.data(), kHintPayload.size()),
+                    absl::Cord(absl::string_view(hint.data(), hint.size())));
+  return status;
+}
+
+std::string HintOf(const absl::Status& status) {
+  auto payload = status.GetPayload(
+      absl::string_view(kHintPayload.data(), kHintPayload.size()));
+  return payload ? std::string(*payload) : std::string();
+}
+
+int Fail(std::string_view command, std::string_view message,
+         std::string_view hint, int exit_code) {
+  std::fprintf(stderr, "dump%s%.*s: error: %.*s\n", command.empty() ? "" : " ",
+               static_cast<int>(command.size()), command.data(),
+               static_cast<int>(message.size()), message.data());
+  if (!hint.empty()) {
+    std::fprintf(stderr, "  hint: %.*s\n", static_cast<int>(hint.size()),
+                 hint.data());
+  }
+  return exit_code;
+}
+
+}  // namespace acldump::tools

@@ -1,0 +1,78 @@
+// Small pieces shared by the `dump` commands: human-readable numbers, aligned
+// text tables, a progress line for terminals, and names of aclError codes.
+#ifndef ACLDUMP_TOOLS_CLI_UTIL_H_
+#define ACLDUMP_TOOLS_CLI_UTIL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace acldump::tools {
+
+// "512 B", "1.5 KiB", "12.0 MiB".
+std::string HumanBytes(uint64_t bytes);
+// Shortest of %.6g-style forms, "nan", "inf"; for metric columns.
+std::string FormatNumber(double value);
+// "3.21 ms", "1.20 s".
+std::string HumanDuration(double seconds);
+
+// `path` relative to the working directory when it lies below it (shorter
+// to read and to paste into the next command); else unchanged.
+std::string DisplayPath(const std::string& path);
+
+// Rows of cells printed with every column padded to its widest cell.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header)
+      : header_(std::move(header)) {}
+  void AddRow(std::vector<std::string> cells) {
+    rows_.push_back(std::move(cells));
+  }
+  size_t size() const { return rows_.size(); }
+  // Each line starts with `indent`; columns are separated by two spaces and
+  // numeric-looking cells are right-aligned.
+  std::string Render(std::string_view indent = "") const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// A single self-overwriting status line on stderr, only when stderr is a
+// terminal (logs and pipes stay clean). Updates are rate-limited.
+class Progress {
+ public:
+  Progress(std::string label, size_t total);
+  ~Progress();  // clears the line
+  void Update(size_t done, std::string_view item = "");
+  void Finish();
+
+ private:
+  std::string label_;
+  size_t total_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// "ACL_ERROR_INVALID_DUMP_CONFIG" for 100009; "aclError <n>" when unknown.
+std::string AclErrorName(int32_t code);
+
+// A hint for the user travels with a failed status (as a payload), so the
+// command that prints the error can show it.
+absl::Status WithHint(absl::Status status, std::string_view hint);
+std::string HintOf(const absl::Status& status);
+
+// Prints "dump <command>: error: <message>" and, when given, "  hint: <hint>"
+// to stderr. Returns `exit_code` so callers can `return Fail(...)`.
+int Fail(std::string_view command, std::string_view message,
+         std::string_view hint, int exit_code);
+
+}  // namespace acldump::tools
+
+#endif  // ACLDUMP_TOOLS_CLI_UTIL_H_

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `dump` binary on the testdata models: every command,
+# exit codes, and the compare acceptance cases (a perturbed copy of a dump,
+# the PyTorch references, a fused against an unfused conversion).
+set -euo pipefail
+
+RUNFILES="${TEST_SRCDIR}/acldump"
+DUMP="$RUNFILES/tools/dump"
+CONVERT="$RUNFILES/tools/convert"
+TD="$RUNFILES/testdata"
+WORK="${TEST_TMPDIR}/work"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+# expect_exit CODE NAME -- command...: runs it with stdout/stderr in NAME.out/.err.
+expect_exit() {
+  local code="$1" name="$2"
+  shift 3
+  local rc=0
+  "$@" >"$name.out" 2>"$name.err" || rc=$?
+  if [[ "$rc" != "$code" ]]; then
+    fail "$name: exit $rc, expected $code: $*"
+    sed 's/^/    /' "$name.out" "$name.err" >&2
+  fi
+}
+expect_grep() {  # expect_grep FILE PATTERN (fixed string)
+  grep -qF -- "$2" "$1" || {
+    fail "$1 lacks '$2'"
+    sed 's/^/    /' "$1" >&2
+  }
+}
+expect_no_grep() {
+  if grep -qF -- "$2" "$1"; then fail "$1 has '$2'"; fi
+}
+count_files() { find "$1" -maxdepth 1 -type f "${@:2}" | wc -l; }
+config() {  # config FILE DUMP_PATH MODE DATA [extra json]
+  mkdir -p "$2"
+  cat >"$1" <<EOF
+{"dump": {"dump_path": "$2", "dump_list": [{"model_name": "resnet_tiny"}],
+          "dump_mode": "$3", "dump_data": "$4"${5:-}}}
+EOF
+}
+# Overwrites the last 64 bytes (the last output's tail) with 10.0f values.
+perturb() {
+  local size
+  size=$(stat -c %s "$1")
+  printf '\x00\x00\x20\x41%.0s' {1..16} |
+    dd of="$1" bs=1 seek=$((size - 64)) conv=notrunc status=none
+}
+
+echo "== no arguments: the bundled model with the built-in config"
+mkdir default && pushd default >/dev/null
+expect_exit 0 default -- "$DUMP"
+expect_grep default.out "ran 1 model, 2 iterations each, on device 0"
+expect_grep default.out "model dump of 1 model, outputs, tensor, every step"
+expect_grep default.out "per iteration with dump"
+expect_grep default.out " without ("
+expect_grep default.out "30 new"
+expect_grep default.out "Next, try:"
+expect_grep default.out "compare acldump_output/"
+expect_grep default.out "ls acldump_output --summary"
+popd >/dev/null
+ITER0=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/0)
+ITER1=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/1)
+[[ $(count_files "$ITER0") == 15 ]] || fail "iteration 0 holds $(count_files "$ITER0") files"
+[[ $(count_files "$ITER1") == 15 ]] || fail "iteration 1 holds $(count_files "$ITER1") files"
+[[ -f default/acldump_output/outputs/resnet_tiny.output.prob.npy ]] || fail "no model output"
+[[ -f default/acldump_output/acl.json ]] || fail "no saved config"
+
+echo "== compare against the PyTorch references (independent implementation)"
+expect_exit 0 reference -- "$DUMP" compare "$ITER0" "$TD/reference/resnet_tiny" \
+  --atol 1e-3 --rtol 1e-3 --metrics all
+expect_grep reference.out "result: 14 tensors compared, 0 outside the tolerance -> PASS"
+expect_grep reference.out "conv1bn1relu1  Conv"
+expect_grep reference.out "relu1 output 0"
+expect_grep reference.out "first diverging operator: none"
+expect_no_grep reference.err $'\r'  # no progress line when not a terminal
+expect_exit 0 iterations -- "$DUMP" compare "$ITER0" "$ITER1" --atol 0 --rtol 0
+expect_grep iterations.out "15 tensors compared, 0 outside"
+
+# On a terminal (a pseudo-terminal from `script`), a progress line is drawn.
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+  script -qec "'$DUMP' compare '$ITER0' '$ITER1' >/dev/null" /dev/null >tty.txt || true
+  expect_grep tty.txt "compare 15/15 (100%)"
+else
+  echo "(no pseudo-terminal here: progress line not checked)"
+fi
+
+echo "== run: .onnx model, given input, dump_mode all, outputs as .npy"
+config all.json all all tensor
+expect_exit 0 run -- "$DUMP" run --model "$TD/resnet_tiny.onnx" --config all.json \
+  --input "$TD/resnet_tiny.input.input.npy" --iterations 1 --device 3 --output-dir out
+expect_grep run.out "on device 3"
+expect_grep run.out "input float32[1,3,32,32] from"
+expect_grep run.out "out/resnet_tiny.output.prob.npy"
+ALL=$(echo "$WORK"/all/2*/3/resnet_tiny/*/0)
+[[ $(count_files "$ALL") == 15 ]] || fail "mode all wrote $(count_files "$ALL") files"
+# The written outputs are the dumped outputs of fc and prob, bit for bit.
+mkdir outputs_by_op
+cp out/resnet_tiny.output.fc.npy outputs_by_op/fc.npy
+cp out/resnet_tiny.output.prob.npy outputs_by_op/prob.npy
+expect_exit 0 outputs -- "$DUMP" compare "$ALL" outputs_by_op --atol 0 --rtol 0
+expect_grep outputs.out "2 tensors compared, 0 outside"
+# Random inputs are seeded: two runs agree.
+config r1.json r1 output tensor
+config r2.json r2 output tensor
+expect_exit 0 random1 -- "$DUMP" run -m "$TD/resnet_tiny.om" -c r1.json --seed 7
+expect_exit 0 random2 -- "$DUMP" run -m "$TD/resnet_tiny.om" -c r2.json --seed 7
+expect_grep random1.out "random (seed 7)"
+expect_exit 0 seeded -- "$DUMP" compare r1 r2 --atol 0 --rtol 0
+
+echo "== compare: a perturbed copy names the perturbed operator first"
+cp -r all perturbed
+PERTURBED=$(echo "$WORK"/perturbed/2*/3/resnet_tiny/*/0)
+perturb "$(echo "$PERTURBED"/Conv.conv3bn3.*)"
+expect_exit 1 perturbed -- "$DUMP" compare "$PERTURBED" "$ALL" --report perturbed.html
+expect_grep perturbed.out "first diverging operator: conv3bn3 (Conv, task 3): its inputs are within tolerance, output 0 is not"
+expect_grep perturbed.out "1 outside the tolerance -> FAIL"
+expect_grep perturbed.out "<- first divergence"
+[[ -s perturbed.html ]] || fail "no HTML report"
+expect_grep perturbed.html 'class="op-row first" data-op="conv3bn3"'
+# Output-only dump: the execution-order rule.
+cp -r default/acldump_output outonly
+OUT0=$(echo "$WORK"/outonly/2*/0/resnet_tiny/*/0)
+perturb "$(echo "$OUT0"/Add.add1.*)"
+expect_exit 1 outonly -- "$DUMP" compare "$OUT0" "$ITER0"
+expect_grep outonly.out "first diverging operator: add1 (Add, task 4): its inputs were not compared"
+
+echo "== compare: fused model against its unfused conversion (original names)"
+mkdir unfused_model
+"$CONVERT" "$TD/resnet_tiny.onnx" unfused_model/resnet_tiny.om --no-fusion >/dev/null
+config unfused.json unfused output tensor
+expect_exit 0 unfused_run -- "$DUMP" run -m unfused_model/resnet_tiny.om -c unfused.json \
+  -i "$TD/resnet_tiny.input.input.npy"
+expect_exit 0 fused_vs_unfused -- "$DUMP" compare "$ITER0" unfused
+expect_grep fused_vs_unfused.out "relu1 output 0"
+expect_grep fused_vs_unfused.out "original"
+expect_grep fused_vs_unfused.out "operators of B not matched (9): conv1, bn1, conv2"
+expect_grep fused_vs_unfused.out "-> PASS"
+
+echo "== check-config"
+expect_exit 0 check -- "$DUMP" check-config all.json --model "$TD/resnet_tiny.onnx"
+expect_grep check.out "all.json: valid (aclmdlSetDump returns ACL_SUCCESS)"
+expect_grep check.out "conv1,bn1,relu1  inputs+outputs"
+expect_grep check.out "estimated per dumped iteration: 15 files"
+expect_grep check.out "never dumped (S16): flatten"
+cat >layers.json <<EOF
+{"dump": {"dump_path": "all", "dump_list": [{"model_name": "resnet_tiny",
+          "layer": ["relu1", "flatten", "nosuch"]}], "dump_step": "0|3-5"}}
+EOF
+expect_exit 0 layers -- "$DUMP" check-config layers.json --model "$TD/resnet_tiny.om"
+expect_grep layers.out "iterations: steps 0|3-5"
+expect_grep layers.out "estimated per dumped iteration: 2 files"
+expect_grep layers.out "layer 'flatten' of model 'resnet_tiny' (file 'resnet_tiny') is a no-task Flatten node"
+expect_grep layers.out "layer 'nosuch' matches no operator"
+(cd "$RUNFILES" && "$DUMP" check-config testdata/configs/bad/mode_invalid.json \
+  >"$WORK/invalid.out" 2>"$WORK/invalid.err") && fail "invalid config accepted" || true
+expect_grep invalid.err "dump.dump_mode: invalid dump_mode 'outputs'"
+expect_grep invalid.err "[aclmdlSetDump returns ACL_ERROR_INVALID_DUMP_CONFIG (100009)]"
+expect_grep invalid.err "hint: "
+[[ $(wc -l <invalid.err) == 2 ]] || fail "an error is one line plus a hint"
+expect_exit 1 missing_config -- "$DUMP" check-config no_such.json
+expect_grep missing_config.err "ACL_ERROR_INVALID_FILE (100003)"
+
+echo "== ls / show"
+expect_exit 0 ls -- "$DUMP" ls default/acldump_output
+expect_grep ls.out "resnet_tiny/  (model)"
+expect_grep ls.out "0/  (iteration)  15 files"
+expect_grep ls.out "conv1bn1relu1  tensor"
+expect_grep ls.out "other files (not dump files): acl.json"
+expect_exit 0 ls_summary -- "$DUMP" ls default/acldump_output --summary
+expect_no_grep ls_summary.out "Conv.conv1bn1relu1"
+expect_exit 0 show -- "$DUMP" show "$(echo "$ITER0"/Conv.conv1bn1relu1.*)" --head 4
+expect_grep show.out "op       conv1bn1relu1  (type Conv)"
+expect_grep show.out "original conv1,bn1,relu1"
+expect_grep show.out "output 0: DT_FLOAT  NCHW  shape [1,16,32,32]"
+expect_grep show.out "original op relu1:0"
+expect_grep show.out "count 16384  min 0"
+expect_grep show.out "first 4:"
+expect_exit 1 show_bad -- "$DUMP" show default/acldump_output/acl.json
+expect_grep show_bad.err "dump show: error:"
+
+echo "== convert"
+expect_exit 0 convert -- "$DUMP" convert "$ITER0" --out npy0
+expect_grep convert.out "converted 15 dump files to 15 .npy files"
+[[ $(find npy0 -name '*.output.0.npy' | wc -l) == 15 ]] || fail "convert wrote the wrong files"
+# The converted folder is a valid B for compare, matched by converted name.
+expect_exit 0 converted -- "$DUMP" compare "$ITER0" npy0 --atol 0 --rtol 0
+expect_grep converted.out "15 tensors compared, 0 outside"
+
+echo "== stats (a stats dump), convert --to csv"
+config stats.json st all stats
+expect_exit 0 stats_run -- "$DUMP" run -m "$TD/resnet_tiny.om" -c stats.json -n 2 \
+  -i "$TD/resnet_tiny.input.input.npy"
+expect_exit 0 stats -- "$DUMP" stats st --csv merged.csv --top 3
+expect_grep stats.out "stats of 90 tensors from 30 files"
+expect_grep stats.out "NaN/Inf: none"
+expect_grep stats.out "operators ranked by NaN/Inf count, then largest |value| (top 3 of 15)"
+[[ $(wc -l <merged.csv) == 91 ]] || fail "merged.csv has $(wc -l <merged.csv) lines"
+expect_exit 0 to_csv -- "$DUMP" convert st --to csv --out st.csv
+expect_grep to_csv.out "wrote 90 rows (30 stats CSV, 0 tensor dumps)"
+cmp -s merged.csv st.csv || fail "stats --csv and convert --to csv differ"
+expect_exit 2 compare_stats -- "$DUMP" compare st "$ITER0"
+expect_exit 2 compare_stats_only -- "$DUMP" compare "$ITER0" st
+expect_grep compare_stats_only.err "holds stats dumps only"
+
+echo "== help and usage errors"
+for command in run check-config ls show convert compare stats; do
+  expect_exit 0 "help_$command" -- "$DUMP" "$command" --help
+  expect_grep "help_$command.out" "Example: bazel run //tools:dump --"
+done
+expect_exit 0 help -- "$DUMP" --help
+expect_grep help.out "Workflow:"
+expect_exit 2 no_args -- "$DUMP" compare
+expect_grep no_args.err "dump compare: error: A is required"
+expect_grep no_args.err "hint: see \`dump compare --help\`"
+expect_exit 2 bad_option -- "$DUMP" run --model x.om --config c.json --frobnicate
+expect_exit 2 bad_command -- "$DUMP" frobnicate
+expect_exit 2 bad_metric -- "$DUMP" compare "$ITER0" "$ITER1" --metrics cosine,nope
+expect_grep bad_metric.err "unknown metric 'nope'"
+expect_exit 2 compare_missing -- "$DUMP" compare no_such_dir "$ITER1"
+expect_exit 1 ls_missing -- "$DUMP" ls no_such_dir
+expect_grep ls_missing.err "hint:"
+expect_exit 1 run_missing_model -- "$DUMP" run -m no_such.om -c all.json
+expect_grep run_missing_model.err "model file 'no_such.om' does not exist"
+expect_exit 1 run_bad_input -- "$DUMP" run -m "$TD/resnet_tiny.om" -c all.json \
+  -i "$TD/mlp_block.input.x.npy"
+expect_grep run_bad_input.err "input 'input' is float32[1,3,32,32] but"
+
+if ((failures > 0)); then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all checks passed"

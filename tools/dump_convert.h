@@ -1,0 +1,34 @@
+// `dump convert`: tensor dumps to NumPy files. Each input/output of a dump
+// file F becomes `F.input.<i>.npy` / `F.output.<i>.npy` (i = position in the
+// file); float16 stays float16, bfloat16 is widened to float32 (numpy has no
+// bfloat16). Stats CSVs and mapping.csv are copied unchanged. A directory is
+// mirrored folder by folder under the output directory.
+#ifndef ACLDUMP_TOOLS_DUMP_CONVERT_H_
+#define ACLDUMP_TOOLS_DUMP_CONVERT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tools/dump_tree.h"
+
+namespace acldump::tools {
+
+struct ConvertSummary {
+  size_t dump_files = 0;  // tensor dumps converted
+  size_t npy_files = 0;   // .npy written
+  size_t copied = 0;      // stats CSVs and mapping.csv copied
+  uint64_t bytes_written = 0;
+  std::vector<std::string> skipped;  // "<file>: <reason>" (unsupported dtype)
+};
+
+// Converts the dump files of `tree` into `out_dir` (created when missing).
+// A file that cannot be read fails the conversion (its name in the error);
+// a tensor whose dtype numpy cannot hold is skipped and listed.
+absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const DumpTree& tree,
+                                                const std::string& out_dir);
+
+}  // namespace acldump::tools
+
+#endif  // ACLDUMP_TOOLS_DUMP_CONVERT_H_

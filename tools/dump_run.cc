@@ -1,0 +1,570 @@
+#include "tools/dump_run.h"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <set>
+#include <system_error>
+
+#include "acl/acl.h"
+#include "dump/config.h"
+#include "dump/dump_names.h"
+#include "kernels/half.h"
+#include "kernels/npy.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+#include "runtime/converter.h"
+#include "runtime/model_file.h"
+#include "runtime/model_registry.h"
+#include "tools/cli_util.h"
+#include "tools/dump_tree.h"
+
+namespace acldump::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kPathHint =
+    "relative paths are taken from the directory you ran the command in";
+
+absl::Status AclCall(aclError code, std::string_view call,
+                     std::string_view hint = "") {
+  if (code == ACL_SUCCESS) return absl::OkStatus();
+  const char* message = aclGetRecentErrMsg();
+  const bool config_error = code == ACL_ERROR_INVALID_FILE ||
+                            code == ACL_ERROR_PARSE_FILE ||
+                            code == ACL_ERROR_INVALID_DUMP_CONFIG;
+  absl::Status status(config_error ? absl::StatusCode::kInvalidArgument
+                                   : absl::StatusCode::kInternal,
+                      StrCat(call, " failed with ", AclErrorName(code), " (",
+                             code, "): ", message == nullptr ? "" : message));
+  return hint.empty() ? status : WithHint(status, hint);
+}
+
+double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+std::optional<DType> ToDType(aclDataType type) {
+  switch (type) {
+    case ACL_FLOAT:
+      return DType::kFloat32;
+    case ACL_FLOAT16:
+      return DType::kFloat16;
+    case ACL_BF16:
+      return DType::kBFloat16;
+    case ACL_DOUBLE:
+      return DType::kFloat64;
+    case ACL_INT8:
+      return DType::kInt8;
+    case ACL_INT16:
+      return DType::kInt16;
+    case ACL_INT32:
+      return DType::kInt32;
+    case ACL_INT64:
+      return DType::kInt64;
+    case ACL_UINT8:
+      return DType::kUInt8;
+    case ACL_BOOL:
+      return DType::kBool;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Normal(0, 1) for floats, 0..9 for integers, 0/1 for bool.
+void FillRandom(const TensorView& view, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0, 1);
+  std::uniform_int_distribution<int> digit(0, 9);
+  const size_t n = static_cast<size_t>(view.NumElements());
+  for (size_t i = 0; i < n; ++i) {
+    switch (view.dtype) {
+      case DType::kFloat32:
+        view.as<float>()[i] = normal(rng);
+        break;
+      case DType::kFloat16:
+        view.as<Float16>()[i] = Float16(normal(rng));
+        break;
+      case DType::kBFloat16:
+        view.as<BFloat16>()[i] = BFloat16(normal(rng));
+        break;
+      case DType::kFloat64:
+        view.as<double>()[i] = normal(rng);
+        break;
+      case DType::kInt8:
+        view.as<int8_t>()[i] = static_cast<int8_t>(digit(rng));
+        break;
+      case DType::kInt16:
+        view.as<int16_t>()[i] = static_cast<int16_t>(digit(rng));
+        break;
+      case DType::kInt32:
+        view.as<int32_t>()[i] = digit(rng);
+        break;
+      case DType::kInt64:
+        view.as<int64_t>()[i] = digit(rng);
+        break;
+      case DType::kUInt8:
+        view.as<uint8_t>()[i] = static_cast<uint8_t>(digit(rng));
+        break;
+      case DType::kBool:
+        view.as<uint8_t>()[i] = digit(rng) & 1;
+        break;
+      case DType::kUndefined:
+        return;
+    }
+  }
+}
+
+// A temporary folder removed with everything in it.
+class TempDir {
+ public:
+  static absl::StatusOr<std::unique_ptr<TempDir>> Create() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern =
+        StrCat(base != nullptr && base[0] != '\0' ? base : "/tmp",
+               "/acldump-run-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError(StrCat("cannot create a temporary folder ",
+                                        pattern, ": ", std::strerror(errno)));
+    }
+    return std::unique_ptr<TempDir>(new TempDir(pattern));
+  }
+  ~TempDir() {
+    std::error_code error;
+    fs::remove_all(path_, error);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+struct IoTensor {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  AlignedBuffer buffer;
+  aclDataBuffer* handle = nullptr;
+  TensorView view() const { return TensorView{dtype, shape, buffer.data()}; }
+};
+
+// A model's input and output buffers and datasets (kept across a reload).
+class ModelIo {
+ public:
+  ~ModelIo() { Release(); }
+
+  absl::Status Create(uint32_t model_id) {
+    aclmdlDesc* desc = aclmdlCreateDesc();
+    if (desc == nullptr)
+      return AclCall(ACL_ERROR_BAD_ALLOC, "aclmdlCreateDesc");
+    absl::Status status = Fill(desc, model_id);
+    aclmdlDestroyDesc(desc);
+    return status;
+  }
+
+  std::vector<IoTensor>& inputs() { return inputs_; }
+  const std::vector<IoTensor>& outputs() const { return outputs_; }
+  const aclmdlDataset* input_set() const { return input_set_; }
+  aclmdlDataset* output_set() { return output_set_; }
+
+  void Release() {
+    for (auto* tensors : {&inputs_, &outputs_}) {
+      for (IoTensor& t : *tensors) {
+        if (t.handle != nullptr) aclDestroyDataBuffer(t.handle);
+        t.handle = nullptr;
+      }
+    }
+    if (input_set_ != nullptr) aclmdlDestroyDataset(input_set_);
+    if (output_set_ != nullptr) aclmdlDestroyDataset(output_set_);
+    input_set_ = output_set_ = nullptr;
+  }
+
+ private:
+  absl::Status Fill(aclmdlDesc* desc, uint32_t model_id) {
+    RETURN_IF_ERROR(AclCall(aclmdlGetDesc(desc, model_id), "aclmdlGetDesc"));
+    input_set_ = aclmdlCreateDataset();
+    output_set_ = aclmdlCreateDataset();
+    if (input_set_ == nullptr || output_set_ == nullptr) {
+      return AclCall(ACL_ERROR_BAD_ALLOC, "aclmdlCreateDataset");
+    }
+    for (bool is_input : {true, false}) {
+      const size_t count =
+          is_input ? aclmdlGetNumInputs(desc) : aclmdlGetNumOutputs(desc);
+      for (size_t i = 0; i < count; ++i) {
+        IoTensor t;
+        aclmdlIODims dims;
+        RETURN_IF_ERROR(AclCall(is_input ? aclmdlGetInputDims(desc, i, &dims)
+                                         : aclmdlGetOutputDims(desc, i, &dims),
+                                "aclmdlGet*Dims"));
+        t.name = is_input ? aclmdlGetInputNameByIndex(desc, i)
+                          : aclmdlGetOutputNameByIndex(desc, i);
+        const aclDataType type = is_input ? aclmdlGetInputDataType(desc, i)
+                                          : aclmdlGetOutputDataType(desc, i);
+        const std::optional<DType> dtype = ToDType(type);
+        if (!dtype) {
+          return absl::UnimplementedError(
+              StrCat("model ", is_input ? "input" : "output", " '", t.name,
+                     "' has a data type the tool cannot handle (aclDataType ",
+                     type, ")"));
+        }
+        t.dtype = *dtype;
+        t.shape =
+            Shape(std::vector<int64_t>(dims.dims, dims.dims + dims.dimCount));
+        const size_t bytes = is_input ? aclmdlGetInputSizeByIndex(desc, i)
+                                      : aclmdlGetOutputSizeByIndex(desc, i);
+        t.buffer = AlignedBuffer(std::max<size_t>(bytes, 1));
+        t.handle = aclCreateDataBuffer(t.buffer.data(), bytes);
+        if (t.handle == nullptr) {
+          return AclCall(ACL_ERROR_BAD_ALLOC, "aclCreateDataBuffer");
+        }
+        RETURN_IF_ERROR(
+            AclCall(aclmdlAddDatasetBuffer(is_input ? input_set_ : output_set_,
+                                           t.handle),
+                    "aclmdlAddDatasetBuffer"));
+        (is_input ? inputs_ : outputs_).push_back(std::move(t));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<IoTensor> inputs_, outputs_;
+  aclmdlDataset* input_set_ = nullptr;
+  aclmdlDataset* output_set_ = nullptr;
+};
+
+// Fills the model's inputs: from .npy files ("file" in order or
+// "name=file"), the rest with seeded random data. Returns one description per
+// input.
+absl::StatusOr<std::vector<std::string>> FillInputs(
+    std::vector<IoTensor>& inputs, const std::vector<std::string>& files,
+    uint64_t seed) {
+  std::vector<std::string> sources(inputs.size());
+  for (size_t k = 0; k < files.size(); ++k) {
+    std::string file = files[k];
+    size_t index = k;
+    const size_t eq = file.find('=');
+    if (eq != std::string::npos && !fs::exists(file)) {
+      const std::string name = file.substr(0, eq);
+      file = file.substr(eq + 1);
+      index = inputs.size();
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].name == name) index = i;
+      }
+      if (index == inputs.size()) {
+        std::vector<std::string> names;
+        for (const IoTensor& t : inputs) names.push_back(t.name);
+        return WithHint(absl::InvalidArgumentError(StrCat(
+                            "the model has no input named '", name, "'")),
+                        StrCat("its inputs are: ", StrJoin(names, ", ")));
+      }
+    }
+    if (index >= inputs.size()) {
+      return WithHint(
+          absl::InvalidArgumentError(StrCat(files.size(),
+                                            " --input files for a model with ",
+                                            inputs.size(), " inputs")),
+          "give one .npy per model input, in order, or name=file.npy");
+    }
+    IoTensor& t = inputs[index];
+    absl::StatusOr<Tensor> tensor = ReadNpyFile(file);
+    if (!tensor.ok()) {
+      return WithHint(tensor.status(), kPathHint);
+    }
+    if (tensor->dtype() != t.dtype || tensor->shape() != t.shape) {
+      return WithHint(
+          absl::InvalidArgumentError(
+              StrCat("input '", t.name, "' is ", t.view().info().ToString(),
+                     " but '", file, "' holds ", tensor->info().ToString())),
+          StrCat("save it with that dtype and shape, e.g. "
+                 "np.save(path, a.astype(np.",
+                 DTypeName(t.dtype), ").reshape(", StrJoin(t.shape.dims(), ","),
+                 "))"));
+    }
+    std::memcpy(t.buffer.data(), tensor->data(), tensor->ByteSize());
+    sources[index] = StrCat("from ", DisplayPath(fs::absolute(file).string()));
+  }
+  std::vector<std::string> described;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (sources[i].empty()) {
+      FillRandom(inputs[i].view(), seed + i);
+      sources[i] = StrCat("random (seed ", seed + i, ")");
+    }
+    described.push_back(StrCat(inputs[i].name, " ",
+                               inputs[i].view().info().ToString(), " ",
+                               sources[i]));
+  }
+  return described;
+}
+
+// Regular files under `root`, relative to it.
+std::set<std::string> ExistingFiles(const std::string& root) {
+  std::set<std::string> files;
+  std::error_code error;
+  if (root.empty() || !fs::is_directory(root, error)) return files;
+  for (auto it = fs::recursive_directory_iterator(
+           root, fs::directory_options::skip_permission_denied, error);
+       !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    if (it->is_regular_file(error)) {
+      files.insert(fs::relative(it->path(), root, error).string());
+    }
+  }
+  return files;
+}
+
+// Makes an .om for each model: .onnx files are converted into `temp`, named
+// by their stem so the dump_list model_name still matches (S9).
+absl::StatusOr<std::string> PrepareModel(const std::string& path,
+                                         TempDir& temp) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    return WithHint(
+        absl::NotFoundError(StrCat("model file '", path, "' does not exist")),
+        kPathHint);
+  }
+  const std::string extension = fs::path(path).extension().string();
+  if (extension == ".om") return path;
+  if (extension != ".onnx") {
+    return WithHint(absl::InvalidArgumentError(StrCat(
+                        "'", path, "' is neither an .om nor an .onnx model")),
+                    "convert other formats to ONNX first");
+  }
+  absl::StatusOr<Graph> graph = ConvertOnnxFile(path);
+  if (!graph.ok()) {
+    return WithHint(
+        absl::InvalidArgumentError(StrCat(
+            "cannot convert '", path, "': ", ToStd(graph.status().message()))),
+        "`bazel run //tools:convert -- model.onnx model.om` converts with "
+        "options (--no-fusion)");
+  }
+  const std::string om = StrCat(temp.path(), "/", FileStem(path), ".om");
+  RETURN_IF_ERROR(WriteModelFile(*graph, om));
+  return om;
+}
+
+std::string Plural(size_t n, std::string_view word) {
+  return StrCat(n, " ", word, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
+  if (options.models.empty()) {
+    return absl::InvalidArgumentError("no model given");
+  }
+  if (!options.inputs.empty() && options.models.size() > 1) {
+    return WithHint(
+        absl::InvalidArgumentError("--input needs exactly one --model"),
+        "run the models one at a time to give each its inputs");
+  }
+  if (options.iterations == 0) {
+    return absl::InvalidArgumentError("--iterations must be at least 1");
+  }
+  std::error_code error;
+  if (!fs::is_regular_file(options.config, error)) {
+    return WithHint(absl::NotFoundError(StrCat("config file '", options.config,
+                                               "' does not exist")),
+                    kPathHint);
+  }
+  RunSummary summary;
+  summary.iterations = options.iterations;
+  summary.device = options.device;
+  // For the summary only: aclmdlSetDump below reports any config error.
+  absl::StatusOr<dump::DumpConfig> config =
+      dump::LoadDumpConfigFile(options.config);
+  if (config.ok()) {
+    summary.config_description = dump::DescribeDumpConfig(*config);
+    summary.dump_root = config->dump_path_resolved;
+  }
+
+  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
+  std::vector<std::string> om_paths;
+  for (const std::string& model : options.models) {
+    ASSIGN_OR_RETURN(std::string om, PrepareModel(model, *temp));
+    om_paths.push_back(std::move(om));
+  }
+  const std::set<std::string> before = ExistingFiles(summary.dump_root);
+
+  RETURN_IF_ERROR(AclCall(aclInit(nullptr), "aclInit"));
+  struct Finalizer {
+    bool armed = true;
+    ~Finalizer() {
+      if (armed) aclFinalize();
+    }
+  } finalizer;
+  RETURN_IF_ERROR(AclCall(aclrtSetDevice(options.device), "aclrtSetDevice",
+                          "--device takes 0..1023"));
+  if (options.measure_without_dump) {
+    // One untimed execution per model warms caches and thread pools, so the
+    // first timed loop is not charged for them. Loaded before aclmdlSetDump,
+    // these models are not dumped (S4).
+    for (const std::string& om : om_paths) {
+      uint32_t id = 0;
+      RETURN_IF_ERROR(
+          AclCall(aclmdlLoadFromFile(om.c_str(), &id), "aclmdlLoadFromFile"));
+      ModelIo warm;
+      RETURN_IF_ERROR(warm.Create(id));
+      RETURN_IF_ERROR(FillInputs(warm.inputs(), {}, options.seed).status());
+      RETURN_IF_ERROR(
+          AclCall(aclmdlExecute(id, warm.input_set(), warm.output_set()),
+                  "aclmdlExecute (warm-up)"));
+      warm.Release();
+      RETURN_IF_ERROR(AclCall(aclmdlUnload(id), "aclmdlUnload"));
+    }
+  }
+  RETURN_IF_ERROR(AclCall(aclmdlInitDump(), "aclmdlInitDump"));
+  RETURN_IF_ERROR(AclCall(
+      aclmdlSetDump(options.config.c_str()), "aclmdlSetDump",
+      StrCat("`dump check-config ", options.config,
+             "` explains the config; dump_path must exist and be writable")));
+
+  std::vector<std::unique_ptr<ModelIo>> io;
+  for (size_t m = 0; m < options.models.size(); ++m) {
+    ModelRun run;
+    run.path = options.models[m];
+    run.name = FileStem(run.path);
+    RETURN_IF_ERROR(
+        AclCall(aclmdlLoadFromFile(om_paths[m].c_str(), &run.model_id),
+                "aclmdlLoadFromFile"));
+    io.push_back(std::make_unique<ModelIo>());
+    RETURN_IF_ERROR(io.back()->Create(run.model_id));
+    ASSIGN_OR_RETURN(run.inputs, FillInputs(io.back()->inputs(), options.inputs,
+                                            options.seed));
+    Progress progress(StrCat("run ", run.name), options.iterations);
+    const auto start = Clock::now();
+    for (uint64_t i = 0; i < options.iterations; ++i) {
+      progress.Update(i + 1);
+      RETURN_IF_ERROR(
+          AclCall(aclmdlExecute(run.model_id, io.back()->input_set(),
+                                io.back()->output_set()),
+                  StrCat("aclmdlExecute (iteration ", i, ")")));
+      if (i == 0) run.first_with_dump = Seconds(Clock::now() - start);
+    }
+    run.seconds_with_dump = Seconds(Clock::now() - start);
+    summary.models.push_back(std::move(run));
+  }
+  const auto finalize_start = Clock::now();
+  RETURN_IF_ERROR(AclCall(aclmdlFinalizeDump(), "aclmdlFinalizeDump",
+                          "check free space and permissions of dump_path"));
+  summary.finalize_seconds = Seconds(Clock::now() - finalize_start);
+  for (const ModelRun& run : summary.models) {
+    RETURN_IF_ERROR(AclCall(aclmdlUnload(run.model_id), "aclmdlUnload"));
+  }
+
+  if (options.measure_without_dump) {
+    // S3 sequence B: a model loaded after FinalizeDump runs without dump.
+    for (size_t m = 0; m < summary.models.size(); ++m) {
+      uint32_t id = 0;
+      RETURN_IF_ERROR(AclCall(aclmdlLoadFromFile(om_paths[m].c_str(), &id),
+                              "aclmdlLoadFromFile"));
+      const auto start = Clock::now();
+      for (uint64_t i = 0; i < options.iterations; ++i) {
+        RETURN_IF_ERROR(
+            AclCall(aclmdlExecute(id, io[m]->input_set(), io[m]->output_set()),
+                    "aclmdlExecute"));
+      }
+      summary.models[m].seconds_without_dump = Seconds(Clock::now() - start);
+      RETURN_IF_ERROR(AclCall(aclmdlUnload(id), "aclmdlUnload"));
+    }
+  }
+
+  const std::string output_dir =
+      !options.output_dir.empty() || summary.dump_root.empty()
+          ? options.output_dir
+          : summary.dump_root + "/outputs";
+  if (!output_dir.empty()) {
+    fs::create_directories(output_dir, error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          StrCat("cannot create '", output_dir, "': ", error.message()));
+    }
+    for (size_t m = 0; m < summary.models.size(); ++m) {
+      for (const IoTensor& t : io[m]->outputs()) {
+        const std::string path =
+            StrCat(output_dir, "/", summary.models[m].name, ".output.",
+                   dump::EscapeNamePart(t.name), ".npy");
+        RETURN_IF_ERROR(WriteNpyFile(path, t.view()));
+        summary.models[m].outputs.push_back(
+            DisplayPath(fs::absolute(path).lexically_normal().string()));
+      }
+    }
+  }
+  for (auto& model_io : io) model_io->Release();
+  finalizer.armed = false;
+  RETURN_IF_ERROR(AclCall(aclFinalize(), "aclFinalize"));
+
+  if (!summary.dump_root.empty()) {
+    absl::StatusOr<DumpTree> tree = ScanDumpTree(summary.dump_root);
+    if (tree.ok()) {
+      for (const DumpRun& run : tree->runs) {
+        bool any = false;
+        for (const DumpEntry* e : run.files) {
+          if (before.count(e->relative)) continue;
+          any = true;
+          ++summary.files;
+          summary.bytes += e->bytes;
+          if (summary.first_file.empty() && e->kind == EntryKind::kTensor &&
+              e->name->op_type != "Data") {
+            summary.first_file = e->path;
+          }
+        }
+        if (any) summary.folders.push_back(run.directory);
+      }
+    }
+  }
+  return summary;
+}
+
+std::string FormatRunSummary(const RunSummary& s) {
+  std::string out = StrCat("ran ", Plural(s.models.size(), "model"), ", ",
+                           Plural(s.iterations, "iteration"),
+                           " each, on device ", s.device, "\n");
+  if (!s.config_description.empty()) {
+    StrAppend(out, "  dump config  ", s.config_description, "\n");
+  }
+  for (const ModelRun& run : s.models) {
+    StrAppend(out, "  model        ", run.name, "  (", DisplayPath(run.path),
+              ", model id ", run.model_id, ")\n");
+    for (const std::string& input : run.inputs) {
+      StrAppend(out, "    input      ", input, "\n");
+    }
+    const double with = run.seconds_with_dump / s.iterations;
+    StrAppend(out, "    time       ", HumanDuration(with),
+              " per iteration with dump");
+    if (s.iterations > 1) {
+      // The first dumped iteration also pays for the writer's buffers.
+      StrAppend(out, " (first ", HumanDuration(run.first_with_dump), ", then ",
+                HumanDuration((run.seconds_with_dump - run.first_with_dump) /
+                              (s.iterations - 1)),
+                ")");
+    }
+    if (run.seconds_without_dump >= 0) {
+      const double without = run.seconds_without_dump / s.iterations;
+      StrAppend(out, ", ", HumanDuration(without), " without");
+      if (without > 0)
+        StrAppend(out, fmt::format(" ({:.1f}x)", with / without));
+    }
+    out += "\n";
+    if (!run.outputs.empty()) {
+      StrAppend(out, "    outputs    ", StrJoin(run.outputs, ", "), "\n");
+    }
+  }
+  StrAppend(out, "  finalize     ", HumanDuration(s.finalize_seconds),
+            " (aclmdlFinalizeDump: writing what was still queued)\n");
+  if (s.dump_root.empty()) return out;
+  StrAppend(out, "  dump files   ", s.files, " new, ", HumanBytes(s.bytes),
+            s.folders.empty() ? "" : " in", "\n");
+  for (const std::string& folder : s.folders) {
+    StrAppend(out, "               ", DisplayPath(folder), "\n");
+  }
+  return out;
+}
+
+}  // namespace acldump::tools

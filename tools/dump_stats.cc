@@ -1,0 +1,338 @@
+#include "tools/dump_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "dump/dump_file.h"
+#include "dump/stats.h"
+#include "dump/stats_csv.h"
+#include "kernels/status_macros.h"
+#include "kernels/strings.h"
+#include "tools/cli_util.h"
+
+namespace acldump::tools {
+namespace {
+
+constexpr double kFloat16Max = 65504;
+
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat("cannot open '", path, "'"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The stats CSV rows a tensor dump would have had (default columns).
+absl::StatusOr<std::string> StatsCsvOfTensorFile(const std::string& path) {
+  ASSIGN_OR_RETURN(dump::DumpFileContents contents, dump::ReadDumpFile(path));
+  std::vector<dump::StatsRow> rows;
+  auto add = [&](const auto& t, const std::string& bytes, bool is_input) {
+    dump::StatsRow row;
+    row.is_input = is_input;
+    row.index = t.arg_index();
+    row.data_size = t.size();
+    row.data_type = t.data_type();
+    row.format = t.format();
+    for (uint64_t d : t.shape().dim())
+      row.shape.push_back(static_cast<int64_t>(d));
+    absl::StatusOr<Tensor> tensor =
+        dump::PayloadToTensor(t.data_type(), t.shape(), bytes);
+    row.numeric = tensor.ok();
+    if (tensor.ok()) row.stats = dump::ComputeStats(tensor->view());
+    rows.push_back(std::move(row));
+  };
+  const auto& h = contents.header;
+  for (int i = 0; i < h.input_size(); ++i)
+    add(h.input(i), contents.inputs[i], true);
+  for (int i = 0; i < h.output_size(); ++i) {
+    add(h.output(i), contents.outputs[i], false);
+  }
+  return dump::FormatStatsCsv(rows, {});
+}
+
+std::vector<std::string> PrefixCells(const DumpEntry& e) {
+  auto number = [](int64_t v) { return v < 0 ? std::string() : StrCat(v); };
+  return {e.time,
+          number(e.device),
+          e.model,
+          number(e.model_id),
+          number(e.iteration),
+          e.name->op_type,
+          e.name->op_name,
+          StrCat(e.name->task_id),
+          StrCat(e.name->stream_id),
+          StrCat(e.name->timestamp_us)};
+}
+
+absl::Status AddTable(const DumpEntry& entry, const dump::StatsTable& table,
+                      MergedStats& merged) {
+  // Where each CSV column goes in the merged header.
+  std::vector<size_t> target;
+  for (const std::string& column : table.header) {
+    auto it = std::find(merged.header.begin(), merged.header.end(), column);
+    if (it == merged.header.end()) {
+      merged.header.push_back(column);
+      it = merged.header.end() - 1;
+    }
+    target.push_back(it - merged.header.begin());
+  }
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    MergedRow row;
+    row.entry = &entry;
+    ASSIGN_OR_RETURN(std::string_view io, table.Cell(r, "Input/Output"));
+    row.is_input = io == "Input";
+    ASSIGN_OR_RETURN(std::optional<uint64_t> index, table.Uint64(r, "Index"));
+    row.index = index.value_or(0);
+    if (table.ColumnIndex("Data Type")) {
+      row.data_type = std::string(*table.Cell(r, "Data Type"));
+    }
+    if (table.ColumnIndex("Shape"))
+      row.shape = std::string(*table.Cell(r, "Shape"));
+    auto number = [&](std::string_view column,
+                      std::optional<double>& out) -> absl::Status {
+      if (!table.ColumnIndex(column)) return absl::OkStatus();
+      ASSIGN_OR_RETURN(out, table.Double(r, column));
+      return absl::OkStatus();
+    };
+    auto count = [&](std::string_view column, uint64_t& out) -> absl::Status {
+      if (!table.ColumnIndex(column)) return absl::OkStatus();
+      ASSIGN_OR_RETURN(std::optional<uint64_t> value, table.Uint64(r, column));
+      out = value.value_or(0);
+      return absl::OkStatus();
+    };
+    RETURN_IF_ERROR(number("Max Value", row.max));
+    RETURN_IF_ERROR(number("Min Value", row.min));
+    RETURN_IF_ERROR(number("Avg Value", row.avg));
+    RETURN_IF_ERROR(count("Nan Count", row.nan));
+    RETURN_IF_ERROR(count("Negative Inf Count", row.negative_inf));
+    RETURN_IF_ERROR(count("Positive Inf Count", row.positive_inf));
+    std::vector<std::string> cells = PrefixCells(entry);
+    cells.resize(merged.header.size());
+    for (size_t c = 0; c < table.header.size(); ++c) {
+      cells[target[c]] = table.rows[r][c];
+    }
+    merged.cells.push_back(std::move(cells));
+    merged.rows.push_back(std::move(row));
+  }
+  return absl::OkStatus();
+}
+
+double AbsMax(const MergedRow& row) {
+  double m = 0;
+  if (row.max) m = std::max(m, std::fabs(*row.max));
+  if (row.min) m = std::max(m, std::fabs(*row.min));
+  return m;
+}
+
+uint64_t NonFinite(const MergedRow& row) {
+  return row.nan + row.negative_inf + row.positive_inf;
+}
+
+std::string Where(const MergedRow& row) {
+  std::string where = StrCat(row.is_input ? "input " : "output ", row.index);
+  if (row.entry->iteration >= 0) {
+    StrAppend(where, " (iteration ", row.entry->iteration, ")");
+  }
+  return where;
+}
+
+std::string Optional(const std::optional<double>& v) {
+  return v ? FormatNumber(*v) : "NA";
+}
+
+}  // namespace
+
+absl::StatusOr<MergedStats> MergeStats(const DumpTree& tree) {
+  MergedStats merged;
+  for (const char* column : kMergedPrefixColumns)
+    merged.header.push_back(column);
+  size_t total = 0;
+  for (const DumpRun& run : tree.runs) total += run.files.size();
+  Progress progress("stats", total);
+  size_t done = 0;
+  for (const DumpRun& run : tree.runs) {
+    for (const DumpEntry* entry : run.files) {
+      progress.Update(++done, entry->file_name);
+      if (entry->kind != EntryKind::kStats &&
+          entry->kind != EntryKind::kTensor) {
+        continue;
+      }
+      absl::StatusOr<std::string> text =
+          entry->kind == EntryKind::kStats ? ReadText(entry->path)
+                                           : StatsCsvOfTensorFile(entry->path);
+      absl::StatusOr<dump::StatsTable> table =
+          text.ok() ? dump::ParseStatsCsv(*text)
+                    : absl::StatusOr<dump::StatsTable>(text.status());
+      absl::Status added =
+          table.ok() ? AddTable(*entry, *table, merged) : table.status();
+      if (!added.ok()) {
+        merged.problems.push_back(
+            StrCat(entry->path, ": ", ToStd(added.message())));
+        continue;
+      }
+      ++(entry->kind == EntryKind::kStats ? merged.stats_files
+                                          : merged.tensor_files);
+    }
+  }
+  progress.Finish();
+  if (merged.stats_files + merged.tensor_files == 0) {
+    if (!merged.problems.empty()) {
+      return absl::InvalidArgumentError(
+          StrCat("no readable dump file: ", merged.problems.front()));
+    }
+    return absl::NotFoundError(
+        StrCat("no stats CSV or tensor dump under '", tree.root, "'"));
+  }
+  for (auto& cells : merged.cells) cells.resize(merged.header.size());
+  return merged;
+}
+
+std::string MergedStatsCsv(const MergedStats& stats) {
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvField(cells[i]);
+    }
+    out += '\n';
+  };
+  line(stats.header);
+  for (const auto& cells : stats.cells) line(cells);
+  return out;
+}
+
+size_t CountNonFiniteRows(const MergedStats& stats) {
+  return std::count_if(stats.rows.begin(), stats.rows.end(),
+                       [](const MergedRow& r) { return NonFinite(r) > 0; });
+}
+
+std::string FormatStatsReport(const DumpTree& tree, const MergedStats& stats,
+                              const StatsReportOptions& options) {
+  std::string out =
+      StrCat("stats of ", stats.rows.size(), " tensors from ",
+             stats.stats_files + stats.tensor_files, " files under ", tree.root,
+             " (", stats.stats_files, " stats CSV, ", stats.tensor_files,
+             " computed from tensor dumps)\n");
+  size_t shown_runs = 0;
+  for (const DumpRun& run : tree.runs) {
+    if (++shown_runs > 5) {
+      StrAppend(out, "  ... and ", tree.runs.size() - 5, " more folders\n");
+      break;
+    }
+    StrAppend(out, "  ", run.Describe(), "\n");
+  }
+  for (const std::string& problem : stats.problems) {
+    StrAppend(out, "skipped: ", problem, "\n");
+  }
+
+  auto row_cells = [](const MergedRow& r) -> std::vector<std::string> {
+    return {r.entry->name->op_name,
+            r.entry->name->op_type,
+            Where(r),
+            r.data_type,
+            r.shape,
+            Optional(r.min),
+            Optional(r.max),
+            Optional(r.avg),
+            StrCat(r.nan),
+            StrCat(r.negative_inf + r.positive_inf)};
+  };
+  const std::vector<std::string> row_header = {
+      "op",  "type", "tensor", "dtype", "shape",
+      "min", "max",  "avg",    "nan",   "inf"};
+
+  TextTable nonfinite(row_header);
+  TextTable extreme(row_header);
+  for (const MergedRow& r : stats.rows) {
+    if (NonFinite(r) > 0) nonfinite.AddRow(row_cells(r));
+    if (AbsMax(r) >= options.extreme) extreme.AddRow(row_cells(r));
+  }
+  out += "\n";
+  if (nonfinite.size() == 0) {
+    out += "NaN/Inf: none\n";
+  } else {
+    StrAppend(out, "NaN/Inf: ", nonfinite.size(), " tensors\n",
+              nonfinite.Render("  "));
+  }
+  if (extreme.size() == 0) {
+    StrAppend(out, "extreme values (|x| >= ", FormatNumber(options.extreme),
+              "): none\n");
+  } else {
+    StrAppend(out, "extreme values (|x| >= ", FormatNumber(options.extreme),
+              "): ", extreme.size(), " tensors\n", extreme.Render("  "));
+  }
+
+  // One entry per operator: its worst output (inputs when it has none).
+  struct OpSummary {
+    std::string name, type;
+    uint32_t task_id = 0;
+    const MergedRow* worst = nullptr;
+    uint64_t nonfinite = 0;
+    bool outputs = false;
+  };
+  std::map<std::pair<std::string, std::string>, OpSummary> ops;
+  for (const MergedRow& r : stats.rows) {
+    OpSummary& op = ops[{r.entry->name->op_type, r.entry->name->op_name}];
+    op.name = r.entry->name->op_name;
+    op.type = r.entry->name->op_type;
+    op.task_id = r.entry->name->task_id;
+    if (op.outputs && r.is_input) continue;
+    if (!op.outputs && !r.is_input) {
+      op.outputs = true;
+      op.worst = nullptr;
+      op.nonfinite = 0;
+    }
+    op.nonfinite += NonFinite(r);
+    if (op.worst == nullptr || AbsMax(r) > AbsMax(*op.worst)) op.worst = &r;
+  }
+  std::vector<const OpSummary*> ranked;
+  for (const auto& [key, op] : ops) ranked.push_back(&op);
+  std::stable_sort(
+      ranked.begin(), ranked.end(), [](const OpSummary* a, const OpSummary* b) {
+        if (a->nonfinite != b->nonfinite) {
+          return a->nonfinite > b->nonfinite;
+        }
+        const double ma = AbsMax(*a->worst), mb = AbsMax(*b->worst);
+        if (ma != mb) return ma > mb;
+        return a->task_id < b->task_id;
+      });
+  const size_t top = std::min(options.top, ranked.size());
+  StrAppend(out,
+            "\noperators ranked by NaN/Inf count, then largest |value| (top ",
+            top, " of ", ranked.size(), "):\n");
+  TextTable ranking({"rank", "op", "type", "task", "max |x|", "at", "min",
+                     "max", "avg", "nan+inf", "flags"});
+  for (size_t i = 0; i < top; ++i) {
+    const OpSummary& op = *ranked[i];
+    const MergedRow& w = *op.worst;
+    std::vector<std::string> flags;
+    if (op.nonfinite > 0) flags.push_back("NaN/Inf");
+    if (AbsMax(w) >= kFloat16Max) {
+      flags.push_back("beyond float16 range");
+    } else if (AbsMax(w) >= options.extreme) {
+      flags.push_back("extreme");
+    }
+    ranking.AddRow({StrCat(i + 1), op.name, op.type, StrCat(op.task_id),
+                    FormatNumber(AbsMax(w)), Where(w), Optional(w.min),
+                    Optional(w.max), Optional(w.avg), StrCat(op.nonfinite),
+                    StrJoin(flags, ", ")});
+  }
+  out += ranking.Render("  ");
+  return out;
+}
+
+}  // namespace acldump::tools

@@ -1,0 +1,380 @@
+#include "tools/dump_tree.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <system_error>
+#include <tuple>
+
+#include "dump/stats_csv.h"
+#include "kernels/strings.h"
+#include "tools/cli_util.h"
+
+namespace acldump::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kOverflowPrefix = "Opdebug.Node_OpDebug.";
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return c >= '0' && c <= '9'; });
+}
+
+template <typename T>
+bool ParseNumber(std::string_view s, T& value) {
+  if (!AllDigits(s)) return false;
+  const auto [end, error] =
+      std::from_chars(s.data(), s.data() + s.size(), value);
+  return error == std::errc() && end == s.data() + s.size();
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool IsTimeFolder(std::string_view s) { return s.size() == 14 && AllDigits(s); }
+
+// hash -> original file name, from a folder's mapping.csv (§3).
+using Mapping = std::map<std::string, std::string, std::less<>>;
+
+Mapping ReadMapping(const fs::path& directory) {
+  Mapping mapping;
+  std::ifstream in(directory / "mapping.csv", std::ios::binary);
+  if (!in) return mapping;
+  std::stringstream text;
+  text << in.rdbuf();
+  // The file has no header line: parse it as one and keep it as a row.
+  absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text.str());
+  if (!table.ok() || table->header.size() != 2) return mapping;
+  mapping[table->header[0]] = table->header[1];
+  for (const auto& row : table->rows) mapping[row[0]] = row[1];
+  return mapping;
+}
+
+void PlaceInLayout(const fs::path& directory, DumpEntry& entry) {
+  std::vector<std::string> parts;
+  for (const auto& part : directory) parts.push_back(part.string());
+  const size_t n = parts.size();
+  auto at = [&](size_t back) -> std::string_view { return parts[n - back]; };
+  if (n >= 5 && IsTimeFolder(at(5)) && ParseNumber(at(4), entry.device) &&
+      ParseNumber(at(2), entry.model_id) &&
+      ParseNumber(at(1), entry.iteration)) {
+    entry.layout = Layout::kModel;
+    entry.time = at(5);
+    entry.model = at(3);
+    return;
+  }
+  entry.device = entry.model_id = entry.iteration = -1;
+  if (n >= 2 && IsTimeFolder(at(2)) && ParseNumber(at(1), entry.device)) {
+    entry.layout = Layout::kSingleOp;
+    entry.time = at(2);
+    return;
+  }
+  entry.device = -1;
+  if (n >= 3 && at(3) == "extra-info" && at(2) == "data-dump" &&
+      ParseNumber(at(1), entry.device)) {
+    entry.layout = Layout::kException;
+    return;
+  }
+  entry.device = -1;
+}
+
+void Classify(DumpEntry& entry, const Mapping& mapping) {
+  std::string_view name = entry.file_name;
+  if (EndsWith(name, ".tmp") || name == "mapping.csv") return;
+  const bool csv = EndsWith(name, ".csv");
+  if (csv) name.remove_suffix(4);
+  if (AllDigits(name)) {
+    auto it = mapping.find(name);
+    if (it == mapping.end()) return;
+    name = it->second;
+  }
+  entry.name = ParseDumpFileName(name);
+  if (!entry.name) return;
+  if (csv) {
+    entry.kind = EntryKind::kStats;
+  } else if (name.substr(0, kOverflowPrefix.size()) == kOverflowPrefix) {
+    entry.kind = EntryKind::kOverflowRecord;
+  } else {
+    entry.kind = EntryKind::kTensor;
+  }
+}
+
+auto RunKey(const DumpEntry& e) {
+  return std::make_tuple(static_cast<int>(e.layout), e.time, e.device, e.model,
+                         e.model_id, e.iteration);
+}
+
+bool ExecutionOrder(const DumpEntry* a, const DumpEntry* b) {
+  if (a->name && b->name) {
+    return std::tie(a->name->task_id, a->name->timestamp_us, a->file_name) <
+           std::tie(b->name->task_id, b->name->timestamp_us, b->file_name);
+  }
+  return a->file_name < b->file_name;
+}
+
+std::string ParentOf(const std::string& path) {
+  return fs::path(path).parent_path().string();
+}
+
+}  // namespace
+
+std::optional<DumpFileName> ParseDumpFileName(std::string_view name) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() != 5 || parts[0].empty() || parts[1].empty()) {
+    return std::nullopt;
+  }
+  DumpFileName parsed;
+  parsed.op_type = parts[0];
+  parsed.op_name = parts[1];
+  if (!ParseNumber(parts[2], parsed.task_id) ||
+      !ParseNumber(parts[3], parsed.stream_id) ||
+      !ParseNumber(parts[4], parsed.timestamp_us)) {
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+std::string_view EntryKindName(EntryKind kind) {
+  switch (kind) {
+    case EntryKind::kTensor:
+      return "tensor";
+    case EntryKind::kStats:
+      return "stats";
+    case EntryKind::kOverflowRecord:
+      return "overflow";
+    case EntryKind::kOther:
+      return "other";
+  }
+  return "";
+}
+
+std::string DumpRun::Describe() const {
+  switch (layout) {
+    case Layout::kModel:
+      return StrCat(model, " (id ", model_id, ") iteration ", iteration,
+                    ", device ", device, ", ", time);
+    case Layout::kSingleOp:
+      return StrCat("single-op dump, device ", device, ", ", time);
+    case Layout::kException:
+      return StrCat("exception dump, device ", device);
+    case Layout::kUnknown:
+      break;
+  }
+  return StrCat("files in ", directory);
+}
+
+size_t DumpTree::CountKind(EntryKind kind) const {
+  return std::count_if(entries.begin(), entries.end(),
+                       [kind](const DumpEntry& e) { return e.kind == kind; });
+}
+
+uint64_t DumpTree::DumpBytes() const {
+  uint64_t bytes = 0;
+  for (const DumpEntry& e : entries) {
+    if (e.kind != EntryKind::kOther) bytes += e.bytes;
+  }
+  return bytes;
+}
+
+absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || !fs::exists(status)) {
+    return absl::NotFoundError(StrCat("'", path, "' does not exist"));
+  }
+  DumpTree tree;
+  tree.root = path;
+  const fs::path absolute_root = fs::absolute(path, error).lexically_normal();
+  std::vector<std::pair<fs::path, std::string>> files;  // absolute, relative
+  if (fs::is_directory(status)) {
+    fs::recursive_directory_iterator it(
+        path, fs::directory_options::skip_permission_denied, error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          StrCat("cannot read '", path, "': ", error.message()));
+    }
+    for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
+      if (error) {
+        return absl::PermissionDeniedError(
+            StrCat("cannot read '", path, "': ", error.message()));
+      }
+      if (!it->is_regular_file(error)) continue;
+      const fs::path relative = fs::relative(it->path(), path, error);
+      files.emplace_back(absolute_root / relative, relative.string());
+    }
+  } else {
+    files.emplace_back(absolute_root, "");
+  }
+  std::map<std::string, Mapping> mappings;  // by absolute directory
+  for (const auto& [absolute, relative] : files) {
+    DumpEntry entry;
+    entry.relative = relative;
+    entry.path = relative.empty() ? path : (fs::path(path) / relative).string();
+    entry.file_name = absolute.filename().string();
+    entry.bytes = fs::file_size(absolute, error);
+    if (error) entry.bytes = 0;
+    const fs::path directory = absolute.parent_path();
+    auto mapping = mappings.find(directory.string());
+    if (mapping == mappings.end()) {
+      mapping =
+          mappings.emplace(directory.string(), ReadMapping(directory)).first;
+    }
+    Classify(entry, mapping->second);
+    if (entry.kind != EntryKind::kOther) PlaceInLayout(directory, entry);
+    tree.entries.push_back(std::move(entry));
+  }
+  std::sort(tree.entries.begin(), tree.entries.end(),
+            [](const DumpEntry& a, const DumpEntry& b) {
+              return a.relative < b.relative;
+            });
+
+  std::vector<const DumpEntry*> dumps;
+  for (const DumpEntry& e : tree.entries) {
+    if (e.kind != EntryKind::kOther) dumps.push_back(&e);
+  }
+  std::stable_sort(dumps.begin(), dumps.end(),
+                   [](const DumpEntry* a, const DumpEntry* b) {
+                     const auto ka = RunKey(*a), kb = RunKey(*b);
+                     if (ka != kb) return ka < kb;
+                     return ParentOf(a->path) < ParentOf(b->path);
+                   });
+  for (const DumpEntry* e : dumps) {
+    const std::string directory = ParentOf(e->path);
+    if (tree.runs.empty() || RunKey(*e) != RunKey(*tree.runs.back().files[0]) ||
+        directory != tree.runs.back().directory) {
+      DumpRun run;
+      run.layout = e->layout;
+      run.directory = directory;
+      run.time = e->time;
+      run.device = e->device;
+      run.model = e->model;
+      run.model_id = e->model_id;
+      run.iteration = e->iteration;
+      tree.runs.push_back(std::move(run));
+    }
+    tree.runs.back().files.push_back(e);
+    tree.runs.back().bytes += e->bytes;
+  }
+  for (DumpRun& run : tree.runs) {
+    std::sort(run.files.begin(), run.files.end(), ExecutionOrder);
+  }
+  return tree;
+}
+
+namespace {
+
+// The folders of a run, outermost first: (folder name, what it is).
+std::vector<std::pair<std::string, std::string>> Levels(const DumpRun& run) {
+  switch (run.layout) {
+    case Layout::kModel:
+      return {{run.time, "time"},
+              {StrCat(run.device), "device"},
+              {run.model, "model"},
+              {StrCat(run.model_id), "model id"},
+              {StrCat(run.iteration), "iteration"}};
+    case Layout::kSingleOp:
+      return {{run.time, "time"},
+              {StrCat(run.device), "device (single-op dump)"}};
+    case Layout::kException:
+      return {{"extra-info/data-dump", "exception dump"},
+              {StrCat(run.device), "device"}};
+    case Layout::kUnknown:
+      break;
+  }
+  return {{run.directory, "not in the dump layout"}};
+}
+
+}  // namespace
+
+std::string FormatDumpTree(const DumpTree& tree, bool summary) {
+  const size_t tensors = tree.CountKind(EntryKind::kTensor);
+  const size_t stats = tree.CountKind(EntryKind::kStats);
+  const size_t overflow = tree.CountKind(EntryKind::kOverflowRecord);
+  std::string out =
+      StrCat(tree.root, ": ", tensors + stats + overflow, " dump files (",
+             tensors, " tensor, ", stats, " stats, ", overflow, " overflow), ",
+             HumanBytes(tree.DumpBytes()), ", ", tree.runs.size(),
+             tree.runs.size() == 1 ? " folder" : " folders", "\n");
+  // Files and bytes under every level prefix.
+  std::map<std::string, std::pair<size_t, uint64_t>> totals;
+  auto prefix_key =
+      [](const std::vector<std::pair<std::string, std::string>>& levels,
+         size_t depth) {
+        std::string key;
+        for (size_t i = 0; i <= depth; ++i)
+          StrAppend(key, levels[i].first, "/");
+        return key;
+      };
+  for (const DumpRun& run : tree.runs) {
+    const auto levels = Levels(run);
+    for (size_t d = 0; d < levels.size(); ++d) {
+      auto& total = totals[StrCat(static_cast<int>(run.layout), ":",
+                                  prefix_key(levels, d))];
+      total.first += run.files.size();
+      total.second += run.bytes;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> previous;
+  Layout previous_layout = Layout::kUnknown;
+  for (const DumpRun& run : tree.runs) {
+    const auto levels = Levels(run);
+    size_t same = 0;
+    if (run.layout == previous_layout) {
+      while (same < levels.size() && same < previous.size() &&
+             levels[same].first == previous[same].first) {
+        ++same;
+      }
+    }
+    for (size_t d = same; d < levels.size(); ++d) {
+      const auto& total = totals[StrCat(static_cast<int>(run.layout), ":",
+                                        prefix_key(levels, d))];
+      StrAppend(out, std::string(2 * d, ' '), levels[d].first, "/  (",
+                levels[d].second, ")  ", total.first,
+                total.first == 1 ? " file, " : " files, ",
+                HumanBytes(total.second), "\n");
+    }
+    previous = levels;
+    previous_layout = run.layout;
+    if (summary) continue;
+    TextTable table({"task", "type", "op", "kind", "size", "file"});
+    for (const DumpEntry* e : run.files) {
+      table.AddRow({StrCat(e->name->task_id), e->name->op_type,
+                    e->name->op_name, std::string(EntryKindName(e->kind)),
+                    HumanBytes(e->bytes), e->file_name});
+    }
+    out += table.Render(std::string(2 * levels.size(), ' '));
+  }
+  std::vector<std::string> others;
+  for (const DumpEntry& e : tree.entries) {
+    if (e.kind == EntryKind::kOther) {
+      others.push_back(e.relative.empty() ? e.file_name : e.relative);
+    }
+  }
+  if (!others.empty()) {
+    const size_t shown = std::min<size_t>(others.size(), 5);
+    StrAppend(
+        out, others.size(), others.size() == 1 ? " other file" : " other files",
+        " (not dump files): ",
+        StrJoin(
+            std::vector<std::string>(others.begin(), others.begin() + shown),
+            ", "),
+        others.size() > shown ? ", ..." : "", "\n");
+  }
+  return out;
+}
+
+}  // namespace acldump::tools

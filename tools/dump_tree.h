@@ -1,0 +1,106 @@
+// Reading a dump directory back (dump-format.md §3): which files are dumps,
+// where each sits in the layout (time / device / model / model id /
+// iteration), the op it belongs to and the execution order. A scan may start
+// at any level of the tree, or at one file.
+#ifndef ACLDUMP_TOOLS_DUMP_TREE_H_
+#define ACLDUMP_TOOLS_DUMP_TREE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace acldump::tools {
+
+// "{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}" (§3); op_type
+// and op_name as escaped in the name.
+struct DumpFileName {
+  std::string op_type;
+  std::string op_name;
+  uint32_t task_id = 0;
+  uint32_t stream_id = 0;
+  uint64_t timestamp_us = 0;
+};
+// Without any ".csv" suffix. nullopt when `name` does not have that form.
+std::optional<DumpFileName> ParseDumpFileName(std::string_view name);
+
+enum class EntryKind {
+  kTensor,          // a dump file (layout §2)
+  kStats,           // a stats CSV (§4)
+  kOverflowRecord,  // Opdebug.Node_OpDebug.* (§5)
+  kOther,           // anything else: mapping.csv, .npy, configs, partial .tmp
+};
+std::string_view EntryKindName(EntryKind kind);
+
+enum class Layout {
+  kModel,      // {time}/{device}/{model}/{model_id}/{iteration}/file
+  kSingleOp,   // {time}/{device}/file
+  kException,  // extra-info/data-dump/{device}/file
+  kUnknown,    // a dump file somewhere else
+};
+
+struct DumpEntry {
+  std::string path;      // as found (the scan root joined with relative)
+  std::string relative;  // to the scan root ("" when the root is this file)
+  std::string file_name;
+  uint64_t bytes = 0;
+  EntryKind kind = EntryKind::kOther;
+  Layout layout = Layout::kUnknown;
+  std::string time;  // YYYYMMDDHHMMSS, model and single-op layouts
+  int64_t device = -1;
+  std::string model;  // folder name (escaped model name)
+  int64_t model_id = -1;
+  int64_t iteration = -1;
+  // From the file name, or from the folder's mapping.csv for hashed names.
+  std::optional<DumpFileName> name;
+};
+
+// Files of one folder of the layout: one iteration of one model (or the
+// single-op / exception folder of a device), in execution order (task id,
+// then timestamp).
+struct DumpRun {
+  Layout layout = Layout::kUnknown;
+  std::string directory;
+  std::string time;
+  int64_t device = -1;
+  std::string model;
+  int64_t model_id = -1;
+  int64_t iteration = -1;
+  std::vector<const DumpEntry*> files;  // kTensor, kStats, kOverflowRecord
+  uint64_t bytes = 0;
+
+  // "resnet_tiny (id 1) iteration 0, device 0, 20251130061754".
+  std::string Describe() const;
+};
+
+// Move-only: runs point into entries.
+struct DumpTree {
+  DumpTree() = default;
+  DumpTree(DumpTree&&) = default;
+  DumpTree& operator=(DumpTree&&) = default;
+  DumpTree(const DumpTree&) = delete;
+  DumpTree& operator=(const DumpTree&) = delete;
+
+  std::string root;
+  std::vector<DumpEntry> entries;  // sorted by relative path
+  std::vector<DumpRun> runs;       // by time, device, model, id, iteration
+
+  size_t CountKind(EntryKind kind) const;
+  uint64_t DumpBytes() const;  // bytes of every entry but kOther
+};
+
+// Walks `path` (a directory, recursively without following symlinked
+// folders; or a single file). Errors: the path does not exist or cannot be
+// read. A tree with no dump file is not an error (see CountKind).
+absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path);
+
+// The `dump ls` listing: the tree with file counts and sizes per folder and,
+// unless `summary`, one line per file (task, op type, op name, kind, size).
+std::string FormatDumpTree(const DumpTree& tree, bool summary);
+
+}  // namespace acldump::tools
+
+#endif  // ACLDUMP_TOOLS_DUMP_TREE_H_

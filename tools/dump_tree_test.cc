@@ -1,0 +1,126 @@
+#include "tools/dump_tree.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "dump/dump_names.h"
+#include "tools/dump_test_util.h"
+
+namespace acldump::tools {
+namespace {
+
+using testing::FakeOp;
+using ::testing::HasSubstr;
+using testing::ModelFolder;
+using testing::NewTempDir;
+using ::testing::Not;
+using testing::WriteDumpFile;
+using testing::WriteText;
+
+FakeOp Op(const std::string& type, const std::string& name) {
+  return FakeOp{type, name, {}, {}, {{{1, 2}}}};
+}
+
+TEST(ParseDumpFileNameTest, FiveParts) {
+  std::optional<DumpFileName> n =
+      ParseDumpFileName("Conv.conv1bn1relu1.3.0.0001735732800000000");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->op_type, "Conv");
+  EXPECT_EQ(n->op_name, "conv1bn1relu1");
+  EXPECT_EQ(n->task_id, 3u);
+  EXPECT_EQ(n->stream_id, 0u);
+  EXPECT_EQ(n->timestamp_us, 1735732800000000u);
+  EXPECT_FALSE(ParseDumpFileName("Conv.a.b.3.0.1"));  // six parts
+  EXPECT_FALSE(ParseDumpFileName("Conv.a.x.0.1"));    // task not a number
+  EXPECT_FALSE(ParseDumpFileName("Conv..1.0.1"));
+  EXPECT_FALSE(ParseDumpFileName("acl.json"));
+}
+
+TEST(ScanDumpTreeTest, ClassifiesPlacesAndOrders) {
+  const std::string root = NewTempDir("tree");
+  const std::string it0 = ModelFolder(root, 0);
+  const std::string it1 = ModelFolder(root, 1);
+  // Written out of order: the scan orders by task id, then timestamp.
+  WriteDumpFile(it0, Op("Relu", "relu"), 1, 30);
+  WriteDumpFile(it0, Op("Conv", "conv"), 0, 20);
+  WriteDumpFile(it0, Op("Data", "input"), 0, 10);
+  WriteDumpFile(it1, Op("Conv", "conv"), 0, 40);
+  WriteText(it1 + "/" + dump::DumpFileName("Relu", "relu", 1, 0, 50) + ".csv",
+            "Input/Output,Index\nOutput,0\n");
+  // A name too long for the file system: hashed, with mapping.csv.
+  const std::string long_name =
+      dump::DumpFileName("Add", std::string(300, 'x'), 2, 0, 60);
+  const std::string hashed = dump::HashedFileName(long_name);
+  WriteText(it1 + "/" + hashed, "not read by the scan");
+  WriteText(it1 + "/mapping.csv", dump::MappingCsvLine(hashed, long_name));
+  WriteText(it1 + "/Opdebug.Node_OpDebug.1.0.0000000000000055", "x");
+  WriteText(it1 + "/Relu.relu.9.0.0000000000000099.tmp", "partial");
+  WriteText(root + "/acl.json", "{}");
+  // Single-op layout: {time}/{device}/file.
+  WriteDumpFile(root + "/20250101120001/3", Op("Add", "add"), 0, 70);
+
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->CountKind(EntryKind::kTensor), 6u);
+  EXPECT_EQ(tree->CountKind(EntryKind::kStats), 1u);
+  EXPECT_EQ(tree->CountKind(EntryKind::kOverflowRecord), 1u);
+  EXPECT_EQ(tree->CountKind(EntryKind::kOther), 3u);  // mapping, .tmp, json
+  ASSERT_EQ(tree->runs.size(), 3u);
+
+  const DumpRun& first = tree->runs[0];
+  EXPECT_EQ(first.layout, Layout::kModel);
+  EXPECT_EQ(first.time, "20250101120000");
+  EXPECT_EQ(first.device, 0);
+  EXPECT_EQ(first.model, "net");
+  EXPECT_EQ(first.model_id, 1);
+  EXPECT_EQ(first.iteration, 0);
+  ASSERT_EQ(first.files.size(), 3u);
+  EXPECT_EQ(first.files[0]->name->op_name, "input");
+  EXPECT_EQ(first.files[1]->name->op_name, "conv");
+  EXPECT_EQ(first.files[2]->name->op_name, "relu");
+
+  const DumpRun& second = tree->runs[1];
+  EXPECT_EQ(second.iteration, 1);
+  ASSERT_EQ(second.files.size(), 4u);
+  EXPECT_EQ(second.files[1]->kind, EntryKind::kStats);
+  EXPECT_EQ(second.files[2]->kind, EntryKind::kOverflowRecord);
+  EXPECT_EQ(second.files[3]->kind, EntryKind::kTensor);
+  EXPECT_EQ(second.files[3]->name->op_name, std::string(300, 'x'));
+
+  EXPECT_EQ(tree->runs[2].layout, Layout::kSingleOp);
+  EXPECT_EQ(tree->runs[2].device, 3);
+}
+
+TEST(ScanDumpTreeTest, StartsAtAnyLevelOrAFile) {
+  const std::string root = NewTempDir("levels");
+  const std::string it0 = ModelFolder(root, 0);
+  const std::string file = WriteDumpFile(it0, Op("Conv", "conv"), 0, 1);
+  for (const std::string& start : {it0, file}) {
+    absl::StatusOr<DumpTree> tree = ScanDumpTree(start);
+    ASSERT_TRUE(tree.ok());
+    ASSERT_EQ(tree->runs.size(), 1u) << start;
+    EXPECT_EQ(tree->runs[0].model, "net");
+    EXPECT_EQ(tree->runs[0].iteration, 0);
+  }
+  EXPECT_FALSE(ScanDumpTree(root + "/missing").ok());
+}
+
+TEST(FormatDumpTreeTest, ListsFoldersAndFiles) {
+  const std::string root = NewTempDir("format");
+  WriteDumpFile(ModelFolder(root, 0), Op("Conv", "conv"), 0, 1);
+  WriteDumpFile(ModelFolder(root, 1), Op("Conv", "conv"), 0, 2);
+  WriteText(root + "/notes.txt", "x");
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  ASSERT_TRUE(tree.ok());
+  const std::string full = FormatDumpTree(*tree, false);
+  EXPECT_THAT(full, HasSubstr("2 dump files (2 tensor, 0 stats, 0 overflow)"));
+  EXPECT_THAT(full, HasSubstr("20250101120000/  (time)  2 files"));
+  EXPECT_THAT(full, HasSubstr("net/  (model)"));
+  EXPECT_THAT(full, HasSubstr("0/  (iteration)  1 file,"));
+  EXPECT_THAT(full, HasSubstr("Conv.conv.0.0.0000000000000001"));
+  EXPECT_THAT(full, HasSubstr("1 other file (not dump files): notes.txt"));
+  EXPECT_THAT(FormatDumpTree(*tree, true), Not(HasSubstr("Conv.conv.0.0")));
+}
+
+}  // namespace
+}  // namespace acldump::tools
