@@ -697,7 +697,9 @@ TEST_F(DumpManagerTest, TimeFolderOfAnotherRunIsNotShared) {
               R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
           .ok());
   const std::string second = manager.current_session()->time_folder();
-  if (second.substr(0, 14) == folder.substr(0, 14)) EXPECT_EQ(second, folder);
+  if (second.substr(0, 14) == folder.substr(0, 14)) {
+    EXPECT_EQ(second, folder);
+  }
   ASSERT_TRUE(manager.FinalizeDump().ok());
 }
 

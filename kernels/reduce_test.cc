@@ -8,60 +8,32 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/testing/test_values.h"
 
 namespace acldump {
 namespace {
 
+using ::acldump::testing::AsDoubles;
+using ::acldump::testing::Convert;
+using ::acldump::testing::Count;
+using ::acldump::testing::Message;
 using ::acldump::testing::OpTester;
+using ::acldump::testing::RandomInts;
+using ::acldump::testing::RandomValues;
+using ::acldump::testing::RoundTrip;
 using ::acldump::testing::Values;
 using ::testing::HasSubstr;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string Message(const absl::Status& status) {
-  return std::string(status.message());
-}
-
-template <typename T>
-std::vector<T> Convert(const std::vector<double>& values) {
-  std::vector<T> out;
-  for (double v : values) {
-    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-      out.push_back(T(static_cast<float>(v)));
-    } else {
-      out.push_back(static_cast<T>(v));
-    }
-  }
-  return out;
-}
-
-template <typename T>
-std::vector<double> AsDoubles(const Tensor& t) {
-  std::vector<double> out;
-  for (const T& v : Values<T>(t)) {
-    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-      out.push_back(static_cast<float>(v));
-    } else {
-      out.push_back(static_cast<double>(v));
-    }
-  }
-  return out;
-}
-
 // Small integers (exact in every type) so sums are exact and ties happen.
-std::vector<double> RandomInts(int64_t n, uint32_t seed, int lo = -4,
-                               int hi = 4) {
+std::vector<double> RandomSmallInts(int64_t n, uint32_t seed, int lo = -4,
+                                    int hi = 4) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> dist(lo, hi);
   std::vector<double> out(n);
   for (double& v : out) v = dist(rng);
   return out;
-}
-
-int64_t Count(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
 }
 
 // Reference: reduce `x` of `dims` over `axes` (normalized, empty = all), in
@@ -150,10 +122,10 @@ const char* const kReduceOps[] = {
 
 // Input values that keep each op's result finite and meaningful.
 std::vector<double> InputFor(const std::string& op, int64_t n, uint32_t seed) {
-  if (op == "ReduceLogSum") return RandomInts(n, seed, 1, 4);
+  if (op == "ReduceLogSum") return RandomSmallInts(n, seed, 1, 4);
   // Products stay within float16 range.
-  if (op == "ReduceProd") return RandomInts(n, seed, -1, 1);
-  return RandomInts(n, seed);
+  if (op == "ReduceProd") return RandomSmallInts(n, seed, -1, 1);
+  return RandomSmallInts(n, seed);
 }
 
 template <typename T>
@@ -492,7 +464,7 @@ void SweepArg() {
                          << " axis=" << axis << " keepdims=" << keepdims
                          << " last=" << last);
             const std::vector<double> x =
-                RandomInts(Count(dims), seed++, -2, 2);
+                RandomSmallInts(Count(dims), seed++, -2, 2);
             auto outputs = OpTester(op)
                                .Input<T>(Shape(dims), Convert<T>(x))
                                .Attr("axis", axis)

@@ -8,66 +8,21 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/testing/test_values.h"
 
 namespace acldump {
 namespace {
 
+using ::acldump::testing::AsDoubles;
+using ::acldump::testing::Convert;
+using ::acldump::testing::Count;
+using ::acldump::testing::Message;
 using ::acldump::testing::OpTester;
+using ::acldump::testing::RandomInts;
+using ::acldump::testing::RandomValues;
+using ::acldump::testing::RoundTrip;
 using ::acldump::testing::Values;
 using ::testing::HasSubstr;
-
-std::string Message(const absl::Status& status) {
-  return std::string(status.message());
-}
-
-template <typename T>
-std::vector<T> Convert(const std::vector<double>& values) {
-  std::vector<T> out;
-  for (double v : values) {
-    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-      out.push_back(T(static_cast<float>(v)));
-    } else {
-      out.push_back(static_cast<T>(v));
-    }
-  }
-  return out;
-}
-
-// The values a T holds for `values` (what the kernel actually sees).
-template <typename T>
-std::vector<double> RoundTrip(const std::vector<double>& values) {
-  std::vector<double> out;
-  for (const T& v : Convert<T>(values))
-    out.push_back(static_cast<double>(static_cast<float>(v)));
-  return out;
-}
-
-template <typename T>
-std::vector<double> AsDoubles(const Tensor& t) {
-  std::vector<double> out;
-  for (const T& v : Values<T>(t))
-    out.push_back(static_cast<double>(static_cast<float>(v)));
-  return out;
-}
-
-template <>
-std::vector<double> AsDoubles<double>(const Tensor& t) {
-  return Values<double>(t);
-}
-
-std::vector<double> RandomValues(int64_t n, uint32_t seed, double scale = 3) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-scale, scale);
-  std::vector<double> out(n);
-  for (double& v : out) v = dist(rng);
-  return out;
-}
-
-int64_t Count(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
 
 // Reference in double over (outer, count, inner) blocks.
 std::vector<double> Reference(const std::string& op,

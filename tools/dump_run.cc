@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "acl/acl.h"
+#include "bindings/c/acl_dtypes.h"
 #include "dump/config.h"
 #include "dump/dump_names.h"
 #include "kernels/half.h"
@@ -48,33 +49,6 @@ absl::Status AclCall(aclError code, std::string_view call,
 
 double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
-}
-
-std::optional<DType> ToDType(aclDataType type) {
-  switch (type) {
-    case ACL_FLOAT:
-      return DType::kFloat32;
-    case ACL_FLOAT16:
-      return DType::kFloat16;
-    case ACL_BF16:
-      return DType::kBFloat16;
-    case ACL_DOUBLE:
-      return DType::kFloat64;
-    case ACL_INT8:
-      return DType::kInt8;
-    case ACL_INT16:
-      return DType::kInt16;
-    case ACL_INT32:
-      return DType::kInt32;
-    case ACL_INT64:
-      return DType::kInt64;
-    case ACL_UINT8:
-      return DType::kUInt8;
-    case ACL_BOOL:
-      return DType::kBool;
-    default:
-      return std::nullopt;
-  }
 }
 
 // Normal(0, 1) for floats, 0..9 for integers, 0/1 for bool.
@@ -207,7 +181,7 @@ class ModelIo {
                           : aclmdlGetOutputNameByIndex(desc, i);
         const aclDataType type = is_input ? aclmdlGetInputDataType(desc, i)
                                           : aclmdlGetOutputDataType(desc, i);
-        const std::optional<DType> dtype = ToDType(type);
+        const std::optional<DType> dtype = FromAclDataType(type);
         if (!dtype) {
           return absl::UnimplementedError(
               StrCat("model ", is_input ? "input" : "output", " '", t.name,

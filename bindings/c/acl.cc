@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "acl_dtypes.h"
 #include "api_support.h"
 #include "dump/dump_manager.h"
 #include "kernels/error_kind.h"
@@ -93,61 +94,6 @@ bool Acquire(Live& live) {
   live.models = lib.models.get();
   live.dump = lib.dump.get();
   return true;
-}
-
-std::optional<DType> FromAclDataType(aclDataType type) {
-  switch (type) {
-    case ACL_FLOAT:
-      return DType::kFloat32;
-    case ACL_FLOAT16:
-      return DType::kFloat16;
-    case ACL_BF16:
-      return DType::kBFloat16;
-    case ACL_DOUBLE:
-      return DType::kFloat64;
-    case ACL_INT8:
-      return DType::kInt8;
-    case ACL_INT16:
-      return DType::kInt16;
-    case ACL_INT32:
-      return DType::kInt32;
-    case ACL_INT64:
-      return DType::kInt64;
-    case ACL_UINT8:
-      return DType::kUInt8;
-    case ACL_BOOL:
-      return DType::kBool;
-    default:
-      return std::nullopt;
-  }
-}
-
-aclDataType ToAclDataType(DType type) {
-  switch (type) {
-    case DType::kFloat32:
-      return ACL_FLOAT;
-    case DType::kFloat16:
-      return ACL_FLOAT16;
-    case DType::kBFloat16:
-      return ACL_BF16;
-    case DType::kFloat64:
-      return ACL_DOUBLE;
-    case DType::kInt8:
-      return ACL_INT8;
-    case DType::kInt16:
-      return ACL_INT16;
-    case DType::kInt32:
-      return ACL_INT32;
-    case DType::kInt64:
-      return ACL_INT64;
-    case DType::kUInt8:
-      return ACL_UINT8;
-    case DType::kBool:
-      return ACL_BOOL;
-    case DType::kUndefined:
-      break;
-  }
-  return ACL_DT_UNDEFINED;
 }
 
 bool CheckPath(const char* path, const char* what) {
