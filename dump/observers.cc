@@ -300,6 +300,7 @@ class ModelDumpObserver final : public ExecutionObserver {
         writer_.ReturnBuffer(std::move(pending_.buffer));
         pending_ = WriteJob();
       }
+      writer_.Kick();
       session_->ExitExecution();
     }
     return absl::OkStatus();

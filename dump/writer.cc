@@ -1,6 +1,7 @@
 #include "dump/writer.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "dump/dump_names.h"
 #include "kernels/error_kind.h"
@@ -13,6 +14,9 @@ constexpr size_t kPageSize = 4096;
 // Failures kept in full; beyond this only counted.
 constexpr size_t kMaxRecordedFailures = 10000;
 constexpr size_t kReportedFailures = 5;
+constexpr size_t kWakeBatch = 8;
+constexpr size_t kWakeBytes = size_t{1} << 20;
+constexpr auto kBatchWait = std::chrono::milliseconds(2);
 
 }  // namespace
 
@@ -75,7 +79,6 @@ AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
 
 void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
   const size_t size = buffer.size();
-  std::vector<AlignedBuffer> trimmed;  // freed outside the lock
   {
     std::lock_guard<std::mutex> lock(mutex_);
     buffered_bytes_ -= size;
@@ -83,20 +86,12 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
       free_bytes_ += size;
       free_buffers_.emplace(size, std::move(buffer));
     }
-    // A drained queue means the backlog is over: keep only a working set for
-    // reuse.
-    while (queue_size_ == 0 && free_bytes_ > options_.idle_cache_bytes &&
-           !free_buffers_.empty()) {
-      auto largest = std::prev(free_buffers_.end());
-      free_bytes_ -= largest->first;
-      trimmed.push_back(std::move(largest->second));
-      free_buffers_.erase(largest);
-    }
   }
   space_ready_.notify_all();
 }
 
 void DumpWriter::Submit(WriteJob job) {
+  bool wake = false;
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (queue_size_ >= options_.max_queued_jobs) {
@@ -112,11 +107,27 @@ void DumpWriter::Submit(WriteJob job) {
       queue_ = std::move(bigger);
       queue_head_ = 0;
     }
+    const size_t bytes = job.used;
     queue_[(queue_head_ + queue_size_) % queue_.size()] = std::move(job);
     ++queue_size_;
     ++stats_.jobs_submitted;
+    // Waking a sleeping writer costs the producer a system call (and, on
+    // virtual machines, an inter-processor interrupt): wake it for a batch or a
+    // big job; a short timed wait picks up the rest.
+    wake = writer_state_ == WriterState::kIdle ||
+           (writer_state_ == WriterState::kBatching &&
+            (queue_size_ >= kWakeBatch || bytes >= kWakeBytes));
   }
-  work_ready_.notify_one();
+  if (wake) work_ready_.notify_one();
+}
+
+void DumpWriter::Kick() {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake = writer_state_ != WriterState::kRunning && queue_size_ > 0;
+  }
+  if (wake) work_ready_.notify_one();
 }
 
 void DumpWriter::Run() {
@@ -126,7 +137,18 @@ void DumpWriter::Run() {
       std::unique_lock<std::mutex> lock(mutex_);
       busy_ = false;
       if (queue_size_ == 0) idle_.notify_all();
+      writer_state_ = WriterState::kIdle;
       work_ready_.wait(lock, [&] { return queue_size_ > 0 || stopping_; });
+      // The first job of a burst woke us: give producers a moment to queue
+      // more, so the next wake-up covers a batch (a full batch, a big job,
+      // Kick, Flush or the timeout ends this).
+      if (queue_size_ < kWakeBatch && !stopping_ && !flushing_) {
+        writer_state_ = WriterState::kBatching;
+        work_ready_.wait_for(lock, kBatchWait, [&] {
+          return queue_size_ >= kWakeBatch || stopping_ || flushing_;
+        });
+      }
+      writer_state_ = WriterState::kRunning;
       if (queue_size_ == 0) return;  // stopping with nothing left
       job = std::move(queue_[queue_head_]);
       queue_head_ = (queue_head_ + 1) % queue_.size();
@@ -244,7 +266,10 @@ absl::Status DumpWriter::WriteFile(const RenderedFile& file,
 
 absl::Status DumpWriter::Flush() {
   std::unique_lock<std::mutex> lock(mutex_);
+  flushing_ = true;
+  work_ready_.notify_one();
   idle_.wait(lock, [&] { return queue_size_ == 0 && !busy_; });
+  flushing_ = false;
   if (stats_.files_failed == 0) return absl::OkStatus();
   std::string message =
       StrCat(stats_.files_failed, " of ", stats_.jobs_submitted,

@@ -77,6 +77,9 @@ class DumpWriter {
   struct Options {
     std::string root;  // dump files go here or below; the writer never creates
                        // the root itself
+    // Buffers acquired and cached for reuse together stay below this. Cached
+    // buffers are kept until the writer goes away: fresh memory would cost page
+    // faults on every copy.
     size_t memory_budget = size_t{256} << 20;
     bool sync = false;  // fsync each file before the rename
     // Queued jobs beyond this make Submit wait too: many small files (stats)
@@ -85,7 +88,6 @@ class DumpWriter {
     size_t max_queued_jobs = 4096;
     // Free buffers kept for reuse once the queue drains (the rest goes back to
     // the allocator).
-    size_t idle_cache_bytes = size_t{32} << 20;
     FileSystem* fs = nullptr;  // default: PosixFileSystem()
   };
 
@@ -99,6 +101,9 @@ class DumpWriter {
   // proceeds alone).
   AlignedBuffer AcquireBuffer(size_t bytes);
   void Submit(WriteJob job);
+  // Wakes the writer for whatever is queued (a producer calls it when it has
+  // submitted all it will for a while, e.g. at the end of an iteration).
+  void Kick();
   // Gives back a buffer that will not be submitted (e.g. a node failed before
   // its dump was complete).
   void ReturnBuffer(AlignedBuffer buffer) { ReleaseBuffer(std::move(buffer)); }
@@ -130,6 +135,9 @@ class DumpWriter {
   size_t queue_head_ = 0;
   size_t queue_size_ = 0;
   bool busy_ = false;  // the writer thread holds a job
+  enum class WriterState { kRunning, kIdle, kBatching };
+  WriterState writer_state_ = WriterState::kRunning;
+  bool flushing_ = false;
   bool stopping_ = false;
   size_t buffered_bytes_ = 0;  // acquired and not yet released
   std::multimap<size_t, AlignedBuffer> free_buffers_;

@@ -431,7 +431,8 @@ C Signum(C x) {
         [](auto x, const UnaryParams&) -> decltype(x) { return EXPR; });   \
   }
 
-ACLDUMP_NUMERIC_UNARY(Relu, x > 0 ? x : decltype(x)(0))
+// std::max (not a branch) so it vectorises; NaN stays NaN.
+ACLDUMP_NUMERIC_UNARY(Relu, std::max<decltype(x)>(x, decltype(x)(0)))
 ACLDUMP_NUMERIC_UNARY(Neg, -x)
 ACLDUMP_NUMERIC_UNARY(Abs, x < 0 ? -x : x)
 ACLDUMP_NUMERIC_UNARY(Sign, Signum(x))
