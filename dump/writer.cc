@@ -67,7 +67,9 @@ AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
     const bool fits = buffered_bytes_ + size <= options_.memory_budget;
     if (fits || buffered_bytes_ == 0) break;
     waited = true;
+    ++memory_waiters_;
     space_ready_.wait(lock);
+    --memory_waiters_;
   }
   if (waited) ++stats_.back_pressure_waits;
   buffered_bytes_ += size;
@@ -79,6 +81,7 @@ AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
 
 void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
   const size_t size = buffer.size();
+  bool notify;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     buffered_bytes_ -= size;
@@ -86,8 +89,9 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
       free_bytes_ += size;
       free_buffers_.emplace(size, std::move(buffer));
     }
+    notify = memory_waiters_ > 0;
   }
-  space_ready_.notify_all();
+  if (notify) space_ready_.notify_all();
 }
 
 void DumpWriter::Submit(WriteJob job) {
@@ -96,8 +100,11 @@ void DumpWriter::Submit(WriteJob job) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (queue_size_ >= options_.max_queued_jobs) {
       ++stats_.back_pressure_waits;
-      space_ready_.wait(lock,
-                        [&] { return queue_size_ < options_.max_queued_jobs; });
+      // Resume once a quarter of the queue has drained: one wake-up per
+      // batch of jobs instead of a ping-pong per job.
+      ++queue_waiters_;
+      space_ready_.wait(lock, [&] { return queue_size_ <= ResumeLevel(); });
+      --queue_waiters_;
     }
     if (queue_size_ == queue_.size()) {
       std::vector<WriteJob> bigger(queue_.size() * 2);
@@ -107,18 +114,26 @@ void DumpWriter::Submit(WriteJob job) {
       queue_ = std::move(bigger);
       queue_head_ = 0;
     }
-    const size_t bytes = job.used;
+    queued_bytes_ += job.used;
     queue_[(queue_head_ + queue_size_) % queue_.size()] = std::move(job);
     ++queue_size_;
     ++stats_.jobs_submitted;
     // Waking a sleeping writer costs the producer a system call (and, on
-    // virtual machines, an inter-processor interrupt): wake it for a batch or a
-    // big job; a short timed wait picks up the rest.
+    // virtual machines, an inter-processor interrupt): wake it for a batch or
+    // enough bytes; a short timed wait picks up the rest.
     wake = writer_state_ == WriterState::kIdle ||
-           (writer_state_ == WriterState::kBatching &&
-            (queue_size_ >= kWakeBatch || bytes >= kWakeBytes));
+           (writer_state_ == WriterState::kBatching && BatchReady());
   }
   if (wake) work_ready_.notify_one();
+}
+
+size_t DumpWriter::ResumeLevel() const {
+  const size_t max = std::max<size_t>(options_.max_queued_jobs, 1);
+  return max - std::max<size_t>(max / 4, 1);
+}
+
+bool DumpWriter::BatchReady() const {
+  return queue_size_ >= kWakeBatch || queued_bytes_ >= kWakeBytes;
 }
 
 void DumpWriter::Kick() {
@@ -133,29 +148,35 @@ void DumpWriter::Kick() {
 void DumpWriter::Run() {
   while (true) {
     WriteJob job;
+    bool notify_space;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       busy_ = false;
-      if (queue_size_ == 0) idle_.notify_all();
-      writer_state_ = WriterState::kIdle;
-      work_ready_.wait(lock, [&] { return queue_size_ > 0 || stopping_; });
-      // The first job of a burst woke us: give producers a moment to queue
-      // more, so the next wake-up covers a batch (a full batch, a big job,
-      // Kick, Flush or the timeout ends this).
-      if (queue_size_ < kWakeBatch && !stopping_ && !flushing_) {
-        writer_state_ = WriterState::kBatching;
-        work_ready_.wait_for(lock, kBatchWait, [&] {
-          return queue_size_ >= kWakeBatch || stopping_ || flushing_;
-        });
+      if (queue_size_ == 0) {
+        idle_.notify_all();
+        writer_state_ = WriterState::kIdle;
+        work_ready_.wait(lock, [&] { return queue_size_ > 0 || stopping_; });
+        // The first job of a burst woke us: give producers a moment to queue
+        // more, so the next wake-up covers a batch (a full batch, enough
+        // bytes, Kick, Flush or the timeout ends this). Only after sleeping:
+        // queued work is never left waiting.
+        if (!BatchReady() && !stopping_ && !flushing_) {
+          writer_state_ = WriterState::kBatching;
+          work_ready_.wait_for(lock, kBatchWait, [&] {
+            return BatchReady() || stopping_ || flushing_;
+          });
+        }
+        writer_state_ = WriterState::kRunning;
       }
-      writer_state_ = WriterState::kRunning;
       if (queue_size_ == 0) return;  // stopping with nothing left
       job = std::move(queue_[queue_head_]);
       queue_head_ = (queue_head_ + 1) % queue_.size();
       --queue_size_;
+      queued_bytes_ -= job.used;
       busy_ = true;
+      notify_space = queue_waiters_ > 0 && queue_size_ <= ResumeLevel();
     }
-    space_ready_.notify_all();  // a queue slot is free
+    if (notify_space) space_ready_.notify_all();
     WriteOne(job);
     ReleaseBuffer(std::move(job.buffer));
   }

@@ -118,6 +118,10 @@ class DumpWriter {
 
  private:
   void Run();
+  // Enough queued work to be worth a wake-up; mutex_ held.
+  bool BatchReady() const;
+  // Queue length at which producers blocked on a full queue resume.
+  size_t ResumeLevel() const;
   void WriteOne(WriteJob& job);
   absl::Status EnsureDirectory(const std::string& directory);
   absl::Status WriteFile(const RenderedFile& file, std::string* final_path);
@@ -134,7 +138,10 @@ class DumpWriter {
   std::vector<WriteJob> queue_;  // ring buffer
   size_t queue_head_ = 0;
   size_t queue_size_ = 0;
-  bool busy_ = false;  // the writer thread holds a job
+  size_t queued_bytes_ = 0;    // payload bytes of the queued jobs
+  size_t queue_waiters_ = 0;   // producers blocked on a full queue
+  size_t memory_waiters_ = 0;  // producers blocked on the memory budget
+  bool busy_ = false;          // the writer thread holds a job
   enum class WriterState { kRunning, kIdle, kBatching };
   WriterState writer_state_ = WriterState::kRunning;
   bool flushing_ = false;
