@@ -77,21 +77,29 @@ def main():
         key = next(k for k in ex if k.startswith(f"{family}/{mode}/"))
         return best(ex, key, "real_time")
 
+    def fastest(mode, family="BM_ResNet18"):
+        """Fastest single iteration: for modes that write nothing, sub-percent gates need the
+        code's cost, not the VM's noise (a 22 ms run varies by 1-2% between repetitions)."""
+        key = next(k for k in ex if k.startswith(f"{family}/{mode}/"))
+        return best(ex, key, "fastest_us")
+
     def rate(results, prefix):
         key = next(k for k in results if k.startswith(prefix))
         return best(results, key, "bytes_per_second")
 
     measured = {
-        "dump_off_vs_no_observer": model("dump_off") / model("no_observer"),
-        "not_selected_vs_no_observer": model("not_selected") / model("no_observer"),
-        "step_not_selected_vs_no_observer": model("step_not_selected") / model("no_observer"),
+        "dump_off_vs_no_observer": fastest("dump_off") / fastest("no_observer"),
+        "not_selected_vs_no_observer": fastest("not_selected") / fastest("no_observer"),
+        "step_not_selected_vs_no_observer":
+            fastest("step_not_selected") / fastest("no_observer"),
         "stats_vs_no_observer": model("stats") / model("no_observer"),
         "tensor_all_vs_no_observer": model("tensor_all") / model("no_observer"),
         "tensor_5_layers_vs_no_observer": model("tensor_5_layers") / model("no_observer"),
         "tiny_ops_dump_off_vs_no_observer":
-            model("dump_off", "BM_TinyOps1000") / model("no_observer", "BM_TinyOps1000"),
+            fastest("dump_off", "BM_TinyOps1000") / fastest("no_observer", "BM_TinyOps1000"),
         "stats_f32_vs_memcpy": rate(st, "BM_StatsFloat32") / rate(st, "BM_Memcpy"),
         "stats_f16_vs_memcpy": rate(st, "BM_StatsFloat16") / rate(st, "BM_Memcpy"),
+        "writer_vs_raw_write_4k": rate(wr, "BM_DumpWriter/4096/") / rate(wr, "BM_RawWrite/4096/"),
         "writer_vs_raw_write_256k": rate(wr, "BM_DumpWriter/262144") / rate(wr, "BM_RawWrite/262144"),
         "writer_vs_raw_write_4m": rate(wr, "BM_DumpWriter/4194304") / rate(wr, "BM_RawWrite/4194304"),
     }

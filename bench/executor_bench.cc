@@ -1,10 +1,13 @@
-// Model latency per dump mode, single thread, variants side by side so ratios come from one run:
-// full-size ResNet-18 (random weights generated here) and the testdata models; and the per-node
-// observer cost on a chain of 1,000 tiny ops.
+// Model latency per dump mode, single thread, variants side by side so ratios
+// come from one run: full-size ResNet-18 (random weights generated here) and
+// the testdata models; and the per-node observer cost on a chain of 1,000 tiny
+// ops.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "bench/dump_fixture.h"
@@ -30,41 +33,57 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-// Times each iteration by hand so the final flush of queued dumps (FinalizeDump) counts: a dump
-// mode is only as fast as the disk lets its data land.
+// Times each iteration by hand so the final flush of queued dumps
+// (FinalizeDump) counts: a dump mode is only as fast as the disk lets its data
+// land.
 void RunModel(benchmark::State& state, const std::string& bytes, Mode mode,
               std::vector<std::string> layers) {
   DumpedModel model(bytes, mode, std::move(layers));
   model.Run();  // warm-up: first-touch of arena and pools
   int64_t done = 0;
+  double fastest = std::numeric_limits<double>::infinity();
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     model.Run();
     ++done;
     if (done == state.max_iterations) model.Finish();
-    state.SetIterationTime(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    state.SetIterationTime(seconds);
+    fastest = std::min(fastest, seconds);
   }
+  // The fastest iteration: for modes that write nothing, the code's cost
+  // without the machine's noise (other tenants, interrupts), which is what the
+  // sub-percent gates compare.
+  state.counters["fastest_us"] = done > 0 ? fastest * 1e6 : 0;
   const uint64_t written = model.Finish();
   state.counters["dumped_MB_per_iter"] =
-      done > 0 ? static_cast<double>(written) / 1e6 / static_cast<double>(done + 1) : 0;
+      done > 0
+          ? static_cast<double>(written) / 1e6 / static_cast<double>(done + 1)
+          : 0;
   state.counters["nodes"] = static_cast<double>(model.num_steps());
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(model.num_steps()));
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(model.num_steps()));
 }
 
-const std::vector<std::string> kResNet18Layers = {"conv1", "layer1.0.relu", "layer2.1.add",
-                                                  "layer4.1.conv2", "fc"};
-const std::vector<std::string> kResnetTinyLayers = {"conv1", "pool1", "add1", "conv5", "prob"};
+const std::vector<std::string> kResNet18Layers = {
+    "conv1", "layer1.0.relu", "layer2.1.add", "layer4.1.conv2", "fc"};
+const std::vector<std::string> kResnetTinyLayers = {"conv1", "pool1", "add1",
+                                                    "conv5", "prob"};
 
-constexpr Mode kModes[] = {Mode::kNoObserver,      Mode::kDumpOff, Mode::kNotSelected,
-                           Mode::kStepNotSelected, Mode::kStats,   Mode::kTensorAll,
+constexpr Mode kModes[] = {Mode::kNoObserver,  Mode::kDumpOff,
+                           Mode::kNotSelected, Mode::kStepNotSelected,
+                           Mode::kStats,       Mode::kTensorAll,
                            Mode::kTensorFive};
 
 void RegisterAll() {
   for (Mode mode : kModes) {
     benchmark::RegisterBenchmark(
         (std::string("BM_ResNet18/") + ModeName(mode)).c_str(),
-        [mode](benchmark::State& s) { RunModel(s, ResNet18(), mode, kResNet18Layers); })
+        [mode](benchmark::State& s) {
+          RunModel(s, ResNet18(), mode, kResNet18Layers);
+        })
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond)
         ->MinTime(0.5);
@@ -73,7 +92,9 @@ void RegisterAll() {
   for (Mode mode : kModes) {
     benchmark::RegisterBenchmark(
         (std::string("BM_ResnetTiny/") + ModeName(mode)).c_str(),
-        [mode, tiny](benchmark::State& s) { RunModel(s, tiny, mode, kResnetTinyLayers); })
+        [mode, tiny](benchmark::State& s) {
+          RunModel(s, tiny, mode, kResnetTinyLayers);
+        })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
@@ -87,12 +108,14 @@ void RegisterAll() {
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
-  // Per-node cost: items/s here are nodes/s; ns per node = 1e9 / items_per_second.
+  // Per-node cost: items/s here are nodes/s; ns per node = 1e9 /
+  // items_per_second.
   for (Mode mode : kModes) {
     benchmark::RegisterBenchmark(
         (std::string("BM_TinyOps1000/") + ModeName(mode)).c_str(),
         [mode](benchmark::State& s) {
-          RunModel(s, TinyOps(), mode, {"add1", "add100", "add500", "add900", "add999"});
+          RunModel(s, TinyOps(), mode,
+                   {"add1", "add100", "add500", "add900", "add999"});
         })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);

@@ -160,17 +160,16 @@ def main():
     torch_bytes = directory_bytes(torch_dump)
     acl_bytes = directory_bytes(configs["tensor"][1]) / (args.iterations + 1)
     medians = {name: statistics.median(t) * 1e3 for name, t in times.items()}
+    written = {"torch: numpy.save every leaf output": torch_bytes,
+               "acldump: tensor dump every output": acl_bytes}
     print(f"ResNet-18 1x3x224x224, 1 thread, median of {args.iterations} alternating iterations")
-    print(f"{'variant':40} {'ms':>8} {'vs own baseline':>16}")
+    print(f"{'variant':40} {'ms':>8} {'vs own baseline':>16} {'MB/iter':>8} {'dump GB/s':>10}")
     for name, ms in medians.items():
         base = medians["torch: no hooks"] if name.startswith("torch") else medians["acldump: no dump"]
-        print(f"{name:40} {ms:8.1f} {ms / base:15.2f}x")
-    print(f"bytes per iteration: torch numpy.save {torch_bytes / 1e6:.1f} MB, "
-          f"acldump tensor dump {acl_bytes / 1e6:.1f} MB")
+        size = written.get(name)
+        extra = f"{size / 1e6:8.1f} {size / 1e9 / (ms / 1e3):10.2f}" if size else f"{'-':>8} {'-':>10}"
+        print(f"{name:40} {ms:8.1f} {ms / base:15.2f}x {extra}")
     print(f"acldump final flush of everything queued (FinalizeDump): {flush * 1e3:.1f} ms")
-    tensor_ms = medians["acldump: tensor dump every output"]
-    print(f"acldump dump throughput while running: {acl_bytes / 1e9 / (tensor_ms / 1e3):.2f} GB/s")
-
 
 if __name__ == "__main__":
     main()
