@@ -18,13 +18,20 @@ namespace fs = std::filesystem;
 
 const char* ModeName(Mode mode) {
   switch (mode) {
-    case Mode::kNoObserver: return "no_observer";
-    case Mode::kDumpOff: return "dump_off";
-    case Mode::kNotSelected: return "not_selected";
-    case Mode::kStepNotSelected: return "step_not_selected";
-    case Mode::kStats: return "stats";
-    case Mode::kTensorAll: return "tensor_all";
-    case Mode::kTensorFive: return "tensor_5_layers";
+    case Mode::kNoObserver:
+      return "no_observer";
+    case Mode::kDumpOff:
+      return "dump_off";
+    case Mode::kNotSelected:
+      return "not_selected";
+    case Mode::kStepNotSelected:
+      return "step_not_selected";
+    case Mode::kStats:
+      return "stats";
+    case Mode::kTensorAll:
+      return "tensor_all";
+    case Mode::kTensorFive:
+      return "tensor_5_layers";
   }
   return "?";
 }
@@ -32,7 +39,8 @@ const char* ModeName(Mode mode) {
 namespace {
 
 std::string Die(const absl::Status& status) {
-  std::fprintf(stderr, "bench setup failed: %s\n", std::string(status.message()).c_str());
+  std::fprintf(stderr, "bench setup failed: %s\n",
+               std::string(status.message()).c_str());
   std::exit(1);
 }
 
@@ -41,8 +49,8 @@ std::string Die(const absl::Status& status) {
 DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
                          std::vector<std::string> five_layers) {
   const char* base = std::getenv("ACLDUMP_BENCH_DIR");
-  dir_ = StrCat(base ? base : fs::temp_directory_path().string(), "/acldump_bench_", getpid(),
-                "_", ModeName(mode));
+  dir_ = StrCat(base ? base : fs::temp_directory_path().string(),
+                "/acldump_bench_", getpid(), "_", ModeName(mode));
   fs::remove_all(dir_);
   fs::create_directories(dir_ + "/dump");
   auto compiled = LoadModelFromMemory(model_bytes);
@@ -73,8 +81,8 @@ DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
         list = StrCat(R"({"model_name":")", name, R"("})");
     }
     const std::string config = dir_ + "/acl.json";
-    std::ofstream(config) << R"({"dump":{)" << extra << R"("dump_path":")" << dir_
-                          << R"(/dump","dump_list":[)" << list << "]}}";
+    std::ofstream(config) << R"({"dump":{)" << extra << R"("dump_path":")"
+                          << dir_ << R"(/dump","dump_list":[)" << list << "]}}";
     absl::Status status = manager_->InitDump();
     if (status.ok()) status = manager_->SetDump(config);
     if (!status.ok()) Die(status);
@@ -82,11 +90,13 @@ DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
   }
   if (mode != Mode::kNoObserver) {
     std::vector<std::string> warnings;
-    dump::Attachment attachment =
-        manager_->OnModelLoad(*model_, dump::ModelIdentity{1, "", 0}, &warnings);
-    for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    dump::Attachment attachment = manager_->OnModelLoad(
+        *model_, dump::ModelIdentity{1, "", 0}, &warnings);
+    for (const auto& w : warnings)
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (attachment.observer) {
-      absl::Status status = model_->AttachObserver(attachment.observer, attachment.step_flags);
+      absl::Status status =
+          model_->AttachObserver(attachment.observer, attachment.step_flags);
       if (!status.ok()) Die(status);
     }
   }

@@ -1,5 +1,5 @@
-// A model loaded the way the C ABI loads it (compile -> dump manager -> attach), in one of the
-// dump modes the benchmarks compare.
+// A model loaded the way the C ABI loads it (compile -> dump manager ->
+// attach), in one of the dump modes the benchmarks compare.
 #ifndef ACLDUMP_BENCH_DUMP_FIXTURE_H_
 #define ACLDUMP_BENCH_DUMP_FIXTURE_H_
 
@@ -17,7 +17,8 @@ enum class Mode {
   kNoObserver,       // the runtime alone, no dump code involved
   kDumpOff,          // the dump manager is there, dump never configured
   kNotSelected,      // a config is active but names another model
-  kStepNotSelected,  // the model is selected but dump_step excludes these iterations
+  kStepNotSelected,  // the model is selected but dump_step excludes these
+                     // iterations
   kStats,            // stats of every output
   kTensorAll,        // full tensors of every output
   kTensorFive,       // full tensors of five layers
@@ -28,12 +29,14 @@ const char* ModeName(Mode mode);
 class DumpedModel {
  public:
   // `five_layers`: the layer names used by kTensorFive.
-  DumpedModel(const std::string& model_bytes, Mode mode, std::vector<std::string> five_layers);
+  DumpedModel(const std::string& model_bytes, Mode mode,
+              std::vector<std::string> five_layers);
   ~DumpedModel();
 
   // One execution on fixed random inputs.
   void Run();
-  // Writes everything queued (FinalizeDump); returns the bytes written since construction.
+  // Writes everything queued (FinalizeDump); returns the bytes written since
+  // construction.
   uint64_t Finish();
   const CompiledModel& model() const { return *model_; }
   size_t num_steps() const { return model_->steps().size(); }

@@ -1,5 +1,5 @@
-// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (OpenBLAS underneath), and
-// elementwise GB/s.
+// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (OpenBLAS
+// underneath), and elementwise GB/s.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -17,7 +17,8 @@ struct Prepared {
   AlignedBuffer workspace;
 };
 
-Prepared Prepare(const std::string& op, std::vector<TensorInfo> inputs, const Attributes& attrs) {
+Prepared Prepare(const std::string& op, std::vector<TensorInfo> inputs,
+                 const Attributes& attrs) {
   Prepared p;
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -33,7 +34,8 @@ Prepared Prepare(const std::string& op, std::vector<TensorInfo> inputs, const At
   OpContext context{op, attrs, inputs, constants, 1};
   auto prepared = BuiltinOps().Prepare(context);
   if (!prepared.ok()) std::abort();
-  for (const TensorInfo& info : prepared->outputs) p.outputs.emplace_back(info.dtype, info.shape);
+  for (const TensorInfo& info : prepared->outputs)
+    p.outputs.emplace_back(info.dtype, info.shape);
   for (const Tensor& t : p.outputs) p.out.push_back(t.view());
   p.kernel = std::move(prepared->kernel);
   p.workspace = AlignedBuffer(p.kernel->WorkspaceBytes());
@@ -47,15 +49,19 @@ void Run(benchmark::State& state, Prepared& p, double flops, double bytes) {
     benchmark::ClobberMemory();
   }
   if (flops > 0) {
-    state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOP/s"] = benchmark::Counter(
+        flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   }
-  if (bytes > 0) state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  if (bytes > 0)
+    state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
 }
 
-// (channels_in, size, channels_out, kernel, stride) of ResNet-18's convolutions.
+// (channels_in, size, channels_out, kernel, stride) of ResNet-18's
+// convolutions.
 void BM_Conv(benchmark::State& state) {
-  const int64_t cin = state.range(0), hw = state.range(1), cout = state.range(2),
-                k = state.range(3), stride = state.range(4);
+  const int64_t cin = state.range(0), hw = state.range(1),
+                cout = state.range(2), k = state.range(3),
+                stride = state.range(4);
   Attributes attrs;
   attrs.Set("strides", std::vector<int64_t>{stride, stride});
   attrs.Set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
@@ -65,7 +71,8 @@ void BM_Conv(benchmark::State& state) {
                         {DType::kFloat32, Shape({cout, cin, k, k})},
                         {DType::kFloat32, Shape({cout})}},
                        attrs);
-  const double out_hw = static_cast<double>(p.outputs[0].shape()[2] * p.outputs[0].shape()[3]);
+  const double out_hw =
+      static_cast<double>(p.outputs[0].shape()[2] * p.outputs[0].shape()[3]);
   Run(state, p, 2.0 * cout * cin * k * k * out_hw, 0);
 }
 BENCHMARK(BM_Conv)
@@ -89,12 +96,17 @@ void BM_Gemm(benchmark::State& state) {
                        attrs);
   Run(state, p, 2.0 * m * n * k, 0);
 }
-BENCHMARK(BM_Gemm)->Args({1, 512, 1000})->Args({256, 256, 256})->Args({64, 1024, 1024})
+BENCHMARK(BM_Gemm)
+    ->Args({1, 512, 1000})
+    ->Args({256, 256, 256})
+    ->Args({64, 1024, 1024})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_Add(benchmark::State& state) {
   const int64_t n = state.range(0);
-  Prepared p = Prepare("Add", {{DType::kFloat32, Shape({n})}, {DType::kFloat32, Shape({n})}}, {});
+  Prepared p = Prepare(
+      "Add", {{DType::kFloat32, Shape({n})}, {DType::kFloat32, Shape({n})}},
+      {});
   Run(state, p, 0, 3.0 * n * 4);  // two reads, one write
 }
 BENCHMARK(BM_Add)->Arg(1 << 16)->Arg(1 << 22);

@@ -18,11 +18,13 @@ class Builder {
   std::string Weight(const std::string& name, Shape shape, float scale) {
     auto t = std::make_shared<Tensor>(DType::kFloat32, std::move(shape));
     std::normal_distribution<float> dist(0.0f, scale);
-    for (int64_t i = 0; i < t->NumElements(); ++i) t->as<float>()[i] = dist(rng_);
+    for (int64_t i = 0; i < t->NumElements(); ++i)
+      t->as<float>()[i] = dist(rng_);
     graph_.initializers[name] = t;
     return name;
   }
-  std::string Constant(const std::string& name, int64_t n, float base, float spread) {
+  std::string Constant(const std::string& name, int64_t n, float base,
+                       float spread) {
     auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({n}));
     std::uniform_real_distribution<float> dist(base - spread, base + spread);
     for (int64_t i = 0; i < n; ++i) t->as<float>()[i] = dist(rng_);
@@ -31,23 +33,27 @@ class Builder {
   }
   std::string Node(const std::string& op, const std::string& name,
                    std::vector<std::string> inputs, Attributes attrs = {}) {
-    GraphNode node{name, op, std::move(inputs), {name}, std::move(attrs), {name}};
+    GraphNode node{name,  op, std::move(inputs), {name}, std::move(attrs),
+                   {name}};
     graph_.nodes.push_back(std::move(node));
     return name;
   }
-  // conv (no bias) + batchnorm (+ relu): ONNX names "{prefix}.conv{i}", "{prefix}.bn{i}".
+  // conv (no bias) + batchnorm (+ relu): ONNX names "{prefix}.conv{i}",
+  // "{prefix}.bn{i}".
   std::string ConvBn(const std::string& x, const std::string& conv_name,
-                     const std::string& bn_name, int64_t cin, int64_t cout, int64_t k,
-                     int64_t stride, bool relu, const std::string& relu_name) {
+                     const std::string& bn_name, int64_t cin, int64_t cout,
+                     int64_t k, int64_t stride, bool relu,
+                     const std::string& relu_name) {
     const float scale = std::sqrt(2.0f / static_cast<float>(cin * k * k));
     Attributes attrs;
     attrs.Set("kernel_shape", std::vector<int64_t>{k, k});
     attrs.Set("strides", std::vector<int64_t>{stride, stride});
     const int64_t pad = k / 2;
     attrs.Set("pads", std::vector<int64_t>{pad, pad, pad, pad});
-    std::string y = Node("Conv", conv_name,
-                         {x, Weight(conv_name + ".weight", Shape({cout, cin, k, k}), scale)},
-                         attrs);
+    std::string y = Node(
+        "Conv", conv_name,
+        {x, Weight(conv_name + ".weight", Shape({cout, cin, k, k}), scale)},
+        attrs);
     Attributes bn_attrs;
     bn_attrs.Set("epsilon", 1e-5f);
     y = Node("BatchNormalization", bn_name,
@@ -87,13 +93,13 @@ Graph MakeResNet18Graph(uint32_t seed) {
       const std::string p = StrCat("layer", layer + 1, ".", block);
       const int64_t out = widths[layer];
       const int64_t stride = (layer > 0 && block == 0) ? 2 : 1;
-      std::string y = b.ConvBn(x, p + ".conv1", p + ".bn1", channels, out, 3, stride, true,
-                               p + ".relu");
+      std::string y = b.ConvBn(x, p + ".conv1", p + ".bn1", channels, out, 3,
+                               stride, true, p + ".relu");
       y = b.ConvBn(y, p + ".conv2", p + ".bn2", out, out, 3, 1, false, "");
       std::string shortcut = x;
       if (stride != 1 || channels != out) {
-        shortcut = b.ConvBn(x, p + ".downsample.0", p + ".downsample.1", channels, out, 1,
-                            stride, false, "");
+        shortcut = b.ConvBn(x, p + ".downsample.0", p + ".downsample.1",
+                            channels, out, 1, stride, false, "");
       }
       x = b.Node("Add", p + ".add", {y, shortcut});
       x = b.Node("Relu", p + ".relu_1", {x});
@@ -131,7 +137,8 @@ std::string TinyOpsModelBytes(int nodes) {
   std::string prev = "x";
   for (int i = 0; i < nodes; ++i) {
     const std::string name = StrCat("add", i);
-    g.nodes.push_back(GraphNode{name, "Add", {prev, "step"}, {name}, {}, {name}});
+    g.nodes.push_back(
+        GraphNode{name, "Add", {prev, "step"}, {name}, {}, {name}});
     prev = name;
   }
   g.outputs.push_back({prev, {DType::kFloat32, Shape({16})}});

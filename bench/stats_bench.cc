@@ -1,5 +1,6 @@
-// The stats kernel (one pass: max, min, sum, sum of squares, NaN/Inf counts) against a plain
-// memcpy of the same bytes, in one binary so the ratio comes from one run.
+// The stats kernel (one pass: max, min, sum, sum of squares, NaN/Inf counts)
+// against a plain memcpy of the same bytes, in one binary so the ratio comes
+// from one run.
 #include <benchmark/benchmark.h>
 
 #include <cstring>

@@ -207,8 +207,9 @@ TEST_P(WriterFaultTest, FailedFilesAreReportedAndAbsentOthersComplete) {
               HasSubstr(StrCat(missing, " of ", kFilesPerRun,
                                " dump files could not be written")));
   EXPECT_THAT(outcome.finalize.message(), HasSubstr("injected"));
-  if (step != Step::kMkdir)
+  if (step != Step::kMkdir) {
     EXPECT_THAT(outcome.finalize.message(), HasSubstr("Softmax.attn."));
+  }
   ASSERT_EQ(outcome.files.size(), kFilesPerRun - missing);
   for (const std::string& file : outcome.files) {
     EXPECT_THAT(file, ::testing::Not(::testing::EndsWith(".tmp")));

@@ -1,9 +1,9 @@
 #include "kernels/blas.h"
 
+#include <omp.h>
+
 #include <cstdlib>
 #include <mutex>
-
-#include <omp.h>
 
 extern "C" void openblas_set_num_threads(int num_threads);
 

@@ -1,10 +1,10 @@
-// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad) on oneDNN, with bias and an
-// optional fused Relu as a post-op. oneDNN's fast kernels want blocked layouts, so the kernel
-// reorders the NCHW input into a blocked copy and the blocked result back, in its workspace;
-// constant weights are packed once at prepare time.
-#include <oneapi/dnnl/dnnl.hpp>
-
+// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad) on oneDNN,
+// with bias and an optional fused Relu as a post-op. oneDNN's fast kernels want
+// blocked layouts, so the kernel reorders the NCHW input into a blocked copy
+// and the blocked result back, in its workspace; constant weights are packed
+// once at prepare time.
 #include <cstring>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/blas.h"
 #include "kernels/dnnl_engine.h"
@@ -48,19 +48,23 @@ absl::Status CheckLength(const std::vector<int64_t>& values, size_t expected,
 
 using dnnl::memory;
 
-memory::dims Dims(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
-
-memory::format_tag PlainTag(size_t rank) {
-  return rank == 3 ? memory::format_tag::ncw
-                   : rank == 4 ? memory::format_tag::nchw : memory::format_tag::ncdhw;
+memory::dims Dims(const std::vector<int64_t>& v) {
+  return memory::dims(v.begin(), v.end());
 }
 
-// A convolution primitive prepared for fixed shapes. Run() is not reentrant (it rebinds the
-// memory objects); a compiled model serialises its executions.
+memory::format_tag PlainTag(size_t rank) {
+  return rank == 3   ? memory::format_tag::ncw
+         : rank == 4 ? memory::format_tag::nchw
+                     : memory::format_tag::ncdhw;
+}
+
+// A convolution primitive prepared for fixed shapes. Run() is not reentrant (it
+// rebinds the memory objects); a compiled model serialises its executions.
 class DnnlConvKernel final : public Kernel {
  public:
-  absl::Status Init(const ConvGeometry& g, const Shape& x_shape, const Shape& w_shape,
-                    bool has_bias, const TensorView* constant_weights, const Shape& y_shape) {
+  absl::Status Init(const ConvGeometry& g, const Shape& x_shape,
+                    const Shape& w_shape, bool has_bias,
+                    const TensorView* constant_weights, const Shape& y_shape) {
     try {
       dnnl::engine& engine = DnnlEngine();
       const size_t rank = x_shape.rank();
@@ -74,38 +78,42 @@ class DnnlConvKernel final : public Kernel {
       const memory::dims bias_dims = {g.out_channels};
       memory::dims strides(g.strides.begin(), g.strides.end());
       memory::dims dilations;
-      for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
+      for (int64_t d : g.dilations)
+        dilations.push_back(d - 1);  // oneDNN counts the gaps
       memory::dims pad_l(g.pads_begin.begin(), g.pads_begin.end());
       memory::dims pad_r;
       for (size_t d = 0; d < g.kernel.size(); ++d) {
-        // Whatever makes the output size come out: (out-1)*stride + extent - in - pad_l.
+        // Whatever makes the output size come out: (out-1)*stride + extent - in
+        // - pad_l.
         const int64_t extent = (g.kernel[d] - 1) * g.dilations[d] + 1;
         pad_r.push_back(std::max<int64_t>(
-            0, (g.out_spatial[d] - 1) * g.strides[d] + extent - g.in_spatial[d] - g.pads_begin[d]));
+            0, (g.out_spatial[d] - 1) * g.strides[d] + extent -
+                   g.in_spatial[d] - g.pads_begin[d]));
       }
       const auto f32 = memory::data_type::f32;
       user_src_md_ = memory::desc(src_dims, f32, PlainTag(rank));
       user_dst_md_ = memory::desc(dst_dims, f32, PlainTag(rank));
       const memory::format_tag plain_w =
-          g.group > 1 ? (rank == 3 ? memory::format_tag::goiw
-                                   : rank == 4 ? memory::format_tag::goihw
-                                               : memory::format_tag::goidhw)
-                      : (rank == 3 ? memory::format_tag::oiw
-                                   : rank == 4 ? memory::format_tag::oihw
-                                               : memory::format_tag::oidhw);
+          g.group > 1 ? (rank == 3   ? memory::format_tag::goiw
+                         : rank == 4 ? memory::format_tag::goihw
+                                     : memory::format_tag::goidhw)
+                      : (rank == 3   ? memory::format_tag::oiw
+                         : rank == 4 ? memory::format_tag::oihw
+                                     : memory::format_tag::oidhw);
       user_w_md_ = memory::desc(w_dims, f32, plain_w);
       const memory::desc any_src(src_dims, f32, memory::format_tag::any);
       const memory::desc any_dst(dst_dims, f32, memory::format_tag::any);
       const memory::desc any_w(w_dims, f32, memory::format_tag::any);
       const memory::desc bias_md(bias_dims, f32, memory::format_tag::x);
-      auto desc = has_bias ? dnnl::convolution_forward::desc(
-                                 dnnl::prop_kind::forward_inference,
-                                 dnnl::algorithm::convolution_direct, any_src, any_w, bias_md,
-                                 any_dst, strides, dilations, pad_l, pad_r)
-                           : dnnl::convolution_forward::desc(
-                                 dnnl::prop_kind::forward_inference,
-                                 dnnl::algorithm::convolution_direct, any_src, any_w, any_dst,
-                                 strides, dilations, pad_l, pad_r);
+      auto desc = has_bias
+                      ? dnnl::convolution_forward::desc(
+                            dnnl::prop_kind::forward_inference,
+                            dnnl::algorithm::convolution_direct, any_src, any_w,
+                            bias_md, any_dst, strides, dilations, pad_l, pad_r)
+                      : dnnl::convolution_forward::desc(
+                            dnnl::prop_kind::forward_inference,
+                            dnnl::algorithm::convolution_direct, any_src, any_w,
+                            any_dst, strides, dilations, pad_l, pad_r);
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       if (g.relu) {
@@ -121,10 +129,12 @@ class DnnlConvKernel final : public Kernel {
       reorder_src_ = src_md_ != user_src_md_;
       reorder_dst_ = dst_md_ != user_dst_md_;
       reorder_w_ = w_md_ != user_w_md_;
-      // Workspace: [blocked src][blocked dst][blocked weights unless packed][scratchpad].
+      // Workspace: [blocked src][blocked dst][blocked weights unless
+      // packed][scratchpad].
       auto align = [](size_t n) { return (n + 63) / 64 * 64; };
       src_offset_ = 0;
-      dst_offset_ = src_offset_ + (reorder_src_ ? align(src_md_.get_size()) : 0);
+      dst_offset_ =
+          src_offset_ + (reorder_src_ ? align(src_md_.get_size()) : 0);
       w_offset_ = dst_offset_ + (reorder_dst_ ? align(dst_md_.get_size()) : 0);
       if (reorder_w_ && constant_weights != nullptr) {
         packed_weights_ = AlignedBuffer(w_md_.get_size());
@@ -137,8 +147,10 @@ class DnnlConvKernel final : public Kernel {
       const bool runtime_w = reorder_w_ && constant_weights == nullptr;
       scratch_offset_ = w_offset_ + (runtime_w ? align(w_md_.get_size()) : 0);
       workspace_bytes_ = scratch_offset_ + pd.scratchpad_desc().get_size();
-      auto make_reorder = [&](const memory::desc& from, const memory::desc& to) {
-        return dnnl::reorder(dnnl::reorder::primitive_desc(engine, from, engine, to));
+      auto make_reorder = [&](const memory::desc& from,
+                              const memory::desc& to) {
+        return dnnl::reorder(
+            dnnl::reorder::primitive_desc(engine, from, engine, to));
       };
       if (reorder_src_) src_reorder_ = make_reorder(user_src_md_, src_md_);
       if (reorder_dst_) dst_reorder_ = make_reorder(dst_md_, user_dst_md_);
@@ -155,7 +167,8 @@ class DnnlConvKernel final : public Kernel {
 
   size_t WorkspaceBytes() const override { return workspace_bytes_; }
 
-  absl::Status Run(std::span<const TensorView> in, std::span<const TensorView> out,
+  absl::Status Run(std::span<const TensorView> in,
+                   std::span<const TensorView> out,
                    std::span<std::byte> workspace) const override {
     try {
       dnnl::engine& engine = DnnlEngine();
@@ -163,12 +176,15 @@ class DnnlConvKernel final : public Kernel {
       std::byte* ws = workspace.data();
       memory user_src(user_src_md_, engine, in[0].data);
       memory user_dst(user_dst_md_, engine, out[0].data);
-      memory src = reorder_src_ ? memory(src_md_, engine, ws + src_offset_) : user_src;
-      memory dst = reorder_dst_ ? memory(dst_md_, engine, ws + dst_offset_) : user_dst;
+      memory src =
+          reorder_src_ ? memory(src_md_, engine, ws + src_offset_) : user_src;
+      memory dst =
+          reorder_dst_ ? memory(dst_md_, engine, ws + dst_offset_) : user_dst;
       memory weights(w_md_, engine,
                      !reorder_w_ ? in[1].data
-                     : packed_weights_.size() > 0 ? static_cast<void*>(packed_weights_.data())
-                                                  : static_cast<void*>(ws + w_offset_));
+                     : packed_weights_.size() > 0
+                         ? static_cast<void*>(packed_weights_.data())
+                         : static_cast<void*>(ws + w_offset_));
       if (reorder_src_) src_reorder_.execute(stream, user_src, src);
       if (reorder_w_ && packed_weights_.size() == 0) {
         memory user_w(user_w_md_, engine, in[1].data);
@@ -179,17 +195,20 @@ class DnnlConvKernel final : public Kernel {
                                               {DNNL_ARG_WEIGHTS, weights},
                                               {DNNL_ARG_DST, dst},
                                               {DNNL_ARG_SCRATCHPAD, scratch}};
-      if (has_bias_) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, engine, in[2].data));
+      if (has_bias_)
+        args.emplace(DNNL_ARG_BIAS, memory(bias_md_, engine, in[2].data));
       conv_.execute(stream, args);
       if (reorder_dst_) dst_reorder_.execute(stream, dst, user_dst);
       stream.wait();
     } catch (const dnnl::error& e) {
-      return absl::InternalError(StrCat("oneDNN convolution failed: ", e.what()));
+      return absl::InternalError(
+          StrCat("oneDNN convolution failed: ", e.what()));
     }
     return absl::OkStatus();
   }
 
-  std::vector<std::pair<std::string, std::string>> LaunchParams() const override {
+  std::vector<std::pair<std::string, std::string>> LaunchParams()
+      const override {
     return params_;
   }
   std::vector<std::pair<std::string, std::string>> params_;
@@ -197,34 +216,35 @@ class DnnlConvKernel final : public Kernel {
 
  private:
   dnnl::convolution_forward conv_;
-  memory::desc user_src_md_, user_dst_md_, user_w_md_, src_md_, dst_md_, w_md_, bias_md_,
-      scratch_md_;
-  bool reorder_src_ = false, reorder_dst_ = false, reorder_w_ = false, has_bias_ = false;
+  memory::desc user_src_md_, user_dst_md_, user_w_md_, src_md_, dst_md_, w_md_,
+      bias_md_, scratch_md_;
+  bool reorder_src_ = false, reorder_dst_ = false, reorder_w_ = false,
+       has_bias_ = false;
   dnnl::reorder src_reorder_, dst_reorder_, w_reorder_;
   AlignedBuffer packed_weights_;
   size_t src_offset_ = 0, dst_offset_ = 0, w_offset_ = 0, scratch_offset_ = 0,
          workspace_bytes_ = 0;
 };
 
-absl::StatusOr<PreparedKernel> MakeDnnlConv(const ConvGeometry& g, const Shape& x_shape,
-                                            const Shape& w_shape, bool has_bias,
-                                            const TensorView* constant_weights,
-                                            const Shape& y_shape,
-                                            const std::vector<int64_t>& pads,
-                                            const std::string& auto_pad) {
+absl::StatusOr<PreparedKernel> MakeDnnlConv(
+    const ConvGeometry& g, const Shape& x_shape, const Shape& w_shape,
+    bool has_bias, const TensorView* constant_weights, const Shape& y_shape,
+    const std::vector<int64_t>& pads, const std::string& auto_pad) {
   auto kernel = std::make_unique<DnnlConvKernel>();
-  RETURN_IF_ERROR(kernel->Init(g, x_shape, w_shape, has_bias, constant_weights, y_shape));
-  kernel->params_ = {{"implementation", kernel->impl_},
-                     {"groups", StrCat(g.group)},
-                     {"kernel", StrCat("[", StrJoin(g.kernel, ","), "]")},
-                     {"strides", StrCat("[", StrJoin(g.strides, ","), "]")},
-                     {"dilations", StrCat("[", StrJoin(g.dilations, ","), "]")},
-                     {"pads", StrCat("[", StrJoin(pads, ","), "]")},
-                     {"auto_pad", auto_pad},
-                     {"pads_begin", StrCat("[", StrJoin(g.pads_begin, ","), "]")},
-                     {"out_spatial", StrCat("[", StrJoin(g.out_spatial, ","), "]")},
-                     {"fused_relu", g.relu ? "1" : "0"},
-                     {"workspace_bytes", StrCat(kernel->WorkspaceBytes())}};
+  RETURN_IF_ERROR(
+      kernel->Init(g, x_shape, w_shape, has_bias, constant_weights, y_shape));
+  kernel->params_ = {
+      {"implementation", kernel->impl_},
+      {"groups", StrCat(g.group)},
+      {"kernel", StrCat("[", StrJoin(g.kernel, ","), "]")},
+      {"strides", StrCat("[", StrJoin(g.strides, ","), "]")},
+      {"dilations", StrCat("[", StrJoin(g.dilations, ","), "]")},
+      {"pads", StrCat("[", StrJoin(pads, ","), "]")},
+      {"auto_pad", auto_pad},
+      {"pads_begin", StrCat("[", StrJoin(g.pads_begin, ","), "]")},
+      {"out_spatial", StrCat("[", StrJoin(g.out_spatial, ","), "]")},
+      {"fused_relu", g.relu ? "1" : "0"},
+      {"workspace_bytes", StrCat(kernel->WorkspaceBytes())}};
   return Prepared({TensorInfo{DType::kFloat32, y_shape}}, std::move(kernel));
 }
 
@@ -347,8 +367,8 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
   ConfigureBlasOnce();
-  return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1), Shape(out_dims), pads,
-                      auto_pad);
+  return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1),
+                      Shape(out_dims), pads, auto_pad);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 namespace acldump {
 
 dnnl::engine& DnnlEngine() {
-  static dnnl::engine* const engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  static dnnl::engine* const engine =
+      new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *engine;
 }
 

@@ -1,4 +1,5 @@
-// The oneDNN CPU engine and a per-thread stream, shared by the kernels that use oneDNN.
+// The oneDNN CPU engine and a per-thread stream, shared by the kernels that use
+// oneDNN.
 #ifndef ACLDUMP_KERNELS_DNNL_ENGINE_H_
 #define ACLDUMP_KERNELS_DNNL_ENGINE_H_
 

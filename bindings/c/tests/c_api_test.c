@@ -1,7 +1,8 @@
 /*
- * A pure C program linked against libacldump.so: the dump workflows of the seed (S3 sequences A
- * and B, the S4 example, S5 override, S6 aclInit config) checked by the files they leave.
- * Usage: c_api_test <resnet_tiny.om> <mlp_block.om>
+ * A pure C program linked against libacldump.so: the dump workflows of the seed
+ * (S3 sequences A and B, the S4 example, S5 override, S6 aclInit config)
+ * checked by the files they leave. Usage: c_api_test <resnet_tiny.om>
+ * <mlp_block.om>
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -13,43 +14,47 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                          \
-    }                                                                      \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
-#define CHECK_ACL(call, expected)                                                      \
-  do {                                                                                 \
-    aclError e_ = (call);                                                              \
-    if (e_ != (expected)) {                                                            \
-      fprintf(stderr, "%s:%d: %s returned %d, expected %d (%s)\n", __FILE__, __LINE__, \
-              #call, (int)e_, (int)(expected), aclGetRecentErrMsg());                  \
-      ++failures;                                                                      \
-    }                                                                                  \
+#define CHECK_ACL(call, expected)                                            \
+  do {                                                                       \
+    aclError e_ = (call);                                                    \
+    if (e_ != (expected)) {                                                  \
+      fprintf(stderr, "%s:%d: %s returned %d, expected %d (%s)\n", __FILE__, \
+              __LINE__, #call, (int)e_, (int)(expected),                     \
+              aclGetRecentErrMsg());                                         \
+      ++failures;                                                            \
+    }                                                                        \
   } while (0)
 
 static const char* resnet_path;
 static const char* mlp_path;
 static char tmp[1024];
 
-/* Counts regular files below `dir` whose name starts with `prefix` (NULL = any). */
+/* Counts regular files below `dir` whose name starts with `prefix` (NULL =
+ * any). */
 static int CountFiles(const char* dir, const char* prefix) {
   DIR* d = opendir(dir);
   if (d == NULL) return 0;
   int count = 0;
   struct dirent* entry;
   while ((entry = readdir(d)) != NULL) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+      continue;
     char path[2048];
     snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
     struct stat st;
     if (stat(path, &st) != 0) continue;
     if (S_ISDIR(st.st_mode)) {
       count += CountFiles(path, prefix);
-    } else if (prefix == NULL || strncmp(entry->d_name, prefix, strlen(prefix)) == 0) {
+    } else if (prefix == NULL ||
+               strncmp(entry->d_name, prefix, strlen(prefix)) == 0) {
       ++count;
     }
   }
@@ -57,7 +62,8 @@ static int CountFiles(const char* dir, const char* prefix) {
   return count;
 }
 
-/* The single time folder under `dump_path` (fails the test if not exactly one). */
+/* The single time folder under `dump_path` (fails the test if not exactly one).
+ */
 static int TimeFolder(const char* dump_path, char* out, size_t size) {
   DIR* d = opendir(dump_path);
   if (d == NULL) return 0;
@@ -74,9 +80,11 @@ static int TimeFolder(const char* dump_path, char* out, size_t size) {
 
 static void MakeDir(const char* path) { mkdir(path, 0755); }
 
-static void WriteConfig(const char* path, const char* dump_path, const char* list) {
+static void WriteConfig(const char* path, const char* dump_path,
+                        const char* list) {
   FILE* f = fopen(path, "w");
-  fprintf(f, "{\"dump\":{\"dump_path\":\"%s\",\"dump_list\":[%s]}}", dump_path, list);
+  fprintf(f, "{\"dump\":{\"dump_path\":\"%s\",\"dump_list\":[%s]}}", dump_path,
+          list);
   fclose(f);
 }
 
@@ -90,27 +98,35 @@ static void RunModel(uint32_t id, int times) {
   size_t used = 0;
   for (size_t i = 0; i < aclmdlGetNumInputs(desc); ++i) {
     size_t size = aclmdlGetInputSizeByIndex(desc, i);
-    CHECK_ACL(aclrtMalloc(&memory[used], size, ACL_MEM_MALLOC_NORMAL_ONLY), ACL_SUCCESS);
+    CHECK_ACL(aclrtMalloc(&memory[used], size, ACL_MEM_MALLOC_NORMAL_ONLY),
+              ACL_SUCCESS);
     memset(memory[used], 0, size);
-    CHECK_ACL(aclmdlAddDatasetBuffer(inputs, aclCreateDataBuffer(memory[used++], size)),
+    CHECK_ACL(aclmdlAddDatasetBuffer(inputs,
+                                     aclCreateDataBuffer(memory[used++], size)),
               ACL_SUCCESS);
   }
   for (size_t i = 0; i < aclmdlGetNumOutputs(desc); ++i) {
     size_t size = aclmdlGetOutputSizeByIndex(desc, i);
-    CHECK_ACL(aclrtMalloc(&memory[used], size, ACL_MEM_MALLOC_NORMAL_ONLY), ACL_SUCCESS);
-    CHECK_ACL(aclmdlAddDatasetBuffer(outputs, aclCreateDataBuffer(memory[used++], size)),
+    CHECK_ACL(aclrtMalloc(&memory[used], size, ACL_MEM_MALLOC_NORMAL_ONLY),
+              ACL_SUCCESS);
+    CHECK_ACL(aclmdlAddDatasetBuffer(outputs,
+                                     aclCreateDataBuffer(memory[used++], size)),
               ACL_SUCCESS);
   }
-  for (int t = 0; t < times; ++t) CHECK_ACL(aclmdlExecute(id, inputs, outputs), ACL_SUCCESS);
+  for (int t = 0; t < times; ++t)
+    CHECK_ACL(aclmdlExecute(id, inputs, outputs), ACL_SUCCESS);
   for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(inputs); ++i) {
-    CHECK_ACL(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(inputs, i)), ACL_SUCCESS);
+    CHECK_ACL(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(inputs, i)),
+              ACL_SUCCESS);
   }
   for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(outputs); ++i) {
-    CHECK_ACL(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(outputs, i)), ACL_SUCCESS);
+    CHECK_ACL(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(outputs, i)),
+              ACL_SUCCESS);
   }
   CHECK_ACL(aclmdlDestroyDataset(inputs), ACL_SUCCESS);
   CHECK_ACL(aclmdlDestroyDataset(outputs), ACL_SUCCESS);
-  for (size_t i = 0; i < used; ++i) CHECK_ACL(aclrtFree(memory[i]), ACL_SUCCESS);
+  for (size_t i = 0; i < used; ++i)
+    CHECK_ACL(aclrtFree(memory[i]), ACL_SUCCESS);
   CHECK_ACL(aclmdlDestroyDesc(desc), ACL_SUCCESS);
 }
 
@@ -130,7 +146,8 @@ static void SequenceA(void) {
   snprintf(cfg2, sizeof(cfg2), "%s/a2.json", tmp);
   MakeDir(dump1);
   MakeDir(dump2);
-  WriteConfig(cfg1, dump1, "{\"model_name\":\"resnet_tiny\",\"layer\":[\"prob\"]}");
+  WriteConfig(cfg1, dump1,
+              "{\"model_name\":\"resnet_tiny\",\"layer\":[\"prob\"]}");
   WriteConfig(cfg2, dump2, "{\"model_name\":\"mlp_block\"}");
   CHECK_ACL(aclInit(NULL), ACL_SUCCESS);
   CHECK_ACL(aclmdlInitDump(), ACL_SUCCESS);
@@ -172,8 +189,8 @@ static void SequenceB(void) {
   CHECK(CountFiles(folder, NULL) == 1);
 }
 
-/* S4: InitDump -> load model 1 -> SetDump -> load model 2 -> FinalizeDump: only model 2. S5: two
- * SetDumps before a load, the latest wins. */
+/* S4: InitDump -> load model 1 -> SetDump -> load model 2 -> FinalizeDump: only
+ * model 2. S5: two SetDumps before a load, the latest wins. */
 static void LoadOrderAndOverride(void) {
   char dump[1100], unused[1100], cfg[1100], cfg_unused[1100], folder[2048];
   snprintf(dump, sizeof(dump), "%s/s4", tmp);
@@ -201,7 +218,8 @@ static void LoadOrderAndOverride(void) {
   CHECK(CountFiles(unused, NULL) == 0);
 }
 
-/* S6: aclInit's config dumps for the process; InitDump is refused; a second aclInit fails. */
+/* S6: aclInit's config dumps for the process; InitDump is refused; a second
+ * aclInit fails. */
 static void AclInitConfig(void) {
   char dump[1100], cfg[1100], folder[2048];
   snprintf(dump, sizeof(dump), "%s/s6", tmp);

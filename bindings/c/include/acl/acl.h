@@ -17,16 +17,19 @@ extern "C" {
 #define ACL_MINOR_VERSION 0
 #define ACL_PATCH_VERSION 0
 
-/* Initialises the library. configPath may be NULL or "" (no config), or a JSON file whose "dump"
- * section configures dump for the whole process (S6; then aclmdlInitDump fails with
- * ACL_ERROR_DUMP_ALREADY_RUN). A second call before aclFinalize fails with
- * ACL_ERROR_REPEAT_INITIALIZE. Config errors as for aclmdlSetDump. */
+/* Initialises the library. configPath may be NULL or "" (no config), or a JSON
+ * file whose "dump" section configures dump for the whole process (S6; then
+ * aclmdlInitDump fails with ACL_ERROR_DUMP_ALREADY_RUN). A second call before
+ * aclFinalize fails with ACL_ERROR_REPEAT_INITIALIZE. Config errors as for
+ * aclmdlSetDump. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
-/* Unloads every model, ends dump sessions (writing everything queued; ACL_ERROR_WRITE_FILE if data
- * could not be written) and releases the library. ACL_ERROR_REPEAT_FINALIZE when not initialised.
- * aclInit may be called again afterwards. */
+/* Unloads every model, ends dump sessions (writing everything queued;
+ * ACL_ERROR_WRITE_FILE if data could not be written) and releases the library.
+ * ACL_ERROR_REPEAT_FINALIZE when not initialised. aclInit may be called again
+ * afterwards. */
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
-ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
+ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion,
+                                             int32_t *minorVersion,
                                              int32_t *patchVersion);
 
 #ifdef __cplusplus

@@ -1,15 +1,17 @@
 /*
- * acldump C ABI: base types, error codes and data buffers. Call-compatible with the NPU SDK's
- * acl_base.h for the parts acldump implements. Plain C99; no C++ type crosses this boundary.
+ * acldump C ABI: base types, error codes and data buffers. Call-compatible with
+ * the NPU SDK's acl_base.h for the parts acldump implements. Plain C99; no C++
+ * type crosses this boundary.
  *
  * Conventions for every function of the ABI:
  * - Inputs first, outputs last; outputs are written only on success.
- * - Functions returning aclError return ACL_SUCCESS (0) or an error code and set the calling
- *   thread's recent error message (aclGetRecentErrMsg). Functions returning a pointer or a size
- *   return NULL / 0 on error and set the message too.
+ * - Functions returning aclError return ACL_SUCCESS (0) or an error code and
+ * set the calling thread's recent error message (aclGetRecentErrMsg). Functions
+ * returning a pointer or a size return NULL / 0 on error and set the message
+ * too.
  * - Destroy functions accept NULL.
- * - Unless stated otherwise a function is thread-safe; an object (buffer, dataset, desc, attr)
- *   must not be modified by two threads at once.
+ * - Unless stated otherwise a function is thread-safe; an object (buffer,
+ * dataset, desc, attr) must not be modified by two threads at once.
  */
 #ifndef ACLDUMP_ACL_BASE_H_
 #define ACLDUMP_ACL_BASE_H_
@@ -108,26 +110,31 @@ typedef enum {
   ACL_FORMAT_NCDHW = 30
 } aclFormat;
 
-/* A caller-owned memory region described to the runtime. The buffer does not own `data`. */
+/* A caller-owned memory region described to the runtime. The buffer does not
+ * own `data`. */
 typedef struct aclDataBuffer aclDataBuffer;
 
-/* Returns a new buffer describing [data, data + size) or NULL (ACL_ERROR_BAD_ALLOC). data may be
- * NULL only when size is 0. Free with aclDestroyDataBuffer. */
+/* Returns a new buffer describing [data, data + size) or NULL
+ * (ACL_ERROR_BAD_ALLOC). data may be NULL only when size is 0. Free with
+ * aclDestroyDataBuffer. */
 ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
 /* Frees the descriptor, not the memory it describes. NULL is allowed. */
-ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY aclError
+aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
 /* NULL (and ACL_ERROR_INVALID_PARAM as the recent error) for a NULL buffer. */
 ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
-ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY size_t
+aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
 /* Points the buffer at other memory. */
-ACL_FUNC_VISIBILITY aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data,
-                                                 size_t size);
+ACL_FUNC_VISIBILITY aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer,
+                                                 void *data, size_t size);
 
-/* Size in bytes of one element of `dataType`; 0 for unknown or variable-size types. */
+/* Size in bytes of one element of `dataType`; 0 for unknown or variable-size
+ * types. */
 ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
 
-/* The calling thread's message for its most recent failed call ("" if none). The pointer stays
- * valid until the thread's next acl call. */
+/* The calling thread's message for its most recent failed call ("" if none).
+ * The pointer stays valid until the thread's next acl call. */
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 
 #ifdef __cplusplus

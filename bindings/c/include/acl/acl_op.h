@@ -1,5 +1,6 @@
 /*
- * acldump C ABI: single-operator execution (dumped when dump_op_switch is "on", S13).
+ * acldump C ABI: single-operator execution (dumped when dump_op_switch is "on",
+ * S13).
  */
 #ifndef ACLDUMP_ACL_OP_H_
 #define ACLDUMP_ACL_OP_H_
@@ -13,13 +14,16 @@ extern "C" {
 typedef struct aclTensorDesc aclTensorDesc;
 typedef struct aclopAttr aclopAttr;
 
-/* A tensor description: type, dims (numDims >= 0; dims may be NULL when numDims is 0) and format.
- * NULL on bad arguments. Free with aclDestroyTensorDesc. */
-ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType, int numDims,
-                                                      const int64_t *dims, aclFormat format);
+/* A tensor description: type, dims (numDims >= 0; dims may be NULL when numDims
+ * is 0) and format. NULL on bad arguments. Free with aclDestroyTensorDesc. */
+ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType,
+                                                       int numDims,
+                                                       const int64_t *dims,
+                                                       aclFormat format);
 ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc *desc);
 /* Names the tensor; an input/output name of a single op shows in its dump. */
-ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc, const char *name);
+ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc,
+                                              const char *name);
 ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
@@ -27,30 +31,38 @@ ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
 /* Operator attributes (ONNX names, e.g. "strides" for Conv). */
 ACL_FUNC_VISIBILITY aclopAttr *aclopCreateAttr(void);
 ACL_FUNC_VISIBILITY void aclopDestroyAttr(const aclopAttr *attr);
-ACL_FUNC_VISIBILITY aclError aclopSetAttrBool(aclopAttr *attr, const char *attrName,
+ACL_FUNC_VISIBILITY aclError aclopSetAttrBool(aclopAttr *attr,
+                                              const char *attrName,
                                               uint8_t attrValue);
-ACL_FUNC_VISIBILITY aclError aclopSetAttrInt(aclopAttr *attr, const char *attrName,
+ACL_FUNC_VISIBILITY aclError aclopSetAttrInt(aclopAttr *attr,
+                                             const char *attrName,
                                              int64_t attrValue);
-ACL_FUNC_VISIBILITY aclError aclopSetAttrFloat(aclopAttr *attr, const char *attrName,
+ACL_FUNC_VISIBILITY aclError aclopSetAttrFloat(aclopAttr *attr,
+                                               const char *attrName,
                                                float attrValue);
-ACL_FUNC_VISIBILITY aclError aclopSetAttrString(aclopAttr *attr, const char *attrName,
+ACL_FUNC_VISIBILITY aclError aclopSetAttrString(aclopAttr *attr,
+                                                const char *attrName,
                                                 const char *attrValue);
-ACL_FUNC_VISIBILITY aclError aclopSetAttrListInt(aclopAttr *attr, const char *attrName,
-                                                 int numValues, const int64_t *values);
-ACL_FUNC_VISIBILITY aclError aclopSetAttrListFloat(aclopAttr *attr, const char *attrName,
-                                                   int numValues, const float *values);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListInt(aclopAttr *attr,
+                                                 const char *attrName,
+                                                 int numValues,
+                                                 const int64_t *values);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListFloat(aclopAttr *attr,
+                                                   const char *attrName,
+                                                   int numValues,
+                                                   const float *values);
 
-/* Runs one operator (ONNX op type, e.g. "Add", "Conv") synchronously on the host. inputDesc and
- * inputs have numInputs entries (an absent optional input: NULL desc and NULL buffer); outputDesc
- * must describe exactly what the op produces (ACL_ERROR_OP_OUTPUT_NOT_MATCH otherwise). attr may
- * be NULL; stream is ignored. Errors: ACL_ERROR_OP_NOT_FOUND, ACL_ERROR_OP_INPUT_NOT_MATCH,
- * ACL_ERROR_OP_ATTR_NOT_MATCH, ACL_ERROR_OP_OUTPUT_NOT_MATCH, ACL_ERROR_FAILURE (the kernel
- * failed; the message names the op and the reason). */
-ACL_FUNC_VISIBILITY aclError aclopExecuteV2(const char *opType, int numInputs,
-                                            aclTensorDesc *inputDesc[], aclDataBuffer *inputs[],
-                                            int numOutputs, aclTensorDesc *outputDesc[],
-                                            aclDataBuffer *outputs[], aclopAttr *attr,
-                                            aclrtStream stream);
+/* Runs one operator (ONNX op type, e.g. "Add", "Conv") synchronously on the
+ * host. inputDesc and inputs have numInputs entries (an absent optional input:
+ * NULL desc and NULL buffer); outputDesc must describe exactly what the op
+ * produces (ACL_ERROR_OP_OUTPUT_NOT_MATCH otherwise). attr may be NULL; stream
+ * is ignored. Errors: ACL_ERROR_OP_NOT_FOUND, ACL_ERROR_OP_INPUT_NOT_MATCH,
+ * ACL_ERROR_OP_ATTR_NOT_MATCH, ACL_ERROR_OP_OUTPUT_NOT_MATCH, ACL_ERROR_FAILURE
+ * (the kernel failed; the message names the op and the reason). */
+ACL_FUNC_VISIBILITY aclError aclopExecuteV2(
+    const char *opType, int numInputs, aclTensorDesc *inputDesc[],
+    aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
+    aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream);
 
 #ifdef __cplusplus
 }
