@@ -29,14 +29,16 @@ struct WriteJob;
 
 // What a job becomes on disk.
 struct RenderedFile {
-  std::string directory;  // absolute; must be the writer's root or below it
-  std::string name;       // final file name; hashed by the writer when too long
-                          // (mapping.csv)
-  std::string suffix;     // kept after hashing (".csv")
-  std::string
-      head;  // bytes written first (layout §2 prefix, or a whole CSV text)
-  std::vector<std::string_view>
-      payloads;  // then these (views into the job's buffer)
+  // Absolute; must be the writer's root or below it.
+  std::string directory;
+  // Final file name; hashed by the writer when too long (mapping.csv).
+  std::string name;
+  // Kept after hashing (".csv").
+  std::string suffix;
+  // Bytes written first (layout §2 prefix, or a whole CSV text).
+  std::string head;
+  // Then these (views into the job's buffer).
+  std::vector<std::string_view> payloads;
   int mode = 0644;
 };
 
@@ -68,7 +70,8 @@ struct WriterStats {
   uint64_t files_written = 0;
   uint64_t bytes_written = 0;
   uint64_t files_failed = 0;
-  uint64_t back_pressure_waits = 0;  // times a producer waited for memory
+  // Times a producer waited for memory or for room in the queue.
+  uint64_t back_pressure_waits = 0;
   size_t peak_buffered_bytes = 0;
 };
 
@@ -86,8 +89,6 @@ class DumpWriter {
     // must not build an unbounded backlog of job records even when their bytes
     // fit the budget.
     size_t max_queued_jobs = 4096;
-    // Free buffers kept for reuse once the queue drains (the rest goes back to
-    // the allocator).
     FileSystem* fs = nullptr;  // default: PosixFileSystem()
   };
 
