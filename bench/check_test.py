@@ -1,0 +1,121 @@
+"""The gate's arithmetic and its confirmation rule, on synthetic benchmark results."""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+import check
+
+MODES = ("no_observer", "dump_off", "not_selected", "step_not_selected", "stats", "tensor_all",
+         "tensor_5_layers")
+
+
+def executor_results(dump_off_us=1000.0, stats_ms=1.02):
+    results = {}
+    for family in ("BM_ResNet18", "BM_TinyOps1000"):
+        for mode in MODES:
+            fastest = dump_off_us if mode == "dump_off" else 1000.0
+            real = {"stats": stats_ms, "tensor_all": 1.2, "tensor_5_layers": 1.01}.get(mode, 1.0)
+            # Two repetitions: the gate takes the best of each.
+            results[f"{family}/{mode}/manual_time"] = [
+                {"real_time": real * 1.5, "fastest_us": fastest * 1.5},
+                {"real_time": real, "fastest_us": fastest},
+            ]
+    return results
+
+
+def stats_results():
+    return {"BM_Memcpy": [{"bytes_per_second": 20e9}],
+            "BM_StatsFloat32": [{"bytes_per_second": 30e9}, {"bytes_per_second": 40e9}],
+            "BM_StatsFloat16": [{"bytes_per_second": 15e9}]}
+
+
+def writer_results(ratio_4m=0.9):
+    return {f"BM_WriterVsRawWrite/{size}/manual_time": [
+        {"writer_vs_raw": r} for r in ((0.85, 0.9, 0.95) if size != 4194304 else
+                                       (ratio_4m - 0.1, ratio_4m, ratio_4m + 0.3))]
+        for size in (4096, 262144, 4194304)}
+
+
+BASELINE = {"ratios": {
+    "dump_off_vs_no_observer": {"max": 1.005},
+    "stats_vs_no_observer": {"max": 1.05},
+    "stats_f32_vs_memcpy": {"min": 0.5},
+    "writer_vs_raw_write_4m": {"min": 0.8},
+    "writer_vs_raw_write_256k": {"min": 0.7, "target": 0.95, "miss": "documented"},
+}}
+
+
+class GateTest(unittest.TestCase):
+
+    def gate(self, suites):
+        """Runs main() with `suites[name]` yielding one result set per call; returns
+        (exit code, output, calls per suite, ratios written by --json-out)."""
+        calls = {}
+        binaries = {"executor_bench": "executor", "stats_bench": "stats",
+                    "writer_bench": "writer"}
+
+        def fake_run(binary, bench_filter, repetitions, min_time):
+            suite = binaries[binary]
+            calls[suite] = calls.get(suite, 0) + 1
+            return suites[suite](calls[suite])
+
+        with tempfile.TemporaryDirectory() as tmp:
+            baseline = os.path.join(tmp, "baseline.json")
+            with open(baseline, "w") as f:
+                json.dump(BASELINE, f)
+            ratios = os.path.join(tmp, "ratios.json")
+            out = io.StringIO()
+            argv = ["check", "--baseline", baseline, "--json-out", ratios]
+            with mock.patch.object(check, "run", fake_run), mock.patch.object(sys, "argv", argv), \
+                    contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                code = check.main()
+            with open(ratios) as f:
+                written = json.load(f)["ratios"]
+        return code, out.getvalue(), calls, written
+
+    def test_ratios_from_best_repetitions(self):
+        code, out, calls, ratios = self.gate({
+            "executor": lambda n: executor_results(),
+            "stats": lambda n: stats_results(),
+            "writer": lambda n: writer_results()})
+        self.assertEqual(code, 0, out)
+        self.assertEqual(calls, {"executor": 1, "stats": 1, "writer": 1})
+        self.assertAlmostEqual(ratios["stats_vs_no_observer"][0], 1.02)
+        self.assertAlmostEqual(ratios["stats_f32_vs_memcpy"][0], 2.0)
+        self.assertAlmostEqual(ratios["tensor_all_vs_no_observer"][0], 1.2)
+        # Median of the per-repetition paired ratios.
+        self.assertAlmostEqual(ratios["writer_vs_raw_write_4m"][0], 0.9)
+        self.assertIn("all ratios within bench/baseline.json", out)
+        # A documented miss passes its gate but says so.
+        self.assertIn("ok; target 0.95 missed: documented", out)
+
+    def test_noise_that_does_not_reproduce_passes_after_re_measuring_only_its_suite(self):
+        code, out, calls, ratios = self.gate({
+            "executor": lambda n: executor_results(),
+            "stats": lambda n: stats_results(),
+            "writer": lambda n: writer_results(0.6 if n == 1 else 0.9)})
+        self.assertEqual(code, 0, out)
+        self.assertEqual(calls, {"executor": 1, "stats": 1, "writer": 2})
+        self.assertEqual([round(v, 3) for v in ratios["writer_vs_raw_write_4m"]], [0.6, 0.9])
+        self.assertIn("ok (confirmed: 0.600 0.900)", out)
+
+    def test_a_regression_that_reproduces_fails(self):
+        code, out, calls, ratios = self.gate({
+            "executor": lambda n: executor_results(dump_off_us=1100.0),
+            "stats": lambda n: stats_results(),
+            "writer": lambda n: writer_results()})
+        self.assertEqual(code, 1, out)
+        self.assertEqual(calls["executor"], 3)
+        self.assertEqual(calls["writer"], 1)
+        self.assertEqual([round(v, 3) for v in ratios["dump_off_vs_no_observer"]], [1.1] * 3)
+        self.assertIn("REGRESSED (3 of 3 measurements)", out)
+        self.assertIn("in 3 measurements in a row: dump_off_vs_no_observer", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
