@@ -35,6 +35,40 @@ class FileSystem {
 // The real POSIX file system. Errors carry strerror text and the path.
 FileSystem& PosixFileSystem();
 
+// Passes every call on to another file system: a base for wrappers that change
+// one or two operations (fault injection, slow disks in tests).
+class ForwardingFileSystem : public FileSystem {
+ public:
+  explicit ForwardingFileSystem(FileSystem& inner = PosixFileSystem())
+      : inner_(inner) {}
+  absl::Status MakeDirectory(const std::string& path) override {
+    return inner_.MakeDirectory(path);
+  }
+  bool IsDirectory(const std::string& path) override {
+    return inner_.IsDirectory(path);
+  }
+  absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
+    return inner_.CreateFile(path, mode);
+  }
+  absl::StatusOr<int> OpenForAppend(const std::string& path) override {
+    return inner_.OpenForAppend(path);
+  }
+  absl::StatusOr<size_t> Write(int fd, const void* data, size_t size) override {
+    return inner_.Write(fd, data, size);
+  }
+  absl::Status Sync(int fd) override { return inner_.Sync(fd); }
+  absl::Status Close(int fd) override { return inner_.Close(fd); }
+  absl::Status Rename(const std::string& from, const std::string& to) override {
+    return inner_.Rename(from, to);
+  }
+  absl::Status Remove(const std::string& path) override {
+    return inner_.Remove(path);
+  }
+
+ private:
+  FileSystem& inner_;
+};
+
 // Writes all of `data` (looping over short writes).
 absl::Status WriteAll(FileSystem& fs, int fd, std::string_view data,
                       const std::string& path);

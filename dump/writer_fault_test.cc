@@ -47,7 +47,7 @@ const char* StepName(Step step) {
 // The real file system, failing one step for files whose name contains `match`
 // (or, for mkdir, directories), with a chosen error; short writes can be forced
 // for every write.
-class FaultyFileSystem final : public FileSystem {
+class FaultyFileSystem final : public ForwardingFileSystem {
  public:
   Step step = Step::kWrite;
   absl::Status error =
@@ -59,45 +59,36 @@ class FaultyFileSystem final : public FileSystem {
 
   absl::Status MakeDirectory(const std::string& path) override {
     if (Hit(Step::kMkdir, path)) return Inject();
-    return real_.MakeDirectory(path);
-  }
-  bool IsDirectory(const std::string& path) override {
-    return real_.IsDirectory(path);
+    return ForwardingFileSystem::MakeDirectory(path);
   }
   absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
     if (Hit(Step::kCreate, path)) return Inject();
-    absl::StatusOr<int> fd = real_.CreateFile(path, mode);
+    absl::StatusOr<int> fd = ForwardingFileSystem::CreateFile(path, mode);
     if (fd.ok()) {
       std::lock_guard<std::mutex> lock(mutex_);
       paths_[*fd] = path;
     }
     return fd;
   }
-  absl::StatusOr<int> OpenForAppend(const std::string& path) override {
-    return real_.OpenForAppend(path);
-  }
   absl::StatusOr<size_t> Write(int fd, const void* data, size_t size) override {
     if (Hit(Step::kWrite, PathOf(fd))) return Inject();
-    return real_.Write(fd, data,
-                       short_writes ? std::min<size_t>(size, 7) : size);
+    return ForwardingFileSystem::Write(
+        fd, data, short_writes ? std::min<size_t>(size, 7) : size);
   }
   absl::Status Sync(int fd) override {
     if (Hit(Step::kSync, PathOf(fd))) return Inject();
-    return real_.Sync(fd);
+    return ForwardingFileSystem::Sync(fd);
   }
   absl::Status Close(int fd) override {
     const std::string path = PathOf(fd);
-    absl::Status closed =
-        real_.Close(fd);  // the descriptor is released either way
+    absl::Status closed = ForwardingFileSystem::Close(
+        fd);  // the descriptor is released either way
     if (Hit(Step::kClose, path)) return Inject();
     return closed;
   }
   absl::Status Rename(const std::string& from, const std::string& to) override {
     if (Hit(Step::kRename, to)) return Inject();
-    return real_.Rename(from, to);
-  }
-  absl::Status Remove(const std::string& path) override {
-    return real_.Remove(path);
+    return ForwardingFileSystem::Rename(from, to);
   }
 
  private:
@@ -112,7 +103,6 @@ class FaultyFileSystem final : public FileSystem {
     std::lock_guard<std::mutex> lock(mutex_);
     return paths_[fd];
   }
-  FileSystem& real_ = PosixFileSystem();
   std::mutex mutex_;
   std::map<int, std::string> paths_;
 };

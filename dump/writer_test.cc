@@ -37,35 +37,12 @@ class SequenceRenderer final : public JobRenderer {
 };
 
 // The real file system, slowed down so that producers outrun the writer.
-class SlowFileSystem final : public FileSystem {
+class SlowFileSystem final : public ForwardingFileSystem {
  public:
-  absl::Status MakeDirectory(const std::string& path) override {
-    return real_.MakeDirectory(path);
-  }
-  bool IsDirectory(const std::string& path) override {
-    return real_.IsDirectory(path);
-  }
   absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
     std::this_thread::sleep_for(std::chrono::microseconds(500));
-    return real_.CreateFile(path, mode);
+    return ForwardingFileSystem::CreateFile(path, mode);
   }
-  absl::StatusOr<int> OpenForAppend(const std::string& path) override {
-    return real_.OpenForAppend(path);
-  }
-  absl::StatusOr<size_t> Write(int fd, const void* data, size_t size) override {
-    return real_.Write(fd, data, size);
-  }
-  absl::Status Sync(int fd) override { return real_.Sync(fd); }
-  absl::Status Close(int fd) override { return real_.Close(fd); }
-  absl::Status Rename(const std::string& from, const std::string& to) override {
-    return real_.Rename(from, to);
-  }
-  absl::Status Remove(const std::string& path) override {
-    return real_.Remove(path);
-  }
-
- private:
-  FileSystem& real_ = PosixFileSystem();
 };
 
 class WriterTest : public ::testing::Test {
