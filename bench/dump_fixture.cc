@@ -8,8 +8,8 @@
 #include <fstream>
 #include <random>
 
+#include "base/strings.h"
 #include "kernels/ops.h"
-#include "kernels/strings.h"
 #include "runtime/model_registry.h"
 
 namespace acldump::bench {

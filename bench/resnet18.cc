@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
+#include "base/strings.h"
 #include "kernels/ops.h"
-#include "kernels/strings.h"
 #include "runtime/model_file.h"
 #include "runtime/passes.h"
 

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "base/strings.h"
 #include "dump/writer.h"
-#include "kernels/strings.h"
 
 namespace acldump::bench {
 namespace {

@@ -15,9 +15,9 @@
 #include <set>
 #include <system_error>
 
-#include "kernels/error_kind.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
+#include "base/error_kind.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "nlohmann/json.hpp"
 
 namespace acldump::dump {

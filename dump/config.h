@@ -7,7 +7,7 @@
 // reported. Every error message reads `<file>: <json path>: <reason>`, e.g.
 // `acl.json: dump.dump_list[1].layer[0]: ...`.
 //
-// Error kinds (kernels/error_kind.h): kInvalidFile for a missing, unreadable,
+// Error kinds (base/error_kind.h): kInvalidFile for a missing, unreadable,
 // non-regular or oversized (> 10 MiB) file; kParseFile for text that is not
 // JSON or nests deeper than 10 levels; kInvalidDumpConfig (status code
 // InvalidArgument) for everything else.
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dump/stat_columns.h"
+#include "dump/format/stat_columns.h"
 
 namespace acldump::dump {
 

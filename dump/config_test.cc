@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "kernels/error_kind.h"
-#include "kernels/strings.h"
+#include "base/error_kind.h"
+#include "base/strings.h"
 
 namespace acldump::dump {
 namespace {

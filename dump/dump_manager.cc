@@ -1,11 +1,35 @@
 #include "dump/dump_manager.h"
 
+#include "absl/strings/cord.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "dump/policy.h"
-#include "kernels/error_kind.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 
 namespace acldump::dump {
+namespace {
+
+constexpr char kLifecyclePayload[] = "acldump.dev/dump_lifecycle";
+
+absl::Status LifecycleFailure(LifecycleError error, std::string message) {
+  absl::Status status = absl::FailedPreconditionError(std::move(message));
+  status.SetPayload(kLifecyclePayload,
+                    absl::Cord(std::to_string(static_cast<int>(error))));
+  return status;
+}
+
+}  // namespace
+
+std::optional<LifecycleError> LifecycleErrorOf(const absl::Status& status) {
+  absl::optional<absl::Cord> payload = status.GetPayload(kLifecyclePayload);
+  if (!payload) return std::nullopt;
+  const std::string text(*payload);
+  for (LifecycleError e :
+       {LifecycleError::kNotInitialized, LifecycleError::kAlreadyInitialized,
+        LifecycleError::kConfiguredByAclInit}) {
+    if (text == std::to_string(static_cast<int>(e))) return e;
+  }
+  return std::nullopt;
+}
 
 DumpManager::DumpManager(SessionOptions options)
     : options_(std::move(options)) {}
@@ -15,18 +39,16 @@ DumpManager::~DumpManager() { Shutdown().IgnoreError(); }
 absl::Status DumpManager::InitDump() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (init_session_) {
-    return WithKind(
-        absl::FailedPreconditionError(
-            StrCat("dump is already configured by aclInit's file '",
-                   init_session_->config().source,
-                   "'; edit that file instead of calling aclmdlInitDump (S6)")),
-        ErrorKind::kDumpAlreadyRun);
+    return LifecycleFailure(
+        LifecycleError::kConfiguredByAclInit,
+        StrCat("dump is already configured by aclInit's file '",
+               init_session_->config().source,
+               "'; edit that file instead of calling aclmdlInitDump (S6)"));
   }
   if (initialized_) {
-    return WithKind(
-        absl::FailedPreconditionError(
-            "aclmdlInitDump was already called; call aclmdlFinalizeDump first"),
-        ErrorKind::kRepeatInitialize);
+    return LifecycleFailure(
+        LifecycleError::kAlreadyInitialized,
+        "aclmdlInitDump was already called; call aclmdlFinalizeDump first");
   }
   initialized_ = true;
   return absl::OkStatus();
@@ -36,9 +58,8 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_) {
-      return WithKind(absl::FailedPreconditionError(
-                          "aclmdlSetDump needs aclmdlInitDump first (S2)"),
-                      ErrorKind::kDumpNotRun);
+      return LifecycleFailure(LifecycleError::kNotInitialized,
+                              "aclmdlSetDump needs aclmdlInitDump first (S2)");
     }
   }
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
@@ -48,10 +69,9 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (!initialized_) {
-    return WithKind(
-        absl::FailedPreconditionError("aclmdlFinalizeDump ran while "
-                                      "aclmdlSetDump was reading its config"),
-        ErrorKind::kDumpNotRun);
+    return LifecycleFailure(LifecycleError::kNotInitialized,
+                            "aclmdlFinalizeDump ran while "
+                            "aclmdlSetDump was reading its config");
   }
   current_ = session;
   if (session) sessions_.push_back(std::move(session));
@@ -63,9 +83,9 @@ absl::Status DumpManager::FinalizeDump() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_) {
-      return WithKind(absl::FailedPreconditionError(
-                          "aclmdlFinalizeDump needs aclmdlInitDump first (S2)"),
-                      ErrorKind::kDumpNotRun);
+      return LifecycleFailure(
+          LifecycleError::kNotInitialized,
+          "aclmdlFinalizeDump needs aclmdlInitDump first (S2)");
     }
     initialized_ = false;
     current_.reset();

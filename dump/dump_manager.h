@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,20 +19,29 @@
 
 namespace acldump::dump {
 
+// Misuse of the InitDump / SetDump / FinalizeDump sequence. The C ABI gives
+// each its own aclError; no lower layer knows them.
+enum class LifecycleError {
+  kNotInitialized,       // SetDump/FinalizeDump without InitDump
+  kAlreadyInitialized,   // InitDump twice
+  kConfiguredByAclInit,  // InitDump while aclInit's dump config is active
+};
+std::optional<LifecycleError> LifecycleErrorOf(const absl::Status& status);
+
 class DumpManager {
  public:
   explicit DumpManager(
       SessionOptions options = SessionOptionsFromEnvironment());
   ~DumpManager();
 
-  // aclmdlInitDump: kDumpAlreadyRun while aclInit's dump config is active,
-  // kRepeatInitialize when already initialised.
+  // aclmdlInitDump: kConfiguredByAclInit while aclInit's dump config is
+  // active, kAlreadyInitialized when already initialised.
   absl::Status InitDump();
-  // aclmdlSetDump: kDumpNotRun before InitDump; config errors as
+  // aclmdlSetDump: kNotInitialized before InitDump; config errors as
   // LoadDumpConfigFile reports them. On success the config applies to models
   // loaded from now on (S4); the latest call wins (S5).
   absl::Status SetDump(const std::string& config_path);
-  // aclmdlFinalizeDump: kDumpNotRun without InitDump. Writes everything the
+  // aclmdlFinalizeDump: kNotInitialized without InitDump. Writes everything the
   // sessions since InitDump queued and reports what could not be written
   // (kWriteFile). Models loaded with those sessions stop dumping.
   absl::Status FinalizeDump();

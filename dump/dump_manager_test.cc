@@ -12,11 +12,11 @@
 #include <map>
 #include <regex>
 
-#include "dump/dump_file.h"
-#include "dump/dump_names.h"
-#include "dump/overflow_record.h"
-#include "dump/stats_csv.h"
-#include "kernels/error_kind.h"
+#include "base/error_kind.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/overflow_record.h"
+#include "dump/format/stats_csv.h"
 #include "kernels/npy.h"
 #include "kernels/ops.h"
 #include "runtime/model_file.h"
@@ -149,19 +149,24 @@ TEST_F(DumpManagerTest, LifecycleCodes) {
   DumpManager manager;
   const std::string config =
       Config(R"("dump_list":[{"model_name":"resnet_tiny"}])");
-  EXPECT_EQ(KindOf(manager.SetDump(config)), ErrorKind::kDumpNotRun);
-  EXPECT_EQ(KindOf(manager.FinalizeDump()), ErrorKind::kDumpNotRun);
+  EXPECT_EQ(LifecycleErrorOf(manager.SetDump(config)),
+            LifecycleError::kNotInitialized);
+  EXPECT_EQ(LifecycleErrorOf(manager.FinalizeDump()),
+            LifecycleError::kNotInitialized);
   ASSERT_TRUE(manager.InitDump().ok());
-  EXPECT_EQ(KindOf(manager.InitDump()), ErrorKind::kRepeatInitialize);
+  EXPECT_EQ(LifecycleErrorOf(manager.InitDump()),
+            LifecycleError::kAlreadyInitialized);
   EXPECT_EQ(KindOf(manager.SetDump(dir_ + "/missing.json")),
             ErrorKind::kInvalidFile);
   ASSERT_TRUE(manager.SetDump(config).ok());
   ASSERT_TRUE(manager.FinalizeDump().ok());
-  EXPECT_EQ(KindOf(manager.FinalizeDump()), ErrorKind::kDumpNotRun);
+  EXPECT_EQ(LifecycleErrorOf(manager.FinalizeDump()),
+            LifecycleError::kNotInitialized);
   // aclInit's config blocks InitDump (S6).
   DumpManager with_init;
   ASSERT_TRUE(with_init.ConfigureFromAclInit(config).ok());
-  EXPECT_EQ(KindOf(with_init.InitDump()), ErrorKind::kDumpAlreadyRun);
+  EXPECT_EQ(LifecycleErrorOf(with_init.InitDump()),
+            LifecycleError::kConfiguredByAclInit);
 }
 
 // Golden: dump_mode all writes one file per executed node per iteration (plus

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump::dump {
 namespace {

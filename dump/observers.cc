@@ -2,13 +2,14 @@
 
 #include <cstring>
 
-#include "dump/dump_data.pb.h"
-#include "dump/dump_file.h"
-#include "dump/dump_names.h"
-#include "dump/overflow_record.h"
+#include "base/strings.h"
+#include "dump/format/data_type.h"
+#include "dump/format/dump_data.pb.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/overflow_record.h"
+#include "dump/format/stats_csv.h"
 #include "dump/stats.h"
-#include "dump/stats_csv.h"
-#include "kernels/strings.h"
 
 namespace acldump::dump {
 namespace {

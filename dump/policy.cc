@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump::dump {
 

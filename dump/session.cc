@@ -9,7 +9,7 @@
 #include <mutex>
 #include <set>
 
-#include "dump/dump_names.h"
+#include "dump/format/dump_names.h"
 
 namespace acldump::dump {
 

@@ -6,7 +6,7 @@
 #ifndef ACLDUMP_DUMP_STATS_H_
 #define ACLDUMP_DUMP_STATS_H_
 
-#include "dump/stat_columns.h"
+#include "dump/format/stat_columns.h"
 #include "kernels/tensor.h"
 
 namespace acldump::dump {

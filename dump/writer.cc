@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "dump/dump_names.h"
-#include "kernels/error_kind.h"
-#include "kernels/strings.h"
+#include "base/error_kind.h"
+#include "base/strings.h"
+#include "dump/format/dump_names.h"
 
 namespace acldump::dump {
 namespace {

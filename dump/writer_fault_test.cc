@@ -11,11 +11,11 @@
 #include <fstream>
 #include <mutex>
 
-#include "dump/dump_file.h"
+#include "base/error_kind.h"
+#include "base/strings.h"
 #include "dump/dump_manager.h"
-#include "kernels/error_kind.h"
+#include "dump/format/dump_file.h"
 #include "kernels/npy.h"
-#include "kernels/strings.h"
 #include "runtime/model_registry.h"
 
 namespace acldump::dump {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump::dump {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "dump/dump_file.h"
+#include "dump/format/dump_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto contents = acldump::dump::ParseDumpFile(

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "dump/stats_csv.h"
+#include "dump/format/stats_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto table = acldump::dump::ParseStatsCsv(

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump {
 namespace {

@@ -1,5 +1,4 @@
-// Element types of tensors and their mapping to the dump format's
-// OutputDataType numbers.
+// Element types of tensors, their sizes and names, and their ONNX numbers.
 #ifndef ACLDUMP_KERNELS_DTYPE_H_
 #define ACLDUMP_KERNELS_DTYPE_H_
 
@@ -35,14 +34,6 @@ size_t DTypeSize(DType dtype);
 std::string_view DTypeName(DType dtype);
 std::optional<DType> DTypeFromName(std::string_view name);
 bool IsFloating(DType dtype);
-
-// The dump format's OutputDataType (dump-format.md §1), e.g. kFloat32 ->
-// DT_FLOAT = 1.
-int32_t ToDumpDataType(DType dtype);
-std::optional<DType> FromDumpDataType(int32_t dump_data_type);
-// "DT_FLOAT", "DT_FLOAT16", ... for any OutputDataType number; "DT_UNDEFINED"
-// if unknown.
-std::string_view DumpDataTypeName(int32_t dump_data_type);
 
 // ONNX TensorProto.DataType numbers, e.g. kFloat32 -> FLOAT = 1.
 int32_t ToOnnxDataType(DType dtype);

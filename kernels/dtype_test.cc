@@ -12,7 +12,7 @@
 namespace acldump {
 namespace {
 
-TEST(DTypeTest, SizesNamesAndDumpNumbers) {
+TEST(DTypeTest, SizesNamesAndOnnxNumbers) {
   EXPECT_EQ(DTypeSize(DType::kFloat32), 4u);
   EXPECT_EQ(DTypeSize(DType::kFloat16), 2u);
   EXPECT_EQ(DTypeSize(DType::kBFloat16), 2u);
@@ -20,29 +20,11 @@ TEST(DTypeTest, SizesNamesAndDumpNumbers) {
   EXPECT_EQ(DTypeSize(DType::kInt64), 8u);
   EXPECT_EQ(DTypeSize(DType::kBool), 1u);
   EXPECT_EQ(DTypeSize(DType::kUndefined), 0u);
-  // dump-format.md §1 OutputDataType numbers.
-  EXPECT_EQ(ToDumpDataType(DType::kFloat32), 1);
-  EXPECT_EQ(ToDumpDataType(DType::kFloat16), 2);
-  EXPECT_EQ(ToDumpDataType(DType::kInt8), 3);
-  EXPECT_EQ(ToDumpDataType(DType::kUInt8), 4);
-  EXPECT_EQ(ToDumpDataType(DType::kInt16), 5);
-  EXPECT_EQ(ToDumpDataType(DType::kInt32), 7);
-  EXPECT_EQ(ToDumpDataType(DType::kInt64), 8);
-  EXPECT_EQ(ToDumpDataType(DType::kBool), 11);
-  EXPECT_EQ(ToDumpDataType(DType::kFloat64), 12);
-  EXPECT_EQ(ToDumpDataType(DType::kBFloat16), 27);
-  EXPECT_EQ(DumpDataTypeName(27), "DT_BF16");
-  EXPECT_EQ(DumpDataTypeName(12), "DT_DOUBLE");
-  EXPECT_EQ(DumpDataTypeName(40), "DT_FLOAT4_E1M2");
-  EXPECT_EQ(DumpDataTypeName(41), "DT_UNDEFINED");
-  EXPECT_EQ(DumpDataTypeName(-1), "DT_UNDEFINED");
   for (DType dtype : kAllDTypes) {
-    EXPECT_EQ(FromDumpDataType(ToDumpDataType(dtype)), dtype);
     EXPECT_EQ(FromOnnxDataType(ToOnnxDataType(dtype)), dtype);
     EXPECT_EQ(DTypeFromName(DTypeName(dtype)), dtype);
   }
-  EXPECT_FALSE(FromDumpDataType(13).has_value());  // DT_STRING
-  EXPECT_FALSE(FromOnnxDataType(8).has_value());   // ONNX STRING
+  EXPECT_FALSE(FromOnnxDataType(8).has_value());  // ONNX STRING
   EXPECT_EQ(ToOnnxDataType(DType::kFloat16), 10);
   EXPECT_EQ(ToOnnxDataType(DType::kBFloat16), 16);
 }

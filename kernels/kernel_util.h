@@ -12,10 +12,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "kernels/half.h"
 #include "kernels/op_registry.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "kernels/tensor.h"
 
 namespace acldump {

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "kernels/half.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 
 namespace acldump {
 namespace {

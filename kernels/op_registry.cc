@@ -1,6 +1,6 @@
 #include "kernels/op_registry.h"
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump {
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "base/status_macros.h"
 #include "kernels/op_families.h"
-#include "kernels/status_macros.h"
 
 namespace acldump {
 namespace {

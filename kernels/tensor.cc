@@ -3,7 +3,7 @@
 #include <cstring>
 #include <new>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump {
 

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <map>
 
-#include "kernels/error_kind.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
+#include "base/error_kind.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "runtime/model_file.h"
 
 namespace acldump {

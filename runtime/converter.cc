@@ -3,9 +3,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "kernels/ops.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "runtime/compiled_model.h"
 #include "runtime/model_file.h"
 #include "runtime/onnx_import.h"

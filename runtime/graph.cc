@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump {
 

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <set>
 
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "nlohmann/json.hpp"
 #include "runtime/model.pb.h"
 
@@ -33,10 +33,32 @@ absl::Status CheckName(std::string_view where, const std::string& name) {
   return absl::OkStatus();
 }
 
+// Element types in the model file: the SDK's data type numbers (DT_FLOAT = 1,
+// DT_FLOAT16 = 2, ..., DT_BF16 = 27), so a model reads like the SDK's files.
+constexpr std::pair<DType, int32_t> kModelDataTypes[] = {
+    {DType::kFloat32, 1},  {DType::kFloat16, 2}, {DType::kInt8, 3},
+    {DType::kUInt8, 4},    {DType::kInt16, 5},   {DType::kInt32, 7},
+    {DType::kInt64, 8},    {DType::kBool, 11},   {DType::kFloat64, 12},
+    {DType::kBFloat16, 27}};
+
+int32_t ToModelDataType(DType dtype) {
+  for (const auto& [type, number] : kModelDataTypes) {
+    if (type == dtype) return number;
+  }
+  return 0;
+}
+
+std::optional<DType> FromModelDataType(int32_t number) {
+  for (const auto& [type, value] : kModelDataTypes) {
+    if (value == number) return type;
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<TensorInfo> InfoFromProto(
     std::string_view where, int32_t data_type,
     const google::protobuf::RepeatedField<int64_t>& dims) {
-  std::optional<DType> dtype = FromDumpDataType(data_type);
+  std::optional<DType> dtype = FromModelDataType(data_type);
   if (!dtype)
     return Invalid(where, StrCat("unsupported data type ", data_type));
   if (dims.size() > kMaxRank) {
@@ -67,7 +89,7 @@ absl::StatusOr<Tensor> TensorFromProto(std::string_view where,
 }
 
 void TensorToProto(const Tensor& tensor, om::TensorValue* proto) {
-  proto->set_data_type(ToDumpDataType(tensor.dtype()));
+  proto->set_data_type(ToModelDataType(tensor.dtype()));
   for (int64_t dim : tensor.shape().dims()) proto->add_dims(dim);
   proto->set_data(tensor.data(), tensor.ByteSize());
 }
@@ -228,13 +250,13 @@ std::string SerializeModel(const Graph& graph) {
   for (const auto& in : graph.inputs) {
     om::ValueInfo* info = model.add_inputs();
     info->set_name(in.name);
-    info->set_data_type(ToDumpDataType(in.info.dtype));
+    info->set_data_type(ToModelDataType(in.info.dtype));
     for (int64_t dim : in.info.shape.dims()) info->add_dims(dim);
   }
   for (const auto& out : graph.outputs) {
     om::ValueInfo* info = model.add_outputs();
     info->set_name(out.name);
-    info->set_data_type(ToDumpDataType(out.info.dtype));
+    info->set_data_type(ToModelDataType(out.info.dtype));
     for (int64_t dim : out.info.shape.dims()) info->add_dims(dim);
   }
   for (const auto& [name, tensor] : graph.initializers) {

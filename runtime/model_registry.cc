@@ -1,9 +1,9 @@
 #include "runtime/model_registry.h"
 
-#include "kernels/error_kind.h"
+#include "base/error_kind.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "kernels/ops.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "runtime/model_file.h"
 
 namespace acldump {
@@ -32,9 +32,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::Find(uint32_t id) const {
 absl::Status ModelRegistry::Remove(uint32_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (models_.erase(id) == 0) {
-    return WithKind(
-        absl::NotFoundError(StrCat("model id ", id, " is not loaded")),
-        ErrorKind::kInvalidModelId);
+    return absl::NotFoundError(StrCat("model id ", id, " is not loaded"));
   }
   return absl::OkStatus();
 }

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "runtime/model_file.h"
 #include "runtime/onnx_tensors.h"
 

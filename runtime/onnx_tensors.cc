@@ -2,9 +2,9 @@
 
 #include <cstring>
 
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "kernels/half.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 
 namespace acldump {
 namespace {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <set>
 
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 
 namespace acldump {
 namespace {

@@ -1,8 +1,8 @@
 #include "runtime/single_op.h"
 
-#include "kernels/error_kind.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
+#include "base/error_kind.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 
 namespace acldump {
 

@@ -4,10 +4,10 @@
 #include <set>
 
 #include "acl/acl.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "dump/config.h"
 #include "dump/policy.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
 #include "runtime/model_registry.h"

@@ -7,7 +7,7 @@
 
 #include "absl/strings/cord.h"
 #include "acl/acl_base.h"
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 namespace acldump::tools {
 

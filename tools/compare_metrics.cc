@@ -6,8 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "base/strings.h"
 #include "kernels/half.h"
-#include "kernels/strings.h"
 
 namespace acldump::tools {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <optional>
 
-#include "kernels/strings.h"
+#include "base/strings.h"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {

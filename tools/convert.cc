@@ -5,7 +5,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "kernels/strings.h"
+#include "base/strings.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
 

@@ -4,14 +4,15 @@
 #include <map>
 #include <tuple>
 
-#include "dump/dump_file.h"
-#include "dump/dump_names.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "dump/format/data_type.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/dump_tree.h"
 #include "kernels/dtype.h"
 #include "kernels/npy.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "tools/cli_util.h"
-#include "tools/dump_tree.h"
 
 namespace acldump::tools {
 namespace {
@@ -28,7 +29,7 @@ std::vector<std::string> SplitCommas(const std::string& text) {
   return parts;
 }
 
-absl::StatusOr<OpRecord> RecordOfDumpFile(const DumpEntry& entry) {
+absl::StatusOr<OpRecord> RecordOfDumpFile(const dump::DumpEntry& entry) {
   ASSIGN_OR_RETURN(dump::DumpFileContents contents,
                    dump::ReadDumpFile(entry.path));
   const auto& h = contents.header;
@@ -62,14 +63,15 @@ absl::StatusOr<OpRecord> RecordOfDumpFile(const DumpEntry& entry) {
   return op;
 }
 
-absl::StatusOr<CompareSide> LoadDumpSide(const DumpTree& tree,
+absl::StatusOr<CompareSide> LoadDumpSide(const dump::DumpTree& tree,
                                          const SideSelection& selection) {
-  std::vector<const DumpRun*> candidates;
+  std::vector<const dump::DumpRun*> candidates;
   std::vector<std::string> present;
-  for (const DumpRun& run : tree.runs) {
+  for (const dump::DumpRun& run : tree.runs) {
     const bool has_tensors = std::any_of(
-        run.files.begin(), run.files.end(),
-        [](const DumpEntry* e) { return e->kind == EntryKind::kTensor; });
+        run.files.begin(), run.files.end(), [](const dump::DumpEntry* e) {
+          return e->kind == dump::EntryKind::kTensor;
+        });
     if (!has_tensors) continue;
     present.push_back(run.Describe());
     if (!selection.model.empty() && run.model != selection.model) continue;
@@ -87,12 +89,12 @@ absl::StatusOr<CompareSide> LoadDumpSide(const DumpTree& tree,
   // Latest time first, then the lowest device, model, id and iteration.
   std::stable_sort(
       candidates.begin(), candidates.end(),
-      [](const DumpRun* a, const DumpRun* b) {
+      [](const dump::DumpRun* a, const dump::DumpRun* b) {
         if (a->time != b->time) return a->time > b->time;
         return std::tie(a->device, a->model, a->model_id, a->iteration) <
                std::tie(b->device, b->model, b->model_id, b->iteration);
       });
-  const DumpRun& run = *candidates.front();
+  const dump::DumpRun& run = *candidates.front();
   CompareSide side;
   side.kind = SideKind::kDump;
   side.root = tree.root;
@@ -103,21 +105,21 @@ absl::StatusOr<CompareSide> LoadDumpSide(const DumpTree& tree,
                " dump folders; comparing ", run.Describe(),
                " (pick another with --iteration, --model or a deeper path)"));
   }
-  for (const DumpEntry* entry : run.files) {
-    if (entry->kind != EntryKind::kTensor) continue;
+  for (const dump::DumpEntry* entry : run.files) {
+    if (entry->kind != dump::EntryKind::kTensor) continue;
     ASSIGN_OR_RETURN(OpRecord op, RecordOfDumpFile(*entry));
     side.ops.push_back(std::move(op));
   }
   return side;
 }
 
-CompareSide LoadNpySide(const DumpTree& tree) {
+CompareSide LoadNpySide(const dump::DumpTree& tree) {
   CompareSide side;
   side.kind = SideKind::kNpy;
   side.root = tree.root;
   std::map<std::string, size_t> by_key;  // folder + stem -> op
   size_t files = 0;
-  for (const DumpEntry& e : tree.entries) {
+  for (const dump::DumpEntry& e : tree.entries) {
     const std::string& file = e.file_name;
     if (file.size() <= 4 || file.substr(file.size() - 4) != ".npy") continue;
     ++files;
@@ -125,7 +127,7 @@ CompareSide LoadNpySide(const DumpTree& tree) {
     const std::string folder =
         e.path.substr(0, e.path.size() - file.size());  // keeps the '/'
     // "F.output.<i>" of a converted dump file F?
-    std::optional<DumpFileName> converted;
+    std::optional<dump::DumpFileNameParts> converted;
     bool is_input = false;
     uint32_t position = 0;
     const size_t last = stem.rfind('.');
@@ -138,7 +140,7 @@ CompareSide LoadNpySide(const DumpTree& tree) {
       if ((kind == "input" || kind == "output") && !index.empty() &&
           index.size() < 6 &&
           index.find_first_not_of("0123456789") == std::string::npos) {
-        converted = ParseDumpFileName(stem.substr(0, middle));
+        converted = dump::ParseDumpFileName(stem.substr(0, middle));
         is_input = kind == "input";
         position = static_cast<uint32_t>(std::stoul(index));
       }
@@ -298,11 +300,11 @@ std::string DescribeOutputs(const OpComparison& op) {
 
 absl::StatusOr<CompareSide> LoadCompareSide(const std::string& path,
                                             const SideSelection& selection) {
-  ASSIGN_OR_RETURN(DumpTree tree, ScanDumpTree(path));
-  if (tree.CountKind(EntryKind::kTensor) > 0) {
+  ASSIGN_OR_RETURN(dump::DumpTree tree, dump::ScanDumpTree(path));
+  if (tree.CountKind(dump::EntryKind::kTensor) > 0) {
     return LoadDumpSide(tree, selection);
   }
-  if (tree.CountKind(EntryKind::kStats) > 0) {
+  if (tree.CountKind(dump::EntryKind::kStats) > 0) {
     return absl::InvalidArgumentError(StrCat(
         "'", path,
         "' holds stats dumps only (dump_data: stats); compare needs tensor "

@@ -6,19 +6,19 @@
 #include <memory>
 #include <vector>
 
+#include "dump/format/testing/dump_test_util.h"
 #include "kernels/npy.h"
 #include "tools/compare_report.h"
-#include "tools/dump_test_util.h"
 
 namespace acldump::tools {
 namespace {
 
-using testing::FakeOp;
-using testing::FakeTensor;
+using dump::testing::FakeOp;
+using dump::testing::FakeTensor;
+using dump::testing::ModelFolder;
+using dump::testing::NewTempDir;
+using dump::testing::WriteDumpFile;
 using ::testing::HasSubstr;
-using testing::ModelFolder;
-using testing::NewTempDir;
-using testing::WriteDumpFile;
 
 // A three-op chain x -> a -> b -> c, each op's input the previous output.
 struct Chain {
@@ -163,7 +163,7 @@ TEST(CompareTest, NpyReferencesByOperatorName) {
   const std::string root = NewTempDir("npy");
   WriteChain(ModelFolder(root + "/dump", 0), {}, true);
   const std::string refs = root + "/refs";
-  testing::WriteText(refs + "/.keep", "");
+  dump::testing::WriteText(refs + "/.keep", "");
   auto save = [&](const std::string& name, std::vector<float> values,
                   std::vector<int64_t> shape) {
     Tensor t(DType::kFloat32, Shape(shape));
@@ -193,7 +193,7 @@ TEST(CompareTest, NpyFilesOfConvertedDumps) {
   Tensor t(DType::kFloat32, Shape{4});
   const Chain v;
   std::copy(v.b.begin(), v.b.end(), t.as<float>());
-  testing::WriteText(root + "/npy/.keep", "");
+  dump::testing::WriteText(root + "/npy/.keep", "");
   ASSERT_TRUE(
       WriteNpyFile(root + "/npy/Mul.b.1.0.0000000000000002.output.0.npy",
                    t.view())

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <system_error>
 
-#include "dump/dump_file.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "dump/format/dump_file.h"
 #include "kernels/npy.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
@@ -25,7 +25,7 @@ absl::Status MakeDirectories(const fs::path& dir) {
 }
 
 // Where `entry` goes under `out_dir` (its folder mirrored).
-fs::path Destination(const fs::path& out_dir, const DumpEntry& entry) {
+fs::path Destination(const fs::path& out_dir, const dump::DumpEntry& entry) {
   if (entry.relative.empty()) return out_dir / entry.file_name;
   return out_dir / entry.relative;
 }
@@ -52,7 +52,7 @@ absl::Status WriteTensors(const Tensors& protos,
   return absl::OkStatus();
 }
 
-absl::Status Copy(const DumpEntry& entry, const fs::path& to,
+absl::Status Copy(const dump::DumpEntry& entry, const fs::path& to,
                   ConvertSummary& summary) {
   std::error_code error;
   fs::copy_file(entry.path, to, fs::copy_options::overwrite_existing, error);
@@ -68,23 +68,24 @@ absl::Status Copy(const DumpEntry& entry, const fs::path& to,
 
 }  // namespace
 
-absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const DumpTree& tree,
+absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
                                                 const std::string& out_dir) {
   ConvertSummary summary;
   const fs::path out(out_dir);
-  std::vector<const DumpEntry*> work;
-  for (const DumpEntry& e : tree.entries) {
-    if (e.kind != EntryKind::kOther || e.file_name == "mapping.csv") {
+  std::vector<const dump::DumpEntry*> work;
+  for (const dump::DumpEntry& e : tree.entries) {
+    if (e.kind != dump::EntryKind::kOther || e.file_name == "mapping.csv") {
       work.push_back(&e);
     }
   }
   Progress progress("convert", work.size());
   size_t done = 0;
-  for (const DumpEntry* entry : work) {
+  for (const dump::DumpEntry* entry : work) {
     progress.Update(++done, entry->file_name);
     const fs::path destination = Destination(out, *entry);
     RETURN_IF_ERROR(MakeDirectories(destination.parent_path()));
-    if (entry->kind == EntryKind::kStats || entry->kind == EntryKind::kOther) {
+    if (entry->kind == dump::EntryKind::kStats ||
+        entry->kind == dump::EntryKind::kOther) {
       RETURN_IF_ERROR(Copy(*entry, destination, summary));
       continue;
     }

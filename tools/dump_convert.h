@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tools/dump_tree.h"
+#include "dump/format/dump_tree.h"
 
 namespace acldump::tools {
 
@@ -26,7 +26,7 @@ struct ConvertSummary {
 // Converts the dump files of `tree` into `out_dir` (created when missing).
 // A file that cannot be read fails the conversion (its name in the error);
 // a tensor whose dtype numpy cannot hold is skipped and listed.
-absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const DumpTree& tree,
+absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
                                                 const std::string& out_dir);
 
 }  // namespace acldump::tools

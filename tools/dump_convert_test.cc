@@ -5,19 +5,19 @@
 
 #include <filesystem>
 
+#include "dump/format/testing/dump_test_util.h"
 #include "kernels/half.h"
 #include "kernels/npy.h"
-#include "tools/dump_test_util.h"
 
 namespace acldump::tools {
 namespace {
 
-using testing::FakeOp;
-using testing::FakeTensor;
-using testing::ModelFolder;
-using testing::NewTempDir;
-using testing::WriteDumpFile;
-using testing::WriteText;
+using dump::testing::FakeOp;
+using dump::testing::FakeTensor;
+using dump::testing::ModelFolder;
+using dump::testing::NewTempDir;
+using dump::testing::WriteDumpFile;
+using dump::testing::WriteText;
 
 TEST(ConvertTest, TensorsToNpyMirroringTheTree) {
   const std::string root = NewTempDir("convert_in");
@@ -32,7 +32,7 @@ TEST(ConvertTest, TensorsToNpyMirroringTheTree) {
                                          0, 7);
   WriteText(dir + "/Relu.relu.1.0.0000000000000008.csv", "Input/Output\n");
   WriteText(root + "/acl.json", "{}");
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
   ASSERT_TRUE(tree.ok());
   const std::string out = NewTempDir("convert_out");
   absl::StatusOr<ConvertSummary> summary = ConvertDumpToNpy(*tree, out);
@@ -57,7 +57,7 @@ TEST(ConvertTest, TensorsToNpyMirroringTheTree) {
   EXPECT_FALSE(std::filesystem::exists(out + "/acl.json"));
 
   // One file: written straight into the output folder.
-  tree = ScanDumpTree(file);
+  tree = dump::ScanDumpTree(file);
   ASSERT_TRUE(tree.ok());
   const std::string single = NewTempDir("convert_single");
   ASSERT_TRUE(ConvertDumpToNpy(*tree, single).ok());
@@ -68,7 +68,7 @@ TEST(ConvertTest, TensorsToNpyMirroringTheTree) {
 TEST(ConvertTest, CorruptFileFails) {
   const std::string root = NewTempDir("convert_corrupt");
   WriteText(ModelFolder(root, 0) + "/Conv.conv.0.0.0000000000000001", "junk");
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
   ASSERT_TRUE(tree.ok());
   absl::StatusOr<ConvertSummary> summary =
       ConvertDumpToNpy(*tree, NewTempDir("convert_corrupt_out"));

@@ -15,17 +15,18 @@
 
 #include "CLI/CLI.hpp"
 #include "acl/acl_base.h"
-#include "kernels/strings.h"
+#include "base/strings.h"
+#include "dump/format/dump_tree.h"
 #include "tools/check_config.h"
 #include "tools/cli_util.h"
 #include "tools/compare_metrics.h"
 #include "tools/compare_report.h"
 #include "tools/dump_compare.h"
 #include "tools/dump_convert.h"
+#include "tools/dump_ls.h"
 #include "tools/dump_run.h"
 #include "tools/dump_show.h"
 #include "tools/dump_stats.h"
-#include "tools/dump_tree.h"
 #include "tools/runfiles.h"
 
 namespace acldump::tools {
@@ -207,7 +208,7 @@ int CheckConfigCommand(const std::string& config, const std::string& model) {
 // ---- ls / show -------------------------------------------------------------
 
 int Ls(const std::string& dir, bool summary) {
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(dir);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(dir);
   if (!tree.ok()) {
     return FailWith("ls", tree.status(),
                     "give a dump_path, or any folder or file below it", 1);
@@ -240,7 +241,7 @@ int Show(const std::vector<std::string>& files, size_t head) {
 // ---- convert ---------------------------------------------------------------
 
 int Convert(const std::string& path, std::string out, const std::string& to) {
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(path);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(path);
   if (!tree.ok()) return FailWith("convert", tree.status(), "", 1);
   const std::string base = fs::path(Absolute(path)).filename().string().empty()
                                ? "dump"
@@ -265,8 +266,9 @@ int Convert(const std::string& path, std::string out, const std::string& to) {
                 out.c_str());
     return 0;
   }
-  if (tree->CountKind(EntryKind::kTensor) + tree->CountKind(EntryKind::kStats) +
-          tree->CountKind(EntryKind::kOverflowRecord) ==
+  if (tree->CountKind(dump::EntryKind::kTensor) +
+          tree->CountKind(dump::EntryKind::kStats) +
+          tree->CountKind(dump::EntryKind::kOverflowRecord) ==
       0) {
     return Fail("convert", StrCat("no dump files under '", path, "'"),
                 "give a dump file or a folder of the dump tree", 1);
@@ -289,7 +291,7 @@ int Convert(const std::string& path, std::string out, const std::string& to) {
 
 int Stats(const std::string& dir, const std::string& csv,
           const StatsReportOptions& options) {
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(dir);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(dir);
   if (!tree.ok()) return FailWith("stats", tree.status(), "", 1);
   absl::StatusOr<MergedStats> stats = MergeStats(*tree);
   if (!stats.ok()) {

@@ -11,18 +11,18 @@
 #include <system_error>
 
 #include "acl/acl.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "bindings/c/acl_dtypes.h"
 #include "dump/config.h"
-#include "dump/dump_names.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/dump_tree.h"
 #include "kernels/half.h"
 #include "kernels/npy.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
 #include "runtime/model_registry.h"
 #include "tools/cli_util.h"
-#include "tools/dump_tree.h"
 
 namespace acldump::tools {
 namespace {
@@ -475,16 +475,17 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
   RETURN_IF_ERROR(AclCall(aclFinalize(), "aclFinalize"));
 
   if (!summary.dump_root.empty()) {
-    absl::StatusOr<DumpTree> tree = ScanDumpTree(summary.dump_root);
+    absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(summary.dump_root);
     if (tree.ok()) {
-      for (const DumpRun& run : tree->runs) {
+      for (const dump::DumpRun& run : tree->runs) {
         bool any = false;
-        for (const DumpEntry* e : run.files) {
+        for (const dump::DumpEntry* e : run.files) {
           if (before.count(e->relative)) continue;
           any = true;
           ++summary.files;
           summary.bytes += e->bytes;
-          if (summary.first_file.empty() && e->kind == EntryKind::kTensor &&
+          if (summary.first_file.empty() &&
+              e->kind == dump::EntryKind::kTensor &&
               e->name->op_type != "Data") {
             summary.first_file = e->path;
           }

@@ -7,13 +7,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "dump/dump_file.h"
-#include "dump/overflow_record.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "dump/format/data_type.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/overflow_record.h"
+#include "dump/format/stats_csv.h"
 #include "dump/stats.h"
-#include "dump/stats_csv.h"
 #include "kernels/dtype.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "tools/cli_util.h"
 #include "tools/compare_metrics.h"
 

@@ -3,17 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "dump/overflow_record.h"
-#include "tools/dump_test_util.h"
+#include "dump/format/overflow_record.h"
+#include "dump/format/testing/dump_test_util.h"
 
 namespace acldump::tools {
 namespace {
 
-using testing::FakeOp;
+using dump::testing::FakeOp;
+using dump::testing::NewTempDir;
+using dump::testing::WriteDumpFile;
+using dump::testing::WriteText;
 using ::testing::HasSubstr;
-using testing::NewTempDir;
-using testing::WriteDumpFile;
-using testing::WriteText;
 
 TEST(ShowTest, HeaderAndStatistics) {
   const std::string dir = NewTempDir("show");

@@ -6,11 +6,11 @@
 #include <map>
 #include <sstream>
 
-#include "dump/dump_file.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/stats_csv.h"
 #include "dump/stats.h"
-#include "dump/stats_csv.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
@@ -64,7 +64,7 @@ absl::StatusOr<std::string> StatsCsvOfTensorFile(const std::string& path) {
   return dump::FormatStatsCsv(rows, {});
 }
 
-std::vector<std::string> PrefixCells(const DumpEntry& e) {
+std::vector<std::string> PrefixCells(const dump::DumpEntry& e) {
   auto number = [](int64_t v) { return v < 0 ? std::string() : StrCat(v); };
   return {e.time,
           number(e.device),
@@ -78,8 +78,8 @@ std::vector<std::string> PrefixCells(const DumpEntry& e) {
           StrCat(e.name->timestamp_us)};
 }
 
-absl::Status AddTable(const DumpEntry& entry, const dump::StatsTable& table,
-                      MergedStats& merged) {
+absl::Status AddTable(const dump::DumpEntry& entry,
+                      const dump::StatsTable& table, MergedStats& merged) {
   // Where each CSV column goes in the merged header.
   std::vector<size_t> target;
   for (const std::string& column : table.header) {
@@ -156,24 +156,25 @@ std::string Optional(const std::optional<double>& v) {
 
 }  // namespace
 
-absl::StatusOr<MergedStats> MergeStats(const DumpTree& tree) {
+absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree) {
   MergedStats merged;
   for (const char* column : kMergedPrefixColumns)
     merged.header.push_back(column);
   size_t total = 0;
-  for (const DumpRun& run : tree.runs) total += run.files.size();
+  for (const dump::DumpRun& run : tree.runs) total += run.files.size();
   Progress progress("stats", total);
   size_t done = 0;
-  for (const DumpRun& run : tree.runs) {
-    for (const DumpEntry* entry : run.files) {
+  for (const dump::DumpRun& run : tree.runs) {
+    for (const dump::DumpEntry* entry : run.files) {
       progress.Update(++done, entry->file_name);
-      if (entry->kind != EntryKind::kStats &&
-          entry->kind != EntryKind::kTensor) {
+      if (entry->kind != dump::EntryKind::kStats &&
+          entry->kind != dump::EntryKind::kTensor) {
         continue;
       }
       absl::StatusOr<std::string> text =
-          entry->kind == EntryKind::kStats ? ReadText(entry->path)
-                                           : StatsCsvOfTensorFile(entry->path);
+          entry->kind == dump::EntryKind::kStats
+              ? ReadText(entry->path)
+              : StatsCsvOfTensorFile(entry->path);
       absl::StatusOr<dump::StatsTable> table =
           text.ok() ? dump::ParseStatsCsv(*text)
                     : absl::StatusOr<dump::StatsTable>(text.status());
@@ -184,8 +185,8 @@ absl::StatusOr<MergedStats> MergeStats(const DumpTree& tree) {
             StrCat(entry->path, ": ", ToStd(added.message())));
         continue;
       }
-      ++(entry->kind == EntryKind::kStats ? merged.stats_files
-                                          : merged.tensor_files);
+      ++(entry->kind == dump::EntryKind::kStats ? merged.stats_files
+                                                : merged.tensor_files);
     }
   }
   progress.Finish();
@@ -220,7 +221,8 @@ size_t CountNonFiniteRows(const MergedStats& stats) {
                        [](const MergedRow& r) { return NonFinite(r) > 0; });
 }
 
-std::string FormatStatsReport(const DumpTree& tree, const MergedStats& stats,
+std::string FormatStatsReport(const dump::DumpTree& tree,
+                              const MergedStats& stats,
                               const StatsReportOptions& options) {
   std::string out =
       StrCat("stats of ", stats.rows.size(), " tensors from ",
@@ -228,7 +230,7 @@ std::string FormatStatsReport(const DumpTree& tree, const MergedStats& stats,
              " (", stats.stats_files, " stats CSV, ", stats.tensor_files,
              " computed from tensor dumps)\n");
   size_t shown_runs = 0;
-  for (const DumpRun& run : tree.runs) {
+  for (const dump::DumpRun& run : tree.runs) {
     if (++shown_runs > 5) {
       StrAppend(out, "  ... and ", tree.runs.size() - 5, " more folders\n");
       break;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tools/dump_tree.h"
+#include "dump/format/dump_tree.h"
 
 namespace acldump::tools {
 
@@ -20,7 +20,7 @@ inline constexpr const char* kMergedPrefixColumns[] = {
     "Op Type", "Op Name", "Task ID", "Stream ID", "Timestamp"};
 
 struct MergedRow {
-  const DumpEntry* entry = nullptr;
+  const dump::DumpEntry* entry = nullptr;
   bool is_input = false;
   uint32_t index = 0;
   std::string data_type;                // "DT_FLOAT"
@@ -43,7 +43,7 @@ struct MergedStats {
 // Reads every stats CSV and tensor dump of `tree` (runs in layout order,
 // files in execution order). Unreadable files are listed in `problems`, not
 // fatal; a tree with neither kind is an error.
-absl::StatusOr<MergedStats> MergeStats(const DumpTree& tree);
+absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree);
 
 // RFC 4180 CSV of `stats` (header + rows).
 std::string MergedStatsCsv(const MergedStats& stats);
@@ -55,7 +55,8 @@ struct StatsReportOptions {
 
 // The `dump stats` report: NaN/Inf rows, extreme values, and operators
 // ranked by NaN/Inf count, then by their largest |value|.
-std::string FormatStatsReport(const DumpTree& tree, const MergedStats& stats,
+std::string FormatStatsReport(const dump::DumpTree& tree,
+                              const MergedStats& stats,
                               const StatsReportOptions& options);
 
 // Rows holding NaN or Inf.

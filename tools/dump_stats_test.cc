@@ -5,18 +5,18 @@
 
 #include <limits>
 
-#include "dump/dump_names.h"
-#include "tools/dump_test_util.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/testing/dump_test_util.h"
 
 namespace acldump::tools {
 namespace {
 
-using testing::FakeOp;
+using dump::testing::FakeOp;
+using dump::testing::ModelFolder;
+using dump::testing::NewTempDir;
+using dump::testing::WriteDumpFile;
+using dump::testing::WriteText;
 using ::testing::HasSubstr;
-using testing::ModelFolder;
-using testing::NewTempDir;
-using testing::WriteDumpFile;
-using testing::WriteText;
 
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
@@ -39,7 +39,7 @@ TEST(MergeStatsTest, MergesCsvAndTensorDumps) {
   // A tensor dump: its statistics are computed (one NaN).
   WriteDumpFile(dir, FakeOp{"Div", "div", {}, {{{1, 2}}}, {{{kNan, 4}}}}, 2, 9);
 
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
   ASSERT_TRUE(tree.ok());
   absl::StatusOr<MergedStats> stats = MergeStats(*tree);
   ASSERT_TRUE(stats.ok()) << stats.status();
@@ -74,7 +74,8 @@ TEST(MergeStatsTest, MergesCsvAndTensorDumps) {
 }
 
 TEST(MergeStatsTest, EmptyTreeIsAnError) {
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(NewTempDir("nothing"));
+  absl::StatusOr<dump::DumpTree> tree =
+      dump::ScanDumpTree(NewTempDir("nothing"));
   ASSERT_TRUE(tree.ok());
   EXPECT_FALSE(MergeStats(*tree).ok());
 }
@@ -84,7 +85,7 @@ TEST(MergeStatsTest, BadCsvIsReportedNotFatal) {
   const std::string dir = ModelFolder(root, 0);
   WriteText(StatsFile(dir, "Conv", "conv", 0), "Input/Output,Index\nOops,x\n");
   WriteDumpFile(dir, FakeOp{"Add", "add", {}, {}, {{{1}}}}, 1, 5);
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
   ASSERT_TRUE(tree.ok());
   absl::StatusOr<MergedStats> stats = MergeStats(*tree);
   ASSERT_TRUE(stats.ok());

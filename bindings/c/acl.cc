@@ -12,10 +12,10 @@
 
 #include "acl_dtypes.h"
 #include "api_support.h"
+#include "base/error_kind.h"
+#include "base/strings.h"
 #include "dump/dump_manager.h"
-#include "kernels/error_kind.h"
 #include "kernels/ops.h"
-#include "kernels/strings.h"
 #include "runtime/model_registry.h"
 #include "runtime/single_op.h"
 

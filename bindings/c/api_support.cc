@@ -1,6 +1,7 @@
 #include "api_support.h"
 
-#include "kernels/error_kind.h"
+#include "base/error_kind.h"
+#include "dump/dump_manager.h"
 
 namespace acldump::capi {
 namespace {
@@ -17,18 +18,6 @@ aclError FromKind(ErrorKind kind) {
       return ACL_ERROR_INVALID_DUMP_CONFIG;
     case ErrorKind::kWriteFile:
       return ACL_ERROR_WRITE_FILE;
-    case ErrorKind::kDumpNotRun:
-      return ACL_ERROR_DUMP_NOT_RUN;
-    case ErrorKind::kDumpAlreadyRun:
-      return ACL_ERROR_DUMP_ALREADY_RUN;
-    case ErrorKind::kRepeatInitialize:
-      return ACL_ERROR_REPEAT_INITIALIZE;
-    case ErrorKind::kUninitialized:
-      return ACL_ERROR_UNINITIALIZE;
-    case ErrorKind::kRepeatFinalize:
-      return ACL_ERROR_REPEAT_FINALIZE;
-    case ErrorKind::kInvalidModelId:
-      return ACL_ERROR_INVALID_MODEL_ID;
     case ErrorKind::kParseModel:
       return ACL_ERROR_PARSE_MODEL;
     case ErrorKind::kReadModelFailure:
@@ -39,8 +28,6 @@ aclError FromKind(ErrorKind kind) {
       return ACL_ERROR_MODEL_INPUT_NOT_MATCH;
     case ErrorKind::kModelOutputNotMatch:
       return ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
-    case ErrorKind::kOpTypeNotMatch:
-      return ACL_ERROR_OP_TYPE_NOT_MATCH;
     case ErrorKind::kOpInputNotMatch:
       return ACL_ERROR_OP_INPUT_NOT_MATCH;
     case ErrorKind::kOpOutputNotMatch:
@@ -51,6 +38,20 @@ aclError FromKind(ErrorKind kind) {
       return ACL_ERROR_OP_NOT_FOUND;
     case ErrorKind::kUnsupportedDataType:
       return ACL_ERROR_UNSUPPORTED_DATA_TYPE;
+    case ErrorKind::kOutOfMemory:
+      return ACL_ERROR_BAD_ALLOC;
+  }
+  return ACL_ERROR_FAILURE;
+}
+
+aclError FromLifecycle(dump::LifecycleError error) {
+  switch (error) {
+    case dump::LifecycleError::kNotInitialized:
+      return ACL_ERROR_DUMP_NOT_RUN;
+    case dump::LifecycleError::kAlreadyInitialized:
+      return ACL_ERROR_REPEAT_INITIALIZE;
+    case dump::LifecycleError::kConfiguredByAclInit:
+      return ACL_ERROR_DUMP_ALREADY_RUN;
   }
   return ACL_ERROR_FAILURE;
 }
@@ -68,6 +69,9 @@ aclError FailWith(const absl::Status& status, aclError fallback) {
   aclError code = fallback;
   if (std::optional<ErrorKind> kind = KindOf(status)) {
     code = FromKind(*kind);
+  } else if (std::optional<dump::LifecycleError> misuse =
+                 dump::LifecycleErrorOf(status)) {
+    code = FromLifecycle(*misuse);
   } else if (status.code() == absl::StatusCode::kResourceExhausted) {
     code = ACL_ERROR_STORAGE_OVER_LIMIT;
   } else if (status.code() == absl::StatusCode::kInternal) {

@@ -1,6 +1,6 @@
 #include "kernels/testing/op_tester.h"
 
-#include "kernels/status_macros.h"
+#include "base/status_macros.h"
 
 namespace acldump::testing {
 

@@ -11,10 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "kernels/half.h"
 #include "kernels/ops.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 #include "runtime/onnx_tensors.h"
 
 namespace acldump {

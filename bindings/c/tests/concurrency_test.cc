@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "acl/acl.h"
-#include "dump/dump_file.h"
+#include "dump/format/dump_file.h"
 
 namespace {
 

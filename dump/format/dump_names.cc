@@ -1,4 +1,4 @@
-#include "dump/dump_names.h"
+#include "dump/format/dump_names.h"
 
 #include <time.h>
 

@@ -2,8 +2,8 @@
 // where each sits in the layout (time / device / model / model id /
 // iteration), the op it belongs to and the execution order. A scan may start
 // at any level of the tree, or at one file.
-#ifndef ACLDUMP_TOOLS_DUMP_TREE_H_
-#define ACLDUMP_TOOLS_DUMP_TREE_H_
+#ifndef ACLDUMP_DUMP_FORMAT_DUMP_TREE_H_
+#define ACLDUMP_DUMP_FORMAT_DUMP_TREE_H_
 
 #include <cstdint>
 #include <optional>
@@ -13,11 +13,11 @@
 
 #include "absl/status/statusor.h"
 
-namespace acldump::tools {
+namespace acldump::dump {
 
 // "{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}" (§3); op_type
 // and op_name as escaped in the name.
-struct DumpFileName {
+struct DumpFileNameParts {
   std::string op_type;
   std::string op_name;
   uint32_t task_id = 0;
@@ -25,7 +25,7 @@ struct DumpFileName {
   uint64_t timestamp_us = 0;
 };
 // Without any ".csv" suffix. nullopt when `name` does not have that form.
-std::optional<DumpFileName> ParseDumpFileName(std::string_view name);
+std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name);
 
 enum class EntryKind {
   kTensor,          // a dump file (layout §2)
@@ -55,7 +55,7 @@ struct DumpEntry {
   int64_t model_id = -1;
   int64_t iteration = -1;
   // From the file name, or from the folder's mapping.csv for hashed names.
-  std::optional<DumpFileName> name;
+  std::optional<DumpFileNameParts> name;
 };
 
 // Files of one folder of the layout: one iteration of one model (or the
@@ -97,10 +97,6 @@ struct DumpTree {
 // read. A tree with no dump file is not an error (see CountKind).
 absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path);
 
-// The `dump ls` listing: the tree with file counts and sizes per folder and,
-// unless `summary`, one line per file (task, op type, op name, kind, size).
-std::string FormatDumpTree(const DumpTree& tree, bool summary);
+}  // namespace acldump::dump
 
-}  // namespace acldump::tools
-
-#endif  // ACLDUMP_TOOLS_DUMP_TREE_H_
+#endif  // ACLDUMP_DUMP_FORMAT_DUMP_TREE_H_

@@ -1,4 +1,4 @@
-#include "kernels/error_kind.h"
+#include "base/error_kind.h"
 
 #include <string>
 
@@ -26,7 +26,7 @@ std::optional<ErrorKind> KindOf(const absl::Status& status) {
     value = value * 10 + (c - '0');
   }
   if (value < static_cast<int>(ErrorKind::kInvalidFile) ||
-      value > static_cast<int>(ErrorKind::kUnsupportedDataType)) {
+      value > static_cast<int>(ErrorKind::kOutOfMemory)) {
     return std::nullopt;
   }
   return static_cast<ErrorKind>(value);

@@ -1,8 +1,8 @@
 // The dump file format (dump-format.md §2): an 8-byte little-endian header
 // length, a DumpData header without data, then the raw payloads. The reader
 // treats every file as untrusted: each length is checked before it is used.
-#ifndef ACLDUMP_DUMP_DUMP_FILE_H_
-#define ACLDUMP_DUMP_DUMP_FILE_H_
+#ifndef ACLDUMP_DUMP_FORMAT_DUMP_FILE_H_
+#define ACLDUMP_DUMP_FORMAT_DUMP_FILE_H_
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dump/dump_data.pb.h"
+#include "dump/format/dump_data.pb.h"
 #include "kernels/tensor.h"
 
 namespace acldump::dump {
@@ -74,4 +74,4 @@ std::string FormatName(int32_t output_format);
 
 }  // namespace acldump::dump
 
-#endif  // ACLDUMP_DUMP_DUMP_FILE_H_
+#endif  // ACLDUMP_DUMP_FORMAT_DUMP_FILE_H_

@@ -1,4 +1,4 @@
-#include "dump/dump_file.h"
+#include "dump/format/dump_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,9 +9,10 @@
 #include <cstring>
 #include <utility>
 
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "dump/format/data_type.h"
 #include "kernels/dtype.h"
-#include "kernels/status_macros.h"
-#include "kernels/strings.h"
 
 namespace acldump::dump {
 namespace {

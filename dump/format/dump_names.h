@@ -1,6 +1,6 @@
 // Names of dump folders and files (dump-format.md §3).
-#ifndef ACLDUMP_DUMP_DUMP_NAMES_H_
-#define ACLDUMP_DUMP_DUMP_NAMES_H_
+#ifndef ACLDUMP_DUMP_FORMAT_DUMP_NAMES_H_
+#define ACLDUMP_DUMP_FORMAT_DUMP_NAMES_H_
 
 #include <chrono>
 #include <cstdint>
@@ -40,4 +40,4 @@ std::string ExceptionTimestamp(std::chrono::system_clock::time_point t);
 
 }  // namespace acldump::dump
 
-#endif  // ACLDUMP_DUMP_DUMP_NAMES_H_
+#endif  // ACLDUMP_DUMP_FORMAT_DUMP_NAMES_H_

@@ -1,4 +1,4 @@
-#include "dump/dump_file.h"
+#include "dump/format/dump_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

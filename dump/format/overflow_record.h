@@ -16,8 +16,8 @@
 //          64  uint64 thread_id
 //          72  uint64 status (acldump: kOverflowStatus* bits)
 //          80  zeros up to 2048
-#ifndef ACLDUMP_DUMP_OVERFLOW_RECORD_H_
-#define ACLDUMP_DUMP_OVERFLOW_RECORD_H_
+#ifndef ACLDUMP_DUMP_FORMAT_OVERFLOW_RECORD_H_
+#define ACLDUMP_DUMP_FORMAT_OVERFLOW_RECORD_H_
 
 #include <cstdint>
 #include <string>
@@ -73,4 +73,4 @@ std::string EncodeOverflowDumpFile(const OverflowRecord& record,
 
 }  // namespace acldump::dump
 
-#endif  // ACLDUMP_DUMP_OVERFLOW_RECORD_H_
+#endif  // ACLDUMP_DUMP_FORMAT_OVERFLOW_RECORD_H_

@@ -1,9 +1,9 @@
-#include "dump/overflow_record.h"
+#include "dump/format/overflow_record.h"
 
-#include "dump/dump_data.pb.h"
-#include "dump/dump_file.h"
-#include "dump/dump_names.h"
-#include "kernels/strings.h"
+#include "base/strings.h"
+#include "dump/format/dump_data.pb.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/dump_names.h"
 
 namespace acldump::dump {
 namespace {

@@ -1,7 +1,7 @@
 // The statistics a stats dump can record (dump_stats, dump-format.md §4) and
 // their numbers.
-#ifndef ACLDUMP_DUMP_STAT_COLUMNS_H_
-#define ACLDUMP_DUMP_STAT_COLUMNS_H_
+#ifndef ACLDUMP_DUMP_FORMAT_STAT_COLUMNS_H_
+#define ACLDUMP_DUMP_FORMAT_STAT_COLUMNS_H_
 
 #include <cstdint>
 #include <optional>
@@ -71,4 +71,4 @@ struct TensorStats {
 
 }  // namespace acldump::dump
 
-#endif  // ACLDUMP_DUMP_STAT_COLUMNS_H_
+#endif  // ACLDUMP_DUMP_FORMAT_STAT_COLUMNS_H_

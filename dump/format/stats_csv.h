@@ -17,8 +17,8 @@
 //    of finite elements) are computed in double and print in the same
 //    precision as the data (float32 shortest for narrow floats when in float
 //    range, double shortest otherwise).
-#ifndef ACLDUMP_DUMP_STATS_CSV_H_
-#define ACLDUMP_DUMP_STATS_CSV_H_
+#ifndef ACLDUMP_DUMP_FORMAT_STATS_CSV_H_
+#define ACLDUMP_DUMP_FORMAT_STATS_CSV_H_
 
 #include <cstdint>
 #include <optional>
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dump/stat_columns.h"
+#include "dump/format/stat_columns.h"
 
 namespace acldump::dump {
 
@@ -93,4 +93,4 @@ absl::StatusOr<std::vector<int64_t>> ParseStatsShape(std::string_view text);
 
 }  // namespace acldump::dump
 
-#endif  // ACLDUMP_DUMP_STATS_CSV_H_
+#endif  // ACLDUMP_DUMP_FORMAT_STATS_CSV_H_

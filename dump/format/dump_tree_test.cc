@@ -1,19 +1,18 @@
-#include "tools/dump_tree.h"
+#include "dump/format/dump_tree.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "dump/dump_names.h"
-#include "tools/dump_test_util.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/testing/dump_test_util.h"
 
-namespace acldump::tools {
+namespace acldump::dump {
 namespace {
 
 using testing::FakeOp;
 using ::testing::HasSubstr;
 using testing::ModelFolder;
 using testing::NewTempDir;
-using ::testing::Not;
 using testing::WriteDumpFile;
 using testing::WriteText;
 
@@ -22,18 +21,18 @@ FakeOp Op(const std::string& type, const std::string& name) {
 }
 
 TEST(ParseDumpFileNameTest, FiveParts) {
-  std::optional<DumpFileName> n =
-      ParseDumpFileName("Conv.conv1bn1relu1.3.0.0001735732800000000");
+  std::optional<dump::DumpFileNameParts> n =
+      dump::ParseDumpFileName("Conv.conv1bn1relu1.3.0.0001735732800000000");
   ASSERT_TRUE(n.has_value());
   EXPECT_EQ(n->op_type, "Conv");
   EXPECT_EQ(n->op_name, "conv1bn1relu1");
   EXPECT_EQ(n->task_id, 3u);
   EXPECT_EQ(n->stream_id, 0u);
   EXPECT_EQ(n->timestamp_us, 1735732800000000u);
-  EXPECT_FALSE(ParseDumpFileName("Conv.a.b.3.0.1"));  // six parts
-  EXPECT_FALSE(ParseDumpFileName("Conv.a.x.0.1"));    // task not a number
-  EXPECT_FALSE(ParseDumpFileName("Conv..1.0.1"));
-  EXPECT_FALSE(ParseDumpFileName("acl.json"));
+  EXPECT_FALSE(dump::ParseDumpFileName("Conv.a.b.3.0.1"));  // six parts
+  EXPECT_FALSE(dump::ParseDumpFileName("Conv.a.x.0.1"));    // task not a number
+  EXPECT_FALSE(dump::ParseDumpFileName("Conv..1.0.1"));
+  EXPECT_FALSE(dump::ParseDumpFileName("acl.json"));
 }
 
 TEST(ScanDumpTreeTest, ClassifiesPlacesAndOrders) {
@@ -105,22 +104,5 @@ TEST(ScanDumpTreeTest, StartsAtAnyLevelOrAFile) {
   EXPECT_FALSE(ScanDumpTree(root + "/missing").ok());
 }
 
-TEST(FormatDumpTreeTest, ListsFoldersAndFiles) {
-  const std::string root = NewTempDir("format");
-  WriteDumpFile(ModelFolder(root, 0), Op("Conv", "conv"), 0, 1);
-  WriteDumpFile(ModelFolder(root, 1), Op("Conv", "conv"), 0, 2);
-  WriteText(root + "/notes.txt", "x");
-  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
-  ASSERT_TRUE(tree.ok());
-  const std::string full = FormatDumpTree(*tree, false);
-  EXPECT_THAT(full, HasSubstr("2 dump files (2 tensor, 0 stats, 0 overflow)"));
-  EXPECT_THAT(full, HasSubstr("20250101120000/  (time)  2 files"));
-  EXPECT_THAT(full, HasSubstr("net/  (model)"));
-  EXPECT_THAT(full, HasSubstr("0/  (iteration)  1 file,"));
-  EXPECT_THAT(full, HasSubstr("Conv.conv.0.0.0000000000000001"));
-  EXPECT_THAT(full, HasSubstr("1 other file (not dump files): notes.txt"));
-  EXPECT_THAT(FormatDumpTree(*tree, true), Not(HasSubstr("Conv.conv.0.0")));
-}
-
 }  // namespace
-}  // namespace acldump::tools
+}  // namespace acldump::dump

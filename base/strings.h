@@ -1,8 +1,8 @@
 // String building for messages. Debian's abseil is built with its own
 // absl::string_view (not std::string_view), so StrCat does not take
 // std::string_view; these helpers (on fmt) take both.
-#ifndef ACLDUMP_KERNELS_STRINGS_H_
-#define ACLDUMP_KERNELS_STRINGS_H_
+#ifndef ACLDUMP_BASE_STRINGS_H_
+#define ACLDUMP_BASE_STRINGS_H_
 
 #include <iterator>
 #include <string>
@@ -54,4 +54,4 @@ inline std::string_view ToStd(absl::string_view s) {
 
 }  // namespace acldump
 
-#endif  // ACLDUMP_KERNELS_STRINGS_H_
+#endif  // ACLDUMP_BASE_STRINGS_H_

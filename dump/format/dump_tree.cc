@@ -1,4 +1,4 @@
-#include "tools/dump_tree.h"
+#include "dump/format/dump_tree.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,11 +9,10 @@
 #include <system_error>
 #include <tuple>
 
-#include "dump/stats_csv.h"
-#include "kernels/strings.h"
-#include "tools/cli_util.h"
+#include "base/strings.h"
+#include "dump/format/stats_csv.h"
 
-namespace acldump::tools {
+namespace acldump::dump {
 namespace {
 
 namespace fs = std::filesystem;
@@ -50,7 +49,7 @@ Mapping ReadMapping(const fs::path& directory) {
   std::stringstream text;
   text << in.rdbuf();
   // The file has no header line: parse it as one and keep it as a row.
-  absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text.str());
+  absl::StatusOr<StatsTable> table = ParseStatsCsv(text.str());
   if (!table.ok() || table->header.size() != 2) return mapping;
   mapping[table->header[0]] = table->header[1];
   for (const auto& row : table->rows) mapping[row[0]] = row[1];
@@ -125,7 +124,7 @@ std::string ParentOf(const std::string& path) {
 
 }  // namespace
 
-std::optional<DumpFileName> ParseDumpFileName(std::string_view name) {
+std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
   std::vector<std::string_view> parts;
   size_t start = 0;
   while (true) {
@@ -137,7 +136,7 @@ std::optional<DumpFileName> ParseDumpFileName(std::string_view name) {
   if (parts.size() != 5 || parts[0].empty() || parts[1].empty()) {
     return std::nullopt;
   }
-  DumpFileName parsed;
+  DumpFileNameParts parsed;
   parsed.op_type = parts[0];
   parsed.op_name = parts[1];
   if (!ParseNumber(parts[2], parsed.task_id) ||
@@ -275,106 +274,4 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
   return tree;
 }
 
-namespace {
-
-// The folders of a run, outermost first: (folder name, what it is).
-std::vector<std::pair<std::string, std::string>> Levels(const DumpRun& run) {
-  switch (run.layout) {
-    case Layout::kModel:
-      return {{run.time, "time"},
-              {StrCat(run.device), "device"},
-              {run.model, "model"},
-              {StrCat(run.model_id), "model id"},
-              {StrCat(run.iteration), "iteration"}};
-    case Layout::kSingleOp:
-      return {{run.time, "time"},
-              {StrCat(run.device), "device (single-op dump)"}};
-    case Layout::kException:
-      return {{"extra-info/data-dump", "exception dump"},
-              {StrCat(run.device), "device"}};
-    case Layout::kUnknown:
-      break;
-  }
-  return {{run.directory, "not in the dump layout"}};
-}
-
-}  // namespace
-
-std::string FormatDumpTree(const DumpTree& tree, bool summary) {
-  const size_t tensors = tree.CountKind(EntryKind::kTensor);
-  const size_t stats = tree.CountKind(EntryKind::kStats);
-  const size_t overflow = tree.CountKind(EntryKind::kOverflowRecord);
-  std::string out =
-      StrCat(tree.root, ": ", tensors + stats + overflow, " dump files (",
-             tensors, " tensor, ", stats, " stats, ", overflow, " overflow), ",
-             HumanBytes(tree.DumpBytes()), ", ", tree.runs.size(),
-             tree.runs.size() == 1 ? " folder" : " folders", "\n");
-  // Files and bytes under every level prefix.
-  std::map<std::string, std::pair<size_t, uint64_t>> totals;
-  auto prefix_key =
-      [](const std::vector<std::pair<std::string, std::string>>& levels,
-         size_t depth) {
-        std::string key;
-        for (size_t i = 0; i <= depth; ++i)
-          StrAppend(key, levels[i].first, "/");
-        return key;
-      };
-  for (const DumpRun& run : tree.runs) {
-    const auto levels = Levels(run);
-    for (size_t d = 0; d < levels.size(); ++d) {
-      auto& total = totals[StrCat(static_cast<int>(run.layout), ":",
-                                  prefix_key(levels, d))];
-      total.first += run.files.size();
-      total.second += run.bytes;
-    }
-  }
-  std::vector<std::pair<std::string, std::string>> previous;
-  Layout previous_layout = Layout::kUnknown;
-  for (const DumpRun& run : tree.runs) {
-    const auto levels = Levels(run);
-    size_t same = 0;
-    if (run.layout == previous_layout) {
-      while (same < levels.size() && same < previous.size() &&
-             levels[same].first == previous[same].first) {
-        ++same;
-      }
-    }
-    for (size_t d = same; d < levels.size(); ++d) {
-      const auto& total = totals[StrCat(static_cast<int>(run.layout), ":",
-                                        prefix_key(levels, d))];
-      StrAppend(out, std::string(2 * d, ' '), levels[d].first, "/  (",
-                levels[d].second, ")  ", total.first,
-                total.first == 1 ? " file, " : " files, ",
-                HumanBytes(total.second), "\n");
-    }
-    previous = levels;
-    previous_layout = run.layout;
-    if (summary) continue;
-    TextTable table({"task", "type", "op", "kind", "size", "file"});
-    for (const DumpEntry* e : run.files) {
-      table.AddRow({StrCat(e->name->task_id), e->name->op_type,
-                    e->name->op_name, std::string(EntryKindName(e->kind)),
-                    HumanBytes(e->bytes), e->file_name});
-    }
-    out += table.Render(std::string(2 * levels.size(), ' '));
-  }
-  std::vector<std::string> others;
-  for (const DumpEntry& e : tree.entries) {
-    if (e.kind == EntryKind::kOther) {
-      others.push_back(e.relative.empty() ? e.file_name : e.relative);
-    }
-  }
-  if (!others.empty()) {
-    const size_t shown = std::min<size_t>(others.size(), 5);
-    StrAppend(
-        out, others.size(), others.size() == 1 ? " other file" : " other files",
-        " (not dump files): ",
-        StrJoin(
-            std::vector<std::string>(others.begin(), others.begin() + shown),
-            ", "),
-        others.size() > shown ? ", ..." : "", "\n");
-  }
-  return out;
-}
-
-}  // namespace acldump::tools
+}  // namespace acldump::dump

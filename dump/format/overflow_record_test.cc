@@ -1,11 +1,11 @@
-#include "dump/overflow_record.h"
+#include "dump/format/overflow_record.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "dump/dump_file.h"
+#include "dump/format/dump_file.h"
 
 namespace acldump::dump {
 namespace {

@@ -1,4 +1,4 @@
-#include "dump/stats_csv.h"
+#include "dump/format/stats_csv.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -6,10 +6,11 @@
 #include <cmath>
 #include <set>
 
-#include "dump/dump_data.pb.h"
-#include "dump/dump_file.h"
+#include "base/strings.h"
+#include "dump/format/data_type.h"
+#include "dump/format/dump_data.pb.h"
+#include "dump/format/dump_file.h"
 #include "kernels/dtype.h"
-#include "kernels/strings.h"
 
 namespace acldump::dump {
 namespace {

@@ -1,12 +1,12 @@
 // Test helpers: small dump trees written with the dump format's own encoder.
-#ifndef ACLDUMP_TOOLS_DUMP_TEST_UTIL_H_
-#define ACLDUMP_TOOLS_DUMP_TEST_UTIL_H_
+#ifndef ACLDUMP_DUMP_FORMAT_TESTING_DUMP_TEST_UTIL_H_
+#define ACLDUMP_DUMP_FORMAT_TESTING_DUMP_TEST_UTIL_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace acldump::tools::testing {
+namespace acldump::dump::testing {
 
 struct FakeTensor {
   std::vector<float> values;
@@ -35,6 +35,6 @@ std::string ModelFolder(const std::string& dump_path, int iteration,
                         const std::string& model = "net",
                         const std::string& time = "20250101120000");
 
-}  // namespace acldump::tools::testing
+}  // namespace acldump::dump::testing
 
-#endif  // ACLDUMP_TOOLS_DUMP_TEST_UTIL_H_
+#endif  // ACLDUMP_DUMP_FORMAT_TESTING_DUMP_TEST_UTIL_H_

@@ -1,4 +1,4 @@
-#include "tools/dump_test_util.h"
+#include "dump/format/testing/dump_test_util.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -6,13 +6,13 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "dump/dump_data.pb.h"
-#include "dump/dump_file.h"
-#include "dump/dump_names.h"
+#include "base/strings.h"
+#include "dump/format/dump_data.pb.h"
+#include "dump/format/dump_file.h"
+#include "dump/format/dump_names.h"
 #include "kernels/half.h"
-#include "kernels/strings.h"
 
-namespace acldump::tools::testing {
+namespace acldump::dump::testing {
 namespace {
 
 namespace fs = std::filesystem;
@@ -100,4 +100,4 @@ std::string ModelFolder(const std::string& dump_path, int iteration,
   return StrCat(dump_path, "/", time, "/0/", model, "/1/", iteration);
 }
 
-}  // namespace acldump::tools::testing
+}  // namespace acldump::dump::testing

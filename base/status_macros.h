@@ -1,13 +1,13 @@
 // RETURN_IF_ERROR / ASSIGN_OR_RETURN for absl::Status(Or); abseil 20220623
 // ships neither.
-#ifndef ACLDUMP_KERNELS_STATUS_MACROS_H_
-#define ACLDUMP_KERNELS_STATUS_MACROS_H_
+#ifndef ACLDUMP_BASE_STATUS_MACROS_H_
+#define ACLDUMP_BASE_STATUS_MACROS_H_
 
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "kernels/strings.h"
+#include "base/strings.h"
 
 #define ACLDUMP_CONCAT_INNER(a, b) a##b
 #define ACLDUMP_CONCAT(a, b) ACLDUMP_CONCAT_INNER(a, b)
@@ -38,4 +38,4 @@ inline absl::Status Annotate(const absl::Status& status,
 
 }  // namespace acldump
 
-#endif  // ACLDUMP_KERNELS_STATUS_MACROS_H_
+#endif  // ACLDUMP_BASE_STATUS_MACROS_H_

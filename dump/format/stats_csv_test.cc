@@ -1,4 +1,4 @@
-#include "dump/stats_csv.h"
+#include "dump/format/stats_csv.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump_data.pb.h"
+#include "dump/format/dump_data.pb.h"
 
 namespace acldump::dump {
 namespace {

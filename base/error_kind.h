@@ -1,0 +1,38 @@
+// Error categories that mean something below the C ABI. A layer tags an
+// absl::Status with a kind where the distinction matters to a caller (the C
+// ABI turns kinds into distinct aclError codes once); everything else travels
+// as a plain status code.
+#ifndef ACLDUMP_BASE_ERROR_KIND_H_
+#define ACLDUMP_BASE_ERROR_KIND_H_
+
+#include <optional>
+
+#include "absl/status/status.h"
+
+namespace acldump {
+
+enum class ErrorKind : int {
+  kInvalidFile = 1,      // a config/model/input file is missing or unreadable
+  kParseFile,            // a config file is not valid JSON
+  kInvalidDumpConfig,    // a dump config breaks a rule
+  kWriteFile,            // dump data could not be written
+  kParseModel,           // the model file is corrupt or inconsistent
+  kReadModelFailure,     // the model file cannot be read
+  kModelSizeInvalid,     // a model (or its memory plan) is too large
+  kModelInputNotMatch,   // execute: inputs do not fit the model
+  kModelOutputNotMatch,  // execute: outputs do not fit the model
+  kOpInputNotMatch,      // single op: inputs do not fit the op
+  kOpOutputNotMatch,
+  kOpAttrNotMatch,
+  kOpNotFound,
+  kUnsupportedDataType,
+  kOutOfMemory,  // an allocation failed (std::bad_alloc or a memory limit)
+};
+
+// Returns `status` (which must not be OK) tagged with `kind`.
+absl::Status WithKind(absl::Status status, ErrorKind kind);
+std::optional<ErrorKind> KindOf(const absl::Status& status);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_BASE_ERROR_KIND_H_
