@@ -7,10 +7,11 @@
 #include "runtime/model_registry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A small arena bound keeps absurd-but-valid models inside the fuzzer's
+  // A small memory limit keeps absurd-but-valid models inside the fuzzer's
   // memory limit.
+  acldump::CompileOptions options;
+  options.max_memory_bytes = size_t{64} << 20;
   (void)acldump::LoadModelFromMemory(
-      std::string_view(reinterpret_cast<const char*>(data), size),
-      size_t{64} << 20);
+      std::string_view(reinterpret_cast<const char*>(data), size), options);
   return 0;
 }

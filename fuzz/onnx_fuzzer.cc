@@ -16,7 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                               acldump::PassOptions{})
            .ok())
     return 0;
-  (void)acldump::CompiledModel::Compile(
-      std::move(*graph), acldump::BuiltinOps(), size_t{64} << 20);
+  acldump::CompileOptions options;
+  options.max_memory_bytes = size_t{64} << 20;
+  (void)acldump::CompiledModel::Compile(std::move(*graph),
+                                        acldump::BuiltinOps(), options);
   return 0;
 }

@@ -7,222 +7,195 @@
 #include "base/error_kind.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
-#include "runtime/model_file.h"
+#include "runtime/node_prepare.h"
 
 namespace acldump {
-namespace {
 
-constexpr size_t kArenaAlignment = AlignedBuffer::kAlignment;
-
-enum class ValueKind {
-  kInput,
-  kInitializer,
-  kConstant,
-  kArena,
-  kOutput,
-  kAlias
-};
-
-struct ValueState {
-  TensorInfo info;
-  ValueKind kind = ValueKind::kArena;
-  int input_index = -1;
-  int output_index = -1;
-  const void* fixed_data = nullptr;  // initializers and constants
-  int alias_of = -1;  // kAlias: the value whose memory this one shares
-  int def_step = -1;
-  int last_use = -1;
-  size_t offset = 0;
-};
-
-size_t AlignUp(size_t bytes) {
-  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
-
-// Greedy by size (largest first): each value goes to the lowest offset that
-// does not overlap a placed value whose lifetime overlaps its own.
-size_t PlanArena(std::vector<ValueState>& values) {
-  std::vector<int> order;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i].kind == ValueKind::kArena)
-      order.push_back(static_cast<int>(i));
+// Turns a graph into a CompiledModel, one named step at a time.
+class ModelCompiler {
+ public:
+  ModelCompiler(Graph graph, const OpRegistry& registry,
+                const CompileOptions& options)
+      : model_(new CompiledModel()), registry_(registry), options_(options) {
+    model_->graph_ = std::move(graph);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return values[a].info.ByteSize() > values[b].info.ByteSize();
-  });
-  std::vector<int> placed;
-  size_t arena = 0;
-  for (int v : order) {
-    ValueState& value = values[v];
-    const size_t size = AlignUp(std::max<size_t>(value.info.ByteSize(), 1));
-    // Memory ranges of placed values alive at the same time, sorted by offset.
-    std::vector<std::pair<size_t, size_t>> busy;
-    for (int p : placed) {
-      const ValueState& other = values[p];
-      if (other.def_step <= value.last_use &&
-          value.def_step <= other.last_use) {
-        busy.emplace_back(
-            other.offset,
-            other.offset + AlignUp(std::max<size_t>(other.info.ByteSize(), 1)));
-      }
+
+  absl::StatusOr<std::unique_ptr<CompiledModel>> Run() {
+    RETURN_IF_ERROR(AddGraphInputsAndInitializers());
+    for (size_t n = 0; n < graph().nodes.size(); ++n) {
+      RETURN_IF_ERROR(AddNode(n));
     }
-    std::sort(busy.begin(), busy.end());
-    size_t offset = 0;
-    for (const auto& [begin, end] : busy) {
-      if (offset + size <= begin) break;
-      offset = std::max(offset, end);
-    }
-    value.offset = offset;
-    arena = std::max(arena, offset + size);
-    placed.push_back(v);
+    RETURN_IF_ERROR(CheckDeclaredOutputs());
+    RETURN_IF_ERROR(PlanMemory());
+    RETURN_IF_ERROR(BindViews());
+    return std::move(model_);
   }
-  return arena;
-}
 
-}  // namespace
-
-CompiledModel::~CompiledModel() = default;
-
-absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
-    Graph graph, const OpRegistry& registry, size_t max_arena_bytes) {
-  std::unique_ptr<CompiledModel> model(new CompiledModel());
-  model->graph_ = std::move(graph);
-  const Graph& g = model->graph_;
-
-  std::vector<ValueState> values;
-  std::map<std::string, int, std::less<>> value_ids;
-  // Graphs reach here from the model file parser or straight from the ONNX
-  // importer: the invariants the plan relies on are checked here again.
-  absl::Status duplicate;
-  auto add_value = [&](const std::string& name, ValueState state) {
-    if (name.empty() ||
-        !value_ids.emplace(name, static_cast<int>(values.size())).second) {
-      if (duplicate.ok()) {
-        duplicate = absl::InvalidArgumentError(StrCat(
-            "value '", name, "' is defined more than once (or has no name)"));
-      }
-      return;
-    }
-    values.push_back(std::move(state));
+ private:
+  enum class ValueKind {
+    kInput,
+    kInitializer,
+    kConstant,
+    kArena,
+    kOutput,
+    kAlias
   };
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    ValueState state;
-    state.info = g.inputs[i].info;
-    state.kind = ValueKind::kInput;
-    state.input_index = static_cast<int>(i);
-    add_value(g.inputs[i].name, state);
-    model->input_infos_.push_back(g.inputs[i].info);
-  }
-  for (const auto& [name, tensor] : g.initializers) {
-    ValueState state;
-    state.info = tensor->info();
-    state.kind = ValueKind::kInitializer;
-    state.fixed_data = tensor->data();
-    add_value(name, state);
+  struct Value {
+    TensorInfo info;
+    ValueKind kind = ValueKind::kArena;
+    int input_index = -1;
+    int output_index = -1;
+    const void* fixed_data = nullptr;  // initializers and constants
+    int weight_index = -1;             // initializers and constants
+    int alias_of = -1;  // kAlias: the value whose memory this one shares
+    int def_step = -1;
+    int last_use = -1;
+    size_t offset = 0;  // kArena
+  };
+  // What PrepareNodeInputs found about a node's inputs.
+  struct NodeInputs {
+    std::vector<TensorInfo> infos;
+    std::vector<TensorView> views;  // data set for known (constant) inputs
+    std::vector<bool> known;
+    std::vector<int> ids;  // -1 for an absent input
+  };
+
+  const Graph& graph() const { return model_->graph_; }
+
+  absl::Status AddValue(const std::string& name, Value value) {
+    if (name.empty() ||
+        !value_ids_.emplace(name, static_cast<int>(values_.size())).second) {
+      return absl::InvalidArgumentError(StrCat(
+          "value '", name, "' is defined more than once (or has no name)"));
+    }
+    values_.push_back(std::move(value));
+    return absl::OkStatus();
   }
 
-  // Prepare every node in topological order; shapes flow from inputs and
-  // initializers.
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    RETURN_IF_ERROR(duplicate);
-    const GraphNode& node = g.nodes[n];
-    const std::string where =
-        StrCat("node '", node.name, "' (", node.op_type, ")");
-    const OpDef* def = registry.Find(node.op_type);
-    if (def == nullptr) {
-      return absl::InvalidArgumentError(
-          StrCat(where, ": op type '", node.op_type, "' is not supported"));
+  // A weight (initializer or constant): counted against the memory limit
+  // before it is allocated (constants) and placed in the weight layout.
+  int AddWeight(const void* data, size_t bytes) {
+    model_->weights_.push_back({data, bytes, weight_bytes_});
+    weight_bytes_ += AlignToPlan(bytes);
+    return static_cast<int>(model_->weights_.size() - 1);
+  }
+
+  absl::Status AddGraphInputsAndInitializers() {
+    const Graph& g = graph();
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      Value value;
+      value.info = g.inputs[i].info;
+      value.kind = ValueKind::kInput;
+      value.input_index = static_cast<int>(i);
+      RETURN_IF_ERROR(AddValue(g.inputs[i].name, value));
+      model_->input_infos_.push_back(g.inputs[i].info);
     }
-    std::vector<TensorInfo> infos;
-    std::vector<TensorView> constant_views;
-    std::vector<bool> known;
-    std::vector<int> input_ids;
+    for (const auto& [name, tensor] : g.initializers) {
+      Value value;
+      value.info = tensor->info();
+      value.kind = ValueKind::kInitializer;
+      value.fixed_data = tensor->data();
+      value.weight_index = AddWeight(tensor->data(), tensor->ByteSize());
+      RETURN_IF_ERROR(AddValue(name, value));
+    }
+    return CheckFootprint({0, 0, weight_bytes_}, options_.max_memory_bytes,
+                          g.name);
+  }
+
+  absl::StatusOr<NodeInputs> CollectInputs(const GraphNode& node) {
+    NodeInputs inputs;
     for (const std::string& in : node.inputs) {
       if (in.empty()) {
-        infos.emplace_back();
-        constant_views.emplace_back();
-        known.push_back(false);
-        input_ids.push_back(-1);
+        inputs.infos.emplace_back();
+        inputs.views.emplace_back();
+        inputs.known.push_back(false);
+        inputs.ids.push_back(-1);
         continue;
       }
-      auto it = value_ids.find(in);
-      if (it == value_ids.end()) {
+      auto it = value_ids_.find(in);
+      if (it == value_ids_.end()) {
         return absl::InvalidArgumentError(
-            StrCat(where, ": input '", in, "' is not defined"));
+            StrCat(NodeLabel(node), ": input '", in, "' is not defined"));
       }
-      const ValueState& v = values[it->second];
-      infos.push_back(v.info);
+      const Value& v = values_[it->second];
+      inputs.infos.push_back(v.info);
       TensorView view{v.info.dtype, v.info.shape, nullptr};
-      const bool is_known =
+      const bool known =
           v.kind == ValueKind::kInitializer || v.kind == ValueKind::kConstant;
-      if (is_known) view.data = const_cast<void*>(v.fixed_data);
-      constant_views.push_back(std::move(view));
-      known.push_back(is_known);
-      input_ids.push_back(it->second);
+      if (known) view.data = const_cast<void*>(v.fixed_data);
+      inputs.views.push_back(std::move(view));
+      inputs.known.push_back(known);
+      inputs.ids.push_back(it->second);
     }
-    std::vector<const TensorView*> constants;
-    for (size_t i = 0; i < constant_views.size(); ++i) {
-      constants.push_back(known[i] ? &constant_views[i] : nullptr);
-    }
-    OpContext context{node.op_type, node.attrs, infos, constants,
-                      node.outputs.size()};
-    absl::StatusOr<PreparedKernel> prepared = registry.Prepare(context);
-    if (!prepared.ok()) return Annotate(prepared.status(), where);
-    for (size_t o = 0; o < prepared->outputs.size(); ++o) {
-      const TensorInfo& info = prepared->outputs[o];
-      absl::StatusOr<int64_t> count = CheckedNumElements(
-          info.shape.dims(),
-          kMaxModelTensorBytes / static_cast<int64_t>(DTypeSize(info.dtype)));
-      if (!count.ok()) {
-        return Annotate(count.status(),
-                        StrCat(where, ": output '", node.outputs[o], "'"));
-      }
-    }
+    return inputs;
+  }
 
-    if (node.op_type == "Constant") {
-      // Evaluated once here: a Constant produces no output at run time (S16).
-      auto tensor = std::make_shared<Tensor>(prepared->outputs[0].dtype,
-                                             prepared->outputs[0].shape);
-      std::vector<TensorView> outs = {tensor->view()};
-      RETURN_IF_ERROR(Annotate(prepared->kernel->Run({}, outs, {}), where));
-      ValueState state;
-      state.info = tensor->info();
-      state.kind = ValueKind::kConstant;
-      state.fixed_data = tensor->data();
-      model->constants_.push_back(tensor);
-      add_value(node.outputs[0], state);
-      continue;
+  absl::Status AddNode(size_t n) {
+    const GraphNode& node = graph().nodes[n];
+    ASSIGN_OR_RETURN(NodeInputs inputs, CollectInputs(node));
+    std::vector<const TensorView*> constants;
+    for (size_t i = 0; i < inputs.views.size(); ++i) {
+      constants.push_back(inputs.known[i] ? &inputs.views[i] : nullptr);
     }
-    const bool alias = node.no_task && !g.IsGraphOutput(node.outputs[0]);
-    if (node.no_task) {
-      if (!def->output_aliases_input || node.outputs.size() != 1 ||
-          input_ids.empty() || input_ids[0] < 0) {
-        return absl::InvalidArgumentError(
-            StrCat(where,
-                   ": marked no-task, but only Reshape, Flatten, Identity, "
-                   "Squeeze and Unsqueeze "
-                   "nodes with one output can alias their input"));
-      }
-      if (prepared->outputs[0].ByteSize() !=
-          values[input_ids[0]].info.ByteSize()) {
-        return absl::InvalidArgumentError(
-            StrCat(where, ": no-task output ", prepared->outputs[0].ToString(),
-                   " does not have the size of its input ",
-                   values[input_ids[0]].info.ToString()));
-      }
+    ASSIGN_OR_RETURN(PreparedKernel prepared,
+                     PrepareNode(node, registry_, inputs.infos, constants));
+    if (node.op_type == "Constant") return AddConstant(node, prepared);
+    RETURN_IF_ERROR(CheckNoTask(node, prepared, inputs));
+    if (node.no_task && !graph().IsGraphOutput(node.outputs[0])) {
+      Value value;
+      value.info = prepared.outputs[0];
+      value.kind = ValueKind::kAlias;
+      value.alias_of = inputs.ids[0];
+      return AddValue(node.outputs[0], value);
     }
-    if (alias) {
-      ValueState state;
-      state.info = prepared->outputs[0];
-      state.kind = ValueKind::kAlias;
-      state.alias_of = input_ids[0];
-      add_value(node.outputs[0], state);
-      continue;
+    return AddStep(node, std::move(prepared), std::move(inputs));
+  }
+
+  // Evaluated once here: a Constant produces no output at run time.
+  absl::Status AddConstant(const GraphNode& node, PreparedKernel& prepared) {
+    const TensorInfo& info = prepared.outputs[0];
+    RETURN_IF_ERROR(
+        CheckFootprint({0, 0, weight_bytes_ + AlignToPlan(info.ByteSize())},
+                       options_.max_memory_bytes, graph().name));
+    auto tensor = std::make_shared<Tensor>(info.dtype, info.shape);
+    std::vector<TensorView> outs = {tensor->view()};
+    RETURN_IF_ERROR(
+        Annotate(prepared.kernel->Run({}, outs, {}), NodeLabel(node)));
+    Value value;
+    value.info = tensor->info();
+    value.kind = ValueKind::kConstant;
+    value.fixed_data = tensor->data();
+    value.weight_index = AddWeight(tensor->data(), tensor->ByteSize());
+    model_->constants_.push_back(tensor);
+    return AddValue(node.outputs[0], value);
+  }
+
+  absl::Status CheckNoTask(const GraphNode& node,
+                           const PreparedKernel& prepared,
+                           const NodeInputs& inputs) {
+    if (!node.no_task) return absl::OkStatus();
+    const OpDef* def = registry_.Find(node.op_type);
+    if (!def->output_aliases_input || node.outputs.size() != 1 ||
+        inputs.ids.empty() || inputs.ids[0] < 0) {
+      return absl::InvalidArgumentError(StrCat(
+          NodeLabel(node),
+          ": marked no-task, but only Reshape, Flatten, Identity, Squeeze and "
+          "Unsqueeze nodes with one output can alias their input"));
     }
-    const int step_index = static_cast<int>(model->steps_.size());
-    Step step;
-    step.node_index = static_cast<int>(n);
-    step.workspace_bytes = prepared->kernel->WorkspaceBytes();
+    const TensorInfo& input = values_[inputs.ids[0]].info;
+    if (prepared.outputs[0].ByteSize() != input.ByteSize()) {
+      return absl::InvalidArgumentError(StrCat(
+          NodeLabel(node), ": no-task output ", prepared.outputs[0].ToString(),
+          " does not have the size of its input ", input.ToString()));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddStep(const GraphNode& node, PreparedKernel prepared,
+                       NodeInputs inputs) {
+    const int step_index = static_cast<int>(model_->steps_.size());
+    CompiledModel::Step step;
+    step.workspace_bytes = prepared.kernel->WorkspaceBytes();
     StepInfo info;
     info.task_id = static_cast<uint32_t>(step_index);
     info.name = node.name;
@@ -230,141 +203,229 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
     info.original_names = node.original_names;
     info.input_names = node.inputs;
     info.output_names = node.outputs;
-    info.input_infos = infos;
-    info.output_infos = prepared->outputs;
-    info.launch_params = prepared->kernel->LaunchParams();
+    info.input_infos = std::move(inputs.infos);
+    info.output_infos = prepared.outputs;
+    info.launch_params = prepared.kernel->LaunchParams();
     info.workspace_bytes = step.workspace_bytes;
-    step.kernel = std::move(prepared->kernel);
-    for (int id : input_ids) {
+    step.kernel = std::move(prepared.kernel);
+    for (int id : inputs.ids) {
       // Reading a value (or a value through aliases) extends its root's
       // lifetime.
-      for (int v = id; v >= 0; v = values[v].alias_of) {
-        values[v].last_use = std::max(values[v].last_use, step_index);
+      for (int v = id; v >= 0; v = values_[v].alias_of) {
+        values_[v].last_use = std::max(values_[v].last_use, step_index);
       }
     }
     for (size_t o = 0; o < node.outputs.size(); ++o) {
-      ValueState state;
-      state.info = info.output_infos[o];
-      state.def_step = step_index;
-      state.last_use = step_index;
-      for (size_t k = 0; k < g.outputs.size(); ++k) {
-        if (g.outputs[k].name == node.outputs[o]) {
-          state.kind = ValueKind::kOutput;
-          state.output_index = static_cast<int>(k);
+      Value value;
+      value.info = info.output_infos[o];
+      value.def_step = step_index;
+      value.last_use = step_index;
+      for (size_t k = 0; k < graph().outputs.size(); ++k) {
+        if (graph().outputs[k].name == node.outputs[o]) {
+          value.kind = ValueKind::kOutput;
+          value.output_index = static_cast<int>(k);
         }
       }
-      add_value(node.outputs[o], state);
+      RETURN_IF_ERROR(AddValue(node.outputs[o], value));
     }
-    // Views are filled once memory is planned.
-    step.inputs.resize(input_ids.size());
+    // Views are bound once memory is planned.
+    step.inputs.resize(node.inputs.size());
     step.outputs.resize(node.outputs.size());
-    model->steps_.push_back(std::move(step));
-    model->step_infos_.push_back(std::move(info));
+    step_inputs_.push_back(std::move(inputs.ids));
+    model_->steps_.push_back(std::move(step));
+    model_->step_infos_.push_back(std::move(info));
+    return absl::OkStatus();
   }
 
-  RETURN_IF_ERROR(duplicate);
   // Declared outputs must exist and match what the graph computes.
-  for (size_t k = 0; k < g.outputs.size(); ++k) {
-    auto produced = value_ids.find(g.outputs[k].name);
-    if (produced == value_ids.end()) {
-      return absl::InvalidArgumentError(
-          StrCat("output '", g.outputs[k].name,
-                 "' is not produced by any node, input or initializer"));
+  absl::Status CheckDeclaredOutputs() {
+    const Graph& g = graph();
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+      auto produced = value_ids_.find(g.outputs[k].name);
+      if (produced == value_ids_.end()) {
+        return absl::InvalidArgumentError(
+            StrCat("output '", g.outputs[k].name,
+                   "' is not produced by any node, input or initializer"));
+      }
+      const Value& v = values_[produced->second];
+      if (v.info != g.outputs[k].info) {
+        return absl::InvalidArgumentError(StrCat(
+            "output '", g.outputs[k].name, "' is declared as ",
+            g.outputs[k].info.ToString(), " but computes ", v.info.ToString()));
+      }
+      model_->output_infos_.push_back(v.info);
     }
-    const ValueState& v = values[produced->second];
-    if (v.info != g.outputs[k].info) {
-      return absl::InvalidArgumentError(StrCat(
-          "output '", g.outputs[k].name, "' is declared as ",
-          g.outputs[k].info.ToString(), " but computes ", v.info.ToString()));
-    }
-    model->output_infos_.push_back(v.info);
+    return absl::OkStatus();
   }
 
-  // Memory plan.
-  MemoryPlanStats& stats = model->plan_stats_;
-  for (const ValueState& v : values) {
-    if (v.kind == ValueKind::kArena) {
-      stats.naive_bytes += v.info.ByteSize();
-      ++stats.num_arena_values;
-    } else if (v.kind == ValueKind::kAlias) {
-      ++stats.num_aliases;
+  absl::Status PlanMemory() {
+    MemoryPlanStats& stats = model_->plan_stats_;
+    std::vector<ArenaValue> arena;
+    std::vector<int> arena_ids;
+    for (size_t i = 0; i < values_.size(); ++i) {
+      const Value& v = values_[i];
+      if (v.kind == ValueKind::kArena) {
+        stats.naive_bytes += v.info.ByteSize();
+        ++stats.num_arena_values;
+        arena.push_back({v.info.ByteSize(), v.def_step, v.last_use});
+        arena_ids.push_back(static_cast<int>(i));
+      } else if (v.kind == ValueKind::kAlias) {
+        ++stats.num_aliases;
+      }
     }
+    stats.arena_bytes = PlanArena(arena);
+    for (size_t a = 0; a < arena.size(); ++a) {
+      values_[arena_ids[a]].offset = arena[a].offset;
+    }
+    for (const CompiledModel::Step& step : model_->steps_) {
+      stats.workspace_bytes =
+          std::max(stats.workspace_bytes, step.workspace_bytes);
+    }
+    stats.weight_bytes = weight_bytes_;
+    return CheckFootprint(
+        {stats.arena_bytes, stats.workspace_bytes, stats.weight_bytes},
+        options_.max_memory_bytes, graph().name);
   }
-  stats.arena_bytes = PlanArena(values);
-  if (stats.arena_bytes > max_arena_bytes) {
-    return absl::ResourceExhaustedError(
-        StrCat("the model needs ", stats.arena_bytes,
-               " bytes of activation memory, more than the limit "
-               "of ",
-               max_arena_bytes));
-  }
-  for (const Step& step : model->steps_) {
-    stats.workspace_bytes =
-        std::max(stats.workspace_bytes, step.workspace_bytes);
-  }
-  model->arena_ = AlignedBuffer(stats.arena_bytes);
-  model->workspace_ = AlignedBuffer(stats.workspace_bytes);
 
-  // Resolve each value to memory: a fixed address, or a caller buffer patched
-  // per execution.
-  auto root_of = [&](int id) {
-    while (values[id].kind == ValueKind::kAlias) id = values[id].alias_of;
+  int RootOf(int id) const {
+    while (values_[id].kind == ValueKind::kAlias) id = values_[id].alias_of;
     return id;
-  };
-  auto bind = [&](int id, TensorView& view) {
-    const ValueState& v = values[id];
-    view.dtype = v.info.dtype;
-    view.shape = v.info.shape;
-    const ValueState& root = values[root_of(id)];
+  }
+
+  CompiledModel::Location LocationOf(int id) const {
+    const Value& root = values_[RootOf(id)];
+    using Memory = CompiledModel::Memory;
     switch (root.kind) {
       case ValueKind::kInput:
-        model->patches_.push_back({&view, root.input_index, false});
-        break;
+        return {Memory::kInput, 0, root.input_index};
       case ValueKind::kOutput:
-        model->patches_.push_back({&view, root.output_index, true});
-        break;
+        return {Memory::kOutput, 0, root.output_index};
       case ValueKind::kInitializer:
       case ValueKind::kConstant:
-        view.data = const_cast<void*>(root.fixed_data);
-        break;
+        return {Memory::kWeights, model_->weights_[root.weight_index].offset,
+                root.weight_index};
       case ValueKind::kArena:
-        view.data = model->arena_.data() + root.offset;
-        break;
       case ValueKind::kAlias:
         break;
     }
-  };
-  for (Step& step : model->steps_) {
-    const GraphNode& node = g.nodes[step.node_index];
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (!node.inputs[i].empty())
-        bind(value_ids.at(node.inputs[i]), step.inputs[i]);
-    }
-    for (size_t o = 0; o < node.outputs.size(); ++o) {
-      bind(value_ids.at(node.outputs[o]), step.outputs[o]);
-    }
+    return {Memory::kWork, root.offset, -1};
   }
-  for (size_t k = 0; k < g.outputs.size(); ++k) {
-    const ValueState& root = values[root_of(value_ids.at(g.outputs[k].name))];
-    if (root.kind == ValueKind::kOutput &&
-        root.output_index == static_cast<int>(k))
-      continue;
-    FinalCopy copy{-1, nullptr, model->output_infos_[k].ByteSize(),
-                   static_cast<int>(k)};
-    if (root.kind == ValueKind::kInput) {
-      copy.input_index = root.input_index;
-    } else if (root.kind == ValueKind::kArena) {
-      copy.source = model->arena_.data() + root.offset;
-    } else if (root.kind == ValueKind::kOutput) {
-      return absl::InvalidArgumentError(
-          StrCat("output '", g.outputs[k].name,
-                 "' shares its memory with another output"));
+
+  void Bind(int id, TensorView& view) {
+    view.dtype = values_[id].info.dtype;
+    view.shape = values_[id].info.shape;
+    model_->bindings_.push_back({&view, LocationOf(id)});
+  }
+
+  absl::Status BindViews() {
+    const Graph& g = graph();
+    for (size_t s = 0; s < model_->steps_.size(); ++s) {
+      CompiledModel::Step& step = model_->steps_[s];
+      for (size_t i = 0; i < step_inputs_[s].size(); ++i) {
+        if (step_inputs_[s][i] >= 0) Bind(step_inputs_[s][i], step.inputs[i]);
+      }
+      const std::vector<std::string>& outputs =
+          model_->step_infos_[s].output_names;
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        Bind(value_ids_.at(outputs[o]), step.outputs[o]);
+      }
+    }
+    // Weights are the model's own until BindMemory copies them elsewhere.
+    model_->Rebind(CompiledModel::Memory::kWeights, nullptr);
+    for (const CompiledModel::Binding& binding : model_->bindings_) {
+      const CompiledModel::Memory memory = binding.location.memory;
+      if (memory == CompiledModel::Memory::kInput ||
+          memory == CompiledModel::Memory::kOutput) {
+        model_->io_bindings_.push_back(binding);
+      }
+    }
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+      const int id = value_ids_.at(g.outputs[k].name);
+      const CompiledModel::Location source = LocationOf(id);
+      if (source.memory == CompiledModel::Memory::kOutput) {
+        if (source.index == static_cast<int>(k)) continue;
+        return absl::InvalidArgumentError(
+            StrCat("output '", g.outputs[k].name,
+                   "' shares its memory with another output"));
+      }
+      model_->final_copies_.push_back(
+          {source, model_->output_infos_[k].ByteSize(), static_cast<int>(k)});
+    }
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<CompiledModel> model_;
+  const OpRegistry& registry_;
+  const CompileOptions options_;
+  std::vector<Value> values_;
+  std::map<std::string, int, std::less<>> value_ids_;
+  std::vector<std::vector<int>> step_inputs_;  // value ids per step input
+  size_t weight_bytes_ = 0;
+};
+
+CompiledModel::~CompiledModel() = default;
+
+absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
+    Graph graph, const OpRegistry& registry, CompileOptions options) {
+  return ModelCompiler(std::move(graph), registry, options).Run();
+}
+
+void CompiledModel::Rebind(Memory memory, std::byte* base) {
+  for (const Binding& binding : bindings_) {
+    if (binding.location.memory != memory) continue;
+    if (memory == Memory::kWeights && base == nullptr) {
+      binding.view->data =
+          const_cast<void*>(weights_[binding.location.index].data);
     } else {
-      copy.source = root.fixed_data;
+      binding.view->data = base + binding.location.offset;
     }
-    model->final_copies_.push_back(copy);
   }
-  return model;
+}
+
+absl::Status CompiledModel::BindMemory(void* work, size_t work_size,
+                                       void* weights, size_t weight_size) {
+  if (work != nullptr && work_size < plan_stats_.work_bytes()) {
+    return absl::InvalidArgumentError(
+        StrCat("work memory of ", work_size, " bytes is too small: model '",
+               graph_.name, "' needs ", plan_stats_.work_bytes()));
+  }
+  if (weights != nullptr && weight_size < plan_stats_.weight_bytes) {
+    return absl::InvalidArgumentError(
+        StrCat("weight memory of ", weight_size, " bytes is too small: model '",
+               graph_.name, "' needs ", plan_stats_.weight_bytes));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (work != nullptr) {
+    own_work_ = AlignedBuffer();
+    work_ = static_cast<std::byte*>(work);
+    Rebind(Memory::kWork, work_);
+  }
+  if (weights != nullptr) {
+    weight_base_ = static_cast<std::byte*>(weights);
+    for (const Weight& weight : weights_) {
+      if (weight.bytes > 0) {
+        std::memcpy(weight_base_ + weight.offset, weight.data, weight.bytes);
+      }
+    }
+    Rebind(Memory::kWeights, weight_base_);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CompiledModel::EnsureWorkMemory() {
+  if (work_ != nullptr || plan_stats_.work_bytes() == 0)
+    return absl::OkStatus();
+  try {
+    own_work_ = AlignedBuffer(plan_stats_.work_bytes(), /*zeroed=*/false);
+  } catch (const std::bad_alloc&) {
+    return WithKind(absl::ResourceExhaustedError(StrCat(
+                        "out of memory allocating ", plan_stats_.work_bytes(),
+                        " bytes of work memory for model '", graph_.name, "'")),
+                    ErrorKind::kOutOfMemory);
+  }
+  work_ = own_work_.data();
+  Rebind(Memory::kWork, work_);
+  return absl::OkStatus();
 }
 
 absl::Status CompiledModel::AttachObserver(
@@ -393,7 +454,9 @@ uint64_t CompiledModel::iteration() const {
 
 template <bool kObserved>
 absl::Status CompiledModel::RunSteps(uint64_t iteration) {
-  std::span<std::byte> workspace(workspace_.data(), workspace_.size());
+  std::byte* workspace_base =
+      work_ == nullptr ? nullptr : work_ + AlignToPlan(plan_stats_.arena_bytes);
+  std::span<std::byte> workspace(workspace_base, plan_stats_.workspace_bytes);
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step& step = steps_[i];
     uint8_t flags = 0;
@@ -431,9 +494,9 @@ absl::Status CompiledModel::RunSteps(uint64_t iteration) {
   return absl::OkStatus();
 }
 
-absl::Status CompiledModel::Execute(
+absl::Status CompiledModel::CheckBuffers(
     std::span<const HostBuffer> inputs,
-    std::span<const MutableHostBuffer> outputs) {
+    std::span<const MutableHostBuffer> outputs) const {
   if (inputs.size() != input_infos_.size()) {
     return WithKind(absl::InvalidArgumentError(StrCat(
                         "model '", graph_.name, "' has ", input_infos_.size(),
@@ -446,35 +509,58 @@ absl::Status CompiledModel::Execute(
                         " outputs, got ", outputs.size())),
                     ErrorKind::kModelOutputNotMatch);
   }
+  auto check = [&](size_t i, const void* data, size_t size, bool is_input) {
+    const TensorInfo& info = is_input ? input_infos_[i] : output_infos_[i];
+    const size_t need = info.ByteSize();
+    if (size >= need && (need == 0 || data != nullptr)) return absl::OkStatus();
+    const std::string& name =
+        is_input ? graph_.inputs[i].name : graph_.outputs[i].name;
+    return WithKind(
+        absl::InvalidArgumentError(
+            StrCat(is_input ? "input " : "output ", i, " ('", name, "', ",
+                   info.ToString(), ") needs ", need, " bytes, the buffer ",
+                   data ? "has " : "is NULL with ", size)),
+        is_input ? ErrorKind::kModelInputNotMatch
+                 : ErrorKind::kModelOutputNotMatch);
+  };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const size_t need = input_infos_[i].ByteSize();
-    if (inputs[i].size < need || (need > 0 && inputs[i].data == nullptr)) {
-      return WithKind(
-          absl::InvalidArgumentError(StrCat(
-              "input ", i, " ('", graph_.inputs[i].name, "', ",
-              input_infos_[i].ToString(), ") needs ", need,
-              " bytes, the buffer ", inputs[i].data ? "has " : "is NULL with ",
-              inputs[i].size)),
-          ErrorKind::kModelInputNotMatch);
-    }
+    RETURN_IF_ERROR(check(i, inputs[i].data, inputs[i].size, true));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const size_t need = output_infos_[i].ByteSize();
-    if (outputs[i].size < need || (need > 0 && outputs[i].data == nullptr)) {
-      return WithKind(
-          absl::InvalidArgumentError(StrCat(
-              "output ", i, " ('", graph_.outputs[i].name, "', ",
-              output_infos_[i].ToString(), ") needs ", need,
-              " bytes, the buffer ", outputs[i].data ? "has " : "is NULL with ",
-              outputs[i].size)),
-          ErrorKind::kModelOutputNotMatch);
-    }
+    RETURN_IF_ERROR(check(i, outputs[i].data, outputs[i].size, false));
   }
+  return absl::OkStatus();
+}
+
+const void* CompiledModel::Resolve(const Location& location,
+                                   std::span<const HostBuffer> inputs) const {
+  switch (location.memory) {
+    case Memory::kInput:
+      return inputs[location.index].data;
+    case Memory::kWeights:
+      return weight_base_ != nullptr ? weight_base_ + location.offset
+                                     : weights_[location.index].data;
+    case Memory::kWork:
+      return work_ + location.offset;
+    case Memory::kOutput:
+      break;
+  }
+  return nullptr;
+}
+
+absl::Status CompiledModel::Execute(
+    std::span<const HostBuffer> inputs,
+    std::span<const MutableHostBuffer> outputs) {
+  RETURN_IF_ERROR(CheckBuffers(inputs, outputs));
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const Patch& patch : patches_) {
-    patch.view->data = patch.is_output
-                           ? outputs[patch.buffer_index].data
-                           : const_cast<void*>(inputs[patch.buffer_index].data);
+  RETURN_IF_ERROR(EnsureWorkMemory());
+  for (const Binding& binding : io_bindings_) {
+    if (binding.location.memory == Memory::kInput) {
+      binding.view->data =
+          const_cast<void*>(inputs[binding.location.index].data);
+    } else if (binding.location.memory == Memory::kOutput) {
+      binding.view->data = outputs[binding.location.index].data;
+    }
   }
   const uint64_t iteration = iteration_++;
   const bool observed =
@@ -483,10 +569,10 @@ absl::Status CompiledModel::Execute(
       observed ? RunSteps<true>(iteration) : RunSteps<false>(iteration);
   if (status.ok()) {
     for (const FinalCopy& copy : final_copies_) {
-      const void* source =
-          copy.input_index >= 0 ? inputs[copy.input_index].data : copy.source;
-      if (copy.bytes > 0)
-        std::memmove(outputs[copy.output_index].data, source, copy.bytes);
+      if (copy.bytes > 0) {
+        std::memmove(outputs[copy.output_index].data,
+                     Resolve(copy.source, inputs), copy.bytes);
+      }
     }
   }
   if (observer_ != nullptr) {

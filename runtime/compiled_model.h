@@ -1,6 +1,11 @@
 // A validated graph compiled for execution: kernels prepared for the static
 // shapes, a memory plan that reuses one arena across intermediate values, and
 // the executor loop.
+//
+// Compiling allocates nothing for activations: the work memory (arena plus
+// kernel workspace) is bound at the first execution, or to caller memory with
+// BindMemory (the SDK's load-with-memory calls). So checking or converting a
+// model never touches its arena.
 #ifndef ACLDUMP_RUNTIME_COMPILED_MODEL_H_
 #define ACLDUMP_RUNTIME_COMPILED_MODEL_H_
 
@@ -13,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/op_registry.h"
 #include "runtime/graph.h"
+#include "runtime/memory_plan.h"
 #include "runtime/observer.h"
 
 namespace acldump {
@@ -31,9 +37,20 @@ struct MemoryPlanStats {
   size_t arena_bytes = 0;      // one arena shared by all intermediate values
   size_t naive_bytes = 0;      // the sum of all intermediate values (no reuse)
   size_t workspace_bytes = 0;  // the largest kernel scratch buffer
+  size_t weight_bytes = 0;     // initializers and constants, laid out aligned
   size_t num_arena_values = 0;
-  size_t num_aliases =
-      0;  // values of no-task nodes that share their input's memory
+  // Values of no-task nodes that share their input's memory.
+  size_t num_aliases = 0;
+  // Work memory a caller must provide to BindMemory: arena then workspace.
+  size_t work_bytes() const {
+    return AlignToPlan(arena_bytes) + AlignToPlan(workspace_bytes);
+  }
+};
+
+struct CompileOptions {
+  // Activations, workspace and weights together may not exceed this; checked
+  // from the plan before anything is allocated (kOutOfMemory).
+  size_t max_memory_bytes = DefaultModelMemoryLimit();
 };
 
 class CompiledModel {
@@ -41,19 +58,22 @@ class CompiledModel {
   // Validates ops against the registry, infers every value's type and shape,
   // checks them against the declared outputs, evaluates Constant nodes, plans
   // memory. Errors name the node.
-  // `max_arena_bytes` bounds the activation memory a model may plan.
   static absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
-      Graph graph, const OpRegistry& registry,
-      size_t max_arena_bytes = kDefaultMaxArenaBytes);
-  static constexpr size_t kDefaultMaxArenaBytes = size_t{16} << 30;
+      Graph graph, const OpRegistry& registry, CompileOptions options = {});
   ~CompiledModel();
 
   const Graph& graph() const { return graph_; }
   // Executed nodes in order; task_id = index.
   const std::vector<StepInfo>& steps() const { return step_infos_; }
-  // Graph node index of each step.
-  int step_node(size_t step) const { return steps_[step].node_index; }
   const MemoryPlanStats& memory_plan() const { return plan_stats_; }
+
+  // Runs the model in caller memory: `work` (at least memory_plan().
+  // work_bytes()) holds activations and workspace, `weights` (at least
+  // weight_bytes) receives a copy of the constant weights. Either may be null
+  // to keep the model's own. The memory must stay valid while the model is
+  // loaded. Fails (InvalidArgument) for too small a buffer.
+  absl::Status BindMemory(void* work, size_t work_size, void* weights,
+                          size_t weight_size);
 
   // Attaches (or, with nullptr, detaches) an observer with one StepObservation
   // mask per step. Not to be called while an execution is running on another
@@ -65,7 +85,8 @@ class CompiledModel {
   // Runs one iteration. Sizes must match the graph's inputs/outputs (at least
   // the byte size). Executions of one model are serialised (one arena per
   // model); different models run concurrently. On a kernel failure the status
-  // names the node, its type and the reason.
+  // names the node, its type and the reason. The first execution allocates
+  // the work memory unless BindMemory gave some (kOutOfMemory if it cannot).
   absl::Status Execute(std::span<const HostBuffer> inputs,
                        std::span<const MutableHostBuffer> outputs);
 
@@ -73,46 +94,68 @@ class CompiledModel {
   uint64_t iteration() const;
 
  private:
+  friend class ModelCompiler;
+
+  // Where a value's memory comes from.
+  enum class Memory : uint8_t { kWork, kWeights, kInput, kOutput };
+  struct Location {
+    Memory memory = Memory::kWork;
+    size_t offset = 0;  // kWork, kWeights: bytes from the base
+    int index = -1;     // kInput, kOutput: the caller buffer
+  };
   struct Step {
-    int node_index = -1;
     std::unique_ptr<Kernel> kernel;
     std::vector<TensorView> inputs;
     std::vector<TensorView> outputs;
     size_t workspace_bytes = 0;
   };
-  // Where a step's view must point at a caller buffer for this execution.
-  struct Patch {
+  // A step view and where its data lives.
+  struct Binding {
     TensorView* view;
-    int buffer_index;
-    bool is_output;
+    Location location;
   };
   // A graph output no step writes into the caller's buffer (it is a graph
   // input, an initializer or a constant): copied after the steps ran.
   struct FinalCopy {
-    int input_index;     // >= 0: copy from this caller input
-    const void* source;  // else from here
+    Location source;
     size_t bytes;
     int output_index;
+  };
+  // A weight (initializer or constant) and its place in the weight layout.
+  struct Weight {
+    const void* data;
+    size_t bytes;
+    size_t offset;
   };
 
   CompiledModel() = default;
   template <bool kObserved>
   absl::Status RunSteps(uint64_t iteration);
+  absl::Status CheckBuffers(std::span<const HostBuffer> inputs,
+                            std::span<const MutableHostBuffer> outputs) const;
+  // Points every binding of `memory` kind at its base; mutex_ held.
+  void Rebind(Memory memory, std::byte* base);
+  absl::Status EnsureWorkMemory();
+  const void* Resolve(const Location& location,
+                      std::span<const HostBuffer> inputs) const;
 
   Graph graph_;
   std::vector<Step> steps_;
   std::vector<StepInfo> step_infos_;
-  std::vector<Patch> patches_;
+  std::vector<Binding> bindings_;
+  std::vector<Binding> io_bindings_;  // those patched on every execution
   std::vector<FinalCopy> final_copies_;
+  std::vector<Weight> weights_;
   std::vector<TensorInfo> input_infos_;
   std::vector<TensorInfo> output_infos_;
-  std::vector<std::shared_ptr<const Tensor>>
-      constants_;  // Constant node outputs
-  AlignedBuffer arena_;
-  AlignedBuffer workspace_;
+  // Constant node outputs, evaluated at compile time.
+  std::vector<std::shared_ptr<const Tensor>> constants_;
   MemoryPlanStats plan_stats_;
 
   mutable std::mutex mutex_;
+  AlignedBuffer own_work_;  // when no caller work memory is bound
+  std::byte* work_ = nullptr;
+  std::byte* weight_base_ = nullptr;  // caller weight memory, or null
   std::shared_ptr<ExecutionObserver> observer_;
   std::vector<uint8_t> step_flags_;
   uint64_t iteration_ = 0;

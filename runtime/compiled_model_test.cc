@@ -2,10 +2,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cstdlib>
 #include <cstring>
 
+#include "base/error_kind.h"
+#include "base/strings.h"
 #include "kernels/npy.h"
 #include "kernels/ops.h"
 #include "runtime/converter.h"
@@ -279,6 +282,96 @@ TEST(CompileTest, GraphOutputThatIsAnInputOrInitializerIsCopied) {
   EXPECT_EQ(o3,
             (std::vector<float>{
                 1, 2}));  // no-task output that is a graph output still runs
+}
+
+}  // namespace
+}  // namespace acldump
+
+namespace acldump {
+namespace {
+
+// A tiny graph whose activations are huge: x -> Expand to [n] -> Relu chain.
+Graph HugeActivations(int64_t elements, int chain) {
+  Graph graph;
+  graph.name = "bomb";
+  graph.inputs.push_back({"x", {DType::kFloat32, Shape({1})}});
+  auto shape = std::make_shared<Tensor>(DType::kInt64, Shape({1}));
+  shape->as<int64_t>()[0] = elements;
+  graph.initializers["shape"] = shape;
+  graph.nodes.push_back({"expand", "Expand", {"x", "shape"}, {"v0"}});
+  for (int i = 1; i <= chain; ++i) {
+    graph.nodes.push_back(
+        {StrCat("relu", i), "Relu", {StrCat("v", i - 1)}, {StrCat("v", i)}});
+  }
+  graph.outputs.push_back(
+      {StrCat("v", chain), {DType::kFloat32, Shape({elements})}});
+  return graph;
+}
+
+long MaxRssKiB() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST(CompileTest, CompilingPlansMemoryWithoutTouchingIt) {
+  // 2 GiB of activations: planned, not allocated, until the first execution.
+  const long before = MaxRssKiB();
+  CompileOptions options;
+  options.max_memory_bytes = size_t{64} << 30;
+  auto model = CompiledModel::Compile(HugeActivations(int64_t{1} << 28, 3),
+                                      BuiltinOps(), options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_GE((*model)->memory_plan().arena_bytes, size_t{1} << 30);
+  EXPECT_LT(MaxRssKiB() - before, 64 * 1024);  // < 64 MiB grew
+}
+
+TEST(CompileTest, AModelOverItsMemoryLimitIsRejectedBeforeAllocating) {
+  CompileOptions options;
+  options.max_memory_bytes = size_t{1} << 30;
+  auto model = CompiledModel::Compile(HugeActivations(int64_t{1} << 28, 3),
+                                      BuiltinOps(), options);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(KindOf(model.status()), ErrorKind::kOutOfMemory);
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("model 'bomb' needs 2147483712 bytes of memory "
+                        "(activations 2147483648, kernel workspace 0, weights "
+                        "64)"));
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("more than its limit of 1073741824 bytes"));
+}
+
+TEST(BindMemoryTest, RunsInCallerWorkAndWeightMemory) {
+  auto model = CompiledModel::Compile(
+      *ConvertOnnxFile("testdata/resnet_tiny.onnx"), BuiltinOps());
+  ASSERT_TRUE(model.ok());
+  const MemoryPlanStats& plan = (*model)->memory_plan();
+  ASSERT_GT(plan.work_bytes(), 0u);
+  ASSERT_GT(plan.weight_bytes, 0u);
+  AlignedBuffer work(plan.work_bytes()), weights(plan.weight_bytes);
+  EXPECT_THAT((*model)
+                  ->BindMemory(work.data(), plan.work_bytes() - 1, nullptr, 0)
+                  .message(),
+              HasSubstr("work memory of"));
+  EXPECT_THAT(
+      (*model)
+          ->BindMemory(nullptr, 0, weights.data(), plan.weight_bytes - 1)
+          .message(),
+      HasSubstr("weight memory of"));
+  ASSERT_TRUE(
+      (*model)
+          ->BindMemory(work.data(), work.size(), weights.data(), weights.size())
+          .ok());
+  // The caller's weight memory now holds the weights: the model reads them
+  // from there (poisoning it changes the result).
+  ModelRun run = Execute(**model, "resnet_tiny");
+  ExpectMatchesReference(run, (*model)->graph(), "resnet_tiny");
+  std::memset(weights.data(), 0, weights.size());
+  ModelRun poisoned = Execute(**model, "resnet_tiny");
+  ASSERT_TRUE(poisoned.status.ok());
+  EXPECT_NE(std::memcmp(poisoned.outputs[0].data(), run.outputs[0].data(),
+                        run.outputs[0].ByteSize()),
+            0);
 }
 
 }  // namespace

@@ -14,6 +14,10 @@
 
 namespace acldump {
 
+// Largest single tensor (initializer, input, output or intermediate) a model
+// may declare.
+inline constexpr int64_t kMaxModelTensorBytes = int64_t{4} << 30;
+
 struct GraphNode {
   std::string name;
   std::string op_type;

@@ -15,9 +15,6 @@ namespace acldump {
 inline constexpr std::string_view kModelMagic = "ACLDMOM1";
 // Largest model file accepted (protobuf's own message limit is 2 GiB).
 inline constexpr size_t kMaxModelFileBytes = size_t{1} << 31;
-// Largest single tensor (initializer, input, output or intermediate) a model
-// may declare.
-inline constexpr int64_t kMaxModelTensorBytes = int64_t{4} << 30;
 
 std::string SerializeModel(const Graph& graph);
 

@@ -52,7 +52,7 @@ size_t ModelRegistry::size() const {
 namespace {
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
-    absl::StatusOr<Graph> graph, size_t max_arena_bytes) {
+    absl::StatusOr<Graph> graph, const CompileOptions& options) {
   if (!graph.ok()) {
     const ErrorKind kind =
         graph.status().code() == absl::StatusCode::kNotFound ||
@@ -62,8 +62,9 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
     return WithKind(graph.status(), kind);
   }
   absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-      CompiledModel::Compile(std::move(*graph), BuiltinOps(), max_arena_bytes);
+      CompiledModel::Compile(std::move(*graph), BuiltinOps(), options);
   if (!compiled.ok()) {
+    if (KindOf(compiled.status())) return compiled.status();
     return WithKind(
         compiled.status(),
         compiled.status().code() == absl::StatusCode::kResourceExhausted
@@ -76,13 +77,13 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
-    const std::string& path) {
-  return Compile(ReadModelFile(path), CompiledModel::kDefaultMaxArenaBytes);
+    const std::string& path, const CompileOptions& options) {
+  return Compile(ReadModelFile(path), options);
 }
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
-    std::string_view bytes, size_t max_arena_bytes) {
-  return Compile(ParseModel(bytes), max_arena_bytes);
+    std::string_view bytes, const CompileOptions& options) {
+  return Compile(ParseModel(bytes), options);
 }
 
 std::string FileStem(const std::string& path) {

@@ -29,7 +29,7 @@ class ModelRegistry {
   absl::StatusOr<uint32_t> Add(std::shared_ptr<CompiledModel> model,
                                std::string file_stem);
   std::shared_ptr<const LoadedModel> Find(uint32_t id) const;
-  // Fails (kInvalidModelId) for an unknown id.
+  // Fails (NotFound) for an unknown id.
   absl::Status Remove(uint32_t id);
   std::vector<std::shared_ptr<const LoadedModel>> All() const;
   size_t size() const;
@@ -41,12 +41,12 @@ class ModelRegistry {
 };
 
 // Reads, validates and compiles a model. Errors are tagged kReadModelFailure
-// (cannot read), kParseModel (corrupt or inconsistent) or kModelSizeInvalid.
+// (cannot read), kParseModel (corrupt or inconsistent), kModelSizeInvalid (a
+// tensor over the size limit) or kOutOfMemory (over the memory limit).
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
-    const std::string& path);
+    const std::string& path, const CompileOptions& options = {});
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
-    std::string_view bytes,
-    size_t max_arena_bytes = CompiledModel::kDefaultMaxArenaBytes);
+    std::string_view bytes, const CompileOptions& options = {});
 // "dir/resnet.v2.om" -> "resnet.v2" (the S9 model name of a file-loaded model).
 std::string FileStem(const std::string& path);
 

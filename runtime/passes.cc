@@ -5,6 +5,7 @@
 
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "runtime/node_prepare.h"
 
 namespace acldump {
 namespace {
@@ -36,7 +37,7 @@ absl::StatusOr<PreparedNode> PrepareNode(
     auto info = infos.find(in);
     if (info == infos.end()) {
       return absl::InvalidArgumentError(
-          StrCat("node '", node.name, "': input '", in, "' is not defined"));
+          StrCat(NodeLabel(node), ": input '", in, "' is not defined"));
     }
     input_infos.push_back(info->second);
     auto value = known.find(in);
@@ -51,15 +52,11 @@ absl::StatusOr<PreparedNode> PrepareNode(
   for (size_t i = 0; i < views.size(); ++i) {
     constants.push_back(views[i].present() ? &views[i] : nullptr);
   }
-  OpContext context{node.op_type, node.attrs, input_infos, constants,
-                    node.outputs.size()};
-  absl::StatusOr<PreparedKernel> prepared = registry.Prepare(context);
-  if (!prepared.ok()) {
-    return Annotate(prepared.status(),
-                    StrCat("node '", node.name, "' (", node.op_type, ")"));
-  }
-  result.output_infos = std::move(prepared->outputs);
-  result.kernel = std::move(prepared->kernel);
+  ASSIGN_OR_RETURN(
+      PreparedKernel prepared,
+      acldump::PrepareNode(node, registry, input_infos, constants));
+  result.output_infos = std::move(prepared.outputs);
+  result.kernel = std::move(prepared.kernel);
   return result;
 }
 
