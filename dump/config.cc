@@ -498,12 +498,18 @@ class Parser {
                                   Describe(*dump)));
     }
     if (dump->members().empty()) return config_;
-    config_.enabled = true;
 
     // (3) Types and keys; (4) enum values; (5) constraints.
     RETURN_IF_ERROR(CheckStructure(*dump));
     RETURN_IF_ERROR(CheckEnums(*dump));
     RETURN_IF_ERROR(CheckConstraints(*dump));
+    if (exception_scene_) {
+      config_.scene = DumpScene::kException;
+    } else if (overflow_) {
+      config_.scene = DumpScene::kOverflow;
+    } else if (!config_.dump_list.empty()) {
+      config_.scene = DumpScene::kModel;
+    }
     return std::move(config_);
   }
 
@@ -687,7 +693,7 @@ class Parser {
             return Error(path, BadEnumReason(value, member.key, kSwitches));
           }
           bool& flag =
-              member.key == "dump_debug" ? config_.overflow : config_.op_switch;
+              member.key == "dump_debug" ? overflow_ : config_.op_switch;
           flag = value == "on";
           break;
         }
@@ -695,7 +701,7 @@ class Parser {
           if (value != "lite_exception") {
             return Error(path, BadEnumReason(value, "dump_scene", kScenes));
           }
-          config_.exception_scene = true;
+          exception_scene_ = true;
           break;
         case Key::kDumpStats:
           for (size_t i = 0; i < member.value.elements().size(); ++i) {
@@ -733,18 +739,18 @@ class Parser {
           has_path = true;
           config_.dump_path = member.value.text;
           // Exception dump writes under $ASCEND_WORK_PATH (S18).
-          if (!config_.exception_scene) {
+          if (!exception_scene_) {
             RETURN_IF_ERROR(CheckDumpPath(path));
           }
           break;
         case Key::kDumpOpSwitch:
-          if (config_.op_switch && config_.exception_scene) {
+          if (config_.op_switch && exception_scene_) {
             return Error(path,
                          "'on' cannot be combined with dump_scene "
                          "'lite_exception' (exception dump); set "
                          "dump_op_switch to 'off' or remove dump_scene");
           }
-          if (config_.op_switch && config_.overflow) {
+          if (config_.op_switch && overflow_) {
             return Error(path,
                          "'on' cannot be combined with dump_debug 'on' "
                          "(overflow dump cannot run with single-operator "
@@ -752,7 +758,7 @@ class Parser {
           }
           break;
         case Key::kDumpDebug:
-          if (config_.overflow && config_.exception_scene) {
+          if (overflow_ && exception_scene_) {
             return Error(path,
                          "'on' cannot be combined with dump_scene "
                          "'lite_exception' (exception dump); set dump_debug "
@@ -790,15 +796,13 @@ class Parser {
           break;
       }
     }
-    if (!config_.exception_scene && !has_path) {
-      return Error(
-          "dump.dump_path",
-          StrCat("is required", config_.overflow ? " for overflow dump" : "",
-                 ": set it to an existing writable directory "
-                 "(absolute, or relative to the working directory)"));
+    if (!exception_scene_ && !has_path) {
+      return Error("dump.dump_path",
+                   StrCat("is required", overflow_ ? " for overflow dump" : "",
+                          ": set it to an existing writable directory "
+                          "(absolute, or relative to the working directory)"));
     }
-    if (!config_.exception_scene && !config_.overflow && !config_.op_switch &&
-        !has_list) {
+    if (!exception_scene_ && !overflow_ && !config_.op_switch && !has_list) {
       return Error("dump.dump_list",
                    "is required for a model dump: list the models, e.g. "
                    "\"dump_list\": [{\"model_name\": \"resnet50\"}], or set "
@@ -809,7 +813,7 @@ class Parser {
   }
 
   absl::Status CheckDumpList(const Node& list, const std::string& path) {
-    if (config_.overflow && !list.elements().empty()) {
+    if (overflow_ && !list.elements().empty()) {
       return Error(path,
                    "overflow dump (dump_debug 'on') cannot be combined with "
                    "a model dump_list; use \"dump_list\": [] or set "
@@ -1003,6 +1007,8 @@ class Parser {
   std::string_view text_;
   std::string source_;  // as shown in messages
   DumpConfig config_;
+  bool exception_scene_ = false;
+  bool overflow_ = false;
 };
 
 absl::Status FileError(absl::StatusCode code, const std::string& path,
@@ -1257,10 +1263,10 @@ absl::StatusOr<DumpConfig> ParseDumpConfig(std::string_view json_text,
 std::string DescribeDumpConfig(const DumpConfig& config) {
   const std::string source =
       config.source.empty() ? "the config" : config.source;
-  if (!config.enabled) {
+  if (!config.enabled() && config.dump_path.empty()) {
     return StrCat("dump disabled: ", source, " has no dump settings");
   }
-  if (config.exception_scene) {
+  if (config.scene == DumpScene::kException) {
     std::string text =
         "exception dump (dump_scene lite_exception): inputs, outputs, "
         "workspace and tiling data of operators that fail, into "
@@ -1284,7 +1290,7 @@ std::string DescribeDumpConfig(const DumpConfig& config) {
                          : StrCat("stats (", StrJoin(names, ", "), ")");
   }
   const std::string into = StrCat("into ", config.dump_path_resolved);
-  if (config.overflow) {
+  if (config.scene == DumpScene::kOverflow) {
     return StrCat(
         "overflow dump of the inputs and outputs of operators whose results "
         "overflow, ",

@@ -61,34 +61,73 @@ class StepSet {
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
 };
 
+// An optype_blacklist / opname_blacklist item: operators (by type or by name)
+// whose tensors are not dumped. `positions` narrows it to some tensors
+// ("input0", "output1"); empty = every tensor of the operator.
+struct OpFilter {
+  std::string name;  // empty: the item has no effect
+  std::vector<std::string> positions;
+};
+
+// An opname_range item: the operators from `begin` to `end` (inclusive) in
+// execution order.
+struct OpRange {
+  std::string begin;
+  std::string end;
+};
+
 struct DumpListEntry {
   std::optional<std::string> model_name;
   std::optional<std::vector<std::string>> layers;  // absent = every operator
+  std::vector<OpFilter> optype_blacklist;
+  std::vector<OpFilter> opname_blacklist;
+  std::vector<OpRange> opname_range;
+};
+
+// dump_level: on this runtime an operator is its kernel, so "op" and "kernel"
+// dump the same operators; the filters above need "op".
+enum class DumpLevel { kOp, kKernel, kAll };
+
+// What a config turns on, chosen once when it is parsed. The exception scene
+// wins over model and single-operator dump; overflow dump cannot be combined
+// with either (rejected at parse time). Single-operator dump (op_switch) may
+// accompany kModel or stand alone (kOff).
+enum class DumpScene {
+  kOff,        // nothing, or single-operator dump only
+  kModel,      // a non-empty dump_list
+  kOverflow,   // dump_debug on
+  kException,  // dump_scene lite_exception
 };
 
 struct DumpConfig {
-  std::string source;     // path of the file the config came from
-  bool enabled = false;   // false: no "dump" key or "dump": {}
-  std::string dump_path;  // as written
+  std::string source;  // path of the file the config came from
+  DumpScene scene = DumpScene::kOff;
+  bool op_switch = false;  // dump_op_switch on (single-operator dump)
+  std::string dump_path;   // as written
   // Absolute and canonical (symlinks resolved); a relative dump_path is
   // relative to the working directory at parse time, and $NAME / ${NAME} are
   // replaced by environment variables. Empty for the exception scene, whose
-  // files go to $ASCEND_WORK_PATH or the working directory (S18).
+  // files go to $ASCEND_WORK_PATH or the working directory.
   std::string dump_path_resolved;
   DumpMode mode = DumpMode::kOutput;
-  bool op_switch = false;        // dump_op_switch on (single-operator dump)
+  DumpLevel level = DumpLevel::kAll;
   std::optional<StepSet> steps;  // unset = every iteration
   DumpData data = DumpData::kTensor;
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
   std::vector<DumpListEntry> dump_list;
-  bool exception_scene = false;  // dump_scene lite_exception
-  bool overflow = false;         // dump_debug on
+  // Accepted but worth telling the user: unknown keys (with the nearest known
+  // one), a config that selects nothing, ...
+  std::vector<std::string> warnings;
 
-  // Exception dump takes precedence over a model dump_list (S19); overflow
-  // with a non-empty dump_list is rejected at parse time (S21).
-  bool model_dump() const {
-    return !exception_scene && !overflow && !dump_list.empty();
+  // Anything to dump at all (a config that selects nothing is valid and does
+  // nothing).
+  bool enabled() const { return scene != DumpScene::kOff || op_switch; }
+  bool model_dump() const { return scene == DumpScene::kModel; }
+  // Single-operator executions are dumped (the exception scene records their
+  // failures instead).
+  bool single_op_dump() const {
+    return op_switch && scene != DumpScene::kException;
   }
 };
 

@@ -221,7 +221,7 @@ TEST_F(SeedExamplesTest, ModelDump) {
 })",
                                                             "acl.json");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_TRUE(config->enabled);
+  EXPECT_TRUE(config->enabled());
   EXPECT_EQ(config->source, "acl.json");
   EXPECT_EQ(config->dump_path, "$HOME/output");
   EXPECT_EQ(config->dump_path_resolved, dir_ + "/output");
@@ -230,8 +230,8 @@ TEST_F(SeedExamplesTest, ModelDump) {
   EXPECT_EQ(config->data, DumpData::kTensor);
   EXPECT_FALSE(config->steps.has_value());
   EXPECT_TRUE(config->stats.empty());
-  EXPECT_FALSE(config->exception_scene);
-  EXPECT_FALSE(config->overflow);
+  EXPECT_NE(config->scene, DumpScene::kException);
+  EXPECT_NE(config->scene, DumpScene::kOverflow);
   EXPECT_TRUE(config->model_dump());
   ASSERT_EQ(config->dump_list.size(), 2u);
   EXPECT_EQ(config->dump_list[0].model_name, "ResNet-101");
@@ -262,8 +262,8 @@ TEST_F(SeedExamplesTest, ExceptionDump) {
   const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
       R"({"dump":{"dump_scene":"lite_exception"}})", "acl.json");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_TRUE(config->enabled);
-  EXPECT_TRUE(config->exception_scene);
+  EXPECT_TRUE(config->enabled());
+  EXPECT_EQ(config->scene, DumpScene::kException);
   EXPECT_TRUE(config->dump_path.empty());
   EXPECT_TRUE(config->dump_path_resolved.empty());
   EXPECT_FALSE(config->model_dump());
@@ -273,7 +273,7 @@ TEST_F(SeedExamplesTest, OverflowDump) {
   const absl::StatusOr<DumpConfig> config = ParseDumpConfig(
       R"({"dump":{"dump_path":"output","dump_debug":"on"}})", "acl.json");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_TRUE(config->overflow);
+  EXPECT_EQ(config->scene, DumpScene::kOverflow);
   EXPECT_FALSE(config->model_dump());
   EXPECT_EQ(config->dump_path_resolved, dir_ + "/output");
 }
@@ -301,7 +301,7 @@ TEST(ParseDumpConfigTest, NoDumpSectionOrEmptyDumpEnablesNothing) {
                            R"({"aclInit": {"x": [1, 2]}, "dump": {}})"}) {
     const absl::StatusOr<DumpConfig> config = ParseDumpConfig(text, "a.json");
     ASSERT_TRUE(config.ok()) << text << ": " << config.status();
-    EXPECT_FALSE(config->enabled);
+    EXPECT_FALSE(config->enabled());
     EXPECT_FALSE(config->model_dump());
     EXPECT_EQ(config->source, "a.json");
     EXPECT_EQ(DescribeDumpConfig(*config),
@@ -349,7 +349,7 @@ TEST(ParseDumpConfigTest, ExceptionSceneWinsOverModelDump) {  // S19
       "dump_list": [{"model_name": "a", "layer": ["x"]}], "dump_path": "nowhere",
       "dump_scene": "lite_exception", "dump_op_switch": "off", "dump_debug": "off"})");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_TRUE(config->exception_scene);
+  EXPECT_EQ(config->scene, DumpScene::kException);
   EXPECT_EQ(config->dump_list.size(), 1u);
   EXPECT_FALSE(config->model_dump());
   EXPECT_EQ(config->dump_path, "nowhere");          // kept, not checked
@@ -374,7 +374,7 @@ TEST(ParseDumpConfigTest, OverflowRejectsModelAndSingleOperatorDump) {  // S21
   const absl::StatusOr<DumpConfig> empty = ParseDump(
       R"({"dump_path": "testdata", "dump_debug": "on", "dump_list": []})");
   ASSERT_TRUE(empty.ok()) << empty.status();
-  EXPECT_TRUE(empty->overflow);
+  EXPECT_EQ(empty->scene, DumpScene::kOverflow);
 }
 
 TEST(ParseDumpConfigTest, ModelNamesMustBeUnique) {  // S9

@@ -64,7 +64,7 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
   }
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
   std::shared_ptr<DumpSession> session;
-  if (config.enabled) {
+  if (config.enabled()) {
     ASSIGN_OR_RETURN(session, DumpSession::Create(std::move(config), options_));
   }
   std::lock_guard<std::mutex> lock(mutex_);
@@ -101,7 +101,7 @@ absl::Status DumpManager::FinalizeDump() {
 
 absl::Status DumpManager::ConfigureFromAclInit(const std::string& config_path) {
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
-  if (!config.enabled) return absl::OkStatus();
+  if (!config.enabled()) return absl::OkStatus();
   ASSIGN_OR_RETURN(auto session,
                    DumpSession::Create(std::move(config), options_));
   std::lock_guard<std::mutex> lock(mutex_);
@@ -143,9 +143,10 @@ Attachment DumpManager::OnModelLoad(const CompiledModel& model,
   if (!session || session->closed()) return {};
   const DumpConfig& config = session->config();
   // S19: the exception scene wins over model and single-op dump.
-  if (config.exception_scene)
+  if (config.scene == DumpScene::kException)
     return MakeExceptionObserver(session, model, identity);
-  if (config.overflow) return MakeOverflowObserver(session, model, identity);
+  if (config.scene == DumpScene::kOverflow)
+    return MakeOverflowObserver(session, model, identity);
   DumpPlan plan = BuildDumpPlan(config, model, identity.file_stem);
   if (warnings != nullptr) {
     warnings->insert(warnings->end(), plan.warnings.begin(),
@@ -164,7 +165,8 @@ std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(
   }
   if (!session || session->closed()) return nullptr;
   const DumpConfig& config = session->config();
-  if (!config.exception_scene && !config.op_switch) return nullptr;
+  if (config.scene != DumpScene::kException && !config.op_switch)
+    return nullptr;
   return MakeSingleOpObserver(std::move(session), device_id);
 }
 

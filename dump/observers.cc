@@ -700,8 +700,7 @@ class SingleOpObserver final : public ExecutionObserver {
       : session_(std::move(session)), device_id_(device_id) {}
 
   bool BeginIteration(uint64_t) override {
-    if (session_->config().exception_scene || !session_->config().op_switch)
-      return false;
+    if (!session_->config().single_op_dump()) return false;
     if (!session_->EnterExecution()) return false;
     inside_ = true;
     task_id_ = session_->NextSingleOpTaskId();
@@ -761,7 +760,7 @@ class SingleOpObserver final : public ExecutionObserver {
     writer.Submit(std::move(job));
   }
   void OnNodeFailure(const NodeEvent& e, const absl::Status& status) override {
-    if (!session_->config().exception_scene) return;
+    if (session_->config().scene != DumpScene::kException) return;
     if (!session_->EnterExecution()) return;
     WriteExceptionDump(*session_, device_id_, e, status, "(single op)");
     session_->ExitExecution();

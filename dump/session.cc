@@ -67,7 +67,7 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   writer.memory_budget = options.writer_memory_budget;
   writer.sync = options.sync_files;
   writer.fs = options.fs;
-  if (config.exception_scene) {
+  if (config.scene == DumpScene::kException) {
     writer.root = options.exception_root;
     if (writer.root.empty()) {
       const char* work = std::getenv("ASCEND_WORK_PATH");
@@ -83,7 +83,7 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   }
   while (writer.root.size() > 1 && writer.root.back() == '/')
     writer.root.pop_back();
-  if (!config.exception_scene) {
+  if (config.scene != DumpScene::kException) {
     session->time_folder_ = ClaimTimeFolder(writer.root, session->time_folder_);
   }
   session->config_ = std::move(config);
