@@ -26,7 +26,7 @@ std::optional<ErrorKind> KindOf(const absl::Status& status) {
     value = value * 10 + (c - '0');
   }
   if (value < static_cast<int>(ErrorKind::kInvalidFile) ||
-      value > static_cast<int>(ErrorKind::kOutOfMemory)) {
+      value > static_cast<int>(ErrorKind::kFeatureUnsupported)) {
     return std::nullopt;
   }
   return static_cast<ErrorKind>(value);

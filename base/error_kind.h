@@ -27,6 +27,11 @@ enum class ErrorKind : int {
   kOpNotFound,
   kUnsupportedDataType,
   kOutOfMemory,  // an allocation failed (std::bad_alloc or a memory limit)
+  // A config file's text is not JSON. Kept apart from kParseFile because the
+  // SDK reports it differently by entry point (aclmdlSetDump: invalid dump
+  // config; aclInit: parse error).
+  kInvalidJson,
+  kFeatureUnsupported,  // valid for the NPU SDK, not available on this runtime
 };
 
 // Returns `status` (which must not be OK) tagged with `kind`.

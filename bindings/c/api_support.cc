@@ -40,6 +40,10 @@ aclError FromKind(ErrorKind kind) {
       return ACL_ERROR_UNSUPPORTED_DATA_TYPE;
     case ErrorKind::kOutOfMemory:
       return ACL_ERROR_BAD_ALLOC;
+    case ErrorKind::kInvalidJson:
+      return ACL_ERROR_INVALID_DUMP_CONFIG;
+    case ErrorKind::kFeatureUnsupported:
+      return ACL_ERROR_FEATURE_UNSUPPORTED;
   }
   return ACL_ERROR_FAILURE;
 }
