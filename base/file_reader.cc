@@ -33,7 +33,8 @@ absl::Status OpenError(int error, std::string_view what,
   switch (error) {
     case ENOENT:
     case ENOTDIR:
-      return absl::NotFoundError(StrCat(what, " '", path, "' does not exist"));
+      return absl::NotFoundError(
+          StrCat("cannot open ", what, " '", path, "': it does not exist"));
     case EACCES:
     case EPERM:
       return absl::PermissionDeniedError(
@@ -82,9 +83,9 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
         StrCat("cannot stat ", what, " '", path, "': ", std::strerror(errno)));
   }
   if (!S_ISREG(info.st_mode)) {
-    return absl::InvalidArgumentError(StrCat(what, " '", path, "' is ",
-                                             FileTypeName(info.st_mode),
-                                             ", not a regular file"));
+    return absl::InvalidArgumentError(StrCat(what, " '", path,
+                                             "' is not a regular file (it is ",
+                                             FileTypeName(info.st_mode), ")"));
   }
   const auto declared = static_cast<uint64_t>(info.st_size);
   if (declared > max_bytes) {

@@ -17,7 +17,8 @@ namespace acldump {
 // `what` names the file in messages ("model file", "config file"). Errors:
 //   NotFound           the path does not exist
 //   PermissionDenied   it cannot be opened for reading
-//   InvalidArgument    a directory, device, FIFO or socket
+//   InvalidArgument    a directory, device, FIFO or socket ("... is not a
+//                      regular file (it is a FIFO)")
 //   ResourceExhausted  larger than `max_bytes` (the message names both sizes)
 //   Internal           a read error
 // Messages read "<what> '<path>': <reason>". May throw std::bad_alloc for a

@@ -46,7 +46,7 @@ TEST(ReadRegularFileTest, NamesWhatAPathIsWhenItIsNotARegularFile) {
   absl::StatusOr<std::string> directory = ReadRegularFile(dir, 10, "input");
   ASSERT_EQ(directory.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(directory.status().message(),
-              HasSubstr("is a directory, not a regular file"));
+              HasSubstr("is not a regular file (it is a directory)"));
 
   // A symlink to /dev/zero would grow without bound if read as a stream.
   const std::string zero = dir + "/z.npy";
@@ -54,19 +54,21 @@ TEST(ReadRegularFileTest, NamesWhatAPathIsWhenItIsNotARegularFile) {
   absl::StatusOr<std::string> device = ReadRegularFile(zero, 1 << 20, "input");
   ASSERT_EQ(device.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(device.status().message(),
-              HasSubstr("is a character device, not a regular file"));
+              HasSubstr("is not a regular file (it is a character device)"));
 
   // Opening a FIFO with no writer must not block.
   const std::string fifo = dir + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   absl::StatusOr<std::string> pipe = ReadRegularFile(fifo, 10, "input");
   ASSERT_EQ(pipe.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(pipe.status().message(), HasSubstr("is a FIFO"));
+  EXPECT_THAT(pipe.status().message(), HasSubstr("(it is a FIFO)"));
 
   absl::StatusOr<std::string> missing =
       ReadRegularFile(dir + "/missing", 10, "config file");
   ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("does not exist"));
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("cannot open config file '" + dir +
+                        "/missing': it does not exist"));
 }
 
 TEST(ReadRegularFileTest, ProcFilesWithZeroSizeAreReadUpToTheLimit) {

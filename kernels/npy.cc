@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "kernels/half.h"
@@ -204,11 +205,9 @@ absl::Status WriteNpyFile(const std::string& path, const TensorView& view) {
 }
 
 absl::StatusOr<Tensor> ReadNpyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat("cannot open '", path, "'"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  absl::StatusOr<Tensor> tensor = DecodeNpy(buffer.str());
+  ASSIGN_OR_RETURN(std::string bytes,
+                   ReadRegularFile(path, kMaxNpyFileBytes, ".npy file"));
+  absl::StatusOr<Tensor> tensor = DecodeNpy(bytes);
   if (!tensor.ok()) return Annotate(tensor.status(), path);
   return tensor;
 }

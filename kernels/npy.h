@@ -12,6 +12,10 @@
 
 namespace acldump {
 
+// Largest .npy file read: the largest tensor a model may declare plus room
+// for the header.
+inline constexpr size_t kMaxNpyFileBytes = (size_t{4} << 30) + (1 << 20);
+
 // The bytes of a .npy file holding `view` (bfloat16 has no numpy type: it is
 // widened to float32).
 absl::StatusOr<std::string> EncodeNpy(const TensorView& view);

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "kernels/ops.h"
@@ -26,11 +27,9 @@ absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
 
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const PassOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat("cannot open '", path, "'"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  absl::StatusOr<Graph> graph = ConvertOnnx(buffer.str(), options);
+  ASSIGN_OR_RETURN(std::string bytes,
+                   ReadRegularFile(path, kMaxOnnxFileBytes, "ONNX file"));
+  absl::StatusOr<Graph> graph = ConvertOnnx(bytes, options);
   if (!graph.ok()) return Annotate(graph.status(), path);
   return graph;
 }

@@ -12,6 +12,9 @@
 
 namespace acldump {
 
+// Largest ONNX file read (protobuf cannot parse a larger message).
+inline constexpr size_t kMaxOnnxFileBytes = size_t{2} << 30;
+
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
                                   const PassOptions& options = {});
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,

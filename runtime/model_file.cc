@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "nlohmann/json.hpp"
@@ -306,20 +307,8 @@ absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
 }
 
 absl::StatusOr<Graph> ReadModelFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
-    return absl::NotFoundError(StrCat("cannot open model file '", path, "'"));
-  const std::streamoff size = in.tellg();
-  if (size < 0 || static_cast<uint64_t>(size) > kMaxModelFileBytes) {
-    return absl::InvalidArgumentError(
-        StrCat("model file '", path, "' is ", size,
-               " bytes, more than the limit of ", kMaxModelFileBytes));
-  }
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), size)) {
-    return absl::DataLossError(StrCat("cannot read model file '", path, "'"));
-  }
+  ASSIGN_OR_RETURN(std::string bytes,
+                   ReadRegularFile(path, kMaxModelFileBytes, "model file"));
   absl::StatusOr<Graph> graph = ParseModel(bytes);
   if (!graph.ok()) return Annotate(graph.status(), path);
   return graph;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
@@ -112,11 +113,9 @@ std::string DescribeOverflow(const std::string& payload) {
 }
 
 absl::StatusOr<std::string> DescribeStatsCsv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat("cannot open '", path, "'"));
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text.str());
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadRegularFile(path, dump::kMaxStatsCsvBytes, "stats CSV"));
+  absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text);
   if (!table.ok()) {
     return absl::InvalidArgumentError(
         StrCat(path, ": not a stats CSV: ", table.status().message()));

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/dump_file.h"
@@ -29,11 +30,7 @@ std::string CsvField(const std::string& field) {
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat("cannot open '", path, "'"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadRegularFile(path, dump::kMaxStatsCsvBytes, "stats CSV");
 }
 
 // The stats CSV rows a tensor dump would have had (default columns).

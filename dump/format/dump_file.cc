@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
@@ -326,49 +327,8 @@ absl::StatusOr<DumpFileContents> ParseDumpFile(std::string_view bytes) {
 }
 
 absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    const std::string message =
-        StrCat("cannot open dump file '", path, "': ", std::strerror(error));
-    return error == ENOENT ? absl::NotFoundError(message)
-                           : absl::PermissionDeniedError(message);
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat info;
-  if (::fstat(fd, &info) != 0) {
-    return absl::DataLossError(
-        StrCat("cannot stat dump file '", path, "': ", std::strerror(errno)));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    return absl::InvalidArgumentError(
-        StrCat("'", path, "' is not a regular file"));
-  }
-  const uint64_t size = static_cast<uint64_t>(info.st_size);
-  if (size > kMaxDumpFileBytes) {
-    return absl::InvalidArgumentError(StrCat("dump file '", path, "' is ", size,
-                                             " bytes, more than the limit of ",
-                                             kMaxDumpFileBytes));
-  }
-  std::string bytes(static_cast<size_t>(size), '\0');
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      return absl::DataLossError(
-          StrCat("cannot read dump file '", path, "': ", std::strerror(errno)));
-    }
-    if (n == 0) {
-      return absl::DataLossError(StrCat("dump file '", path, "' shrank from ",
-                                        size, " to ", done,
-                                        " bytes while being read"));
-    }
-    done += static_cast<size_t>(n);
-  }
+  ASSIGN_OR_RETURN(std::string bytes,
+                   ReadRegularFile(path, kMaxDumpFileBytes, "dump file"));
   absl::StatusOr<DumpFileContents> contents = ParseDumpFile(bytes);
   if (!contents.ok()) return Annotate(contents.status(), path);
   return contents;

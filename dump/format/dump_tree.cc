@@ -9,6 +9,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "base/file_reader.h"
 #include "base/strings.h"
 #include "dump/format/stats_csv.h"
 
@@ -44,12 +45,11 @@ using Mapping = std::map<std::string, std::string, std::less<>>;
 
 Mapping ReadMapping(const fs::path& directory) {
   Mapping mapping;
-  std::ifstream in(directory / "mapping.csv", std::ios::binary);
-  if (!in) return mapping;
-  std::stringstream text;
-  text << in.rdbuf();
+  absl::StatusOr<std::string> text = ReadRegularFile(
+      (directory / "mapping.csv").string(), kMaxStatsCsvBytes, "mapping.csv");
+  if (!text.ok()) return mapping;
   // The file has no header line: parse it as one and keep it as a row.
-  absl::StatusOr<StatsTable> table = ParseStatsCsv(text.str());
+  absl::StatusOr<StatsTable> table = ParseStatsCsv(*text);
   if (!table.ok() || table->header.size() != 2) return mapping;
   mapping[table->header[0]] = table->header[1];
   for (const auto& row : table->rows) mapping[row[0]] = row[1];
