@@ -687,20 +687,22 @@ TEST_F(DumpManagerTest, TimeFolderOfAnotherRunIsNotShared) {
     fs::create_directories(dump_path_ + "/" + DumpTimeFolderName(now + i));
   DumpManager manager;
   ASSERT_TRUE(manager.InitDump().ok());
-  ASSERT_TRUE(
-      manager
-          .SetDump(Config(
-              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
-          .ok());
+  const std::string config =
+      Config(R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])");
+  ASSERT_TRUE(manager.SetDump(config).ok());
+  // The folder is created with the first file: SetDump leaves no trace.
+  EXPECT_EQ(manager.current_session()->time_folder(), "");
+  Loaded first = Load(manager, registry_, kMlp);
+  RunModel(*first.model);
+  manager.current_session()->writer().Flush().IgnoreError();
   const std::string folder = manager.current_session()->time_folder();
   EXPECT_TRUE(std::regex_match(folder, std::regex("[0-9]{14}_1"))) << folder;
   // A second session of the same process in the same second shares the folder
   // it claimed.
-  ASSERT_TRUE(
-      manager
-          .SetDump(Config(
-              R"("dump_list":[{"model_name":"mlp_block","layer":["attn"]}])"))
-          .ok());
+  ASSERT_TRUE(manager.SetDump(config).ok());
+  Loaded second_model = Load(manager, registry_, kMlp);
+  RunModel(*second_model.model);
+  manager.current_session()->writer().Flush().IgnoreError();
   const std::string second = manager.current_session()->time_folder();
   if (second.substr(0, 14) == folder.substr(0, 14)) {
     EXPECT_EQ(second, folder);

@@ -2,11 +2,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <atomic>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "base/strings.h"
 
@@ -22,6 +27,8 @@ absl::Status ErrnoStatus(int error, std::string_view action,
       return absl::NotFoundError(message);
     case EEXIST:
       return absl::AlreadyExistsError(message);
+    case ENAMETOOLONG:
+      return absl::OutOfRangeError(message);
     case EACCES:
     case EPERM:
     case EROFS:
@@ -30,6 +37,12 @@ absl::Status ErrnoStatus(int error, std::string_view action,
     case EDQUOT:
     case EFBIG:
       return absl::ResourceExhaustedError(message);
+    case ELOOP:
+    case ENOTDIR:
+      return absl::FailedPreconditionError(
+          StrCat(message,
+                 " (a symbolic link or a file where a folder belongs: not "
+                 "followed)"));
     default:
       return absl::InternalError(message);
   }
@@ -37,50 +50,122 @@ absl::Status ErrnoStatus(int error, std::string_view action,
 
 class PosixFs final : public FileSystem {
  public:
-  absl::Status MakeDirectory(const std::string& path) override {
-    if (::mkdir(path.c_str(), 0755) == 0) return absl::OkStatus();
-    return ErrnoStatus(errno, "cannot create directory", path);
-  }
-  bool IsDirectory(const std::string& path) override {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  }
-  absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
-    const int fd =
-        ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd < 0) return ErrnoStatus(errno, "cannot create", path);
+  absl::StatusOr<int> OpenRoot(const std::string& path) override {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, "cannot open dump folder", path);
     return fd;
   }
-  absl::StatusOr<int> OpenForAppend(const std::string& path) override {
+  absl::Status MakeDirectoryAt(int dir, std::string_view name, int mode,
+                               const std::string& path) override {
+    if (::mkdirat(dir, std::string(name).c_str(), mode) == 0) {
+      return absl::OkStatus();
+    }
+    return ErrnoStatus(errno, "cannot create directory", path);
+  }
+  absl::StatusOr<int> OpenDirectoryAt(int dir, std::string_view name,
+                                      const std::string& path) override {
+    const int fd = ::openat(dir, std::string(name).c_str(),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, "cannot open directory", path);
+    return fd;
+  }
+  absl::StatusOr<int> CreateFileAt(int dir, int mode,
+                                   const std::string& path) override {
+    if (!no_tmpfile_.load(std::memory_order_relaxed)) {
+      const int fd = ::openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+      if (fd >= 0) return fd;
+      if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+        return ErrnoStatus(errno, "cannot create", path);
+      }
+      no_tmpfile_.store(true, std::memory_order_relaxed);
+    }
+    // A hidden name of our own, given its real name by renameat2 later.
+    const std::string temp =
+        StrCat(".acldump.", ::getpid(), ".", next_temp_.fetch_add(1), ".tmp");
     const int fd =
-        ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        ::openat(dir, temp.c_str(),
+                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0) return ErrnoStatus(errno, "cannot create", path);
+    std::lock_guard<std::mutex> lock(mutex_);
+    temporaries_[fd] = {dir, temp};
+    return fd;
+  }
+  absl::Status LinkFileAt(int fd, int dir, std::string_view name,
+                          const std::string& path) override {
+    const std::string target(name);
+    Temporary temporary;
+    if (TakeTemporary(fd, temporary)) {
+      if (::renameat2(temporary.dir, temporary.name.c_str(), dir,
+                      target.c_str(), RENAME_NOREPLACE) == 0) {
+        return absl::OkStatus();
+      }
+      const int error = errno;
+      ::unlinkat(temporary.dir, temporary.name.c_str(), 0);
+      return ErrnoStatus(error, "cannot name", path);
+    }
+    char proc[64];
+    std::snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    if (::linkat(AT_FDCWD, proc, dir, target.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      return absl::OkStatus();
+    }
+    return ErrnoStatus(errno, "cannot name", path);
+  }
+  absl::Status RemoveAt(int dir, std::string_view name,
+                        const std::string& path) override {
+    if (::unlinkat(dir, std::string(name).c_str(), 0) == 0) {
+      return absl::OkStatus();
+    }
+    return ErrnoStatus(errno, "cannot remove", path);
+  }
+  absl::StatusOr<int> OpenForAppendAt(int dir, std::string_view name,
+                                      const std::string& path) override {
+    const int fd =
+        ::openat(dir, std::string(name).c_str(),
+                 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
     return fd;
   }
-  absl::StatusOr<size_t> Write(int fd, const void* data, size_t size) override {
+  absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                               const std::string& path) override {
+    const int count = static_cast<int>(std::min<size_t>(data.size(), IOV_MAX));
     while (true) {
-      const ssize_t n = ::write(fd, data, size);
+      const ssize_t n = ::writev(fd, data.data(), count);
       if (n >= 0) return static_cast<size_t>(n);
-      if (errno != EINTR)
-        return ErrnoStatus(errno, "cannot write", StrCat("fd ", fd));
+      if (errno != EINTR) return ErrnoStatus(errno, "cannot write", path);
     }
   }
-  absl::Status Sync(int fd) override {
+  absl::Status Sync(int fd, const std::string& path) override {
     if (::fsync(fd) == 0) return absl::OkStatus();
-    return ErrnoStatus(errno, "cannot fsync", StrCat("fd ", fd));
+    return ErrnoStatus(errno, "cannot fsync", path);
   }
-  absl::Status Close(int fd) override {
+  absl::Status Close(int fd, const std::string& path) override {
+    Temporary temporary;
+    if (TakeTemporary(fd, temporary)) {
+      ::unlinkat(temporary.dir, temporary.name.c_str(), 0);  // never linked
+    }
     if (::close(fd) == 0) return absl::OkStatus();
-    return ErrnoStatus(errno, "cannot close", StrCat("fd ", fd));
+    return ErrnoStatus(errno, "cannot close", path);
   }
-  absl::Status Rename(const std::string& from, const std::string& to) override {
-    if (::rename(from.c_str(), to.c_str()) == 0) return absl::OkStatus();
-    return ErrnoStatus(errno, "cannot rename", StrCat(from, "' to '", to));
+
+ private:
+  struct Temporary {
+    int dir = -1;
+    std::string name;
+  };
+  bool TakeTemporary(int fd, Temporary& out) {
+    if (!no_tmpfile_.load(std::memory_order_relaxed)) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = temporaries_.find(fd);
+    if (it == temporaries_.end()) return false;
+    out = std::move(it->second);
+    temporaries_.erase(it);
+    return true;
   }
-  absl::Status Remove(const std::string& path) override {
-    if (::unlink(path.c_str()) == 0) return absl::OkStatus();
-    return ErrnoStatus(errno, "cannot remove", path);
-  }
+
+  std::atomic<bool> no_tmpfile_{false};
+  std::atomic<uint64_t> next_temp_{0};
+  std::mutex mutex_;
+  std::unordered_map<int, Temporary> temporaries_;
 };
 
 }  // namespace
@@ -90,20 +175,34 @@ FileSystem& PosixFileSystem() {
   return *fs;
 }
 
-absl::Status WriteAll(FileSystem& fs, int fd, std::string_view data,
+bool IsNameTooLong(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kOutOfRange;
+}
+
+absl::Status WriteAll(FileSystem& fs, int fd, std::span<const iovec> data,
                       const std::string& path) {
-  while (!data.empty()) {
-    absl::StatusOr<size_t> written = fs.Write(fd, data.data(), data.size());
-    if (!written.ok()) {
-      return absl::Status(
-          written.status().code(),
-          StrCat("cannot write '", path, "': ", written.status().message()));
+  std::vector<iovec> rest(data.begin(), data.end());
+  size_t first = 0;
+  while (first < rest.size()) {
+    if (rest[first].iov_len == 0) {
+      ++first;
+      continue;
     }
+    absl::StatusOr<size_t> written =
+        fs.Write(fd, std::span<const iovec>(rest).subspan(first), path);
+    if (!written.ok()) return written.status();
     if (*written == 0) {
       return absl::ResourceExhaustedError(
           StrCat("cannot write '", path, "': no progress"));
     }
-    data.remove_prefix(*written);
+    size_t done = *written;
+    while (done > 0 && first < rest.size()) {
+      const size_t step = std::min(done, rest[first].iov_len);
+      rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + step;
+      rest[first].iov_len -= step;
+      done -= step;
+      if (rest[first].iov_len == 0) ++first;
+    }
   }
   return absl::OkStatus();
 }

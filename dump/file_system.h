@@ -1,10 +1,18 @@
-// The file operations the dump writer performs, behind an interface so tests
-// can inject faults (ENOSPC, EIO, EACCES, a removed folder, short writes) at
-// every step of writing a file.
+// The file operations the dump writer performs, relative to open directory
+// descriptors, behind an interface so tests can inject faults (ENOSPC, EIO,
+// EACCES, a removed folder, short writes) at every step of writing a file.
+//
+// Everything below the dump root is reached with openat(O_NOFOLLOW): a symlink
+// planted by another user of a shared dump_path is refused, never followed.
+// Every operation takes `path`, the logical full path, for messages (and for
+// fault-injecting file systems to match on).
 #ifndef ACLDUMP_DUMP_FILE_SYSTEM_H_
 #define ACLDUMP_DUMP_FILE_SYSTEM_H_
 
+#include <sys/uio.h>
+
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,25 +23,45 @@ namespace acldump::dump {
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
-  // mkdir of one directory; AlreadyExists when it exists.
-  virtual absl::Status MakeDirectory(const std::string& path) = 0;
-  virtual bool IsDirectory(const std::string& path) = 0;
-  // Creates a new file (fails if it exists) for writing; returns a descriptor.
-  virtual absl::StatusOr<int> CreateFile(const std::string& path, int mode) = 0;
-  // Appends to a file, creating it when missing.
-  virtual absl::StatusOr<int> OpenForAppend(const std::string& path) = 0;
-  // May write fewer bytes than asked (the caller loops).
-  virtual absl::StatusOr<size_t> Write(int fd, const void* data,
-                                       size_t size) = 0;
-  virtual absl::Status Sync(int fd) = 0;
-  virtual absl::Status Close(int fd) = 0;
-  virtual absl::Status Rename(const std::string& from,
-                              const std::string& to) = 0;
-  virtual absl::Status Remove(const std::string& path) = 0;
+  // Opens the dump root, an existing directory named by an absolute path (the
+  // user's own dump_path: symlinks in it are followed).
+  virtual absl::StatusOr<int> OpenRoot(const std::string& path) = 0;
+  // mkdirat: AlreadyExists when `name` exists (whatever it is).
+  virtual absl::Status MakeDirectoryAt(int dir, std::string_view name, int mode,
+                                       const std::string& path) = 0;
+  // Opens directory `name` in `dir`; a symlink or a non-directory is an error.
+  virtual absl::StatusOr<int> OpenDirectoryAt(int dir, std::string_view name,
+                                              const std::string& path) = 0;
+  // A new file in `dir` that has no name yet (invisible until LinkFileAt):
+  // O_TMPFILE, or a hidden temporary name where the file system lacks it.
+  virtual absl::StatusOr<int> CreateFileAt(int dir, int mode,
+                                           const std::string& path) = 0;
+  // Gives a complete file from CreateFileAt its name; never replaces an
+  // existing file (AlreadyExists). A name too long for the file system is
+  // OutOfRange.
+  virtual absl::Status LinkFileAt(int fd, int dir, std::string_view name,
+                                  const std::string& path) = 0;
+  // unlinkat of a file.
+  virtual absl::Status RemoveAt(int dir, std::string_view name,
+                                const std::string& path) = 0;
+  // Appends to `name` in `dir`, creating it when missing.
+  virtual absl::StatusOr<int> OpenForAppendAt(int dir, std::string_view name,
+                                              const std::string& path) = 0;
+  // writev: may write fewer bytes than asked (the caller loops).
+  virtual absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                                       const std::string& path) = 0;
+  virtual absl::Status Sync(int fd, const std::string& path) = 0;
+  // Closes a descriptor from any of the calls above. A file from CreateFileAt
+  // that was never linked disappears.
+  virtual absl::Status Close(int fd, const std::string& path) = 0;
 };
 
 // The real POSIX file system. Errors carry strerror text and the path.
 FileSystem& PosixFileSystem();
+
+// True for the error LinkFileAt / MakeDirectoryAt give for a name longer than
+// the file system allows.
+bool IsNameTooLong(const absl::Status& status);
 
 // Passes every call on to another file system: a base for wrappers that change
 // one or two operations (fault injection, slow disks in tests).
@@ -41,28 +69,42 @@ class ForwardingFileSystem : public FileSystem {
  public:
   explicit ForwardingFileSystem(FileSystem& inner = PosixFileSystem())
       : inner_(inner) {}
-  absl::Status MakeDirectory(const std::string& path) override {
-    return inner_.MakeDirectory(path);
+  absl::StatusOr<int> OpenRoot(const std::string& path) override {
+    return inner_.OpenRoot(path);
   }
-  bool IsDirectory(const std::string& path) override {
-    return inner_.IsDirectory(path);
+  absl::Status MakeDirectoryAt(int dir, std::string_view name, int mode,
+                               const std::string& path) override {
+    return inner_.MakeDirectoryAt(dir, name, mode, path);
   }
-  absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
-    return inner_.CreateFile(path, mode);
+  absl::StatusOr<int> OpenDirectoryAt(int dir, std::string_view name,
+                                      const std::string& path) override {
+    return inner_.OpenDirectoryAt(dir, name, path);
   }
-  absl::StatusOr<int> OpenForAppend(const std::string& path) override {
-    return inner_.OpenForAppend(path);
+  absl::StatusOr<int> CreateFileAt(int dir, int mode,
+                                   const std::string& path) override {
+    return inner_.CreateFileAt(dir, mode, path);
   }
-  absl::StatusOr<size_t> Write(int fd, const void* data, size_t size) override {
-    return inner_.Write(fd, data, size);
+  absl::Status LinkFileAt(int fd, int dir, std::string_view name,
+                          const std::string& path) override {
+    return inner_.LinkFileAt(fd, dir, name, path);
   }
-  absl::Status Sync(int fd) override { return inner_.Sync(fd); }
-  absl::Status Close(int fd) override { return inner_.Close(fd); }
-  absl::Status Rename(const std::string& from, const std::string& to) override {
-    return inner_.Rename(from, to);
+  absl::Status RemoveAt(int dir, std::string_view name,
+                        const std::string& path) override {
+    return inner_.RemoveAt(dir, name, path);
   }
-  absl::Status Remove(const std::string& path) override {
-    return inner_.Remove(path);
+  absl::StatusOr<int> OpenForAppendAt(int dir, std::string_view name,
+                                      const std::string& path) override {
+    return inner_.OpenForAppendAt(dir, name, path);
+  }
+  absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                               const std::string& path) override {
+    return inner_.Write(fd, data, path);
+  }
+  absl::Status Sync(int fd, const std::string& path) override {
+    return inner_.Sync(fd, path);
+  }
+  absl::Status Close(int fd, const std::string& path) override {
+    return inner_.Close(fd, path);
   }
 
  private:
@@ -70,7 +112,7 @@ class ForwardingFileSystem : public FileSystem {
 };
 
 // Writes all of `data` (looping over short writes).
-absl::Status WriteAll(FileSystem& fs, int fd, std::string_view data,
+absl::Status WriteAll(FileSystem& fs, int fd, std::span<const iovec> data,
                       const std::string& path);
 
 }  // namespace acldump::dump

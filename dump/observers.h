@@ -1,8 +1,9 @@
-// The execution observers that dump: model dump (tensors or stats), overflow
-// checks (S20), exception dumps (S18) and single-operator dumps (S13). Each is
-// built at model load (or per single-op call) from a DumpPlan and a
-// DumpSession; on the hot path they only copy bytes (or compute statistics)
-// into a pooled buffer and queue it.
+// The execution observers that dump, one file each: model dump
+// (model_dump_observer.cc), overflow checks (overflow_observer.cc), exception
+// dumps (exception_observer.cc) and single-operator dumps
+// (single_op_observer.cc). Each is built at model load (or per single-op call)
+// from a DumpPlan and a DumpSession; on the hot path they only hand tensors to
+// the session's payload (copy or statistics) and queue the job.
 #ifndef ACLDUMP_DUMP_OBSERVERS_H_
 #define ACLDUMP_DUMP_OBSERVERS_H_
 
@@ -49,6 +50,11 @@ Attachment MakeExceptionObserver(std::shared_ptr<DumpSession> session,
 // (exception scene).
 std::shared_ptr<ExecutionObserver> MakeSingleOpObserver(
     std::shared_ptr<DumpSession> session, int32_t device_id);
+
+// Writes a failing node's exception dump and waits until it is on disk.
+void WriteExceptionDump(DumpSession& session, int32_t device_id,
+                        const NodeEvent& e, const absl::Status& status,
+                        std::string_view model_name);
 
 }  // namespace acldump::dump
 

@@ -6,8 +6,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <mutex>
-#include <set>
 
 #include "dump/format/dump_names.h"
 
@@ -25,33 +23,6 @@ SessionOptions SessionOptionsFromEnvironment() {
   return options;
 }
 
-namespace {
-
-// The time folder of a session (§3: {YYYYMMDDHHMMSS}, fixed when the config
-// takes effect). Sessions of this process share a folder (their model ids
-// differ); a folder another process created in the same second gets a "_N"
-// suffix instead, so two runs never mix files.
-std::string ClaimTimeFolder(const std::string& root, const std::string& base) {
-  static std::mutex mutex;
-  static std::set<std::string>* const claimed = new std::set<std::string>;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::string name = base;
-  for (int suffix = 1; suffix < 1000; ++suffix) {
-    const std::string path = root + "/" + name;
-    if (claimed->count(path)) return name;
-    if (::mkdir(path.c_str(), 0755) == 0 || errno != EEXIST) {
-      // Created (or failed for another reason, which the writer will report per
-      // file).
-      claimed->insert(path);
-      return name;
-    }
-    name = base + "_" + std::to_string(suffix);
-  }
-  return name;
-}
-
-}  // namespace
-
 uint64_t NowMicros() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -62,7 +33,6 @@ uint64_t NowMicros() {
 absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
     DumpConfig config, const SessionOptions& options) {
   std::shared_ptr<DumpSession> session(new DumpSession());
-  session->time_folder_ = DumpTimeFolderName(std::time(nullptr));
   DumpWriter::Options writer;
   writer.memory_budget = options.writer_memory_budget;
   writer.sync = options.sync_files;
@@ -84,8 +54,10 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   while (writer.root.size() > 1 && writer.root.back() == '/')
     writer.root.pop_back();
   if (config.scene != DumpScene::kException) {
-    session->time_folder_ = ClaimTimeFolder(writer.root, session->time_folder_);
+    // Fixed now, created with the first file.
+    writer.time_base = DumpTimeFolderName(std::time(nullptr));
   }
+  session->payload_ = MakePayload(config);
   session->config_ = std::move(config);
   session->writer_ = std::make_unique<DumpWriter>(std::move(writer));
   return session;

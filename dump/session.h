@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "dump/config.h"
 #include "dump/file_system.h"
+#include "dump/payload.h"
 #include "dump/writer.h"
 
 namespace acldump::dump {
@@ -22,7 +23,7 @@ struct SessionOptions {
   size_t writer_memory_budget = size_t{256} << 20;
   bool sync_files = false;
   FileSystem* fs = nullptr;  // default: POSIX
-  // Root of exception dumps (S18); empty = $ASCEND_WORK_PATH or the current
+  // Root of exception dumps; empty = $ASCEND_WORK_PATH or the current
   // directory.
   std::string exception_root;
 };
@@ -37,8 +38,12 @@ class DumpSession {
   ~DumpSession();
 
   const DumpConfig& config() const { return config_; }
-  // {YYYYMMDDHHMMSS}: local time when the config took effect.
-  const std::string& time_folder() const { return time_folder_; }
+  // What each record holds (tensors or statistics), chosen once.
+  const Payload& payload() const { return *payload_; }
+  // The time folder ({YYYYMMDDHHMMSS}, local time when the config took
+  // effect, "_N" appended when taken) once the first file created it; empty
+  // before, and for exception dumps.
+  std::string time_folder() const { return writer_->time_folder(); }
   // Where this session's files go: dump_path, or the exception root.
   const std::string& root() const { return writer_->root(); }
   DumpWriter& writer() { return *writer_; }
@@ -58,7 +63,7 @@ class DumpSession {
  private:
   DumpSession() = default;
   DumpConfig config_;
-  std::string time_folder_;
+  std::unique_ptr<const Payload> payload_;
   std::unique_ptr<DumpWriter> writer_;
   std::atomic<bool> closed_{false};
   std::atomic<uint64_t> single_op_tasks_{0};

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "base/error_kind.h"
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/dump_names.h"
 
@@ -22,7 +23,8 @@ constexpr auto kBatchWait = std::chrono::milliseconds(2);
 
 DumpWriter::DumpWriter(Options options)
     : options_(std::move(options)),
-      fs_(options_.fs != nullptr ? *options_.fs : PosixFileSystem()) {
+      fs_(options_.fs != nullptr ? *options_.fs : PosixFileSystem()),
+      tree_(fs_, options_.root, options_.time_base) {
   queue_.resize(64);
   thread_ = std::thread([this] { Run(); });
 }
@@ -188,12 +190,20 @@ void DumpWriter::WriteOne(WriteJob& job) {
   scratch_.suffix.clear();
   scratch_.head.clear();
   scratch_.payloads.clear();
-  scratch_.mode = 0644;
+  scratch_.mode = 0640;
   absl::Status status = job.renderer->Render(job, scratch_);
-  std::string path =
-      StrCat(scratch_.directory, "/", scratch_.name, scratch_.suffix);
+  // Where the file was meant to go, for the failure report.
+  std::string path = options_.root;
+  if (!options_.time_base.empty()) {
+    StrAppend(
+        path, "/",
+        tree_.time_folder().empty() ? options_.time_base : tree_.time_folder());
+  }
+  if (!scratch_.directory.empty()) StrAppend(path, "/", scratch_.directory);
+  StrAppend(path, "/", scratch_.name, scratch_.suffix);
   if (status.ok()) status = WriteFile(scratch_, &path);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (time_folder_.empty()) time_folder_ = tree_.time_folder();
   if (status.ok()) {
     ++stats_.files_written;
     stats_.bytes_written += scratch_.head.size();
@@ -207,81 +217,55 @@ void DumpWriter::WriteOne(WriteJob& job) {
   }
 }
 
-absl::Status DumpWriter::EnsureDirectory(const std::string& directory) {
-  if (known_directories_.count(directory)) return absl::OkStatus();
-  const std::string& root = options_.root;
-  if (directory.compare(0, root.size(), root) != 0 ||
-      (directory.size() > root.size() && directory[root.size()] != '/')) {
-    return absl::InternalError(
-        StrCat("'", directory, "' is outside the dump root '", root, "'"));
-  }
-  // The root is the user's dump_path: if it disappeared, say so instead of
-  // re-creating it.
-  if (!fs_.IsDirectory(root)) {
-    return absl::NotFoundError(
-        StrCat("dump_path '", root, "' no longer exists"));
-  }
-  size_t pos = root.size();
-  while (pos < directory.size()) {
-    const size_t next = directory.find('/', pos + 1);
-    const std::string prefix = directory.substr(0, next);
-    pos = next == std::string::npos ? directory.size() : next;
-    if (known_directories_.count(prefix)) continue;
-    absl::Status made = fs_.MakeDirectory(prefix);
-    if (!made.ok() && !absl::IsAlreadyExists(made)) return made;
-  }
-  known_directories_.insert(directory);
-  return absl::OkStatus();
-}
-
 absl::Status DumpWriter::WriteFile(const RenderedFile& file,
                                    std::string* final_path) {
-  absl::Status dir = EnsureDirectory(file.directory);
-  if (!dir.ok()) {
-    // A directory removed behind our back: forget what we knew and try once
+  absl::StatusOr<FolderTree::Folder> folder = tree_.Open(file.directory);
+  absl::Status status =
+      folder.ok() ? WriteInto(*folder, file, final_path) : folder.status();
+  if (absl::IsNotFound(status)) {
+    // A folder removed behind our back: forget what we knew and try once
     // more.
-    known_directories_.clear();
-    dir = EnsureDirectory(file.directory);
-    if (!dir.ok()) return dir;
+    tree_.Reset();
+    folder = tree_.Open(file.directory);
+    status =
+        folder.ok() ? WriteInto(*folder, file, final_path) : folder.status();
   }
-  std::string name = file.name;
-  if (NeedsHashedName(name)) {
-    const std::string hashed = HashedFileName(name);
-    const std::string key = StrCat(file.directory, "/", hashed, file.suffix);
-    if (!mapped_names_.count(key)) {
-      const std::string mapping = StrCat(file.directory, "/mapping.csv");
-      absl::StatusOr<int> fd = fs_.OpenForAppend(mapping);
-      if (!fd.ok()) return fd.status();
-      absl::Status wrote = WriteAll(
-          fs_, *fd, MappingCsvLine(hashed + file.suffix, name + file.suffix),
-          mapping);
-      absl::Status closed = fs_.Close(*fd);
-      if (!wrote.ok()) return wrote;
-      if (!closed.ok()) return closed;
-      mapped_names_.insert(key);
+  return status;
+}
+
+// An unnamed file, written completely, then linked in under its name: a
+// reader never sees a partial file, and a failed one leaves nothing.
+absl::Status DumpWriter::WriteInto(const FolderTree::Folder& folder,
+                                   const RenderedFile& file,
+                                   std::string* final_path) {
+  std::string name = StrCat(file.name, file.suffix);
+  *final_path = StrCat(folder.path, "/", name);
+  ASSIGN_OR_RETURN(int fd, fs_.CreateFileAt(folder.fd, file.mode, *final_path));
+  iovecs_.clear();
+  iovecs_.push_back({const_cast<char*>(file.head.data()), file.head.size()});
+  for (std::string_view payload : file.payloads) {
+    iovecs_.push_back({const_cast<char*>(payload.data()), payload.size()});
+  }
+  absl::Status status = WriteAll(fs_, fd, iovecs_, *final_path);
+  if (status.ok() && options_.sync) status = fs_.Sync(fd, *final_path);
+  if (status.ok()) status = fs_.LinkFileAt(fd, folder.fd, name, *final_path);
+  if (IsNameTooLong(status)) {
+    const std::string hashed = HashedName(*final_path);
+    status = tree_.RecordMapping(folder, hashed, name);
+    if (status.ok()) {
+      *final_path = StrCat(folder.path, "/", hashed);
+      status = fs_.LinkFileAt(fd, folder.fd, hashed, *final_path);
+      name = hashed;
     }
-    name = hashed;
   }
-  *final_path = StrCat(file.directory, "/", name, file.suffix);
-  const std::string temp = StrCat(*final_path, ".tmp");
-  // Exception dumps are read-only (0400): creating them so loses nothing, the
-  // temporary name keeps them invisible until complete.
-  absl::StatusOr<int> fd = fs_.CreateFile(temp, file.mode);
-  if (!fd.ok() && absl::IsAlreadyExists(fd.status())) {
-    // A leftover from a crashed run: it never was a complete file.
-    fs_.Remove(temp).IgnoreError();
-    fd = fs_.CreateFile(temp, file.mode);
-  }
-  if (!fd.ok()) return fd.status();
-  absl::Status status = WriteAll(fs_, *fd, file.head, temp);
-  for (size_t i = 0; status.ok() && i < file.payloads.size(); ++i) {
-    status = WriteAll(fs_, *fd, file.payloads[i], temp);
-  }
-  if (status.ok() && options_.sync) status = fs_.Sync(*fd);
-  absl::Status closed = fs_.Close(*fd);
+  const bool linked = status.ok();
+  absl::Status closed = fs_.Close(fd, *final_path);
   if (status.ok()) status = closed;
-  if (status.ok()) status = fs_.Rename(temp, *final_path);
-  if (!status.ok()) fs_.Remove(temp).IgnoreError();
+  // A close that fails after the link (a delayed write error) must not leave
+  // a file that may be incomplete.
+  if (!status.ok() && linked) {
+    fs_.RemoveAt(folder.fd, name, *final_path).IgnoreError();
+  }
   return status;
 }
 
@@ -308,6 +292,11 @@ absl::Status DumpWriter::Flush() {
 WriterStats DumpWriter::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
+}
+
+std::string DumpWriter::time_folder() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return time_folder_;
 }
 
 std::vector<WriteFailure> DumpWriter::failures() const {

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "dump/file_system.h"
+#include "dump/folder_tree.h"
 #include "kernels/tensor.h"
 
 namespace acldump::dump {
@@ -29,17 +30,18 @@ struct WriteJob;
 
 // What a job becomes on disk.
 struct RenderedFile {
-  // Absolute; must be the writer's root or below it.
+  // Relative to the writer's base (its time folder, or its root without one):
+  // "0/resnet/1/3"; "" = the base itself.
   std::string directory;
-  // Final file name; hashed by the writer when too long (mapping.csv).
+  // Final file name is `name` + `suffix`; a name too long for the file system
+  // is written as its hash, recorded in the folder's mapping.csv.
   std::string name;
-  // Kept after hashing (".csv").
   std::string suffix;
   // Bytes written first (layout §2 prefix, or a whole CSV text).
   std::string head;
   // Then these (views into the job's buffer).
   std::vector<std::string_view> payloads;
-  int mode = 0644;
+  int mode = 0640;
 };
 
 // Turns a job into a file. Runs on the writer thread; lives while jobs refer to
@@ -80,6 +82,9 @@ class DumpWriter {
   struct Options {
     std::string root;  // dump files go here or below; the writer never creates
                        // the root itself
+    // The time folder's name (without "_N"); empty: files go straight below
+    // the root.
+    std::string time_base;
     // Buffers acquired and cached for reuse together stay below this. Cached
     // buffers are kept until the writer goes away: fresh memory would cost page
     // faults on every copy.
@@ -116,6 +121,9 @@ class DumpWriter {
   WriterStats stats() const;
   std::vector<WriteFailure> failures() const;
   const std::string& root() const { return options_.root; }
+  // The time folder once the first file created it ("" before, and for a
+  // writer without one).
+  std::string time_folder() const;
 
  private:
   void Run();
@@ -124,8 +132,9 @@ class DumpWriter {
   // Queue length at which producers blocked on a full queue resume.
   size_t ResumeLevel() const;
   void WriteOne(WriteJob& job);
-  absl::Status EnsureDirectory(const std::string& directory);
   absl::Status WriteFile(const RenderedFile& file, std::string* final_path);
+  absl::Status WriteInto(const FolderTree::Folder& folder,
+                         const RenderedFile& file, std::string* final_path);
   void ReleaseBuffer(AlignedBuffer buffer);
   static size_t RoundedSize(size_t bytes);
 
@@ -153,10 +162,12 @@ class DumpWriter {
   WriterStats stats_;
   std::vector<WriteFailure> failures_;
 
+  std::string time_folder_;  // copied from the tree under mutex_
+
   // Writer-thread only.
-  std::set<std::string> known_directories_;
-  std::set<std::string> mapped_names_;
+  FolderTree tree_;
   RenderedFile scratch_;
+  std::vector<iovec> iovecs_;
 
   std::thread thread_;
 };

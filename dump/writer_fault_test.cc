@@ -57,38 +57,40 @@ class FaultyFileSystem final : public ForwardingFileSystem {
   bool armed = true;
   std::atomic<int> injected{0};
 
-  absl::Status MakeDirectory(const std::string& path) override {
+  absl::Status MakeDirectoryAt(int dir, std::string_view name, int mode,
+                               const std::string& path) override {
     if (Hit(Step::kMkdir, path)) return Inject();
-    return ForwardingFileSystem::MakeDirectory(path);
+    return ForwardingFileSystem::MakeDirectoryAt(dir, name, mode, path);
   }
-  absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
+  absl::StatusOr<int> CreateFileAt(int dir, int mode,
+                                   const std::string& path) override {
     if (Hit(Step::kCreate, path)) return Inject();
-    absl::StatusOr<int> fd = ForwardingFileSystem::CreateFile(path, mode);
-    if (fd.ok()) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      paths_[*fd] = path;
-    }
-    return fd;
+    return ForwardingFileSystem::CreateFileAt(dir, mode, path);
   }
-  absl::StatusOr<size_t> Write(int fd, const void* data, size_t size) override {
-    if (Hit(Step::kWrite, PathOf(fd))) return Inject();
-    return ForwardingFileSystem::Write(
-        fd, data, short_writes ? std::min<size_t>(size, 7) : size);
+  absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                               const std::string& path) override {
+    if (Hit(Step::kWrite, path)) return Inject();
+    if (!short_writes) return ForwardingFileSystem::Write(fd, data, path);
+    // At most 7 bytes of the first buffer.
+    iovec first = data.front();
+    first.iov_len = std::min<size_t>(first.iov_len, 7);
+    return ForwardingFileSystem::Write(fd, {&first, 1}, path);
   }
-  absl::Status Sync(int fd) override {
-    if (Hit(Step::kSync, PathOf(fd))) return Inject();
-    return ForwardingFileSystem::Sync(fd);
+  absl::Status Sync(int fd, const std::string& path) override {
+    if (Hit(Step::kSync, path)) return Inject();
+    return ForwardingFileSystem::Sync(fd, path);
   }
-  absl::Status Close(int fd) override {
-    const std::string path = PathOf(fd);
-    absl::Status closed = ForwardingFileSystem::Close(
-        fd);  // the descriptor is released either way
+  absl::Status Close(int fd, const std::string& path) override {
+    // The descriptor is released either way.
+    absl::Status closed = ForwardingFileSystem::Close(fd, path);
     if (Hit(Step::kClose, path)) return Inject();
     return closed;
   }
-  absl::Status Rename(const std::string& from, const std::string& to) override {
-    if (Hit(Step::kRename, to)) return Inject();
-    return ForwardingFileSystem::Rename(from, to);
+  // The last step: naming the complete file.
+  absl::Status LinkFileAt(int fd, int dir, std::string_view name,
+                          const std::string& path) override {
+    if (Hit(Step::kRename, path)) return Inject();
+    return ForwardingFileSystem::LinkFileAt(fd, dir, name, path);
   }
 
  private:
@@ -99,12 +101,6 @@ class FaultyFileSystem final : public ForwardingFileSystem {
     ++injected;
     return error;
   }
-  std::string PathOf(int fd) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return paths_[fd];
-  }
-  std::mutex mutex_;
-  std::map<int, std::string> paths_;
 };
 
 std::vector<std::string> FilesUnder(const std::string& root) {

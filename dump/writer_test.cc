@@ -22,26 +22,23 @@ namespace fs = std::filesystem;
 // Names each file after the job's sequence number; the payload is the buffer.
 class SequenceRenderer final : public JobRenderer {
  public:
-  explicit SequenceRenderer(std::string dir) : dir_(std::move(dir)) {}
   absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
-    file.directory = dir_;
+    file.directory = "";
     file.name = StrCat("job", job.sequence);
     file.suffix = ".bin";
     file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
                                job.used);
     return absl::OkStatus();
   }
-
- private:
-  std::string dir_;
 };
 
 // The real file system, slowed down so that producers outrun the writer.
 class SlowFileSystem final : public ForwardingFileSystem {
  public:
-  absl::StatusOr<int> CreateFile(const std::string& path, int mode) override {
+  absl::StatusOr<int> CreateFileAt(int dir, int mode,
+                                   const std::string& path) override {
     std::this_thread::sleep_for(std::chrono::microseconds(500));
-    return ForwardingFileSystem::CreateFile(path, mode);
+    return ForwardingFileSystem::CreateFileAt(dir, mode, path);
   }
 };
 
@@ -53,7 +50,7 @@ class WriterTest : public ::testing::Test {
                ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    renderer_ = std::make_shared<SequenceRenderer>(dir_);
+    renderer_ = std::make_shared<SequenceRenderer>();
   }
 
   // Job `i` holds `bytes` bytes of the value i % 251.

@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <functional>
+
 #include "fmt/format.h"
 
 namespace acldump::dump {
@@ -54,17 +56,12 @@ std::string DumpFileName(std::string_view op_type, std::string_view op_name,
                      EscapeNamePart(op_name), task_id, stream_id, timestamp_us);
 }
 
-bool NeedsHashedName(std::string_view file_name) {
-  return file_name.size() > kMaxPlainFileName;
+bool ExceedsNameMax(std::string_view name) {
+  return name.size() > kMaxNameBytes;
 }
 
-std::string HashedFileName(std::string_view file_name) {
-  uint64_t hash = 14695981039346656037ull;
-  for (char c : file_name) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("{}", hash);
+std::string HashedName(std::string_view full_path) {
+  return fmt::format("{}", std::hash<std::string_view>{}(full_path));
 }
 
 std::string MappingCsvLine(std::string_view hashed, std::string_view original) {

@@ -10,9 +10,8 @@
 
 namespace acldump::dump {
 
-// Longest file name written as is: NAME_MAX (255) less room for the ".csv" of
-// a stats file and the ".tmp" of a file being written.
-inline constexpr size_t kMaxPlainFileName = 255 - 8;
+// The longest name of a file or folder Linux file systems accept (NAME_MAX).
+inline constexpr size_t kMaxNameBytes = 255;
 
 // Replaces each of space, '.', '/', '\\' with '_'.
 std::string EscapeNamePart(std::string_view name);
@@ -23,14 +22,15 @@ std::string DumpFileName(std::string_view op_type, std::string_view op_name,
                          uint32_t task_id, uint32_t stream_id,
                          uint64_t timestamp_us);
 
-// True when `file_name` is longer than kMaxPlainFileName bytes. Callers test
-// and hash the tensor file's name; its stats file is then "{hash}.csv".
-bool NeedsHashedName(std::string_view file_name);
-// The decimal FNV-1a 64-bit hash of `file_name`: stable across runs and
-// machines, so tools can recompute it.
-std::string HashedFileName(std::string_view file_name);
-// "hash,original_name\n" for the folder's mapping.csv; a field holding ',',
-// '"', CR or LF is quoted per RFC 4180.
+// True when a file or folder name is too long to be created as is: the
+// writer then uses HashedName instead and records the pair in mapping.csv.
+bool ExceedsNameMax(std::string_view name);
+// The name a too-long file or folder gets, as the SDK's writer does it: the
+// decimal std::hash of its full path.
+std::string HashedName(std::string_view full_path);
+// "hash,original_name\n" for the folder's mapping.csv; unquoted as the SDK
+// writes it, except that a field holding ',', '"', CR or LF is quoted per RFC
+// 4180 so the file stays readable.
 std::string MappingCsvLine(std::string_view hashed, std::string_view original);
 
 // "YYYYMMDDHHMMSS" in local time.

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -28,18 +30,15 @@ TEST(DumpNamesTest, FileName) {
 }
 
 TEST(DumpNamesTest, HashedNames) {
-  EXPECT_FALSE(NeedsHashedName(std::string(247, 'a')));
-  EXPECT_TRUE(NeedsHashedName(std::string(248, 'a')));
-  // FNV-1a 64 reference values.
-  EXPECT_EQ(HashedFileName(""), "14695981039346656037");
-  EXPECT_EQ(HashedFileName("a"), "12638187200555641996");
-  EXPECT_EQ(HashedFileName("foobar"), "9625390261332436968");
-  const std::string long_name =
+  EXPECT_FALSE(ExceedsNameMax(std::string(255, 'a')));
+  EXPECT_TRUE(ExceedsNameMax(std::string(256, 'a')));
+  // As the SDK's writer names them: std::hash of the full path, in decimal.
+  const std::string path =
+      "/dump/20250101120000/0/net/1/0/" +
       DumpFileName("Conv", std::string(300, 'n'), 1, 0, 5);
-  EXPECT_TRUE(NeedsHashedName(long_name));
-  EXPECT_EQ(HashedFileName(long_name), HashedFileName(long_name));
-  EXPECT_NE(HashedFileName(long_name), HashedFileName(long_name + "x"));
-  EXPECT_LE(HashedFileName(long_name).size(), 20u);
+  EXPECT_EQ(HashedName(path), std::to_string(std::hash<std::string>{}(path)));
+  EXPECT_NE(HashedName(path), HashedName(path + "x"));
+  EXPECT_LE(HashedName(path).size(), 20u);
 }
 
 TEST(DumpNamesTest, MappingCsvLine) {

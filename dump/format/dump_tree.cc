@@ -87,13 +87,15 @@ void PlaceInLayout(const fs::path& directory, DumpEntry& entry) {
 void Classify(DumpEntry& entry, const Mapping& mapping) {
   std::string_view name = entry.file_name;
   if (EndsWith(name, ".tmp") || name == "mapping.csv") return;
+  // A hashed name ("123", or "123.csv" from older writers) stands for the
+  // name mapping.csv records.
+  if (auto it = mapping.find(name); it != mapping.end()) {
+    name = it->second;
+  } else if (AllDigits(name)) {
+    return;
+  }
   const bool csv = EndsWith(name, ".csv");
   if (csv) name.remove_suffix(4);
-  if (AllDigits(name)) {
-    auto it = mapping.find(name);
-    if (it == mapping.end()) return;
-    name = it->second;
-  }
   entry.name = ParseDumpFileName(name);
   if (!entry.name) return;
   if (csv) {
@@ -233,7 +235,22 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
           mappings.emplace(directory.string(), ReadMapping(directory)).first;
     }
     Classify(entry, mapping->second);
-    if (entry.kind != EntryKind::kOther) PlaceInLayout(directory, entry);
+    if (entry.kind != EntryKind::kOther) {
+      PlaceInLayout(directory, entry);
+      // A model folder too long for the file system has a hashed name that
+      // its device folder's mapping.csv resolves.
+      if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
+        const fs::path device = directory.parent_path().parent_path().parent_path();
+        auto parent = mappings.find(device.string());
+        if (parent == mappings.end()) {
+          parent = mappings.emplace(device.string(), ReadMapping(device)).first;
+        }
+        if (auto it = parent->second.find(entry.model);
+            it != parent->second.end()) {
+          entry.model = it->second;
+        }
+      }
+    }
     tree.entries.push_back(std::move(entry));
   }
   std::sort(tree.entries.begin(), tree.entries.end(),

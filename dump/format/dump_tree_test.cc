@@ -49,7 +49,7 @@ TEST(ScanDumpTreeTest, ClassifiesPlacesAndOrders) {
   // A name too long for the file system: hashed, with mapping.csv.
   const std::string long_name =
       dump::DumpFileName("Add", std::string(300, 'x'), 2, 0, 60);
-  const std::string hashed = dump::HashedFileName(long_name);
+  const std::string hashed = dump::HashedName(it1 + "/" + long_name);
   WriteText(it1 + "/" + hashed, "not read by the scan");
   WriteText(it1 + "/mapping.csv", dump::MappingCsvLine(hashed, long_name));
   WriteText(it1 + "/Opdebug.Node_OpDebug.1.0.0000000000000055", "x");

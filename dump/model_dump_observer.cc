@@ -1,0 +1,136 @@
+// Model dump: the tensors (or statistics) of the operators a DumpPlan selects,
+// one record per operator execution, plus the graph inputs they read as "Data"
+// records once per iteration.
+#include "base/strings.h"
+#include "dump/observers.h"
+#include "dump/payload.h"
+#include "dump/session_observer.h"
+
+namespace acldump::dump {
+namespace {
+
+class ModelDumpObserver final : public SessionObserver {
+ public:
+  struct DataOp {
+    uint32_t slot;  // input slot of the step that reads the graph input
+    int graph_input;
+    size_t bytes;
+    std::shared_ptr<const JobRenderer> renderer;
+  };
+  // A step's record: which of its tensors go in, in record order.
+  struct Target {
+    std::vector<uint32_t> input_slots;
+    bool outputs = false;
+    size_t tensors = 0;
+    size_t bytes = 0;
+    std::shared_ptr<const JobRenderer> renderer;  // null: nothing to record
+    std::vector<DataOp> data_ops;
+  };
+
+  ModelDumpObserver(std::shared_ptr<DumpSession> session,
+                    std::vector<Target> targets, size_t num_graph_inputs)
+      : SessionObserver(std::move(session), /*filter_steps=*/true),
+        payload_(this->session().payload()),
+        targets_(std::move(targets)),
+        data_dumped_(num_graph_inputs, UINT64_MAX) {}
+
+  void BeforeNode(const NodeEvent& e) override {
+    const Target& t = targets_[e.step.task_id];
+    for (const DataOp& op : t.data_ops) DumpDataOp(op, e);
+    if (t.input_slots.empty() || !t.renderer) return;
+    pending_ = NewJob(t.renderer, t.bytes);
+    payload_.Begin(t.tensors, pending_);
+    size_t slot = 0;
+    for (uint32_t input : t.input_slots) {
+      payload_.Capture(slot++, e.inputs[input], pending_);
+    }
+    if (!t.outputs) writer().Submit(std::move(pending_));
+  }
+
+  void AfterNode(const NodeEvent& e) override {
+    const Target& t = targets_[e.step.task_id];
+    if (!t.outputs || !t.renderer) return;
+    if (t.input_slots.empty()) {
+      pending_ = NewJob(t.renderer, t.bytes);
+      payload_.Begin(t.tensors, pending_);
+    }
+    size_t slot = t.input_slots.size();
+    for (const TensorView& out : e.outputs) {
+      payload_.Capture(slot++, out, pending_);
+    }
+    writer().Submit(std::move(pending_));
+  }
+
+ private:
+  void DumpDataOp(const DataOp& op, const NodeEvent& e) {
+    if (data_dumped_[op.graph_input] == iteration()) return;
+    data_dumped_[op.graph_input] = iteration();
+    WriteJob job = NewJob(op.renderer, op.bytes);
+    payload_.Begin(1, job);
+    payload_.Capture(0, e.inputs[op.slot], job);
+    writer().Submit(std::move(job));
+  }
+
+  // A failed node leaves a half-filled job: its data is incomplete, so it is
+  // not written.
+  void OnIterationEnd() override {
+    if (pending_.renderer) {
+      writer().ReturnBuffer(std::move(pending_.buffer));
+      pending_ = WriteJob();
+    }
+  }
+
+  const Payload& payload_;
+  const std::vector<Target> targets_;
+  std::vector<uint64_t> data_dumped_;  // per graph input: iteration last dumped
+  WriteJob pending_;
+};
+
+ModelDumpObserver::Target TargetFor(const StepInfo& step, const DumpPlan& plan,
+                                    size_t s, const Payload& payload,
+                                    const std::string& directory) {
+  ModelDumpObserver::Target t;
+  if (plan.dump_inputs[s]) t.input_slots = PresentInputs(step);
+  t.outputs = plan.dump_outputs[s];
+  if (t.input_slots.empty() && !t.outputs) return t;
+  RecordSpec spec = StepRecord(step, directory, t.input_slots, t.outputs);
+  t.tensors = spec.tensors.size();
+  t.bytes = payload.JobBytes(spec);
+  t.renderer = payload.MakeRenderer(std::move(spec));
+  return t;
+}
+
+}  // namespace
+
+Attachment MakeModelDumpObserver(std::shared_ptr<DumpSession> session,
+                                 const DumpPlan& plan,
+                                 const CompiledModel& model,
+                                 const ModelIdentity& identity) {
+  const Payload& payload = session->payload();
+  const std::string directory =
+      ModelFolder(identity.device_id, plan.model_name, identity.model_id);
+  const Graph& graph = model.graph();
+  std::vector<ModelDumpObserver::Target> targets;
+  targets.reserve(model.steps().size());
+  for (size_t s = 0; s < model.steps().size(); ++s) {
+    const StepInfo& step = model.steps()[s];
+    targets.push_back(TargetFor(step, plan, s, payload, directory));
+    for (int g : plan.data_inputs[s]) {
+      const NamedTensorInfo& input = graph.inputs[g];
+      for (size_t slot = 0; slot < step.input_names.size(); ++slot) {
+        if (step.input_names[slot] != input.name) continue;
+        RecordSpec spec = DataRecord(input, directory, step.task_id);
+        const size_t bytes = payload.JobBytes(spec);
+        targets.back().data_ops.push_back(
+            {static_cast<uint32_t>(slot), g, bytes,
+             payload.MakeRenderer(std::move(spec))});
+        break;
+      }
+    }
+  }
+  auto observer = std::make_shared<ModelDumpObserver>(
+      std::move(session), std::move(targets), graph.inputs.size());
+  return Attachment{std::move(observer), plan.step_flags};
+}
+
+}  // namespace acldump::dump

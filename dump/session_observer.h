@@ -1,0 +1,47 @@
+// Iteration bookkeeping every dump observer shares: the dump_step filter, the
+// session's execution bracket (so FinalizeDump waits for running executions),
+// and jobs for the session's writer.
+#ifndef ACLDUMP_DUMP_SESSION_OBSERVER_H_
+#define ACLDUMP_DUMP_SESSION_OBSERVER_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "dump/session.h"
+#include "runtime/observer.h"
+
+namespace acldump::dump {
+
+class SessionObserver : public ExecutionObserver {
+ public:
+  // `filter_steps`: iterations outside dump_step run unobserved.
+  SessionObserver(std::shared_ptr<DumpSession> session, bool filter_steps);
+
+  bool BeginIteration(uint64_t iteration) override;
+  absl::Status EndIteration(uint64_t iteration) override;
+
+ protected:
+  // Called at the end of an observed iteration, before the session is left
+  // (e.g. to give back a half-filled job of a failed node).
+  virtual void OnIterationEnd() {}
+
+  // A job for `renderer` with a buffer of `bytes`, stamped with the current
+  // iteration and time.
+  WriteJob NewJob(const std::shared_ptr<const JobRenderer>& renderer,
+                  size_t bytes) const;
+
+  DumpSession& session() const { return *session_; }
+  DumpWriter& writer() const { return writer_; }
+  uint64_t iteration() const { return iteration_; }
+
+ private:
+  const std::shared_ptr<DumpSession> session_;
+  DumpWriter& writer_;
+  const bool filter_steps_;
+  uint64_t iteration_ = 0;
+  bool inside_ = false;
+};
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_SESSION_OBSERVER_H_

@@ -1,0 +1,87 @@
+// dump_data stats: each record is a stats CSV ("{file}.csv") with one row per
+// tensor. The job holds one TensorStats per tensor, computed on the executing
+// thread in one pass; the writer formats them.
+#include <cstring>
+
+#include "dump/format/data_type.h"
+#include "dump/format/stats_csv.h"
+#include "dump/payload.h"
+#include "dump/stats.h"
+
+namespace acldump::dump {
+namespace {
+
+StatsRow RowFor(const RecordTensor& tensor) {
+  StatsRow row;
+  row.is_input = tensor.is_input;
+  row.index = tensor.index;
+  row.data_size = tensor.info.ByteSize();
+  row.data_type = ToDumpDataType(tensor.info.dtype);
+  row.format = FormatOf(tensor.info);
+  row.shape = tensor.info.shape.dims();
+  row.numeric = tensor.info.dtype != DType::kUndefined;
+  return row;
+}
+
+class StatsRecordRenderer final : public JobRenderer {
+ public:
+  StatsRecordRenderer(RecordSpec spec, std::vector<StatColumn> columns)
+      : spec_(std::move(spec)), columns_(std::move(columns)) {
+    for (const RecordTensor& tensor : spec_.tensors) {
+      rows_.push_back(RowFor(tensor));
+    }
+  }
+
+  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
+    spec_.Place(job, ".csv", file);
+    if (job.used != rows_.size() * sizeof(TensorStats)) {
+      return absl::InternalError("stats job does not match its rows");
+    }
+    std::vector<StatsRow> rows = rows_;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::memcpy(&rows[i].stats, job.buffer.data() + i * sizeof(TensorStats),
+                  sizeof(TensorStats));
+    }
+    file.head = FormatStatsCsv(rows, columns_);
+    return absl::OkStatus();
+  }
+
+ private:
+  const RecordSpec spec_;
+  const std::vector<StatColumn> columns_;
+  std::vector<StatsRow> rows_;
+};
+
+class StatsPayload final : public Payload {
+ public:
+  explicit StatsPayload(std::vector<StatColumn> columns)
+      : columns_(std::move(columns)) {}
+
+  size_t JobBytes(const RecordSpec& spec) const override {
+    return spec.tensors.size() * sizeof(TensorStats);
+  }
+  void Begin(size_t tensors, WriteJob& job) const override {
+    job.used = tensors * sizeof(TensorStats);
+  }
+  void Capture(size_t slot, const TensorView& view,
+               WriteJob& job) const override {
+    const TensorStats stats = ComputeStats(view);
+    std::memcpy(job.buffer.data() + slot * sizeof(TensorStats), &stats,
+                sizeof(stats));
+  }
+  std::shared_ptr<const JobRenderer> MakeRenderer(
+      RecordSpec spec) const override {
+    return std::make_shared<StatsRecordRenderer>(std::move(spec), columns_);
+  }
+
+ private:
+  const std::vector<StatColumn> columns_;
+};
+
+}  // namespace
+
+std::unique_ptr<const Payload> MakeStatsPayload(const DumpConfig& config) {
+  return std::make_unique<StatsPayload>(config.stats);
+}
+
+}  // namespace acldump::dump
