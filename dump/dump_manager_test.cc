@@ -17,6 +17,7 @@
 #include "dump/format/dump_names.h"
 #include "dump/format/overflow_record.h"
 #include "dump/format/stats_csv.h"
+#include "fmt/format.h"
 #include "kernels/npy.h"
 #include "kernels/ops.h"
 #include "runtime/model_file.h"
@@ -462,7 +463,9 @@ TEST_F(DumpManagerTest, StatsModeWritesCsvWithExpectedValues) {
   EXPECT_EQ(*table->Cell(1, "Data Type"), "DT_FLOAT");
   const float* prob = outputs[1].as<float>();
   const float max = *std::max_element(prob, prob + 10);
-  EXPECT_EQ(static_cast<float>(**table->Double(1, "Max Value")), max);
+  // Six significant digits, as the SDK writes them.
+  EXPECT_EQ(*table->Cell(1, "Max Value"), fmt::format("{:.6g}", max));
+  EXPECT_NEAR(**table->Double(1, "Max Value"), max, 5e-6 * max);
   EXPECT_NEAR(**table->Double(1, "Avg Value"), 0.1,
               1e-6);  // a softmax sums to 1
   EXPECT_EQ(**table->Uint64(1, "Count"), 10u);

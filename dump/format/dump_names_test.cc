@@ -3,11 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <string>
 
 namespace acldump::dump {
@@ -33,9 +32,8 @@ TEST(DumpNamesTest, HashedNames) {
   EXPECT_FALSE(ExceedsNameMax(std::string(255, 'a')));
   EXPECT_TRUE(ExceedsNameMax(std::string(256, 'a')));
   // As the SDK's writer names them: std::hash of the full path, in decimal.
-  const std::string path =
-      "/dump/20250101120000/0/net/1/0/" +
-      DumpFileName("Conv", std::string(300, 'n'), 1, 0, 5);
+  const std::string path = "/dump/20250101120000/0/net/1/0/" +
+                           DumpFileName("Conv", std::string(300, 'n'), 1, 0, 5);
   EXPECT_EQ(HashedName(path), std::to_string(std::hash<std::string>{}(path)));
   EXPECT_NE(HashedName(path), HashedName(path + "x"));
   EXPECT_LE(HashedName(path).size(), 20u);

@@ -240,7 +240,8 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
       // A model folder too long for the file system has a hashed name that
       // its device folder's mapping.csv resolves.
       if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
-        const fs::path device = directory.parent_path().parent_path().parent_path();
+        const fs::path device =
+            directory.parent_path().parent_path().parent_path();
         auto parent = mappings.find(device.string());
         if (parent == mappings.end()) {
           parent = mappings.emplace(device.string(), ReadMapping(device)).first;

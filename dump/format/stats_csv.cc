@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "base/strings.h"
@@ -47,15 +48,14 @@ bool IsInteger(int32_t data_type) {
   }
 }
 
-std::string Real(double value, int32_t data_type) {
-  if (IsNarrowFloat(data_type) && std::isfinite(value) &&
-      std::fabs(value) <= FLT_MAX) {
-    return fmt::format("{}", static_cast<float>(value));
-  }
-  return fmt::format("{}", value);
+// Six significant digits, "inf", "-inf", "nan": what a default C++ stream
+// prints, as the SDK's writers do.
+std::string Real(double value) {
+  if (std::isnan(value)) return "nan";
+  return fmt::format("{:.6g}", value);
 }
 
-// Max/Min: the element value, exact in the data's own type.
+// Max/Min: integers exactly, floating point like Real.
 std::string ElementValue(double value, int32_t data_type) {
   if (IsInteger(data_type) && value == std::trunc(value)) {
     if (value >= 0 && value < 0x1p64) {
@@ -65,23 +65,53 @@ std::string ElementValue(double value, int32_t data_type) {
       return fmt::format("{}", static_cast<int64_t>(value));
     }
   }
-  return Real(value, data_type);
+  return Real(value);
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// NaN never takes part in Max/Min; infinities do. A tensor with no value
+// other than NaN has NaN for both.
+double MaxOf(const TensorStats& s) {
+  if (s.positive_inf > 0) return kInf;
+  if (s.finite > 0) return s.max;
+  return s.negative_inf > 0 ? -kInf : kNaN;
+}
+
+double MinOf(const TensorStats& s) {
+  if (s.negative_inf > 0) return -kInf;
+  if (s.finite > 0) return s.min;
+  return s.positive_inf > 0 ? kInf : kNaN;
+}
+
+// The mean of the finite values, unless NaN or both infinities are present
+// (NaN) or one infinity is (that infinity).
+double AvgOf(const TensorStats& s) {
+  if (s.nan > 0 || (s.positive_inf > 0 && s.negative_inf > 0)) return kNaN;
+  if (s.positive_inf > 0) return kInf;
+  if (s.negative_inf > 0) return -kInf;
+  return s.sum / static_cast<double>(s.finite);
+}
+
+double L2normOf(const TensorStats& s) {
+  if (s.nan > 0) return kNaN;
+  if (s.positive_inf > 0 || s.negative_inf > 0) return kInf;
+  return std::sqrt(s.sum_squares);
 }
 
 std::string StatCell(const StatsRow& row, StatColumn column) {
-  if (!row.numeric) return std::string(kNA);
+  if (!row.numeric) return "";
   const TensorStats& s = row.stats;
+  // An empty tensor has no value to summarise.
+  const bool empty = s.count == 0;
   switch (column) {
     case StatColumn::kMax:
-      return s.finite == 0 ? std::string(kNA)
-                           : ElementValue(s.max, row.data_type);
+      return empty ? std::string(kNA) : ElementValue(MaxOf(s), row.data_type);
     case StatColumn::kMin:
-      return s.finite == 0 ? std::string(kNA)
-                           : ElementValue(s.min, row.data_type);
+      return empty ? std::string(kNA) : ElementValue(MinOf(s), row.data_type);
     case StatColumn::kAvg:
-      return s.finite == 0
-                 ? std::string(kNA)
-                 : Real(s.sum / static_cast<double>(s.finite), row.data_type);
+      return empty ? std::string(kNA) : Real(AvgOf(s));
     case StatColumn::kNan:
       return fmt::format("{}", s.nan);
     case StatColumn::kNegativeInf:
@@ -89,14 +119,13 @@ std::string StatCell(const StatsRow& row, StatColumn column) {
     case StatColumn::kPositiveInf:
       return fmt::format("{}", s.positive_inf);
     case StatColumn::kL2norm:
-      return s.finite == 0 ? std::string(kNA)
-                           : Real(std::sqrt(s.sum_squares), row.data_type);
+      return empty ? std::string(kNA) : Real(L2normOf(s));
   }
   return std::string(kNA);
 }
 
 std::string CountCell(const StatsRow& row) {
-  return row.numeric ? fmt::format("{}", row.stats.count) : std::string(kNA);
+  return row.numeric ? fmt::format("{}", row.stats.count) : "";
 }
 
 std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
@@ -109,8 +138,9 @@ std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
   return chosen;
 }
 
+// A scalar's shape is empty, as the SDK's writer prints it.
 std::string ShapeText(const std::vector<int64_t>& shape) {
-  return shape.empty() ? "-" : StrJoin(shape, "x");
+  return StrJoin(shape, "x");
 }
 
 template <typename... Args>
@@ -200,7 +230,8 @@ absl::StatusOr<std::optional<double>> StatsTable::Double(
     size_t row, std::string_view column) const {
   absl::StatusOr<std::string_view> cell = Cell(row, column);
   if (!cell.ok()) return cell.status();
-  if (*cell == kNA) return std::optional<double>();
+  // "NA" (not applicable) and "" (a type without statistics).
+  if (*cell == kNA || cell->empty()) return std::optional<double>();
   double value = 0;
   const char* end = cell->data() + cell->size();
   const auto [ptr, ec] = std::from_chars(cell->data(), end, value);
@@ -215,7 +246,7 @@ absl::StatusOr<std::optional<uint64_t>> StatsTable::Uint64(
     size_t row, std::string_view column) const {
   absl::StatusOr<std::string_view> cell = Cell(row, column);
   if (!cell.ok()) return cell.status();
-  if (*cell == kNA) return std::optional<uint64_t>();
+  if (*cell == kNA || cell->empty()) return std::optional<uint64_t>();
   uint64_t value = 0;
   const char* end = cell->data() + cell->size();
   const auto [ptr, ec] = std::from_chars(cell->data(), end, value);
@@ -239,7 +270,7 @@ absl::StatusOr<std::vector<int64_t>> StatsTable::ShapeOf(size_t row) const {
 
 absl::StatusOr<std::vector<int64_t>> ParseStatsShape(std::string_view text) {
   std::vector<int64_t> dims;
-  if (text == "-") return dims;
+  if (text == "-" || text.empty()) return dims;
   size_t pos = 0;
   while (true) {
     const size_t x = std::min(text.find('x', pos), text.size());

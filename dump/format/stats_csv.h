@@ -1,22 +1,20 @@
 // The stats CSV of `dump_data: stats` (dump-format.md §4): writing it, and
 // reading it back (the reader treats files as untrusted).
 //
-// Rules this writer follows where §4 leaves room:
-//  - Shape: dims joined by 'x' ("1x3x224x224"); "-" when `shape` is empty
-//    (a scalar, or a shape that is not known; Count tells them apart). A
+// Cells are written the way the SDK's writers write them:
+//  - Shape: dims joined by 'x' ("1x3x224x224"); empty for a scalar. A
 //    zero-size dimension prints as 0 ("0x3").
-//  - NA: every statistic, Count included, when the row is not `numeric`; Max,
-//    Min, Avg and l2norm when the tensor has no finite element (empty, or all
-//    NaN/Inf). NaN/Inf counts of integer tensors print 0 (they are known to be
-//    0).
-//  - Numbers: counts, sizes and indices as integers. Max and Min print the
-//    element value exactly in its own type: the shortest text that round-trips
-//    a float32 for DT_FLOAT/DT_FLOAT16/DT_BF16 data (every float16/bfloat16
-//    value is a float32), a double for DT_DOUBLE, an integer for integer and
-//    bool data. Avg (= sum / finite) and l2norm (= sqrt of the sum of squares
-//    of finite elements) are computed in double and print in the same
-//    precision as the data (float32 shortest for narrow floats when in float
-//    range, double shortest otherwise).
+//  - Numbers: counts, sizes and indices as integers; Max and Min of integer
+//    and bool data exactly; every other value with six significant digits
+//    ("3.96214", "1e+06"), infinities as "inf"/"-inf" and NaN as "nan".
+//  - NaN never takes part in Max/Min, infinities do: Max is "inf" when +Inf
+//    is present, Min "-inf" when -Inf is; a tensor of NaN only has "nan" for
+//    both. Avg is the mean of the finite values, "nan" when a NaN (or both
+//    infinities) is present, "inf"/"-inf" when one infinity is. l2norm is
+//    "nan" with a NaN, "inf" with an infinity.
+//  - A type without statistics has every statistic cell empty, Count
+//    included. An empty tensor (Count 0) has "NA" for Max, Min, Avg and
+//    l2norm (the SDK refuses such tensors).
 #ifndef ACLDUMP_DUMP_FORMAT_STATS_CSV_H_
 #define ACLDUMP_DUMP_FORMAT_STATS_CSV_H_
 
@@ -46,9 +44,9 @@ struct StatsRow {
   uint64_t data_size = 0;      // bytes
   int32_t data_type = 0;       // OutputDataType number
   int32_t format = 2;          // OutputFormat number (ND)
-  std::vector<int64_t> shape;  // empty: a scalar or unknown shape, prints "-"
+  std::vector<int64_t> shape;  // empty: a scalar
   TensorStats stats;
-  bool numeric = true;  // false → every statistic is NA
+  bool numeric = true;  // false: every statistic cell is empty
 };
 
 // The CSV column heading of a statistic: "Max Value", "Min Value", "Avg
@@ -73,14 +71,15 @@ struct StatsTable {
   // Errors name the missing column or the row out of range.
   absl::StatusOr<std::string_view> Cell(size_t row,
                                         std::string_view column) const;
-  // A number cell; "NA" → nullopt; anything else that is not a number is an
-  // error naming the row and column.
+  // A number cell; "NA" or "" → nullopt; anything else that is not a number is
+  // an error naming the row and column.
   absl::StatusOr<std::optional<double>> Double(size_t row,
                                                std::string_view column) const;
-  // A non-negative integer cell (Index, Data Size, counts); "NA" → nullopt.
+  // A non-negative integer cell (Index, Data Size, counts); "NA" or "" →
+  // nullopt.
   absl::StatusOr<std::optional<uint64_t>> Uint64(size_t row,
                                                  std::string_view column) const;
-  // The Shape cell as dims ("-" → empty).
+  // The Shape cell as dims ("" or "-" → empty).
   absl::StatusOr<std::vector<int64_t>> ShapeOf(size_t row) const;
 };
 
@@ -88,7 +87,7 @@ struct StatsTable {
 // skipped). Errors give 1-based line numbers.
 absl::StatusOr<StatsTable> ParseStatsCsv(std::string_view text);
 
-// "1x3x224x224" → {1, 3, 224, 224}; "-" → {}.
+// "1x3x224x224" → {1, 3, 224, 224}; "" or "-" (older files) → {}.
 absl::StatusOr<std::vector<int64_t>> ParseStatsShape(std::string_view text);
 
 }  // namespace acldump::dump

@@ -56,18 +56,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::vector<StatsRow> SampleRows() {
   std::vector<StatsRow> rows;
-  // float32 with NaN and ±Inf: -0.1f prints as the float it is.
+  // float32 with NaN and both infinities: Max inf, Min -inf, Avg nan.
   rows.push_back(
       Row(false, 0, 32, DT_FLOAT, FORMAT_NCHW, {1, 2, 2, 2},
           {3.5, static_cast<float>(-0.1), 1, 1, 1, kNan, -kInf, kInf}));
   // float16 at its maximum: 2 bytes per element, sums do not overflow.
   rows.push_back(
       Row(true, 1, 6, DT_FLOAT16, FORMAT_ND, {3}, {65504, 65504, 65504}));
-  // int32 scalar: shape "-", integers as integers.
+  // int32 scalar: empty shape, Max/Min exact, Avg six digits.
   rows.push_back(Row(true, 0, 4, DT_INT32, FORMAT_NHWC, {}, {2147483647}));
-  // No finite element: Max/Min/Avg NA, counts still counted.
+  // Only NaN: nan for Max, Min and Avg.
   rows.push_back(Row(false, 1, 8, DT_FLOAT, FORMAT_ND, {2}, {kNan, kNan}));
-  // Not numeric: everything NA.
+  // A type without statistics: every statistic cell empty.
   StatsRow strings = Row(false, 2, 0, DT_STRING, FORMAT_ND, {2}, {});
   strings.numeric = false;
   rows.push_back(strings);
@@ -83,13 +83,39 @@ TEST(StatsCsvTest, DefaultLayoutExactText) {
       FormatStatsCsv(SampleRows(), {}),
       "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min "
       "Value,Avg Value,Count,Nan Count,Negative Inf Count,Positive Inf Count\n"
-      "Output,0,32,DT_FLOAT,NCHW,1x2x2x2,3.5,-0.1,1.28,8,1,1,1\n"
+      "Output,0,32,DT_FLOAT,NCHW,1x2x2x2,inf,-inf,nan,8,1,1,1\n"
       "Input,1,6,DT_FLOAT16,ND,3,65504,65504,65504,3,0,0,0\n"
-      "Input,0,4,DT_INT32,NHWC,-,2147483647,2147483647,2147483647,1,0,0,0\n"
-      "Output,1,8,DT_FLOAT,ND,2,NA,NA,NA,2,2,0,0\n"
-      "Output,2,0,DT_STRING,ND,2,NA,NA,NA,NA,NA,NA,NA\n"
+      "Input,0,4,DT_INT32,NHWC,,2147483647,2147483647,2.14748e+09,1,0,0,0\n"
+      "Output,1,8,DT_FLOAT,ND,2,nan,nan,nan,2,2,0,0\n"
+      "Output,2,0,DT_STRING,ND,2,,,,,,,\n"
       "Output,3,16,DT_INT64,ND,2,1000000000000000000,-5,5e+17,2,0,0,0\n"
       "Output,4,0,DT_FLOAT,ND,0x3,NA,NA,NA,0,0,0,0\n");
+}
+
+// Rows the SDK's own writer tests assert, and the infinity cases.
+TEST(StatsCsvTest, InfAndNanAsTheSdkWritesThem) {
+  const std::vector<StatsRow> rows = {
+      Row(true, 0, 20, DT_FLOAT, FORMAT_NCHW, {5}, {1, -2, kInf, -kInf, kNan}),
+      Row(true, 0, 12, DT_FLOAT, FORMAT_NCHW, {3}, {3, -2, 1}),
+      Row(false, 0, 2, DT_INT8, FORMAT_ND, {2}, {5, -3}),
+      Row(false, 0, 8, DT_INT32, FORMAT_ND, {2}, {4, -6}),
+      Row(false, 0, 8, DT_FLOAT, FORMAT_ND, {2}, {1, kInf}),
+      Row(false, 0, 8, DT_FLOAT, FORMAT_ND, {2}, {-kInf, 2}),
+      Row(false, 0, 12, DT_FLOAT, FORMAT_ND, {3}, {kNan, kInf, 1}),
+      Row(false, 0, 4, DT_FLOAT, FORMAT_ND, {1}, {kInf}),
+      Row(false, 0, 8, DT_BF16, FORMAT_ND, {4}, {3.9621367, 1, 1, 1}),
+  };
+  EXPECT_EQ(FormatStatsCsv(rows, {}),
+            std::string(kDefaultStatsCsvHeader) + "\n" +
+                "Input,0,20,DT_FLOAT,NCHW,5,inf,-inf,nan,5,1,1,1\n"
+                "Input,0,12,DT_FLOAT,NCHW,3,3,-2,0.666667,3,0,0,0\n"
+                "Output,0,2,DT_INT8,ND,2,5,-3,1,2,0,0,0\n"
+                "Output,0,8,DT_INT32,ND,2,4,-6,-1,2,0,0,0\n"
+                "Output,0,8,DT_FLOAT,ND,2,inf,1,inf,2,0,0,1\n"
+                "Output,0,8,DT_FLOAT,ND,2,2,-inf,-inf,2,0,1,0\n"
+                "Output,0,12,DT_FLOAT,ND,3,inf,1,nan,3,1,0,1\n"
+                "Output,0,4,DT_FLOAT,ND,1,inf,inf,inf,1,0,0,1\n"
+                "Output,0,8,DT_BF16,ND,4,3.96214,1,1.74053,4,0,0,0\n");
 }
 
 TEST(StatsCsvTest, ChosenColumnsFollowCountInFixedOrder) {
@@ -98,11 +124,11 @@ TEST(StatsCsvTest, ChosenColumnsFollowCountInFixedOrder) {
   EXPECT_EQ(FormatStatsCsv(SampleRows(), columns),
             "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Max "
             "Value,Nan Count,l2norm\n"
-            "Output,0,32,DT_FLOAT,NCHW,1x2x2x2,8,3.5,1,3.906405\n"
-            "Input,1,6,DT_FLOAT16,ND,3,3,65504,0,113456.26\n"
-            "Input,0,4,DT_INT32,NHWC,-,1,2147483647,0,2147483647\n"
-            "Output,1,8,DT_FLOAT,ND,2,2,NA,2,NA\n"
-            "Output,2,0,DT_STRING,ND,2,NA,NA,NA,NA\n"
+            "Output,0,32,DT_FLOAT,NCHW,1x2x2x2,8,inf,1,nan\n"
+            "Input,1,6,DT_FLOAT16,ND,3,3,65504,0,113456\n"
+            "Input,0,4,DT_INT32,NHWC,,1,2147483647,0,2.14748e+09\n"
+            "Output,1,8,DT_FLOAT,ND,2,2,nan,2,nan\n"
+            "Output,2,0,DT_STRING,ND,2,,,,\n"
             "Output,3,16,DT_INT64,ND,2,2,1000000000000000000,0,1e+18\n"
             "Output,4,0,DT_FLOAT,ND,0x3,0,NA,0,NA\n");
 }
@@ -119,25 +145,27 @@ TEST(StatsCsvTest, EveryColumnHeader) {
             "Value\n");
 }
 
-TEST(StatsCsvTest, NumbersRoundTripTheirType) {
-  // Max/Min of float data: the float value, shortest; of double data: the
-  // double value.
+TEST(StatsCsvTest, NumbersHaveSixSignificantDigits) {
+  // Max/Min of floating-point data and every Avg: six significant digits, as
+  // a default C++ stream prints them; integer Max/Min exactly.
   StatsRow f = Row(false, 0, 8, DT_FLOAT, FORMAT_ND, {2},
                    {static_cast<float>(0.1), static_cast<float>(1e-7)});
   StatsRow d = Row(false, 0, 16, DT_DOUBLE, FORMAT_ND, {2}, {0.1, 1e-7});
   StatsRow bf = Row(false, 0, 2, DT_BF16, FORMAT_ND, {1}, {-3.390625});
   StatsRow u8 = Row(false, 0, 2, DT_UINT8, FORMAT_ND, {2}, {0, 255});
   StatsRow b = Row(false, 0, 2, DT_BOOL, FORMAT_ND, {2}, {0, 1});
+  StatsRow big = Row(false, 0, 8, DT_FLOAT, FORMAT_ND, {2}, {1e6, 123456789});
   const StatColumn columns[] = {StatColumn::kMax, StatColumn::kMin,
                                 StatColumn::kAvg};
-  EXPECT_EQ(FormatStatsCsv({f, d, bf, u8, b}, columns),
+  EXPECT_EQ(FormatStatsCsv({f, d, bf, u8, b, big}, columns),
             "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Max "
             "Value,Min Value,Avg Value\n"
-            "Output,0,8,DT_FLOAT,ND,2,2,0.1,1e-07,0.05000005\n"
-            "Output,0,16,DT_DOUBLE,ND,2,2,0.1,1e-07,0.050000050000000004\n"
-            "Output,0,2,DT_BF16,ND,1,1,-3.390625,-3.390625,-3.390625\n"
+            "Output,0,8,DT_FLOAT,ND,2,2,0.1,1e-07,0.0500001\n"
+            "Output,0,16,DT_DOUBLE,ND,2,2,0.1,1e-07,0.0500001\n"
+            "Output,0,2,DT_BF16,ND,1,1,-3.39062,-3.39062,-3.39062\n"
             "Output,0,2,DT_UINT8,ND,2,2,255,0,127.5\n"
-            "Output,0,2,DT_BOOL,ND,2,2,1,0,0.5\n");
+            "Output,0,2,DT_BOOL,ND,2,2,1,0,0.5\n"
+            "Output,0,8,DT_FLOAT,ND,2,2,1.23457e+08,1e+06,6.22284e+07\n");
 }
 
 TEST(StatsCsvTest, ParsesWhatItWrites) {
@@ -150,13 +178,14 @@ TEST(StatsCsvTest, ParsesWhatItWrites) {
   EXPECT_EQ(table->ColumnIndex("count"), std::nullopt);
   EXPECT_EQ(*table->Cell(0, "Input/Output"), "Output");
   EXPECT_EQ(*table->Cell(1, "Data Type"), "DT_FLOAT16");
-  // The text round-trips the float value.
-  EXPECT_EQ(static_cast<float>(**table->Double(0, "Min Value")),
-            static_cast<float>(-0.1));
+  EXPECT_EQ(**table->Double(0, "Min Value"), -kInf);
+  EXPECT_EQ(**table->Double(0, "Max Value"), kInf);
+  EXPECT_TRUE(std::isnan(**table->Double(0, "Avg Value")));
   EXPECT_EQ(*table->Double(1, "Avg Value"), 65504.0);
-  EXPECT_EQ(*table->Double(3, "Max Value"), std::nullopt);
+  EXPECT_TRUE(std::isnan(**table->Double(3, "Max Value")));
+  EXPECT_EQ(*table->Double(6, "Max Value"), std::nullopt);  // NA
   EXPECT_EQ(*table->Uint64(0, "Nan Count"), 1u);
-  EXPECT_EQ(*table->Uint64(4, "Count"), std::nullopt);
+  EXPECT_EQ(*table->Uint64(4, "Count"), std::nullopt);  // empty cell
   EXPECT_EQ(*table->Uint64(5, "Max Value"), 1000000000000000000u);
   EXPECT_THAT(*table->ShapeOf(0), ElementsAre(1, 2, 2, 2));
   EXPECT_THAT(*table->ShapeOf(2), ElementsAre());
@@ -220,10 +249,11 @@ TEST(StatsCsvTest, ParseErrors) {
 
 TEST(StatsCsvTest, ShapeParsing) {
   EXPECT_THAT(*ParseStatsShape("-"), ElementsAre());
+  EXPECT_THAT(*ParseStatsShape(""), ElementsAre());
   EXPECT_THAT(*ParseStatsShape("7"), ElementsAre(7));
   EXPECT_THAT(*ParseStatsShape("1x3x224x224"), ElementsAre(1, 3, 224, 224));
-  for (std::string_view bad : {"", "x", "1x", "x1", "1xx2", "1x-2", "a", "1 x2",
-                               "99999999999999999999"}) {
+  for (std::string_view bad :
+       {"x", "1x", "x1", "1xx2", "1x-2", "a", "1 x2", "99999999999999999999"}) {
     EXPECT_THAT(ParseStatsShape(bad).status().message(),
                 HasSubstr("is not \"-\" or dims joined by 'x'"))
         << bad;
