@@ -1,4 +1,4 @@
-// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (OpenBLAS
+// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (oneDNN
 // underneath), and elementwise GB/s.
 #include <benchmark/benchmark.h>
 

@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <system_error>
 
+#include "base/error_kind.h"
+#include "base/strings.h"
 #include "dump/format/dump_names.h"
 
 namespace acldump::dump {
@@ -59,7 +62,16 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   }
   session->payload_ = MakePayload(config);
   session->config_ = std::move(config);
-  session->writer_ = std::make_unique<DumpWriter>(std::move(writer));
+  try {
+    session->writer_ = std::make_unique<DumpWriter>(std::move(writer));
+  } catch (const std::system_error& e) {
+    // No thread can be started (process or memory limits).
+    return WithKind(absl::ResourceExhaustedError(StrCat(
+                        "cannot start the dump writer thread: ", e.what(),
+                        "; raise the process's limits "
+                        "(ulimit -u, ulimit -v)")),
+                    ErrorKind::kOutOfMemory);
+  }
   return session;
 }
 
@@ -89,7 +101,7 @@ absl::Status DumpSession::Close() {
   drained_.wait(lock, [&] {
     return active_executions_.load(std::memory_order_acquire) == 0;
   });
-  close_status_ = writer_->Flush();
+  close_status_ = writer_ ? writer_->Flush() : absl::OkStatus();
   close_done_ = true;
   return close_status_;
 }

@@ -5,8 +5,6 @@
 #include <cstdlib>
 #include <mutex>
 
-extern "C" void openblas_set_num_threads(int num_threads);
-
 namespace acldump {
 
 void ConfigureBlasOnce() {
@@ -17,7 +15,6 @@ void ConfigureBlasOnce() {
       const int parsed = std::atoi(env);
       if (parsed > 0 && parsed <= 256) threads = parsed;
     }
-    openblas_set_num_threads(threads);
     // oneDNN (Debian's build) runs on OpenMP.
     omp_set_num_threads(threads);
   });

@@ -1,11 +1,13 @@
-// OpenBLAS set-up shared by the GEMM-based kernels.
+// Thread set-up of oneDNN (GEMM and convolution), shared by the kernels that
+// use it.
 #ifndef ACLDUMP_KERNELS_BLAS_H_
 #define ACLDUMP_KERNELS_BLAS_H_
 
 namespace acldump {
 
-// Pins OpenBLAS to one thread (the executor is single-threaded and the dump
-// writer needs the other core) unless ACLDUMP_BLAS_THREADS says otherwise.
+// Pins oneDNN's OpenMP to one thread (the executor is single-threaded and
+// the dump writer needs the other core) unless ACLDUMP_BLAS_THREADS says
+// otherwise.
 // Idempotent and thread-safe.
 void ConfigureBlasOnce();
 

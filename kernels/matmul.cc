@@ -1,11 +1,12 @@
-// MatMul (numpy semantics) and Gemm, on OpenBLAS for float32/float64.
-#include <cblas.h>
-
+// MatMul (numpy semantics) and Gemm: float32 on oneDNN's GEMM, which picks
+// the best kernels for this CPU at run time and reports allocation failures
+// as errors.
 #include <cstring>
 
 #include "kernels/blas.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "oneapi/dnnl/dnnl.h"
 
 namespace acldump {
 namespace {
@@ -13,20 +14,24 @@ namespace {
 // C[m,n] (+)= A[m,k] * B[k,n] for row-major dense matrices with leading
 // dimensions.
 template <typename T>
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
-          const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c,
-          int64_t ldc) {
+absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+                  T beta, T* c, int64_t ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-                ldb, beta, c, ldc);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-                ldb, beta, c, ldc);
+    const dnnl_status_t status =
+        dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
+                   lda, b, ldb, beta, c, ldc);
+    if (status == dnnl_success) return absl::OkStatus();
+    if (status == dnnl_out_of_memory) {
+      return absl::ResourceExhaustedError(StrCat(
+          "out of memory in the GEMM (M=", m, ", N=", n, ", K=", k, ")"));
+    }
+    return absl::InternalError(StrCat("the GEMM (M=", m, ", N=", n, ", K=", k,
+                                      ") failed with oneDNN status ",
+                                      static_cast<int>(status)));
   } else {
-    // Integers and 16-bit floats: a plain loop in the compute type (rare; not a
-    // hot path).
+    // Other types: a plain loop in the compute type (float64 accumulates in
+    // double; rare, not a hot path).
     using C = ComputeType<T>;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
@@ -41,6 +46,7 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
         c[i * ldc + j] = Store<T>(result);
       }
     }
+    return absl::OkStatus();
   }
 }
 
@@ -130,9 +136,9 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
             std::fill(c, c + m * n, Store<T>(0.0f));
             continue;
           }
-          Gemm<T>(false, false, m, n, k, Store<T>(1.0f),
-                  pa + a_index[i] * m * k, k, pb + b_index[i] * k * n, n,
-                  Store<T>(0.0f), c, n);
+          RETURN_IF_ERROR(Gemm<T>(
+              false, false, m, n, k, Store<T>(1.0f), pa + a_index[i] * m * k, k,
+              pb + b_index[i] * k * n, n, Store<T>(0.0f), c, n));
         }
         if (relu) ApplyRelu(pc, out[0].NumElements());
         return absl::OkStatus();
@@ -220,9 +226,10 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
           for (int64_t i = 0; i < m * n; ++i)
             y[i] = Store<T>(gemm_beta * Load(y[i]));
         } else {
-          Gemm<T>(trans_a != 0, trans_b != 0, m, n, k, Store<T>(alpha),
-                  in[0].as<const T>(), in[0].shape[1], in[1].as<const T>(),
-                  in[1].shape[1], Store<T>(gemm_beta), y, n);
+          RETURN_IF_ERROR(Gemm<T>(trans_a != 0, trans_b != 0, m, n, k,
+                                  Store<T>(alpha), in[0].as<const T>(),
+                                  in[0].shape[1], in[1].as<const T>(),
+                                  in[1].shape[1], Store<T>(gemm_beta), y, n));
         }
         if (relu) ApplyRelu(y, m * n);
         return absl::OkStatus();

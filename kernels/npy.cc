@@ -1,5 +1,6 @@
 #include "kernels/npy.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -196,10 +197,13 @@ absl::StatusOr<Tensor> DecodeNpy(std::string_view bytes) {
 
 absl::Status WriteNpyFile(const std::string& path, const TensorView& view) {
   ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(view));
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) ||
       !out.flush()) {
-    return absl::PermissionDeniedError(StrCat("cannot write '", path, "'"));
+    return absl::PermissionDeniedError(
+        StrCat("cannot write '", path,
+               "': ", errno != 0 ? std::strerror(errno) : "write failed"));
   }
   return absl::OkStatus();
 }

@@ -68,7 +68,9 @@ ITER0=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/0)
 ITER1=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/1)
 [[ $(count_files "$ITER0") == 15 ]] || fail "iteration 0 holds $(count_files "$ITER0") files"
 [[ $(count_files "$ITER1") == 15 ]] || fail "iteration 1 holds $(count_files "$ITER1") files"
-[[ -f default/acldump_output/outputs/resnet_tiny.output.prob.npy ]] || fail "no model output"
+# Model outputs go beside the dump, never inside dump_path.
+[[ -f default/acldump_outputs/resnet_tiny.output.prob.npy ]] || fail "no model output"
+[[ ! -e default/acldump_output/outputs ]] || fail "outputs inside dump_path"
 [[ -f default/acldump_output/acl.json ]] || fail "no saved config"
 
 echo "== compare against the PyTorch references (independent implementation)"
@@ -171,7 +173,7 @@ expect_exit 0 ls -- "$DUMP" ls default/acldump_output
 expect_grep ls.out "resnet_tiny/  (model)"
 expect_grep ls.out "0/  (iteration)  15 files"
 expect_grep ls.out "conv1bn1relu1  tensor"
-expect_grep ls.out "other files (not dump files): acl.json"
+expect_grep ls.out "1 other file (not dump files): acl.json"
 expect_exit 0 ls_summary -- "$DUMP" ls default/acldump_output --summary
 expect_no_grep ls_summary.out "Conv.conv1bn1relu1"
 expect_exit 0 show -- "$DUMP" show "$(echo "$ITER0"/Conv.conv1bn1relu1.*)" --head 4

@@ -294,7 +294,7 @@ std::set<std::string> ExistingFiles(const std::string& root) {
 }
 
 // Makes an .om for each model: .onnx files are converted into `temp`, named
-// by their stem so the dump_list model_name still matches (S9).
+// by their stem so the dump_list model_name still matches.
 absl::StatusOr<std::string> PrepareModel(const std::string& path,
                                          TempDir& temp) {
   std::error_code error;
@@ -327,9 +327,7 @@ std::string Plural(size_t n, std::string_view word) {
   return StrCat(n, " ", word, n == 1 ? "" : "s");
 }
 
-}  // namespace
-
-absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
+absl::Status CheckOptions(const RunOptions& options) {
   if (options.models.empty()) {
     return absl::InvalidArgumentError("no model given");
   }
@@ -347,6 +345,128 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
                                                "' does not exist")),
                     kPathHint);
   }
+  return absl::OkStatus();
+}
+
+// One untimed execution per model warms caches and thread pools, so the first
+// timed loop is not charged for them. Loaded before aclmdlSetDump, these
+// models are not dumped.
+absl::Status WarmUp(const std::vector<std::string>& om_paths, uint64_t seed) {
+  for (const std::string& om : om_paths) {
+    uint32_t id = 0;
+    RETURN_IF_ERROR(
+        AclCall(aclmdlLoadFromFile(om.c_str(), &id), "aclmdlLoadFromFile"));
+    ModelIo warm;
+    RETURN_IF_ERROR(warm.Create(id));
+    RETURN_IF_ERROR(FillInputs(warm.inputs(), {}, seed).status());
+    RETURN_IF_ERROR(
+        AclCall(aclmdlExecute(id, warm.input_set(), warm.output_set()),
+                "aclmdlExecute (warm-up)"));
+    warm.Release();
+    RETURN_IF_ERROR(AclCall(aclmdlUnload(id), "aclmdlUnload"));
+  }
+  return absl::OkStatus();
+}
+
+// Loads a model (after aclmdlSetDump, so it is dumped) and executes it
+// options.iterations times.
+absl::StatusOr<ModelRun> RunDumped(const RunOptions& options, size_t m,
+                                   const std::string& om, ModelIo& io) {
+  ModelRun run;
+  run.path = options.models[m];
+  run.name = FileStem(run.path);
+  RETURN_IF_ERROR(AclCall(aclmdlLoadFromFile(om.c_str(), &run.model_id),
+                          "aclmdlLoadFromFile"));
+  RETURN_IF_ERROR(io.Create(run.model_id));
+  ASSIGN_OR_RETURN(run.inputs,
+                   FillInputs(io.inputs(), options.inputs, options.seed));
+  Progress progress(StrCat("run ", run.name), options.iterations);
+  const auto start = Clock::now();
+  for (uint64_t i = 0; i < options.iterations; ++i) {
+    progress.Update(i + 1);
+    RETURN_IF_ERROR(
+        AclCall(aclmdlExecute(run.model_id, io.input_set(), io.output_set()),
+                StrCat("aclmdlExecute (iteration ", i, ")")));
+    if (i == 0) run.first_with_dump = Seconds(Clock::now() - start);
+  }
+  run.seconds_with_dump = Seconds(Clock::now() - start);
+  return run;
+}
+
+// A model loaded after FinalizeDump runs without dump: the same loop, timed.
+absl::Status MeasureWithoutDump(const std::vector<std::string>& om_paths,
+                                uint64_t iterations,
+                                std::vector<std::unique_ptr<ModelIo>>& io,
+                                RunSummary& summary) {
+  for (size_t m = 0; m < summary.models.size(); ++m) {
+    uint32_t id = 0;
+    RETURN_IF_ERROR(AclCall(aclmdlLoadFromFile(om_paths[m].c_str(), &id),
+                            "aclmdlLoadFromFile"));
+    const auto start = Clock::now();
+    for (uint64_t i = 0; i < iterations; ++i) {
+      RETURN_IF_ERROR(
+          AclCall(aclmdlExecute(id, io[m]->input_set(), io[m]->output_set()),
+                  "aclmdlExecute"));
+    }
+    summary.models[m].seconds_without_dump = Seconds(Clock::now() - start);
+    RETURN_IF_ERROR(AclCall(aclmdlUnload(id), "aclmdlUnload"));
+  }
+  return absl::OkStatus();
+}
+
+// The model outputs of the last iteration as
+// {output_dir}/{model}.output.{name}.npy; a name too long for the file system
+// uses the output's index instead.
+absl::Status WriteOutputs(const std::string& output_dir,
+                          std::vector<std::unique_ptr<ModelIo>>& io,
+                          RunSummary& summary) {
+  std::error_code error;
+  fs::create_directories(output_dir, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        StrCat("cannot create '", output_dir, "': ", error.message()));
+  }
+  for (size_t m = 0; m < summary.models.size(); ++m) {
+    const std::vector<IoTensor>& outputs = io[m]->outputs();
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      std::string name = StrCat(summary.models[m].name, ".output.",
+                                dump::EscapeNamePart(outputs[k].name), ".npy");
+      if (dump::ExceedsNameMax(name)) {
+        name = StrCat("model", m, ".output.", k, ".npy");
+      }
+      const std::string path = StrCat(output_dir, "/", name);
+      RETURN_IF_ERROR(WriteNpyFile(path, outputs[k].view()));
+      summary.models[m].outputs.push_back(
+          DisplayPath(fs::absolute(path).lexically_normal().string()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The dump files (and their folders) that appeared under dump_root.
+void CountNewFiles(const std::set<std::string>& before, RunSummary& summary) {
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(summary.dump_root);
+  if (!tree.ok()) return;
+  for (const dump::DumpRun& run : tree->runs) {
+    bool any = false;
+    for (const dump::DumpEntry* e : run.files) {
+      if (before.count(e->relative)) continue;
+      any = true;
+      ++summary.files;
+      summary.bytes += e->bytes;
+      if (summary.first_file.empty() && e->kind == dump::EntryKind::kTensor &&
+          e->name->op_type != "Data") {
+        summary.first_file = e->path;
+      }
+    }
+    if (any) summary.folders.push_back(run.directory);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
+  RETURN_IF_ERROR(CheckOptions(options));
   RunSummary summary;
   summary.iterations = options.iterations;
   summary.device = options.device;
@@ -357,7 +477,6 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
     summary.config_description = dump::DescribeDumpConfig(*config);
     summary.dump_root = config->dump_path_resolved;
   }
-
   ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
   std::vector<std::string> om_paths;
   for (const std::string& model : options.models) {
@@ -376,124 +495,41 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
   RETURN_IF_ERROR(AclCall(aclrtSetDevice(options.device), "aclrtSetDevice",
                           "--device takes 0..1023"));
   if (options.measure_without_dump) {
-    // One untimed execution per model warms caches and thread pools, so the
-    // first timed loop is not charged for them. Loaded before aclmdlSetDump,
-    // these models are not dumped (S4).
-    for (const std::string& om : om_paths) {
-      uint32_t id = 0;
-      RETURN_IF_ERROR(
-          AclCall(aclmdlLoadFromFile(om.c_str(), &id), "aclmdlLoadFromFile"));
-      ModelIo warm;
-      RETURN_IF_ERROR(warm.Create(id));
-      RETURN_IF_ERROR(FillInputs(warm.inputs(), {}, options.seed).status());
-      RETURN_IF_ERROR(
-          AclCall(aclmdlExecute(id, warm.input_set(), warm.output_set()),
-                  "aclmdlExecute (warm-up)"));
-      warm.Release();
-      RETURN_IF_ERROR(AclCall(aclmdlUnload(id), "aclmdlUnload"));
-    }
+    RETURN_IF_ERROR(WarmUp(om_paths, options.seed));
   }
   RETURN_IF_ERROR(AclCall(aclmdlInitDump(), "aclmdlInitDump"));
   RETURN_IF_ERROR(AclCall(
       aclmdlSetDump(options.config.c_str()), "aclmdlSetDump",
       StrCat("`dump check-config ", options.config,
              "` explains the config; dump_path must exist and be writable")));
-
   std::vector<std::unique_ptr<ModelIo>> io;
   for (size_t m = 0; m < options.models.size(); ++m) {
-    ModelRun run;
-    run.path = options.models[m];
-    run.name = FileStem(run.path);
-    RETURN_IF_ERROR(
-        AclCall(aclmdlLoadFromFile(om_paths[m].c_str(), &run.model_id),
-                "aclmdlLoadFromFile"));
     io.push_back(std::make_unique<ModelIo>());
-    RETURN_IF_ERROR(io.back()->Create(run.model_id));
-    ASSIGN_OR_RETURN(run.inputs, FillInputs(io.back()->inputs(), options.inputs,
-                                            options.seed));
-    Progress progress(StrCat("run ", run.name), options.iterations);
-    const auto start = Clock::now();
-    for (uint64_t i = 0; i < options.iterations; ++i) {
-      progress.Update(i + 1);
-      RETURN_IF_ERROR(
-          AclCall(aclmdlExecute(run.model_id, io.back()->input_set(),
-                                io.back()->output_set()),
-                  StrCat("aclmdlExecute (iteration ", i, ")")));
-      if (i == 0) run.first_with_dump = Seconds(Clock::now() - start);
-    }
-    run.seconds_with_dump = Seconds(Clock::now() - start);
+    ASSIGN_OR_RETURN(ModelRun run,
+                     RunDumped(options, m, om_paths[m], *io.back()));
     summary.models.push_back(std::move(run));
   }
   const auto finalize_start = Clock::now();
-  RETURN_IF_ERROR(AclCall(aclmdlFinalizeDump(), "aclmdlFinalizeDump",
-                          "check free space and permissions of dump_path"));
+  // A dump that could not be written is reported after the model outputs,
+  // which are right either way, have been saved.
+  summary.dump_status =
+      AclCall(aclmdlFinalizeDump(), "aclmdlFinalizeDump",
+              "check free space and permissions of dump_path");
   summary.finalize_seconds = Seconds(Clock::now() - finalize_start);
   for (const ModelRun& run : summary.models) {
     RETURN_IF_ERROR(AclCall(aclmdlUnload(run.model_id), "aclmdlUnload"));
   }
-
   if (options.measure_without_dump) {
-    // S3 sequence B: a model loaded after FinalizeDump runs without dump.
-    for (size_t m = 0; m < summary.models.size(); ++m) {
-      uint32_t id = 0;
-      RETURN_IF_ERROR(AclCall(aclmdlLoadFromFile(om_paths[m].c_str(), &id),
-                              "aclmdlLoadFromFile"));
-      const auto start = Clock::now();
-      for (uint64_t i = 0; i < options.iterations; ++i) {
-        RETURN_IF_ERROR(
-            AclCall(aclmdlExecute(id, io[m]->input_set(), io[m]->output_set()),
-                    "aclmdlExecute"));
-      }
-      summary.models[m].seconds_without_dump = Seconds(Clock::now() - start);
-      RETURN_IF_ERROR(AclCall(aclmdlUnload(id), "aclmdlUnload"));
-    }
+    RETURN_IF_ERROR(
+        MeasureWithoutDump(om_paths, options.iterations, io, summary));
   }
-
-  const std::string output_dir =
-      !options.output_dir.empty() || summary.dump_root.empty()
-          ? options.output_dir
-          : summary.dump_root + "/outputs";
-  if (!output_dir.empty()) {
-    fs::create_directories(output_dir, error);
-    if (error) {
-      return absl::PermissionDeniedError(
-          StrCat("cannot create '", output_dir, "': ", error.message()));
-    }
-    for (size_t m = 0; m < summary.models.size(); ++m) {
-      for (const IoTensor& t : io[m]->outputs()) {
-        const std::string path =
-            StrCat(output_dir, "/", summary.models[m].name, ".output.",
-                   dump::EscapeNamePart(t.name), ".npy");
-        RETURN_IF_ERROR(WriteNpyFile(path, t.view()));
-        summary.models[m].outputs.push_back(
-            DisplayPath(fs::absolute(path).lexically_normal().string()));
-      }
-    }
-  }
+  RETURN_IF_ERROR(WriteOutputs(
+      options.output_dir.empty() ? "acldump_outputs" : options.output_dir, io,
+      summary));
   for (auto& model_io : io) model_io->Release();
   finalizer.armed = false;
   RETURN_IF_ERROR(AclCall(aclFinalize(), "aclFinalize"));
-
-  if (!summary.dump_root.empty()) {
-    absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(summary.dump_root);
-    if (tree.ok()) {
-      for (const dump::DumpRun& run : tree->runs) {
-        bool any = false;
-        for (const dump::DumpEntry* e : run.files) {
-          if (before.count(e->relative)) continue;
-          any = true;
-          ++summary.files;
-          summary.bytes += e->bytes;
-          if (summary.first_file.empty() &&
-              e->kind == dump::EntryKind::kTensor &&
-              e->name->op_type != "Data") {
-            summary.first_file = e->path;
-          }
-        }
-        if (any) summary.folders.push_back(run.directory);
-      }
-    }
-  }
+  if (!summary.dump_root.empty()) CountNewFiles(before, summary);
   return summary;
 }
 
@@ -538,6 +574,9 @@ std::string FormatRunSummary(const RunSummary& s) {
             s.folders.empty() ? "" : " in", "\n");
   for (const std::string& folder : s.folders) {
     StrAppend(out, "               ", DisplayPath(folder), "\n");
+  }
+  if (!s.dump_status.ok()) {
+    StrAppend(out, "  dump FAILED  ", ToStd(s.dump_status.message()), "\n");
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // `dump run`: executes models with a dump config the way an application does,
 // through the C ABI: aclInit -> aclrtSetDevice -> aclmdlInitDump ->
 // aclmdlSetDump -> load -> execute N -> aclmdlFinalizeDump -> unload ->
-// aclFinalize. Optionally (S3 sequence B) the models are loaded again after
-// FinalizeDump and run without dump, to measure what dumping costs.
+// aclFinalize. Optionally the models are loaded again after FinalizeDump and
+// run without dump, to measure what dumping costs.
 #ifndef ACLDUMP_TOOLS_DUMP_RUN_H_
 #define ACLDUMP_TOOLS_DUMP_RUN_H_
 
@@ -24,15 +24,16 @@ struct RunOptions {
   int32_t device = 0;
   uint64_t seed = 0;
   // Model outputs of the last iteration go here as
-  // `{model}.output.{name}.npy`; empty = `{dump_path}/outputs` (beside the
-  // time folders; the dump readers ignore it), or nowhere without dump_path.
+  // `{model}.output.{name}.npy`; empty = `acldump_outputs` in the working
+  // directory (never inside dump_path, which holds only what the SDK puts
+  // there).
   std::string output_dir;
   bool measure_without_dump = false;
 };
 
 struct ModelRun {
   std::string path;  // as given
-  std::string name;  // file stem: the dump_list model_name (S9)
+  std::string name;  // file stem: the dump_list model_name
   uint32_t model_id = 0;
   std::vector<std::string> inputs;   // "input float32[1,3,32,32] from x.npy"
   std::vector<std::string> outputs;  // .npy files written
@@ -53,6 +54,9 @@ struct RunSummary {
   uint64_t bytes = 0;
   std::vector<std::string> folders;  // their folders, in layout order
   std::string first_file;            // a tensor dump, for `dump show`
+  // aclmdlFinalizeDump's verdict: dump files that could not be written. The
+  // run still completes and saves the model outputs.
+  absl::Status dump_status;
 };
 
 // Errors carry the failing ACL call, its aclError name and code, the

@@ -1,0 +1,109 @@
+// `dump convert`: dump files to .npy, or all statistics into one CSV.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "base/strings.h"
+#include "dump/format/dump_tree.h"
+#include "tools/cli_util.h"
+#include "tools/command.h"
+#include "tools/dump_convert.h"
+#include "tools/dump_stats.h"
+
+namespace acldump::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConvertCommand final : public Command {
+ public:
+  CLI::App* Setup(CLI::App& app) override {
+    CLI::App* convert = app.add_subcommand(
+        "convert",
+        "Convert dump files to .npy ({file}.{input|output}.{i}.npy; float16 "
+        "stays float16, bfloat16 becomes float32; stats CSVs are copied), or "
+        "with --to csv merge all statistics into one CSV.");
+    convert->add_option("PATH", path_, "a dump file or folder")->required();
+    convert->add_option("--out", out_,
+                        "output folder (npy; default <name>_npy) or file "
+                        "(csv; default <name>_stats.csv)");
+    convert->add_option("--to", to_, "npy or csv")
+        ->check(CLI::IsMember({"npy", "csv"}))
+        ->capture_default_str();
+    convert->footer(
+        "Example: bazel run //tools:dump -- convert "
+        "acldump_output/20250101120000 --out npy_dump");
+    return convert;
+  }
+
+  int Run(const ToolContext&) override {
+    absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(path_);
+    if (!tree.ok()) {
+      return FailWith("convert", tree.status(), "", kExitFailure);
+    }
+    const std::string name = fs::path(Absolute(path_)).filename().string();
+    const std::string base = name.empty() ? "dump" : name;
+    return to_ == "csv" ? ToCsv(*tree, base) : ToNpy(*tree, base);
+  }
+
+ private:
+  int ToCsv(const dump::DumpTree& tree, const std::string& base) {
+    absl::StatusOr<MergedStats> stats = MergeStats(tree);
+    if (!stats.ok()) {
+      return FailWith("convert", stats.status(),
+                      "point it at a dump folder with stats CSVs or tensor "
+                      "dumps",
+                      kExitFailure);
+    }
+    const std::string out = out_.empty() ? base + "_stats.csv" : out_;
+    std::ofstream file(out, std::ios::binary);
+    file << MergedStatsCsv(*stats);
+    if (!file) {
+      return Fail("convert", StrCat("cannot write ", out), "", kExitFailure);
+    }
+    for (const std::string& problem : stats->problems) {
+      std::fprintf(stderr, "dump convert: skipped %s\n", problem.c_str());
+    }
+    std::printf("wrote %zu rows (%zu stats CSV, %zu tensor dumps) to %s\n",
+                stats->rows.size(), stats->stats_files, stats->tensor_files,
+                out.c_str());
+    return 0;
+  }
+
+  int ToNpy(const dump::DumpTree& tree, const std::string& base) {
+    if (tree.CountKind(dump::EntryKind::kTensor) +
+            tree.CountKind(dump::EntryKind::kStats) +
+            tree.CountKind(dump::EntryKind::kOverflowRecord) ==
+        0) {
+      return Fail("convert", StrCat("no dump files under '", path_, "'"),
+                  "give a dump file or a folder of the dump tree",
+                  kExitFailure);
+    }
+    const std::string out = out_.empty() ? base + "_npy" : out_;
+    absl::StatusOr<ConvertSummary> summary = ConvertDumpToNpy(tree, out);
+    if (!summary.ok()) {
+      return FailWith("convert", summary.status(), "", kExitFailure);
+    }
+    for (const std::string& skipped : summary->skipped) {
+      std::fprintf(stderr, "dump convert: skipped %s\n", skipped.c_str());
+    }
+    std::printf(
+        "converted %zu dump files to %zu .npy files, copied %zu CSV files: %s "
+        "in %s\n",
+        summary->dump_files, summary->npy_files, summary->copied,
+        HumanBytes(summary->bytes_written).c_str(), out.c_str());
+    return 0;
+  }
+
+  std::string path_;
+  std::string out_;
+  std::string to_ = "npy";
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeConvertCommand() {
+  return std::make_unique<ConvertCommand>();
+}
+
+}  // namespace acldump::tools

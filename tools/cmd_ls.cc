@@ -1,0 +1,53 @@
+// `dump ls`: the dump tree with sizes.
+#include <cstdio>
+
+#include "dump/format/dump_tree.h"
+#include "tools/cli_util.h"
+#include "tools/command.h"
+#include "tools/dump_ls.h"
+
+namespace acldump::tools {
+namespace {
+
+class LsCommand final : public Command {
+ public:
+  CLI::App* Setup(CLI::App& app) override {
+    CLI::App* ls = app.add_subcommand(
+        "ls",
+        "List a dump tree: time / device / model / model id / iteration, "
+        "then the operators' files with sizes.");
+    ls->add_option("DIR", path_, "dump_path or any folder below it")
+        ->required();
+    ls->add_flag("--summary,-s", summary_, "folders only, no per-file lines");
+    ls->footer(
+        "Example: bazel run //tools:dump -- ls acldump_output --summary");
+    return ls;
+  }
+
+  int Run(const ToolContext&) override {
+    absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(path_);
+    if (!tree.ok()) {
+      return FailWith("ls", tree.status(),
+                      "give a dump_path, or any folder or file below it",
+                      kExitFailure);
+    }
+    std::fputs(FormatDumpTree(*tree, summary_).c_str(), stdout);
+    if (tree->runs.empty()) {
+      std::fprintf(stderr, "dump ls: note: no dump files under '%s'\n",
+                   path_.c_str());
+    }
+    return 0;
+  }
+
+ private:
+  std::string path_;
+  bool summary_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeLsCommand() {
+  return std::make_unique<LsCommand>();
+}
+
+}  // namespace acldump::tools
