@@ -56,6 +56,13 @@ def randomize_batch_norm(model, generator):
                 module.bias.data.copy_(0.1 * torch.randn(n, generator=generator))
 
 
+def randomize_zero_weights(model, generator):
+    """torchvision zero-initialises some layers (ViT's head): a zero output compares trivially."""
+    for param in model.parameters():
+        if param.dim() >= 2 and not param.detach().any():
+            param.data.copy_(0.02 * torch.randn(param.shape, generator=generator))
+
+
 def export(name, out_dir):
     torch.manual_seed(2024)
     generator = torch.Generator().manual_seed(2024)
@@ -63,6 +70,7 @@ def export(name, out_dir):
     model.eval()
     with torch.no_grad():
         randomize_batch_norm(model, generator)
+        randomize_zero_weights(model, generator)
     x = torch.randn(*shape, generator=generator)
     path = os.path.join(out_dir, f"{name}.onnx")
     # Exported with gradients enabled: in no_grad mode PyTorch's attention takes a fused fast path
