@@ -1,8 +1,13 @@
 // Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad) on oneDNN,
-// with bias and an optional fused Relu as a post-op. oneDNN's fast kernels want
+// with bias and an optional fused Relu (applied after the convolution so NaN
+// stays NaN). oneDNN's fast kernels want
 // blocked layouts, so the kernel reorders the NCHW input into a blocked copy
 // and the blocked result back, in its workspace; constant weights are packed
 // once at prepare time.
+#include <cblas.h>
+
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -56,6 +61,12 @@ memory::format_tag PlainTag(size_t rank) {
   return rank == 3   ? memory::format_tag::ncw
          : rank == 4 ? memory::format_tag::nchw
                      : memory::format_tag::ncdhw;
+}
+
+// Relu as ONNX defines it: negatives become 0, NaN stays NaN (a comparison
+// with NaN is false). Vectorises to a compare and blend.
+void ApplyRelu(float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = y[i] < 0.0f ? 0.0f : y[i];
 }
 
 // A convolution primitive prepared for fixed shapes. Run() is not reentrant (it
@@ -116,11 +127,10 @@ class DnnlConvKernel final : public Kernel {
                             any_dst, strides, dilations, pad_l, pad_r);
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      if (g.relu) {
-        dnnl::post_ops post;
-        post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-        attr.set_post_ops(post);
-      }
+      // A fused Relu is applied by ApplyRelu after the convolution, not as a
+      // oneDNN post-op: oneDNN's relu computes max(x, 0), which turns NaN into
+      // 0, where ONNX's Relu keeps NaN.
+      relu_ = g.relu;
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       conv_ = dnnl::convolution_forward(pd);
       src_md_ = pd.src_desc();
@@ -200,6 +210,7 @@ class DnnlConvKernel final : public Kernel {
       conv_.execute(stream, args);
       if (reorder_dst_) dst_reorder_.execute(stream, dst, user_dst);
       stream.wait();
+      if (relu_) ApplyRelu(out[0].as<float>(), out[0].NumElements());
     } catch (const dnnl::error& e) {
       return absl::InternalError(
           StrCat("oneDNN convolution failed: ", e.what()));
@@ -219,7 +230,7 @@ class DnnlConvKernel final : public Kernel {
   memory::desc user_src_md_, user_dst_md_, user_w_md_, src_md_, dst_md_, w_md_,
       bias_md_, scratch_md_;
   bool reorder_src_ = false, reorder_dst_ = false, reorder_w_ = false,
-       has_bias_ = false;
+       has_bias_ = false, relu_ = false;
   dnnl::reorder src_reorder_, dst_reorder_, w_reorder_;
   AlignedBuffer packed_weights_;
   size_t src_offset_ = 0, dst_offset_ = 0, w_offset_ = 0, scratch_offset_ = 0,
@@ -371,10 +382,244 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
                       Shape(out_dims), pads, auto_pad);
 }
 
+// ---------------------------------------------------------------------------------------------
+// ConvTranspose: for each image and group, one GEMM computes every
+// (output channel, kernel tap) contribution of every input position, and a
+// col2im pass adds them into the output (which starts as the bias). Spatial
+// ranks 1 and 2 run as 3-D with unit leading dimensions.
+
+struct DeconvGeometry {
+  int64_t batch = 0, in_channels = 0, out_channels = 0, group = 1;
+  // Always 3 entries (leading unit dimensions for 1-D/2-D).
+  std::array<int64_t, 3> in{}, out{}, kernel{}, strides{}, dilations{},
+      pad_begin{};
+  int64_t InSize() const { return in[0] * in[1] * in[2]; }
+  int64_t OutSize() const { return out[0] * out[1] * out[2]; }
+  int64_t KernelSize() const { return kernel[0] * kernel[1] * kernel[2]; }
+};
+
+void RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
+               const float* bias, float* y, float* cols) {
+  const int64_t ic_g = g.in_channels / g.group;
+  const int64_t oc_g = g.out_channels / g.group;
+  const int64_t taps = g.KernelSize();
+  const int64_t in_size = g.InSize();
+  const int64_t out_size = g.OutSize();
+  const int64_t rows = oc_g * taps;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const float* xg = x + (n * g.in_channels + grp * ic_g) * in_size;
+      const float* wg = w + grp * ic_g * rows;
+      float* yg = y + (n * g.out_channels + grp * oc_g) * out_size;
+      // cols [oc_g * taps, in_size] = W_g^T [oc_g * taps, ic_g] x X_g.
+      if (ic_g > 0 && in_size > 0) {
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, rows, in_size,
+                    ic_g, 1.0f, wg, rows, xg, in_size, 0.0f, cols, in_size);
+      } else {
+        std::fill(cols, cols + rows * in_size, 0.0f);
+      }
+      for (int64_t m = 0; m < oc_g; ++m) {
+        float* ym = yg + m * out_size;
+        const float b = bias != nullptr ? bias[grp * oc_g + m] : 0.0f;
+        std::fill(ym, ym + out_size, b);
+        for (int64_t k0 = 0; k0 < g.kernel[0]; ++k0)
+          for (int64_t k1 = 0; k1 < g.kernel[1]; ++k1)
+            for (int64_t k2 = 0; k2 < g.kernel[2]; ++k2) {
+              const int64_t tap = (k0 * g.kernel[1] + k1) * g.kernel[2] + k2;
+              const float* c = cols + (m * taps + tap) * in_size;
+              for (int64_t i0 = 0; i0 < g.in[0]; ++i0) {
+                const int64_t o0 =
+                    i0 * g.strides[0] - g.pad_begin[0] + k0 * g.dilations[0];
+                if (o0 < 0 || o0 >= g.out[0]) continue;
+                for (int64_t i1 = 0; i1 < g.in[1]; ++i1) {
+                  const int64_t o1 =
+                      i1 * g.strides[1] - g.pad_begin[1] + k1 * g.dilations[1];
+                  if (o1 < 0 || o1 >= g.out[1]) continue;
+                  const float* crow = c + (i0 * g.in[1] + i1) * g.in[2];
+                  float* yrow = ym + (o0 * g.out[1] + o1) * g.out[2];
+                  const int64_t off = k2 * g.dilations[2] - g.pad_begin[2];
+                  // Input columns i2 whose output column o2 = i2*s + off lands
+                  // in [0, out[2]).
+                  const int64_t s = g.strides[2];
+                  const int64_t lo = off >= 0 ? 0 : (-off + s - 1) / s;
+                  const int64_t hi = std::min(
+                      g.in[2],
+                      g.out[2] - off <= 0 ? 0 : (g.out[2] - off + s - 1) / s);
+                  if (s == 1) {
+                    for (int64_t i2 = lo; i2 < hi; ++i2)
+                      yrow[i2 + off] += crow[i2];
+                  } else {
+                    for (int64_t i2 = lo; i2 < hi; ++i2)
+                      yrow[i2 * s + off] += crow[i2];
+                  }
+                }
+              }
+            }
+      }
+    }
+  }
+}
+
+absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  const TensorInfo& w = context.inputs[1];
+  const DType kFloat32Only[] = {DType::kFloat32};
+  RETURN_IF_ERROR(RequireDType(x, kFloat32Only, "input X"));
+  RETURN_IF_ERROR(RequireDType(w, kFloat32Only, "weights W"));
+  if (x.shape.rank() < 3 || x.shape.rank() > 5) {
+    return InvalidArgument(
+        "X must be [N, C, spatial...] with 1 to 3 spatial dimensions, got ",
+        x.shape.ToString());
+  }
+  if (w.shape.rank() != x.shape.rank()) {
+    return InvalidArgument("W ", w.shape.ToString(),
+                           " must have the rank of X ", x.shape.ToString());
+  }
+  const size_t spatial = x.shape.rank() - 2;
+  DeconvGeometry g;
+  g.batch = x.shape[0];
+  g.in_channels = x.shape[1];
+  ASSIGN_OR_RETURN(g.group, context.attrs.GetInt("group", 1));
+  if (g.group <= 0 || g.in_channels % g.group != 0 ||
+      w.shape[0] != g.in_channels) {
+    return InvalidArgument(
+        "W ", w.shape.ToString(), " must be [C=", g.in_channels,
+        ", M/group, k...] and group ", g.group, " must divide C");
+  }
+  g.out_channels = w.shape[1] * g.group;
+  std::vector<int64_t> w_spatial(w.shape.dims().begin() + 2,
+                                 w.shape.dims().end());
+  ASSIGN_OR_RETURN(std::vector<int64_t> kernel,
+                   context.attrs.GetInts("kernel_shape", w_spatial));
+  RETURN_IF_ERROR(CheckLength(kernel, spatial, "kernel_shape"));
+  if (kernel != w_spatial) {
+    return InvalidArgument("kernel_shape [", StrJoin(kernel, ","),
+                           "] differs from the weights' spatial shape [",
+                           StrJoin(w_spatial, ","), "]");
+  }
+  const std::vector<int64_t> ones(spatial, 1), zeros(spatial, 0);
+  ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                   context.attrs.GetInts("strides", ones));
+  RETURN_IF_ERROR(CheckLength(strides, spatial, "strides"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> dilations,
+                   context.attrs.GetInts("dilations", ones));
+  RETURN_IF_ERROR(CheckLength(dilations, spatial, "dilations"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+                   context.attrs.GetInts("output_padding", zeros));
+  RETURN_IF_ERROR(CheckLength(output_padding, spatial, "output_padding"));
+  ASSIGN_OR_RETURN(
+      std::vector<int64_t> pads,
+      context.attrs.GetInts("pads", std::vector<int64_t>(2 * spatial, 0)));
+  RETURN_IF_ERROR(CheckLength(pads, 2 * spatial, "pads"));
+  ASSIGN_OR_RETURN(std::string auto_pad,
+                   context.attrs.GetString("auto_pad", "NOTSET"));
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER") {
+    return InvalidArgument(
+        "auto_pad '", auto_pad,
+        "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  }
+  const bool has_output_shape = context.attrs.Has("output_shape");
+  ASSIGN_OR_RETURN(std::vector<int64_t> output_shape,
+                   context.attrs.GetInts("output_shape"));
+  if (has_output_shape && output_shape.size() == spatial + 2) {
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  }
+  if (has_output_shape)
+    RETURN_IF_ERROR(CheckLength(output_shape, spatial, "output_shape"));
+  const size_t lead = 3 - spatial;
+  g.in.fill(1);
+  g.out.fill(1);
+  g.kernel.fill(1);
+  g.strides.fill(1);
+  g.dilations.fill(1);
+  g.pad_begin.fill(0);
+  for (size_t d = 0; d < spatial; ++d) {
+    const int64_t in = x.shape[2 + d];
+    if (strides[d] <= 0 || dilations[d] <= 0 || kernel[d] <= 0 ||
+        output_padding[d] < 0 || strides[d] > kMaxTensorElements ||
+        dilations[d] > kMaxTensorElements || kernel[d] > kMaxTensorElements ||
+        output_padding[d] > kMaxTensorElements) {
+      return InvalidArgument(
+          "strides, dilations and kernel_shape must be positive and "
+          "output_padding non-negative (axis ",
+          d, ": stride ", strides[d], ", dilation ", dilations[d], ", kernel ",
+          kernel[d], ", output_padding ", output_padding[d], ")");
+    }
+    const int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
+    const int64_t full = strides[d] * (in - 1) + output_padding[d] + extent;
+    int64_t begin = 0, out = 0;
+    if (has_output_shape || auto_pad == "SAME_UPPER" ||
+        auto_pad == "SAME_LOWER") {
+      out = has_output_shape ? output_shape[d] : in * strides[d];
+      const int64_t total = full - out;
+      // SAME_UPPER puts the smaller half first; otherwise the larger. Halves
+      // round down (as the ONNX reference's //): a negative total (an
+      // output_shape beyond the full extent) pads at the end.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      begin = auto_pad == "SAME_UPPER" ? half : total - half;
+    } else {
+      begin = auto_pad == "VALID" ? 0 : pads[d];
+      const int64_t end = auto_pad == "VALID" ? 0 : pads[d + spatial];
+      if (begin < 0 || end < 0) {
+        return InvalidArgument("pads [", StrJoin(pads, ","),
+                               "] must be non-negative");
+      }
+      out = full - begin - end;
+    }
+    if (out <= 0 || in <= 0) {
+      return InvalidArgument("output spatial dimension ", d, " would be ", out,
+                             " (input ", in, ", kernel extent ", extent, ")");
+    }
+    g.in[lead + d] = in;
+    g.out[lead + d] = out;
+    g.kernel[lead + d] = kernel[d];
+    g.strides[lead + d] = strides[d];
+    g.dilations[lead + d] = dilations[d];
+    g.pad_begin[lead + d] = begin;
+  }
+  const bool has_bias = context.has_input(2);
+  if (has_bias) {
+    RETURN_IF_ERROR(RequireDType(context.inputs[2], kFloat32Only, "bias B"));
+    if (context.inputs[2].shape != Shape({g.out_channels})) {
+      return InvalidArgument("bias B must have shape [", g.out_channels,
+                             "], got ", context.inputs[2].shape.ToString());
+    }
+  }
+  std::vector<int64_t> out_dims = {g.batch, g.out_channels};
+  for (size_t d = 0; d < spatial; ++d) out_dims.push_back(g.out[lead + d]);
+  RETURN_IF_ERROR(CheckedNumElements(out_dims).status());
+  absl::StatusOr<int64_t> cols = CheckedNumElements(std::vector<int64_t>{
+      g.out_channels / g.group, g.KernelSize(), g.InSize()});
+  if (!cols.ok()) return InvalidArgument("the column buffer is too large");
+  const size_t workspace = static_cast<size_t>(*cols) * sizeof(float);
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"groups", StrCat(g.group)},
+      {"kernel", StrCat("[", StrJoin(kernel, ","), "]")},
+      {"strides", StrCat("[", StrJoin(strides, ","), "]")},
+      {"dilations", StrCat("[", StrJoin(dilations, ","), "]")},
+      {"pads_begin", StrCat("[", StrJoin(g.pad_begin, ","), "]")},
+      {"output", StrCat("[", StrJoin(out_dims, ","), "]")},
+      {"workspace_bytes", StrCat(workspace)}};
+  ConfigureBlasOnce();
+  auto run = [g, has_bias](std::span<const TensorView> in,
+                           std::span<const TensorView> out,
+                           std::span<std::byte> ws) -> absl::Status {
+    RunDeconv(g, in[0].as<const float>(), in[1].as<const float>(),
+              has_bias ? in[2].as<const float>() : nullptr, out[0].as<float>(),
+              reinterpret_cast<float*>(ws.data()));
+    return absl::OkStatus();
+  };
+  return Prepared({TensorInfo{DType::kFloat32, Shape(std::move(out_dims))}},
+                  MakeKernel(std::move(run), workspace, std::move(params)));
+}
+
 }  // namespace
 
 absl::Status RegisterConvOps(OpRegistry& registry) {
-  return registry.Register(OpDef{"Conv", 2, 3, 1, 1, PrepareConv});
+  RETURN_IF_ERROR(registry.Register(OpDef{"Conv", 2, 3, 1, 1, PrepareConv}));
+  return registry.Register(
+      OpDef{"ConvTranspose", 2, 3, 1, 1, PrepareConvTranspose});
 }
 
 }  // namespace acldump

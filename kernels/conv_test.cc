@@ -173,5 +173,101 @@ TEST(ConvTest, ReportsBadGeometry) {
   EXPECT_THAT(out.status().message(), HasSubstr("bias B must have shape [1]"));
 }
 
+// Scatter reference in double: every input pixel adds W * x to the outputs
+// its kernel taps reach.
+std::vector<double> ReferenceConvTranspose2D(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_t group,
+    int64_t kh, int64_t kw, int64_t s, int64_t d, int64_t pad, int64_t oh,
+    int64_t ow, const std::vector<float>& x, const std::vector<float>& wt,
+    const std::vector<float>& bias) {
+  std::vector<double> y(n * m * oh * ow);
+  const int64_t cg = c / group, mg = m / group;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < oh * ow; ++i)
+        y[(b * m + o) * oh * ow + i] = bias.empty() ? 0 : bias[o];
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < c; ++ci) {
+      const int64_t g = ci / cg;
+      for (int64_t iy = 0; iy < h; ++iy)
+        for (int64_t ix = 0; ix < w; ++ix)
+          for (int64_t mo = 0; mo < mg; ++mo)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t yy = iy * s - pad + ky * d;
+                const int64_t xx = ix * s - pad + kx * d;
+                if (yy < 0 || yy >= oh || xx < 0 || xx >= ow) continue;
+                y[((b * m + g * mg + mo) * oh + yy) * ow + xx] +=
+                    double(x[((b * c + ci) * h + iy) * w + ix]) *
+                    wt[((ci * mg + mo) * kh + ky) * kw + kx];
+              }
+    }
+  return y;
+}
+
+TEST(ConvTransposeTest, SweepsStridesDilationsPadsGroupsAgainstScatter) {
+  struct Case {
+    int64_t n, c, h, w, m, group, kh, kw, s, d, pad;
+  };
+  for (const Case& p : {Case{1, 3, 4, 5, 2, 1, 3, 3, 1, 1, 0},
+                        Case{2, 4, 3, 3, 6, 2, 2, 2, 2, 1, 0},  // Paddle 2x up
+                        Case{1, 2, 5, 4, 2, 1, 3, 2, 2, 2, 1},
+                        Case{1, 4, 3, 3, 4, 4, 3, 3, 3, 1, 1}}) {
+    const int64_t oh = p.s * (p.h - 1) + (p.kh - 1) * p.d + 1 - 2 * p.pad;
+    const int64_t ow = p.s * (p.w - 1) + (p.kw - 1) * p.d + 1 - 2 * p.pad;
+    const auto x = Random(p.n * p.c * p.h * p.w, 4);
+    const auto wt = Random(p.c * (p.m / p.group) * p.kh * p.kw, 5);
+    const auto bias = Random(p.m, 6);
+    OpTester tester("ConvTranspose");
+    tester.Input<float>({p.n, p.c, p.h, p.w}, x)
+        .Input<float>({p.c, p.m / p.group, p.kh, p.kw}, wt)
+        .Input<float>({p.m}, bias)
+        .Attr("group", p.group)
+        .Attr("strides", std::vector<int64_t>{p.s, p.s})
+        .Attr("dilations", std::vector<int64_t>{p.d, p.d})
+        .Attr("pads", std::vector<int64_t>{p.pad, p.pad, p.pad, p.pad});
+    auto out = tester.Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].shape(), Shape({p.n, p.m, oh, ow}));
+    const auto want =
+        ReferenceConvTranspose2D(p.n, p.c, p.h, p.w, p.m, p.group, p.kh, p.kw,
+                                 p.s, p.d, p.pad, oh, ow, x, wt, bias);
+    const std::vector<float> got = Values<float>((*out)[0]);
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+  }
+}
+
+TEST(ConvTransposeTest, OutputShapeAndOutputPaddingAndErrors) {
+  auto out = OpTester("ConvTranspose")
+                 .Input<float>({1, 1, 3, 3}, Random(9, 1))
+                 .Input<float>({1, 2, 3, 3}, Random(18, 2))
+                 .Attr("strides", std::vector<int64_t>{3, 2})
+                 .Attr("output_padding", std::vector<int64_t>{1, 1})
+                 .InferOutputs();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape, Shape({1, 2, 10, 8}));
+  out = OpTester("ConvTranspose")
+            .Input<float>({1, 1, 3, 3}, Random(9, 1))
+            .Input<float>({1, 2, 3, 3}, Random(18, 2))
+            .Attr("strides", std::vector<int64_t>{3, 2})
+            .Attr("output_shape", std::vector<int64_t>{10, 8})
+            .InferOutputs();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape, Shape({1, 2, 10, 8}));
+  out = OpTester("ConvTranspose")
+            .Input<float>({1, 2, 3, 3}, Random(18, 1))
+            .Input<float>({1, 2, 3, 3}, Random(18, 2))
+            .InferOutputs();
+  EXPECT_THAT(out.status().message(), HasSubstr("must be [C=2"));
+  out = OpTester("ConvTranspose")
+            .Input<float>({1, 1, 3, 3}, Random(9, 1))
+            .Input<float>({1, 1, 3, 3}, Random(9, 2))
+            .Attr("pads", std::vector<int64_t>{3, 3, 3, 3})
+            .InferOutputs();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("output spatial dimension 0 would be -1"));
+}
+
 }  // namespace
 }  // namespace acldump

@@ -13,7 +13,18 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Binary and variadic ops with broadcasting.
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kMod, kFmod };
+enum class BinaryOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  kMin,
+  kMax,
+  kMod,
+  kFmod,
+  kPRelu
+};
 enum class CompareOp { kEqual, kLess, kLessOrEqual, kGreater, kGreaterOrEqual };
 enum class LogicOp { kAnd, kOr, kXor };
 
@@ -43,6 +54,8 @@ inline C ApplyBinary(BinaryOp op, C a, C b) {
           return std::numeric_limits<C>::quiet_NaN();
       }
       return std::max(a, b);
+    case BinaryOp::kPRelu:
+      return a < C(0) ? a * b : a;  // NaN is not below 0: it stays NaN
     case BinaryOp::kFmod:
       if constexpr (std::is_floating_point_v<C>) {
         return std::fmod(a, b);
@@ -164,6 +177,7 @@ absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
           ACLDUMP_BINARY_CASE(BinaryOp::kMax)
           ACLDUMP_BINARY_CASE(BinaryOp::kMod)
           ACLDUMP_BINARY_CASE(BinaryOp::kFmod)
+          ACLDUMP_BINARY_CASE(BinaryOp::kPRelu)
 #undef ACLDUMP_BINARY_CASE
         }
         return absl::OkStatus();
@@ -417,6 +431,14 @@ ACLDUMP_FLOAT_UNARY(Cos, std::cos(x))
 ACLDUMP_FLOAT_UNARY(Tan, std::tan(x))
 ACLDUMP_FLOAT_UNARY(Softplus, x > 20 ? x : std::log1p(std::exp(x)))
 ACLDUMP_FLOAT_UNARY(Softsign, x / (1 + std::abs(x)))
+ACLDUMP_FLOAT_UNARY(Asin, std::asin(x))
+ACLDUMP_FLOAT_UNARY(Acos, std::acos(x))
+ACLDUMP_FLOAT_UNARY(Atan, std::atan(x))
+ACLDUMP_FLOAT_UNARY(Sinh, std::sinh(x))
+ACLDUMP_FLOAT_UNARY(Cosh, std::cosh(x))
+ACLDUMP_FLOAT_UNARY(Asinh, std::asinh(x))
+ACLDUMP_FLOAT_UNARY(Acosh, std::acosh(x))
+ACLDUMP_FLOAT_UNARY(Atanh, std::atanh(x))
 #undef ACLDUMP_FLOAT_UNARY
 
 template <typename C>
@@ -499,6 +521,68 @@ absl::StatusOr<PreparedKernel> PrepareHardSwish(const OpContext& context) {
                             return x *
                                    std::clamp<C>(x / C(6) + C(0.5), C(0), C(1));
                           });
+}
+
+absl::StatusOr<PreparedKernel> PrepareCelu(const OpContext& context) {
+  ASSIGN_OR_RETURN(float alpha, context.attrs.GetFloat("alpha", 1.0f));
+  if (alpha == 0) return InvalidArgument("alpha must not be 0");
+  return PrepareUnaryWith(context, kFloatTypes, UnaryParams{alpha},
+                          [](auto x, const UnaryParams& p) -> decltype(x) {
+                            using C = decltype(x);
+                            const C a = static_cast<C>(p.alpha);
+                            // max(0, x) + min(0, alpha * (exp(x / alpha) - 1));
+                            // NaN stays NaN.
+                            return x > 0 ? x
+                                         : (x <= 0 ? a * std::expm1(x / a) : x);
+                          });
+}
+
+absl::StatusOr<PreparedKernel> PrepareShrink(const OpContext& context) {
+  ASSIGN_OR_RETURN(float lambd, context.attrs.GetFloat("lambd", 0.5f));
+  ASSIGN_OR_RETURN(float bias, context.attrs.GetFloat("bias", 0.0f));
+  return PrepareUnaryWith(
+      context, kNumericTypes, UnaryParams{lambd, bias},
+      [](auto x, const UnaryParams& p) -> decltype(x) {
+        using C = decltype(x);
+        // The ONNX reference's where(x < -lambd, x + bias, where(x > lambd,
+        // x - bias, 0)): NaN becomes 0.
+        if (static_cast<double>(x) < -static_cast<double>(p.alpha))
+          return static_cast<C>(static_cast<double>(x) + p.beta);
+        if (static_cast<double>(x) > static_cast<double>(p.alpha))
+          return static_cast<C>(static_cast<double>(x) - p.beta);
+        return C(0);
+      });
+}
+
+// IsNaN, IsInf: bool outputs.
+template <bool kNaN>
+absl::StatusOr<PreparedKernel> PrepareIsSpecial(const OpContext& context) {
+  RETURN_IF_ERROR(RequireDType(context.inputs[0], kFloatTypes, "input X"));
+  ASSIGN_OR_RETURN(int64_t negative,
+                   context.attrs.GetInt("detect_negative", 1));
+  ASSIGN_OR_RETURN(int64_t positive,
+                   context.attrs.GetInt("detect_positive", 1));
+  const DType dtype = context.inputs[0].dtype;
+  auto run = [dtype, negative, positive](std::span<const TensorView> in,
+                                         std::span<const TensorView> out,
+                                         std::span<std::byte>) -> absl::Status {
+    return VisitDType(dtype, [&]<typename T>() -> absl::Status {
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* x = in[0].as<const T>();
+        bool* y = out[0].as<bool>();
+        const int64_t n = in[0].NumElements();
+        for (int64_t i = 0; i < n; ++i) {
+          const double v = static_cast<double>(Load(x[i]));
+          y[i] = kNaN
+                     ? std::isnan(v)
+                     : std::isinf(v) && (v > 0 ? positive != 0 : negative != 0);
+        }
+      }
+      return absl::OkStatus();
+    });
+  };
+  return Prepared({TensorInfo{DType::kBool, context.inputs[0].shape}},
+                  MakeKernel(std::move(run)));
 }
 
 // Clip: bounds from inputs 1/2 (opset >= 11, must be known before execution) or
@@ -596,13 +680,9 @@ To CastValue(From value) {
   }
 }
 
-absl::StatusOr<PreparedKernel> PrepareCast(const OpContext& context) {
-  ASSIGN_OR_RETURN(int64_t to, context.attrs.GetInt("to", 0));
-  std::optional<DType> target = FromOnnxDataType(static_cast<int32_t>(to));
-  if (!target)
-    return Unimplemented("cast to ONNX data type ", to, " is not supported");
+absl::StatusOr<PreparedKernel> PrepareCastTo(const OpContext& context,
+                                             DType to_type) {
   const DType from = context.inputs[0].dtype;
-  const DType to_type = *target;
   auto run = [from, to_type](std::span<const TensorView> in,
                              std::span<const TensorView> out,
                              std::span<std::byte>) -> absl::Status {
@@ -618,6 +698,19 @@ absl::StatusOr<PreparedKernel> PrepareCast(const OpContext& context) {
   };
   return Prepared({TensorInfo{to_type, context.inputs[0].shape}},
                   MakeKernel(std::move(run)));
+}
+
+absl::StatusOr<PreparedKernel> PrepareCast(const OpContext& context) {
+  ASSIGN_OR_RETURN(int64_t to, context.attrs.GetInt("to", 0));
+  std::optional<DType> target = FromOnnxDataType(static_cast<int32_t>(to));
+  if (!target)
+    return Unimplemented("cast to ONNX data type ", to, " is not supported");
+  return PrepareCastTo(context, *target);
+}
+
+// CastLike: Cast to the type of input 1.
+absl::StatusOr<PreparedKernel> PrepareCastLike(const OpContext& context) {
+  return PrepareCastTo(context, context.inputs[1].dtype);
 }
 
 }  // namespace
@@ -677,6 +770,20 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry) {
       {"Sign", 1, 1, PrepareSign},
       {"Clip", 1, 3, PrepareClip},
       {"Cast", 1, 1, PrepareCast},
+      {"CastLike", 2, 2, PrepareCastLike},
+      {"PRelu", 2, 2, PrepareBinary<BinaryOp::kPRelu>},
+      {"Celu", 1, 1, PrepareCelu},
+      {"Shrink", 1, 1, PrepareShrink},
+      {"IsNaN", 1, 1, PrepareIsSpecial<true>},
+      {"IsInf", 1, 1, PrepareIsSpecial<false>},
+      {"Asin", 1, 1, PrepareAsin},
+      {"Acos", 1, 1, PrepareAcos},
+      {"Atan", 1, 1, PrepareAtan},
+      {"Sinh", 1, 1, PrepareSinh},
+      {"Cosh", 1, 1, PrepareCosh},
+      {"Asinh", 1, 1, PrepareAsinh},
+      {"Acosh", 1, 1, PrepareAcosh},
+      {"Atanh", 1, 1, PrepareAtanh},
   };
   for (const Entry& e : entries) {
     OpDef def;

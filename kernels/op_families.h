@@ -10,11 +10,15 @@ namespace acldump {
 // Add Sub Mul Div Pow Mod Sum Mean Min Max Equal Less LessOrEqual Greater
 // GreaterOrEqual And Or Xor Not Where Relu LeakyRelu Elu Selu HardSigmoid
 // HardSwish ThresholdedRelu Sigmoid Tanh Erf Exp Log Sqrt Reciprocal Floor Ceil
-// Round Sin Cos Tan Softplus Softsign Neg Abs Sign Clip Cast
+// Round Sin Cos Tan Softplus Softsign Neg Abs Sign Clip Cast CastLike PRelu
+// Celu Shrink IsNaN IsInf Asin Acos Atan Sinh Cosh Asinh Acosh Atanh
 absl::Status RegisterElementwiseOps(OpRegistry& registry);
+// GatherElements ScatterElements Scatter GatherND ScatterND Trilu EyeLike
+// OneHot DepthToSpace SpaceToDepth CumSum TopK Dropout
+absl::Status RegisterIndexingOps(OpRegistry& registry);
 // MatMul Gemm
 absl::Status RegisterMatMulOps(OpRegistry& registry);
-// Conv
+// Conv ConvTranspose
 absl::Status RegisterConvOps(OpRegistry& registry);
 // MaxPool AveragePool GlobalAveragePool GlobalMaxPool
 absl::Status RegisterPoolOps(OpRegistry& registry);
@@ -23,6 +27,8 @@ absl::Status RegisterNormalizationOps(OpRegistry& registry);
 // ReduceMean ReduceSum ReduceMax ReduceMin ReduceProd ReduceSumSquare ReduceL1
 // ReduceL2 ReduceLogSum ReduceLogSumExp ArgMax ArgMin
 absl::Status RegisterReduceOps(OpRegistry& registry);
+// Resize Upsample
+absl::Status RegisterResizeOps(OpRegistry& registry);
 // Softmax LogSoftmax Hardmax
 absl::Status RegisterSoftmaxOps(OpRegistry& registry);
 // Concat Split Slice Gather Reshape Flatten Transpose Squeeze Unsqueeze

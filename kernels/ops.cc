@@ -12,10 +12,12 @@ namespace {
 absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterConvOps(registry));
   RETURN_IF_ERROR(RegisterElementwiseOps(registry));
+  RETURN_IF_ERROR(RegisterIndexingOps(registry));
   RETURN_IF_ERROR(RegisterMatMulOps(registry));
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
   RETURN_IF_ERROR(RegisterPoolOps(registry));
   RETURN_IF_ERROR(RegisterReduceOps(registry));
+  RETURN_IF_ERROR(RegisterResizeOps(registry));
   RETURN_IF_ERROR(RegisterSoftmaxOps(registry));
   RETURN_IF_ERROR(RegisterTensorOps(registry));
   return absl::OkStatus();

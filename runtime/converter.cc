@@ -14,8 +14,9 @@
 namespace acldump {
 
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
-                                  const PassOptions& options) {
-  ASSIGN_OR_RETURN(Graph graph, ImportOnnxBytes(onnx_bytes));
+                                  const PassOptions& options,
+                                  const ImportOptions& import_options) {
+  ASSIGN_OR_RETURN(Graph graph, ImportOnnxBytes(onnx_bytes, import_options));
   RETURN_IF_ERROR(OptimizeGraph(graph, BuiltinOps(), options));
   // The converted model must load: round-trip it through the file format and
   // compile it.
@@ -26,10 +27,11 @@ absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
 }
 
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
-                                      const PassOptions& options) {
+                                      const PassOptions& options,
+                                      const ImportOptions& import_options) {
   ASSIGN_OR_RETURN(std::string bytes,
                    ReadRegularFile(path, kMaxOnnxFileBytes, "ONNX file"));
-  absl::StatusOr<Graph> graph = ConvertOnnx(bytes, options);
+  absl::StatusOr<Graph> graph = ConvertOnnx(bytes, options, import_options);
   if (!graph.ok()) return Annotate(graph.status(), path);
   return graph;
 }

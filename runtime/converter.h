@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/graph.h"
+#include "runtime/onnx_import.h"
 #include "runtime/passes.h"
 
 namespace acldump {
@@ -15,10 +16,14 @@ namespace acldump {
 // Largest ONNX file read (protobuf cannot parse a larger message).
 inline constexpr size_t kMaxOnnxFileBytes = size_t{2} << 30;
 
+// `import_options` pins symbolic input dimensions (convert --input-shape);
+// output and intermediate shapes follow by shape inference.
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
-                                  const PassOptions& options = {});
+                                  const PassOptions& options = {},
+                                  const ImportOptions& import_options = {});
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
-                                      const PassOptions& options = {});
+                                      const PassOptions& options = {},
+                                      const ImportOptions& import_options = {});
 
 }  // namespace acldump
 

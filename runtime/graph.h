@@ -31,6 +31,10 @@ struct GraphNode {
 struct NamedTensorInfo {
   std::string name;
   TensorInfo info;
+  // Set by the ONNX import for an output declared with symbolic dimensions
+  // (-1 in info.shape) or with no shape: ResolveOutputShapes fills it in from
+  // shape inference. Never set in a model file.
+  bool infer_shape = false;
 };
 
 struct Graph {

@@ -1,5 +1,8 @@
 #include "runtime/onnx_import.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <set>
 
 #include "base/status_macros.h"
@@ -9,7 +12,195 @@
 
 namespace acldump {
 
-absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model) {
+namespace {
+
+// A graph input or output as the ONNX file declares it: -1 for a symbolic (or
+// unknown) dimension, whose label is the dim_param or "?".
+struct DeclaredValue {
+  DType dtype = DType::kUndefined;
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  std::vector<std::string> labels;
+
+  bool IsStatic() const {
+    return has_shape && std::find(dims.begin(), dims.end(), -1) == dims.end();
+  }
+  std::string Render() const {
+    return has_shape ? StrCat("[", StrJoin(labels, ","), "]") : "(no shape)";
+  }
+};
+
+absl::StatusOr<DeclaredValue> ReadDeclared(const onnx::ValueInfoProto& value) {
+  if (!value.type().has_tensor_type()) {
+    return absl::UnimplementedError(
+        StrCat("'", value.name(), "' is not a tensor"));
+  }
+  const auto& tensor_type = value.type().tensor_type();
+  std::optional<DType> dtype = FromOnnxDataType(tensor_type.elem_type());
+  if (!dtype) {
+    return absl::UnimplementedError(
+        StrCat("'", value.name(), "' has ONNX data type ",
+               tensor_type.elem_type(), ", which is not supported"));
+  }
+  DeclaredValue declared;
+  declared.dtype = *dtype;
+  declared.has_shape = tensor_type.has_shape();
+  for (const auto& dim : tensor_type.shape().dim()) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0) {
+        return absl::InvalidArgumentError(
+            StrCat("'", value.name(), "' declares dimension ",
+                   declared.dims.size(), " as ", dim.dim_value()));
+      }
+      declared.dims.push_back(dim.dim_value());
+      declared.labels.push_back(StrCat(dim.dim_value()));
+    } else {
+      declared.dims.push_back(-1);
+      declared.labels.push_back(dim.dim_param().empty() ? "?"
+                                                        : dim.dim_param());
+    }
+  }
+  return declared;
+}
+
+// Element count of `dims` for `dtype` within the model tensor size limit.
+absl::Status CheckPinnedSize(const std::string& name, DType dtype,
+                             const std::vector<int64_t>& dims) {
+  const int64_t element = static_cast<int64_t>(DTypeSize(dtype));
+  absl::StatusOr<int64_t> count =
+      CheckedNumElements(dims, kMaxModelTensorBytes / element);
+  if (!count.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat("--input-shape gives input '", name, "' the shape [",
+               StrJoin(dims, ","), "], more than ", kMaxModelTensorBytes,
+               " bytes of ", DTypeName(dtype)));
+  }
+  return absl::OkStatus();
+}
+
+// The static shape of graph input `name`: as declared, or as pinned.
+absl::StatusOr<TensorInfo> InputInfo(const std::string& name,
+                                     const DeclaredValue& declared,
+                                     const ImportOptions& options) {
+  auto pinned = options.input_shapes.find(name);
+  if (pinned == options.input_shapes.end()) {
+    if (declared.IsStatic()) {
+      RETURN_IF_ERROR(Annotate(CheckedNumElements(declared.dims).status(),
+                               StrCat("graph input '", name, "'")));
+      return TensorInfo{declared.dtype, Shape(declared.dims)};
+    }
+    std::vector<std::string> pattern;
+    for (int64_t dim : declared.dims)
+      pattern.push_back(dim < 0 ? "?" : StrCat(dim));
+    return absl::InvalidArgumentError(StrCat(
+        "graph input '", name, "' has ",
+        declared.has_shape ? StrCat("symbolic dimensions ", declared.Render())
+                           : std::string("no declared shape"),
+        "; give it a static shape with --input-shape \"", name, ":",
+        declared.has_shape ? StrJoin(pattern, ",") : std::string("d0,d1,..."),
+        "\"", declared.has_shape ? ", each ? replaced by a size" : "",
+        " (several inputs: \"a:1,3,224,224;b:1,16\")"));
+  }
+  const std::vector<int64_t>& dims = pinned->second;
+  if (declared.has_shape && dims.size() != declared.dims.size()) {
+    return absl::InvalidArgumentError(
+        StrCat("--input-shape gives input '", name, "' ", dims.size(),
+               " dimensions [", StrJoin(dims, ","), "], the model declares ",
+               declared.dims.size(), ": ", declared.Render()));
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] <= 0) {
+      return absl::InvalidArgumentError(
+          StrCat("--input-shape gives input '", name, "' dimension ", i, " = ",
+                 dims[i], "; dimensions must be positive"));
+    }
+    if (declared.has_shape && declared.dims[i] >= 0 &&
+        declared.dims[i] != dims[i]) {
+      return absl::InvalidArgumentError(
+          StrCat("--input-shape gives input '", name, "' dimension ", i, " = ",
+                 dims[i], ", but the model declares it static as ",
+                 declared.dims[i], " ", declared.Render()));
+    }
+  }
+  RETURN_IF_ERROR(CheckPinnedSize(name, declared.dtype, dims));
+  return TensorInfo{declared.dtype, Shape(dims)};
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text[0])))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<InputShapes> ParseInputShapes(std::string_view text) {
+  InputShapes shapes;
+  std::vector<std::string_view> entries = Split(text, ';');
+  // One trailing ';' is tolerated ("x:1,3;").
+  if (entries.size() > 1 && Trim(entries.back()).empty()) entries.pop_back();
+  for (std::string_view raw : entries) {
+    const std::string_view entry = Trim(raw);
+    const size_t colon = entry.rfind(':');
+    if (entry.empty() || colon == std::string_view::npos) {
+      return absl::InvalidArgumentError(
+          StrCat("input shape '", entry,
+                 "' is not name:dims (e.g. \"x:1,3,224,224\")"));
+    }
+    const std::string name(Trim(entry.substr(0, colon)));
+    if (name.empty()) {
+      return absl::InvalidArgumentError(
+          StrCat("input shape '", entry, "' has no input name"));
+    }
+    std::vector<int64_t> dims;
+    for (std::string_view part : Split(entry.substr(colon + 1), ',')) {
+      const std::string_view digits = Trim(part);
+      int64_t dim = 0;
+      const auto [end, error] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), dim);
+      if (digits.empty() || error == std::errc::result_out_of_range ||
+          error != std::errc() || end != digits.data() + digits.size()) {
+        return absl::InvalidArgumentError(StrCat(
+            "input shape '", entry, "': dimension '", digits, "' of '", name,
+            "' is not ",
+            error == std::errc::result_out_of_range ? "a representable integer"
+                                                    : "an integer"));
+      }
+      if (dim <= 0) {
+        return absl::InvalidArgumentError(StrCat(
+            "input shape '", entry, "': dimension ", dims.size(), " of '", name,
+            "' is ", dim, "; dimensions must be positive"));
+      }
+      dims.push_back(dim);
+    }
+    absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+    if (!count.ok()) {
+      return absl::InvalidArgumentError(
+          StrCat("input shape '", entry, "': ", count.status().message()));
+    }
+    if (!shapes.emplace(name, std::move(dims)).second) {
+      return absl::InvalidArgumentError(
+          StrCat("input shape: input '", name, "' is given twice"));
+    }
+  }
+  return shapes;
+}
+
+absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
+                                 const ImportOptions& options) {
   const int64_t opset = DefaultOpset(model);
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset) {
     return absl::UnimplementedError(StrCat("ONNX opset ", opset,
@@ -35,14 +226,35 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model) {
   for (const onnx::ValueInfoProto& input : proto.input()) {
     if (graph.initializers.count(input.name()))
       continue;  // an initializer with a default
-    absl::StatusOr<TensorInfo> info = TensorInfoFromOnnx(input);
-    if (!info.ok()) return Annotate(info.status(), "graph input");
-    graph.inputs.push_back({input.name(), std::move(*info)});
+    absl::StatusOr<DeclaredValue> declared = ReadDeclared(input);
+    if (!declared.ok()) return Annotate(declared.status(), "graph input");
+    ASSIGN_OR_RETURN(TensorInfo info,
+                     InputInfo(input.name(), *declared, options));
+    graph.inputs.push_back({input.name(), std::move(info)});
+  }
+  for (const auto& [name, dims] : options.input_shapes) {
+    if (!graph.IsGraphInput(name)) {
+      std::vector<std::string> names;
+      for (const auto& in : graph.inputs)
+        names.push_back(StrCat("'", in.name, "'"));
+      return absl::InvalidArgumentError(
+          StrCat("--input-shape names '", name,
+                 "', which is not an input of the model (inputs: ",
+                 StrJoin(names, ", "), ")"));
+    }
   }
   for (const onnx::ValueInfoProto& output : proto.output()) {
-    absl::StatusOr<TensorInfo> info = TensorInfoFromOnnx(output);
-    if (!info.ok()) return Annotate(info.status(), "graph output");
-    graph.outputs.push_back({output.name(), std::move(*info)});
+    absl::StatusOr<DeclaredValue> declared = ReadDeclared(output);
+    if (!declared.ok()) return Annotate(declared.status(), "graph output");
+    NamedTensorInfo info{output.name(),
+                         TensorInfo{declared->dtype, Shape(declared->dims)}};
+    // Symbolic dimensions come from shape inference (ResolveOutputShapes).
+    info.infer_shape = !declared->IsStatic();
+    if (!info.infer_shape) {
+      RETURN_IF_ERROR(Annotate(CheckedNumElements(declared->dims).status(),
+                               StrCat("graph output '", output.name(), "'")));
+    }
+    graph.outputs.push_back(std::move(info));
   }
   std::set<std::string> names;
   for (const onnx::NodeProto& node : proto.node()) names.insert(node.name());
@@ -96,7 +308,8 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model) {
   return graph;
 }
 
-absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes) {
+absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes,
+                                      const ImportOptions& options) {
   if (bytes.size() > kMaxModelFileBytes) {
     return absl::InvalidArgumentError(StrCat("ONNX model is ", bytes.size(),
                                              " bytes, more than the limit of ",
@@ -107,7 +320,7 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes) {
     return absl::InvalidArgumentError(
         "not a valid ONNX model: the protobuf does not parse");
   }
-  return ImportOnnx(model);
+  return ImportOnnx(model, options);
 }
 
 }  // namespace acldump

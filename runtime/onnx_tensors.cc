@@ -181,7 +181,7 @@ absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
     }
   }
   if (node.op_type() == "Softmax" || node.op_type() == "LogSoftmax" ||
-      node.op_type() == "Hardmax") {
+      node.op_type() == "Hardmax" || node.op_type() == "Resize") {
     attrs.Set("onnx_opset", opset);
   }
   return attrs;

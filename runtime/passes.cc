@@ -95,6 +95,19 @@ absl::StatusOr<std::vector<std::shared_ptr<const Tensor>>> Evaluate(
   return results;
 }
 
+// Whether constant folding evaluates the node: a Constant, or a node whose
+// inputs are all known (or Shape/Size, which read shapes alone) with small
+// outputs.
+bool Foldable(const GraphNode& node, const PreparedNode& prepared) {
+  size_t output_bytes = 0;
+  for (const TensorInfo& info : prepared.output_infos)
+    output_bytes += info.ByteSize();
+  const bool shape_only = node.op_type == "Shape" || node.op_type == "Size";
+  return (prepared.all_inputs_known || shape_only ||
+          node.op_type == "Constant") &&
+         output_bytes <= kMaxFoldedBytes;
+}
+
 std::string UniqueInitializerName(const Graph& graph, const std::string& base) {
   std::string name = base;
   for (int i = 1; graph.initializers.count(name) ||
@@ -117,9 +130,19 @@ int SoleConsumer(const Graph& graph, const std::string& value) {
   return uses == 1 ? consumers[0] : -1;
 }
 
-const Tensor* Initializer(const Graph& graph, const std::string& name) {
+// The value of `name` when it is known before execution: an initializer or
+// the tensor of a Constant node (Paddle exports keep weights in Constant
+// nodes), so fusions treat both alike.
+const Tensor* ConstantValue(const Graph& graph, const std::string& name) {
   auto it = graph.initializers.find(name);
-  return it == graph.initializers.end() ? nullptr : it->second.get();
+  if (it != graph.initializers.end()) return it->second.get();
+  const int producer = graph.ProducerOf(name);
+  if (producer < 0 || graph.nodes[producer].op_type != "Constant") {
+    return nullptr;
+  }
+  absl::StatusOr<std::shared_ptr<const Tensor>> value =
+      graph.nodes[producer].attrs.GetTensor("value");
+  return value.ok() ? value->get() : nullptr;
 }
 
 // Replaces `first` by a node standing for first + second, with second's
@@ -149,15 +172,55 @@ absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
   for (const GraphNode& node : graph.nodes) {
     ASSIGN_OR_RETURN(PreparedNode prepared,
                      PrepareNode(node, registry, infos, known));
-    if (node.op_type == "Constant") {
-      ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
-      known[node.outputs[0]] = values[0];
-    }
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       infos[node.outputs[o]] = prepared.output_infos[o];
     }
+    // Values FoldConstants would fold (Constant nodes, small results of known
+    // inputs, Shape/Size of static shapes) are computed too: later nodes
+    // (Reshape's shape, ...) need them to infer their shapes.
+    if (Foldable(node, prepared)) {
+      ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
+      for (size_t o = 0; o < node.outputs.size(); ++o)
+        known[node.outputs[o]] = values[o];
+    }
   }
   return infos;
+}
+
+absl::Status ResolveOutputShapes(Graph& graph, const OpRegistry& registry) {
+  bool any = false;
+  for (const NamedTensorInfo& out : graph.outputs) any |= out.infer_shape;
+  if (!any) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto infos, InferValueInfos(graph, registry));
+  for (NamedTensorInfo& out : graph.outputs) {
+    if (!out.infer_shape) continue;
+    auto it = infos.find(out.name);
+    if (it == infos.end()) {
+      return absl::InvalidArgumentError(
+          StrCat("output '", out.name,
+                 "' is not produced by any node, input or initializer"));
+    }
+    const TensorInfo& inferred = it->second;
+    // A declared rank of 0 with symbolic dimensions cannot happen: rank 0
+    // here means the output declares no shape at all.
+    const std::vector<int64_t>& declared = out.info.shape.dims();
+    bool matches =
+        inferred.dtype == out.info.dtype &&
+        (declared.empty() || declared.size() == inferred.shape.rank());
+    for (size_t i = 0; matches && i < declared.size(); ++i) {
+      matches = declared[i] < 0 || declared[i] == inferred.shape[i];
+    }
+    if (!matches) {
+      std::vector<std::string> dims;
+      for (int64_t d : declared) dims.push_back(d < 0 ? "?" : StrCat(d));
+      return absl::InvalidArgumentError(StrCat(
+          "output '", out.name, "' is declared as ", DTypeName(out.info.dtype),
+          "[", StrJoin(dims, ","), "] but computes ", inferred.ToString()));
+    }
+    out.info = inferred;
+    out.infer_shape = false;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
@@ -175,13 +238,8 @@ absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       infos[node.outputs[o]] = prepared.output_infos[o];
     }
-    size_t output_bytes = 0;
-    for (const TensorInfo& info : prepared.output_infos)
-      output_bytes += info.ByteSize();
-    const bool shape_only = node.op_type == "Shape" || node.op_type == "Size";
     const bool is_constant = node.op_type == "Constant";
-    if ((prepared.all_inputs_known || shape_only || is_constant) &&
-        output_bytes <= kMaxFoldedBytes) {
+    if (Foldable(node, prepared)) {
       ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
       for (size_t o = 0; o < node.outputs.size(); ++o)
         known[node.outputs[o]] = values[o];
@@ -196,17 +254,7 @@ absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
   graph.nodes = std::move(kept);
   // Constant nodes whose value now lives in folded initializers, or that
   // nothing reads.
-  std::vector<GraphNode> live;
-  for (GraphNode& node : graph.nodes) {
-    if (node.op_type == "Constant" &&
-        graph.ConsumersOf(node.outputs[0]).empty() &&
-        !graph.IsGraphOutput(node.outputs[0])) {
-      continue;
-    }
-    live.push_back(std::move(node));
-  }
-  graph.nodes = std::move(live);
-  RemoveUnusedInitializers(graph);
+  RemoveUnusedConstants(graph);
   return absl::OkStatus();
 }
 
@@ -226,9 +274,9 @@ absl::Status FoldBatchNormIntoConv(Graph& graph) {
     }
     ASSIGN_OR_RETURN(int64_t training, bn.attrs.GetInt("training_mode", 0));
     if (training != 0) continue;
-    const Tensor* w = Initializer(graph, conv.inputs[1]);
+    const Tensor* w = ConstantValue(graph, conv.inputs[1]);
     const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty()
-                          ? Initializer(graph, conv.inputs[2])
+                          ? ConstantValue(graph, conv.inputs[2])
                           : nullptr;
     const bool has_bias_input =
         conv.inputs.size() > 2 && !conv.inputs[2].empty();
@@ -238,7 +286,7 @@ absl::Status FoldBatchNormIntoConv(Graph& graph) {
         w->shape().rank() >= 3 &&
         (!has_bias_input || (b != nullptr && b->dtype() == DType::kFloat32));
     for (int p = 0; p < 4 && ok; ++p) {
-      params[p] = Initializer(graph, bn.inputs[p + 1]);
+      params[p] = ConstantValue(graph, bn.inputs[p + 1]);
       ok = params[p] != nullptr && params[p]->dtype() == DType::kFloat32 &&
            params[p]->NumElements() == w->shape()[0];
     }
@@ -278,7 +326,7 @@ absl::Status FoldBatchNormIntoConv(Graph& graph) {
     merged.inputs = {conv.inputs[0], w_name, b_name};
     Merge(graph, static_cast<int>(i), bn_index, std::move(merged));
   }
-  RemoveUnusedInitializers(graph);
+  RemoveUnusedConstants(graph);
   return absl::OkStatus();
 }
 
@@ -288,7 +336,7 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     const GraphNode& matmul = graph.nodes[i];
     if (matmul.op_type != "MatMul" || matmul.attrs.size() != 0) continue;
     const TensorInfo& a = infos[matmul.inputs[0]];
-    const Tensor* b = Initializer(graph, matmul.inputs[1]);
+    const Tensor* b = ConstantValue(graph, matmul.inputs[1]);
     if (a.shape.rank() != 2 || b == nullptr || b->shape().rank() != 2 ||
         b->dtype() != a.dtype ||
         (a.dtype != DType::kFloat32 && a.dtype != DType::kFloat64)) {
@@ -299,7 +347,7 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     const GraphNode& add = graph.nodes[add_index];
     const std::string& other =
         add.inputs[0] == matmul.outputs[0] ? add.inputs[1] : add.inputs[0];
-    const Tensor* c = Initializer(graph, other);
+    const Tensor* c = ConstantValue(graph, other);
     const int64_t m = a.shape[0], n = b->shape()[1];
     // C must broadcast to [M, N] without changing the output shape.
     if (c == nullptr || c->dtype() != a.dtype || c->shape().rank() > 2)
@@ -349,6 +397,20 @@ absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
+void RemoveUnusedConstants(Graph& graph) {
+  std::vector<GraphNode> live;
+  for (GraphNode& node : graph.nodes) {
+    if (node.op_type == "Constant" &&
+        graph.ConsumersOf(node.outputs[0]).empty() &&
+        !graph.IsGraphOutput(node.outputs[0])) {
+      continue;
+    }
+    live.push_back(std::move(node));
+  }
+  graph.nodes = std::move(live);
+  RemoveUnusedInitializers(graph);
+}
+
 void RemoveUnusedInitializers(Graph& graph) {
   std::set<std::string, std::less<>> used;
   for (const GraphNode& node : graph.nodes)
@@ -361,10 +423,12 @@ void RemoveUnusedInitializers(Graph& graph) {
 
 absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
                            const PassOptions& options) {
+  RETURN_IF_ERROR(ResolveOutputShapes(graph, registry));
   if (options.fold_constants) RETURN_IF_ERROR(FoldConstants(graph, registry));
   if (options.fold_batch_norm) RETURN_IF_ERROR(FoldBatchNormIntoConv(graph));
   if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
   if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
+  RemoveUnusedConstants(graph);
   if (options.mark_no_task) RETURN_IF_ERROR(MarkNoTaskNodes(graph, registry));
   return absl::OkStatus();
 }

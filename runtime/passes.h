@@ -26,12 +26,16 @@ struct PassOptions {
 absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
     const Graph& graph, const OpRegistry& registry);
 
+// Gives outputs the import marked infer_shape (symbolic dimensions) the type
+// and shape that shape inference computes; fails when that contradicts what
+// the model declares. OptimizeGraph runs it first.
+absl::Status ResolveOutputShapes(Graph& graph, const OpRegistry& registry);
 // Evaluates nodes whose inputs are all known (and Shape/Size of static shapes)
 // when their outputs are small, replacing them with initializers; drops
 // Constant nodes nothing reads.
 absl::Status FoldConstants(Graph& graph, const OpRegistry& registry);
 // Conv -> BatchNormalization (inference) becomes one Conv with scaled weights
-// and bias.
+// and bias. Weights may be initializers or Constant nodes.
 absl::Status FoldBatchNormIntoConv(Graph& graph);
 // MatMul(A [M,K], B initializer [K,N]) -> Add(initializer C) becomes Gemm(A, B,
 // C).
@@ -42,6 +46,9 @@ absl::Status FuseRelu(Graph& graph);
 // S16) unless their output is a graph output.
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry);
 void RemoveUnusedInitializers(Graph& graph);
+// Drops Constant nodes nothing reads (their values were folded into fused
+// nodes), then unused initializers.
+void RemoveUnusedConstants(Graph& graph);
 
 absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
                            const PassOptions& options);

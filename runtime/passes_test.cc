@@ -150,5 +150,42 @@ TEST(ConverterTest, FusedAndUnfusedGraphsAgree) {
   }
 }
 
+// ocr_tiny is written like paddle2onnx's exports: weights in Constant nodes,
+// symbolic dims, Resize and ConvTranspose. Pinned with an input shape it
+// converts, folds BatchNormalization into the Conv (as torch exports do) and
+// matches PyTorch.
+TEST(ConverterTest, PaddleStyleModelWithConstantWeightsFusesAndMatchesPyTorch) {
+  absl::StatusOr<Graph> unpinned = ConvertOnnxFile("testdata/ocr_tiny.onnx");
+  ASSERT_FALSE(unpinned.ok());
+  EXPECT_THAT(std::string(unpinned.status().message()),
+              ::testing::HasSubstr("--input-shape \"x:?,3,?,?\""));
+  ImportOptions import;
+  import.input_shapes["x"] = {1, 3, 16, 16};
+  absl::StatusOr<Graph> graph =
+      ConvertOnnxFile("testdata/ocr_tiny.onnx", PassOptions(), import);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const GraphNode* stem = FindNode(*graph, "conv1bn1");
+  ASSERT_NE(stem, nullptr);
+  EXPECT_THAT(stem->original_names, ElementsAre("conv1", "bn1"));
+  for (const GraphNode& node : graph->nodes) {
+    EXPECT_NE(node.op_type, "BatchNormalization");
+    EXPECT_NE(node.name, "bn1.scale");  // folded Constant nodes are gone
+  }
+  EXPECT_EQ(graph->outputs[0].info.ToString(), "float32[1,4,24,24]");
+  auto model = CompiledModel::Compile(*graph, BuiltinOps());
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto x = ReadNpyFile("testdata/ocr_tiny.input.x.npy");
+  auto expected = ReadNpyFile("testdata/ocr_tiny.output.prob.npy");
+  ASSERT_TRUE(x.ok() && expected.ok());
+  Tensor y(DType::kFloat32, expected->shape());
+  const HostBuffer in[] = {{x->data(), x->ByteSize()}};
+  const MutableHostBuffer out[] = {{y.data(), y.ByteSize()}};
+  ASSERT_TRUE((*model)->Execute(in, out).ok());
+  for (int64_t k = 0; k < y.NumElements(); ++k) {
+    const float e = expected->as<float>()[k];
+    EXPECT_NEAR(y.as<float>()[k], e, 1e-4 * std::abs(e) + 1e-5) << k;
+  }
+}
+
 }  // namespace
 }  // namespace acldump

@@ -144,11 +144,75 @@ def mlp_block():
     return b, {"x": x}, ["pooled"]
 
 
-def save(builder, inputs, outputs):
-    graph_inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(t.shape))
+def ocr_tiny():
+    """A PaddleOCR-detector-shaped model the way paddle2onnx writes it: every weight in a Constant
+    node, symbolic input and output dimensions, Conv + BatchNormalization, HardSigmoid, Clip,
+    Resize (nearest for the FPN, linear), ConvTranspose (the detection head's upsampling)."""
+    b = Builder("ocr_tiny", seed=11, opset=11)
+    x = torch.from_numpy(b.rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
+    b.values["x"] = x
+
+    def constant(name, value):
+        b.nodes.append(helper.make_node("Constant", [], [name], name=name,
+                                        value=numpy_helper.from_array(value, name)))
+        b.values[name] = torch.from_numpy(value)
+        return name
+
+    def weight(name, shape):
+        fan_in = int(np.prod(shape[1:]))
+        return constant(name, (b.rng.standard_normal(shape) / math.sqrt(fan_in)).astype(np.float32))
+
+    def channel(name, n, base, spread):
+        return constant(name, (base + spread * b.rng.random(n)).astype(np.float32))
+
+    w = weight("conv1.w", (8, 3, 3, 3))
+    h = b.node("Conv", "conv1", ["x", w], F.conv2d(x, b.v(w), padding=1),
+               kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    params = [channel(f"bn1.{p}", 8, base, spread)
+              for p, base, spread in (("scale", 0.5, 1), ("bias", -0.1, 0.2),
+                                      ("mean", -0.1, 0.2), ("var", 0.5, 1))]
+    h = b.node("BatchNormalization", "bn1", [h] + params,
+               F.batch_norm(b.v(h), b.v(params[2]), b.v(params[3]), b.v(params[0]),
+                            b.v(params[1]), training=False, eps=1e-5), epsilon=1e-5)
+    lo = constant("clip.min", np.array(0.0, dtype=np.float32))
+    hi = constant("clip.max", np.array(6.0, dtype=np.float32))
+    h = b.node("Clip", "relu6", [h, lo, hi], torch.clamp(b.v(h), 0, 6))
+    w2 = weight("conv2.w", (8, 8, 3, 3))
+    d = b.node("Conv", "conv2", [h, w2], F.conv2d(b.v(h), b.v(w2), stride=2, padding=1),
+               kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])
+    gate = b.node("HardSigmoid", "gate", [d], torch.clamp(0.2 * b.v(d) + 0.5, 0, 1),
+                  alpha=0.2, beta=0.5)
+    d = b.node("Mul", "se", [d, gate], b.v(d) * b.v(gate))
+    roi = constant("resize.roi", np.array([], dtype=np.float32))
+    up_scales = constant("up.scales", np.array([1, 1, 2, 2], dtype=np.float32))
+    up = b.node("Resize", "up", [d, roi, up_scales],
+                F.interpolate(b.v(d), scale_factor=2, mode="nearest"),
+                mode="nearest", coordinate_transformation_mode="asymmetric",
+                nearest_mode="floor")
+    h = b.node("Add", "fpn_add", [h, up], b.v(h) + b.v(up))
+    w3 = weight("deconv.w", (8, 4, 2, 2))
+    b3 = channel("deconv.b", 4, -0.1, 0.2)
+    t = b.node("ConvTranspose", "deconv", [h, w3, b3],
+               F.conv_transpose2d(b.v(h), b.v(w3), b.v(b3), stride=2),
+               kernel_shape=[2, 2], strides=[2, 2])
+    lin_scales = constant("down.scales", np.array([1, 1, 0.75, 0.75], dtype=np.float32))
+    t = b.node("Resize", "down", [t, roi, lin_scales],
+               F.interpolate(b.v(t), size=(24, 24), mode="bilinear", align_corners=False),
+               mode="linear", coordinate_transformation_mode="half_pixel")
+    y = b.node("Sigmoid", "prob", [t], torch.sigmoid(b.v(t)))
+    # Symbolic dims as paddle2onnx declares them (--input-shape "x:1,3,16,16" pins them).
+    return b, {"x": x}, [y], {"x": ["batch", 3, "height", "width"],
+                               y: ["batch", 4, "out_h", "out_w"]}
+
+
+def save(builder, inputs, outputs, symbolic=None):
+    symbolic = symbolic or {}
+    graph_inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT,
+                                                  symbolic.get(n, list(t.shape)))
                     for n, t in inputs.items()]
     graph_outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT,
-                                                   list(builder.v(n).shape)) for n in outputs]
+                                                   symbolic.get(n, list(builder.v(n).shape)))
+                     for n in outputs]
     graph = helper.make_graph(builder.nodes, builder.name, graph_inputs, graph_outputs,
                               builder.initializers)
     model = helper.make_model(graph, producer_name="acldump-testdata",
@@ -169,7 +233,7 @@ def save(builder, inputs, outputs):
 if __name__ == "__main__":
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    for make in (resnet_tiny, mlp_block):
+    for make in (resnet_tiny, mlp_block, ocr_tiny):
         with torch.no_grad():
             save(*make())
     print("written to", HERE)

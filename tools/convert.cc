@@ -1,5 +1,5 @@
 // bazel run //tools:convert -- model.onnx out.om [--json out.json]
-// [--no-fusion]
+// [--no-fusion] [--input-shape "x:1,3,640,640;y:1,16"]
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -23,16 +23,21 @@ std::string UserPath(const std::string& path) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Convert an ONNX model (opset 11-17) to an acldump .om model.\n"
+      "Convert an ONNX model (opset 7-18) to an acldump .om model.\n"
       "Example: bazel run //tools:convert -- testdata/resnet_tiny.onnx "
       "resnet.om "
       "--json resnet.json"};
-  std::string input, output, json_path;
+  std::string input, output, json_path, input_shape;
   bool no_fusion = false;
   app.add_option("model.onnx", input, "ONNX model to convert")->required();
   app.add_option("out.om", output, "where to write the .om model")->required();
   app.add_option("--json", json_path,
                  "also write the model as JSON (outer \"name\" first)");
+  app.add_option(
+      "--input-shape", input_shape,
+      "static shapes for inputs with symbolic dimensions, as "
+      "\"name:d0,d1,...;name2:...\" (e.g. \"x:1,3,640,640\"); output shapes "
+      "follow by shape inference");
   app.add_flag(
       "--no-fusion", no_fusion,
       "keep every ONNX node (no BatchNorm folding or Relu/Add fusion)");
@@ -47,8 +52,19 @@ int main(int argc, char** argv) {
     options.fuse_matmul_add = false;
     options.fuse_relu = false;
   }
+  acldump::ImportOptions import_options;
+  if (!input_shape.empty()) {
+    absl::StatusOr<acldump::InputShapes> shapes =
+        acldump::ParseInputShapes(input_shape);
+    if (!shapes.ok()) {
+      std::fprintf(stderr, "convert: --input-shape: %s\n",
+                   std::string(shapes.status().message()).c_str());
+      return 2;
+    }
+    import_options.input_shapes = std::move(*shapes);
+  }
   absl::StatusOr<acldump::Graph> graph =
-      acldump::ConvertOnnxFile(UserPath(input), options);
+      acldump::ConvertOnnxFile(UserPath(input), options, import_options);
   if (!graph.ok()) {
     std::fprintf(stderr, "convert: %s\n",
                  std::string(graph.status().message()).c_str());

@@ -1,0 +1,62 @@
+// Runs an ONNX model once with ONNX Runtime (onnxruntime-node, CPU) on .npy inputs and writes
+// its outputs as output_<k>.npy: the reference side of the model zoo comparison (run.sh).
+//   node ort_run.js model.onnx out_dir input_0.npy [input_1.npy ...]
+// NODE_PATH must reach a node_modules holding onnxruntime-node.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const ort = require('onnxruntime-node');
+
+const DTYPES = {'<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array]};
+
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(`${file}: not a .npy file`);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', start, start + headerLen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  if (/'fortran_order':\s*True/.test(header)) throw new Error(`${file}: Fortran order`);
+  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map(s => s.trim())
+      .filter(s => s.length).map(Number);
+  const [type, Ctor] = DTYPES[descr] || [];
+  if (!type) throw new Error(`${file}: dtype ${descr} not handled`);
+  const offset = start + headerLen;
+  const bytes = buf.subarray(offset);
+  const data = new Ctor(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+  return new ort.Tensor(type, data, shape);
+}
+
+function writeNpy(file, tensor) {
+  const descr = {float32: '<f4', int64: '<i8'}[tensor.type];
+  if (!descr) throw new Error(`output type ${tensor.type} not handled`);
+  const dims = tensor.dims.length === 1 ? `${tensor.dims[0]},` : tensor.dims.join(', ');
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+  const total = 10 + header.length + 1;
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
+}
+
+async function main() {
+  const [model, outDir, ...inputs] = process.argv.slice(2);
+  if (!model || !outDir || inputs.length === 0) {
+    console.error('usage: node ort_run.js model.onnx out_dir input.npy...');
+    process.exit(2);
+  }
+  const session = await ort.InferenceSession.create(model, {executionProviders: ['cpu']});
+  const feeds = {};
+  session.inputNames.forEach((name, i) => { feeds[name] = readNpy(inputs[i]); });
+  const results = await session.run(feeds);
+  session.outputNames.forEach((name, k) => {
+    writeNpy(path.join(outDir, `output_${k}.npy`), results[name]);
+  });
+}
+
+main().catch(e => { console.error(`ort_run: ${e.message}`); process.exit(1); });
