@@ -4,8 +4,6 @@
 // blocked layouts, so the kernel reorders the NCHW input into a blocked copy
 // and the blocked result back, in its workspace; constant weights are packed
 // once at prepare time.
-#include <cblas.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -398,8 +396,8 @@ struct DeconvGeometry {
   int64_t KernelSize() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
 
-void RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
-               const float* bias, float* y, float* cols) {
+absl::Status RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
+                       const float* bias, float* y, float* cols) {
   const int64_t ic_g = g.in_channels / g.group;
   const int64_t oc_g = g.out_channels / g.group;
   const int64_t taps = g.KernelSize();
@@ -413,8 +411,12 @@ void RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
       float* yg = y + (n * g.out_channels + grp * oc_g) * out_size;
       // cols [oc_g * taps, in_size] = W_g^T [oc_g * taps, ic_g] x X_g.
       if (ic_g > 0 && in_size > 0) {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, rows, in_size,
-                    ic_g, 1.0f, wg, rows, xg, in_size, 0.0f, cols, in_size);
+        if (dnnl_sgemm('T', 'N', rows, in_size, ic_g, 1.0f, wg, rows, xg,
+                       in_size, 0.0f, cols, in_size) != dnnl_success) {
+          return absl::ResourceExhaustedError(
+              StrCat("the ConvTranspose GEMM (", rows, "x", in_size, "x", ic_g,
+                     ") failed: out of memory"));
+        }
       } else {
         std::fill(cols, cols + rows * in_size, 0.0f);
       }
@@ -458,6 +460,7 @@ void RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
       }
     }
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
@@ -605,10 +608,9 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
   auto run = [g, has_bias](std::span<const TensorView> in,
                            std::span<const TensorView> out,
                            std::span<std::byte> ws) -> absl::Status {
-    RunDeconv(g, in[0].as<const float>(), in[1].as<const float>(),
-              has_bias ? in[2].as<const float>() : nullptr, out[0].as<float>(),
-              reinterpret_cast<float*>(ws.data()));
-    return absl::OkStatus();
+    return RunDeconv(g, in[0].as<const float>(), in[1].as<const float>(),
+                     has_bias ? in[2].as<const float>() : nullptr,
+                     out[0].as<float>(), reinterpret_cast<float*>(ws.data()));
   };
   return Prepared({TensorInfo{DType::kFloat32, Shape(std::move(out_dims))}},
                   MakeKernel(std::move(run), workspace, std::move(params)));
