@@ -26,7 +26,6 @@ namespace {
 constexpr size_t kMaxConfigBytes = size_t{10} << 20;
 constexpr size_t kMaxNesting = 10;
 constexpr size_t kMaxDumpPathChars = 512;
-constexpr size_t kMaxStepItems = 100;
 // Values are untrusted and may be megabytes long: messages show a prefix.
 constexpr size_t kMaxShownChars = 80;
 constexpr size_t kMaxShownPathChars = 4096;
@@ -1120,116 +1119,6 @@ std::string ModesText(DumpMode mode) {
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------------------
-// StepSet
-
-absl::StatusOr<StepSet> StepSet::Parse(std::string_view text) {
-  if (text.empty()) {
-    return absl::InvalidArgumentError(
-        "the step list is empty; remove dump_step to dump every iteration");
-  }
-  const size_t count = std::count(text.begin(), text.end(), '|') + 1;
-  if (count > kMaxStepItems) {
-    return absl::InvalidArgumentError(
-        StrCat("the step list has ", count, " items; at most ", kMaxStepItems,
-               " are allowed (use ranges such as 0-99)"));
-  }
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;
-  ranges.reserve(count);
-  size_t begin = 0;
-  for (size_t index = 1; index <= count; ++index) {
-    size_t end = text.find('|', begin);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view item = text.substr(begin, end - begin);
-    begin = end + 1;
-    const auto bad = [&](std::string_view reason) {
-      return absl::InvalidArgumentError(StrCat(
-          "item ", index, " of ", count, " (", Quote(item), "): ", reason));
-    };
-    if (item.empty()) {
-      return bad(
-          "is empty; remove the extra '|' (items are N or A-B separated by "
-          "single '|')");
-    }
-    const auto number = [&](std::string_view digits,
-                            std::string_view what) -> absl::StatusOr<uint64_t> {
-      if (digits.empty()) {
-        return bad(
-            StrCat("the range has no ", what,
-                   what == "start" ? " (negative steps are not allowed)" : ""));
-      }
-      uint64_t value = 0;
-      for (char c : digits) {
-        if (c < '0' || c > '9') {
-          return bad(StrCat(Quote(std::string_view(&c, 1)),
-                            " is not allowed; steps are written with digits, "
-                            "'-' and '|' only"));
-        }
-        const uint64_t digit = static_cast<uint64_t>(c - '0');
-        if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
-          return bad(StrCat(Quote(digits), " does not fit in 64 bits"));
-        }
-        value = value * 10 + digit;
-      }
-      return value;
-    };
-    const size_t dash = item.find('-');
-    if (dash == std::string_view::npos) {
-      ASSIGN_OR_RETURN(const uint64_t step, number(item, "value"));
-      ranges.emplace_back(step, step);
-      continue;
-    }
-    const std::string_view first_text = item.substr(0, dash);
-    const std::string_view last_text = item.substr(dash + 1);
-    if (last_text.find('-') != std::string_view::npos) {
-      return bad("has more than one '-'; a range is written A-B");
-    }
-    ASSIGN_OR_RETURN(const uint64_t first, number(first_text, "start"));
-    ASSIGN_OR_RETURN(const uint64_t last, number(last_text, "end"));
-    if (first > last) {
-      return bad(StrCat("range start ", first, " is greater than its end ",
-                        last, "; write ", last, "-", first));
-    }
-    ranges.emplace_back(first, last);
-  }
-  std::sort(ranges.begin(), ranges.end());
-  std::vector<std::pair<uint64_t, uint64_t>> merged;
-  for (const auto& range : ranges) {
-    // Adjacent ranges merge too; written to avoid overflow at uint64 max.
-    if (!merged.empty() && (range.first <= merged.back().second ||
-                            range.first - merged.back().second == 1)) {
-      merged.back().second = std::max(merged.back().second, range.second);
-    } else {
-      merged.push_back(range);
-    }
-  }
-  return StepSet(std::move(merged));
-}
-
-bool StepSet::Contains(uint64_t iteration) const {
-  auto it = std::upper_bound(
-      ranges_.begin(), ranges_.end(), iteration,
-      [](uint64_t value, const std::pair<uint64_t, uint64_t>& range) {
-        return value < range.first;
-      });
-  if (it == ranges_.begin()) return false;
-  --it;
-  return iteration <= it->second;
-}
-
-std::string StepSet::ToString() const {
-  std::string out;
-  for (const auto& [first, last] : ranges_) {
-    if (!out.empty()) out += '|';
-    if (first == last) {
-      StrAppend(out, first);
-    } else {
-      StrAppend(out, first, "-", last);
-    }
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // Entry points: nothing may escape them (the input is untrusted, and callers

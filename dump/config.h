@@ -27,39 +27,12 @@
 
 #include "absl/status/statusor.h"
 #include "dump/format/stat_columns.h"
+#include "dump/step_set.h"
 
 namespace acldump::dump {
 
 enum class DumpMode { kInput, kOutput, kAll };
 enum class DumpData { kTensor, kStats };
-
-// The iterations selected by dump_step (S14): "0|5|10" or "0|3-5|10". At most
-// 100 `|`-separated items, each `N` or `A-B` (decimal digits only, A <= B,
-// values that fit in uint64).
-class StepSet {
- public:
-  // Errors (InvalidArgument) name the 1-based item and its text, e.g.
-  // "item 2 of 3 ('5-3'): range start 5 is greater than its end 3".
-  static absl::StatusOr<StepSet> Parse(std::string_view text);
-
-  // O(log ranges).
-  bool Contains(uint64_t iteration) const;
-  // Inclusive [first, last] ranges, sorted, overlapping and adjacent ones
-  // merged.
-  const std::vector<std::pair<uint64_t, uint64_t>>& ranges() const {
-    return ranges_;
-  }
-  // Canonical form of the merged ranges: "3|4|5|9" gives "3-5|9".
-  std::string ToString() const;
-
-  friend bool operator==(const StepSet&, const StepSet&) = default;
-
- private:
-  explicit StepSet(std::vector<std::pair<uint64_t, uint64_t>> ranges)
-      : ranges_(std::move(ranges)) {}
-
-  std::vector<std::pair<uint64_t, uint64_t>> ranges_;
-};
 
 // An optype_blacklist / opname_blacklist item: operators (by type or by name)
 // whose tensors are not dumped. `positions` narrows it to some tensors
