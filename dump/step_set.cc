@@ -12,6 +12,8 @@ namespace {
 
 constexpr size_t kMaxStepItems = 100;
 constexpr uint64_t kMaxStep = std::numeric_limits<uint64_t>::max();
+// The NPU SDK compares range ends with strtol, which saturates here.
+constexpr uint64_t kMaxComparedStep = std::numeric_limits<int64_t>::max();
 
 // One `|`-separated item of a step list, for messages.
 struct Item {
@@ -25,7 +27,7 @@ struct Item {
   }
 };
 
-// Decimal digits to a number that fits in 64 bits. `what` names the part
+// Decimal digits to a number, saturating at 2^64 - 1. `what` names the part
 // ("value", "start", "end") for messages.
 absl::StatusOr<uint64_t> ParseNumber(const Item& item, std::string_view digits,
                                      std::string_view what) {
@@ -42,10 +44,7 @@ absl::StatusOr<uint64_t> ParseNumber(const Item& item, std::string_view digits,
                                "digits, '-' and '|' only"));
     }
     const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (value > (kMaxStep - digit) / 10) {
-      return item.Error(StrCat(Quote(digits), " does not fit in 64 bits"));
-    }
-    value = value * 10 + digit;
+    value = value > (kMaxStep - digit) / 10 ? kMaxStep : value * 10 + digit;
   }
   return value;
 }
@@ -68,13 +67,15 @@ absl::StatusOr<std::pair<uint64_t, uint64_t>> ParseItem(const Item& item) {
   if (last_text.find('-') != std::string_view::npos) {
     return item.Error("has more than one '-'; a range is written A-B");
   }
-  ASSIGN_OR_RETURN(const uint64_t first,
-                   ParseNumber(item, first_text, "start"));
-  ASSIGN_OR_RETURN(const uint64_t last, ParseNumber(item, last_text, "end"));
-  if (first > last) {
+  ASSIGN_OR_RETURN(uint64_t first, ParseNumber(item, first_text, "start"));
+  ASSIGN_OR_RETURN(uint64_t last, ParseNumber(item, last_text, "end"));
+  if (std::min(first, kMaxComparedStep) > std::min(last, kMaxComparedStep)) {
     return item.Error(StrCat("range start ", first, " is greater than its end ",
                              last, "; write ", last, "-", first));
   }
+  // Both beyond 2^63 - 1 and written high to low: the same (unreachable)
+  // iterations either way.
+  if (first > last) std::swap(first, last);
   return std::make_pair(first, last);
 }
 

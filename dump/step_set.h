@@ -14,11 +14,15 @@ namespace acldump::dump {
 
 // Iterations (model executions, counted from 0) written "0|5|10" or
 // "0|3-5|10": at most 100 `|`-separated items, each `N` or `A-B` in decimal
-// digits only, with A <= B and values that fit in uint64.
+// digits only, with A <= B. These are the NPU SDK's rules, including its
+// treatment of huge numbers: any run of digits is accepted, and numbers past
+// 2^63 - 1 compare as 2^63 - 1 (they name iterations no run reaches; stored
+// values saturate at 2^64 - 1).
 class StepSet {
  public:
   // Errors (InvalidArgument) name the 1-based item and its text, e.g.
-  // "item 2 of 3 ('5-3'): range start 5 is greater than its end 3".
+  // "item 2 of 3 ('5-3'): range start 5 is greater than its end 3". The empty
+  // text is an error here; a config treats dump_step "" as "every iteration".
   static absl::StatusOr<StepSet> Parse(std::string_view text);
 
   // O(log ranges).

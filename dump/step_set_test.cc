@@ -117,9 +117,14 @@ TEST(StepSetTest, ErrorsNameTheItem) {
       {" 1", "' ' is not allowed"},
       {"0x10", "'x' is not allowed"},
       {"1e3", "'e' is not allowed"},
-      {"18446744073709551616",
-       "'18446744073709551616' does not fit in 64 bits"},
-      {"0-99999999999999999999", "does not fit in 64 bits"},
+      {"|", "item 1 of 2 (''): is empty"},
+      {"1|", "item 2 of 2 (''): is empty"},
+      {"10-5",
+       "item 1 of 1 ('10-5'): range start 10 is greater than its end "
+       "5; write 5-10"},
+      {"abc-123", "'a' is not allowed"},
+      {"1--2", "has more than one '-'"},
+      {"\xd9\xa3", "is not allowed"},  // a non-ASCII digit
   };
   for (const auto& [text, expected] : cases) {
     const absl::StatusOr<StepSet> steps = StepSet::Parse(text);
@@ -127,6 +132,49 @@ TEST(StepSetTest, ErrorsNameTheItem) {
     EXPECT_EQ(steps.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(Message(steps.status()), HasSubstr(expected)) << text;
   }
+}
+
+TEST(StepSetTest, OneHundredItemsExactlyIsTheLimit) {
+  std::string hundred = "0";
+  for (int i = 1; i < 100; ++i) StrAppend(hundred, "|", i);
+  const absl::StatusOr<StepSet> ok = StepSet::Parse(hundred);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->ToString(), "0-99");
+  const absl::StatusOr<StepSet> over = StepSet::Parse(hundred + "|100");
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(Message(over.status()), HasSubstr("101 items"));
+  // A trailing '|' is an item too: 100 items, the last one empty.
+  const absl::StatusOr<StepSet> trailing =
+      StepSet::Parse(hundred.substr(0, hundred.rfind('|')) + "|");
+  ASSERT_FALSE(trailing.ok());
+  EXPECT_THAT(Message(trailing.status()), HasSubstr("item 100 of 100 (''): "));
+}
+
+TEST(StepSetTest, SingleStepRangesAndLeadingZeros) {
+  EXPECT_EQ(StepSet::Parse("3-3")->ToString(), "3");
+  EXPECT_EQ(StepSet::Parse("007")->ToString(), "7");
+  EXPECT_EQ(StepSet::Parse("0-0")->ToString(), "0");
+}
+
+// The NPU SDK accepts any run of digits and compares range ends as strtol
+// does (saturating at 2^63 - 1); stored values saturate at 2^64 - 1.
+TEST(StepSetTest, HugeNumbersSaturateAsTheSdkCompares) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  const absl::StatusOr<StepSet> huge = StepSet::Parse("18446744073709551616");
+  ASSERT_TRUE(huge.ok()) << huge.status();
+  EXPECT_THAT(huge->ranges(), ElementsAre(Pair(kMax, kMax)));
+  const absl::StatusOr<StepSet> wide = StepSet::Parse("0-99999999999999999999");
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_TRUE(wide->Contains(kMax));
+  // Both ends beyond 2^63 - 1: equal as compared, so accepted in either order.
+  const absl::StatusOr<StepSet> reversed =
+      StepSet::Parse("10000000000000000000-9999999999999999999");
+  ASSERT_TRUE(reversed.ok()) << reversed.status();
+  EXPECT_THAT(reversed->ranges(),
+              ElementsAre(Pair(9999999999999999999u, 10000000000000000000u)));
+  // One end below the saturation point still orders normally.
+  EXPECT_FALSE(StepSet::Parse("9223372036854775808-5").ok());
+  EXPECT_TRUE(StepSet::Parse("9223372036854775807-9223372036854775808").ok());
 }
 
 }  // namespace
