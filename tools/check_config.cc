@@ -102,7 +102,9 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
   StrAppend(out, config_path, ": valid (aclmdlSetDump returns ACL_SUCCESS)\n  ",
             dump::DescribeDumpConfig(*config), "\n");
   AppendConfigDetails(*config, out);
-  std::vector<std::string> warnings;
+  // What the parser accepted but noticed: unknown keys, filters without
+  // effect, a config that selects nothing, ...
+  std::vector<std::string> warnings = config->warnings;
   if (config->model_dump() && config->data == dump::DumpData::kTensor &&
       config->mode == dump::DumpMode::kAll && !config->steps) {
     bool whole_model = false;
