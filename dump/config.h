@@ -1,16 +1,33 @@
-// The `dump` section of an acl.json file (spec S8-S21, dump-format.md §7):
-// parsing, validation and a human summary.
-//
-// Checks run in the order of dump-format.md §7: (1) the file, (2) the `dump`
-// key, (3) value types and unknown/duplicate keys, (4) enum values,
-// (5) constraints. Within a phase the first problem in document order is
-// reported. Every error message reads `<file>: <json path>: <reason>`, e.g.
+// The `dump` section of an acl.json file: parsing, validation and a human
+// summary. It accepts and rejects exactly what the NPU SDK's aclmdlSetDump
+// does, plus a few stricter rules of this runtime (listed below); messages
+// name the file, the JSON path and how to fix the problem, e.g.
 // `acl.json: dump.dump_list[1].layer[0]: ...`.
 //
+// Order of checks (the SDK's): (1) the file (exists, regular, <= 10 MiB; an
+// empty file is no config); (2) nesting: at most 10 levels of objects and 10
+// of arrays, counted over every '{' and '[' character (inside strings too);
+// (3) JSON syntax; (4) the `dump` key (absent, or an empty object: nothing to
+// do); (5) the type of every value; (6) every enum value; (7) constraints in
+// the order dump_scene, dump_path, dump_debug, dump_step, dump_list,
+// dump_stats, where an exception scene stops after the scene and dump_debug
+// "on" stops after dump_debug; (8) this runtime's own rules: duplicate keys,
+// duplicate model_name entries, overflow dump with a non-empty dump_list;
+// (9) NPU-only features, only once everything above passed. The first problem
+// is reported.
+//
+// Unknown keys are ignored, as by the SDK, and each is recorded in
+// DumpConfig::warnings with the nearest known key. A config that selects
+// nothing (no dump_list entry, dump_op_switch and dump_debug off, no scene)
+// is valid and does nothing.
+//
 // Error kinds (base/error_kind.h): kInvalidFile for a missing, unreadable,
-// non-regular or oversized (> 10 MiB) file; kParseFile for text that is not
-// JSON or nests deeper than 10 levels; kInvalidDumpConfig (status code
-// InvalidArgument) for everything else.
+// non-regular or oversized (> 10 MiB) file; kParseFile for nesting deeper
+// than 10 levels; kInvalidJson for text that is not JSON;
+// kFeatureUnsupported (status code Unimplemented) for what only an NPU can
+// do (aic_err_* and watcher scenes, watcher_nodes, dump_kernel_data, remote
+// "ip:path" dump paths); kInvalidDumpConfig (status code InvalidArgument) for
+// everything else.
 //
 // The input is untrusted: no function here throws or crashes on any input.
 // Thread-compatible: the functions keep no state, but dump_path checks read
@@ -27,65 +44,52 @@
 
 #include "absl/status/statusor.h"
 #include "dump/format/stat_columns.h"
+#include "dump/step_set.h"
 
 namespace acldump::dump {
 
 enum class DumpMode { kInput, kOutput, kAll };
 enum class DumpData { kTensor, kStats };
 
-// The iterations selected by dump_step (S14): "0|5|10" or "0|3-5|10". At most
-// 100 `|`-separated items, each `N` or `A-B` (decimal digits only, A <= B,
-// values that fit in uint64).
-class StepSet {
- public:
-  // Errors (InvalidArgument) name the 1-based item and its text, e.g.
-  // "item 2 of 3 ('5-3'): range start 5 is greater than its end 3".
-  static absl::StatusOr<StepSet> Parse(std::string_view text);
-
-  // O(log ranges).
-  bool Contains(uint64_t iteration) const;
-  // Inclusive [first, last] ranges, sorted, overlapping and adjacent ones
-  // merged.
-  const std::vector<std::pair<uint64_t, uint64_t>>& ranges() const {
-    return ranges_;
-  }
-  // Canonical form of the merged ranges: "3|4|5|9" gives "3-5|9".
-  std::string ToString() const;
-
-  friend bool operator==(const StepSet&, const StepSet&) = default;
-
- private:
-  explicit StepSet(std::vector<std::pair<uint64_t, uint64_t>> ranges)
-      : ranges_(std::move(ranges)) {}
-
-  std::vector<std::pair<uint64_t, uint64_t>> ranges_;
-};
-
 // An optype_blacklist / opname_blacklist item: operators (by type or by name)
 // whose tensors are not dumped. `positions` narrows it to some tensors
-// ("input0", "output1"); empty = every tensor of the operator.
+// ("input0", "output1"); empty = every tensor of the operator. Positions of
+// another form are kept as written and exclude nothing.
 struct OpFilter {
   std::string name;  // empty: the item has no effect
   std::vector<std::string> positions;
 };
 
+// What a blacklist position names: "input2" is input 2 of the operator,
+// "output0" its output 0 (the N of inputN is the operator's input slot,
+// counting absent optional inputs, as in dump file headers).
+struct TensorPosition {
+  bool input = false;
+  uint32_t index = 0;
+};
+// "inputN" or "outputN" with N of 1 to 9 decimal digits; nullopt otherwise.
+std::optional<TensorPosition> ParseTensorPosition(std::string_view position);
+
 // An opname_range item: the operators from `begin` to `end` (inclusive) in
-// execution order.
+// execution order. Both are non-empty once parsed.
 struct OpRange {
   std::string begin;
   std::string end;
 };
 
+// A dump_list item. As in the SDK, an empty model_name or layer list (allowed
+// only with dump_op_switch "on") is the same as an absent one.
 struct DumpListEntry {
-  std::optional<std::string> model_name;
+  std::optional<std::string> model_name;           // absent = every model
   std::optional<std::vector<std::string>> layers;  // absent = every operator
+  // Only with dump_level "op" (validation enforces it).
   std::vector<OpFilter> optype_blacklist;
   std::vector<OpFilter> opname_blacklist;
-  std::vector<OpRange> opname_range;
+  std::vector<OpRange> opname_range;  // only with a model_name
 };
 
-// dump_level: on this runtime an operator is its kernel, so "op" and "kernel"
-// dump the same operators; the filters above need "op".
+// dump_level: on this runtime an operator is its kernel, so "op", "kernel"
+// and "all" dump the same operators; the filters above need "op".
 enum class DumpLevel { kOp, kKernel, kAll };
 
 // What a config turns on, chosen once when it is parsed. The exception scene
@@ -116,8 +120,10 @@ struct DumpConfig {
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
   std::vector<DumpListEntry> dump_list;
-  // Accepted but worth telling the user: unknown keys (with the nearest known
-  // one), a config that selects nothing, ...
+  // Accepted but worth telling the user, one message each in the form
+  // `<file>: <json path>: <what>`: unknown keys (with the nearest known one),
+  // a config that selects nothing, an empty file, filters that have no
+  // effect, ...
   std::vector<std::string> warnings;
 
   // Anything to dump at all (a config that selects nothing is valid and does
@@ -131,12 +137,14 @@ struct DumpConfig {
   }
 };
 
-// Reads the file at `path` and parses it with ParseDumpConfig; `path` as given
-// becomes DumpConfig::source and prefixes error messages.
+// Reads the file at `path` (with the bounded reader of base/file_reader.h) and
+// parses it with ParseDumpConfig; `path` as given becomes DumpConfig::source
+// and prefixes error messages.
 absl::StatusOr<DumpConfig> LoadDumpConfigFile(const std::string& path);
 
 // Parses acl.json text. Keys other than "dump" at the top level are ignored
-// (acl.json holds other sections). `source` names the text in messages.
+// (acl.json holds other sections), and so is a top level that is not an
+// object. Empty text is no config. `source` names the text in messages.
 absl::StatusOr<DumpConfig> ParseDumpConfig(std::string_view json_text,
                                            std::string_view source);
 

@@ -102,7 +102,9 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
   StrAppend(out, config_path, ": valid (aclmdlSetDump returns ACL_SUCCESS)\n  ",
             dump::DescribeDumpConfig(*config), "\n");
   AppendConfigDetails(*config, out);
-  std::vector<std::string> warnings;
+  // What the parser accepted but noticed: unknown keys, filters without
+  // effect, a config that selects nothing, ...
+  std::vector<std::string> warnings = config->warnings;
   if (config->model_dump() && config->data == dump::DumpData::kTensor &&
       config->mode == dump::DumpMode::kAll && !config->steps) {
     bool whole_model = false;
@@ -110,7 +112,7 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
     if (whole_model) {
       warnings.push_back(
           "inputs and outputs of every operator at every step: full dumps are "
-          "large and slow (S17); find suspects with dump_data stats first, "
+          "large and slow; find suspects with dump_data stats first, "
           "then dump those layers");
     }
   }
@@ -214,7 +216,7 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
       }
     }
     if (!skipped.empty()) {
-      StrAppend(out, "  never dumped (S16): ", StrJoin(skipped, ", "), "\n");
+      StrAppend(out, "  never dumped: ", StrJoin(skipped, ", "), "\n");
     }
     for (const std::string& warning : plan.warnings)
       warnings.push_back(warning);

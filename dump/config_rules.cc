@@ -1,0 +1,309 @@
+#include "dump/config_rules.h"
+
+#include <map>
+
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "base/text.h"
+#include "dump/config_path.h"
+
+namespace acldump::dump::config_internal {
+namespace {
+
+constexpr size_t kMaxFilters = 100;  // per blacklist
+constexpr std::string_view kBlacklists[] = {"optype_blacklist",
+                                            "opname_blacklist"};
+
+absl::Status CheckScene(const CheckContext& c) {
+  const std::string_view scene = c.Text("dump_scene");
+  if (scene.empty()) return absl::OkStatus();
+  for (std::string_view key : {"dump_debug", "dump_op_switch"}) {
+    if (c.IsOn(key)) {
+      return c.Error(MemberPath("dump", key),
+                     StrCat("'on' cannot be combined with dump_scene ",
+                            Quote(scene), " (", SceneKind(scene), "); set ",
+                            key, " to 'off' or remove dump_scene"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// For a missing dump_path: where the config put it instead, if anywhere.
+std::string MissingPathHint(const CheckContext& c) {
+  const JsonNode* nested = c.Field("dump");
+  if (nested != nullptr && nested->Find("dump_path") != nullptr) {
+    return "; the dump section is nested in itself (dump.dump holds a "
+           "dump_path): move its keys up one level";
+  }
+  if (const JsonNode* list = c.Field("dump_list")) {
+    for (size_t i = 0; i < list->elements().size(); ++i) {
+      if (list->elements()[i].Find("dump_path") == nullptr) continue;
+      return StrCat("; ", ElementPath("dump.dump_list", i),
+                    " has a dump_path, which belongs in the dump object");
+    }
+  }
+  return CheckContext::TypoHint(c.dump(), "dump_path", kDumpKeys);
+}
+
+absl::Status CheckPath(const CheckContext& c, PathFacts& facts) {
+  const JsonNode* path = c.Field("dump_path");
+  if (path == nullptr) {
+    return c.Error(
+        "dump.dump_path",
+        StrCat("is required", c.IsOn("dump_debug") ? " for overflow dump" : "",
+               ": set it to an existing writable directory (absolute, or "
+               "relative to the working directory)",
+               MissingPathHint(c)));
+  }
+  absl::StatusOr<CheckedDumpPath> checked = CheckDumpPath(path->text);
+  if (!checked.ok()) {
+    return c.Error("dump.dump_path", ToStd(checked.status().message()));
+  }
+  facts.checked = true;
+  facts.remote = checked->remote;
+  facts.resolved = std::move(checked->resolved);
+  return absl::OkStatus();
+}
+
+absl::Status CheckDebug(const CheckContext& c) {
+  if (!c.IsOn("dump_debug")) return absl::OkStatus();
+  if (c.IsOn("dump_op_switch")) {
+    return c.Error("dump.dump_op_switch",
+                   "'on' cannot be combined with dump_debug 'on' (overflow "
+                   "dump cannot run with single-operator dump); turn one of "
+                   "them off");
+  }
+  // This runtime's rule: overflow dump does not run with a model dump.
+  if (c.HasElements("dump_list")) {
+    return c.Error("dump.dump_list",
+                   "overflow dump (dump_debug 'on') cannot be combined with a "
+                   "model dump_list; use \"dump_list\": [] or set dump_debug "
+                   "to 'off'");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckStep(const CheckContext& c) {
+  const std::string_view text = c.Text("dump_step");
+  if (text.empty()) return absl::OkStatus();  // every iteration
+  absl::StatusOr<StepSet> steps = StepSet::Parse(text);
+  if (!steps.ok()) {
+    return c.Error("dump.dump_step", StrCat("invalid value ", Quote(text), ": ",
+                                            ToStd(steps.status().message())));
+  }
+  return absl::OkStatus();
+}
+
+// Without dump_op_switch "on", an entry that names a model or layers must
+// name them.
+absl::Status CheckEntryNames(const CheckContext& c, const JsonNode& entry,
+                             const std::string& path) {
+  if (c.IsOn("dump_op_switch")) return absl::OkStatus();
+  const JsonNode* name = entry.Find("model_name");
+  if (name != nullptr && name->text.empty()) {
+    return c.Error(MemberPath(path, "model_name"),
+                   "is empty; name a model (its file name without "
+                   "extension, or its \"name\"), or remove model_name to "
+                   "apply the entry to every model");
+  }
+  const JsonNode* layers = entry.Find("layer");
+  if (layers != nullptr && layers->elements().empty()) {
+    return c.Error(MemberPath(path, "layer"),
+                   "is empty; list operator names, or remove layer to dump "
+                   "every operator of the model");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckEntryWatcher(const CheckContext& c, const JsonNode& entry,
+                               const std::string& path) {
+  const JsonNode* nodes = entry.Find("watcher_nodes");
+  const bool has_nodes = nodes != nullptr && !nodes->elements().empty();
+  if (c.Text("dump_scene") != kWatcher) {
+    if (!has_nodes) return absl::OkStatus();
+    return c.Error(MemberPath(path, "watcher_nodes"),
+                   "can only be set with \"dump_scene\": \"watcher\"; remove "
+                   "it");
+  }
+  if (!has_nodes) {
+    return c.Error(MemberPath(path, "watcher_nodes"),
+                   StrCat(nodes == nullptr ? "is required" : "is empty",
+                          " with dump_scene 'watcher': list the operators to "
+                          "watch"));
+  }
+  const JsonNode* name = entry.Find("model_name");
+  if (name != nullptr && !name->text.empty()) {
+    return c.Error(MemberPath(path, "model_name"),
+                   "cannot be set with dump_scene 'watcher'; remove it");
+  }
+  return absl::OkStatus();
+}
+
+std::string LevelNeeded(const CheckContext& c, std::string_view key) {
+  return StrCat("needs \"dump_level\": \"op\" (dump_level is ",
+                c.Field("dump_level") != nullptr
+                    ? Quote(c.Text("dump_level"))
+                    : std::string("'all', the default"),
+                "); set dump_level to 'op' or remove ", key);
+}
+
+// Sizes of both blacklists first, then their dump_level, as the SDK does.
+absl::Status CheckEntryFilters(const CheckContext& c, const JsonNode& entry,
+                               const std::string& path) {
+  for (std::string_view key : kBlacklists) {
+    const JsonNode* filters = entry.Find(key);
+    if (filters != nullptr && filters->elements().size() > kMaxFilters) {
+      return c.Error(MemberPath(path, key),
+                     StrCat("has ", filters->elements().size(),
+                            " filters; at most ", kMaxFilters, " are allowed"));
+    }
+  }
+  for (std::string_view key : kBlacklists) {
+    const JsonNode* filters = entry.Find(key);
+    if (filters != nullptr && !filters->elements().empty() &&
+        c.Text("dump_level") != "op") {
+      return c.Error(MemberPath(path, key), LevelNeeded(c, key));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckEntryRanges(const CheckContext& c, const JsonNode& entry,
+                              const std::string& path) {
+  const JsonNode* ranges = entry.Find("opname_range");
+  if (ranges == nullptr || ranges->elements().empty()) {
+    return absl::OkStatus();
+  }
+  const std::string ranges_path = MemberPath(path, "opname_range");
+  if (c.Text("dump_level") != "op") {
+    return c.Error(ranges_path, LevelNeeded(c, "opname_range"));
+  }
+  const JsonNode* name = entry.Find("model_name");
+  if (name == nullptr || name->text.empty()) {
+    return c.Error(
+        MemberPath(path, "model_name"),
+        StrCat(name == nullptr ? "is required" : "is empty",
+               " with opname_range: name the model whose operators "
+               "the ranges select",
+               CheckContext::TypoHint(entry, "model_name", kEntryKeys)));
+  }
+  for (size_t j = 0; j < ranges->elements().size(); ++j) {
+    const JsonNode& range = ranges->elements()[j];
+    const JsonNode* begin = range.Find("begin");
+    const JsonNode* end = range.Find("end");
+    if (begin != nullptr && end != nullptr && !begin->text.empty() &&
+        !end->text.empty()) {
+      continue;
+    }
+    return c.Error(
+        ElementPath(ranges_path, j),
+        StrCat("is incomplete: begin and end must both name an operator "
+               "(found begin ",
+               begin != nullptr ? Quote(begin->text) : "missing", ", end ",
+               end != nullptr ? Quote(end->text) : "missing", ")"));
+  }
+  return absl::OkStatus();
+}
+
+// The items of a non-empty dump_list, each checked fully before the next.
+absl::Status CheckList(const CheckContext& c) {
+  const JsonNode* list = c.Field("dump_list");
+  if (list == nullptr) return absl::OkStatus();
+  for (size_t i = 0; i < list->elements().size(); ++i) {
+    const JsonNode& entry = list->elements()[i];
+    const std::string path = ElementPath("dump.dump_list", i);
+    RETURN_IF_ERROR(CheckEntryNames(c, entry, path));
+    RETURN_IF_ERROR(CheckEntryWatcher(c, entry, path));
+    RETURN_IF_ERROR(CheckEntryFilters(c, entry, path));
+    RETURN_IF_ERROR(CheckEntryRanges(c, entry, path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckStats(const CheckContext& c) {
+  const JsonNode* stats = c.Field("dump_stats");
+  if (stats == nullptr) return absl::OkStatus();
+  if (stats->elements().empty()) {
+    return c.Error("dump.dump_stats",
+                   "is empty; list statistics such as [\"Max\", \"Min\"], or "
+                   "remove dump_stats for the default columns");
+  }
+  if (c.Text("dump_data") != "stats") {
+    return c.Error("dump.dump_stats",
+                   "needs \"dump_data\": \"stats\"; set dump_data to 'stats' "
+                   "or remove dump_stats");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckConstraints(const CheckContext& c, PathFacts& path) {
+  RETURN_IF_ERROR(CheckScene(c));
+  const std::string_view scene = c.Text("dump_scene");
+  // Exception scenes check nothing more: their dump_path may be absent.
+  if (!scene.empty() && scene != kWatcher) return absl::OkStatus();
+  RETURN_IF_ERROR(CheckPath(c, path));
+  RETURN_IF_ERROR(CheckDebug(c));
+  // Overflow dump checks nothing more.
+  if (c.IsOn("dump_debug")) return absl::OkStatus();
+  RETURN_IF_ERROR(CheckStep(c));
+  RETURN_IF_ERROR(CheckList(c));
+  return CheckStats(c);
+}
+
+absl::Status CheckUniqueModelNames(const CheckContext& c) {
+  const JsonNode* list = c.Field("dump_list");
+  if (list == nullptr) return absl::OkStatus();
+  // model_name -> index of its entry.
+  std::map<std::string_view, size_t> names;
+  for (size_t i = 0; i < list->elements().size(); ++i) {
+    const JsonNode* name = list->elements()[i].Find("model_name");
+    if (name == nullptr || name->text.empty()) continue;  // every model
+    const auto [first, added] = names.emplace(name->text, i);
+    if (added) continue;
+    return c.Error(
+        MemberPath(ElementPath("dump.dump_list", i), "model_name"),
+        StrCat("duplicate model ", Quote(first->first), ", already named by ",
+               ElementPath("dump.dump_list", first->second),
+               ".model_name; each model_name must be unique: merge the "
+               "entries"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRuntimeSupport(const CheckContext& c, const PathFacts& path) {
+  const std::string_view scene = c.Text("dump_scene");
+  if (!scene.empty() && scene != kLiteException) {
+    return c.Unsupported(
+        "dump.dump_scene",
+        StrCat(Quote(scene), " (", SceneKind(scene),
+               ") needs an NPU; use 'lite_exception' for an exception dump "
+               "of failing operators, or a dump_list for model dump"));
+  }
+  if (const JsonNode* list = c.Field("dump_list")) {
+    for (size_t i = 0; i < list->elements().size(); ++i) {
+      const JsonNode* nodes = list->elements()[i].Find("watcher_nodes");
+      if (nodes == nullptr || nodes->elements().empty()) continue;
+      return c.Unsupported(
+          MemberPath(ElementPath("dump.dump_list", i), "watcher_nodes"),
+          "watcher dump needs an NPU; remove watcher_nodes");
+    }
+  }
+  if (c.Field("dump_kernel_data") != nullptr) {
+    return c.Unsupported("dump.dump_kernel_data",
+                         "kernel debug data (printf, assert, timestamp and "
+                         "tensor records of device kernels) needs an NPU; "
+                         "remove dump_kernel_data");
+  }
+  if (path.remote) {
+    return c.Unsupported(
+        "dump.dump_path",
+        StrCat(Quote(c.Text("dump_path")),
+               " names a directory on another host (ip:path), but dump files "
+               "are written to a local directory: give one"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace acldump::dump::config_internal
