@@ -888,21 +888,22 @@ TEST(LoadDumpConfigFileTest, MissingDirectoryFifoAndEmptyPath) {
   EXPECT_EQ(KindOf(missing.status()), ErrorKind::kInvalidFile);
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(Message(missing.status()),
-            StrCat("dump config file '", dir, "/absent.json' does not exist"));
+            StrCat("cannot open dump config file '", dir,
+                   "/absent.json': it does not exist"));
 
   const absl::StatusOr<DumpConfig> directory = LoadDumpConfigFile(dir);
   ASSERT_FALSE(directory.ok());
   EXPECT_EQ(KindOf(directory.status()), ErrorKind::kInvalidFile);
   EXPECT_THAT(Message(directory.status()),
-              HasSubstr("is a directory, not a regular file; name the "
-                        "acl.json file itself"));
+              HasSubstr("is not a regular file (it is a directory); name "
+                        "the acl.json file itself"));
 
   ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
   const absl::StatusOr<DumpConfig> fifo = LoadDumpConfigFile(dir + "/fifo");
   ASSERT_FALSE(fifo.ok());
   EXPECT_EQ(KindOf(fifo.status()), ErrorKind::kInvalidFile);
   EXPECT_THAT(Message(fifo.status()),
-              HasSubstr("is a FIFO, not a regular file"));
+              HasSubstr("is not a regular file (it is a FIFO)"));
 
   const absl::StatusOr<DumpConfig> empty = LoadDumpConfigFile("");
   ASSERT_FALSE(empty.ok());

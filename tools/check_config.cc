@@ -7,6 +7,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/config.h"
+#include "dump/format/dump_names.h"
 #include "dump/policy.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
@@ -61,6 +62,36 @@ uint64_t HeaderEstimate(const StepInfo& step, size_t tensors) {
   uint64_t bytes = 24 + 2 * step.name.size() + step.op_type.size();
   for (const std::string& name : step.original_names) bytes += name.size() + 1;
   return bytes + 48 * tensors;
+}
+
+// Names longer than a file system allows are written as hashes with a
+// mapping.csv row: say which, before the run.
+void PredictHashedNames(const CompiledModel& model, const dump::DumpPlan& plan,
+                        std::vector<std::string>& warnings) {
+  const std::string folder = dump::EscapeNamePart(plan.model_name);
+  if (dump::ExceedsNameMax(folder)) {
+    warnings.push_back(StrCat(
+        "the model folder name is ", folder.size(), " bytes, more than the ",
+        dump::kMaxNameBytes,
+        " a file system allows: it is written as the hash of its path, with "
+        "a \"hash,name\" row in mapping.csv of its device folder"));
+  }
+  size_t long_files = 0;
+  for (size_t s = 0; s < model.steps().size(); ++s) {
+    if (!plan.dump_inputs[s] && !plan.dump_outputs[s]) continue;
+    const StepInfo& step = model.steps()[s];
+    // The timestamp has 16 digits; ".csv" may follow.
+    const std::string name = dump::DumpFileName(
+        step.op_type, step.name, step.task_id, 0, 1000000000000000);
+    long_files += dump::ExceedsNameMax(name + ".csv");
+  }
+  if (long_files > 0) {
+    warnings.push_back(StrCat(
+        long_files, " operator(s) have dump file names over ",
+        dump::kMaxNameBytes,
+        " bytes: those files are written as the hash of their path, with a "
+        "\"hash,name\" row in their folder's mapping.csv"));
+  }
 }
 
 void AppendConfigDetails(const dump::DumpConfig& config, std::string& out) {
@@ -199,6 +230,7 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
                       StrJoin(shapes, " "), HumanBytes(b)});
       }
       out += table.Render("  ");
+      PredictHashedNames(*model, plan, warnings);
       StrAppend(out, "  estimated per dumped iteration: ", files, " files, ",
                 HumanBytes(bytes),
                 stats ? " of stats CSV"

@@ -16,6 +16,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The run's verdict on its dump: the model outputs are saved either way.
+int ReportDump(std::string_view command, const RunSummary& summary) {
+  if (summary.dump_status.ok()) return 0;
+  return FailWith(command, summary.dump_status,
+                  "the model outputs were saved; free space in dump_path or "
+                  "dump fewer layers (dump_data stats, a layer list)",
+                  kExitFailure);
+}
+
 class RunCommand final : public Command {
  public:
   CLI::App* Setup(CLI::App& app) override {
@@ -64,7 +73,7 @@ class RunCommand final : public Command {
                       kExitFailure);
     }
     std::fputs(FormatRunSummary(*summary).c_str(), stdout);
-    return summary->dump_status.ok() ? 0 : kExitFailure;
+    return ReportDump("run", *summary);
   }
 
  private:
@@ -201,7 +210,7 @@ int RunDefault(const ToolContext& context) {
       DisplayPath(out).c_str(), DisplayPath(config).c_str());
   std::fputs(FormatRunSummary(*summary).c_str(), stdout);
   PrintNextSteps(context, *summary, out, config, *model);
-  return summary->dump_status.ok() ? 0 : kExitFailure;
+  return ReportDump("", *summary);
 }
 
 }  // namespace acldump::tools

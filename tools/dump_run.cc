@@ -298,10 +298,17 @@ std::set<std::string> ExistingFiles(const std::string& root) {
 absl::StatusOr<std::string> PrepareModel(const std::string& path,
                                          TempDir& temp) {
   std::error_code error;
-  if (!fs::is_regular_file(path, error)) {
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) {
     return WithHint(
         absl::NotFoundError(StrCat("model file '", path, "' does not exist")),
         kPathHint);
+  }
+  if (!fs::is_regular_file(status)) {
+    return absl::InvalidArgumentError(
+        StrCat("model file '", path, "' is not a regular file (it is ",
+               fs::is_directory(status) ? "a directory" : "a device or pipe",
+               ")"));
   }
   const std::string extension = fs::path(path).extension().string();
   if (extension == ".om") return path;

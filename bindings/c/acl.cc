@@ -222,6 +222,11 @@ aclError aclInit(const char* configPath) {
     auto dump = std::make_unique<dump::DumpManager>();
     if (configPath != nullptr && configPath[0] != '\0') {
       absl::Status configured = dump->ConfigureFromAclInit(configPath);
+      // aclInit parses the whole file first: text that is not JSON is a parse
+      // error here, not an invalid dump config.
+      if (KindOf(configured) == ErrorKind::kInvalidJson) {
+        return Fail(ACL_ERROR_PARSE_FILE, ToStd(configured.message()));
+      }
       if (!configured.ok()) return FailWith(configured, ACL_ERROR_INVALID_FILE);
     }
     lib.models = std::move(models);
