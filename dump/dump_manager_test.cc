@@ -437,6 +437,31 @@ TEST_F(DumpManagerTest, DumpModeInputAndOutput) {
   }
 }
 
+// A blacklist position takes one tensor out of a file; the others keep
+// their own index.
+TEST_F(DumpManagerTest, BlacklistPositionsLeaveTensorsOut) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_mode":"all","dump_level":"op","dump_list":[{"model_name":"resnet_tiny","layer":["add1"],"opname_blacklist":[{"name":"add1","pos":["input0"]}]}])"))
+          .ok());
+  Loaded loaded = Load(manager, registry_, kResnet);
+  RunModel(*loaded.model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  std::vector<std::string> files = FilesUnder(TimeFolder());
+  std::erase_if(files, [](const std::string& f) {
+    return f.find("/Add.add1.") == std::string::npos;
+  });
+  ASSERT_EQ(files.size(), 1u);
+  auto contents = ReadDumpFile(TimeFolder() + "/" + files[0]);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  // add1 reads two tensors; input0 is blacklisted, input1 and the output stay.
+  EXPECT_EQ(contents->inputs.size(), 1u);
+  EXPECT_EQ(contents->outputs.size(), 1u);
+}
+
 TEST_F(DumpManagerTest, StatsModeWritesCsvWithExpectedValues) {
   DumpManager manager;
   ASSERT_TRUE(manager.InitDump().ok());

@@ -1,6 +1,8 @@
 // Model dump: the tensors (or statistics) of the operators a DumpPlan selects,
 // one record per operator execution, plus the graph inputs they read as "Data"
 // records once per iteration.
+#include <algorithm>
+
 #include "base/strings.h"
 #include "dump/observers.h"
 #include "dump/payload.h"
@@ -20,7 +22,7 @@ class ModelDumpObserver final : public SessionObserver {
   // A step's record: which of its tensors go in, in record order.
   struct Target {
     std::vector<uint32_t> input_slots;
-    bool outputs = false;
+    std::vector<uint32_t> outputs;  // output indices
     size_t tensors = 0;
     size_t bytes = 0;
     std::shared_ptr<const JobRenderer> renderer;  // null: nothing to record
@@ -44,20 +46,19 @@ class ModelDumpObserver final : public SessionObserver {
     for (uint32_t input : t.input_slots) {
       payload_.Capture(slot++, e.inputs[input], pending_);
     }
-    if (!t.outputs) writer().Submit(std::move(pending_));
+    if (t.outputs.empty()) writer().Submit(std::move(pending_));
   }
 
   void AfterNode(const NodeEvent& e) override {
     const Target& t = targets_[e.step.task_id];
-    if (!t.outputs || !t.renderer) return;
+    if (t.outputs.empty() || !t.renderer) return;
     if (t.input_slots.empty()) {
       pending_ = NewJob(t.renderer, t.bytes);
       payload_.Begin(t.tensors, pending_);
     }
     size_t slot = t.input_slots.size();
-    for (const TensorView& out : e.outputs) {
-      payload_.Capture(slot++, out, pending_);
-    }
+    for (uint32_t o : t.outputs)
+      payload_.Capture(slot++, e.outputs[o], pending_);
     writer().Submit(std::move(pending_));
   }
 
@@ -89,10 +90,21 @@ class ModelDumpObserver final : public SessionObserver {
 ModelDumpObserver::Target TargetFor(const StepInfo& step, const DumpPlan& plan,
                                     size_t s, const Payload& payload,
                                     const std::string& directory) {
+  // The tensors the plan selects, less those a blacklist position excludes.
+  auto without = [](std::vector<uint32_t> all,
+                    const std::vector<uint32_t>& skipped) {
+    std::erase_if(all, [&](uint32_t i) {
+      return std::find(skipped.begin(), skipped.end(), i) != skipped.end();
+    });
+    return all;
+  };
   ModelDumpObserver::Target t;
-  if (plan.dump_inputs[s]) t.input_slots = PresentInputs(step);
-  t.outputs = plan.dump_outputs[s];
-  if (t.input_slots.empty() && !t.outputs) return t;
+  if (plan.dump_inputs[s]) {
+    t.input_slots = without(PresentInputs(step), plan.skipped_inputs[s]);
+  }
+  t.outputs =
+      without(AllOutputs(step, plan.dump_outputs[s]), plan.skipped_outputs[s]);
+  if (t.input_slots.empty() && t.outputs.empty()) return t;
   RecordSpec spec = StepRecord(step, directory, t.input_slots, t.outputs);
   t.tensors = spec.tensors.size();
   t.bytes = payload.JobBytes(spec);

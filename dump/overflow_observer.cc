@@ -124,7 +124,8 @@ Attachment MakeOverflowObserver(std::shared_ptr<DumpSession> session,
     flags[s] = kObserveAfter;
     OverflowObserver::Target& t = targets[s];
     t.input_slots = PresentInputs(step);
-    RecordSpec spec = StepRecord(step, directory, t.input_slots, true);
+    RecordSpec spec =
+        StepRecord(step, directory, t.input_slots, AllOutputs(step));
     t.tensors = spec.tensors.size();
     t.bytes = payload->JobBytes(spec);
     t.op_file = payload->MakeRenderer(std::move(spec));

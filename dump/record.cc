@@ -35,8 +35,18 @@ std::vector<uint32_t> PresentInputs(const StepInfo& step) {
   return slots;
 }
 
+std::vector<uint32_t> AllOutputs(const StepInfo& step, bool outputs) {
+  std::vector<uint32_t> indices;
+  if (!outputs) return indices;
+  for (size_t o = 0; o < step.output_infos.size(); ++o) {
+    indices.push_back(static_cast<uint32_t>(o));
+  }
+  return indices;
+}
+
 RecordSpec StepRecord(const StepInfo& step, std::string directory,
-                      const std::vector<uint32_t>& input_slots, bool outputs) {
+                      const std::vector<uint32_t>& input_slots,
+                      const std::vector<uint32_t>& output_indices) {
   RecordSpec spec;
   spec.directory = std::move(directory);
   spec.op_type = step.op_type;
@@ -45,13 +55,10 @@ RecordSpec StepRecord(const StepInfo& step, std::string directory,
   for (uint32_t slot : input_slots) {
     spec.tensors.push_back({true, slot, step.input_infos[slot], ""});
   }
-  if (outputs) {
-    const std::string& original =
-        step.original_names.empty() ? step.name : step.original_names.back();
-    for (size_t o = 0; o < step.output_infos.size(); ++o) {
-      spec.tensors.push_back(
-          {false, static_cast<uint32_t>(o), step.output_infos[o], original});
-    }
+  const std::string& original =
+      step.original_names.empty() ? step.name : step.original_names.back();
+  for (uint32_t o : output_indices) {
+    spec.tensors.push_back({false, o, step.output_infos[o], original});
   }
   spec.attrs = {{"op_type", step.op_type},
                 {"original_names", StrJoin(step.original_names, ",")}};

@@ -48,10 +48,13 @@ struct RecordSpec {
 // skipped).
 std::vector<uint32_t> PresentInputs(const StepInfo& step);
 
-// A record of a step's inputs at `input_slots` and, when `outputs`, all its
-// outputs.
+// A record of a step's inputs at `input_slots` and outputs at
+// `output_indices`.
 RecordSpec StepRecord(const StepInfo& step, std::string directory,
-                      const std::vector<uint32_t>& input_slots, bool outputs);
+                      const std::vector<uint32_t>& input_slots,
+                      const std::vector<uint32_t>& output_indices);
+// Every output index of a step (or none).
+std::vector<uint32_t> AllOutputs(const StepInfo& step, bool outputs = true);
 // The record of a graph input dumped as a "Data" operator.
 RecordSpec DataRecord(const NamedTensorInfo& input, std::string directory,
                       uint32_t task_id);

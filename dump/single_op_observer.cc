@@ -29,7 +29,8 @@ class SingleOpObserver final : public SessionObserver {
     const bool outputs = config.mode != DumpMode::kInput;
     const std::vector<uint32_t> slots =
         inputs ? PresentInputs(e.step) : std::vector<uint32_t>{};
-    RecordSpec spec = StepRecord(e.step, StrCat(device_id_), slots, outputs);
+    RecordSpec spec = StepRecord(e.step, StrCat(device_id_), slots,
+                                 AllOutputs(e.step, outputs));
     spec.per_iteration = false;
     spec.task_id_from_job = true;
     const Payload& payload = session().payload();
