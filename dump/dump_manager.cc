@@ -43,7 +43,7 @@ absl::Status DumpManager::InitDump() {
         LifecycleError::kConfiguredByAclInit,
         StrCat("dump is already configured by aclInit's file '",
                init_session_->config().source,
-               "'; edit that file instead of calling aclmdlInitDump (S6)"));
+               "'; edit that file instead of calling aclmdlInitDump"));
   }
   if (initialized_) {
     return LifecycleFailure(
@@ -59,7 +59,7 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_) {
       return LifecycleFailure(LifecycleError::kNotInitialized,
-                              "aclmdlSetDump needs aclmdlInitDump first (S2)");
+                              "aclmdlSetDump needs aclmdlInitDump first");
     }
   }
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
@@ -85,7 +85,7 @@ absl::Status DumpManager::FinalizeDump() {
     if (!initialized_) {
       return LifecycleFailure(
           LifecycleError::kNotInitialized,
-          "aclmdlFinalizeDump needs aclmdlInitDump first (S2)");
+          "aclmdlFinalizeDump needs aclmdlInitDump first");
     }
     initialized_ = false;
     current_.reset();
@@ -142,7 +142,7 @@ Attachment DumpManager::OnModelLoad(const CompiledModel& model,
   }
   if (!session || session->closed()) return {};
   const DumpConfig& config = session->config();
-  // S19: the exception scene wins over model and single-op dump.
+  // The exception scene wins over model and single-op dump.
   if (config.scene == DumpScene::kException)
     return MakeExceptionObserver(session, model, identity);
   if (config.scene == DumpScene::kOverflow)

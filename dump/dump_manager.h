@@ -1,5 +1,5 @@
 // The process-wide dump state behind aclmdlInitDump / aclmdlSetDump /
-// aclmdlFinalizeDump and aclInit's dump section (S1-S7): which config is in
+// aclmdlFinalizeDump and aclInit's dump section: which config is in
 // effect, which sessions are open, and the observer a newly loaded model gets.
 // Thread-safe.
 #ifndef ACLDUMP_DUMP_DUMP_MANAGER_H_
@@ -39,7 +39,7 @@ class DumpManager {
   absl::Status InitDump();
   // aclmdlSetDump: kNotInitialized before InitDump; config errors as
   // LoadDumpConfigFile reports them. On success the config applies to models
-  // loaded from now on (S4); the latest call wins (S5).
+  // loaded from now on; the latest call wins.
   absl::Status SetDump(const std::string& config_path);
   // aclmdlFinalizeDump: kNotInitialized without InitDump. Writes everything the
   // sessions since InitDump queued and reports what could not be written
@@ -47,19 +47,19 @@ class DumpManager {
   absl::Status FinalizeDump();
 
   // aclInit(config): a config with an enabled dump section dumps for the whole
-  // process (S6).
+  // process.
   absl::Status ConfigureFromAclInit(const std::string& config_path);
   // aclFinalize: closes every session (aclInit's included) and reports write
   // failures.
   absl::Status Shutdown();
 
-  // What a model being loaded gets (S4: bound at load): an observer to attach,
+  // What a model being loaded gets (bound at load): an observer to attach,
   // or none. Warnings (layers that match nothing, ...) are appended to
   // `warnings`.
   Attachment OnModelLoad(const CompiledModel& model,
                          const ModelIdentity& identity,
                          std::vector<std::string>* warnings);
-  // For one single-op execution (S13); null when nothing applies.
+  // For one single-op execution; null when nothing applies.
   std::shared_ptr<ExecutionObserver> SingleOpObserver(int32_t device_id);
 
   bool dump_initialized() const;

@@ -1,5 +1,5 @@
 // The dump engine end to end below the C ABI: configs, policy, observers,
-// writer and the files they leave, rule by rule (spec S4-S21, U2, U5).
+// writer and the files they leave, rule by rule.
 #include "dump/dump_manager.h"
 
 #include <gmock/gmock.h>
@@ -163,7 +163,7 @@ TEST_F(DumpManagerTest, LifecycleCodes) {
   ASSERT_TRUE(manager.FinalizeDump().ok());
   EXPECT_EQ(LifecycleErrorOf(manager.FinalizeDump()),
             LifecycleError::kNotInitialized);
-  // aclInit's config blocks InitDump (S6).
+  // aclInit's config blocks InitDump.
   DumpManager with_init;
   ASSERT_TRUE(with_init.ConfigureFromAclInit(config).ok());
   EXPECT_EQ(LifecycleErrorOf(with_init.InitDump()),
@@ -215,7 +215,7 @@ TEST_F(DumpManagerTest, ModeAllWritesEveryNodeWithBitIdenticalTensors) {
     ASSERT_TRUE(std::regex_match(file, m, name)) << file;
     by_op[m[1].str() + "/" + m[3].str()] = time_folder + "/" + file;
   }
-  // The data op (S10: conv1 reads the graph input) holds the input.
+  // The data op (conv1 reads the graph input) holds the input.
   auto data = ReadDumpFile(by_op.at("0/input"));
   ASSERT_TRUE(data.ok()) << data.status();
   auto input = ReadNpyFile("testdata/resnet_tiny.input.input.npy");
@@ -307,7 +307,7 @@ TEST_F(DumpManagerTest, LayersByConvertedOrOriginalNameAndDataOpInclusion) {
 }
 
 TEST_F(DumpManagerTest, ModelNameMatchingByFileStemGraphNameAndMemory) {
-  // S9: the file-stem entry wins over the graph-name entry; memory loads match
+  // The file-stem entry wins over the graph-name entry; memory loads match
   // the graph name.
   fs::copy_file(kResnet, dir_ + "/renamed.om");
   DumpManager manager;
@@ -361,7 +361,7 @@ TEST_F(DumpManagerTest, LayerWithoutModelNameAppliesToEveryModel) {
 TEST_F(DumpManagerTest, ConfigOnlyAffectsModelsLoadedAfterItAndLatestWins) {
   DumpManager manager;
   ASSERT_TRUE(manager.InitDump().ok());
-  // S4: model 1 loaded before SetDump is not dumped.
+  // Model 1 loaded before SetDump is not dumped.
   Loaded before = Load(manager, registry_, kMlp);
   const std::string other = dir_ + "/other";
   fs::create_directories(other);
@@ -371,7 +371,7 @@ TEST_F(DumpManagerTest, ConfigOnlyAffectsModelsLoadedAfterItAndLatestWins) {
               dir_, R"({"dump":{"dump_path":")" + other +
                         R"(","dump_list":[{"model_name":"mlp_block"}]}})"))
           .ok());
-  // S5: a second SetDump before the load overrides the first.
+  // A second SetDump before the load overrides the first.
   ASSERT_TRUE(
       manager
           .SetDump(Config(
@@ -386,7 +386,7 @@ TEST_F(DumpManagerTest, ConfigOnlyAffectsModelsLoadedAfterItAndLatestWins) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_THAT(files[0],
               HasSubstr("/" + std::to_string(after.id) + "/0/Softmax.attn."));
-  // After FinalizeDump the dumped model runs on without dumping (S3 sequence
+  // After FinalizeDump the dumped model runs on without dumping (sequence
   // B).
   RunModel(*after.model);
   EXPECT_EQ(FilesUnder(TimeFolder()).size(), 1u);
@@ -499,7 +499,7 @@ TEST_F(DumpManagerTest, StatsModeWritesCsvWithExpectedValues) {
 TEST_F(DumpManagerTest, SingleOpDump) {
   DumpManager manager;
   ASSERT_TRUE(manager.InitDump().ok());
-  // The seed's single-op example (S13).
+  // The seed's single-op example.
   ASSERT_TRUE(
       manager
           .SetDump(Config(
@@ -555,7 +555,7 @@ TEST_F(DumpManagerTest,
   options.exception_root = work;  // as if ASCEND_WORK_PATH=work
   DumpManager manager(options);
   ASSERT_TRUE(manager.InitDump().ok());
-  // S19: with a dump_list as well, only the exception dump takes effect.
+  // With a dump_list as well, only the exception dump takes effect.
   ASSERT_TRUE(
       manager
           .SetDump(Config(

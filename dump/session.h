@@ -57,7 +57,7 @@ class DumpSession {
   void ExitExecution();
 
   // Stops new dumps, waits for running executions, writes everything queued and
-  // returns the writer's report (S2). Later calls return the same report.
+  // returns the writer's report. Later calls return the same report.
   absl::Status Close();
 
  private:

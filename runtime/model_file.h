@@ -26,7 +26,7 @@ absl::StatusOr<Graph> ParseModel(std::string_view bytes);
 absl::StatusOr<Graph> ReadModelFile(const std::string& path);
 absl::Status WriteModelFile(const Graph& graph, const std::string& path);
 
-// The model as JSON, outer "name" first (the model converter's JSON of S9).
+// The model as JSON, outer "name" first (the model converter's JSON of).
 // Tensor data is summarised, not printed.
 std::string ModelToJson(const Graph& graph);
 

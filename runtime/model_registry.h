@@ -47,7 +47,7 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
     const std::string& path, const CompileOptions& options = {});
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
     std::string_view bytes, const CompileOptions& options = {});
-// "dir/resnet.v2.om" -> "resnet.v2" (the S9 model name of a file-loaded model).
+// "dir/resnet.v2.om" -> "resnet.v2" (the dump model name of a file-loaded model).
 std::string FileStem(const std::string& path);
 
 }  // namespace acldump

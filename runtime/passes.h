@@ -1,6 +1,6 @@
 // Graph passes of the converter. Fused nodes are named by concatenating their
 // members' names (conv1 + conv1_relu -> conv1conv1_relu) and keep every
-// member's original name (S10).
+// member's original name.
 #ifndef ACLDUMP_RUNTIME_PASSES_H_
 #define ACLDUMP_RUNTIME_PASSES_H_
 
@@ -43,7 +43,7 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry);
 // Conv / Gemm / MatMul -> Relu becomes one node with fused_activation = "Relu".
 absl::Status FuseRelu(Graph& graph);
 // Reshape, Flatten, Identity, Squeeze and Unsqueeze alias their input (no task,
-// S16) unless their output is a graph output.
+//) unless their output is a graph output.
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry);
 void RemoveUnusedInitializers(Graph& graph);
 // Drops Constant nodes nothing reads (their values were folded into fused

@@ -1,5 +1,5 @@
 // Single-operator execution: one op, given its type, attributes and caller
-// buffers (the path `dump_op_switch` dumps, S13).
+// buffers (the path `dump_op_switch` dumps).
 #ifndef ACLDUMP_RUNTIME_SINGLE_OP_H_
 #define ACLDUMP_RUNTIME_SINGLE_OP_H_
 

@@ -1,4 +1,4 @@
-// Tensor comparison metrics of dump-format.md §8 and the tolerance rule of
+// Tensor comparison metrics of the dump format and the tolerance rule of
 // `dump compare`. `a` is the side under test, `b` the reference (ground
 // truth): relative errors and the KL divergence are taken against `b`.
 //

@@ -126,7 +126,7 @@ def main():
             json.dump({"dump": {"dump_path": dump_dir, "dump_data": mode,
                                 "dump_list": [{"model_name": "resnet18"}]}}, f)
     models = {"none": acl.load(om_path)}
-    # One dump session; each config binds to the model loaded after it (S4).
+    # One dump session; each config binds to the model loaded after it.
     acl.check(acl.lib.aclmdlInitDump(), "InitDump")
     for mode, (config, _) in configs.items():
         acl.check(acl.lib.aclmdlSetDump(config.encode()), "SetDump")

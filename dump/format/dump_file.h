@@ -1,4 +1,4 @@
-// The dump file format (dump-format.md §2): an 8-byte little-endian header
+// The dump file format: an 8-byte little-endian header
 // length, a DumpData header without data, then the raw payloads. The reader
 // treats every file as untrusted: each length is checked before it is used.
 #ifndef ACLDUMP_DUMP_FORMAT_DUMP_FILE_H_

@@ -1,4 +1,4 @@
-// Names of dump folders and files (dump-format.md §3).
+// Names of dump folders and files.
 #ifndef ACLDUMP_DUMP_FORMAT_DUMP_NAMES_H_
 #define ACLDUMP_DUMP_FORMAT_DUMP_NAMES_H_
 

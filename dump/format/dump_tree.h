@@ -1,4 +1,4 @@
-// Reading a dump directory back (dump-format.md §3): which files are dumps,
+// Reading a dump directory back: which files are dumps,
 // where each sits in the layout (time / device / model / model id /
 // iteration), the op it belongs to and the execution order. A scan may start
 // at any level of the tree, or at one file.

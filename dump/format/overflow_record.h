@@ -1,4 +1,4 @@
-// The overflow record of `dump_debug: on` (dump-format.md §5): the 2048-byte
+// The overflow record of `dump_debug: on`: the 2048-byte
 // payload of an Opdebug.Node_OpDebug dump file.
 //
 // Payload layout (little-endian, no padding, unused bytes zero):

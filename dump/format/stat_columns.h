@@ -1,4 +1,4 @@
-// The statistics a stats dump can record (dump_stats, dump-format.md §4) and
+// The statistics a stats dump can record (dump_stats, the dump format) and
 // their numbers.
 #ifndef ACLDUMP_DUMP_FORMAT_STAT_COLUMNS_H_
 #define ACLDUMP_DUMP_FORMAT_STAT_COLUMNS_H_

@@ -1,4 +1,4 @@
-// The stats CSV of `dump_data: stats` (dump-format.md §4): writing it, and
+// The stats CSV of `dump_data: stats`: writing it, and
 // reading it back (the reader treats files as untrusted).
 //
 // Cells are written the way the SDK's writers write them:

@@ -1,0 +1,94 @@
+"""Fails when an #include points up the layers of the architecture.
+
+base < kernels < runtime < dump/format < dump < bindings/c < tools: a package
+includes only from its own layer and the layers below it (dump/format sits
+beside runtime: it may use kernels and base, never runtime or the engine).
+"""
+
+import os
+import re
+import sys
+import unittest
+
+# Package -> the top-level include prefixes it may use.
+ALLOWED = {
+    "base": {"base"},
+    "kernels": {"base", "kernels"},
+    "runtime": {"base", "kernels", "runtime"},
+    "dump/format": {"base", "kernels", "dump/format"},
+    "dump": {"base", "kernels", "runtime", "dump/format", "dump"},
+    "bindings/c": {"base", "kernels", "runtime", "dump/format", "dump",
+                   "bindings", "acl"},
+    "tools": {"base", "kernels", "runtime", "dump/format", "dump", "bindings",
+              "acl", "tools"},
+}
+OURS = ("base/", "kernels/", "runtime/", "dump/", "bindings/", "tools/",
+        "bench/", "fuzz/", "acl/")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def package_of(path):
+  """The most specific package in ALLOWED that holds `path`."""
+  best = None
+  for package in ALLOWED:
+    if path.startswith(package + "/") and (best is None or
+                                           len(package) > len(best)):
+      best = package
+  return best
+
+
+def layer_of(include):
+  """The ALLOWED key an include belongs to ("dump/format" before "dump")."""
+  if include.startswith("dump/format/"):
+    return "dump/format"
+  return include.split("/", 1)[0]
+
+
+def violations(root):
+  found = []
+  for directory, _, files in os.walk(root):
+    for name in files:
+      if not name.endswith((".cc", ".h")):
+        continue
+      full = os.path.join(directory, name)
+      relative = os.path.relpath(full, root)
+      package = package_of(relative)
+      if package is None:
+        continue
+      with open(full, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+      for include in INCLUDE.findall(text):
+        if not include.startswith(OURS):
+          continue  # a system or third-party header, or a local one
+        if layer_of(include) not in ALLOWED[package]:
+          found.append(f"{relative}: #include \"{include}\" points up "
+                       f"from {package}")
+  return found
+
+
+class LayeringTest(unittest.TestCase):
+
+  def test_no_include_points_up(self):
+    root = os.path.join(os.environ["TEST_SRCDIR"], "acldump")
+    checked = [p for p in ALLOWED if os.path.isdir(os.path.join(root, p))]
+    self.assertEqual(len(checked), len(ALLOWED), "sources missing from data")
+    self.assertEqual(violations(root), [])
+
+  def test_the_check_catches_an_upward_include(self):
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+      os.makedirs(os.path.join(root, "kernels"))
+      with open(os.path.join(root, "kernels", "bad.cc"), "w") as f:
+        f.write('#include "dump/writer.h"\n#include "base/strings.h"\n')
+      os.makedirs(os.path.join(root, "dump", "format"))
+      with open(os.path.join(root, "dump", "format", "bad.h"), "w") as f:
+        f.write('#include "runtime/graph.h"\n#include "kernels/dtype.h"\n')
+      self.assertEqual(sorted(violations(root)), [
+          'dump/format/bad.h: #include "runtime/graph.h" points up from '
+          'dump/format',
+          'kernels/bad.cc: #include "dump/writer.h" points up from kernels',
+      ])
+
+
+if __name__ == "__main__":
+  unittest.main()
