@@ -40,7 +40,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 bool IsTimeFolder(std::string_view s) { return s.size() == 14 && AllDigits(s); }
 
-// hash -> original file name, from a folder's mapping.csv (§3).
+// hash -> original file name, from a folder's mapping.csv.
 using Mapping = std::map<std::string, std::string, std::less<>>;
 
 Mapping ReadMapping(const fs::path& directory) {
@@ -235,25 +235,32 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
           mappings.emplace(directory.string(), ReadMapping(directory)).first;
     }
     Classify(entry, mapping->second);
-    if (entry.kind != EntryKind::kOther) {
-      PlaceInLayout(directory, entry);
-      // A model folder too long for the file system has a hashed name that
-      // its device folder's mapping.csv resolves.
-      if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
-        const fs::path device =
-            directory.parent_path().parent_path().parent_path();
-        auto parent = mappings.find(device.string());
-        if (parent == mappings.end()) {
-          parent = mappings.emplace(device.string(), ReadMapping(device)).first;
-        }
-        if (auto it = parent->second.find(entry.model);
-            it != parent->second.end()) {
-          entry.model = it->second;
-        }
+    // Every file is placed by its folder, dump file or not (a converted
+    // tree's .npy files sit in the same layout).
+    PlaceInLayout(directory, entry);
+    // A model folder too long for the file system has a hashed name that its
+    // device folder's mapping.csv resolves.
+    if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
+      const fs::path device =
+          directory.parent_path().parent_path().parent_path();
+      auto parent = mappings.find(device.string());
+      if (parent == mappings.end()) {
+        parent = mappings.emplace(device.string(), ReadMapping(device)).first;
+      }
+      if (auto it = parent->second.find(entry.model);
+          it != parent->second.end()) {
+        entry.model = it->second;
       }
     }
     tree.entries.push_back(std::move(entry));
   }
+  return BuildDumpTree(std::move(tree.root), std::move(tree.entries));
+}
+
+DumpTree BuildDumpTree(std::string root, std::vector<DumpEntry> entries) {
+  DumpTree tree;
+  tree.root = std::move(root);
+  tree.entries = std::move(entries);
   std::sort(tree.entries.begin(), tree.entries.end(),
             [](const DumpEntry& a, const DumpEntry& b) {
               return a.relative < b.relative;
