@@ -170,11 +170,6 @@ std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(
   return MakeSingleOpObserver(std::move(session), device_id);
 }
 
-bool DumpManager::dump_initialized() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return initialized_;
-}
-
 std::shared_ptr<DumpSession> DumpManager::current_session() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ActiveSessionLocked();

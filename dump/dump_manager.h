@@ -62,7 +62,6 @@ class DumpManager {
   // For one single-op execution; null when nothing applies.
   std::shared_ptr<ExecutionObserver> SingleOpObserver(int32_t device_id);
 
-  bool dump_initialized() const;
   // The session new loads would use (null when none); for tools and tests.
   std::shared_ptr<DumpSession> current_session() const;
 
