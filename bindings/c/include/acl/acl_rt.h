@@ -213,8 +213,8 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event,
 /* Forgets the event's records (it reads as never recorded). */
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event,
                                              aclrtStream stream);
-/* Waits until the event's latest record has run (at once if never recorded).
- */
+/* Waits until the event's latest record has run (at once if never recorded);
+ * ACL_ERROR_UNINITIALIZE when aclFinalize ends the runtime first. */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 /* ACL_EVENT_RECORDED_STATUS_COMPLETE once the latest record has run, else
  * ACL_EVENT_RECORDED_STATUS_NOT_READY (also when never recorded). */
@@ -302,7 +302,8 @@ aclrtLaunchCallback(aclrtCallback fn, void *userData,
 /* Runs the callbacks waiting for the calling thread, waiting up to `timeout`
  * ms (-1: no limit) for the first. ACL_ERROR_RT_REPORT_TIMEOUT when none came;
  * ACL_ERROR_RT_THREAD_SUBSCRIBE when the thread serves no stream;
- * ACL_ERROR_INVALID_PARAM for timeout 0 or < -1. */
+ * ACL_ERROR_INVALID_PARAM for timeout 0 or < -1; ACL_ERROR_UNINITIALIZE when
+ * aclFinalize ends the runtime while it waits. */
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
 /* Ends the subscription (callbacks not yet processed are dropped).
  * ACL_ERROR_RT_STREAM_SUBSCRIBE when the stream is not subscribed,
