@@ -38,13 +38,6 @@ DumpManager::~DumpManager() { Shutdown().IgnoreError(); }
 
 absl::Status DumpManager::InitDump() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (init_session_) {
-    return LifecycleFailure(
-        LifecycleError::kConfiguredByAclInit,
-        StrCat("dump is already configured by aclInit's file '",
-               init_session_->config().source,
-               "'; edit that file instead of calling aclmdlInitDump"));
-  }
   if (initialized_) {
     return LifecycleFailure(
         LifecycleError::kAlreadyInitialized,
@@ -74,6 +67,7 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
                             "aclmdlSetDump was reading its config");
   }
   current_ = session;
+  set_since_init_ = true;
   if (session) sessions_.push_back(std::move(session));
   return absl::OkStatus();
 }
@@ -88,6 +82,7 @@ absl::Status DumpManager::FinalizeDump() {
           "aclmdlFinalizeDump needs aclmdlInitDump first");
     }
     initialized_ = false;
+    set_since_init_ = false;
     current_.reset();
     sessions.swap(sessions_);
   }
@@ -118,6 +113,7 @@ absl::Status DumpManager::Shutdown() {
     init_session_.reset();
     current_.reset();
     initialized_ = false;
+    set_since_init_ = false;
   }
   absl::Status first;
   for (auto& session : sessions) {
@@ -128,7 +124,7 @@ absl::Status DumpManager::Shutdown() {
 }
 
 std::shared_ptr<DumpSession> DumpManager::ActiveSessionLocked() const {
-  if (initialized_) return current_;
+  if (initialized_ && set_since_init_) return current_;
   return init_session_;
 }
 
@@ -168,11 +164,6 @@ std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(
   if (config.scene != DumpScene::kException && !config.op_switch)
     return nullptr;
   return MakeSingleOpObserver(std::move(session), device_id);
-}
-
-bool DumpManager::dump_initialized() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return initialized_;
 }
 
 std::shared_ptr<DumpSession> DumpManager::current_session() const {

@@ -34,8 +34,9 @@ class DumpManager {
       SessionOptions options = SessionOptionsFromEnvironment());
   ~DumpManager();
 
-  // aclmdlInitDump: kConfiguredByAclInit while aclInit's dump config is
-  // active, kAlreadyInitialized when already initialised.
+  // aclmdlInitDump: kAlreadyInitialized when already initialised. Allowed
+  // while aclInit's dump config is active (as the SDK does): models loaded
+  // keep getting aclInit's config until SetDump sets one.
   absl::Status InitDump();
   // aclmdlSetDump: kNotInitialized before InitDump; config errors as
   // LoadDumpConfigFile reports them. On success the config applies to models
@@ -62,7 +63,6 @@ class DumpManager {
   // For one single-op execution; null when nothing applies.
   std::shared_ptr<ExecutionObserver> SingleOpObserver(int32_t device_id);
 
-  bool dump_initialized() const;
   // The session new loads would use (null when none); for tools and tests.
   std::shared_ptr<DumpSession> current_session() const;
 
@@ -72,6 +72,7 @@ class DumpManager {
   SessionOptions options_;
   mutable std::mutex mutex_;
   bool initialized_ = false;
+  bool set_since_init_ = false;           // SetDump succeeded since InitDump
   std::shared_ptr<DumpSession> current_;  // from the latest SetDump
   std::vector<std::shared_ptr<DumpSession>>
       sessions_;                               // every SetDump since InitDump

@@ -163,11 +163,18 @@ TEST_F(DumpManagerTest, LifecycleCodes) {
   ASSERT_TRUE(manager.FinalizeDump().ok());
   EXPECT_EQ(LifecycleErrorOf(manager.FinalizeDump()),
             LifecycleError::kNotInitialized);
-  // aclInit's config blocks InitDump.
+  // InitDump after aclInit's config succeeds, as in the SDK; aclInit's config
+  // stays in effect until SetDump sets another, and again after FinalizeDump.
   DumpManager with_init;
   ASSERT_TRUE(with_init.ConfigureFromAclInit(config).ok());
-  EXPECT_EQ(LifecycleErrorOf(with_init.InitDump()),
-            LifecycleError::kConfiguredByAclInit);
+  const std::shared_ptr<DumpSession> from_init = with_init.current_session();
+  ASSERT_NE(from_init, nullptr);
+  ASSERT_TRUE(with_init.InitDump().ok());
+  EXPECT_EQ(with_init.current_session(), from_init);
+  ASSERT_TRUE(with_init.SetDump(config).ok());
+  EXPECT_NE(with_init.current_session(), from_init);
+  ASSERT_TRUE(with_init.FinalizeDump().ok());
+  EXPECT_EQ(with_init.current_session(), from_init);
 }
 
 // Golden: dump_mode all writes one file per executed node per iteration (plus

@@ -299,9 +299,4 @@ std::string DumpWriter::time_folder() const {
   return time_folder_;
 }
 
-std::vector<WriteFailure> DumpWriter::failures() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return failures_;
-}
-
 }  // namespace acldump::dump

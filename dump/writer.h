@@ -119,7 +119,6 @@ class DumpWriter {
   // their reasons.
   absl::Status Flush();
   WriterStats stats() const;
-  std::vector<WriteFailure> failures() const;
   const std::string& root() const { return options_.root; }
   // The time folder once the first file created it ("" before, and for a
   // writer without one).

@@ -22,12 +22,6 @@ const OpDef* OpRegistry::Find(std::string_view type) const {
   return it == defs_.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> OpRegistry::Types() const {
-  std::vector<std::string> types;
-  for (const auto& [type, def] : defs_) types.push_back(type);
-  return types;
-}
-
 absl::StatusOr<PreparedKernel> OpRegistry::Prepare(
     const OpContext& context) const {
   const OpDef* def = Find(context.op_type);

@@ -84,7 +84,6 @@ class OpRegistry {
   // Fails when the type is already registered.
   absl::Status Register(OpDef def);
   const OpDef* Find(std::string_view type) const;
-  std::vector<std::string> Types() const;
 
   // Checks input/output counts against the def, then prepares. Errors name the
   // op type.

@@ -147,6 +147,43 @@ void AttrToProto(const std::string& name, const AttrValue& value,
   std::visit(Writer{proto}, value);
 }
 
+// One node, every name and attribute checked; its outputs are defined by the
+// caller (names must be unique across the model).
+absl::StatusOr<GraphNode> NodeFromProto(const std::string& where,
+                                        const om::Node& proto) {
+  RETURN_IF_ERROR(CheckName(where, proto.name()));
+  RETURN_IF_ERROR(CheckName(StrCat(where, " op type"), proto.op_type()));
+  GraphNode node;
+  node.name = proto.name();
+  node.op_type = proto.op_type();
+  node.no_task = proto.no_task();
+  for (const std::string& in : proto.inputs()) {
+    if (!in.empty()) RETURN_IF_ERROR(CheckName(StrCat(where, " input"), in));
+    node.inputs.push_back(in);
+  }
+  if (proto.outputs_size() == 0) return Invalid(where, "node has no outputs");
+  for (const std::string& out : proto.outputs()) {
+    RETURN_IF_ERROR(CheckName(StrCat(where, " output"), out));
+    node.outputs.push_back(out);
+  }
+  for (const om::Attribute& attr : proto.attributes()) {
+    const std::string attr_where =
+        StrCat(where, " attribute '", attr.name(), "'");
+    RETURN_IF_ERROR(CheckName(attr_where, attr.name()));
+    if (node.attrs.Has(attr.name())) {
+      return Invalid(attr_where, "attribute given twice");
+    }
+    ASSIGN_OR_RETURN(AttrValue value, AttrFromProto(attr_where, attr));
+    node.attrs.Set(attr.name(), std::move(value));
+  }
+  for (const std::string& original : proto.original_names()) {
+    RETURN_IF_ERROR(CheckName(StrCat(where, " original name"), original));
+    node.original_names.push_back(original);
+  }
+  if (node.original_names.empty()) node.original_names.push_back(node.name);
+  return node;
+}
+
 absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
   if (model.format_version() != kFormatVersion) {
     return Invalid("model",
@@ -187,38 +224,13 @@ absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
   for (int i = 0; i < model.nodes_size(); ++i) {
     const om::Node& proto = model.nodes(i);
     const std::string where = StrCat("node ", i, " '", proto.name(), "'");
-    RETURN_IF_ERROR(CheckName(where, proto.name()));
     if (!node_names.insert(proto.name()).second) {
       return Invalid(where, "node name is used more than once");
     }
-    RETURN_IF_ERROR(CheckName(StrCat(where, " op type"), proto.op_type()));
-    GraphNode node;
-    node.name = proto.name();
-    node.op_type = proto.op_type();
-    node.no_task = proto.no_task();
-    for (const std::string& in : proto.inputs()) {
-      if (!in.empty()) RETURN_IF_ERROR(CheckName(StrCat(where, " input"), in));
-      node.inputs.push_back(in);
-    }
-    if (proto.outputs_size() == 0) return Invalid(where, "node has no outputs");
-    for (const std::string& out : proto.outputs()) {
+    ASSIGN_OR_RETURN(GraphNode node, NodeFromProto(where, proto));
+    for (const std::string& out : node.outputs) {
       RETURN_IF_ERROR(define(StrCat(where, " output"), out));
-      node.outputs.push_back(out);
     }
-    for (const om::Attribute& attr : proto.attributes()) {
-      const std::string attr_where =
-          StrCat(where, " attribute '", attr.name(), "'");
-      RETURN_IF_ERROR(CheckName(attr_where, attr.name()));
-      if (node.attrs.Has(attr.name()))
-        return Invalid(attr_where, "attribute given twice");
-      ASSIGN_OR_RETURN(AttrValue value, AttrFromProto(attr_where, attr));
-      node.attrs.Set(attr.name(), std::move(value));
-    }
-    for (const std::string& original : proto.original_names()) {
-      RETURN_IF_ERROR(CheckName(StrCat(where, " original name"), original));
-      node.original_names.push_back(original);
-    }
-    if (node.original_names.empty()) node.original_names.push_back(node.name);
     graph.nodes.push_back(std::move(node));
   }
   for (int i = 0; i < model.outputs_size(); ++i) {

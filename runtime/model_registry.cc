@@ -1,6 +1,7 @@
 #include "runtime/model_registry.h"
 
 #include "base/error_kind.h"
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "kernels/ops.h"
@@ -78,7 +79,20 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> Compile(
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
     const std::string& path, const CompileOptions& options) {
-  return Compile(ReadModelFile(path), options);
+  // A file that cannot be read (missing, a directory, a device, unreadable) is
+  // a read failure, one over the size limit a size error; only its bytes can
+  // be a parse error.
+  absl::StatusOr<std::string> bytes =
+      ReadRegularFile(path, kMaxModelFileBytes, "model file");
+  if (!bytes.ok()) {
+    return WithKind(bytes.status(), bytes.status().code() ==
+                                            absl::StatusCode::kResourceExhausted
+                                        ? ErrorKind::kModelSizeInvalid
+                                        : ErrorKind::kReadModelFailure);
+  }
+  absl::StatusOr<Graph> graph = ParseModel(*bytes);
+  if (!graph.ok()) graph = Annotate(graph.status(), path);
+  return Compile(std::move(graph), options);
 }
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(

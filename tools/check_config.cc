@@ -11,10 +11,13 @@
 #include "dump/config.h"
 #include "dump/format/dump_names.h"
 #include "dump/policy.h"
+#include "kernels/ops.h"
+#include "runtime/compiled_model.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
 #include "runtime/model_registry.h"
 #include "tools/cli_util.h"
+#include "tools/model_input.h"
 
 namespace acldump::tools {
 namespace {
@@ -36,23 +39,11 @@ std::pair<aclError, std::string> ValidateThroughApi(const std::string& path) {
   return {code, message};
 }
 
+// Compiled only to plan: checking a model never allocates its activations.
 absl::StatusOr<std::unique_ptr<CompiledModel>> LoadForPlan(
     const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    return WithHint(
-        absl::NotFoundError(StrCat("model file '", path, "' does not exist")),
-        "relative paths are taken from the directory you ran the command in");
-  }
-  if (std::filesystem::path(path).extension() == ".onnx") {
-    absl::StatusOr<Graph> graph = ConvertOnnxFile(path);
-    if (!graph.ok()) {
-      return absl::InvalidArgumentError(StrCat(
-          "cannot convert '", path, "': ", ToStd(graph.status().message())));
-    }
-    return LoadModelFromMemory(SerializeModel(*graph));
-  }
-  return LoadModelFromFile(path);
+  ASSIGN_OR_RETURN(Graph graph, ReadAnyModel(path));
+  return CompiledModel::Compile(std::move(graph), BuiltinOps());
 }
 
 std::string ShapeText(const TensorInfo& info) {

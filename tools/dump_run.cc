@@ -26,6 +26,7 @@
 #include "runtime/model_registry.h"
 #include "tools/check_config.h"
 #include "tools/cli_util.h"
+#include "tools/model_input.h"
 
 namespace acldump::tools {
 namespace {
@@ -303,36 +304,10 @@ std::set<std::string> ExistingFiles(const std::string& root) {
 // by their stem so the dump_list model_name still matches.
 absl::StatusOr<std::string> PrepareModel(const std::string& path,
                                          TempDir& temp) {
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (!fs::exists(status)) {
-    return WithHint(
-        absl::NotFoundError(StrCat("model file '", path, "' does not exist")),
-        kPathHint);
-  }
-  if (!fs::is_regular_file(status)) {
-    return absl::InvalidArgumentError(
-        StrCat("model file '", path, "' is not a regular file (it is ",
-               fs::is_directory(status) ? "a directory" : "a device or pipe",
-               ")"));
-  }
-  const std::string extension = fs::path(path).extension().string();
-  if (extension == ".om") return path;
-  if (extension != ".onnx") {
-    return WithHint(absl::InvalidArgumentError(StrCat(
-                        "'", path, "' is neither an .om nor an .onnx model")),
-                    "convert other formats to ONNX first");
-  }
-  absl::StatusOr<Graph> graph = ConvertOnnxFile(path);
-  if (!graph.ok()) {
-    return WithHint(
-        absl::InvalidArgumentError(StrCat(
-            "cannot convert '", path, "': ", ToStd(graph.status().message()))),
-        "`bazel run //tools:convert -- model.onnx model.om` converts with "
-        "options (--no-fusion)");
-  }
+  ASSIGN_OR_RETURN(Graph graph, ReadAnyModel(path));
+  if (IsOmFile(path)) return path;
   const std::string om = StrCat(temp.path(), "/", FileStem(path), ".om");
-  RETURN_IF_ERROR(WriteModelFile(*graph, om));
+  RETURN_IF_ERROR(WriteModelFile(graph, om));
   return om;
 }
 

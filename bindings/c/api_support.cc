@@ -1,5 +1,6 @@
 #include "api_support.h"
 
+#include "absl/strings/cord.h"
 #include "base/error_kind.h"
 #include "dump/dump_manager.h"
 
@@ -64,8 +65,12 @@ aclError FromLifecycle(dump::LifecycleError error) {
 
 void ClearError() { recent_error.clear(); }
 
-aclError Fail(aclError code, std::string_view message) {
-  recent_error.assign(message.data(), message.size());
+aclError Fail(aclError code, std::string_view message) noexcept {
+  try {
+    recent_error.assign(message.data(), message.size());
+  } catch (...) {
+    recent_error.clear();  // no memory for the message
+  }
   return code;
 }
 
@@ -85,6 +90,48 @@ aclError FailWith(const absl::Status& status, aclError fallback) {
   return Fail(code, std::string_view(message.data(), message.size()));
 }
 
+aclError FailAclInit(const absl::Status& status) {
+  if (KindOf(status) == ErrorKind::kInvalidJson) {
+    const absl::string_view message = status.message();
+    return Fail(ACL_ERROR_PARSE_FILE,
+                std::string_view(message.data(), message.size()));
+  }
+  return FailWith(status, ACL_ERROR_INVALID_FILE);
+}
+
+aclError NullArgument(std::string_view name) {
+  return Fail(ACL_ERROR_INVALID_PARAM, std::string(name) + " is NULL");
+}
+
+aclError FailFromException(std::exception_ptr error) noexcept {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return Fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  } catch (const std::exception& e) {
+    Fail(ACL_ERROR_INTERNAL_ERROR, "internal error");
+    try {
+      recent_error.append(": ").append(e.what());
+    } catch (...) {
+    }
+  } catch (...) {
+    Fail(ACL_ERROR_INTERNAL_ERROR, "internal error: unknown exception");
+  }
+  return ACL_ERROR_INTERNAL_ERROR;
+}
+
 const char* RecentError() { return recent_error.c_str(); }
+
+absl::Status WithContext(const absl::Status& status, std::string_view context) {
+  if (status.ok()) return status;
+  const absl::string_view message = status.message();
+  absl::Status out(status.code(),
+                   std::string(context) + ": " +
+                       std::string(message.data(), message.size()));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    out.SetPayload(url, payload);
+  });
+  return out;
+}
 
 }  // namespace acldump::capi

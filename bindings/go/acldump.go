@@ -1,6 +1,7 @@
 // Package acldump is the idiomatic Go layer over acldump's C ABI: errors are values (*Error,
 // with the aclError code and message), handles have Close methods. The SWIG package acldump/acl
-// is the raw API underneath.
+// is the raw API underneath. Runtime contexts are per OS thread, as in C: lock a goroutine to
+// its thread (runtime.LockOSThread) before SetDevice / NewContext and while it uses them.
 //
 //	if err := acldump.Init(""); err != nil { ... }
 //	defer acldump.Finalize()
@@ -43,7 +44,7 @@ func cString(s string) (*C.char, func()) {
 }
 
 // Init is aclInit: configPath is "" (no config) or an acl.json whose "dump" section configures
-// dump for the whole process (S6).
+// dump for the whole process.
 func Init(configPath string) error {
 	var config *C.char
 	if configPath != "" {
@@ -62,7 +63,7 @@ func Finalize() error { return check(C.acldump_finalize()) }
 type DumpSession struct{ open bool }
 
 // StartDump starts a dump session with the config at configPath. It applies to models loaded
-// afterwards (S4).
+// afterwards.
 func StartDump(configPath string) (*DumpSession, error) {
 	if err := check(C.acldump_init_dump()); err != nil {
 		return nil, err
@@ -75,7 +76,7 @@ func StartDump(configPath string) (*DumpSession, error) {
 	return d, nil
 }
 
-// Set is aclmdlSetDump: the config for models loaded from now on (S5).
+// Set is aclmdlSetDump: the config for models loaded from now on.
 func (d *DumpSession) Set(configPath string) error {
 	path, free := cString(configPath)
 	defer free()
@@ -178,11 +179,12 @@ type TensorInfo struct {
 type Model struct {
 	id      uint32
 	loaded  bool
+	memory  []C.uintptr_t // caller memory it was loaded with (LoadModelWithMemory)
 	Inputs  []TensorInfo
 	Outputs []TensorInfo
 }
 
-// LoadModel loads an .om file; its dump model name is the file name without extension (S9).
+// LoadModel loads an .om file; its dump model name is the file name without extension.
 func LoadModel(path string) (*Model, error) {
 	p, free := cString(path)
 	defer free()
@@ -313,11 +315,18 @@ func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
 	return outputs, nil
 }
 
-// Close unloads the model.
+// Close unloads the model, then frees memory it was loaded with.
 func (m *Model) Close() error {
 	if !m.loaded {
 		return nil
 	}
 	m.loaded = false
-	return check(C.acldump_unload(C.uint32_t(m.id)))
+	err := check(C.acldump_unload(C.uint32_t(m.id)))
+	for _, memory := range m.memory {
+		if freeErr := check(C.acldump_free(memory)); err == nil {
+			err = freeErr
+		}
+	}
+	m.memory = nil
+	return err
 }

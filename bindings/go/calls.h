@@ -5,6 +5,7 @@
 #ifndef ACLDUMP_GO_CALLS_H_
 #define ACLDUMP_GO_CALLS_H_
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,101 @@ static inline acldump_status acldump_add_dataset_buffer(uintptr_t dataset,
                                                         uintptr_t buffer) {
   return acldump_status_of(aclmdlAddDatasetBuffer((aclmdlDataset *)dataset,
                                                   (aclDataBuffer *)buffer));
+}
+
+
+/* ---- Runtime: devices, contexts, streams, callbacks, memory ---- */
+
+static inline acldump_status acldump_set_device(int32_t device) {
+  return acldump_status_of(aclrtSetDevice(device));
+}
+static inline acldump_status acldump_reset_device(int32_t device) {
+  return acldump_status_of(aclrtResetDevice(device));
+}
+static inline acldump_status acldump_get_device(int32_t *device) {
+  return acldump_status_of(aclrtGetDevice(device));
+}
+static inline acldump_status acldump_create_context(int32_t device,
+                                                    uintptr_t *context) {
+  aclrtContext created = NULL;
+  acldump_status status = acldump_status_of(aclrtCreateContext(&created, device));
+  *context = (uintptr_t)created;
+  return status;
+}
+static inline acldump_status acldump_destroy_context(uintptr_t context) {
+  return acldump_status_of(aclrtDestroyContext((aclrtContext)context));
+}
+static inline acldump_status acldump_set_current_context(uintptr_t context) {
+  return acldump_status_of(aclrtSetCurrentContext((aclrtContext)context));
+}
+static inline acldump_status acldump_create_stream(uintptr_t *stream) {
+  aclrtStream created = NULL;
+  acldump_status status = acldump_status_of(aclrtCreateStream(&created));
+  *stream = (uintptr_t)created;
+  return status;
+}
+static inline acldump_status acldump_destroy_stream(uintptr_t stream) {
+  return acldump_status_of(aclrtDestroyStream((aclrtStream)stream));
+}
+static inline acldump_status acldump_synchronize_stream(uintptr_t stream) {
+  return acldump_status_of(aclrtSynchronizeStream((aclrtStream)stream));
+}
+static inline acldump_status acldump_subscribe_report(uint64_t thread,
+                                                      uintptr_t stream) {
+  return acldump_status_of(aclrtSubscribeReport(thread, (aclrtStream)stream));
+}
+static inline acldump_status acldump_unsubscribe_report(uint64_t thread,
+                                                        uintptr_t stream) {
+  return acldump_status_of(aclrtUnSubscribeReport(thread, (aclrtStream)stream));
+}
+static inline acldump_status acldump_process_report(int32_t timeout) {
+  return acldump_status_of(aclrtProcessReport(timeout));
+}
+static inline uint64_t acldump_thread_id(void) {
+  return (uint64_t)pthread_self();
+}
+static inline acldump_status acldump_memcpy(uintptr_t dst, size_t dest_max,
+                                            const void *src, size_t count,
+                                            int kind) {
+  return acldump_status_of(
+      aclrtMemcpy((void *)dst, dest_max, src, count, (aclrtMemcpyKind)kind));
+}
+static inline acldump_status acldump_memcpy_to(void *dst, size_t dest_max,
+                                               uintptr_t src, size_t count,
+                                               int kind) {
+  return acldump_status_of(aclrtMemcpy(dst, dest_max, (const void *)src, count,
+                                       (aclrtMemcpyKind)kind));
+}
+
+/* ---- Models in caller memory, on streams ---- */
+
+static inline acldump_status acldump_query_size(const char *path, size_t *work,
+                                                size_t *weight) {
+  return acldump_status_of(aclmdlQuerySize(path, work, weight));
+}
+static inline acldump_status acldump_load_with_mem(const char *path,
+                                                   uint32_t *id,
+                                                   uintptr_t work,
+                                                   size_t work_size,
+                                                   uintptr_t weight,
+                                                   size_t weight_size) {
+  return acldump_status_of(aclmdlLoadFromFileWithMem(
+      path, id, (void *)work, work_size, (void *)weight, weight_size));
+}
+static inline acldump_status acldump_execute_async(uint32_t id,
+                                                   uintptr_t input,
+                                                   uintptr_t output,
+                                                   uintptr_t stream) {
+  return acldump_status_of(aclmdlExecuteAsync(id, (const aclmdlDataset *)input,
+                                              (aclmdlDataset *)output,
+                                              (aclrtStream)stream));
+}
+static inline acldump_status acldump_index_by_name(uintptr_t desc,
+                                                   const char *name, int input,
+                                                   size_t *index) {
+  return acldump_status_of(
+      input ? aclmdlGetInputIndexByName((const aclmdlDesc *)desc, name, index)
+            : aclmdlGetOutputIndexByName((const aclmdlDesc *)desc, name, index));
 }
 
 #endif /* ACLDUMP_GO_CALLS_H_ */

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// A dump file (dump-format.md §2): uint64 LE header length, a toolkit.dumpdata.DumpData header,
+// A dump file: uint64 LE header length, a toolkit.dumpdata.DumpData header,
 // then the raw tensors. Only what the tests need is decoded from the protobuf wire format, each
 // length checked before use.
 type dumpTensor struct {

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 import numpy as np
@@ -159,6 +160,7 @@ class PyAclShapeTest(unittest.TestCase):
             self.assertEqual(ret, acl.ACL_ERROR_READ_MODEL_FAILURE)
 
             self.assertEqual(acl.rt.get_version(), (1, 0, 0, 0))
+            self.assertEqual(acl.get_version(), (1, 0, 0, 0))
             self.assertEqual(acl.rt.set_device(3), 0)
             self.assertEqual(acl.rt.get_device(), (3, 0))
             self.assertEqual(acl.rt.reset_device(3), 0)
@@ -199,6 +201,227 @@ class PyAclShapeTest(unittest.TestCase):
             self.assertIsNone(acl.op.destroy_tensor_desc(descs.pop()))
         finally:
             self.assertEqual(acl.finalize(), 0)
+
+
+def count_files(directory, prefix):
+    return sum(1 for _, _, files in os.walk(directory) for f in files if f.startswith(prefix))
+
+
+class SampleFlowTest(unittest.TestCase):
+    """bindings/python/sample_flow.py: the pyACL resnet50 samples' call sequences, each in a
+    fresh process (a later aclInit must bring the first one's config content)."""
+
+    def run_sample(self, work, init_config, set_dump=None):
+        out = os.path.join(work, "probs.npy")
+        args = [sys.executable, "bindings/python/sample_flow.py", MODEL, INPUT, out, init_config]
+        if set_dump:
+            args.append(set_dump)
+        result = subprocess.run(args, capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "done\n")
+        probs = np.load(out)
+        self.assertEqual(probs.shape, (2, 10))  # the sync run, then the last async run
+        for prob in probs:
+            np.testing.assert_allclose(prob, np.load(PROB)[0], rtol=1e-4, atol=1e-5)
+        return probs
+
+    def check_dumps(self, dump_path, probs):
+        iterations = iteration_dirs(dump_path)
+        self.assertEqual(sorted(iterations), ["0", "1", "2"])  # 1 sync + 2 async executions
+        self.assertEqual(len({len(files) for files in iterations.values()}), 1)
+        for path in glob.glob(os.path.join(dump_path, "*", "*", "resnet_tiny", "*", "*",
+                                           "Softmax.prob.*")):
+            header, payloads = read_dump_file(path)
+            dumped = np.frombuffer(payloads[len(header.inputs)], np.float32)
+            np.testing.assert_array_equal(dumped, probs[0])
+
+    def test_dump_through_acl_init(self):
+        with tempfile.TemporaryDirectory() as work:
+            config = write_config(work, {"dump_path": work,
+                                         "dump_list": [{"model_name": "resnet_tiny"}]})
+            probs = self.run_sample(work, config)
+            self.check_dumps(work, probs)
+
+    def test_dump_through_set_dump(self):
+        with tempfile.TemporaryDirectory() as work:
+            init_config = os.path.join(work, "init.json")
+            with open(init_config, "w") as f:
+                f.write("{}")  # the samples' acl.json
+            dump_path = os.path.join(work, "dump")
+            os.mkdir(dump_path)
+            config = write_config(work, {"dump_path": dump_path,
+                                         "dump_list": [{"model_name": "resnet_tiny"}]})
+            probs = self.run_sample(work, init_config, config)
+            self.check_dumps(dump_path, probs)
+
+
+class PyAclRuntimeTest(unittest.TestCase):
+    """acl.rt, acl.util and the new acl.mdl calls: pyACL's shapes, and misuse."""
+
+    def setUp(self):
+        self.assertEqual(acl.init(), 0)
+        self.addCleanup(acl.finalize)
+
+    def test_util_feature_detection_and_pointers(self):
+        for name in ("bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr", "ptr_to_numpy",
+                     "start_thread", "stop_thread"):
+            self.assertIn(name, dir(acl.util))
+        data = bytes(range(16))
+        address = acl.util.bytes_to_ptr(data)
+        self.assertEqual(acl.util.ptr_to_bytes(address, 16), data)
+        array = np.arange(6, dtype=np.float32).reshape(2, 3)
+        view = acl.util.ptr_to_numpy(acl.util.numpy_to_ptr(array), (2, 3), 11)  # NPY_FLOAT32
+        np.testing.assert_array_equal(view, array)
+        self.assertEqual(acl.util.ptr_to_numpy(address, (4,), 23).dtype, np.float16)
+        with self.assertRaises(ValueError):
+            acl.util.ptr_to_numpy(address, (4,), 99)
+        with self.assertRaises(ValueError):
+            acl.util.numpy_to_ptr(np.zeros((4, 4), np.float32)[:, 1])
+
+    def test_contexts_streams_and_memory(self):
+        self.assertEqual(acl.rt.get_device(), (0, acl.ACL_ERROR_RT_CONTEXT_NULL))
+        self.assertEqual(acl.rt.get_run_mode(), (1, 0))
+        self.assertEqual(acl.rt.get_device_count(), (1024, 0))
+        self.assertEqual(acl.rt.set_device(2), 0)
+        context, ret = acl.rt.create_context(2)
+        self.assertEqual(ret, 0)
+        self.assertIsInstance(context, int)
+        self.assertEqual(acl.rt.get_context(), (context, 0))
+        stream, ret = acl.rt.create_stream()
+        self.assertEqual(ret, 0)
+        device, ret = acl.rt.malloc(64)
+        host, ret2 = acl.rt.malloc_host(64)
+        self.assertEqual((ret, ret2), (0, 0))
+        source = np.arange(16, dtype=np.float32)
+        self.assertEqual(acl.rt.memcpy(device, 64, acl.util.numpy_to_ptr(source), 64,
+                                       acl.ACL_MEMCPY_HOST_TO_DEVICE), 0)
+        self.assertEqual(acl.rt.memset_async(device, 64, 0, 8, stream), 0)
+        self.assertEqual(acl.rt.memcpy_async(host, 64, device, 64,
+                                             acl.ACL_MEMCPY_DEVICE_TO_HOST, stream), 0)
+        self.assertEqual(acl.rt.synchronize_stream(stream), 0)
+        copied = np.frombuffer(acl.util.ptr_to_bytes(host, 64), np.float32)
+        np.testing.assert_array_equal(copied[2:], source[2:])
+        np.testing.assert_array_equal(copied[:2], [0, 0])
+        # Misuse: the SDK's codes, a message, no crash.
+        self.assertEqual(acl.rt.memcpy(device, 32, host, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+                         acl.ACL_ERROR_RT_PARAM_INVALID)
+        self.assertIn("exceeds destMax", acl.get_recent_err_msg())
+        self.assertEqual(acl.rt.memcpy(host, 64, device, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+                         acl.ACL_ERROR_RT_PARAM_INVALID)
+        self.assertEqual(acl.rt.free(host), acl.ACL_ERROR_RT_PARAM_INVALID)
+        self.assertEqual(acl.rt.free_host(host), 0)
+        self.assertEqual(acl.rt.free(device), 0)
+        self.assertEqual(acl.rt.free(device), acl.ACL_ERROR_RT_PARAM_INVALID)
+        free, total, ret = acl.rt.get_mem_info(acl.ACL_HBM_MEM)
+        self.assertEqual(ret, 0)
+        self.assertLessEqual(free, total)
+        self.assertEqual(acl.rt.destroy_stream(stream), 0)
+        self.assertEqual(acl.rt.destroy_stream(stream), acl.ACL_ERROR_RT_PARAM_INVALID)
+        self.assertEqual(acl.rt.destroy_context(context), 0)
+        self.assertEqual(acl.rt.set_context(context), acl.ACL_ERROR_RT_CONTEXT_NULL)
+        self.assertEqual(acl.rt.reset_device(2), 0)
+
+    def test_events_and_callbacks(self):
+        self.assertEqual(acl.rt.set_device(0), 0)
+        context, _ = acl.rt.get_context()
+        stream, _ = acl.rt.create_stream()
+        start, _ = acl.rt.create_event()
+        end, _ = acl.rt.create_event()
+        self.assertEqual(acl.rt.query_event_status(start), (0, 0))  # NOT_READY
+        self.assertEqual(acl.rt.launch_callback(print, None, 1, stream),
+                         acl.ACL_ERROR_RT_STREAM_NO_CB_REG)
+        calls = []
+        flag = {"run": True}
+
+        def process(args):
+            self.assertEqual(acl.rt.set_context(args[0]), 0)
+            while flag["run"]:
+                acl.rt.process_report(args[1])
+
+        tid, ret = acl.util.start_thread(process, [context, 20])
+        self.assertEqual(ret, 0)
+        self.assertEqual(acl.rt.subscribe_report(tid, stream), 0)
+        self.assertEqual(acl.rt.record_event(start, stream), 0)
+        for i in range(3):  # no-block, then blocking ones: all have run at the sync
+            self.assertEqual(acl.rt.launch_callback(
+                lambda data: calls.append((data, threading.get_ident())), i, 1 if i else 0,
+                stream), 0)
+        self.assertEqual(acl.rt.record_event(end, stream), 0)
+        self.assertEqual(acl.rt.synchronize_event(end), 0)
+        self.assertEqual(acl.rt.query_event_status(end), (1, 0))  # COMPLETE
+        ms, ret = acl.rt.event_elapsed_time(start, end)
+        self.assertEqual(ret, 0)
+        self.assertGreaterEqual(ms, 0.0)
+        self.assertEqual(acl.rt.synchronize_stream(stream), 0)
+        self.assertEqual(acl.rt.unsubscribe_report(tid, stream), 0)
+        flag["run"] = False
+        self.assertEqual(acl.util.stop_thread(tid), 0)
+        self.assertEqual([data for data, _ in calls], [0, 1, 2])
+        self.assertEqual({thread for _, thread in calls}, {tid})
+        with self.assertRaises(TypeError):
+            acl.rt.launch_callback(42, None, 1, stream)
+        self.assertEqual(acl.rt.process_report(0), acl.ACL_ERROR_INVALID_PARAM)
+        for event in (start, end):
+            self.assertEqual(acl.rt.destroy_event(event), 0)
+        self.assertEqual(acl.rt.destroy_stream(stream), 0)
+
+    def test_model_additions(self):
+        self.assertEqual(acl.rt.set_device(0), 0)
+        work, weight, ret = acl.mdl.query_size(MODEL)
+        self.assertEqual(ret, 0)
+        self.assertGreater(work, 0)
+        with open(MODEL, "rb") as f:
+            model_bytes = f.read()
+        self.assertEqual(acl.mdl.query_size_from_mem(model_bytes, len(model_bytes)),
+                         (work, weight, 0))
+        address = acl.util.bytes_to_ptr(model_bytes)
+        self.assertEqual(acl.mdl.query_size_from_mem(address, len(model_bytes)),
+                         (work, weight, 0))
+        self.assertEqual(acl.mdl.query_size("/tmp")[2], acl.ACL_ERROR_READ_MODEL_FAILURE)
+        self.assertIn("is a directory", acl.get_recent_err_msg())
+        work_ptr, _ = acl.rt.malloc(work)
+        _, ret = acl.mdl.load_from_file_with_mem(MODEL, work_ptr, work - 1, 0, 0)
+        self.assertEqual(ret, acl.ACL_ERROR_GE_PARAM_INVALID)
+        model_id, ret = acl.mdl.load_from_mem_with_mem(address, len(model_bytes), work_ptr,
+                                                       work, 0, 0)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        desc = acl.mdl.create_desc()
+        self.assertEqual(acl.mdl.get_desc(desc, model_id), 0)
+        self.assertEqual(acl.mdl.get_input_index_by_name(desc, "input"), (0, 0))
+        self.assertEqual(acl.mdl.get_output_index_by_name(desc, "prob"), (1, 0))
+        _, ret = acl.mdl.get_input_index_by_name(desc, "ascend_mbatch_shape_data")
+        self.assertEqual(ret, acl.ACL_ERROR_INVALID_PARAM)
+        self.assertEqual(acl.mdl.get_cur_output_dims(desc, 1),
+                         ({"name": "prob", "dimCount": 2, "dims": [1, 10]}, 0))
+        self.assertEqual(acl.mdl.get_input_dims_v2(desc, 0)[0]["dims"], [1, 3, 32, 32])
+        self.assertEqual(acl.mdl.get_dynamic_batch(desc), ({"batchCount": 0, "batch": []}, 0))
+        self.assertEqual(acl.mdl.get_dynamic_hw(desc, -1), ({"hwCount": 0, "hw": []}, 0))
+        image = np.load(INPUT)
+        fc = np.zeros((1, 10), np.float32)
+        prob = np.zeros((1, 10), np.float32)
+        inputs = acl.mdl.create_dataset()
+        acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(image))
+        outputs = acl.mdl.create_dataset()
+        for array in (fc, prob):
+            acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(array))
+        self.assertEqual(acl.get_data_buffer_size(acl.mdl.get_dataset_buffer(outputs, 1)), 40)
+        self.assertEqual(acl.mdl.execute_async(model_id, inputs, outputs, None), 0)
+        self.assertEqual(acl.rt.synchronize_stream(None), 0)
+        np.testing.assert_allclose(prob, np.load(PROB), rtol=1e-4, atol=1e-5)
+        self.assertEqual(acl.rt.free(work_ptr), acl.ACL_ERROR_RT_MEMORY_FREE)  # in use
+        self.assertEqual(acl.mdl.unload(model_id), 0)
+        self.assertEqual(acl.rt.free(work_ptr), 0)
+
+    def test_tensor_descs_at_the_top_level(self):
+        desc = acl.create_tensor_desc(acl.ACL_FLOAT16, [2, 3], acl.ACL_FORMAT_NCHW)
+        self.assertEqual(acl.get_tensor_desc_num_dims(desc), 2)
+        self.assertEqual(acl.get_tensor_desc_dim_v2(desc, 1), (3, 0))
+        self.assertEqual(acl.get_tensor_desc_format(desc), acl.ACL_FORMAT_NCHW)
+        self.assertEqual(acl.get_tensor_desc_element_count(desc), 6)
+        self.assertEqual(acl.get_tensor_desc_size(desc), 12)
+        self.assertIsNone(acl.create_tensor_desc(999, [2], acl.ACL_FORMAT_ND))
+        self.assertIn("999 is not an aclDataType", acl.get_recent_err_msg())
+        self.assertEqual(acl.float16_to_float(acl.float_to_float16(1.5)), 1.5)
 
 
 class PythonicTest(unittest.TestCase):

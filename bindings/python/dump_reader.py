@@ -1,4 +1,4 @@
-"""Reads one dump file (dump-format.md §2) for the tests: an 8-byte little-endian header length,
+"""Reads one dump file for the tests: an 8-byte little-endian header length,
 a toolkit.dumpdata.DumpData header and the raw tensor bytes, each length checked before use.
 Just enough of the protobuf wire format is decoded by hand (//dump:dump_data.proto is not
 visible outside //dump, so no _pb2 can be generated from it here)."""

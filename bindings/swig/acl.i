@@ -81,10 +81,44 @@ ACL_HANDLE(aclopAttr, aclopDestroyAttr)
   }
 }
 
+// aclmdlBatch / aclmdlHW (Java, Go): indexed getters instead of C arrays; Python returns dicts.
+#if !defined(SWIGPYTHON)
+%immutable aclmdlBatch::batchCount;
+%immutable aclmdlHW::hwCount;
+%ignore aclmdlBatch::batch;
+%ignore aclmdlHW::hw;
+%extend aclmdlBatch {
+  uint64_t getBatchAt(size_t i) const { return i < ACL_MAX_BATCH_NUM ? $self->batch[i] : 0; }
+}
+%extend aclmdlHW {
+  uint64_t getHeightAt(size_t i) const { return i < ACL_MAX_HW_NUM ? $self->hw[i][0] : 0; }
+  uint64_t getWidthAt(size_t i) const { return i < ACL_MAX_HW_NUM ? $self->hw[i][1] : 0; }
+}
+#endif
+
 // ---- The C ABI --------------------------------------------------------------------------------
+// aclAppLog is variadic (C callers use the ACL_APP_LOG macro): no binding.
+%ignore aclAppLog;
 #define ACL_FUNC_VISIBILITY
+#define ACL_DEPRECATED_MESSAGE(message)
+%include "acl/error_codes/rt_error_codes.h"
+%include "acl/error_codes/ge_error_codes.h"
 %include "acl/acl_base.h"
 %include "acl/acl_rt.h"
 %include "acl/acl_mdl.h"
 %include "acl/acl_op.h"
 %include "acl/acl.h"
+
+// ---- Helpers of one language's layer (defined in acl_<language>.i) ----------------------------
+#if defined(SWIGPYTHON)
+aclError AclPy_LaunchCallback(PyObject *fn, PyObject *user_data,
+                              aclrtCallbackBlockType block_type, aclrtStream stream);
+PyObject *AclPy_BufferAddress(PyObject *object);
+#elif defined(SWIGJAVA)
+// aclrtLaunchCallback: runnable.run() in the thread that processes the stream's reports.
+aclError launchCallback(jobject runnable, aclrtCallbackBlockType blockType, aclrtStream stream);
+// The calling thread's id for aclrtSubscribeReport.
+uint64_t currentThreadId(void);
+// The address of a direct ByteBuffer's memory.
+uint64_t bufferAddress(void *data, size_t size);
+#endif

@@ -18,10 +18,23 @@
 }
 %apply CTYPE *OUT_ { NAMES };
 %enddef
-ACL_GO_OUT(uint32_t, uint32, uint32_t *modelId)
+ACL_GO_OUT(uint32_t, uint32, uint32_t *modelId, uint32_t *count)
 ACL_GO_OUT(int32_t, int32, int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
            int32_t *patchVersion)
-ACL_GO_OUT(void *, uintptr, void **devPtr)
+// Addresses and runtime handles (contexts, streams, events) are uintptr.
+ACL_GO_OUT(void *, uintptr, void **devPtr, void **hostPtr, aclrtContext *context,
+           aclrtStream *stream, aclrtEvent *event)
+ACL_GO_OUT(size_t, int64, size_t *workSize, size_t *weightSize, size_t *free, size_t *total,
+           size_t *index)
+ACL_GO_OUT(int64_t, int64, int64_t *dimSize)
+ACL_GO_OUT(float, float32, float *ms)
+ACL_GO_OUT(aclrtRunMode, int32, aclrtRunMode *runMode)
+ACL_GO_OUT(aclrtEventRecordedStatus, int32, aclrtEventRecordedStatus *status)
+ACL_GO_OUT(aclrtEventStatus, int32, aclrtEventStatus *status)
+ACL_GO_OUT(aclrtStreamStatus, int32, aclrtStreamStatus *status)
+
+// Callbacks need a Go function: package acldump has Stream.LaunchCallback.
+%ignore aclrtLaunchCallback;
 
 // ---- Buffers ----------------------------------------------------------------------------------
 // Data buffers point at C memory (AclrtMalloc) given as uintptr: cgo forbids C keeping pointers

@@ -71,11 +71,15 @@ ACL_JAVA_CHECKED(aclGetTensorDescNumDims)
 ACL_JAVA_CHECKED(aclGetTensorDescSize)
 ACL_JAVA_CHECKED(aclopCreateAttr)
 
-// Errors arrive in exceptions; memory comes from direct ByteBuffers (no raw addresses in Java).
+ACL_JAVA_CHECKED(aclGetDataBufferSize)
+ACL_JAVA_CHECKED(aclGetTensorDescFormat)
+ACL_JAVA_CHECKED(aclGetTensorDescElementCount)
+
+// Errors arrive in exceptions. Data buffers describe direct ByteBuffers; device memory
+// (aclrtMalloc) and host memory (aclrtMallocHost) are addresses (long), which deviceBuffer()
+// turns into direct ByteBuffers and bufferAddress() gets back from one.
 %ignore aclGetRecentErrMsg;
 %ignore aclGetDataBufferAddr;
-%ignore aclrtMalloc;
-%ignore aclrtFree;
 
 // ---- Names ------------------------------------------------------------------------------------
 %rename(AclDataBuffer) aclDataBuffer;
@@ -87,14 +91,91 @@ ACL_JAVA_CHECKED(aclopCreateAttr)
 %rename(AclDataType) aclDataType;
 %rename(AclFormat) aclFormat;
 %rename(AclrtMemMallocPolicy) aclrtMemMallocPolicy;
+%rename(AclrtMemcpyKind) aclrtMemcpyKind;
+%rename(AclrtMemAttr) aclrtMemAttr;
+%rename(AclrtRunMode) aclrtRunMode;
+%rename(AclrtEventStatus) aclrtEventStatus;
+%rename(AclrtEventRecordedStatus) aclrtEventRecordedStatus;
+%rename(AclrtStreamStatus) aclrtStreamStatus;
+%rename(AclrtCallbackBlockType) aclrtCallbackBlockType;
+%rename(AclLogLevel) aclLogLevel;
+%rename(AclmdlBatch) aclmdlBatch;
+%rename(AclmdlHW) aclmdlHW;
 
 // int64_t is C long under -DSWIGWORDSIZE64, and SWIG gives C long Java's 32-bit int.
 %apply long long { int64_t };
+// Thread ids (pthread_self) as Java long, bit for bit.
+%apply long long { uint64_t };
+
+// ---- Runtime handles and addresses: long ----------------------------------------------------
+%typemap(jni) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src, void *devPtr,
+              void *hostPtr, void *workPtr, void *weightPtr "jlong"
+%typemap(jtype) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src,
+                void *devPtr, void *hostPtr, void *workPtr, void *weightPtr "long"
+%typemap(jstype) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src,
+                 void *devPtr, void *hostPtr, void *workPtr, void *weightPtr "long"
+%typemap(javain) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src,
+                 void *devPtr, void *hostPtr, void *workPtr, void *weightPtr "$javainput"
+%typemap(in) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src, void *devPtr,
+             void *hostPtr, void *workPtr, void *weightPtr %{
+  $1 = ($1_ltype)(intptr_t)$input;
+%}
+
+// Out-parameters of those: one-element long[].
+%typemap(jni) void **ADDRESS_OUT "jlongArray"
+%typemap(jtype) void **ADDRESS_OUT "long[]"
+%typemap(jstype) void **ADDRESS_OUT "long[]"
+%typemap(javain) void **ADDRESS_OUT "$javainput"
+%typemap(in) void **ADDRESS_OUT (void *temp = NULL) {
+  if ($input == NULL || (*jenv)->GetArrayLength(jenv, $input) < 1) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIndexOutOfBoundsException,
+                            "the out-parameter array must have at least 1 element");
+    return $null;
+  }
+  $1 = ($1_ltype)&temp;
+}
+%typemap(argout) void **ADDRESS_OUT {
+  jlong value = (jlong)(intptr_t)temp$argnum;
+  (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &value);
+}
+%apply void **ADDRESS_OUT { void **devPtr, void **hostPtr, aclrtContext *context,
+                            aclrtStream *stream, aclrtEvent *event };
+
+// Enum out-parameters: one-element int[] (the enum's value).
+%define ACL_JAVA_ENUM_OUT(CTYPE, NAMES...)
+%typemap(jni) CTYPE *ENUM_OUT "jintArray"
+%typemap(jtype) CTYPE *ENUM_OUT "int[]"
+%typemap(jstype) CTYPE *ENUM_OUT "int[]"
+%typemap(javain) CTYPE *ENUM_OUT "$javainput"
+%typemap(in) CTYPE *ENUM_OUT (CTYPE temp) {
+  if ($input == NULL || (*jenv)->GetArrayLength(jenv, $input) < 1) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIndexOutOfBoundsException,
+                            "the out-parameter array must have at least 1 element");
+    return $null;
+  }
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) CTYPE *ENUM_OUT {
+  jint value = (jint)temp$argnum;
+  (*jenv)->SetIntArrayRegion(jenv, $input, 0, 1, &value);
+}
+%apply CTYPE *ENUM_OUT { NAMES };
+%enddef
+ACL_JAVA_ENUM_OUT(aclrtRunMode, aclrtRunMode *runMode)
+ACL_JAVA_ENUM_OUT(aclrtEventRecordedStatus, aclrtEventRecordedStatus *status)
+ACL_JAVA_ENUM_OUT(aclrtEventStatus, aclrtEventStatus *status)
+ACL_JAVA_ENUM_OUT(aclrtStreamStatus, aclrtStreamStatus *status)
+
 
 // ---- Out-parameters: one-element arrays (written on success) ---------------------------------
-%apply uint32_t *OUTPUT { uint32_t *modelId };
+%apply uint32_t *OUTPUT { uint32_t *modelId, uint32_t *count };
 %apply int32_t *OUTPUT { int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
                          int32_t *patchVersion };
+%apply unsigned long *OUTPUT { size_t *workSize, size_t *weightSize, size_t *free,
+                               size_t *total, size_t *index };
+%apply long long *OUTPUT { int64_t *dimSize };
+%apply float *OUTPUT { float *ms };
 
 // ---- Buffers ----------------------------------------------------------------------------------
 // aclCreateDataBuffer / aclUpdateDataBuffer: a direct ByteBuffer, all of its capacity (null: an
@@ -203,7 +284,7 @@ ACL_JAVA_ARRAY(jfloatArray, jfloat, float, Float, const float, int numValues, co
   /** aclopExecuteV2: descs and buffers as equally long arrays (null for an absent input). */
   public static void aclopExecuteV2(String opType, AclTensorDesc[] inputDesc,
       AclDataBuffer[] inputs, AclTensorDesc[] outputDesc, AclDataBuffer[] outputs,
-      AclopAttr attr, SWIGTYPE_p_void stream) {
+      AclopAttr attr, long stream) {
     aclopExecuteV2Pairs(opType, pairs(inputDesc, inputs), pairs(outputDesc, outputs), attr,
         stream);
   }
@@ -219,6 +300,83 @@ ACL_JAVA_ARRAY(jfloatArray, jfloat, float, Float, const float, int numValues, co
     }
     return pairs;
   }
+%}
+
+// ---- Callbacks and helpers of the JNI layer (not part of libacldump.so) ---------------------
+// aclrtLaunchCallback with a Runnable: it runs in the thread that calls aclrtProcessReport (a
+// Java thread; the runtime's own threads never call Java). The reference is released after
+// the call (a callback the runtime drops unrun keeps it).
+%{
+#include <pthread.h>
+
+static JavaVM *acl_java_vm = NULL;
+
+static void AclJava_RunCallback(void *data) {
+  JNIEnv *env = NULL;
+  if (acl_java_vm == NULL ||
+      (*acl_java_vm)->GetEnv(acl_java_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) {
+    return;  // not a Java thread: cannot run it
+  }
+  jobject runnable = (jobject)data;
+  jclass cls = (*env)->GetObjectClass(env, runnable);
+  jmethodID run = (*env)->GetMethodID(env, cls, "run", "()V");
+  if (run != NULL) (*env)->CallVoidMethod(env, runnable, run);
+  if ((*env)->ExceptionCheck(env)) {
+    (*env)->ExceptionDescribe(env);  // it cannot reach the code that launched it
+    (*env)->ExceptionClear(env);
+  }
+  (*env)->DeleteLocalRef(env, cls);
+  (*env)->DeleteGlobalRef(env, runnable);
+}
+
+static aclError launchCallback(jobject runnable, aclrtCallbackBlockType blockType,
+                               aclrtStream stream) {
+  aclError ret = aclrtLaunchCallback(AclJava_RunCallback, runnable, blockType, stream);
+  if (ret != ACL_SUCCESS) {
+    JNIEnv *env = NULL;
+    (*acl_java_vm)->GetEnv(acl_java_vm, (void **)&env, JNI_VERSION_1_6);
+    (*env)->DeleteGlobalRef(env, runnable);
+  }
+  return ret;
+}
+
+// The calling thread's id for aclrtSubscribeReport (pthread_self).
+static uint64_t currentThreadId(void) { return (uint64_t)pthread_self(); }
+
+static uint64_t bufferAddress(void *data, size_t size) {
+  (void)size;
+  return (uint64_t)(uintptr_t)data;
+}
+%}
+%typemap(jni) jobject runnable "jobject"
+%typemap(jtype) jobject runnable "Runnable"
+%typemap(jstype) jobject runnable "Runnable"
+%typemap(javain) jobject runnable "$javainput"
+%typemap(in) jobject runnable {
+  if ($input == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "the callback is null");
+    return $null;
+  }
+  if (acl_java_vm == NULL) (*jenv)->GetJavaVM(jenv, &acl_java_vm);
+  $1 = (*jenv)->NewGlobalRef(jenv, $input);
+}
+%ignore aclrtLaunchCallback;
+// (launchCallback, currentThreadId and bufferAddress are declared at the end of acl.i, after
+// the C types they use.)
+
+// A direct ByteBuffer over `size` bytes at `address` (device or host memory from the runtime);
+// valid while that memory is.
+%typemap(jstype) jobject deviceBuffer "java.nio.ByteBuffer"
+%typemap(jtype) jobject deviceBuffer "java.nio.ByteBuffer"
+%native(deviceBuffer) jobject deviceBuffer(jlong address, jlong size);
+%{
+JNIEXPORT jobject JNICALL Java_com_acldump_swig_AclNativeJNI_deviceBuffer(JNIEnv *jenv,
+                                                                        jclass cls,
+                                                                        jlong address,
+                                                                        jlong size) {
+  (void)cls;
+  return (*jenv)->NewDirectByteBuffer(jenv, (void *)(intptr_t)address, size);
+}
 %}
 
 // The JNI wrapper library (bindings/java:libacldump_jni.so, found on java.library.path); it

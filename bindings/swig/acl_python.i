@@ -73,10 +73,74 @@ PyObject *AclPy_RecentErrMsg(void);
 %apply int32_t *OUT_INT32 { int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
                             int32_t *patchVersion };
 
-// aclrtMalloc: the address as an int (pyACL style).
-%typemap(in, numinputs=0) void **devPtr (void *temp = NULL) "$1 = &temp;"
-%typemap(argout) void **devPtr {
+// Scalar out-parameters, as ints / floats.
+%define ACL_PY_OUT(CTYPE, CONVERT, NAMES...)
+%typemap(in, numinputs=0) CTYPE *OUT_ (CTYPE temp) "memset(&temp, 0, sizeof(temp)); $1 = &temp;"
+%typemap(argout) CTYPE *OUT_ {
+  $result = SWIG_Python_AppendOutput($result, CONVERT(*$1));
+}
+%apply CTYPE *OUT_ { NAMES };
+%enddef
+ACL_PY_OUT(uint32_t, PyLong_FromUnsignedLong, uint32_t *count)
+ACL_PY_OUT(size_t, PyLong_FromSize_t, size_t *workSize, size_t *weightSize, size_t *free,
+           size_t *total, size_t *index)
+ACL_PY_OUT(int64_t, PyLong_FromLongLong, int64_t *dimSize)
+ACL_PY_OUT(float, PyFloat_FromDouble, float *ms)
+ACL_PY_OUT(aclrtRunMode, PyLong_FromLong, aclrtRunMode *runMode)
+ACL_PY_OUT(aclrtEventRecordedStatus, PyLong_FromLong, aclrtEventRecordedStatus *status)
+ACL_PY_OUT(aclrtEventStatus, PyLong_FromLong, aclrtEventStatus *status)
+ACL_PY_OUT(aclrtStreamStatus, PyLong_FromLong, aclrtStreamStatus *status)
+
+// Addresses and runtime handles (contexts, streams, events) come back as ints (pyACL style).
+%typemap(in, numinputs=0) void **ADDRESS_OUT (void *temp = NULL) "$1 = &temp;"
+%typemap(argout) void **ADDRESS_OUT {
   $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(*$1));
+}
+%apply void **ADDRESS_OUT { void **devPtr, void **hostPtr, aclrtContext *context,
+                            aclrtStream *stream, aclrtEvent *event };
+
+// aclmdlGetDynamicBatch / aclmdlGetDynamicHW: pyACL's dicts, None on failure.
+%ignore aclmdlBatch;
+%ignore aclmdlHW;
+%typemap(in, numinputs=0) aclmdlBatch *batch (aclmdlBatch temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) aclmdlBatch *batch {
+  PyObject *value = Py_None;
+  if (result == ACL_SUCCESS) {
+    size_t count = $1->batchCount < ACL_MAX_BATCH_NUM ? $1->batchCount : ACL_MAX_BATCH_NUM;
+    PyObject *batch = PyList_New((Py_ssize_t)count);
+    if (batch == NULL) SWIG_fail;
+    for (size_t i = 0; i < count; ++i) {
+      PyList_SET_ITEM(batch, (Py_ssize_t)i, PyLong_FromUnsignedLongLong($1->batch[i]));
+    }
+    value = Py_BuildValue("{s:n,s:N}", "batchCount", (Py_ssize_t)count, "batch", batch);
+    if (value == NULL) SWIG_fail;
+  } else {
+    Py_INCREF(value);
+  }
+  $result = SWIG_Python_AppendOutput($result, value);
+}
+%typemap(in, numinputs=0) aclmdlHW *hw (aclmdlHW temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) aclmdlHW *hw {
+  PyObject *value = Py_None;
+  if (result == ACL_SUCCESS) {
+    size_t count = $1->hwCount < ACL_MAX_HW_NUM ? $1->hwCount : ACL_MAX_HW_NUM;
+    PyObject *hw = PyList_New((Py_ssize_t)count);
+    if (hw == NULL) SWIG_fail;
+    for (size_t i = 0; i < count; ++i) {
+      PyList_SET_ITEM(hw, (Py_ssize_t)i, Py_BuildValue("[KK]", $1->hw[i][0], $1->hw[i][1]));
+    }
+    value = Py_BuildValue("{s:n,s:N}", "hwCount", (Py_ssize_t)count, "hw", hw);
+    if (value == NULL) SWIG_fail;
+  } else {
+    Py_INCREF(value);
+  }
+  $result = SWIG_Python_AppendOutput($result, value);
 }
 
 // aclmdlGet{Input,Output}Dims: pyACL's dict {"name", "dimCount", "dims"}, None on failure.
@@ -110,7 +174,9 @@ PyObject *AclPy_RecentErrMsg(void);
 // refused. The buffer does not own the memory: the caller keeps the object alive
 // (acl.create_data_buffer pins it on the returned handle).
 %{
-static int AclPy_Address(PyObject *input, int allow_buffer, void **out) {
+enum { kAclPyAddressOnly = 0, kAclPyWritableBuffer = 1, kAclPyAnyBuffer = 2 };
+
+static int AclPy_Address(PyObject *input, int buffers, void **out) {
   if (input == Py_None) {
     *out = NULL;
     return 0;
@@ -119,24 +185,32 @@ static int AclPy_Address(PyObject *input, int allow_buffer, void **out) {
     *out = PyLong_AsVoidPtr(input);
     return PyErr_Occurred() ? -1 : 0;
   }
-  if (allow_buffer && PyObject_CheckBuffer(input)) {
+  if (buffers != kAclPyAddressOnly && PyObject_CheckBuffer(input)) {
     Py_buffer view;
-    if (PyObject_GetBuffer(input, &view, PyBUF_WRITABLE) != 0) return -1;
+    int flags = buffers == kAclPyWritableBuffer ? PyBUF_WRITABLE : PyBUF_SIMPLE;
+    if (PyObject_GetBuffer(input, &view, flags) != 0) return -1;
     *out = view.buf;
     PyBuffer_Release(&view);
     return 0;
   }
   PyErr_SetString(PyExc_TypeError,
-                  allow_buffer ? "expected an address (int), None or a writable buffer"
-                               : "expected an address (int) or None");
+                  buffers == kAclPyWritableBuffer
+                      ? "expected an address (int), None or a writable buffer"
+                      : buffers == kAclPyAnyBuffer ? "expected an address (int), None or a buffer"
+                                                   : "expected an address (int) or None");
   return -1;
 }
 %}
-%typemap(in) void *data {
-  if (AclPy_Address($input, 1, &$1) != 0) SWIG_fail;
+%typemap(in) void *data, void *dst {
+  if (AclPy_Address($input, kAclPyWritableBuffer, &$1) != 0) SWIG_fail;
 }
-%typemap(in) void *devPtr {
-  if (AclPy_Address($input, 0, &$1) != 0) SWIG_fail;
+%typemap(in) const void *src (void *address) {
+  if (AclPy_Address($input, kAclPyAnyBuffer, &address) != 0) SWIG_fail;
+  $1 = address;
+}
+%typemap(in) void *devPtr, void *hostPtr, void *workPtr, void *weightPtr, aclrtContext,
+             aclrtStream, aclrtEvent {
+  if (AclPy_Address($input, kAclPyAddressOnly, &$1) != 0) SWIG_fail;
 }
 %typemap(out) void * {
   $result = PyLong_FromVoidPtr($1);
@@ -227,3 +301,57 @@ static int AclPy_DescBufferPairs(PyObject *input, int *count, aclTensorDesc ***d
   free($2);
   free($3);
 }
+
+// ---- Callbacks --------------------------------------------------------------------------------
+// aclrtLaunchCallback with a Python callable: fn(user_data) runs in the thread that calls
+// acl.rt.process_report, holding the GIL. The pair is released after the call (a callback the
+// runtime drops unrun, when its stream is unsubscribed or destroyed first, keeps it).
+%{
+static void AclPy_RunCallback(void *data) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *pair = (PyObject *)data;
+  PyObject *result = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(pair, 0),
+                                                  PyTuple_GET_ITEM(pair, 1), NULL);
+  if (result == NULL) {
+    PyErr_Print();  /* an exception in a callback cannot reach the launching code */
+  }
+  Py_XDECREF(result);
+  Py_DECREF(pair);
+  PyGILState_Release(gil);
+}
+
+static aclError AclPy_LaunchCallback(PyObject *fn, PyObject *user_data,
+                                     aclrtCallbackBlockType block_type, aclrtStream stream) {
+  if (!PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "the callback must be callable");
+    return -1;
+  }
+  PyObject *pair = PyTuple_Pack(2, fn, user_data);
+  if (pair == NULL) return -1;
+  aclError ret = aclrtLaunchCallback(AclPy_RunCallback, pair, block_type, stream);
+  if (ret != ACL_SUCCESS) Py_DECREF(pair);
+  return ret;
+}
+%}
+%ignore aclrtLaunchCallback;
+%nothread AclPy_LaunchCallback;  // it uses the Python API; queuing the callback never blocks
+%exception AclPy_LaunchCallback {
+  $action
+  if (result == -1 && PyErr_Occurred()) SWIG_fail;
+  AclPy_RememberError();
+}
+// (Declared at the end of acl.i, after the C types it uses.)
+
+// The address of a buffer's memory (bytes, bytearray, memoryview, numpy array), for
+// acl.util.bytes_to_ptr and numpy_to_ptr. Valid while the object lives, unresized.
+%{
+static PyObject *AclPy_BufferAddress(PyObject *object) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(object, &view, PyBUF_SIMPLE) != 0) return NULL;
+  void *address = view.buf;
+  PyBuffer_Release(&view);
+  return PyLong_FromVoidPtr(address);
+}
+%}
+%nothread AclPy_BufferAddress;
+%noexception AclPy_BufferAddress;

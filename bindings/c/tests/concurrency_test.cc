@@ -1,7 +1,8 @@
 // Threads executing models (the same and different ones) while another thread
-// cycles InitDump / SetDump / load / unload / FinalizeDump, for a bounded time.
-// Run under TSan in CI
-// (--config=tsan): no data race, no deadlock, results always right, every dump
+// cycles InitDump / SetDump / load / unload / FinalizeDump; and aclFinalize /
+// aclInit cycling while other threads load, execute, set dumps and use
+// streams. For a bounded time each; run under TSan in CI (--config=tsan): no
+// data race, no use after free, no deadlock, results always right, every dump
 // file complete.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -165,6 +169,109 @@ TEST(ConcurrencyTest, ExecuteWhileDumpConfigChanges) {
     EXPECT_TRUE(contents.ok()) << entry.path() << ": " << contents.status();
   }
   EXPECT_GE(files, cycles.load());
+}
+
+// What calls racing with aclFinalize may return: success, or the state they
+// found gone (library, model, dump session, context, stream).
+bool ExpectedDuringFinalize(aclError code) {
+  switch (code) {
+    case ACL_SUCCESS:
+    case ACL_ERROR_UNINITIALIZE:
+    case ACL_ERROR_INVALID_MODEL_ID:
+    case ACL_ERROR_DUMP_NOT_RUN:
+    case ACL_ERROR_REPEAT_INITIALIZE:
+    case ACL_ERROR_RT_CONTEXT_NULL:
+    case ACL_ERROR_RT_PARAM_INVALID:
+      return true;
+    default:
+      return false;
+  }
+}
+
+TEST(ConcurrencyTest, FinalizeWhileOtherCallsRun) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  const std::string root = std::string(base ? base : "/tmp") + "/finalize";
+  fs::remove_all(root);
+  fs::create_directories(root + "/dump");
+  const std::string config = root + "/acl.json";
+  std::ofstream(config) << R"({"dump":{"dump_path":")" << root
+                        << R"(/dump","dump_list":[{"layer":["prob"]}]}})";
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::set<std::string> unexpected;
+  auto note = [&](const char* call, aclError code) {
+    if (ExpectedDuringFinalize(code)) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    unexpected.insert(std::string(call) + " -> " + std::to_string(code) + ": " +
+                      aclGetRecentErrMsg());
+  };
+  std::atomic<int> executed{0};
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] {  // load, execute, unload
+    std::vector<float> input(3 * 32 * 32), fc(10), prob(10);
+    aclmdlDataset* in = aclmdlCreateDataset();
+    aclmdlDataset* out = aclmdlCreateDataset();
+    aclmdlAddDatasetBuffer(in,
+                           aclCreateDataBuffer(input.data(), input.size() * 4));
+    aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(fc.data(), 40));
+    aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(prob.data(), 40));
+    while (!stop) {
+      uint32_t id = 0;
+      aclError e = aclmdlLoadFromFile("testdata/resnet_tiny.om", &id);
+      note("load", e);
+      if (e != ACL_SUCCESS) continue;
+      e = aclmdlExecute(id, in, out);
+      note("execute", e);
+      if (e == ACL_SUCCESS) ++executed;
+      note("unload", aclmdlUnload(id));
+    }
+    Io io;
+    io.inputs = in;
+    io.outputs = out;
+    FreeIo(io);
+  });
+  threads.emplace_back([&] {  // dump sessions
+    while (!stop) {
+      note("init dump", aclmdlInitDump());
+      note("set dump", aclmdlSetDump(config.c_str()));
+      note("finalize dump", aclmdlFinalizeDump());
+    }
+  });
+  threads.emplace_back([&] {  // streams
+    while (!stop) {
+      aclError e = aclrtSetDevice(0);
+      note("set device", e);
+      if (e != ACL_SUCCESS) continue;
+      aclrtStream stream = nullptr;
+      e = aclrtCreateStream(&stream);
+      note("create stream", e);
+      void* memory = nullptr;
+      if (e == ACL_SUCCESS &&
+          aclrtMalloc(&memory, 4096, ACL_MEM_MALLOC_HUGE_FIRST) ==
+              ACL_SUCCESS) {
+        note("memset async", aclrtMemsetAsync(memory, 4096, 1, 4096, stream));
+        note("synchronize", aclrtSynchronizeStream(stream));
+        note("destroy stream", aclrtDestroyStream(stream));
+        aclrtFree(memory);
+      }
+      note("reset device", aclrtResetDevice(0));
+    }
+  });
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  int cycles = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();
+    std::this_thread::sleep_for(std::chrono::milliseconds(cycles % 7));
+    const aclError e = aclFinalize();
+    EXPECT_TRUE(e == ACL_SUCCESS) << e << ": " << aclGetRecentErrMsg();
+    ++cycles;
+  }
+  stop = true;
+  for (std::thread& t : threads) t.join();
+  EXPECT_TRUE(unexpected.empty()) << *unexpected.begin();
+  EXPECT_GT(cycles, 20);
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);  // still usable afterwards
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
 }
 
 }  // namespace

@@ -83,8 +83,69 @@ def get_data_buffer_size_v2(buffer):
     return _c.aclGetDataBufferSizeV2(buffer)
 
 
+def get_data_buffer_size(buffer):
+    """The size truncated to 32 bits (pyACL's first version; use get_data_buffer_size_v2)."""
+    return _c.aclGetDataBufferSize(buffer)
+
+
 def data_type_size(data_type):
     return _c.aclDataTypeSize(data_type)
+
+
+def get_version():
+    """Returns (major, minor, patch, ret)."""
+    ret, major, minor, patch = _c.aclrtGetVersion()
+    return major, minor, patch, ret
+
+
+def float16_to_float(value):
+    return _c.aclFloat16ToFloat(value)
+
+
+def float_to_float16(value):
+    return _c.aclFloatToFloat16(value)
+
+
+# ---- Tensor descriptions (pyACL has them at the top level) ----
+
+
+def create_tensor_desc(data_type, dims, format):  # noqa: A002  (pyACL's parameter name)
+    """None (and a recent error) for bad dims or a number that is not an aclDataType."""
+    return _c.aclCreateTensorDesc(data_type, list(dims), format)
+
+
+def destroy_tensor_desc(desc):
+    return _c.aclDestroyTensorDesc(desc)
+
+
+def set_tensor_desc_name(desc, name):
+    return _c.aclSetTensorDescName(desc, name)
+
+
+def get_tensor_desc_type(desc):
+    return _c.aclGetTensorDescType(desc)
+
+
+def get_tensor_desc_format(desc):
+    return _c.aclGetTensorDescFormat(desc)
+
+
+def get_tensor_desc_num_dims(desc):
+    return _c.aclGetTensorDescNumDims(desc)
+
+
+def get_tensor_desc_dim_v2(desc, index):
+    """Returns (dim, ret)."""
+    ret, dim = _c.aclGetTensorDescDimV2(desc, index)
+    return dim, ret
+
+
+def get_tensor_desc_size(desc):
+    return _c.aclGetTensorDescSize(desc)
+
+
+def get_tensor_desc_element_count(desc):
+    return _c.aclGetTensorDescElementCount(desc)
 
 
 from . import mdl, op, rt, util  # noqa: E402  (they use the functions above)

@@ -1,8 +1,28 @@
-"""acl.mdl: model dump, load / execute / unload, model descriptions and datasets."""
+"""acl.mdl: model dump, load / execute / unload, model descriptions and datasets.
 
+Models can be given as paths, bytes-like objects, or (pyACL style) an address and a size.
+"""
+
+import ctypes as _ctypes
 import os as _os
 
 from . import aclswig as _c
+
+
+def _model_bytes(model, size):
+    """A memoryview of a model given as a bytes-like object or an address (int) and size."""
+    if isinstance(model, int):
+        if not model or not size:
+            return memoryview(b"")
+        return memoryview((_ctypes.c_char * size).from_address(model)).cast("B")
+    view = memoryview(model)
+    if size is not None:
+        view = view.cast("B")[:size]
+    return view
+
+
+def _address(value):
+    return None if value is None or (isinstance(value, int) and value == 0) else value
 
 # ---- Dump ----
 
@@ -12,12 +32,12 @@ def init_dump():
 
 
 def set_dump(dump_cfg_path):
-    """aclmdlSetDump: 0 on success (S1). Applies to models loaded afterwards (S4)."""
+    """aclmdlSetDump: 0 on success. Applies to models loaded afterwards."""
     return _c.aclmdlSetDump(None if dump_cfg_path is None else _os.fspath(dump_cfg_path))
 
 
 def finalize_dump():
-    """aclmdlFinalizeDump: every queued dump file is written when it returns (S2)."""
+    """aclmdlFinalizeDump: every queued dump file is written when it returns."""
     return _c.aclmdlFinalizeDump()
 
 
@@ -31,12 +51,40 @@ def load_from_file(model_path):
 
 
 def load_from_mem(model, size=None):
-    """Loads a model from a bytes-like object (copied). Returns (model_id, ret)."""
-    view = memoryview(model)
-    if size is not None:
-        view = view.cast("B")[:size]
-    ret, model_id = _c.aclmdlLoadFromMem(view)
+    """Loads a model from a bytes-like object, or an address and size (copied). Returns
+    (model_id, ret)."""
+    ret, model_id = _c.aclmdlLoadFromMem(_model_bytes(model, size))
     return model_id, ret
+
+
+def load_from_file_with_mem(model_path, work_ptr, work_size, weight_ptr, weight_size):
+    """The model runs in caller memory from acl.rt.malloc (sizes from query_size; 0 for a
+    part the model allocates itself). Returns (model_id, ret)."""
+    ret, model_id = _c.aclmdlLoadFromFileWithMem(
+        None if model_path is None else _os.fspath(model_path), _address(work_ptr), work_size,
+        _address(weight_ptr), weight_size)
+    return model_id, ret
+
+
+def load_from_mem_with_mem(model, model_size, work_ptr, work_size, weight_ptr, weight_size):
+    """As load_from_file_with_mem for a model in memory. Returns (model_id, ret)."""
+    ret, model_id = _c.aclmdlLoadFromMemWithMem(
+        _model_bytes(model, model_size), _address(work_ptr), work_size, _address(weight_ptr),
+        weight_size)
+    return model_id, ret
+
+
+def query_size(model_path):
+    """Returns (work_size, weight_size, ret): the memory load_from_file_with_mem needs."""
+    ret, work, weight = _c.aclmdlQuerySize(
+        None if model_path is None else _os.fspath(model_path))
+    return work, weight, ret
+
+
+def query_size_from_mem(model, model_size=None):
+    """Returns (work_size, weight_size, ret) for a model in memory."""
+    ret, work, weight = _c.aclmdlQuerySizeFromMem(_model_bytes(model, model_size))
+    return work, weight, ret
 
 
 def unload(model_id):
@@ -45,6 +93,12 @@ def unload(model_id):
 
 def execute(model_id, input, output):  # noqa: A002  (pyACL's parameter names)
     return _c.aclmdlExecute(model_id, input, output)
+
+
+def execute_async(model_id, input, output, stream):  # noqa: A002
+    """Queues one execution on the stream (None: the default stream); synchronize_stream
+    waits for it. The datasets' memory must stay alive until then."""
+    return _c.aclmdlExecuteAsync(model_id, input, output, _address(stream))
 
 
 # ---- Model description ----
@@ -111,6 +165,42 @@ def get_input_dims(model_desc, index):
 def get_output_dims(model_desc, index):
     ret, dims = _c.aclmdlGetOutputDims(model_desc, index)
     return dims, ret
+
+
+def get_input_dims_v2(model_desc, index):
+    ret, dims = _c.aclmdlGetInputDimsV2(model_desc, index)
+    return dims, ret
+
+
+def get_cur_output_dims(model_desc, index):
+    """Returns ({"name", "dimCount", "dims"}, ret) of the output as last executed."""
+    ret, dims = _c.aclmdlGetCurOutputDims(model_desc, index)
+    return dims, ret
+
+
+def get_input_index_by_name(model_desc, name):
+    """Returns (index, ret)."""
+    ret, index = _c.aclmdlGetInputIndexByName(model_desc, name)
+    return index, ret
+
+
+def get_output_index_by_name(model_desc, name):
+    """Returns (index, ret)."""
+    ret, index = _c.aclmdlGetOutputIndexByName(model_desc, name)
+    return index, ret
+
+
+def get_dynamic_batch(model_desc):
+    """Returns ({"batchCount", "batch"}, ret); no gears on this runtime (static shapes)."""
+    ret, batch = _c.aclmdlGetDynamicBatch(model_desc)
+    return batch, ret
+
+
+def get_dynamic_hw(model_desc, index):
+    """Returns ({"hwCount", "hw"}, ret); no gears on this runtime (static shapes). index -1:
+    the model's dynamic input, as pyACL takes it."""
+    ret, hw = _c.aclmdlGetDynamicHW(model_desc, index % (1 << 64))
+    return hw, ret
 
 
 # ---- Datasets ----

@@ -1,4 +1,7 @@
-"""acl.op: single-operator execution (dumped when dump_op_switch is "on", S13)."""
+"""acl.op: single-operator execution (dumped when the dump config sets dump_op_switch "on").
+
+Tensor descriptions are at the package top level (acl.create_tensor_desc, ...), as in pyACL;
+the names here stay for older code."""
 
 from . import aclswig as _c
 
@@ -35,28 +38,14 @@ def set_attr_list_float(attr, name, values):
     return _c.aclopSetAttrListFloat(attr, name, list(values))
 
 
-def create_tensor_desc(data_type, dims, format):  # noqa: A002  (pyACL's parameter name)
-    return _c.aclCreateTensorDesc(data_type, list(dims), format)
-
-
-def destroy_tensor_desc(desc):
-    return _c.aclDestroyTensorDesc(desc)
-
-
-def set_tensor_desc_name(desc, name):
-    return _c.aclSetTensorDescName(desc, name)
-
-
-def get_tensor_desc_type(desc):
-    return _c.aclGetTensorDescType(desc)
-
-
-def get_tensor_desc_num_dims(desc):
-    return _c.aclGetTensorDescNumDims(desc)
-
-
-def get_tensor_desc_size(desc):
-    return _c.aclGetTensorDescSize(desc)
+from . import (  # noqa: E402,F401  (kept here for older code)
+    create_tensor_desc,
+    destroy_tensor_desc,
+    get_tensor_desc_num_dims,
+    get_tensor_desc_size,
+    get_tensor_desc_type,
+    set_tensor_desc_name,
+)
 
 
 def execute_v2(op_type, input_desc, inputs, output_desc, outputs, attr=None, stream=None):

@@ -47,7 +47,7 @@ def _created(handle):
 @contextlib.contextmanager
 def session(config_path=None):
     """aclInit(config_path) ... aclFinalize(). config_path may configure dump for the whole
-    process (its "dump" section, S6)."""
+    process (its "dump" section)."""
     _check(acl.init(config_path))
     try:
         yield
@@ -58,7 +58,7 @@ def session(config_path=None):
 class DumpSession:
     """aclmdlInitDump + aclmdlSetDump(config_path); closing it (or leaving ``with``) calls
     aclmdlFinalizeDump, which writes every queued dump file. A config applies to models loaded
-    after it is set (S4); ``set(path)`` switches configs (S5)."""
+    after it is set; ``set(path)`` switches configs for models loaded afterwards."""
 
     def __init__(self, config_path):
         _check(acl.mdl.init_dump())

@@ -18,15 +18,23 @@ extern "C" {
 #define ACL_PATCH_VERSION 0
 
 /* Initialises the library. configPath may be NULL or "" (no config), or a JSON
- * file whose "dump" section configures dump for the whole process (S6; then
- * aclmdlInitDump fails with ACL_ERROR_DUMP_ALREADY_RUN). A second call before
- * aclFinalize fails with ACL_ERROR_REPEAT_INITIALIZE. Config errors as for
- * aclmdlSetDump. */
+ * file whose "dump" section configures dump for the whole process (models
+ * loaded outside an aclmdlInitDump session with its own aclmdlSetDump dump as
+ * it says). Checked in this order: ACL_ERROR_REPEAT_INITIALIZE before
+ * aclFinalize; ACL_ERROR_INVALID_FILE for a file that cannot be read;
+ * ACL_ERROR_INVALID_PARAM when the file's content differs from that of the
+ * first successful aclInit of the process (NULL and "" count as empty content;
+ * the same content may be given again after aclFinalize, as in the SDK);
+ * ACL_ERROR_PARSE_FILE when the text is not JSON (or nested too deeply);
+ * ACL_ERROR_INVALID_DUMP_CONFIG when its dump section breaks a rule. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
-/* Unloads every model, ends dump sessions (writing everything queued;
+/* Destroys every context, stream and event (queued work runs first), unloads
+ * every model, ends dump sessions (writing everything queued;
  * ACL_ERROR_WRITE_FILE if data could not be written) and releases the library.
+ * Safe while other threads are inside acl calls: those finish with the state
+ * they started with, calls starting afterwards get ACL_ERROR_UNINITIALIZE.
  * ACL_ERROR_REPEAT_FINALIZE when not initialised. aclInit may be called again
- * afterwards. */
+ * afterwards. Memory from aclrtMalloc/aclrtMallocHost stays allocated. */
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion,
                                              int32_t *minorVersion,

@@ -1,11 +1,17 @@
 /*
  * acldump C ABI: models and model dump.
  *
- * Dump lifecycle (S1-S7): aclmdlInitDump -> aclmdlSetDump(cfg) -> load ->
- * execute -> aclmdlFinalizeDump, repeatable within a process with different
- * configs. A config applies to models loaded after aclmdlSetDump (S4); the
- * latest aclmdlSetDump before a load wins (S5); aclmdlFinalizeDump writes
- * everything queued and reports data that could not be written.
+ * Dump lifecycle: aclmdlInitDump -> aclmdlSetDump(cfg) -> load -> execute ->
+ * aclmdlFinalizeDump, repeatable within a process with different configs. What
+ * a model dumps is decided when it is loaded: a config applies to models loaded
+ * after aclmdlSetDump, and the latest aclmdlSetDump before a load wins. Between
+ * aclmdlInitDump and the first aclmdlSetDump (and after aclmdlFinalizeDump),
+ * models loaded get aclInit's dump config, if it had one. aclmdlFinalizeDump
+ * writes everything queued and reports data that could not be written.
+ * Executions on a stream (aclmdlExecuteAsync) dump exactly as aclmdlExecute.
+ *
+ * Every call needs aclInit (ACL_ERROR_UNINITIALIZE) except the description,
+ * dataset and query-size getters.
  */
 #ifndef ACLDUMP_ACL_MDL_H_
 #define ACLDUMP_ACL_MDL_H_
@@ -18,6 +24,12 @@ extern "C" {
 
 #define ACL_MAX_DIM_CNT 128
 #define ACL_MAX_TENSOR_NAME_LEN 128
+#define ACL_MAX_BATCH_NUM 128
+#define ACL_MAX_HW_NUM 128
+#define ACL_MAX_SHAPE_COUNT 128
+#define ACL_INVALID_NODE_INDEX 0xFFFFFFFF
+#define ACL_DYNAMIC_TENSOR_NAME "ascend_mbatch_shape_data"
+#define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
 
 typedef struct aclmdlDesc aclmdlDesc;
 typedef struct aclmdlDataset aclmdlDataset;
@@ -29,17 +41,31 @@ typedef struct aclmdlIODims {
   int64_t dims[ACL_MAX_DIM_CNT];
 } aclmdlIODims;
 
+/* Dynamic batch sizes and image sizes of a model (none on this runtime: every
+ * model has static shapes). */
+typedef struct aclmdlBatch {
+  size_t batchCount;
+  uint64_t batch[ACL_MAX_BATCH_NUM];
+} aclmdlBatch;
+
+typedef struct aclmdlHW {
+  size_t hwCount;
+  uint64_t hw[ACL_MAX_HW_NUM][2];
+} aclmdlHW;
+
 /* ---- Dump ---- */
 
-/* Starts a dump session. ACL_ERROR_UNINITIALIZE before aclInit,
- * ACL_ERROR_REPEAT_INITIALIZE when already started, ACL_ERROR_DUMP_ALREADY_RUN
- * while aclInit's config enables dump (S6). */
+/* Starts a dump session (also when aclInit's config set up dump).
+ * ACL_ERROR_UNINITIALIZE before aclInit, ACL_ERROR_REPEAT_INITIALIZE when
+ * already started. */
 ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
 /* Reads the dump config at `dumpCfgPath` (a JSON file with a "dump" section).
- * Needs aclmdlInitDump (else ACL_ERROR_DUMP_NOT_RUN). Bad files:
- * ACL_ERROR_INVALID_FILE / ACL_ERROR_PARSE_FILE; bad configs:
- * ACL_ERROR_INVALID_DUMP_CONFIG with the JSON path of the offending item in the
- * message. */
+ * Checked in this order: ACL_ERROR_UNINITIALIZE before aclInit,
+ * ACL_ERROR_DUMP_NOT_RUN before aclmdlInitDump, ACL_ERROR_INVALID_PARAM for a
+ * NULL or empty path, then the file: ACL_ERROR_INVALID_FILE (missing, not a
+ * regular file, too large), ACL_ERROR_PARSE_FILE (nested too deeply),
+ * ACL_ERROR_INVALID_DUMP_CONFIG (not JSON, or a rule broken: the message gives
+ * the JSON path of the offending item). */
 ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
 /* Ends the dump session: every queued dump file is written before it returns.
  * Needs aclmdlInitDump (else ACL_ERROR_DUMP_NOT_RUN). ACL_ERROR_WRITE_FILE when
@@ -49,19 +75,48 @@ ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 /* ---- Load / execute ---- */
 
 /* Loads an .om model file (convert ONNX with `bazel run //tools:convert`). On
- * success writes the new id to *modelId. Its dump model name (S9) is the file
- * name without extension or the model's graph name. Errors:
- * ACL_ERROR_READ_MODEL_FAILURE (cannot read), ACL_ERROR_PARSE_MODEL (corrupt or
- * inconsistent), ACL_ERROR_MODEL_SIZE_INVALID (too large). */
+ * success writes the new id to *modelId. Its dump model name is the file name
+ * without extension or the model's graph name; its dump device is the device
+ * of the calling thread's current context (0 without one). Errors:
+ * ACL_ERROR_READ_MODEL_FAILURE (cannot read: missing, a directory, ...),
+ * ACL_ERROR_PARSE_MODEL (corrupt or inconsistent), ACL_ERROR_MODEL_SIZE_INVALID
+ * (a tensor too large), ACL_ERROR_BAD_ALLOC (more memory than the per-model
+ * limit, ACLDUMP_MAX_MODEL_MEMORY_MB, or out of memory). */
 ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFile(const char *modelPath,
                                                 uint32_t *modelId);
 /* Loads a model from memory (copied; the caller keeps ownership of `model`).
- * Only the graph name matches dump_list model_name (S9). */
+ * Only the graph name matches a dump_list model_name. */
 ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMem(const void *model,
                                                size_t modelSize,
                                                uint32_t *modelId);
+/* The memory a model needs when the caller provides it: `workSize` bytes of
+ * work memory (activations and kernel scratch) and `weightSize` bytes for its
+ * weights, each at least 64 so they can be passed to aclrtMalloc. The model is
+ * checked, not loaded. Errors as aclmdlLoadFromFile. Needs no aclInit. */
+ACL_FUNC_VISIBILITY aclError aclmdlQuerySize(const char *fileName,
+                                             size_t *workSize,
+                                             size_t *weightSize);
+ACL_FUNC_VISIBILITY aclError aclmdlQuerySizeFromMem(const void *model,
+                                                    size_t modelSize,
+                                                    size_t *workSize,
+                                                    size_t *weightSize);
+/* Loads a model that runs in the caller's memory: activations and scratch in
+ * [workPtr, workPtr + workSize), its weights copied into [weightPtr, weightPtr
+ * + weightSize). Both must be device memory from aclrtMalloc and stay
+ * allocated until the model is unloaded (aclrtFree refuses them before). A
+ * NULL pointer lets the model allocate that part itself (its size is then
+ * ignored). ACL_ERROR_GE_PARAM_INVALID when a size is smaller than
+ * aclmdlQuerySize reports, or the range is not inside one aclrtMalloc
+ * allocation. Other errors as aclmdlLoadFromFile. */
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFileWithMem(
+    const char *modelPath, uint32_t *modelId, void *workPtr, size_t workSize,
+    void *weightPtr, size_t weightSize);
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMemWithMem(
+    const void *model, size_t modelSize, uint32_t *modelId, void *workPtr,
+    size_t workSize, void *weightPtr, size_t weightSize);
 /* Unloads; ACL_ERROR_INVALID_MODEL_ID for an unknown id. An execution running
- * on another thread completes first. */
+ * on another thread or queued on a stream completes first, and caller memory
+ * stays in use until it has. */
 ACL_FUNC_VISIBILITY aclError aclmdlUnload(uint32_t modelId);
 /* Runs the model once. `input` holds one buffer per model input, `output` one
  * per output, each at least the tensor's byte size. Executions of one model are
@@ -71,10 +126,25 @@ ACL_FUNC_VISIBILITY aclError aclmdlUnload(uint32_t modelId);
 ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId,
                                            const aclmdlDataset *input,
                                            aclmdlDataset *output);
+/* Queues one execution on `stream` (NULL: the current context's default
+ * stream) and returns; aclrtSynchronizeStream waits for it and returns its
+ * failure, if any. The model id and the datasets are checked now (errors as
+ * aclmdlExecute); the buffers' addresses and sizes are read now, their
+ * contents when the execution runs, so the memory must stay valid until then.
+ * Dumps exactly as aclmdlExecute. Needs a current context. */
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId,
+                                                const aclmdlDataset *input,
+                                                aclmdlDataset *output,
+                                                aclrtStream stream);
 
 /* ---- Model description ---- */
 
+/* The getters below need no aclInit; on a NULL or destroyed desc or an index
+ * out of range they return 0 / NULL / ACL_FORMAT_UNDEFINED /
+ * ACL_DT_UNDEFINED, or ACL_ERROR_INVALID_PARAM, and set the recent error. */
 ACL_FUNC_VISIBILITY aclmdlDesc *aclmdlCreateDesc(void);
+/* NULL is allowed; a second destroy of the same desc is
+ * ACL_ERROR_INVALID_PARAM. */
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc);
 /* Fills `modelDesc` with the inputs and outputs of a loaded model. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetDesc(aclmdlDesc *modelDesc,
@@ -104,11 +174,34 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc,
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc,
                                                  size_t index,
                                                  aclmdlIODims *dims);
+/* The input's dims as the model's user sees them; shapes are static here, so
+ * the same as aclmdlGetInputDims. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc,
+                                                  size_t index,
+                                                  aclmdlIODims *dims);
+/* The output's dims for the current execution; shapes are static here, so the
+ * same as aclmdlGetOutputDims. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc,
+                                                    size_t index,
+                                                    aclmdlIODims *dims);
+/* The index of the input / output named `name`. ACL_ERROR_INVALID_PARAM for a
+ * NULL argument or a name the model does not have. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputIndexByName(
+    const aclmdlDesc *modelDesc, const char *name, size_t *index);
+ACL_FUNC_VISIBILITY aclError aclmdlGetOutputIndexByName(
+    const aclmdlDesc *modelDesc, const char *name, size_t *index);
+/* The model's dynamic batch sizes / image sizes: none (count 0) on this
+ * runtime, where every model has static shapes. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc,
+                                                   aclmdlBatch *batch);
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc,
+                                                size_t index, aclmdlHW *hw);
 
 /* ---- Datasets: ordered lists of data buffers (not owned) ---- */
 
 ACL_FUNC_VISIBILITY aclmdlDataset *aclmdlCreateDataset(void);
-/* Frees the dataset, not the buffers added to it. */
+/* Frees the dataset, not the buffers added to it. NULL is allowed; a second
+ * destroy is ACL_ERROR_INVALID_PARAM. */
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyDataset(const aclmdlDataset *dataset);
 ACL_FUNC_VISIBILITY aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset,
                                                     aclDataBuffer *dataBuffer);

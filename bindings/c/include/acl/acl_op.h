@@ -1,6 +1,6 @@
 /*
- * acldump C ABI: single-operator execution (dumped when dump_op_switch is "on",
- * S13).
+ * acldump C ABI: single-operator execution (dumped when the dump config sets
+ * "dump_op_switch": "on"). Tensor descriptions are in acl_base.h.
  */
 #ifndef ACLDUMP_ACL_OP_H_
 #define ACLDUMP_ACL_OP_H_
@@ -11,25 +11,11 @@
 extern "C" {
 #endif
 
-typedef struct aclTensorDesc aclTensorDesc;
 typedef struct aclopAttr aclopAttr;
-
-/* A tensor description: type, dims (numDims >= 0; dims may be NULL when numDims
- * is 0) and format. NULL on bad arguments. Free with aclDestroyTensorDesc. */
-ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType,
-                                                       int numDims,
-                                                       const int64_t *dims,
-                                                       aclFormat format);
-ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc *desc);
-/* Names the tensor; an input/output name of a single op shows in its dump. */
-ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc,
-                                              const char *name);
-ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
-ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
-ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
 
 /* Operator attributes (ONNX names, e.g. "strides" for Conv). */
 ACL_FUNC_VISIBILITY aclopAttr *aclopCreateAttr(void);
+/* NULL is allowed; a second destroy of the same attr is ignored. */
 ACL_FUNC_VISIBILITY void aclopDestroyAttr(const aclopAttr *attr);
 ACL_FUNC_VISIBILITY aclError aclopSetAttrBool(aclopAttr *attr,
                                               const char *attrName,
@@ -56,7 +42,8 @@ ACL_FUNC_VISIBILITY aclError aclopSetAttrListFloat(aclopAttr *attr,
  * host. inputDesc and inputs have numInputs entries (an absent optional input:
  * NULL desc and NULL buffer); outputDesc must describe exactly what the op
  * produces (ACL_ERROR_OP_OUTPUT_NOT_MATCH otherwise). attr may be NULL; stream
- * is ignored. Errors: ACL_ERROR_OP_NOT_FOUND, ACL_ERROR_OP_INPUT_NOT_MATCH,
+ * is ignored (the op runs before the call returns). Needs aclInit. Errors:
+ * ACL_ERROR_OP_NOT_FOUND, ACL_ERROR_OP_INPUT_NOT_MATCH,
  * ACL_ERROR_OP_ATTR_NOT_MATCH, ACL_ERROR_OP_OUTPUT_NOT_MATCH, ACL_ERROR_FAILURE
  * (the kernel failed; the message names the op and the reason). */
 ACL_FUNC_VISIBILITY aclError aclopExecuteV2(

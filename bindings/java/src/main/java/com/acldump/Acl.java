@@ -17,8 +17,8 @@ public final class Acl implements AutoCloseable {
   }
 
   /**
-   * aclInit with an acl.json whose "dump" section configures dump for the whole process (S6), or
-   * null for none.
+   * aclInit with an acl.json whose "dump" section configures dump for the whole process, or null
+   * for none.
    */
   public static Acl init(String configPath) {
     AclNative.aclInit(configPath);
@@ -34,9 +34,32 @@ public final class Acl implements AutoCloseable {
     return major[0] + "." + minor[0] + "." + patch[0];
   }
 
-  /** Makes {@code deviceId} this thread's device: it names the dump folder of models it loads. */
+  /**
+   * aclrtSetDevice: opens {@code deviceId} and makes its default context this thread's current
+   * one; the device names the dump folder of models the thread loads. Each call needs a {@link
+   * #resetDevice}.
+   */
   public static void setDevice(int deviceId) {
     AclNative.aclrtSetDevice(deviceId);
+  }
+
+  /** aclrtResetDevice: releases one {@link #setDevice}. */
+  public static void resetDevice(int deviceId) {
+    AclNative.aclrtResetDevice(deviceId);
+  }
+
+  /** aclrtGetDevice: the device of this thread's current context (error 107002 without one). */
+  public static int getDevice() {
+    int[] device = new int[1];
+    AclNative.aclrtGetDevice(device);
+    return device[0];
+  }
+
+  /** aclrtGetRunMode: ACL_HOST (1) on this runtime. */
+  public static int runMode() {
+    int[] mode = new int[1];
+    AclNative.aclrtGetRunMode(mode);
+    return mode[0];
   }
 
   /** aclFinalize: unloads every model and ends dump sessions. */

@@ -4,7 +4,7 @@ import com.acldump.swig.AclNative;
 
 /**
  * A model dump session: aclmdlInitDump + aclmdlSetDump; {@link #close()} is aclmdlFinalizeDump,
- * which writes every queued dump file. A config applies to models loaded after it is set (S4).
+ * which writes every queued dump file. A config applies to models loaded after it is set.
  */
 public final class DumpSession implements AutoCloseable {
   private boolean open = true;
@@ -28,7 +28,7 @@ public final class DumpSession implements AutoCloseable {
     return session;
   }
 
-  /** aclmdlSetDump: replaces the config for models loaded from now on (S5). */
+  /** aclmdlSetDump: replaces the config for models loaded from now on. */
   public void set(String configPath) {
     AclNative.aclmdlSetDump(configPath);
   }

@@ -13,10 +13,16 @@ public final class Model implements AutoCloseable {
   private final long id;
   private final List<TensorInfo> inputs;
   private final List<TensorInfo> outputs;
+  private final List<DeviceMemory> memory;
   private boolean loaded = true;
 
   private Model(long id) {
+    this(id, List.of());
+  }
+
+  private Model(long id, List<DeviceMemory> memory) {
     this.id = id;
+    this.memory = memory;
     AclmdlDesc desc = AclNative.aclmdlCreateDesc();
     try {
       AclNative.aclmdlGetDesc(desc, id);
@@ -30,18 +36,42 @@ public final class Model implements AutoCloseable {
     }
   }
 
-  /** Loads an .om file; its dump model name is the file name without extension (S9). */
+  /** Loads an .om file; its dump model name is the file name without extension. */
   public static Model load(String path) {
     long[] id = new long[1];
     AclNative.aclmdlLoadFromFile(path, id);
     return new Model(id[0]);
   }
 
-  /** Loads a model from memory (copied); only its graph name matches dump_list (S9). */
+  /** Loads a model from memory (copied); only its graph name matches dump_list. */
   public static Model load(byte[] model) {
     long[] id = new long[1];
     AclNative.aclmdlLoadFromMem(model, id);
     return new Model(id[0]);
+  }
+
+  /**
+   * Loads an .om file into work and weight memory of its own from aclrtMalloc, sized by
+   * aclmdlQuerySize (aclmdlLoadFromFileWithMem); {@link #close()} unloads it, then frees them.
+   */
+  public static Model loadWithMemory(String path) {
+    long[] work = new long[1];
+    long[] weight = new long[1];
+    AclNative.aclmdlQuerySize(path, work, weight);
+    List<DeviceMemory> memory = new ArrayList<>();
+    try {
+      memory.add(DeviceMemory.allocate(work[0]));
+      memory.add(DeviceMemory.allocate(weight[0]));
+      long[] id = new long[1];
+      AclNative.aclmdlLoadFromFileWithMem(path, id, memory.get(0).address(), work[0],
+          memory.get(1).address(), weight[0]);
+      return new Model(id[0], memory);
+    } catch (RuntimeException e) {
+      for (DeviceMemory part : memory) {
+        part.close();
+      }
+      throw e;
+    }
   }
 
   public long id() {
@@ -59,6 +89,42 @@ public final class Model implements AutoCloseable {
   /** aclmdlExecute: one buffer per input and per output, in the model's order. */
   public void execute(Dataset input, Dataset output) {
     AclNative.aclmdlExecute(id, input.handle(), output.handle());
+  }
+
+  /**
+   * aclmdlExecuteAsync: queues one execution on {@code stream} (null: the default stream of the
+   * current context); {@link Stream#synchronize()} waits for it. The buffers must stay open
+   * until then.
+   */
+  public void executeAsync(Dataset input, Dataset output, Stream stream) {
+    AclNative.aclmdlExecuteAsync(id, input.handle(), output.handle(),
+        stream == null ? 0 : stream.handle());
+  }
+
+  /** aclmdlGetInputIndexByName. */
+  public int inputIndex(String name) {
+    return indexByName(name, true);
+  }
+
+  /** aclmdlGetOutputIndexByName. */
+  public int outputIndex(String name) {
+    return indexByName(name, false);
+  }
+
+  private int indexByName(String name, boolean input) {
+    AclmdlDesc desc = AclNative.aclmdlCreateDesc();
+    try {
+      AclNative.aclmdlGetDesc(desc, id);
+      long[] index = new long[1];
+      if (input) {
+        AclNative.aclmdlGetInputIndexByName(desc, name, index);
+      } else {
+        AclNative.aclmdlGetOutputIndexByName(desc, name, index);
+      }
+      return Math.toIntExact(index[0]);
+    } finally {
+      desc.delete();
+    }
   }
 
   /**
@@ -91,11 +157,18 @@ public final class Model implements AutoCloseable {
     }
   }
 
+  /** Unloads the model, then frees memory it was loaded with. */
   @Override
   public void close() {
     if (loaded) {
       loaded = false;
-      AclNative.aclmdlUnload(id);
+      try {
+        AclNative.aclmdlUnload(id);
+      } finally {
+        for (DeviceMemory part : memory) {
+          part.close();
+        }
+      }
     }
   }
 

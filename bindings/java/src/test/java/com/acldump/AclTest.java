@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.After;
 import org.junit.Rule;
 import org.junit.Test;
@@ -56,7 +55,7 @@ public class AclTest {
   /** {iteration: sorted file names} of the one resnet_tiny dump under dumpPath. */
   private static Map<String, List<String>> iterations(Path dumpPath) throws IOException {
     Map<String, List<String>> found = new TreeMap<>();
-    try (Stream<Path> files = Files.walk(dumpPath)) {
+    try (java.util.stream.Stream<Path> files = Files.walk(dumpPath)) {
       for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
         Path relative = dumpPath.relativize(file); // time/device/model/id/iteration/file
         assertEquals(file.toString(), 6, relative.getNameCount());
@@ -129,7 +128,7 @@ public class AclTest {
       assertEquals(1, files.stream().filter(f -> f.startsWith("Softmax.prob.")).count());
     }
     Path softmax;
-    try (Stream<Path> files = Files.walk(dumpPath)) {
+    try (java.util.stream.Stream<Path> files = Files.walk(dumpPath)) {
       softmax = files.filter(f -> f.getFileName().toString().startsWith("Softmax.prob."))
           .findFirst().orElseThrow();
     }
@@ -203,18 +202,127 @@ public class AclTest {
           new AclTensorDesc[] {descs[0], descs[1]},
           new com.acldump.swig.AclDataBuffer[] {buffers[0].handle(), buffers[1].handle()},
           new AclTensorDesc[] {descs[2]},
-          new com.acldump.swig.AclDataBuffer[] {buffers[2].handle()}, attr, null);
+          new com.acldump.swig.AclDataBuffer[] {buffers[2].handle()}, attr, 0);
       assertEquals(1f + 2f, buffers[2].data().getFloat(4), 0f);
       AclException notFound = assertThrows(AclException.class,
           () -> AclNative.aclopExecuteV2("NoSuchOp", new AclTensorDesc[0],
               new com.acldump.swig.AclDataBuffer[0], new AclTensorDesc[0],
-              new com.acldump.swig.AclDataBuffer[0], null, null));
+              new com.acldump.swig.AclDataBuffer[0], null, 0));
       assertEquals(AclNativeConstants.ACL_ERROR_OP_NOT_FOUND, notFound.getCode());
       attr.delete();
       for (int i = 0; i < 3; ++i) {
         descs[i].delete();
         buffers[i].close();
       }
+    }
+  }
+
+  /**
+   * The samples' call sequence: device, context, stream, a model in its own memory
+   * (QuerySize + LoadFromFileWithMem), input copied to device memory, execute, then execute on
+   * the stream with a callback processed by another thread; outputs copied back; dumped.
+   */
+  @Test
+  public void samplesCallSequence() throws Exception {
+    Path dumpPath = tmp.newFolder("sample").toPath();
+    float[] expected = readNpyFloats("testdata/resnet_tiny.output.prob.npy");
+    ByteBuffer image = floats(readNpyFloats("testdata/resnet_tiny.input.input.npy"));
+    try (Acl acl = Acl.init()) {
+      Acl.setDevice(0);
+      assertEquals(1, Acl.runMode()); // ACL_HOST
+      try (Context context = Context.create(0);
+          Stream stream = Stream.create();
+          DumpSession dump = DumpSession.start(writeConfig(dumpPath).toString());
+          Model model = Model.loadWithMemory(MODEL);
+          DeviceMemory input = DeviceMemory.allocate(image.capacity());
+          DeviceMemory fc = DeviceMemory.allocate(40);
+          DeviceMemory prob = DeviceMemory.allocate(40);
+          DataBuffer inBuffer = DataBuffer.wrap(input.buffer());
+          DataBuffer fcBuffer = DataBuffer.wrap(fc.buffer());
+          DataBuffer probBuffer = DataBuffer.wrap(prob.buffer());
+          Dataset in = Dataset.of(inBuffer);
+          Dataset out = Dataset.of(fcBuffer, probBuffer)) {
+        assertEquals(0, model.inputIndex("input"));
+        assertEquals(1, model.outputIndex("prob"));
+        input.copyFrom(image);
+        model.execute(in, out);
+        ByteBuffer host = ByteBuffer.allocateDirect(40).order(ByteOrder.nativeOrder());
+        prob.copyTo(host);
+        for (int i = 0; i < expected.length; ++i) {
+          assertEquals(expected[i], host.getFloat(4 * i), 1e-5f);
+        }
+        // The async sample: a thread processes the stream's callbacks.
+        java.util.concurrent.atomic.AtomicBoolean stop =
+            new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong worker = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong ranOn = new java.util.concurrent.atomic.AtomicLong();
+        Thread processor = new Thread(() -> {
+          worker.set(Stream.currentThreadId());
+          while (!stop.get()) {
+            try {
+              Stream.processReport(20);
+            } catch (AclException e) { // not subscribed yet
+              Thread.yield();
+            }
+          }
+        });
+        processor.start();
+        while (worker.get() == 0) {
+          Thread.yield();
+        }
+        stream.subscribeReport(worker.get());
+        model.executeAsync(in, out, stream);
+        stream.launchCallback(() -> ranOn.set(Stream.currentThreadId()), true);
+        stream.synchronize();
+        assertEquals(worker.get(), ranOn.get());
+        stream.unsubscribeReport(worker.get());
+        stop.set(true);
+        processor.join();
+        ByteBuffer again = ByteBuffer.allocateDirect(40).order(ByteOrder.nativeOrder());
+        prob.copyTo(again);
+        assertEquals(host, again);
+      }
+      Acl.resetDevice(0);
+    }
+    Map<String, List<String>> iterations = iterations(dumpPath);
+    assertEquals(List.of("0", "1"), List.copyOf(iterations.keySet()));
+  }
+
+  @Test
+  public void runtimeMisuseThrowsTheSdkCodes() {
+    try (Acl acl = Acl.init()) {
+      AclException noContext = assertThrows(AclException.class, Acl::getDevice);
+      assertEquals(AclNativeConstants.ACL_ERROR_RT_CONTEXT_NULL, noContext.getCode());
+      AclException notServing = assertThrows(AclException.class, () -> Stream.processReport(5));
+      assertEquals(AclNativeConstants.ACL_ERROR_RT_THREAD_SUBSCRIBE, notServing.getCode());
+      Acl.setDevice(0);
+      try (Stream stream = Stream.create();
+          DeviceMemory memory = DeviceMemory.allocate(64)) {
+        try (Context other = Context.create(1)) {
+          AclException wrongContext = assertThrows(AclException.class, stream::synchronize);
+          assertEquals(AclNativeConstants.ACL_ERROR_RT_STREAM_CONTEXT, wrongContext.getCode());
+          assertEquals(1, Acl.getDevice());
+        }
+        // The destroyed context was this thread's current one: it has none now.
+        assertThrows(AclException.class, Acl::getDevice);
+        Acl.setDevice(0); // the stream's context again
+        stream.synchronize();
+        AclException tooMuch = assertThrows(AclException.class,
+            () -> memory.copyFrom(ByteBuffer.allocateDirect(65)));
+        assertEquals(AclNativeConstants.ACL_ERROR_RT_PARAM_INVALID, tooMuch.getCode());
+        assertTrue(tooMuch.getAclMessage().contains("exceeds destMax"));
+        AclException notSubscribed =
+            assertThrows(AclException.class, () -> stream.launchCallback(() -> {}, true));
+        assertEquals(AclNativeConstants.ACL_ERROR_RT_STREAM_NO_CB_REG, notSubscribed.getCode());
+      }
+      long[] stream = new long[1];
+      AclNative.aclrtCreateStream(stream);
+      AclNative.aclrtDestroyStream(stream[0]);
+      AclException destroyed =
+          assertThrows(AclException.class, () -> AclNative.aclrtDestroyStream(stream[0]));
+      assertEquals(AclNativeConstants.ACL_ERROR_RT_PARAM_INVALID, destroyed.getCode());
+      Acl.resetDevice(0);
+      Acl.resetDevice(0);
     }
   }
 

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads one dump file (dump-format.md §2) for the tests: uint64 LE header length, a
+ * Reads one dump file for the tests: uint64 LE header length, a
  * toolkit.dumpdata.DumpData header and the raw tensors. Only the fields the tests need are decoded
  * from the protobuf wire format, every length checked first.
  */

@@ -1,0 +1,156 @@
+// aclInit / aclFinalize and the calls that need no library state: the recent
+// error message, the version, application logging.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "acl/acl.h"
+#include "api_support.h"
+#include "base/file_reader.h"
+#include "base/strings.h"
+#include "library.h"
+
+namespace acldump::capi {
+namespace {
+
+// The SDK's limit for aclInit's config file.
+constexpr size_t kMaxInitConfigBytes = size_t{10} << 20;
+
+// The config file's content ("" for no file), or ACL_ERROR_INVALID_FILE.
+aclError ReadInitConfig(const char* path, std::string* content) {
+  if (path == nullptr || path[0] == '\0') return ACL_SUCCESS;
+  absl::StatusOr<std::string> text =
+      ReadRegularFile(path, kMaxInitConfigBytes, "aclInit config file");
+  if (!text.ok()) return FailWith(text.status(), ACL_ERROR_INVALID_FILE);
+  *content = std::move(*text);
+  return ACL_SUCCESS;
+}
+
+// The SDK accepts a later aclInit only with the first one's content.
+aclError CheckSameContent(const Library& lib, const char* path, size_t hash) {
+  if (!lib.init_content_hash || *lib.init_content_hash == hash) {
+    return ACL_SUCCESS;
+  }
+  return Fail(ACL_ERROR_INVALID_PARAM,
+              StrCat("aclInit: the content of the config ",
+                     path && path[0] ? StrCat("file '", path, "'")
+                                     : std::string("(none)"),
+                     " differs from that of the first aclInit of this "
+                     "process; only the same content is accepted again after "
+                     "aclFinalize (start a new process to change it)"));
+}
+
+}  // namespace
+
+Library& Lib() {
+  static Library* const library = new Library;
+  return *library;
+}
+
+std::shared_ptr<State> Acquire() {
+  Library& lib = Lib();
+  std::lock_guard<std::mutex> lock(lib.mutex);
+  if (!lib.state) {
+    Fail(ACL_ERROR_UNINITIALIZE, "acl is not initialised: call aclInit first");
+  }
+  return lib.state;
+}
+
+}  // namespace acldump::capi
+
+using namespace acldump;        // NOLINT: the entry points are thin adapters
+using namespace acldump::capi;  // NOLINT
+
+extern "C" {
+
+aclError aclInit(const char* configPath) {
+  return GuardedCall([&] {
+    Library& lib = Lib();
+    std::lock_guard<std::mutex> lock(lib.mutex);
+    if (lib.state) {
+      return Fail(ACL_ERROR_REPEAT_INITIALIZE,
+                  "aclInit was already called; call aclFinalize first");
+    }
+    std::string content;
+    if (aclError e = ReadInitConfig(configPath, &content)) return e;
+    const size_t hash = std::hash<std::string>{}(content);
+    if (aclError e = CheckSameContent(lib, configPath, hash)) return e;
+    auto state = std::make_shared<State>();
+    // An empty file is no config, as in the SDK.
+    if (!content.empty()) {
+      absl::Status configured = state->dump.ConfigureFromAclInit(configPath);
+      if (!configured.ok()) return FailAclInit(configured);
+    }
+    lib.state = std::move(state);
+    if (!lib.init_content_hash) lib.init_content_hash = hash;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclFinalize(void) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state;
+    {
+      Library& lib = Lib();
+      std::lock_guard<std::mutex> lock(lib.mutex);
+      if (!lib.state) {
+        return Fail(ACL_ERROR_REPEAT_FINALIZE,
+                    "aclFinalize without aclInit (or called twice)");
+      }
+      state.swap(lib.state);
+    }
+    // Calls in flight keep `state` alive; they finish against a shut-down
+    // runtime and closed dump sessions, which they report as errors.
+    state->runtime.Shutdown();
+    for (const auto& loaded : state->models.All()) {
+      state->models.Remove(loaded->id).IgnoreError();
+    }
+    absl::Status closed = state->dump.Shutdown();
+    if (!closed.ok()) return FailWith(closed, ACL_ERROR_WRITE_FILE);
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclrtGetVersion(int32_t* majorVersion, int32_t* minorVersion,
+                         int32_t* patchVersion) {
+  return GuardedCall([&] {
+    if (majorVersion == nullptr || minorVersion == nullptr ||
+        patchVersion == nullptr) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "version outputs must not be NULL");
+    }
+    *majorVersion = ACL_MAJOR_VERSION;
+    *minorVersion = ACL_MINOR_VERSION;
+    *patchVersion = ACL_PATCH_VERSION;
+    return ACL_SUCCESS;
+  });
+}
+
+const char* aclGetRecentErrMsg(void) { return RecentError(); }
+
+void aclAppLog(aclLogLevel logLevel, const char* func, const char* file,
+               uint32_t line, const char* fmt, ...) {
+  if (fmt == nullptr) return;
+  static const int threshold = [] {
+    const char* level = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+    return level != nullptr && level[0] >= '0' && level[0] <= '3' &&
+                   level[1] == '\0'
+               ? level[0] - '0'
+               : static_cast<int>(ACL_ERROR);
+  }();
+  const int32_t level = RawEnum(logLevel);
+  if (level < threshold) return;
+  static const char* const kNames[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
+  const unsigned index = static_cast<unsigned>(level);
+  char message[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(message, sizeof(message), fmt, args);
+  va_end(args);
+  std::fprintf(stderr, "[%s] %s:%u %s: %s\n", index < 4 ? kNames[index] : "LOG",
+               file ? file : "?", static_cast<unsigned>(line),
+               func ? func : "?", message);
+}
+
+}  // extern "C"

@@ -1,0 +1,251 @@
+// Model descriptions: a loaded model's inputs and outputs.
+#include <cstdio>
+#include <cstring>
+
+#include "acl/acl.h"
+#include "acl_dtypes.h"
+#include "api_support.h"
+#include "base/strings.h"
+#include "library.h"
+
+using namespace acldump;        // NOLINT: the entry points are thin adapters
+using namespace acldump::capi;  // NOLINT
+
+namespace {
+
+using Io = aclmdlDesc::Io;
+
+bool DescArg(const aclmdlDesc* desc) {
+  if (desc != nullptr && Lib().descs.Contains(desc)) return true;
+  Fail(ACL_ERROR_INVALID_PARAM, "model desc is NULL or was destroyed");
+  return false;
+}
+
+const Io* IoAt(const aclmdlDesc* desc, size_t index, bool input) {
+  if (!DescArg(desc)) return nullptr;
+  const auto& list = input ? desc->inputs : desc->outputs;
+  if (index >= list.size()) {
+    Fail(ACL_ERROR_INVALID_PARAM,
+         StrCat(input ? "input" : "output", " index ", index,
+                " is out of range (the model has ", list.size(), ")"));
+    return nullptr;
+  }
+  return &list[index];
+}
+
+aclError FillDims(const Io* io, aclmdlIODims* dims) {
+  if (io == nullptr) return ACL_ERROR_INVALID_PARAM;
+  if (dims == nullptr) return NullArgument("dims");
+  if (io->dims.size() > ACL_MAX_DIM_CNT) {
+    return Fail(ACL_ERROR_STORAGE_OVER_LIMIT,
+                "tensor rank exceeds ACL_MAX_DIM_CNT");
+  }
+  aclmdlIODims out{};
+  std::snprintf(out.name, sizeof(out.name), "%s", io->name.c_str());
+  out.dimCount = io->dims.size();
+  for (size_t i = 0; i < io->dims.size(); ++i) out.dims[i] = io->dims[i];
+  *dims = out;
+  return ACL_SUCCESS;
+}
+
+Io Describe(const NamedTensorInfo& value) {
+  Io io;
+  io.name = value.name;
+  io.data_type = ToAclDataType(value.info.dtype);
+  io.format = value.info.shape.rank() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+  io.dims = value.info.shape.dims();
+  io.size = value.info.ByteSize();
+  return io;
+}
+
+aclError IndexByName(const aclmdlDesc* desc, const char* name, size_t* index,
+                     bool input) {
+  if (!DescArg(desc)) return ACL_ERROR_INVALID_PARAM;
+  if (name == nullptr) return NullArgument("name");
+  if (index == nullptr) return NullArgument("index");
+  const auto& list = input ? desc->inputs : desc->outputs;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].name == name) {
+      *index = i;
+      return ACL_SUCCESS;
+    }
+    names.push_back(StrCat("'", list[i].name, "'"));
+  }
+  return Fail(
+      ACL_ERROR_INVALID_PARAM,
+      StrCat("the model has no ", input ? "input" : "output", " named '", name,
+             "' (it has ", StrJoin(names, ", "), ")"));
+}
+
+}  // namespace
+
+extern "C" {
+
+aclmdlDesc* aclmdlCreateDesc(void) {
+  return Guarded<aclmdlDesc*>(nullptr, [&] {
+    auto* desc = new aclmdlDesc;
+    Lib().descs.Add(desc);
+    return desc;
+  });
+}
+
+aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
+  return GuardedCall([&] {
+    if (modelDesc == nullptr) return ACL_SUCCESS;
+    if (!Lib().descs.Remove(modelDesc)) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "model desc was destroyed already or is not one");
+    }
+    delete modelDesc;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
+  return GuardedCall([&] {
+    if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded = state->models.Find(modelId);
+    if (!loaded) {
+      return Fail(ACL_ERROR_INVALID_MODEL_ID,
+                  StrCat("model id ", modelId, " is not loaded"));
+    }
+    aclmdlDesc filled;
+    for (const auto& in : loaded->model->graph().inputs)
+      filled.inputs.push_back(Describe(in));
+    for (const auto& out : loaded->model->graph().outputs)
+      filled.outputs.push_back(Describe(out));
+    *modelDesc = std::move(filled);
+    return ACL_SUCCESS;
+  });
+}
+
+size_t aclmdlGetNumInputs(aclmdlDesc* modelDesc) {
+  return Guarded<size_t>(0, [&]() -> size_t {
+    return DescArg(modelDesc) ? modelDesc->inputs.size() : 0;
+  });
+}
+
+size_t aclmdlGetNumOutputs(aclmdlDesc* modelDesc) {
+  return Guarded<size_t>(0, [&]() -> size_t {
+    return DescArg(modelDesc) ? modelDesc->outputs.size() : 0;
+  });
+}
+
+size_t aclmdlGetInputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
+  return Guarded<size_t>(0, [&]() -> size_t {
+    const Io* io = IoAt(modelDesc, index, true);
+    return io ? io->size : 0;
+  });
+}
+
+size_t aclmdlGetOutputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
+  return Guarded<size_t>(0, [&]() -> size_t {
+    const Io* io = IoAt(modelDesc, index, false);
+    return io ? io->size : 0;
+  });
+}
+
+const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc,
+                                      size_t index) {
+  return Guarded<const char*>(nullptr, [&]() -> const char* {
+    const Io* io = IoAt(modelDesc, index, true);
+    return io ? io->name.c_str() : nullptr;
+  });
+}
+
+const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc,
+                                       size_t index) {
+  return Guarded<const char*>(nullptr, [&]() -> const char* {
+    const Io* io = IoAt(modelDesc, index, false);
+    return io ? io->name.c_str() : nullptr;
+  });
+}
+
+aclDataType aclmdlGetInputDataType(const aclmdlDesc* modelDesc, size_t index) {
+  return Guarded<aclDataType>(ACL_DT_UNDEFINED, [&] {
+    const Io* io = IoAt(modelDesc, index, true);
+    return io ? io->data_type : ACL_DT_UNDEFINED;
+  });
+}
+
+aclDataType aclmdlGetOutputDataType(const aclmdlDesc* modelDesc, size_t index) {
+  return Guarded<aclDataType>(ACL_DT_UNDEFINED, [&] {
+    const Io* io = IoAt(modelDesc, index, false);
+    return io ? io->data_type : ACL_DT_UNDEFINED;
+  });
+}
+
+aclFormat aclmdlGetInputFormat(const aclmdlDesc* modelDesc, size_t index) {
+  return Guarded<aclFormat>(ACL_FORMAT_UNDEFINED, [&] {
+    const Io* io = IoAt(modelDesc, index, true);
+    return io ? io->format : ACL_FORMAT_UNDEFINED;
+  });
+}
+
+aclFormat aclmdlGetOutputFormat(const aclmdlDesc* modelDesc, size_t index) {
+  return Guarded<aclFormat>(ACL_FORMAT_UNDEFINED, [&] {
+    const Io* io = IoAt(modelDesc, index, false);
+    return io ? io->format : ACL_FORMAT_UNDEFINED;
+  });
+}
+
+aclError aclmdlGetInputDims(const aclmdlDesc* modelDesc, size_t index,
+                            aclmdlIODims* dims) {
+  return GuardedCall(
+      [&] { return FillDims(IoAt(modelDesc, index, true), dims); });
+}
+
+aclError aclmdlGetInputDimsV2(const aclmdlDesc* modelDesc, size_t index,
+                              aclmdlIODims* dims) {
+  return GuardedCall(
+      [&] { return FillDims(IoAt(modelDesc, index, true), dims); });
+}
+
+aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index,
+                             aclmdlIODims* dims) {
+  return GuardedCall(
+      [&] { return FillDims(IoAt(modelDesc, index, false), dims); });
+}
+
+aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index,
+                                aclmdlIODims* dims) {
+  return GuardedCall(
+      [&] { return FillDims(IoAt(modelDesc, index, false), dims); });
+}
+
+aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc,
+                                   const char* name, size_t* index) {
+  return GuardedCall([&] { return IndexByName(modelDesc, name, index, true); });
+}
+
+aclError aclmdlGetOutputIndexByName(const aclmdlDesc* modelDesc,
+                                    const char* name, size_t* index) {
+  return GuardedCall(
+      [&] { return IndexByName(modelDesc, name, index, false); });
+}
+
+aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc,
+                               aclmdlBatch* batch) {
+  return GuardedCall([&] {
+    if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
+    if (batch == nullptr) return NullArgument("batch");
+    std::memset(batch, 0, sizeof(*batch));  // static shapes: no batch gears
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetDynamicHW(const aclmdlDesc* modelDesc, size_t index,
+                            aclmdlHW* hw) {
+  return GuardedCall([&] {
+    if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
+    if (hw == nullptr) return NullArgument("hw");
+    (void)index;  // the SDK passes -1 or an input index; none has gears here
+    std::memset(hw, 0, sizeof(*hw));
+    return ACL_SUCCESS;
+  });
+}
+
+}  // extern "C"

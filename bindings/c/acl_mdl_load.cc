@@ -1,0 +1,364 @@
+// Loading (with system or caller memory), querying sizes, executing (now or on
+// a stream) and unloading models.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "acl/acl.h"
+#include "api_support.h"
+#include "base/strings.h"
+#include "library.h"
+#include "memory_registry.h"
+#include "runtime/memory_plan.h"
+
+using namespace acldump;        // NOLINT: the entry points are thin adapters
+using namespace acldump::capi;  // NOLINT
+
+namespace {
+
+constexpr size_t kMaxModelPath = 4096;
+
+// What a model is loaded from: a file or bytes in memory.
+struct ModelSource {
+  const char* path = nullptr;
+  std::string_view bytes;
+};
+
+// Caller memory for a load-with-memory call (null pointers: the model's own).
+struct CallerMemory {
+  void* work = nullptr;
+  size_t work_size = 0;
+  void* weights = nullptr;
+  size_t weight_size = 0;
+};
+
+// aclmdlQuerySize's figures: never 0, so they can be passed to aclrtMalloc.
+size_t ReportedWorkBytes(const CompiledModel& model) {
+  return std::max(model.memory_plan().work_bytes(), kPlanAlignment);
+}
+size_t ReportedWeightBytes(const CompiledModel& model) {
+  return std::max(AlignToPlan(model.memory_plan().weight_bytes),
+                  kPlanAlignment);
+}
+
+aclError CheckSource(const ModelSource& source) {
+  if (source.path != nullptr) {
+    const size_t length = std::strlen(source.path);
+    if (length == 0 || length > kMaxModelPath) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("modelPath must be a non-empty path of at most ",
+                         kMaxModelPath, " characters"));
+    }
+    return ACL_SUCCESS;
+  }
+  if (source.bytes.data() == nullptr || source.bytes.empty()) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError Compile(const ModelSource& source,
+                 std::unique_ptr<CompiledModel>* model) {
+  if (aclError e = CheckSource(source)) return e;
+  absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
+      source.path != nullptr ? LoadModelFromFile(source.path)
+                             : LoadModelFromMemory(source.bytes);
+  if (!compiled.ok()) return FailWith(compiled.status(), ACL_ERROR_PARSE_MODEL);
+  *model = std::move(*compiled);
+  return ACL_SUCCESS;
+}
+
+aclError CheckCallerPart(const char* what, const void* pointer, size_t size,
+                         size_t needed) {
+  if (pointer == nullptr) return ACL_SUCCESS;
+  if (size < needed) {
+    return Fail(ACL_ERROR_GE_PARAM_INVALID,
+                StrCat(what, " memory of ", size,
+                       " bytes is too small: the model needs ", needed,
+                       " (aclmdlQuerySize)"));
+  }
+  if (!Memory().Contains(pointer, size, MemoryKind::kDevice)) {
+    return Fail(ACL_ERROR_GE_PARAM_INVALID,
+                StrCat(what, " memory [", pointer, ", +", size,
+                       ") is not inside one allocation of aclrtMalloc"));
+  }
+  return ACL_SUCCESS;
+}
+
+// Binds caller memory; the returned model keeps it pinned while it lives.
+aclError BindCallerMemory(std::unique_ptr<CompiledModel> model,
+                          const CallerMemory& memory,
+                          std::shared_ptr<CompiledModel>* bound) {
+  if (aclError e = CheckCallerPart("work", memory.work, memory.work_size,
+                                   ReportedWorkBytes(*model))) {
+    return e;
+  }
+  if (aclError e = CheckCallerPart("weight", memory.weights, memory.weight_size,
+                                   ReportedWeightBytes(*model))) {
+    return e;
+  }
+  absl::Status status = model->BindMemory(memory.work, memory.work_size,
+                                          memory.weights, memory.weight_size);
+  if (!status.ok()) return FailWith(status, ACL_ERROR_GE_PARAM_INVALID);
+  const void* used[] = {memory.work, memory.weights};
+  std::shared_ptr<MemoryRegistry::Pins> pins = Memory().Pin(used);
+  *bound = std::shared_ptr<CompiledModel>(
+      model.release(), [pins](CompiledModel* m) { delete m; });
+  return ACL_SUCCESS;
+}
+
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    std::fprintf(stderr, "[acldump] warning: %s\n", warning.c_str());
+  }
+}
+
+// Registers a compiled model and attaches what the dump config in effect asks
+// for (decided now, at load).
+aclError RegisterLoaded(State& state, std::shared_ptr<CompiledModel> model,
+                        std::string file_stem, uint32_t* model_id) {
+  // The id is needed for the dump layout before the model is visible to other
+  // threads.
+  absl::StatusOr<uint32_t> id = state.models.Add(model, file_stem);
+  if (!id.ok()) return FailWith(id.status(), ACL_ERROR_FAILURE);
+  std::vector<std::string> warnings;
+  dump::Attachment attachment =
+      state.dump.OnModelLoad(*model,
+                             dump::ModelIdentity{*id, std::move(file_stem),
+                                                 state.runtime.CurrentDevice()},
+                             &warnings);
+  PrintWarnings(warnings);
+  if (attachment.observer) {
+    absl::Status attached = model->AttachObserver(
+        std::move(attachment.observer), std::move(attachment.step_flags));
+    if (!attached.ok()) {
+      state.models.Remove(*id).IgnoreError();
+      return FailWith(attached, ACL_ERROR_INTERNAL_ERROR);
+    }
+  }
+  *model_id = *id;
+  return ACL_SUCCESS;
+}
+
+aclError Load(const ModelSource& source, uint32_t* model_id,
+              const CallerMemory& memory) {
+  if (model_id == nullptr) return NullArgument("modelId");
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  std::unique_ptr<CompiledModel> compiled;
+  if (aclError e = Compile(source, &compiled)) return e;
+  std::shared_ptr<CompiledModel> model;
+  if (aclError e = BindCallerMemory(std::move(compiled), memory, &model)) {
+    return e;
+  }
+  return RegisterLoaded(*state, std::move(model),
+                        source.path ? FileStem(source.path) : "", model_id);
+}
+
+aclError QuerySize(const ModelSource& source, size_t* work, size_t* weight) {
+  if (work == nullptr) return NullArgument("workSize");
+  if (weight == nullptr) return NullArgument("weightSize");
+  std::unique_ptr<CompiledModel> model;
+  if (aclError e = Compile(source, &model)) return e;
+  *work = ReportedWorkBytes(*model);
+  *weight = ReportedWeightBytes(*model);
+  return ACL_SUCCESS;
+}
+
+// A dataset's buffers as runtime buffers.
+template <typename Buffer>
+aclError CollectBuffers(const aclmdlDataset* dataset, const char* what,
+                        std::vector<Buffer>& out) {
+  if (dataset == nullptr || !Lib().datasets.Contains(dataset)) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat(what, " dataset is NULL or was destroyed"));
+  }
+  out.clear();
+  for (size_t i = 0; i < dataset->buffers.size(); ++i) {
+    const aclDataBuffer* buffer = dataset->buffers[i];
+    if (!Lib().buffers.Contains(buffer)) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat(what, " buffer ", i,
+                         " was destroyed while still in the dataset"));
+    }
+    out.push_back(Buffer{buffer->data, buffer->size});
+  }
+  return ACL_SUCCESS;
+}
+
+aclError FindModel(const State& state, uint32_t model_id,
+                   std::shared_ptr<const LoadedModel>* loaded) {
+  *loaded = state.models.Find(model_id);
+  if (*loaded) return ACL_SUCCESS;
+  return Fail(ACL_ERROR_INVALID_MODEL_ID,
+              StrCat("model id ", model_id, " is not loaded"));
+}
+
+// The checks aclmdlExecute makes when it runs, made before work is queued.
+template <typename Buffer>
+aclError CheckIo(const Graph& graph, const std::vector<Buffer>& buffers,
+                 bool input) {
+  const auto& declared = input ? graph.inputs : graph.outputs;
+  const aclError mismatch = input ? ACL_ERROR_MODEL_INPUT_NOT_MATCH
+                                  : ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
+  const char* what = input ? "input" : "output";
+  if (buffers.size() != declared.size()) {
+    return Fail(mismatch,
+                StrCat("model '", graph.name, "' has ", declared.size(), " ",
+                       what, "s, got ", buffers.size()));
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const size_t need = declared[i].info.ByteSize();
+    if (buffers[i].size >= need && (need == 0 || buffers[i].data)) continue;
+    return Fail(mismatch, StrCat(what, " ", i, " ('", declared[i].name, "', ",
+                                 declared[i].info.ToString(), ") needs ", need,
+                                 " bytes, the buffer ",
+                                 buffers[i].data ? "has " : "is NULL with ",
+                                 buffers[i].size));
+  }
+  return ACL_SUCCESS;
+}
+
+// One queued execution: the model and the buffers' addresses, with device
+// and aclrtMallocHost memory among them pinned until it has run.
+struct QueuedExecution {
+  std::shared_ptr<const LoadedModel> loaded;
+  std::vector<HostBuffer> inputs;
+  std::vector<MutableHostBuffer> outputs;
+  std::shared_ptr<MemoryRegistry::Pins> pins;
+
+  absl::Status operator()() const {
+    absl::Status status = loaded->model->Execute(inputs, outputs);
+    return WithContext(status,
+                       StrCat("aclmdlExecuteAsync of model ", loaded->id));
+  }
+};
+
+aclError ExecuteAsync(uint32_t model_id, const aclmdlDataset* input,
+                      const aclmdlDataset* output, aclrtStream stream) {
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  QueuedExecution run;
+  if (aclError e = FindModel(*state, model_id, &run.loaded)) return e;
+  if (aclError e = CollectBuffers(input, "input", run.inputs)) return e;
+  if (aclError e = CollectBuffers(output, "output", run.outputs)) return e;
+  const Graph& graph = run.loaded->model->graph();
+  if (aclError e = CheckIo(graph, run.inputs, true)) return e;
+  if (aclError e = CheckIo(graph, run.outputs, false)) return e;
+  std::shared_ptr<Stream> queue;
+  if (aclError e = state->runtime.ResolveStream(stream, &queue)) return e;
+  std::vector<const void*> used;
+  for (const HostBuffer& buffer : run.inputs) used.push_back(buffer.data);
+  for (const MutableHostBuffer& buffer : run.outputs)
+    used.push_back(buffer.data);
+  run.pins = Memory().Pin(used);
+  absl::Status queued = queue->Enqueue(std::move(run));
+  return queued.ok() ? ACL_SUCCESS
+                     : FailWith(queued, ACL_ERROR_RT_PARAM_INVALID);
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
+  return GuardedCall([&] {
+    if (modelPath == nullptr) return NullArgument("modelPath");
+    return Load(ModelSource{modelPath, {}}, modelId, {});
+  });
+}
+
+aclError aclmdlLoadFromMem(const void* model, size_t modelSize,
+                           uint32_t* modelId) {
+  return GuardedCall([&] {
+    if (model == nullptr || modelSize == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
+    }
+    const ModelSource source{
+        nullptr, std::string_view(static_cast<const char*>(model), modelSize)};
+    return Load(source, modelId, {});
+  });
+}
+
+aclError aclmdlLoadFromFileWithMem(const char* modelPath, uint32_t* modelId,
+                                   void* workPtr, size_t workSize,
+                                   void* weightPtr, size_t weightSize) {
+  return GuardedCall([&] {
+    if (modelPath == nullptr) return NullArgument("modelPath");
+    return Load(ModelSource{modelPath, {}}, modelId,
+                CallerMemory{workPtr, workSize, weightPtr, weightSize});
+  });
+}
+
+aclError aclmdlLoadFromMemWithMem(const void* model, size_t modelSize,
+                                  uint32_t* modelId, void* workPtr,
+                                  size_t workSize, void* weightPtr,
+                                  size_t weightSize) {
+  return GuardedCall([&] {
+    if (model == nullptr || modelSize == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
+    }
+    const ModelSource source{
+        nullptr, std::string_view(static_cast<const char*>(model), modelSize)};
+    return Load(source, modelId,
+                CallerMemory{workPtr, workSize, weightPtr, weightSize});
+  });
+}
+
+aclError aclmdlQuerySize(const char* fileName, size_t* workSize,
+                         size_t* weightSize) {
+  return GuardedCall([&] {
+    if (fileName == nullptr) return NullArgument("fileName");
+    return QuerySize(ModelSource{fileName, {}}, workSize, weightSize);
+  });
+}
+
+aclError aclmdlQuerySizeFromMem(const void* model, size_t modelSize,
+                                size_t* workSize, size_t* weightSize) {
+  return GuardedCall([&] {
+    if (model == nullptr || modelSize == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
+    }
+    const ModelSource source{
+        nullptr, std::string_view(static_cast<const char*>(model), modelSize)};
+    return QuerySize(source, workSize, weightSize);
+  });
+}
+
+aclError aclmdlUnload(uint32_t modelId) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    absl::Status status = state->models.Remove(modelId);
+    return status.ok() ? ACL_SUCCESS
+                       : FailWith(status, ACL_ERROR_INVALID_MODEL_ID);
+  });
+}
+
+aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input,
+                       aclmdlDataset* output) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    // Reused per thread: small models need no allocation per execution.
+    thread_local std::vector<HostBuffer> inputs;
+    thread_local std::vector<MutableHostBuffer> outputs;
+    if (aclError e = CollectBuffers(input, "input", inputs)) return e;
+    if (aclError e = CollectBuffers(output, "output", outputs)) return e;
+    absl::Status status = loaded->model->Execute(inputs, outputs);
+    return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
+  });
+}
+
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input,
+                            aclmdlDataset* output, aclrtStream stream) {
+  return GuardedCall(
+      [&] { return ExecuteAsync(modelId, input, output, stream); });
+}
+
+}  // extern "C"

@@ -1,0 +1,188 @@
+// aclInit's config and the dump calls' order of checks, as the SDK has them.
+// The SDK accepts a later aclInit only with the first one's config content, so
+// each case runs in a fresh process (a death test that must exit 0).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr char kModel[] = "testdata/resnet_tiny.om";
+
+std::string Message() { return aclGetRecentErrMsg(); }
+
+std::string TempPath(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  return std::string(base ? base : "/tmp") + "/" + name;
+}
+
+std::string WriteFile(const std::string& name, const std::string& content) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << content;
+  return path;
+}
+
+// A config dumping `layer` of resnet_tiny into a fresh folder `name`.
+std::string DumpConfig(const std::string& name, const std::string& layer) {
+  const std::string dir = TempPath(name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return WriteFile(
+      name + ".json",
+      R"({"dump":{"dump_path":")" + dir +
+          R"(","dump_list":[{"model_name":"resnet_tiny","layer":[")" + layer +
+          R"("]}]}})");
+}
+
+int CountFiles(const std::string& name, const std::string& prefix) {
+  int count = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(TempPath(name))) {
+    if (entry.is_regular_file() &&
+        entry.path().filename().string().rfind(prefix, 0) == 0) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// Loads resnet_tiny and runs it once on zeros; returns the model id.
+uint32_t LoadAndRun() {
+  uint32_t id = 0;
+  EXPECT_EQ(aclmdlLoadFromFile(kModel, &id), ACL_SUCCESS) << Message();
+  std::vector<float> input(3 * 32 * 32), fc(10), prob(10);
+  aclmdlDataset* in = aclmdlCreateDataset();
+  aclmdlDataset* out = aclmdlCreateDataset();
+  aclDataBuffer* buffers[] = {
+      aclCreateDataBuffer(input.data(), input.size() * 4),
+      aclCreateDataBuffer(fc.data(), 40), aclCreateDataBuffer(prob.data(), 40)};
+  aclmdlAddDatasetBuffer(in, buffers[0]);
+  aclmdlAddDatasetBuffer(out, buffers[1]);
+  aclmdlAddDatasetBuffer(out, buffers[2]);
+  EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << Message();
+  for (aclDataBuffer* buffer : buffers) aclDestroyDataBuffer(buffer);
+  aclmdlDestroyDataset(in);
+  aclmdlDestroyDataset(out);
+  return id;
+}
+
+// Runs `body` in a fresh process; its failures fail the test.
+#define IN_FRESH_PROCESS(body)                            \
+  EXPECT_EXIT(                                            \
+      {                                                   \
+        body;                                             \
+        std::exit(::testing::Test::HasFailure() ? 1 : 0); \
+      },                                                  \
+      ::testing::ExitedWithCode(0), "")
+
+class InitConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+TEST_F(InitConfigTest, BadConfigsLeaveTheLibraryUninitialised) {
+  IN_FRESH_PROCESS({
+    const std::string bad =
+        WriteFile("bad_init.json", R"({"dump":{"dump_mode":"sometimes"}})");
+    EXPECT_EQ(aclInit(bad.c_str()), ACL_ERROR_INVALID_DUMP_CONFIG);
+    EXPECT_THAT(Message(), HasSubstr("dump.dump_mode"));
+    EXPECT_EQ(aclmdlInitDump(), ACL_ERROR_UNINITIALIZE);
+  });
+  IN_FRESH_PROCESS({
+    // Text that is not JSON: a parse error through aclInit (through
+    // aclmdlSetDump it is an invalid dump config).
+    const std::string broken = WriteFile("broken.json", "{\"dump\": [");
+    EXPECT_EQ(aclInit(broken.c_str()), ACL_ERROR_PARSE_FILE);
+    EXPECT_EQ(aclmdlInitDump(), ACL_ERROR_UNINITIALIZE);
+  });
+  IN_FRESH_PROCESS({
+    EXPECT_EQ(aclInit(TempPath("").c_str()), ACL_ERROR_INVALID_FILE);
+    EXPECT_THAT(Message(), HasSubstr("directory"));
+  });
+}
+
+TEST_F(InitConfigTest, LaterAclInitNeedsTheFirstContent) {
+  IN_FRESH_PROCESS({
+    const std::string config = DumpConfig("same", "prob");
+    const std::string copy = WriteFile(
+        "copy.json",
+        std::string(
+            std::istreambuf_iterator<char>(std::ifstream(config).rdbuf()), {}));
+    ASSERT_EQ(aclInit(config.c_str()), ACL_SUCCESS) << Message();
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+    // Another file with the same content is the same config.
+    ASSERT_EQ(aclInit(copy.c_str()), ACL_SUCCESS) << Message();
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+    EXPECT_EQ(aclInit(nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_THAT(Message(), HasSubstr("differs from that of the first aclInit"));
+    EXPECT_EQ(aclInit(DumpConfig("other", "fc").c_str()),
+              ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclmdlInitDump(), ACL_ERROR_UNINITIALIZE);
+  });
+  IN_FRESH_PROCESS({
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+    // No config, "" and an empty file are all empty content.
+    ASSERT_EQ(aclInit(""), ACL_SUCCESS);
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+    ASSERT_EQ(aclInit(WriteFile("empty.json", "").c_str()), ACL_SUCCESS)
+        << Message();
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+    EXPECT_EQ(aclInit(DumpConfig("late", "prob").c_str()),
+              ACL_ERROR_INVALID_PARAM);
+  });
+}
+
+// aclmdlInitDump after aclInit's dump config succeeds; models loaded get
+// aclInit's config until aclmdlSetDump sets one, and again after
+// aclmdlFinalizeDump.
+TEST_F(InitConfigTest, InitDumpAfterAclInitConfig) {
+  IN_FRESH_PROCESS({
+    ASSERT_EQ(aclInit(DumpConfig("from_init", "prob").c_str()), ACL_SUCCESS)
+        << Message();
+    ASSERT_EQ(aclmdlInitDump(), ACL_SUCCESS) << Message();
+    EXPECT_EQ(aclmdlInitDump(), ACL_ERROR_REPEAT_INITIALIZE);
+    const uint32_t first = LoadAndRun();  // aclInit's config: prob
+    ASSERT_EQ(aclmdlSetDump(DumpConfig("from_set", "fc").c_str()), ACL_SUCCESS)
+        << Message();
+    const uint32_t second = LoadAndRun();  // SetDump's config: fc
+    ASSERT_EQ(aclmdlFinalizeDump(), ACL_SUCCESS) << Message();
+    const uint32_t third = LoadAndRun();  // aclInit's config again
+    for (uint32_t id : {first, second, third}) aclmdlUnload(id);
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS) << Message();
+    EXPECT_EQ(CountFiles("from_init", "Softmax.prob."), 2);
+    EXPECT_EQ(CountFiles("from_init", "Gemm."), 0);
+    EXPECT_EQ(CountFiles("from_set", "Gemm.fc."), 1);
+    EXPECT_EQ(CountFiles("from_set", "Softmax."), 0);
+  });
+}
+
+// aclmdlSetDump checks aclInit, then aclmdlInitDump, then the path, then the
+// file; aclmdlFinalizeDump aclInit, then aclmdlInitDump.
+TEST_F(InitConfigTest, DumpCallOrderOfChecks) {
+  IN_FRESH_PROCESS({
+    EXPECT_EQ(aclmdlSetDump(nullptr), ACL_ERROR_UNINITIALIZE);
+    EXPECT_EQ(aclmdlFinalizeDump(), ACL_ERROR_UNINITIALIZE);
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlSetDump(nullptr), ACL_ERROR_DUMP_NOT_RUN);
+    EXPECT_EQ(aclmdlSetDump("/nonexistent.json"), ACL_ERROR_DUMP_NOT_RUN);
+    EXPECT_EQ(aclmdlFinalizeDump(), ACL_ERROR_DUMP_NOT_RUN);
+    ASSERT_EQ(aclmdlInitDump(), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlSetDump(nullptr), ACL_ERROR_INVALID_PARAM);
+    EXPECT_THAT(Message(), HasSubstr("dumpCfgPath is NULL"));
+    EXPECT_EQ(aclmdlSetDump("/nonexistent.json"), ACL_ERROR_INVALID_FILE);
+    EXPECT_EQ(aclmdlFinalizeDump(), ACL_SUCCESS);
+    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+  });
+}
+
+}  // namespace

@@ -1,0 +1,16 @@
+/* Stream callbacks with Go functions: the runtime calls a C trampoline with
+ * the callback's id, which calls back into Go (acldumpRunCallback). */
+#include "_cgo_export.h"
+#include "acl/acl.h"
+#include "calls.h"
+
+static void acldump_trampoline(void *id) {
+  acldumpRunCallback((uintptr_t)id);
+}
+
+acldump_status acldump_launch_callback(uintptr_t stream, uintptr_t id,
+                                       int block) {
+  return acldump_status_of(aclrtLaunchCallback(
+      acldump_trampoline, (void *)id,
+      block ? ACL_CALLBACK_BLOCK : ACL_CALLBACK_NO_BLOCK, (aclrtStream)stream));
+}

@@ -1,0 +1,188 @@
+package acldump_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"acldump"
+	"acldump/acl"
+)
+
+// The samples' call sequence: device, context, stream, a model in its own memory (QuerySize +
+// LoadFromFileWithMem), input copied to device memory, execute, then execute on the stream with
+// a callback run by another thread, outputs copied back, dump files written.
+func TestSampleCallSequence(t *testing.T) {
+	runtime.LockOSThread() // the context is this thread's
+	defer runtime.UnlockOSThread()
+	dumpPath := t.TempDir()
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	must(t, acldump.SetDevice(0))
+	context, err := acldump.NewContext(0)
+	must(t, err)
+	stream, err := acldump.NewStream()
+	must(t, err)
+	dump, err := acldump.StartDump(writeConfig(t, dumpPath))
+	must(t, err)
+	model, err := acldump.LoadModelWithMemory("testdata/resnet_tiny.om")
+	must(t, err)
+	if index, err := model.InputIndex("input"); err != nil || index != 0 {
+		t.Errorf("InputIndex = %d, %v", index, err)
+	}
+	if _, err := model.OutputIndex("nope"); aclCode(err) != acl.ACL_ERROR_INVALID_PARAM {
+		t.Errorf("OutputIndex(nope): %v", err)
+	}
+	image, err := acldump.NewBuffer(3 * 32 * 32 * 4)
+	must(t, err)
+	defer image.Close()
+	must(t, image.CopyFrom(readNpy(t, "testdata/resnet_tiny.input.input.npy")))
+	fc, err := acldump.NewBuffer(40)
+	must(t, err)
+	defer fc.Close()
+	prob, err := acldump.NewBuffer(40)
+	must(t, err)
+	defer prob.Close()
+	in, err := acldump.NewDataset(image)
+	must(t, err)
+	defer in.Close()
+	out, err := acldump.NewDataset(fc, prob)
+	must(t, err)
+	defer out.Close()
+	must(t, model.Execute(in, out))
+	first := make([]byte, 40)
+	must(t, prob.CopyTo(first))
+	want := readNpy(t, "testdata/resnet_tiny.output.prob.npy")
+	checkProb(t, first, want)
+
+	// The async sample: a locked goroutine processes the stream's callbacks.
+	threads := make(chan uint64)
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		threads <- acldump.ThreadID()
+		for !stop.Load() {
+			acldump.ProcessReport(20)
+		}
+		close(done)
+	}()
+	worker := <-threads
+	must(t, stream.SubscribeReport(worker))
+	var ranOn atomic.Uint64
+	must(t, model.ExecuteAsync(in, out, stream))
+	must(t, stream.LaunchCallback(func() { ranOn.Store(acldump.ThreadID()) }, true))
+	must(t, stream.Synchronize())
+	if ranOn.Load() != worker {
+		t.Errorf("callback ran on thread %d, want %d", ranOn.Load(), worker)
+	}
+	must(t, stream.UnsubscribeReport(worker))
+	stop.Store(true)
+	<-done
+	second := make([]byte, 40)
+	must(t, prob.CopyTo(second))
+	if !bytes.Equal(first, second) {
+		t.Errorf("the async run differs from the sync run")
+	}
+	must(t, dump.Close())
+	must(t, model.Close())
+	must(t, stream.Close())
+	must(t, context.Close())
+	must(t, acldump.ResetDevice(0))
+	must(t, acldump.Finalize())
+	iterations := map[string]bool{}
+	must(t, filepath.Walk(dumpPath, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			iterations[filepath.Base(filepath.Dir(path))] = true
+		}
+		return err
+	}))
+	if len(iterations) != 2 || !iterations["0"] || !iterations["1"] {
+		t.Errorf("dumped iterations = %v, want 0 (sync) and 1 (async)", iterations)
+	}
+}
+
+func float32frombytes(b []byte) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b))
+}
+
+func checkProb(t *testing.T, got, want []byte) {
+	t.Helper()
+	for i := 0; i < 40; i += 4 {
+		g := float64(float32frombytes(got[i:]))
+		w := float64(float32frombytes(want[i:]))
+		if g-w > 1e-5 || w-g > 1e-5 {
+			t.Errorf("prob[%d] = %v, want %v", i/4, g, w)
+		}
+	}
+}
+
+func TestRuntimeMisuse(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	if _, err := acldump.Device(); aclCode(err) != acl.ACL_ERROR_RT_CONTEXT_NULL {
+		t.Errorf("Device without a context: %v", err)
+	}
+	if _, err := acldump.NewStream(); aclCode(err) != acl.ACL_ERROR_RT_CONTEXT_NULL ||
+		!strings.Contains(err.Error(), "aclrtSetDevice") {
+		t.Errorf("NewStream without a context: %v", err)
+	}
+	if err := acldump.ProcessReport(5); aclCode(err) != acl.ACL_ERROR_RT_THREAD_SUBSCRIBE {
+		t.Errorf("ProcessReport without a subscription: %v", err)
+	}
+	must(t, acldump.SetDevice(0))
+	stream, err := acldump.NewStream()
+	must(t, err)
+	other, err := acldump.NewContext(1)
+	must(t, err)
+	if err := stream.Synchronize(); aclCode(err) != acl.ACL_ERROR_RT_STREAM_CONTEXT {
+		t.Errorf("a stream of another context: %v", err)
+	}
+	must(t, other.Close())
+	must(t, acldump.SetDevice(0))
+	if err := stream.LaunchCallback(func() {}, true); aclCode(err) != acl.ACL_ERROR_RT_STREAM_NO_CB_REG {
+		t.Errorf("callback without a subscriber: %v", err)
+	}
+	buffer, err := acldump.NewBuffer(16)
+	must(t, err)
+	if err := buffer.CopyFrom(make([]byte, 17)); aclCode(err) != acl.ACL_ERROR_RT_PARAM_INVALID ||
+		!strings.Contains(err.Error(), "exceeds destMax") {
+		t.Errorf("copy of 17 bytes into 16: %v", err)
+	}
+	must(t, buffer.Close())
+	must(t, stream.Close())
+	if err := stream.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	// The raw SWIG API: handles are uintptr, out-parameters one-element slices.
+	handle := []uintptr{0}
+	if code := acl.AclrtCreateStream(handle); code != acl.ACL_SUCCESS || handle[0] == 0 {
+		t.Fatalf("AclrtCreateStream = %d", code)
+	}
+	if code := acl.AclrtDestroyStream(handle[0]); code != acl.ACL_SUCCESS {
+		t.Errorf("AclrtDestroyStream = %d", code)
+	}
+	if code := acl.AclrtDestroyStream(handle[0]); code != acl.ACL_ERROR_RT_PARAM_INVALID {
+		t.Errorf("second AclrtDestroyStream = %d", code)
+	}
+	mode := []int32{0}
+	if code := acl.AclrtGetRunMode(mode); code != acl.ACL_SUCCESS || mode[0] != int32(acl.ACL_HOST) {
+		t.Errorf("AclrtGetRunMode = %d, %v", code, mode)
+	}
+	work, weight := []int64{0}, []int64{0}
+	if code := acl.AclmdlQuerySize("testdata/resnet_tiny.om", work, weight); code != acl.ACL_SUCCESS ||
+		work[0] <= 0 || weight[0] <= 0 {
+		t.Errorf("AclmdlQuerySize = %d, %v, %v", code, work, weight)
+	}
+	must(t, acldump.ResetDevice(0))
+	must(t, acldump.ResetDevice(0))
+}

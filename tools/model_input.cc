@@ -1,0 +1,50 @@
+#include "tools/model_input.h"
+
+#include <filesystem>
+
+#include "base/strings.h"
+#include "runtime/converter.h"
+#include "runtime/model_file.h"
+#include "tools/cli_util.h"
+
+namespace acldump::tools {
+
+namespace fs = std::filesystem;
+
+bool IsOmFile(const std::string& path) {
+  return fs::path(path).extension() == ".om";
+}
+
+absl::StatusOr<Graph> ReadAnyModel(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) {
+    return WithHint(
+        absl::NotFoundError(StrCat("model file '", path, "' does not exist")),
+        "relative paths are taken from the directory you ran the command in");
+  }
+  if (!fs::is_regular_file(status)) {
+    return absl::InvalidArgumentError(StrCat(
+        "model file '", path, "' is not a regular file (it is ",
+        fs::is_directory(status) ? "a directory" : "a device or pipe", ")"));
+  }
+  const std::string extension = fs::path(path).extension().string();
+  if (extension == ".om") return ReadModelFile(path);
+  if (extension != ".onnx") {
+    return WithHint(absl::InvalidArgumentError(StrCat(
+                        "'", path, "' is neither an .om nor an .onnx model")),
+                    "convert other formats to ONNX first");
+  }
+  absl::StatusOr<Graph> graph = ConvertOnnxFile(path);
+  if (!graph.ok()) {
+    return WithHint(
+        absl::Status(graph.status().code(),
+                     StrCat("cannot convert '", path,
+                            "': ", ToStd(graph.status().message()))),
+        "`bazel run //tools:convert -- model.onnx model.om` converts with "
+        "options (--input-shape, --no-fusion)");
+  }
+  return graph;
+}
+
+}  // namespace acldump::tools
