@@ -47,6 +47,11 @@ absl::Status DumpManager::InitDump() {
   return absl::OkStatus();
 }
 
+bool DumpManager::dump_initialized() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return initialized_;
+}
+
 absl::Status DumpManager::SetDump(const std::string& config_path) {
   {
     std::lock_guard<std::mutex> lock(mutex_);

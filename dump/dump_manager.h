@@ -63,6 +63,10 @@ class DumpManager {
   // For one single-op execution; null when nothing applies.
   std::shared_ptr<ExecutionObserver> SingleOpObserver(int32_t device_id);
 
+  // Whether aclmdlInitDump ran (and aclmdlFinalizeDump has not): the SDK
+  // checks it before it looks at the arguments.
+  bool dump_initialized() const;
+
   // The session new loads would use (null when none); for tools and tests.
   std::shared_ptr<DumpSession> current_session() const;
 

@@ -53,10 +53,6 @@ aclError aclmdlFinalizeDump(void) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    if (!state->dump.dump_initialized()) {
-      return Fail(ACL_ERROR_DUMP_NOT_RUN,
-                  "aclmdlFinalizeDump needs aclmdlInitDump first");
-    }
     absl::Status status = state->dump.FinalizeDump();
     return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_WRITE_FILE);
   });
