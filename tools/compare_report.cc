@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/strings.h"
+#include "base/text.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli_util.h"
 
@@ -31,8 +32,8 @@ std::vector<Row> RowsOf(const TreeCompareResult& result, size_t pair_index) {
   const CompareResult& pair = result.pairs[pair_index].result;
   for (size_t i = 0; i < pair.ops.size(); ++i) {
     const OpComparison& op = pair.ops[i];
-    const bool first = result.first_pair == pair_index &&
-                       pair.first_divergence == i;
+    const bool first =
+        result.first_pair == pair_index && pair.first_divergence == i;
     if (op.tensors.empty()) rows.push_back({pair_index, &op, nullptr, first});
     for (const TensorComparison& t : op.tensors) {
       rows.push_back({pair_index, &op, &t, first});
@@ -85,11 +86,10 @@ std::string SideSummary(const CompareTree& tree) {
 }
 
 std::string Header(const ReportContext& c) {
-  std::string out =
-      StrCat("A: ", SideSummary(*c.a), "\nB: ", SideSummary(*c.b),
-             "\ntolerance: |a-b| <= atol + rtol*|b| with atol ",
-             FormatNumber(c.options.atol), ", rtol ",
-             FormatNumber(c.options.rtol), "\n");
+  std::string out = StrCat("A: ", SideSummary(*c.a), "\nB: ", SideSummary(*c.b),
+                           "\ntolerance: |a-b| <= atol + rtol*|b| with atol ",
+                           FormatNumber(c.options.atol), ", rtol ",
+                           FormatNumber(c.options.rtol), "\n");
   if (!c.filters.empty()) StrAppend(out, "filters: ", c.filters, "\n");
   return out;
 }
@@ -451,8 +451,8 @@ std::vector<ChartPoint> ChartPoints(const TreeCompareResult& result,
       for (const TensorComparison& t : op.tensors) {
         if (t.is_input || !t.problem.empty()) continue;
         const double v = MetricValue(t.metrics, metric);
-        const bool first = result.first_pair == p &&
-                           pair.first_divergence == op.index;
+        const bool first =
+            result.first_pair == p && pair.first_divergence == op.index;
         auto [it, added] = by_x.try_emplace(op.index);
         ChartPoint& point = it->second;
         // NaN counts as the worst value.
@@ -464,11 +464,11 @@ std::vector<ChartPoint> ChartPoints(const TreeCompareResult& result,
         if (replace) {
           point.x = op.index;
           point.y = v;
-          point.label = StrCat(
-              op.a->name, " ", TensorName(&t),
-              result.pairs.size() > 1
-                  ? StrCat(" (", FolderLabel(*result.pairs[p].a), ")")
-                  : std::string());
+          point.label =
+              StrCat(op.a->name, " ", TensorName(&t),
+                     result.pairs.size() > 1
+                         ? StrCat(" (", FolderLabel(*result.pairs[p].a), ")")
+                         : std::string());
         }
         point.outside |= !t.within();
         point.first |= first;
@@ -483,15 +483,14 @@ std::vector<ChartPoint> ChartPoints(const TreeCompareResult& result,
 std::string MetricChart(const TreeCompareResult& result, Metric metric,
                         const ReportContext& context) {
   size_t positions = 0;
-  const std::vector<ChartPoint> points = ChartPoints(result, metric, &positions);
+  const std::vector<ChartPoint> points =
+      ChartPoints(result, metric, &positions);
   const std::string id = StrCat("chart-", MetricName(metric));
-  std::string html = StrCat("<div class=\"chart-box\"><h3>",
-                            Escape(MetricName(metric)), ": ",
-                            Escape(MetricDescription(metric)),
-                            result.pairs.size() > 1
-                                ? " (worst over the folder pairs)"
-                                : "",
-                            "</h3>\n");
+  std::string html =
+      StrCat("<div class=\"chart-box\"><h3>", Escape(MetricName(metric)), ": ",
+             Escape(MetricDescription(metric)),
+             result.pairs.size() > 1 ? " (worst over the folder pairs)" : "",
+             "</h3>\n");
   if (points.empty()) {
     return html + StrCat("<p id=\"", Escape(id),
                          "\">No output was compared.</p></div>\n");
@@ -529,7 +528,7 @@ std::string MetricChart(const TreeCompareResult& result, Metric metric,
   auto py = [&](double v) {
     // NaN and infinities at the bad end of the axis.
     const double bad = HigherIsBetter(metric) ? lo : hi;
-    double t = std::isnan(v) ? bad
+    double t = std::isnan(v)   ? bad
                : std::isinf(v) ? (v > 0 ? hi : lo)
                                : transform(v);
     t = std::clamp(t, lo, hi);
@@ -537,8 +536,7 @@ std::string MetricChart(const TreeCompareResult& result, Metric metric,
   };
   StrAppend(html, "<svg id=\"", Escape(id), "\" class=\"chart\" width=\"",
             width, "\" height=\"", height, "\" viewBox=\"0 0 ", width, " ",
-            height, "\" role=\"img\" aria-label=\"",
-            Escape(MetricName(metric)),
+            height, "\" role=\"img\" aria-label=\"", Escape(MetricName(metric)),
             " per operator against execution order\">\n");
   // Y grid and labels.
   const int ticks = 5;
@@ -546,9 +544,8 @@ std::string MetricChart(const TreeCompareResult& result, Metric metric,
     const double t = lo + (hi - lo) * i / ticks;
     const double y = top + plot_h * (hi - t) / (hi - lo);
     const std::string label =
-        log ? (std::fabs(t - std::round(t)) < 1e-9
-                   ? fmt::format("1e{:.0f}", t)
-                   : fmt::format("1e{:.1f}", t))
+        log ? (std::fabs(t - std::round(t)) < 1e-9 ? fmt::format("1e{:.0f}", t)
+                                                   : fmt::format("1e{:.1f}", t))
             : FormatNumber(t);
     html += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
@@ -603,7 +600,8 @@ std::string MetricChart(const TreeCompareResult& result, Metric metric,
   return html;
 }
 
-std::string Histogram(const TensorComparison& t, const CompareOptions& options) {
+std::string Histogram(const TensorComparison& t,
+                      const CompareOptions& options) {
   const ErrorDetail& d = *t.detail;
   const double width = 460, height = 220, left = 48, right = 10, top = 10,
                bottom = 36;
@@ -626,8 +624,8 @@ std::string Histogram(const TensorComparison& t, const CompareOptions& options) 
     svg += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
         "class=\"{}\"><title>{}: {}</title></rect>\n",
-        left + bar_w * i + 0.5, top + plot_h - h, std::max(0.5, bar_w - 1),
-        h, cls, Escape(title), count);
+        left + bar_w * i + 0.5, top + plot_h - h, std::max(0.5, bar_w - 1), h,
+        cls, Escape(title), count);
   };
   bar(0, d.zero, "bar-zero", "|a-b| = 0");
   const double bin_w = (d.bin_high - d.bin_low) / d.bins.size();
@@ -693,17 +691,22 @@ std::string Scatter(const TensorComparison& t) {
       "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
       "class=\"diag\"/>\n",
       sx(lo), sy(lo), sx(hi), sy(hi));
-  const size_t worst_from = d.sample.size() - std::min(d.sample.size(), t.worst.size());
+  const size_t worst_from =
+      d.sample.size() - std::min(d.sample.size(), t.worst.size());
   for (size_t i = 0; i < d.sample.size(); ++i) {
     const auto& [b, a] = d.sample[i];
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" class=\"{}\"/>\n",
-                       sx(b), sy(a), i >= worst_from ? 3 : 1.5,
-                       i >= worst_from ? "dot-worst" : "dot");
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" class=\"{}\"/>\n", sx(b),
+        sy(a), i >= worst_from ? 3 : 1.5,
+        i >= worst_from ? "dot-worst" : "dot");
   }
   svg += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"start\">{}</text>"
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>"
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"middle\">b (reference)</text>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
+      "text-anchor=\"start\">{}</text>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
+      "text-anchor=\"end\">{}</text>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"middle\">b "
+      "(reference)</text>"
       "<text x=\"12\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 12 {:.1f})\">a</text>\n",
       left, top + plot + 12, Escape(FormatNumber(lo)), left + plot,
@@ -776,17 +779,17 @@ std::string PairsTable(const TreeCompareResult& result) {
   for (size_t i = 0; i < result.pairs.size(); ++i) {
     const FolderPair& p = result.pairs[i];
     const CompareResult& r = p.result;
-    const std::string cls =
-        result.first_pair == i ? "first" : (r.tensors_outside > 0 ? "diff" : "");
-    StrAppend(html, "<tr class=\"pair-row ", cls, "\"><td>", i + 1,
-              "</td><td class=\"text\">", Escape(FolderLabel(*p.a)),
-              "</td><td class=\"text\">", Escape(FolderLabel(*p.b)),
-              "</td><td>", r.tensors_compared, "</td><td>",
-              r.tensors_outside, "</td><td>", r.ops_not_compared,
-              "</td><td class=\"text\">",
-              r.first_divergence ? Escape(r.ops[*r.first_divergence].a->name)
-                                 : "",
-              "</td></tr>\n");
+    const std::string cls = result.first_pair == i
+                                ? "first"
+                                : (r.tensors_outside > 0 ? "diff" : "");
+    StrAppend(
+        html, "<tr class=\"pair-row ", cls, "\"><td>", i + 1,
+        "</td><td class=\"text\">", Escape(FolderLabel(*p.a)),
+        "</td><td class=\"text\">", Escape(FolderLabel(*p.b)), "</td><td>",
+        r.tensors_compared, "</td><td>", r.tensors_outside, "</td><td>",
+        r.ops_not_compared, "</td><td class=\"text\">",
+        r.first_divergence ? Escape(r.ops[*r.first_divergence].a->name) : "",
+        "</td></tr>\n");
   }
   html += "</tbody></table></div>\n";
   return html;
@@ -889,8 +892,7 @@ std::string CompareJson(const TreeCompareResult& result,
   if (result.first_pair) {
     const FolderPair& pair = result.pairs[*result.first_pair];
     if (pair.result.first_divergence) {
-      const OpComparison& op =
-          pair.result.ops[*pair.result.first_divergence];
+      const OpComparison& op = pair.result.ops[*pair.result.first_divergence];
       first = {{"pair", *result.first_pair},
                {"operator", op.index},
                {"name", op.a->name},
@@ -904,8 +906,10 @@ std::string CompareJson(const TreeCompareResult& result,
   j["divergence_note"] = TreeDivergenceNote(result);
   j["notes"] = result.notes;
   Json only_a = Json::array(), only_b = Json::array();
-  for (const CompareSide* f : result.only_in_a) only_a.push_back(FolderJson(*f));
-  for (const CompareSide* f : result.only_in_b) only_b.push_back(FolderJson(*f));
+  for (const CompareSide* f : result.only_in_a)
+    only_a.push_back(FolderJson(*f));
+  for (const CompareSide* f : result.only_in_b)
+    only_b.push_back(FolderJson(*f));
   j["only_in_a"] = std::move(only_a);
   j["only_in_b"] = std::move(only_b);
   Json pairs = Json::array();
@@ -919,8 +923,8 @@ std::string CompareJson(const TreeCompareResult& result,
     pj["operators_not_compared"] = r.ops_not_compared;
     pj["first_divergence"] =
         r.first_divergence ? Json(*r.first_divergence) : Json(nullptr);
-    pj["basis"] = r.first_divergence ? Json(DivergenceBasisName(r.basis))
-                                     : Json(nullptr);
+    pj["basis"] =
+        r.first_divergence ? Json(DivergenceBasisName(r.basis)) : Json(nullptr);
     pj["earlier_not_compared"] = r.earlier_not_compared;
     pj["divergence_note"] = r.divergence_note;
     pj["only_in_b"] = r.only_in_b;
@@ -935,11 +939,10 @@ std::string CompareJson(const TreeCompareResult& result,
 
 std::vector<std::string> CompareCsvColumns() {
   std::vector<std::string> columns = {
-      "pair",      "model",    "model_id", "iteration", "device",
-      "folder_a",  "folder_b", "op_index", "task",      "op",
-      "type",      "match",    "b_op",     "tensor",    "b_tensor",
-      "status",    "problem",  "shape_a",  "shape_b",   "dtype_a",
-      "dtype_b",   "count",    "ignored",  "violations"};
+      "pair",     "model",    "model_id", "iteration", "device",  "folder_a",
+      "folder_b", "op_index", "task",     "op",        "type",    "match",
+      "b_op",     "tensor",   "b_tensor", "status",    "problem", "shape_a",
+      "shape_b",  "dtype_a",  "dtype_b",  "count",     "ignored", "violations"};
   for (Metric m : kAllMetrics) columns.emplace_back(MetricName(m));
   for (const char* c :
        {"worst_index", "worst_a", "worst_b", "first_divergence"}) {
@@ -948,8 +951,7 @@ std::vector<std::string> CompareCsvColumns() {
   return columns;
 }
 
-std::string CompareCsv(const TreeCompareResult& result,
-                       const ReportContext&) {
+std::string CompareCsv(const TreeCompareResult& result, const ReportContext&) {
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     for (size_t i = 0; i < cells.size(); ++i) {
@@ -1015,12 +1017,11 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
   html += kStyle;
   html += "</style>\n</head>\n<body>\n<h1>acldump compare</h1>\n";
   StrAppend(html, "<div class=\"meta\">", Escape(Header(context)), "</div>\n");
-  const std::string verdict_class =
-      result.tensors_compared == 0 ? "none"
-                                   : (result.within() ? "pass" : "fail");
-  StrAppend(html, "<div class=\"verdict ", verdict_class,
-            "\" id=\"verdict\">", VerdictWord(result), ": ",
-            Escape(VerdictText(result)), "</div>\n");
+  const std::string verdict_class = result.tensors_compared == 0
+                                        ? "none"
+                                        : (result.within() ? "pass" : "fail");
+  StrAppend(html, "<div class=\"verdict ", verdict_class, "\" id=\"verdict\">",
+            VerdictWord(result), ": ", Escape(VerdictText(result)), "</div>\n");
   StrAppend(html,
             "<div class=\"divergence\" id=\"first-divergence\"><b>First "
             "diverging operator:</b> ",
@@ -1076,22 +1077,22 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
     for (Row& row : RowsOf(result, p)) rows.push_back(row);
   }
   const bool multi = result.pairs.size() > 1;
-  StrAppend(html, "<h2>Tensors</h2>\n<div class=\"controls\">filter <input "
-                  "id=\"filter\" type=\"search\" placeholder=\"op, type, "
-                  "tensor...\"> result <select id=\"status\"><option "
-                  "value=\"all\">all</option><option value=\"outside\">outside "
-                  "the tolerance</option><option value=\"within\">within</"
-                  "option><option value=\"not_compared\">not compared</"
-                  "option></select> <span id=\"shown\"></span> (click a "
-                  "column to sort)</div>\n");
+  StrAppend(html,
+            "<h2>Tensors</h2>\n<div class=\"controls\">filter <input "
+            "id=\"filter\" type=\"search\" placeholder=\"op, type, "
+            "tensor...\"> result <select id=\"status\"><option "
+            "value=\"all\">all</option><option value=\"outside\">outside "
+            "the tolerance</option><option value=\"within\">within</"
+            "option><option value=\"not_compared\">not compared</"
+            "option></select> <span id=\"shown\"></span> (click a "
+            "column to sort)</div>\n");
   if (left_out > 0) {
     StrAppend(html, "<p class=\"notes\">", left_out,
               " rows of folder pairs within the tolerance are left out of "
               "this table (the CSV and JSON have them).</p>\n");
   }
   html += "<div class=\"table-wrap\"><table id=\"ops\">\n<thead><tr>";
-  std::vector<std::pair<std::string, std::string>> header = {
-      {"#", "index"}};
+  std::vector<std::pair<std::string, std::string>> header = {{"#", "index"}};
   if (multi) header.emplace_back("folder", "folder");
   for (const auto& h : std::vector<std::pair<std::string, std::string>>{
            {"task", "task"},
@@ -1156,8 +1157,7 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
         cell("", false);
       } else {
         const double v = MetricValue(row.tensor->metrics, m);
-        number(std::isinf(v) ? (v > 0 ? 1e308 : -1e308) : v,
-               FormatNumber(v));
+        number(std::isinf(v) ? (v > 0 ? 1e308 : -1e308) : v, FormatNumber(v));
       }
     }
     cell(row.tensor && !row.tensor->within() ? WorstCell(row.tensor) : "",
@@ -1167,7 +1167,8 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
   }
   html += "</tbody>\n</table></div>\n";
   for (size_t p = 0; p < result.pairs.size(); ++p) {
-    const std::vector<std::string> unmatched = Unmatched(result.pairs[p].result);
+    const std::vector<std::string> unmatched =
+        Unmatched(result.pairs[p].result);
     const std::string where =
         multi ? StrCat(" (", Escape(FolderLabel(*result.pairs[p].a)), ")") : "";
     if (!unmatched.empty() && (p == 0 || !multi)) {

@@ -46,9 +46,7 @@ class DumpFilter {
   // Errors: a regex that does not compile, bad iteration ranges.
   static absl::StatusOr<DumpFilter> Create(const FilterOptions& options);
 
-  bool empty() const {
-    return op_types_.empty() && !regex_ && !iterations_;
-  }
+  bool empty() const { return op_types_.empty() && !regex_ && !iterations_; }
   bool filters_iterations() const { return iterations_.has_value(); }
   bool filters_ops() const { return !op_types_.empty() || regex_ != nullptr; }
 
@@ -64,6 +62,9 @@ class DumpFilter {
   std::string Describe() const;
 
  private:
+  friend std::string ExplainEmptyFilter(const dump::DumpTree& tree,
+                                        const DumpFilter& filter);
+
   std::vector<std::string> op_types_;
   std::string pattern_;
   std::shared_ptr<const std::regex> regex_;
