@@ -147,7 +147,7 @@ TEST(CompareTest, InputOnlyDumpsPointAtTheProducer) {
       CompareSides((Load(root + "/a")), Load(root + "/b"), {});
   EXPECT_FALSE(r.first_divergence.has_value());
   EXPECT_FALSE(r.within());
-  EXPECT_THAT(r.divergence_note, HasSubstr("is an input of b (task 1)"));
+  EXPECT_THAT(r.divergence_note, HasSubstr("is an input of b (Mul, task 1)"));
 }
 
 // A fused op (ab = a + b) against its unfused parts: matched through the
