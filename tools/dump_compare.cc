@@ -128,11 +128,12 @@ void KeepLatest(CompareTree& tree) {
       older.insert(tree.folders[i].time);
     }
   }
-  tree.notes.push_back(StrCat(
-      "'", tree.root, "' holds the same folders in several time folders; "
-      "the latest of each is compared, not those in ",
-      StrJoin(older, ", "),
-      " (give a time folder as the path to compare another run)"));
+  tree.notes.push_back(
+      StrCat("'", tree.root,
+             "' holds the same folders in several time folders; "
+             "the latest of each is compared, not those in ",
+             StrJoin(older, ", "),
+             " (give a time folder as the path to compare another run)"));
   tree.folders = std::move(kept);
 }
 
@@ -192,10 +193,10 @@ absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
   size_t ops = 0;
   for (const CompareSide& f : side.folders) ops += f.ops.size();
   if (ops == 0) {
-    return absl::NotFoundError(
-        StrCat("no operator of '", tree.root, "' passes ",
-               options.filter.Describe(), " (",
-               side.ops_filtered_out, " filtered out)"));
+    // Which filter removed everything, with the nearest type for a typo.
+    return absl::NotFoundError(StrCat(ExplainEmptyFilter(tree, options.filter),
+                                      " (", side.ops_filtered_out,
+                                      " operators filtered out)"));
   }
   RankModelIds(side.folders);
   KeepLatest(side);
@@ -222,8 +223,8 @@ void AddReference(const std::string& key_prefix, std::string_view stem,
     op.name = op_name;
     op.type = converted ? converted->op_type : "";
     op.task_id = converted ? converted->task_id : 0;
-    op.timestamp_us = converted ? converted->timestamp_us
-                                : parsed.timestamp.value_or(0);
+    op.timestamp_us =
+        converted ? converted->timestamp_us : parsed.timestamp.value_or(0);
     op.path = StrCat(key_prefix, parsed.op);
     folder.ops.push_back(std::move(op));
   }
@@ -317,11 +318,11 @@ absl::StatusOr<CompareTree> LoadReferenceTree(
                               std::tie(b.task_id, b.timestamp_us, b.name);
                      });
     if (folder.layout == dump::Layout::kModel) {
-      folder.description = StrCat(
-          folder.model, " (id ", folder.model_id, ") iteration ",
-          folder.iteration, ", device ", folder.device, ", ", folder.time,
-          " in ", folder.directory, " (", folder.ops.size(),
-          " operators of .npy files)");
+      folder.description =
+          StrCat(folder.model, " (id ", folder.model_id, ") iteration ",
+                 folder.iteration, ", device ", folder.device, ", ",
+                 folder.time, " in ", folder.directory, " (", folder.ops.size(),
+                 " operators of .npy files)");
     } else {
       folder.description = StrCat(arrays, " reference arrays in ", tree.root);
     }
@@ -337,11 +338,13 @@ absl::StatusOr<CompareTree> LoadReferenceTree(
   if (side.folders.empty()) {
     if (arrays > 0) {
       return absl::NotFoundError(StrCat("no reference array of '", tree.root,
-                                        "' passes ", options.filter.Describe()));
+                                        "' passes ",
+                                        options.filter.Describe()));
     }
-    return absl::NotFoundError(StrCat("no tensor dump files and no .npy or "
-                                      ".npz files under '",
-                                      tree.root, "'"));
+    return absl::NotFoundError(
+        StrCat("no tensor dump files and no .npy or "
+               ".npz files under '",
+               tree.root, "'"));
   }
   RankModelIds(side.folders);
   return side;
@@ -492,13 +495,13 @@ void Examine(const std::vector<double>& a, const std::vector<double>& b,
   ErrorDetail detail;
   if (nonzero > 0) {
     detail.bin_low = std::floor(std::log10(min_diff));
-    detail.bin_high = std::max(std::ceil(std::log10(max_diff)),
-                               detail.bin_low + 1);
+    detail.bin_high =
+        std::max(std::ceil(std::log10(max_diff)), detail.bin_low + 1);
   }
   detail.bins.assign(kHistogramBins, 0);
   const double width = (detail.bin_high - detail.bin_low) / kHistogramBins;
-  const size_t stride = std::max<size_t>(1, (a.size() + kSampleSize - 1) /
-                                                kSampleSize);
+  const size_t stride =
+      std::max<size_t>(1, (a.size() + kSampleSize - 1) / kSampleSize);
   for (size_t i = 0; i < a.size(); ++i) {
     if (!(std::isfinite(a[i]) && std::isfinite(b[i]))) {
       if (!SameNonFinite(a[i], b[i])) ++detail.nonfinite;
@@ -568,10 +571,10 @@ std::string DescribeOutputs(const OpComparison& op) {
     if (!t.problem.empty()) {
       return StrCat("output ", t.position, ": ", t.problem);
     }
-    std::string text = StrCat(
-        "output ", t.position, " is not (max |a-b| ",
-        FormatNumber(t.metrics.max_abs), ", ", t.tolerance.violations, " of ",
-        t.metrics.count, " elements outside");
+    std::string text =
+        StrCat("output ", t.position, " is not (max |a-b| ",
+               FormatNumber(t.metrics.max_abs), ", ", t.tolerance.violations,
+               " of ", t.metrics.count, " elements outside");
     if (!t.worst.empty()) {
       const ElementDiff& w = t.worst.front();
       StrAppend(text, ", worst at ", IndexText(w.index), ": a ",
@@ -583,9 +586,9 @@ std::string DescribeOutputs(const OpComparison& op) {
 }
 
 std::string OpIdentity(const OpRecord& op) {
-  return op.type.empty() ? StrCat(op.name, " (task ", op.task_id, ")")
-                         : StrCat(op.name, " (", op.type, ", task ",
-                                  op.task_id, ")");
+  return op.type.empty()
+             ? StrCat(op.name, " (task ", op.task_id, ")")
+             : StrCat(op.name, " (", op.type, ", task ", op.task_id, ")");
 }
 
 void NameDivergence(CompareResult& result) {
@@ -627,10 +630,9 @@ void NameDivergence(CompareResult& result) {
           std::vector<std::string> names;
           for (size_t k = 0; k < not_compared.size() && k < 5; ++k) {
             const OpRecord& earlier = *result.ops[not_compared[k]].a;
-            names.push_back(earlier.type.empty()
-                                ? earlier.name
-                                : StrCat(earlier.name, " (", earlier.type,
-                                         ")"));
+            names.push_back(earlier.type.empty() ? earlier.name
+                                                 : StrCat(earlier.name, " (",
+                                                          earlier.type, ")"));
           }
           if (not_compared.size() > 5) names.push_back("...");
           why = StrCat(OpIdentity(*op.a),
@@ -800,9 +802,9 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
     auto compare = [&](const OpRecord& other, bool is_input, uint32_t pa,
                        uint32_t pb) {
       bool detail = detailed < kDetailedTensors;
-      TensorComparison c = Compare(load_a.Load(op, is_input, pa),
-                                   load_b.Load(other, is_input, pb), options,
-                                   &detail);
+      TensorComparison c =
+          Compare(load_a.Load(op, is_input, pa),
+                  load_b.Load(other, is_input, pb), options, &detail);
       if (c.detail) ++detailed;
       c.is_input = is_input;
       c.position = pa;
@@ -884,20 +886,21 @@ TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
   for (const std::string& note : a.notes) result.notes.push_back("A: " + note);
   for (const std::string& note : b.notes) result.notes.push_back("B: " + note);
   std::vector<std::pair<const CompareSide*, const CompareSide*>> pairs;
-  const bool b_flat = b.folders.size() == 1 &&
-                      b.folders[0].layout != dump::Layout::kModel;
+  const bool b_flat =
+      b.folders.size() == 1 && b.folders[0].layout != dump::Layout::kModel;
   if (a.folders.size() == 1 && b.folders.size() == 1) {
     pairs.emplace_back(&a.folders[0], &b.folders[0]);
     const CompareSide &fa = a.folders[0], &fb = b.folders[0];
     if (fa.layout == dump::Layout::kModel &&
         fb.layout == dump::Layout::kModel &&
         KeyOf(fa, true) != KeyOf(fb, true)) {
-      result.notes.push_back(StrCat("comparing two different folders: ",
-                                    FolderLabel(fa), " with ",
-                                    FolderLabel(fb)));
+      result.notes.push_back(
+          StrCat("comparing two different folders: ", FolderLabel(fa), " with ",
+                 FolderLabel(fb)));
     }
   } else if (b_flat) {
-    for (const CompareSide& fa : a.folders) pairs.emplace_back(&fa, &b.folders[0]);
+    for (const CompareSide& fa : a.folders)
+      pairs.emplace_back(&fa, &b.folders[0]);
     result.notes.push_back(StrCat("every folder of A (", a.folders.size(),
                                   ") is compared with the references in ",
                                   b.root));
@@ -935,15 +938,13 @@ TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
   auto first_time = [](const CompareSide* s) {
     return s->ops.empty() ? 0 : s->ops.front().timestamp_us;
   };
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [&](const auto& x, const auto& y) {
-                     return std::make_tuple(x.first->iteration,
-                                            first_time(x.first),
-                                            x.first->model) <
-                            std::make_tuple(y.first->iteration,
-                                            first_time(y.first),
-                                            y.first->model);
-                   });
+  std::stable_sort(
+      pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+        return std::make_tuple(x.first->iteration, first_time(x.first),
+                               x.first->model) <
+               std::make_tuple(y.first->iteration, first_time(y.first),
+                               y.first->model);
+      });
   for (const auto& [fa, fb] : pairs) {
     FolderPair pair{fa, fb, CompareSides(*fa, *fb, options, filter)};
     result.tensors_compared += pair.result.tensors_compared;
