@@ -1,0 +1,157 @@
+"""The Python reading API (acldump.read_dump, open_tree, compare) gives what the `dump` tool gives:
+compare() returns the dict `dump compare --json -` prints, for trees, references and filters;
+read_dump's arrays are those `dump convert` writes; open_tree's folders are those `dump ls` lists.
+
+Run by reading_api_test.sh with the `dump` binary's path as argv[1] and a scratch folder as argv[2].
+"""
+
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+import acldump
+
+DUMP = sys.argv[1]
+WORK = sys.argv[2]
+TD = os.path.join(os.getcwd(), "testdata")
+MODEL = os.path.join(TD, "resnet_tiny.onnx")
+INPUT = os.path.join(TD, "resnet_tiny.input.input.npy")
+
+
+def tool(*args, check=True):
+    result = subprocess.run([DUMP, *args], cwd=WORK, capture_output=True, text=True)
+    if check and result.returncode not in (0, 1):
+        raise AssertionError("dump %s: exit %d\n%s%s" % (" ".join(args), result.returncode,
+                                                          result.stdout, result.stderr))
+    return result
+
+
+def run_dump(name, iterations, extra=""):
+    os.makedirs(os.path.join(WORK, name), exist_ok=True)
+    with open(os.path.join(WORK, name + ".json"), "w") as f:
+        f.write('{"dump": {"dump_path": "%s", "dump_list": [{"model_name": "resnet_tiny"}]%s}}'
+                % (name, extra))
+    tool("run", "-m", MODEL, "-c", name + ".json", "-i", INPUT, "--iterations", str(iterations))
+
+
+def perturb(path):
+    """Overwrites the last 64 bytes (the last output's tail) with 10.0f values."""
+    with open(path, "r+b") as f:
+        f.seek(-64, os.SEEK_END)
+        f.write(np.full(16, 10.0, "<f4").tobytes())
+
+
+def assert_same(test, cli, py, where="result"):
+    """Equal structures; floats equal or within 1e-12 relative (the same float64 operations,
+    printed by C++ and parsed back)."""
+    if isinstance(cli, dict):
+        test.assertIsInstance(py, dict, where)
+        test.assertEqual(list(cli.keys()), list(py.keys()), where)
+        for k in cli:
+            assert_same(test, cli[k], py[k], "%s.%s" % (where, k))
+    elif isinstance(cli, list):
+        test.assertIsInstance(py, list, where)
+        test.assertEqual(len(cli), len(py), where)
+        for i, (x, y) in enumerate(zip(cli, py)):
+            assert_same(test, x, y, "%s[%d]" % (where, i))
+    elif isinstance(cli, float) or isinstance(py, float):
+        if cli is None or py is None:
+            test.assertEqual(cli, py, where)
+        elif math.isnan(cli) or math.isnan(py):
+            test.assertTrue(math.isnan(cli) and math.isnan(py), "%s: %r vs %r" % (where, cli, py))
+        else:
+            test.assertTrue(math.isclose(cli, py, rel_tol=1e-12, abs_tol=1e-300),
+                            "%s: %r vs %r" % (where, cli, py))
+    else:
+        test.assertEqual(cli, py, where)
+
+
+class ReadingApiTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        shutil.rmtree(WORK, ignore_errors=True)
+        os.makedirs(WORK)
+        os.chdir(WORK)
+        run_dump("a", 3)
+        shutil.copytree("a", "b")
+        perturb(glob.glob("b/*/0/resnet_tiny/1/1/Add.add2.*")[0])
+        shutil.rmtree(glob.glob("b/*/0/resnet_tiny/1/2")[0])
+        run_dump("all", 1, ', "dump_mode": "all"')
+        tool("reference", "--model", MODEL, "--input", INPUT, "--out", "ref",
+             "--engine", "acldump-unfused")
+
+    def same_as_cli(self, a, b, cli_args=(), **kwargs):
+        cli = tool("compare", a, b, "--json", "-", *cli_args)
+        expected = json.loads(cli.stdout)
+        result = acldump.compare(a, b, **kwargs)
+        assert_same(self, expected, result)
+        self.assertEqual(cli.returncode, result["exit_code"])
+        return result
+
+    def test_compare_trees_as_the_cli(self):
+        r = self.same_as_cli("a", "b")
+        self.assertEqual(r["verdict"], "fail")
+        self.assertEqual(r["first_divergence"]["name"], "add2")
+        self.assertEqual(r["first_divergence"]["folder"]["iteration"], 1)
+        self.assertEqual([f["iteration"] for f in r["only_in_a"]], [2])
+        self.assertEqual(self.same_as_cli("a", "a")["verdict"], "pass")
+
+    def test_compare_with_references_as_the_cli(self):
+        r = self.same_as_cli(glob.glob("all/*/0/resnet_tiny/1/0")[0],
+                             os.path.join(TD, "reference", "resnet_tiny"))
+        self.assertEqual((r["verdict"], r["tensors_compared"]), ("pass", 15))
+        r = self.same_as_cli("a", "ref")
+        self.assertEqual((r["verdict"], r["tensors_compared"]), ("pass", 45))
+
+    def test_compare_with_tolerances_and_filters_as_the_cli(self):
+        r = self.same_as_cli("a", "b", ["--op-type", "Add,Relu", "--iterations", "1-2"],
+                             op_types=["Add", "Relu"], iterations="1-2")
+        self.assertEqual(r["tensors_compared"], 4)
+        self.same_as_cli("a", "b", ["--match", "relu", "--atol", "0", "--rtol", "0"],
+                         match="relu", atol=0, rtol=0)
+        self.same_as_cli("all", "b", ["--atol", "20"], atol=20)
+
+    def test_read_dump_arrays_are_what_convert_writes(self):
+        folder = glob.glob("all/*/0/resnet_tiny/1/0")[0]
+        tool("convert", folder, "--out", "npy")
+        files = sorted(glob.glob(folder + "/Conv.*"))
+        self.assertEqual(len(files), 6)
+        for path in files:
+            f = acldump.read_dump(path)
+            self.assertEqual(f.op_type, "Conv")
+            self.assertEqual(os.path.basename(path).split(".")[1], f.op_name)
+            for kind, tensors in (("input", f.inputs), ("output", f.outputs)):
+                for i, t in enumerate(tensors):
+                    written = np.load("npy/%s.%s.%d.npy" % (os.path.basename(path), kind, i))
+                    self.assertEqual(list(t.array.shape), t.shape)
+                    np.testing.assert_array_equal(t.array, written)
+        first = acldump.read_dump(glob.glob(folder + "/Conv.conv1bn1relu1.*")[0])
+        self.assertEqual(first.original_names, ["conv1", "bn1", "relu1"])
+        self.assertEqual(first.outputs[0].data_type_name, "DT_FLOAT")
+        np.testing.assert_array_equal(
+            acldump.read_dump(glob.glob(folder + "/Data.input.*")[0]).outputs[0].array,
+            np.load(INPUT))
+
+    def test_open_tree_indexes_what_ls_lists(self):
+        tree = acldump.open_tree("a")
+        folders = [f for f in tree.folders if f.files]
+        self.assertEqual([(f.model, f.model_id, f.iteration, f.device) for f in folders],
+                         [("resnet_tiny", 1, i, 0) for i in range(3)])
+        self.assertEqual([len(f.files) for f in folders], [15, 15, 15])
+        listed = tool("ls", "a", "--summary").stdout
+        self.assertIn("a: %d dump files" % sum(len(f.files) for f in folders), listed)
+        self.assertEqual([f.iteration for f in tree.select(iteration=1)], [1])
+        names = [e.name.op_name for e in folders[0].files if e.name]
+        self.assertIn("conv3bn3", names)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
