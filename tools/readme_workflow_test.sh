@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's workflow, copied command by command from README.md (the shell
-# blocks between <!-- workflow-begin --> and <!-- workflow-end -->), runs as
-# written on the bundled model: `./bazelw run //tools:dump --` becomes the
+# blocks between <!-- workflow-begin --> and <!-- workflow-end -->, the same in
+# docs/user-guide.md), runs as written on the bundled model: `./bazelw run //tools:dump --` becomes the
 # built binary, the commands run in a fresh folder holding `testdata/`, and
 # every command must succeed (compare: within the tolerance).
 set -euo pipefail
@@ -23,6 +23,9 @@ awk '/<!-- workflow-begin -->/ {on = 1} /<!-- workflow-end -->/ {on = 0}
      on && /^ *```sh$/ {block = 1; next}
      on && block && /^ *```$/ {block = 0; print "# --- end of block"; next}
      on && block {sub(/^   /, ""); print}' "$README" >workflow.sh
+workflow_of() { sed -n '/<!-- workflow-begin -->/,/<!-- workflow-end -->/p' "$1"; }
+[[ "$(workflow_of "$README")" == "$(workflow_of "$RUNFILES/docs/user-guide.md")" ]] ||
+  fail "docs/user-guide.md and README.md hold different workflows"
 [[ $(grep -c '^# --- end of block' workflow.sh) == 3 ]] ||
   fail "expected 3 shell blocks in the README's workflow, found: $(cat workflow.sh)"
 grep -q './bazelw run //tools:dump -- compare' workflow.sh || fail "no compare in the workflow"
