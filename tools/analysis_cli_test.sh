@@ -146,6 +146,19 @@ expect_json stats.json 'sorted({r["op_type"] for r in j["rows"]}), sorted({r["it
 expect_json stats.json 'len(j["rows"])' "4"
 expect_json stats.json 'sorted(j["rows"][0].keys())' "['avg', 'data_type', 'device', 'file', 'index', 'io', 'iteration', 'max', 'min', 'model', 'model_id', 'nan', 'negative_inf', 'op_name', 'op_type', 'positive_inf', 'shape', 'stream', 'task', 'time', 'timestamp']"
 
+echo "== run progress: on a terminal only, erased at the end"
+expect_no_grep run_l.err $'\r'
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+  ACLDUMP_PROGRESS_DELAY_MS=0 script -qec "'$DUMP' run -m '$MODEL' -c l.json --iterations 20 >/dev/null" \
+    /dev/null >tty.txt || true
+  expect_grep tty.txt "run resnet_tiny: iteration 1/20, 15 files, 197.7 KiB dumped,"
+  expect_grep tty.txt " it/s"
+  [[ "$(tail -c 4 tty.txt | od -An -tx1 | tr -d ' \n')" == "0d1b5b4b" ]] ||
+    fail "the progress line is not erased at the end: $(tail -c 40 tty.txt | od -c | head -3)"
+else
+  echo "(no pseudo-terminal here: progress line not checked)"
+fi
+
 echo "== runs that select nothing: exit 3, the reason, the nearest names"
 config typo.json typo '' ', "layer": ["conv3bn"]'
 expect_exit 3 typo -- "$DUMP" run -m "$MODEL" -c typo.json
