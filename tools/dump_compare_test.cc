@@ -3,12 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <iterator>
 #include <memory>
 #include <vector>
 
+#include "base/strings.h"
 #include "dump/format/testing/dump_test_util.h"
 #include "kernels/npy.h"
-#include "base/strings.h"
 #include "tools/compare_report.h"
 
 namespace acldump::tools {
@@ -98,7 +100,8 @@ TEST(CompareTest, PerturbedOutputNamesItsOperator) {
   EXPECT_EQ(r.tensors_outside, 1u);
   ASSERT_TRUE(r.first_divergence.has_value());
   EXPECT_EQ(r.ops[*r.first_divergence].a->name, "b");
-  EXPECT_THAT(r.divergence_note, HasSubstr("its inputs are within the tolerance"));
+  EXPECT_THAT(r.divergence_note,
+              HasSubstr("its inputs are within the tolerance"));
   EXPECT_THAT(r.divergence_note, HasSubstr("max |a-b| 72"));
 }
 
@@ -243,8 +246,9 @@ TEST(CompareTreeTest, PairsEveryIterationAndNamesTheDivergingOne) {
   EXPECT_EQ(r.exit_code(), 1);
   ASSERT_TRUE(r.first_pair.has_value());
   EXPECT_EQ(*r.first_pair, 1u);
-  EXPECT_THAT(TreeDivergenceNote(r),
-              HasSubstr("in net (id 1) iteration 1, device 0: b (Mul, task 1)"));
+  EXPECT_THAT(
+      TreeDivergenceNote(r),
+      HasSubstr("in net (id 1) iteration 1, device 0: b (Mul, task 1)"));
   // The worst element with its index and both values.
   const TensorComparison& t = r.pairs[1].result.ops[1].tensors[1];
   ASSERT_FALSE(t.worst.empty());
@@ -316,8 +320,7 @@ TEST(CompareTest, EarlierOperatorsNotComparedAreNamed) {
   t.as<float>()[0] = 5;
   t.as<float>()[1] = 2;
   ASSERT_TRUE(WriteNpyFile(refs + "/r.output.0.npy", t.view()).ok());
-  const CompareResult r =
-      CompareSides(Load(root + "/dump"), Load(refs), {});
+  const CompareResult r = CompareSides(Load(root + "/dump"), Load(refs), {});
   EXPECT_EQ(r.ops_not_compared, 1u);
   EXPECT_EQ(r.ops[0].outputs, Verdict::kNotCompared);
   ASSERT_TRUE(r.first_divergence.has_value());
@@ -354,8 +357,7 @@ TEST(CompareReportTest, TextJsonCsvAndHtml) {
   EXPECT_THAT(json, HasSubstr("\"schema\": \"acldump.compare/1\""));
   EXPECT_THAT(json, HasSubstr("\"basis\": \"inputs_within\""));
   const std::string csv = CompareCsv(r, context);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            StrJoin(CompareCsvColumns(), ","));
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), StrJoin(CompareCsvColumns(), ","));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
   const std::string html = RenderCompareHtml(r, context);
   size_t rows = 0;
@@ -368,10 +370,55 @@ TEST(CompareReportTest, TextJsonCsvAndHtml) {
   EXPECT_THAT(html, HasSubstr("id=\"chart-max_abs\""));
   EXPECT_THAT(html, HasSubstr("id=\"histogram\""));
   EXPECT_THAT(html, HasSubstr("id=\"scatter\""));
-  EXPECT_THAT(html, HasSubstr("<td class=\"text\">[3]</td><td>9</td><td>19</td>"));
+  EXPECT_THAT(html,
+              HasSubstr("<td class=\"text\">[3]</td><td>9</td><td>19</td>"));
   EXPECT_THAT(html, HasSubstr("class=\"op-row first\" data-op=\"c\""));
   EXPECT_EQ(html.find("http://", html.find("<body")), std::string::npos)
       << "the page must not reference the network";
+}
+
+// 1,200 operators: every row is in the table, every chart has a point per
+// operator with the first divergence marked, and the page stays small.
+TEST(CompareReportTest, ReadableWithThousandsOfOperators) {
+  constexpr int kOps = 1200, kPerturbed = 700;
+  const std::string root = NewTempDir("report_large");
+  for (const char* side : {"a", "b"}) {
+    const std::string dir = ModelFolder(StrCat(root, "/", side), 0);
+    for (int i = 0; i < kOps; ++i) {
+      std::vector<float> out = {1.0f * i, 2, 3, 4};
+      if (side[0] == 'b' && i >= kPerturbed) out[3] = 40;
+      char name[16];
+      std::snprintf(name, sizeof name, "op%04d", i);
+      WriteDumpFile(dir, FakeOp{"Relu", name, {}, {}, {{out}}}, i, i + 1);
+    }
+  }
+  const CompareTree &a = LoadTree(root + "/a"), &b = LoadTree(root + "/b");
+  const TreeCompareResult r = CompareTrees(a, b, {});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.tensors_compared, static_cast<size_t>(kOps));
+  EXPECT_EQ(r.tensors_outside, static_cast<size_t>(kOps - kPerturbed));
+  std::vector<Metric> metrics(std::begin(kAllMetrics), std::end(kAllMetrics));
+  const ReportContext context{&a, &b, {}, metrics};
+  const std::string html = RenderCompareHtml(r, context);
+  auto count = [&](std::string_view needle) {
+    size_t n = 0;
+    for (size_t at = html.find(needle); at != std::string::npos;
+         at = html.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("<tr class=\"op-row"), static_cast<size_t>(kOps));
+  EXPECT_EQ(count("<tr class=\"op-row first\" data-op=\"op0700\""), 1u);
+  EXPECT_THAT(html, HasSubstr("First diverging operator:</b> op0700 (Relu, "
+                              "task 700)"));
+  // One chart per metric, each with a point per operator, the first
+  // divergence drawn once in each.
+  EXPECT_EQ(count("<svg id=\"chart-"), metrics.size());
+  EXPECT_EQ(count("class=\"pt-first\" data-op=\"op0700 output 0\""),
+            metrics.size());
+  EXPECT_EQ(count("data-op=\"op0001 output 0\"><title>"), metrics.size());
+  EXPECT_LT(html.size(), 8u << 20) << "the page must stay loadable";
 }
 
 }  // namespace
