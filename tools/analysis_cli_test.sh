@@ -225,6 +225,27 @@ for f in glob.glob("ref/*.npy"):
 expect_exit 0 vs_fortran -- "$DUMP" compare a/2*/0/resnet_tiny/1/0 fortran
 expect_grep vs_fortran.out "15 tensors compared, 0 outside the tolerance -> PASS"
 
+# The bundled mlp_block references hold a Fortran-ordered array (keys_t.npy): no divergence.
+mkdir mb
+echo '{"dump": {"dump_path": "mb", "dump_list": [{"model_name": "mlp_block"}]}}' >mb.json
+expect_exit 0 run_mb -- "$DUMP" run -m "$TD/mlp_block.onnx" -c mb.json -i "$TD/mlp_block.input.x.npy"
+expect_exit 0 vs_mlp -- "$DUMP" compare mb "$TD/reference/mlp_block"
+expect_grep vs_mlp.out "keys_t"
+expect_grep vs_mlp.out "result: 16 tensors compared, 0 outside the tolerance -> PASS"
+
+# ONNX Runtime, when a folder where onnxruntime-node is installed is given
+# (bazel test --test_env=ACLDUMP_ORT_DIR=DIR): the same references as the other engines.
+if [[ -n "${ACLDUMP_ORT_DIR:-}" ]]; then
+  expect_exit 0 reference_onnxruntime -- "$DUMP" reference --model "$MODEL" --input "$INPUT" \
+    --out ort_ref --engine onnxruntime --ort-dir "$ACLDUMP_ORT_DIR"
+  expect_grep reference_onnxruntime.out "engine   ONNX Runtime"
+  expect_exit 0 vs_onnxruntime -- "$DUMP" compare a ort_ref
+  expect_grep vs_onnxruntime.out "45 tensors compared in 3 folder pairs, 0 outside the tolerance -> PASS"
+  expect_exit 0 ort_vs_unfused -- "$DUMP" compare ort_ref ref
+else
+  echo "(ACLDUMP_ORT_DIR not set: the onnxruntime engine is not exercised)"
+fi
+
 if [[ $failures -gt 0 ]]; then
   echo "$failures check(s) failed" >&2
   exit 1
