@@ -28,7 +28,8 @@ template <typename T>
 std::optional<T> Digits(std::string_view s, size_t max_digits) {
   if (!AllDigits(s) || s.size() > max_digits) return std::nullopt;
   T value = 0;
-  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
+  const auto [end, error] =
+      std::from_chars(s.data(), s.data() + s.size(), value);
   if (error != std::errc()) return std::nullopt;
   return value;
 }
@@ -75,7 +76,8 @@ Tensor ReverseAxes(const Tensor& in) {
   // Strides of the input, in elements; output index (o_0..o_{r-1}) reads
   // input index (o_{r-1}..o_0).
   std::vector<int64_t> in_stride(rank, 1);
-  for (size_t d = rank - 1; d > 0; --d) in_stride[d - 1] = in_stride[d] * dims[d];
+  for (size_t d = rank - 1; d > 0; --d)
+    in_stride[d - 1] = in_stride[d] * dims[d];
   std::vector<int64_t> index(rank, 0);
   const char* src = static_cast<const char*>(in.data());
   char* dst = static_cast<char*>(out.data());
@@ -103,8 +105,8 @@ class FileHandle {
     file.path_ = path;
     file.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (file.fd_ < 0) {
-      return absl::NotFoundError(StrCat(".npz file '", path,
-                                        "': ", std::strerror(errno)));
+      return absl::NotFoundError(
+          StrCat(".npz file '", path, "': ", std::strerror(errno)));
     }
     struct stat st;
     if (fstat(file.fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -224,7 +226,8 @@ absl::StatusOr<Tensor> DecodeArray(std::string_view bytes) {
   const uint8_t major = static_cast<uint8_t>(bytes[6]);
   if (major < 1 || major > 3) return tensor;
   const size_t offset = major == 1 ? 10 : 12;
-  const size_t header_len = static_cast<size_t>(Le(bytes, 8, major == 1 ? 2 : 4));
+  const size_t header_len =
+      static_cast<size_t>(Le(bytes, 8, major == 1 ? 2 : 4));
   if (header_len > bytes.size() - offset || header_len > 65536) return tensor;
   std::string header(bytes.substr(offset, header_len));
   const auto fortran = ValueSpan(header, "fortran_order");
@@ -368,7 +371,8 @@ absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
     if (Le(local, 0, 4) != kLocalHeader) {
       return bad(StrCat("member '", name, "' has no local header"));
     }
-    member.data_offset = local_offset + 30 + Le(local, 26, 2) + Le(local, 28, 2);
+    member.data_offset =
+        local_offset + 30 + Le(local, 26, 2) + Le(local, 28, 2);
     member.name = name.substr(0, name.size() - 4);
     members.push_back(std::move(member));
   }
@@ -401,8 +405,10 @@ absl::StatusOr<Tensor> ReadNpzMember(const std::string& path,
     uint64_t in_left = packed.size(), out_left = bytes.size();
     int result = Z_OK;
     while (result == Z_OK) {
-      const uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
-      const uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
+      const uInt in_chunk =
+          static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
+      const uInt out_chunk =
+          static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
       stream.avail_in = in_chunk;
       stream.avail_out = out_chunk;
       result = inflate(&stream, Z_NO_FLUSH);

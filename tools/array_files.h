@@ -39,10 +39,10 @@ absl::StatusOr<Tensor> ReadArrayFile(const std::string& path);
 
 // One array of an .npz archive.
 struct NpzMember {
-  std::string name;  // without ".npy"
+  std::string name;          // without ".npy"
   uint64_t data_offset = 0;  // of the member's (compressed) bytes in the file
   uint64_t compressed_size = 0;
-  uint64_t size = 0;  // of the .npy bytes
+  uint64_t size = 0;    // of the .npy bytes
   uint16_t method = 0;  // 0 stored, 8 deflate
   uint32_t crc32 = 0;
 };

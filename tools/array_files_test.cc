@@ -49,9 +49,9 @@ TEST(ParseTensorFileNameTest, Forms) {
 // Arrays numpy writes (made here byte for byte as numpy lays them out).
 std::string NpyBytes(const std::string& descr, const std::string& shape,
                      bool fortran, const std::string& data) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': " +
-                       (fortran ? "True" : "False") + ", 'shape': " + shape +
-                       ", }";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
@@ -69,8 +69,8 @@ std::string Floats(std::initializer_list<float> values) {
 
 TEST(DecodeArrayTest, FortranOrderIsTransposed) {
   // [[1, 2, 3], [4, 5, 6]] in Fortran order: 1 4 2 5 3 6.
-  absl::StatusOr<Tensor> t = DecodeArray(
-      NpyBytes("<f4", "(2, 3)", true, Floats({1, 4, 2, 5, 3, 6})));
+  absl::StatusOr<Tensor> t =
+      DecodeArray(NpyBytes("<f4", "(2, 3)", true, Floats({1, 4, 2, 5, 3, 6})));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->shape().dims(), (std::vector<int64_t>{2, 3}));
   const float* v = t->as<float>();
@@ -96,8 +96,8 @@ TEST(DecodeArrayTest, FortranOrderIsTransposed) {
 }
 
 // A ZIP archive (stored members), as np.savez writes it.
-std::string StoredZip(const std::vector<std::pair<std::string, std::string>>&
-                          members) {
+std::string StoredZip(
+    const std::vector<std::pair<std::string, std::string>>& members) {
   auto le = [](uint64_t v, int n) {
     std::string s;
     for (int i = 0; i < n; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
@@ -117,8 +117,8 @@ std::string StoredZip(const std::vector<std::pair<std::string, std::string>>&
     out += le(0x04034b50, 4) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
            le(crc(data), 4) + le(data.size(), 4) + le(data.size(), 4) +
            le(name.size(), 2) + le(0, 2) + name + data;
-    central += le(0x02014b50, 4) + le(20, 2) + le(20, 2) + le(0, 2) +
-               le(0, 2) + le(0, 4) + le(crc(data), 4) + le(data.size(), 4) +
+    central += le(0x02014b50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(0, 2) +
+               le(0, 4) + le(crc(data), 4) + le(data.size(), 4) +
                le(data.size(), 4) + le(name.size(), 2) + le(0, 2) + le(0, 2) +
                le(0, 2) + le(0, 2) + le(0, 4) + le(offset, 4) + name;
   }
@@ -167,7 +167,8 @@ TEST(NpzTest, ReadsWhatNumpyWrites) {
   const std::string script =
       "import numpy as np, sys\n"
       "a = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
-      "np.savez_compressed(sys.argv[1] + '/c.npz', x=a, y=np.asfortranarray(a))\n"
+      "np.savez_compressed(sys.argv[1] + '/c.npz', x=a, "
+      "y=np.asfortranarray(a))\n"
       "np.savez(sys.argv[1] + '/s.npz', x=a)\n";
   {
     std::ofstream file(dir + "/make.py");

@@ -7,11 +7,11 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
-#include "nlohmann/json.hpp"
 #include "dump/config.h"
 #include "dump/format/dump_names.h"
 #include "dump/policy.h"
 #include "kernels/ops.h"
+#include "nlohmann/json.hpp"
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
@@ -137,23 +137,23 @@ ModelPlan BuildModelPlan(const dump::DumpConfig& config,
       for (const auto& e : config.dump_list) {
         if (!e.model_name) continue;
         if (auto near = NearestWord(*e.model_name, candidates)) {
-          StrAppend(reason, "; did you mean '", *near, "' for '",
-                    *e.model_name, "'?");
+          StrAppend(reason, "; did you mean '", *near, "' for '", *e.model_name,
+                    "'?");
         }
       }
       warnings.push_back(reason + ": nothing of it is dumped");
       mp.nothing_reason = reason;
     } else {
-      mp.nothing_reason = StrCat(
-          "dump_list[", entry, "] names this model but its layer list and "
-          "ranges select no operator it runs");
+      mp.nothing_reason = StrCat("dump_list[", entry,
+                                 "] names this model but its layer list and "
+                                 "ranges select no operator it runs");
     }
   } else {
     mp.selected = true;
-    mp.selected_by =
-        entry >= 0 ? StrCat("dump_list[", entry, "] (model_name '",
-                            *config.dump_list[entry].model_name, "')")
-                   : std::string("a layer list for every model");
+    mp.selected_by = entry >= 0
+                         ? StrCat("dump_list[", entry, "] (model_name '",
+                                  *config.dump_list[entry].model_name, "')")
+                         : std::string("a layer list for every model");
     mp.folder = StrCat(config.dump_path_resolved, "/{time}/{device}/",
                        plan.model_name, "/{model id}/{iteration}/");
     mp.iterations = config.steps ? StrCat("steps ", config.steps->ToString())
@@ -226,10 +226,9 @@ ModelPlan BuildModelPlan(const dump::DumpConfig& config,
 }
 
 std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
-  std::string out =
-      StrCat("\nmodel ", mp.model_path, ": graph '", mp.graph_name,
-             "', file stem '", mp.file_stem, "', ", mp.executed_ops,
-             " executed operators\n");
+  std::string out = StrCat("\nmodel ", mp.model_path, ": graph '",
+                           mp.graph_name, "', file stem '", mp.file_stem, "', ",
+                           mp.executed_ops, " executed operators\n");
   if (!config.model_dump()) {
     out += "  the config dumps no model (no model dump_list)\n";
   } else if (!mp.selected) {
@@ -237,15 +236,14 @@ std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
   } else {
     StrAppend(out, "  selected by ", mp.selected_by, "; files go to ",
               mp.folder, "\n  iterations: ", mp.iterations, "\n");
-    TextTable table({"task", "op", "type", "original names", "dumps",
-                     "tensors", "bytes"});
+    TextTable table(
+        {"task", "op", "type", "original names", "dumps", "tensors", "bytes"});
     for (const PlanRow& row : mp.rows) {
-      table.AddRow({StrCat(row.task), row.op, row.type,
-                    row.original_names.empty()
-                        ? std::string("-")
-                        : StrJoin(row.original_names, ","),
-                    row.dumps, StrJoin(row.tensors, " "),
-                    HumanBytes(row.bytes)});
+      table.AddRow(
+          {StrCat(row.task), row.op, row.type,
+           row.original_names.empty() ? std::string("-")
+                                      : StrJoin(row.original_names, ","),
+           row.dumps, StrJoin(row.tensors, " "), HumanBytes(row.bytes)});
     }
     out += table.Render("  ");
     const bool stats = config.data == dump::DumpData::kStats;

@@ -20,7 +20,8 @@ struct PlanRow {
   uint32_t task = 0;
   std::string op, type;
   std::vector<std::string> original_names;
-  std::string dumps;  // "outputs", "inputs", "inputs+outputs", "output (graph input)"
+  std::string
+      dumps;  // "outputs", "inputs", "inputs+outputs", "output (graph input)"
   std::vector<std::string> tensors;  // "in 1x3x32x32", "out 1x16x32x32"
   uint64_t bytes = 0;                // estimated file size
 };
@@ -43,9 +44,9 @@ struct ModelPlan {
 
 struct ConfigCheck {
   bool valid = false;
-  int32_t acl_error = 0;  // what aclmdlSetDump returned
-  std::string message;    // its message when not valid
-  std::string report;     // the error, or the description and plan
+  int32_t acl_error = 0;    // what aclmdlSetDump returned
+  std::string message;      // its message when not valid
+  std::string report;       // the error, or the description and plan
   std::string description;  // DescribeDumpConfig
   std::vector<std::string> warning_list;
   size_t warnings = 0;

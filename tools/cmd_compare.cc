@@ -26,8 +26,10 @@ class CompareCommand final : public Command {
         "operator); names the first diverging operator by iteration, then "
         "execution order. Exit 0 within tolerance, 1 outside, 2 when nothing "
         "could be compared.");
-    compare->add_option("A", a_, "dump under test: a dump_path or any folder "
-                                 "or file below it")
+    compare
+        ->add_option("A", a_,
+                     "dump under test: a dump_path or any folder "
+                     "or file below it")
         ->required();
     compare
         ->add_option("B", b_,
@@ -107,8 +109,8 @@ class CompareCommand final : public Command {
     }
     const CompareOptions options{atol_, rtol_};
     const TreeCompareResult result = CompareTrees(*a, *b, options, *filter);
-    const ReportContext context{&*a, &*b, options, *metrics,
-                                filter->Describe(), verbose_};
+    const ReportContext context{
+        &*a, &*b, options, *metrics, filter->Describe(), verbose_};
     const bool quiet = json_ == "-" || csv_ == "-";
     if (!quiet) std::fputs(FormatCompareText(result, context).c_str(), stdout);
     auto write = [&](const std::string& path, const std::string& text,
@@ -125,11 +127,13 @@ class CompareCommand final : public Command {
         Fail("compare", StrCat("cannot write ", path), "", kExitUsage);
         return false;
       }
-      if (!quiet) std::printf("%.*s: %s\n", static_cast<int>(what.size()),
-                              what.data(), path.c_str());
+      if (!quiet)
+        std::printf("%.*s: %s\n", static_cast<int>(what.size()), what.data(),
+                    path.c_str());
       return true;
     };
-    if (!write(report_, report_.empty() ? "" : RenderCompareHtml(result, context),
+    if (!write(report_,
+               report_.empty() ? "" : RenderCompareHtml(result, context),
                "report") ||
         !write(json_, json_.empty() ? "" : CompareJson(result, context),
                "json") ||

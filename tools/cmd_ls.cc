@@ -40,8 +40,7 @@ class LsCommand final : public Command {
     if (!filter->empty()) {
       dump::DumpTree kept = FilterTree(*tree, *filter);
       if (kept.runs.empty()) {
-        return Fail("ls", ExplainEmptyFilter(*tree, *filter), "",
-                    kExitFailure);
+        return Fail("ls", ExplainEmptyFilter(*tree, *filter), "", kExitFailure);
       }
       std::fputs(FormatDumpTree(kept, summary_).c_str(), stdout);
       return 0;

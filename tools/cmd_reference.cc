@@ -44,7 +44,8 @@ class ReferenceCommand final : public Command {
         ->capture_default_str();
     reference->footer(
         "Example: bazel run //tools:dump -- reference --model "
-        "testdata/resnet_tiny.onnx --input testdata/resnet_tiny.input.input.npy "
+        "testdata/resnet_tiny.onnx --input "
+        "testdata/resnet_tiny.input.input.npy "
         "--out ref\n"
         "then:    bazel run //tools:dump -- compare acldump_output ref");
     return reference;
@@ -66,10 +67,11 @@ class ReferenceCommand final : public Command {
     for (const std::string& input : summary->inputs) {
       std::printf("  input    %s\n", input.c_str());
     }
-    std::printf("  wrote    %zu .npy files (%zu nodes and the inputs), %s, "
-                "into %s\n",
-                summary->files, summary->nodes,
-                HumanBytes(summary->bytes).c_str(), options_.out_dir.c_str());
+    std::printf(
+        "  wrote    %zu .npy files (%zu nodes and the inputs), %s, "
+        "into %s\n",
+        summary->files, summary->nodes, HumanBytes(summary->bytes).c_str(),
+        options_.out_dir.c_str());
     for (const std::string& skipped : summary->skipped) {
       std::printf("  skipped  %s\n", skipped.c_str());
     }

@@ -27,10 +27,10 @@ int ReportDump(std::string_view command, const RunSummary& summary) {
                     kExitFailure);
   }
   if (summary.nothing_selected && summary.files == 0) {
-    return Fail(command, "the dump config selected nothing this run executes",
-                StrCat(StrJoin(summary.nothing_reasons, "; "),
-                       " (exit code 3)"),
-                kExitNothingDumped);
+    return Fail(
+        command, "the dump config selected nothing this run executes",
+        StrCat(StrJoin(summary.nothing_reasons, "; "), " (exit code 3)"),
+        kExitNothingDumped);
   }
   return 0;
 }

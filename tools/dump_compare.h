@@ -193,7 +193,7 @@ struct CompareResult {
   std::string divergence_note;  // why, or why none could be named
   size_t tensors_compared = 0;  // tensor pairs (a problem counts, outside)
   size_t tensors_outside = 0;
-  size_t ops_not_compared = 0;  // ops of A without any tensor compared
+  size_t ops_not_compared = 0;         // ops of A without any tensor compared
   std::vector<std::string> only_in_b;  // B operators nothing matched
 
   bool within() const { return tensors_compared > 0 && tensors_outside == 0; }

@@ -101,8 +101,8 @@ bool DumpFilter::MatchesType(std::string_view type) const {
   return std::find(op_types_.begin(), op_types_.end(), type) != op_types_.end();
 }
 
-bool DumpFilter::MatchesName(std::string_view name,
-                             std::span<const std::string> original_names) const {
+bool DumpFilter::MatchesName(
+    std::string_view name, std::span<const std::string> original_names) const {
   if (!regex_) return true;
   auto search = [&](std::string_view text) {
     return std::regex_search(text.begin(), text.end(), *regex_);
@@ -175,9 +175,9 @@ std::string ExplainEmptyFilter(const dump::DumpTree& tree,
   };
   if (!filter.op_types_.empty() && none(only_types)) {
     std::vector<std::string_view> candidates(types.begin(), types.end());
-    std::string text = StrCat("no operator has type ",
-                              StrJoin(filter.op_types_, " or "),
-                              " (types present: ", StrJoin(types, ", "), ")");
+    std::string text =
+        StrCat("no operator has type ", StrJoin(filter.op_types_, " or "),
+               " (types present: ", StrJoin(types, ", "), ")");
     for (const std::string& type : filter.op_types_) {
       if (types.count(type)) continue;
       if (auto near = NearestWord(type, candidates)) {
@@ -188,8 +188,8 @@ std::string ExplainEmptyFilter(const dump::DumpTree& tree,
     reasons.push_back(text);
   }
   if (filter.regex_ && none(only_name)) {
-    reasons.push_back(StrCat("no operator name matches --match ",
-                             Quote(filter.pattern_)));
+    reasons.push_back(
+        StrCat("no operator name matches --match ", Quote(filter.pattern_)));
   }
   if (filter.iterations_ && none(only_iterations)) {
     std::vector<std::string> present;
@@ -199,13 +199,13 @@ std::string ExplainEmptyFilter(const dump::DumpTree& tree,
     }
     reasons.push_back(StrCat(
         "no dump folder of iteration ", filter.iterations_->ToString(),
-        present.empty() ? std::string(" (no iteration folders)")
-                        : StrCat(" (iterations present: ",
-                                 StrJoin(present, ","), ")")));
+        present.empty()
+            ? std::string(" (no iteration folders)")
+            : StrCat(" (iterations present: ", StrJoin(present, ","), ")")));
   }
   if (reasons.empty()) {
-    reasons.push_back(StrCat("no dump file passes ", filter.Describe(),
-                             " together"));
+    reasons.push_back(
+        StrCat("no dump file passes ", filter.Describe(), " together"));
   }
   return StrCat("nothing under '", tree.root,
                 "' passes the filters: ", StrJoin(reasons, "; "));

@@ -52,10 +52,10 @@ TEST(DumpFilterTest, TypesNamesIterations) {
 TEST(FilterTreeTest, KeepsMatchingFilesAndExplainsEmptyResults) {
   const std::string root = NewTempDir("filter_tree");
   for (int it : {0, 1, 2}) {
-    WriteDumpFile(ModelFolder(root, it), FakeOp{"Conv", "conv1", {}, {}, {{{1}}}},
-                  0, 10 + it);
-    WriteDumpFile(ModelFolder(root, it), FakeOp{"Relu", "relu1", {}, {}, {{{1}}}},
-                  1, 20 + it);
+    WriteDumpFile(ModelFolder(root, it),
+                  FakeOp{"Conv", "conv1", {}, {}, {{{1}}}}, 0, 10 + it);
+    WriteDumpFile(ModelFolder(root, it),
+                  FakeOp{"Relu", "relu1", {}, {}, {{{1}}}}, 1, 20 + it);
   }
   absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
   ASSERT_TRUE(tree.ok());

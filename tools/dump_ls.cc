@@ -48,7 +48,8 @@ std::string IterationRanges(std::vector<int64_t> iterations) {
   std::vector<std::string> ranges;
   for (size_t i = 0; i < iterations.size();) {
     size_t j = i;
-    while (j + 1 < iterations.size() && iterations[j + 1] == iterations[j] + 1) {
+    while (j + 1 < iterations.size() &&
+           iterations[j + 1] == iterations[j] + 1) {
       ++j;
     }
     ranges.push_back(j == i ? StrCat(iterations[i])

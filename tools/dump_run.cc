@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <system_error>
@@ -605,8 +605,9 @@ std::string FormatRunSummary(const RunSummary& s) {
     for (const std::string& reason : s.nothing_reasons) {
       StrAppend(out, "               ", reason, "\n");
     }
-    StrAppend(out, "               (`dump check-config <config> --model "
-                   "<model>` shows the plan)\n");
+    StrAppend(out,
+              "               (`dump check-config <config> --model "
+              "<model>` shows the plan)\n");
   } else {
     StrAppend(out, "  dump files   ", s.files, " new, ", HumanBytes(s.bytes),
               s.folders.empty() ? "" : " in", "\n");

@@ -9,10 +9,10 @@
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
-#include "nlohmann/json.hpp"
 #include "dump/format/dump_file.h"
 #include "dump/format/stats_csv.h"
 #include "dump/stats.h"
+#include "nlohmann/json.hpp"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
@@ -412,8 +412,7 @@ std::string StatsJson(const dump::DumpTree& tree, const MergedStats& stats,
          {"type", op.type},
          {"task", op.task_id},
          {"max_abs", num(op.max_abs)},
-         {"worst_row",
-          static_cast<size_t>(op.worst - stats.rows.data())},
+         {"worst_row", static_cast<size_t>(op.worst - stats.rows.data())},
          {"nonfinite", op.nonfinite},
          {"flags", op.flags}});
   }

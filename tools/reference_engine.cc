@@ -174,9 +174,9 @@ absl::Status RunProcess(const std::vector<std::string>& argv,
   std::string message = text.ok() ? *text : "";
   while (!message.empty() && message.back() == '\n') message.pop_back();
   return absl::InternalError(
-      StrCat(args[0], " failed", WIFEXITED(status)
-                                     ? StrCat(" (exit ", WEXITSTATUS(status), ")")
-                                     : std::string(" (killed)"),
+      StrCat(args[0], " failed",
+             WIFEXITED(status) ? StrCat(" (exit ", WEXITSTATUS(status), ")")
+                               : std::string(" (killed)"),
              message.empty() ? "" : ": ", message));
 }
 
@@ -220,10 +220,9 @@ absl::StatusOr<std::vector<Tensor>> LoadInputs(
     }
     ASSIGN_OR_RETURN(Tensor tensor, ReadArrayFile(file));
     if (tensor.info() != inputs[index].info) {
-      return absl::InvalidArgumentError(
-          StrCat("input '", inputs[index].name, "' is ",
-                 inputs[index].info.ToString(), " but '", file, "' holds ",
-                 tensor.info().ToString()));
+      return absl::InvalidArgumentError(StrCat(
+          "input '", inputs[index].name, "' is ", inputs[index].info.ToString(),
+          " but '", file, "' holds ", tensor.info().ToString()));
     }
     values[index] = std::move(tensor);
     sources[index] = StrCat("from ", DisplayPath(fs::absolute(file).string()));
@@ -234,11 +233,13 @@ absl::StatusOr<std::vector<Tensor>> LoadInputs(
       Tensor tensor(inputs[i].info.dtype, inputs[i].info.shape);
       FillRandom(tensor.view(), options.seed + i);
       values[i] = std::move(tensor);
-      sources[i] = StrCat("random (seed ", options.seed + i, ", as `dump run "
-                          "--seed ", options.seed, "`)");
+      sources[i] = StrCat("random (seed ", options.seed + i,
+                          ", as `dump run "
+                          "--seed ",
+                          options.seed, "`)");
     }
-    described.push_back(StrCat(inputs[i].name, " ",
-                               inputs[i].info.ToString(), " ", sources[i]));
+    described.push_back(StrCat(inputs[i].name, " ", inputs[i].info.ToString(),
+                               " ", sources[i]));
     out.push_back(*std::move(values[i]));
   }
   return out;
@@ -287,9 +288,10 @@ absl::Status WriteOutput(const std::string& out_dir, const std::string& name,
 class Float64Promoter {
  public:
   // `original` holds the type and shape of every value of `graph`.
-  Float64Promoter(const Graph& graph,
-                  const std::map<std::string, TensorInfo, std::less<>>& original,
-                  const OpRegistry& registry)
+  Float64Promoter(
+      const Graph& graph,
+      const std::map<std::string, TensorInfo, std::less<>>& original,
+      const OpRegistry& registry)
       : in_(graph), original_(original), registry_(registry) {}
 
   absl::StatusOr<Graph> Promote(ReferenceSummary& summary) {
@@ -526,7 +528,8 @@ absl::Status RunUnfused(const ReferenceOptions& options,
   ASSIGN_OR_RETURN(std::vector<Tensor> values,
                    LoadInputs(inputs, options, summary.inputs));
   std::map<std::string, std::vector<std::string>> outputs_of;
-  for (const GraphNode& node : graph.nodes) outputs_of[node.name] = node.outputs;
+  for (const GraphNode& node : graph.nodes)
+    outputs_of[node.name] = node.outputs;
   Float64Promoter promoter(graph, value_infos, BuiltinOps());
   ASSIGN_OR_RETURN(Graph promoted, promoter.Promote(summary));
   ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
@@ -570,9 +573,9 @@ absl::Status RunUnfused(const ReferenceOptions& options,
 
 absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
                     ReferenceSummary& summary, Json& manifest, Json& files) {
-  ASSIGN_OR_RETURN(std::string bytes, ReadRegularFile(options.model,
-                                                      kMaxOnnxFileBytes,
-                                                      "ONNX file"));
+  ASSIGN_OR_RETURN(
+      std::string bytes,
+      ReadRegularFile(options.model, kMaxOnnxFileBytes, "ONNX file"));
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError(
@@ -657,10 +660,9 @@ absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
     if (it == producer.end()) continue;
     const std::optional<DType> dtype = DTypeFromName(out.value("type", ""));
     if (!dtype || !out.contains("file")) {
-      summary.skipped.push_back(StrCat(it->second.first, " output ",
-                                       it->second.second, ": type ",
-                                       out.value("type", "?"),
-                                       " has no .npy form here"));
+      summary.skipped.push_back(
+          StrCat(it->second.first, " output ", it->second.second, ": type ",
+                 out.value("type", "?"), " has no .npy form here"));
       continue;
     }
     std::vector<int64_t> dims = out["dims"].get<std::vector<int64_t>>();
@@ -669,10 +671,9 @@ absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
                      ReadRegularFile(out["file"].get<std::string>(),
                                      kMaxNpyFileBytes, "ONNX Runtime output"));
     if (data.size() != tensor.ByteSize()) {
-      return absl::InternalError(StrCat("ONNX Runtime output '", name,
-                                        "' has ", data.size(), " bytes, ",
-                                        tensor.info().ToString(), " needs ",
-                                        tensor.ByteSize()));
+      return absl::InternalError(StrCat(
+          "ONNX Runtime output '", name, "' has ", data.size(), " bytes, ",
+          tensor.info().ToString(), " needs ", tensor.ByteSize()));
     }
     if (!data.empty()) std::memcpy(tensor.data(), data.data(), data.size());
     nodes.insert(it->second.first);
@@ -725,11 +726,11 @@ absl::StatusOr<OrtLocation> FindOnnxRuntime(const std::string& ort_dir) {
   }
   if (location.modules_dir.empty()) {
     return WithHint(
-        absl::NotFoundError(StrCat(
-            "onnxruntime-node is not installed (looked in ",
-            candidates.empty() ? std::string("nothing")
-                               : StrJoin(candidates, ", "),
-            ")")),
+        absl::NotFoundError(
+            StrCat("onnxruntime-node is not installed (looked in ",
+                   candidates.empty() ? std::string("nothing")
+                                      : StrJoin(candidates, ", "),
+                   ")")),
         StrCat("install it in a folder outside the repository with `",
                kOrtInstallCommand,
                "` and pass that folder as --ort-dir (or put its "
@@ -750,8 +751,9 @@ absl::StatusOr<ReferenceSummary> WriteReferences(
   }
   if (fs::path(options.model).extension() != ".onnx") {
     return absl::InvalidArgumentError(
-        StrCat("'", options.model, "' is not an .onnx model: references are "
-                                   "made from the ONNX graph"));
+        StrCat("'", options.model,
+               "' is not an .onnx model: references are "
+               "made from the ONNX graph"));
   }
   std::optional<OrtLocation> ort;
   if (options.engine == "onnxruntime") {
@@ -764,10 +766,10 @@ absl::StatusOr<ReferenceSummary> WriteReferences(
       summary.engine = "onnxruntime";
     } else {
       summary.engine = "acldump-unfused";
-      summary.engine_note = StrCat(
-          "ONNX Runtime not used: ", ToStd(found.status().message()),
-          ". For an independent engine run `", kOrtInstallCommand,
-          "` outside the repository and pass --ort-dir");
+      summary.engine_note =
+          StrCat("ONNX Runtime not used: ", ToStd(found.status().message()),
+                 ". For an independent engine run `", kOrtInstallCommand,
+                 "` outside the repository and pass --ort-dir");
     }
   } else if (options.engine == "acldump-unfused") {
     summary.engine = "acldump-unfused";
@@ -778,8 +780,8 @@ absl::StatusOr<ReferenceSummary> WriteReferences(
   }
   fs::create_directories(options.out_dir, error);
   if (error) {
-    return absl::PermissionDeniedError(StrCat(
-        "cannot create '", options.out_dir, "': ", error.message()));
+    return absl::PermissionDeniedError(
+        StrCat("cannot create '", options.out_dir, "': ", error.message()));
   }
   Json manifest;
   manifest["schema"] = "acldump.reference/1";

@@ -40,10 +40,10 @@ struct ReferenceOptions {
 };
 
 struct ReferenceSummary {
-  std::string engine;        // "onnxruntime" or "acldump-unfused"
-  std::string engine_note;   // versions, or why auto chose acldump-unfused
+  std::string engine;       // "onnxruntime" or "acldump-unfused"
+  std::string engine_note;  // versions, or why auto chose acldump-unfused
   std::vector<std::string> inputs;  // "input float32[1,3,32,32] from x.npy"
-  size_t nodes = 0;          // nodes whose outputs were written
+  size_t nodes = 0;                 // nodes whose outputs were written
   size_t files = 0;
   uint64_t bytes = 0;
   size_t float64_nodes = 0;  // acldump-unfused: nodes run in float64

@@ -93,8 +93,8 @@ absl::Status CheckTensorSize(std::string_view what, int32_t data_type,
   return absl::OkStatus();
 }
 
-// The 2.0 layout: every size is checked (shapes, then the running sum against the
-// bytes that follow the header) before any payload is copied.
+// The 2.0 layout: every size is checked (shapes, then the running sum against
+// the bytes that follow the header) before any payload is copied.
 absl::Status CheckLayout2(const DumpData& header, uint64_t payload_bytes,
                           uint64_t file_size, uint64_t header_len) {
   for (int i = 0; i < header.input_size(); ++i) {
@@ -215,7 +215,8 @@ bool IsLegacyVersion(const std::string& version) {
 
 // A whole file that is a bare legacy DumpData. Only tried when the prefix
 // reading is impossible; the version and content rules keep a truncated
-// file in the 2.0 layout (whose first bytes may parse as a tiny proto) from passing.
+// file in the 2.0 layout (whose first bytes may parse as a tiny proto) from
+// passing.
 std::optional<DumpData> ParseBareLegacy(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > static_cast<size_t>(INT_MAX)) {
     return std::nullopt;
@@ -373,9 +374,9 @@ absl::StatusOr<DumpFileContents> ReadDumpFileHeader(const std::string& path) {
           header.ParseFromArray(bytes.data(), static_cast<int>(header_len)) &&
           header.version() == kDumpFormatVersion) {
         ::close(fd);
-        absl::Status valid = CheckLayout2(
-            header, file_size - kLengthBytes - header_len, file_size,
-            header_len);
+        absl::Status valid =
+            CheckLayout2(header, file_size - kLengthBytes - header_len,
+                         file_size, header_len);
         if (!valid.ok()) return Annotate(valid, path);
         DumpFileContents contents;
         contents.header = std::move(header);
