@@ -94,6 +94,28 @@ expect_exit 1 one_side -- "$DUMP" compare a b
 expect_grep one_side.out "folders only in A (1): resnet_tiny (id 1) iteration 2, device 0"
 expect_grep one_side.out "30 tensors compared in 2 folder pairs, 1 outside the tolerance -> FAIL"
 
+echo "== two devices, the second run in the same second (its time folder gets _1)"
+config dv.json dv
+config dv1.json dv1
+expect_exit 0 run_dv0 -- "$DUMP" run -m "$MODEL" -c dv.json -i "$INPUT" --iterations 2 --device 0
+expect_exit 0 run_dv1 -- "$DUMP" run -m "$MODEL" -c dv1.json -i "$INPUT" --iterations 2 --device 1
+T=$(ls dv)
+mv "dv1/$(ls dv1)" "dv/${T}_1"
+expect_exit 0 ls_dv -- "$DUMP" ls dv --summary
+expect_no_grep ls_dv.out "not in the dump layout"
+expect_grep ls_dv.out "${T}_1/  (time)  30 files"
+cp -r dv dv2
+perturb "$(echo dv2/"${T}"_1/1/resnet_tiny/1/1/Add.add2.*)"
+expect_exit 1 devices -- "$DUMP" compare dv dv2
+expect_grep devices.out "A: dv (4 folders, 60 operators)"
+expect_grep devices.out "60 tensors compared in 4 folder pairs, 1 outside the tolerance -> FAIL"
+expect_grep devices.out "first diverging operator: in resnet_tiny (id 1) iteration 1, device 1: add2 (Add"
+# The same folders in two time folders: the later one ({time}_1) is compared, with a note.
+mkdir later && cp -r "a/$(ls a)" "later/$(ls a)" && cp -r "d/$(ls d)" "later/$(ls a)_1"
+expect_exit 1 latest -- "$DUMP" compare later a
+expect_grep latest.out "the latest of each is compared, not those in $(ls a)"
+expect_grep latest.out "iteration 2, device 0: relu_add2"
+
 echo "== machine-readable compare results"
 expect_exit 1 json -- "$DUMP" compare a b --json result.json --csv result.csv
 expect_json result.json 'j["schema"]' "acldump.compare/1"

@@ -112,7 +112,8 @@ void KeepLatest(CompareTree& tree) {
   for (size_t i = 0; i < tree.folders.size(); ++i) {
     const FolderKey key = KeyOf(tree.folders[i], true);
     auto [it, added] = latest.emplace(key, i);
-    if (!added && tree.folders[i].time > tree.folders[it->second].time) {
+    if (!added && dump::TimeFolderBefore(tree.folders[it->second].time,
+                                         tree.folders[i].time)) {
       it->second = i;
     }
   }

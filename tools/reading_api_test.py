@@ -104,6 +104,18 @@ class ReadingApiTest(unittest.TestCase):
         self.assertEqual([f["iteration"] for f in r["only_in_a"]], [2])
         self.assertEqual(self.same_as_cli("a", "a")["verdict"], "pass")
 
+    def test_compare_suffixed_time_folders_as_the_cli(self):
+        # A second run in the same second writes to {time}_1: in the layout, and the latest.
+        time = os.listdir("a")[0]
+        if not os.path.exists("later"):
+            shutil.copytree(os.path.join("a", time), os.path.join("later", time))
+            shutil.copytree(os.path.join("b", time), os.path.join("later", time + "_1"))
+        r = self.same_as_cli("later", "a")
+        self.assertEqual(r["first_divergence"]["folder"]["time"], time + "_1")
+        self.assertIn("the latest of each is compared, not those in " + time, r["notes"][0])
+        self.assertEqual([f.time for f in acldump.open_tree("later").folders if f.files],
+                         [time] * 3 + [time + "_1"] * 2)
+
     def test_compare_with_references_as_the_cli(self):
         r = self.same_as_cli(glob.glob("all/*/0/resnet_tiny/1/0")[0],
                              os.path.join(TD, "reference", "resnet_tiny"))

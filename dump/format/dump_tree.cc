@@ -38,7 +38,14 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
          s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool IsTimeFolder(std::string_view s) { return s.size() == 14 && AllDigits(s); }
+bool IsTimeFolder(std::string_view s) { return IsTimeFolderName(s); }
+
+// The number after "_" of a time folder's name; 0 without one.
+uint64_t TimeFolderSuffix(std::string_view name) {
+  uint64_t n = 0;
+  if (name.size() > 15) ParseNumber(name.substr(15), n);
+  return n;
+}
 
 // hash -> original file name, from a folder's mapping.csv.
 using Mapping = std::map<std::string, std::string, std::less<>>;
@@ -147,6 +154,19 @@ std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
     return std::nullopt;
   }
   return parsed;
+}
+
+bool IsTimeFolderName(std::string_view name) {
+  if (name.size() < 14 || !AllDigits(name.substr(0, 14))) return false;
+  if (name.size() == 14) return true;
+  uint64_t n = 0;
+  return name.size() > 15 && name[14] == '_' && ParseNumber(name.substr(15), n);
+}
+
+bool TimeFolderBefore(std::string_view a, std::string_view b) {
+  const std::string_view base_a = a.substr(0, 14), base_b = b.substr(0, 14);
+  if (base_a != base_b) return base_a < base_b;
+  return TimeFolderSuffix(a) < TimeFolderSuffix(b);
 }
 
 std::string_view EntryKindName(EntryKind kind) {

@@ -35,6 +35,13 @@ enum class EntryKind {
 };
 std::string_view EntryKindName(EntryKind kind);
 
+// A time folder's name: "YYYYMMDDHHMMSS", or with "_N" appended when that
+// second's folder was already taken by another run.
+bool IsTimeFolderName(std::string_view name);
+// Orders time folders by when they were created: by the 14 digits, then by
+// the number after "_" (none first): 20250101120000 < ..._1 < ..._2 < ..._10.
+bool TimeFolderBefore(std::string_view a, std::string_view b);
+
 enum class Layout {
   kModel,      // {time}/{device}/{model}/{model_id}/{iteration}/file
   kSingleOp,   // {time}/{device}/file
@@ -51,7 +58,7 @@ struct DumpEntry {
   // Where the file's folder sits in the layout; set for every file, dump
   // file or not (the .npy files of a converted tree keep the layout).
   Layout layout = Layout::kUnknown;
-  std::string time;  // YYYYMMDDHHMMSS, model and single-op layouts
+  std::string time;  // YYYYMMDDHHMMSS[_N], model and single-op layouts
   int64_t device = -1;
   std::string model;  // folder name (escaped model name)
   int64_t model_id = -1;

@@ -409,6 +409,17 @@ def _number(s, bits):
     return value if value < (1 << bits) else None
 
 
+def _is_time_folder(name):
+    """YYYYMMDDHHMMSS, or with _N appended when another run had taken that second's folder."""
+    return (len(name) >= 14 and _digits(name[:14]) and
+            (len(name) == 14 or (len(name) > 15 and name[14] == "_" and _digits(name[15:]))))
+
+
+def _time_order(name):
+    """Creation order of time folders: the 14 digits, then the number after "_" (none first)."""
+    return (name[:14], int(name[15:]) if len(name) > 15 else 0)
+
+
 def _parse_file_name(name):
     parts = name.split(".")
     if len(parts) != 5 or not parts[0] or not parts[1]:
@@ -500,13 +511,13 @@ def _place(directory, e):
     def at(back):
         return parts[n - back]
 
-    if n >= 5 and len(at(5)) == 14 and _digits(at(5)):
+    if n >= 5 and _is_time_folder(at(5)):
         device, model_id, iteration = _number(at(4), 63), _number(at(2), 63), _number(at(1), 63)
         if None not in (device, model_id, iteration):
             e.layout, e.time, e.model = MODEL, at(5), at(3)
             e.device, e.model_id, e.iteration = device, model_id, iteration
             return
-    if n >= 2 and len(at(2)) == 14 and _digits(at(2)) and _number(at(1), 63) is not None:
+    if n >= 2 and _is_time_folder(at(2)) and _number(at(1), 63) is not None:
         e.layout, e.time, e.device = SINGLE_OP, at(2), _number(at(1), 63)
         return
     if n >= 3 and at(3) == "extra-info" and at(2) == "data-dump" and _number(at(1), 63) is not None:
@@ -899,7 +910,7 @@ def _load_dump_side(tree, flt, model, notes):
     latest = {}
     for i, f in enumerate(folders):
         k = _folder_key(f)
-        if k not in latest or f.time > folders[latest[k]].time:
+        if k not in latest or _time_order(f.time) > _time_order(folders[latest[k]].time):
             latest[k] = i
     if len(latest) != len(folders):
         older = sorted({f.time for i, f in enumerate(folders) if latest[_folder_key(f)] != i})
