@@ -150,6 +150,9 @@ expect_grep f_none.err "no dump folder of iteration 7 (iterations present: 0,1,2
 expect_exit 2 f_regex -- "$DUMP" compare a b --match '('
 config l.json l
 expect_exit 0 run_l -- "$DUMP" run -m "$MODEL" -c l.json --iterations 12
+# The run's summary lists a few folders, not every iteration.
+expect_grep run_l.out "... 8 more folders ..."
+[[ $(wc -l <run_l.out) -le 14 ]] || fail "the summary of 12 iterations has $(wc -l <run_l.out) lines"
 expect_exit 0 ls_summary -- "$DUMP" ls l --summary
 expect_grep ls_summary.out "iterations 0-11  (12 folders)  180 files"
 [[ $(wc -l <ls_summary.out) -le 8 ]] || fail "ls --summary of 12 iterations prints $(wc -l <ls_summary.out) lines"
