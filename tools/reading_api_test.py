@@ -152,6 +152,42 @@ class ReadingApiTest(unittest.TestCase):
             acldump.read_dump(glob.glob(folder + "/Data.input.*")[0]).outputs[0].array,
             np.load(INPUT))
 
+    def test_read_dump_reads_legacy_layouts_as_convert_does(self):
+        # Older writers put the data inside the header: with the 8-byte length prefix, or the
+        # whole file a bare DumpData.
+        def varint(n):
+            out = b""
+            while True:
+                out += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+                n >>= 7
+                if not n:
+                    return out
+
+        def field(number, payload):  # length-delimited
+            return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+        values = np.arange(6, dtype="<f4").reshape(2, 3) - 2.5
+        shape = field(3, varint(1 << 3) + varint(2) + varint(1 << 3) + varint(3))
+        output = varint(1 << 3) + varint(1) + shape + field(5, values.tobytes())
+        header = field(1, b"1.0") + field(3, output) + field(6, b"legacy_op")
+        os.makedirs("legacy", exist_ok=True)
+        prefixed = "legacy/Relu.legacy_op.0.0.1700000000000000"
+        bare = "legacy/Relu.legacy_bare.1.0.1700000000000001"
+        with open(prefixed, "wb") as f:
+            f.write(len(header).to_bytes(8, "little") + header)
+        with open(bare, "wb") as f:
+            f.write(header)
+        tool("convert", "legacy", "--out", "legacy_npy")
+        for path in (prefixed, bare):
+            f = acldump.read_dump(path)
+            self.assertTrue(f.legacy_format)
+            self.assertEqual((f.version, f.op_name, f.op_type), ("1.0", "legacy_op", "Relu"))
+            self.assertEqual(f.outputs[0].shape, [2, 3])
+            np.testing.assert_array_equal(f.outputs[0].array, values)
+            np.testing.assert_array_equal(
+                f.outputs[0].array,
+                np.load("legacy_npy/%s.output.0.npy" % os.path.basename(path)))
+
     def test_open_tree_indexes_what_ls_lists(self):
         tree = acldump.open_tree("a")
         folders = [f for f in tree.folders if f.files]
