@@ -150,6 +150,11 @@ expect_grep f_none.err "no dump folder of iteration 7 (iterations present: 0,1,2
 expect_exit 2 f_regex -- "$DUMP" compare a b --match '('
 config l.json l
 expect_exit 0 run_l -- "$DUMP" run -m "$MODEL" -c l.json --iterations 12
+# Run without --input (random numbers) against references made from the bundled input: the
+# graph input is named as the first divergence, with the fix.
+expect_exit 1 random_vs_reference -- "$DUMP" compare l/2*/0/resnet_tiny/1/0 "$TD/reference/resnet_tiny"
+expect_grep random_vs_reference.out "first diverging operator: input (Data, task 0)"
+expect_grep random_vs_reference.out "this is a graph input: the two sides ran on different inputs (give both the same one, e.g. \`dump run --input\`)"
 # The run's summary lists a few folders, not every iteration.
 expect_grep run_l.out "... 8 more folders ..."
 [[ $(wc -l <run_l.out) -le 14 ]] || fail "the summary of 12 iterations has $(wc -l <run_l.out) lines"
