@@ -214,6 +214,11 @@ expect_json check_result.json '"conv3bn3" in j["warnings"][0]' "True"
 config check2.json check
 expect_exit 0 check2 -- "$DUMP" check-config check2.json --model "$MODEL" --json -
 expect_json check2.out 'j["plan"]["files_per_iteration"], j["plan"]["selected"]' "(15, True)"
+echo '{"dump": {"dump_path": "check", "dump_mode": "everything"}}' >invalid.json
+expect_exit 1 invalid -- "$DUMP" check-config invalid.json --json invalid_result.json
+expect_json invalid_result.json 'j["valid"], j["acl_error"], j["acl_error_name"], j["plan"]' \
+  "(False, 100009, 'ACL_ERROR_INVALID_DUMP_CONFIG', None)"
+expect_json invalid_result.json '"dump.dump_mode" in j["message"]' "True"
 [[ -z "$(ls -A check)" ]] || fail "check-config created $(ls -A check)"
 # The next run writes into a time folder of the layout, not {time}_1.
 expect_exit 0 after_check -- "$DUMP" run -m "$MODEL" -c check2.json
