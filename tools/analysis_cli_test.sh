@@ -164,6 +164,10 @@ expect_grep ls_summary.out "iterations 0-11  (12 folders)  180 files"
 expect_exit 0 ls_filter -- "$DUMP" ls l --summary --iterations 3-5 --op-type Conv
 expect_grep ls_filter.out "l: 18 dump files"
 expect_grep ls_filter.out "iterations 3-5  (3 folders)  18 files"
+for command in ls stats convert; do
+  expect_exit 1 "${command}_typo" -- "$DUMP" "$command" a --op-type Conf
+  expect_grep "${command}_typo.err" "did you mean 'Conv' for 'Conf'?"
+done
 expect_exit 0 convert_filter -- "$DUMP" convert l --out npy --match 'relu' --iterations 2
 n=$(find npy -name '*.npy' | wc -l)
 [[ $n == 5 ]] || fail "convert --match relu --iterations 2 wrote $n arrays, expected 5"
