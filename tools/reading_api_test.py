@@ -20,6 +20,7 @@ import acldump
 
 DUMP = sys.argv[1]
 WORK = sys.argv[2]
+CONVERT = os.path.join(os.path.dirname(DUMP), "convert")
 TD = os.path.join(os.getcwd(), "testdata")
 MODEL = os.path.join(TD, "resnet_tiny.onnx")
 INPUT = os.path.join(TD, "resnet_tiny.input.input.npy")
@@ -87,6 +88,15 @@ class ReadingApiTest(unittest.TestCase):
         run_dump("all", 1, ', "dump_mode": "all"')
         tool("reference", "--model", MODEL, "--input", INPUT, "--out", "ref",
              "--engine", "acldump-unfused")
+        # The same model converted without fusion: operators pair by original names.
+        os.makedirs("unfused_model")
+        subprocess.run([CONVERT, MODEL, "unfused_model/resnet_tiny.om", "--no-fusion"],
+                       check=True, capture_output=True)
+        os.makedirs("unfused")
+        with open("unfused.json", "w") as f:
+            f.write('{"dump": {"dump_path": "unfused", "dump_mode": "all", '
+                    '"dump_list": [{"model_name": "resnet_tiny"}]}}')
+        tool("run", "-m", "unfused_model/resnet_tiny.om", "-c", "unfused.json", "-i", INPUT)
 
     def same_as_cli(self, a, b, cli_args=(), **kwargs):
         cli = tool("compare", a, b, "--json", "-", *cli_args)
@@ -115,6 +125,14 @@ class ReadingApiTest(unittest.TestCase):
         self.assertIn("the latest of each is compared, not those in " + time, r["notes"][0])
         self.assertEqual([f.time for f in acldump.open_tree("later").folders if f.files],
                          [time] * 3 + [time + "_1"] * 2)
+
+    def test_compare_fused_with_unfused_as_the_cli(self):
+        r = self.same_as_cli("all", "unfused")
+        self.assertEqual(r["verdict"], "pass")
+        matches = {o["match"] for o in r["pairs"][0]["operators"]}
+        self.assertEqual(matches, {"name", "original"})
+        self.assertIn("bn1", r["pairs"][0]["only_in_b"])
+        self.same_as_cli("unfused", "all")
 
     def test_compare_with_references_as_the_cli(self):
         r = self.same_as_cli(glob.glob("all/*/0/resnet_tiny/1/0")[0],
