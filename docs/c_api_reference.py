@@ -39,26 +39,23 @@ def clean_comment(text):
     return paragraphs
 
 
-def _family(name):
-    """A name with the words that make variants of one call removed (aclmdlGetInputDims and
-    aclmdlGetOutputDims, aclmdlLoadFromFile and aclmdlLoadFromMem are one family)."""
-    for word in ("WithMem", "FromMem", "FromFile", "Input", "Output", "V2", "Host"):
-        name = name.replace(word, "")
-    return name
-
-
 def parse_header(path):
     """(intro paragraphs, [(section, notes, [(name, declaration, comment paragraphs)])]).
 
-    A comment directly above a declaration is that function's; a comment that speaks of the
-    functions "below" is a note of its section. A declaration without a comment of its own
-    takes the comment of the declaration just above it when both are variants of one call."""
+    A comment directly above a declaration (an ACL_DEPRECATED_MESSAGE may stand between them) is
+    that function's, and also of the declarations written right after it, without a blank line
+    (variants of one call). A comment that speaks of the functions "below" is a note of its
+    section."""
     text = open(path, encoding="utf-8").read()
     tokens = re.finditer(r"/\*.*?\*/|^ACL_FUNC_VISIBILITY[^;]*;", text, re.S | re.M)
     intro, sections = None, []
     section = ("", [], [])
     sections.append(section)
-    pending, pending_end, previous = None, -1, None
+    pending, pending_end, group, previous_end = None, -1, None, -1
+
+    def between(start, end):
+        return re.sub(r"ACL_DEPRECATED_MESSAGE\(\s*\"[^\"]*\"\s*\)", "", text[start:end])
+
     for token in tokens:
         t = token.group(0)
         if t.startswith("/*"):
@@ -68,25 +65,26 @@ def parse_header(path):
             elif marker:
                 section = (marker.group(1), [], [])
                 sections.append(section)
-                pending, previous = None, None
+                pending, group = None, None
             elif re.search(r"\bbelow\b", t):
                 section[1].extend(clean_comment(t))
-                pending, previous = None, None
+                pending, group = None, None
             else:
                 pending, pending_end = clean_comment(t), token.end()
         else:
             decl = " ".join(t.replace("ACL_FUNC_VISIBILITY", "").split())
             decl = re.sub(r"\(\s+", "(", decl).replace(" )", ")")
-            decl = re.sub(r"ACL_DEPRECATED_MESSAGE\(\"[^\"]*\"\)\s*", "", decl)
             name = re.search(r"(\w+)\s*\(", decl).group(1)
-            comment = None
-            if pending is not None and not text[pending_end:token.start()].strip():
-                comment = pending
-            elif previous and previous[2] and _family(previous[0]) == _family(name):
-                comment = ["As `%s`: " % previous[0] + previous[2][0]] + previous[2][1:]
-            pending = None
-            previous = (name, decl, comment)
-            section[2].append(previous)
+            if pending is not None and not between(pending_end, token.start()).strip():
+                group = pending
+            elif group is not None and previous_end >= 0:
+                gap = between(previous_end, token.start())
+                if gap.strip() or gap.count("\n") > 1:
+                    group = None
+            else:
+                group = None
+            pending, previous_end = None, token.end()
+            section[2].append((name, decl, group))
     return intro or [], [s for s in sections if s[2]]
 
 
