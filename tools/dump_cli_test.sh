@@ -56,6 +56,8 @@ echo "== no arguments: the bundled model with the built-in config"
 mkdir default && pushd default >/dev/null
 expect_exit 0 default -- "$DUMP"
 expect_grep default.out "ran 1 model, 2 iterations each, on device 0"
+# The demo runs on the bundled input, the one the PyTorch references were made from.
+expect_grep default.out "input float32[1,3,32,32] from testdata/resnet_tiny.input.input.npy"
 expect_grep default.out "model dump of 1 model, outputs, tensor, every step"
 expect_grep default.out "per iteration with dump"
 expect_grep default.out " without ("
