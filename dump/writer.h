@@ -37,7 +37,8 @@ struct RenderedFile {
   // is written as its hash, recorded in the folder's mapping.csv.
   std::string name;
   std::string suffix;
-  // Bytes written first (layout §2 prefix, or a whole CSV text).
+  // Bytes written first (the dump file's 8-byte header length and header, or a
+  // whole CSV text).
   std::string head;
   // Then these (views into the job's buffer).
   std::vector<std::string_view> payloads;

@@ -224,6 +224,8 @@ def save(builder, inputs, outputs, symbolic=None):
     os.makedirs(ref_dir, exist_ok=True)
     for name, tensor in inputs.items():
         np.save(os.path.join(HERE, f"{builder.name}.input.{name}.npy"), tensor.numpy())
+        # The graph input is a tensor like any other: compared with the dump's Data operator.
+        np.save(os.path.join(ref_dir, f"{name}.npy"), tensor.numpy())
     for name in outputs:
         np.save(os.path.join(HERE, f"{builder.name}.output.{name}.npy"), builder.node_outputs[name])
     for name, value in builder.node_outputs.items():

@@ -6,10 +6,12 @@
 #include "acl/acl.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 #include "dump/config.h"
 #include "dump/format/dump_names.h"
 #include "dump/policy.h"
 #include "kernels/ops.h"
+#include "nlohmann/json.hpp"
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
@@ -101,6 +103,163 @@ void AppendConfigDetails(const dump::DumpConfig& config, std::string& out) {
   }
 }
 
+// The plan of `model` under `config`, and the warnings it adds.
+ModelPlan BuildModelPlan(const dump::DumpConfig& config,
+                         const CompiledModel& model,
+                         const std::string& model_path,
+                         std::vector<std::string>& warnings) {
+  ModelPlan mp;
+  mp.model_path = model_path;
+  mp.file_stem = FileStem(model_path);
+  const Graph& graph = model.graph();
+  mp.graph_name = graph.name;
+  mp.executed_ops = model.steps().size();
+  const dump::DumpPlan plan = dump::BuildDumpPlan(config, model, mp.file_stem);
+  const int entry = dump::MatchModelEntry(config, mp.file_stem, graph.name);
+  if (!config.model_dump()) {
+    mp.nothing_reason =
+        config.enabled()
+            ? std::string()
+            : "the config dumps no model: it has no dump_list entry (and "
+              "dump_debug and dump_op_switch are off)";
+  } else if (!plan.selected) {
+    if (entry < 0) {
+      std::vector<std::string> named;
+      std::vector<std::string_view> candidates = {mp.file_stem, graph.name};
+      for (const auto& e : config.dump_list) {
+        if (e.model_name) named.push_back(StrCat("'", *e.model_name, "'"));
+      }
+      std::string reason = StrCat(
+          "no dump_list entry names this model (model_name must be the file "
+          "stem '",
+          mp.file_stem, "' or the graph name '", graph.name,
+          "'; the config names ", StrJoin(named, ", "), ")");
+      for (const auto& e : config.dump_list) {
+        if (!e.model_name) continue;
+        if (auto near = NearestWord(*e.model_name, candidates)) {
+          StrAppend(reason, "; did you mean '", *near, "' for '", *e.model_name,
+                    "'?");
+        }
+      }
+      warnings.push_back(reason + ": nothing of it is dumped");
+      mp.nothing_reason = reason;
+    } else {
+      mp.nothing_reason = StrCat("dump_list[", entry,
+                                 "] names this model but its layer list and "
+                                 "ranges select no operator it runs");
+    }
+  } else {
+    mp.selected = true;
+    mp.selected_by = entry >= 0
+                         ? StrCat("dump_list[", entry, "] (model_name '",
+                                  *config.dump_list[entry].model_name, "')")
+                         : std::string("a layer list for every model");
+    mp.folder = StrCat(config.dump_path_resolved, "/{time}/{device}/",
+                       plan.model_name, "/{model id}/{iteration}/");
+    mp.iterations = config.steps ? StrCat("steps ", config.steps->ToString())
+                                 : std::string("every iteration");
+    const bool stats = config.data == dump::DumpData::kStats;
+    std::set<int> data_ops;
+    for (size_t s = 0; s < model.steps().size(); ++s) {
+      const StepInfo& step = model.steps()[s];
+      for (int g : plan.data_inputs[s]) {
+        if (!data_ops.insert(g).second) continue;
+        const TensorInfo& info = graph.inputs[g].info;
+        PlanRow row;
+        row.task = step.task_id;
+        row.op = graph.inputs[g].name;
+        row.type = "Data";
+        row.dumps = "output (graph input)";
+        row.tensors = {ShapeText(info)};
+        row.bytes = stats ? 250 : info.ByteSize() + 80;
+        mp.bytes_per_iteration += row.bytes;
+        mp.tensor_bytes_per_iteration += stats ? 0 : info.ByteSize();
+        ++mp.files_per_iteration;
+        mp.rows.push_back(std::move(row));
+      }
+      if (!plan.dump_inputs[s] && !plan.dump_outputs[s]) continue;
+      size_t tensors = 0;
+      uint64_t data = 0;
+      PlanRow row;
+      if (plan.dump_inputs[s]) {
+        for (const TensorInfo& info : step.input_infos) {
+          if (!info.present()) continue;
+          ++tensors;
+          data += info.ByteSize();
+          row.tensors.push_back("in " + ShapeText(info));
+        }
+      }
+      if (plan.dump_outputs[s]) {
+        for (const TensorInfo& info : step.output_infos) {
+          ++tensors;
+          data += info.ByteSize();
+          row.tensors.push_back("out " + ShapeText(info));
+        }
+      }
+      row.task = step.task_id;
+      row.op = step.name;
+      row.type = step.op_type;
+      row.original_names = step.original_names;
+      row.dumps = plan.dump_inputs[s] && plan.dump_outputs[s]
+                      ? "inputs+outputs"
+                      : (plan.dump_inputs[s] ? "inputs" : "outputs");
+      row.bytes =
+          stats ? 160 + 110 * tensors : data + HeaderEstimate(step, tensors);
+      ++mp.files_per_iteration;
+      mp.bytes_per_iteration += row.bytes;
+      mp.tensor_bytes_per_iteration += stats ? 0 : data;
+      mp.rows.push_back(std::move(row));
+    }
+    PredictHashedNames(model, plan, warnings);
+  }
+  for (const GraphNode& node : graph.nodes) {
+    if (node.no_task) {
+      mp.never_dumped.push_back(StrCat(node.name, " (", node.op_type,
+                                       ": no-task node, aliases memory)"));
+    } else if (node.op_type == "Constant") {
+      mp.never_dumped.push_back(
+          StrCat(node.name, " (Constant: no output at run time)"));
+    }
+  }
+  for (const std::string& warning : plan.warnings) warnings.push_back(warning);
+  return mp;
+}
+
+std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
+  std::string out = StrCat("\nmodel ", mp.model_path, ": graph '",
+                           mp.graph_name, "', file stem '", mp.file_stem, "', ",
+                           mp.executed_ops, " executed operators\n");
+  if (!config.model_dump()) {
+    out += "  the config dumps no model (no model dump_list)\n";
+  } else if (!mp.selected) {
+    out += "  nothing of this model would be dumped\n";
+  } else {
+    StrAppend(out, "  selected by ", mp.selected_by, "; files go to ",
+              mp.folder, "\n  iterations: ", mp.iterations, "\n");
+    TextTable table(
+        {"task", "op", "type", "original names", "dumps", "tensors", "bytes"});
+    for (const PlanRow& row : mp.rows) {
+      table.AddRow(
+          {StrCat(row.task), row.op, row.type,
+           row.original_names.empty() ? std::string("-")
+                                      : StrJoin(row.original_names, ","),
+           row.dumps, StrJoin(row.tensors, " "), HumanBytes(row.bytes)});
+    }
+    out += table.Render("  ");
+    const bool stats = config.data == dump::DumpData::kStats;
+    StrAppend(out, "  estimated per dumped iteration: ", mp.files_per_iteration,
+              " files, ", HumanBytes(mp.bytes_per_iteration),
+              stats ? " of stats CSV"
+                    : StrCat(" (", HumanBytes(mp.tensor_bytes_per_iteration),
+                             " tensor data)"),
+              "\n");
+  }
+  if (!mp.never_dumped.empty()) {
+    StrAppend(out, "  never dumped: ", StrJoin(mp.never_dumped, ", "), "\n");
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
@@ -109,6 +268,7 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
   const auto [code, message] = ValidateThroughApi(config_path);
   check.acl_error = code;
   if (code != ACL_SUCCESS) {
+    check.message = message;
     check.report = StrCat(message, " [aclmdlSetDump returns ",
                           AclErrorName(code), " (", code, ")]\n");
     return check;
@@ -116,13 +276,15 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
   absl::StatusOr<dump::DumpConfig> config =
       dump::LoadDumpConfigFile(config_path);
   if (!config.ok()) {  // the API accepted it: only a race could get here
+    check.message = std::string(ToStd(config.status().message()));
     check.report = StrCat(config.status().message(), "\n");
     return check;
   }
   check.valid = true;
+  check.description = dump::DescribeDumpConfig(*config);
   std::string& out = check.report;
   StrAppend(out, config_path, ": valid (aclmdlSetDump returns ACL_SUCCESS)\n  ",
-            dump::DescribeDumpConfig(*config), "\n");
+            check.description, "\n");
   AppendConfigDetails(*config, out);
   // What the parser accepted but noticed: unknown keys, filters without
   // effect, a config that selects nothing, ...
@@ -138,113 +300,14 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
           "then dump those layers");
     }
   }
-
   if (!model_path.empty()) {
     ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
                      LoadForPlan(model_path));
-    const std::string stem = FileStem(model_path);
-    const Graph& graph = model->graph();
-    const dump::DumpPlan plan = dump::BuildDumpPlan(*config, *model, stem);
-    StrAppend(out, "\nmodel ", model_path, ": graph '", graph.name,
-              "', file stem '", stem, "', ", model->steps().size(),
-              " executed operators\n");
-    const int entry = dump::MatchModelEntry(*config, stem, graph.name);
-    if (!config->model_dump()) {
-      out += "  the config dumps no model (no model dump_list)\n";
-    } else if (!plan.selected) {
-      if (entry < 0) {
-        warnings.push_back(StrCat(
-            "no dump_list entry names this model: nothing of it is dumped "
-            "(model_name must be the file stem '",
-            stem, "' or the graph name '", graph.name, "')"));
-      }
-      out += "  nothing of this model would be dumped\n";
-    } else {
-      StrAppend(out, "  selected by ",
-                entry >= 0 ? StrCat("dump_list[", entry, "] (model_name '",
-                                    *config->dump_list[entry].model_name, "')")
-                           : std::string("a layer list for every model"),
-                "; files go to ", config->dump_path_resolved,
-                "/{time}/{device}/", plan.model_name,
-                "/{model id}/{iteration}/\n  iterations: ",
-                config->steps ? StrCat("steps ", config->steps->ToString())
-                              : std::string("every iteration"),
-                "\n");
-      const bool stats = config->data == dump::DumpData::kStats;
-      TextTable table({"task", "op", "type", "original names", "dumps",
-                       "tensors", "bytes"});
-      size_t files = 0;
-      uint64_t bytes = 0, payload = 0;
-      std::set<int> data_ops;
-      for (size_t s = 0; s < model->steps().size(); ++s) {
-        const StepInfo& step = model->steps()[s];
-        for (int g : plan.data_inputs[s]) {
-          if (!data_ops.insert(g).second) continue;
-          const TensorInfo& info = graph.inputs[g].info;
-          const uint64_t b = stats ? 250 : info.ByteSize() + 80;
-          table.AddRow({StrCat(step.task_id), graph.inputs[g].name, "Data", "-",
-                        "output (graph input)", StrCat(ShapeText(info)),
-                        HumanBytes(b)});
-          ++files;
-          bytes += b;
-          payload += stats ? 0 : info.ByteSize();
-        }
-        if (!plan.dump_inputs[s] && !plan.dump_outputs[s]) continue;
-        size_t tensors = 0;
-        uint64_t data = 0;
-        std::vector<std::string> shapes;
-        if (plan.dump_inputs[s]) {
-          for (const TensorInfo& info : step.input_infos) {
-            if (!info.present()) continue;
-            ++tensors;
-            data += info.ByteSize();
-            shapes.push_back("in " + ShapeText(info));
-          }
-        }
-        if (plan.dump_outputs[s]) {
-          for (const TensorInfo& info : step.output_infos) {
-            ++tensors;
-            data += info.ByteSize();
-            shapes.push_back("out " + ShapeText(info));
-          }
-        }
-        const uint64_t b =
-            stats ? 160 + 110 * tensors : data + HeaderEstimate(step, tensors);
-        ++files;
-        bytes += b;
-        payload += stats ? 0 : data;
-        table.AddRow({StrCat(step.task_id), step.name, step.op_type,
-                      StrJoin(step.original_names, ","),
-                      plan.dump_inputs[s] && plan.dump_outputs[s]
-                          ? "inputs+outputs"
-                          : (plan.dump_inputs[s] ? "inputs" : "outputs"),
-                      StrJoin(shapes, " "), HumanBytes(b)});
-      }
-      out += table.Render("  ");
-      PredictHashedNames(*model, plan, warnings);
-      StrAppend(out, "  estimated per dumped iteration: ", files, " files, ",
-                HumanBytes(bytes),
-                stats ? " of stats CSV"
-                      : StrCat(" (", HumanBytes(payload), " tensor data)"),
-                "\n");
-    }
-    std::vector<std::string> skipped;
-    for (const GraphNode& node : graph.nodes) {
-      if (node.no_task) {
-        skipped.push_back(StrCat(node.name, " (", node.op_type,
-                                 ": no-task node, aliases memory)"));
-      } else if (node.op_type == "Constant") {
-        skipped.push_back(
-            StrCat(node.name, " (Constant: no output at run time)"));
-      }
-    }
-    if (!skipped.empty()) {
-      StrAppend(out, "  never dumped: ", StrJoin(skipped, ", "), "\n");
-    }
-    for (const std::string& warning : plan.warnings)
-      warnings.push_back(warning);
+    check.plan = BuildModelPlan(*config, *model, model_path, warnings);
+    out += RenderPlan(*config, *check.plan);
   }
   check.warnings = warnings.size();
+  check.warning_list = warnings;
   if (!warnings.empty()) {
     out += "\nwarnings:\n";
     for (const std::string& warning : warnings) {
@@ -252,6 +315,88 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
     }
   }
   return check;
+}
+
+std::string ConfigCheckJson(const std::string& config_path,
+                            const ConfigCheck& check) {
+  using Json = nlohmann::ordered_json;
+  Json j;
+  j["schema"] = "acldump.check-config/1";
+  j["config"] = config_path;
+  j["valid"] = check.valid;
+  j["acl_error"] = check.acl_error;
+  j["acl_error_name"] = AclErrorName(check.acl_error);
+  j["message"] = check.message;
+  j["description"] = check.description;
+  j["warnings"] = check.warning_list;
+  if (!check.plan) {
+    j["plan"] = nullptr;
+  } else {
+    const ModelPlan& mp = *check.plan;
+    Json plan;
+    plan["model"] = mp.model_path;
+    plan["graph_name"] = mp.graph_name;
+    plan["file_stem"] = mp.file_stem;
+    plan["executed_operators"] = mp.executed_ops;
+    plan["selected"] = mp.selected;
+    plan["selected_by"] = mp.selected_by;
+    plan["folder"] = mp.folder;
+    plan["iterations"] = mp.iterations;
+    Json rows = Json::array();
+    for (const PlanRow& row : mp.rows) {
+      rows.push_back({{"task", row.task},
+                      {"op", row.op},
+                      {"type", row.type},
+                      {"original_names", row.original_names},
+                      {"dumps", row.dumps},
+                      {"tensors", row.tensors},
+                      {"bytes", row.bytes}});
+    }
+    plan["files"] = std::move(rows);
+    plan["files_per_iteration"] = mp.files_per_iteration;
+    plan["bytes_per_iteration"] = mp.bytes_per_iteration;
+    plan["tensor_bytes_per_iteration"] = mp.tensor_bytes_per_iteration;
+    plan["never_dumped"] = mp.never_dumped;
+    plan["nothing_reason"] = mp.nothing_reason;
+    j["plan"] = std::move(plan);
+  }
+  return j.dump(1) + "\n";
+}
+
+absl::StatusOr<DumpForecast> ForecastDump(const std::string& config_path,
+                                          const std::string& model_path,
+                                          uint64_t iterations) {
+  DumpForecast forecast;
+  forecast.model = FileStem(model_path);
+  absl::StatusOr<dump::DumpConfig> config =
+      dump::LoadDumpConfigFile(config_path);
+  if (!config.ok()) return config.status();
+  if (config->enabled() && !config->model_dump()) return forecast;
+  forecast.known = true;
+  ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
+                   LoadForPlan(model_path));
+  const ModelPlan plan =
+      BuildModelPlan(*config, *model, model_path, forecast.warnings);
+  forecast.steps = config->steps;
+  forecast.files_per_iteration = plan.files_per_iteration;
+  forecast.bytes_per_iteration = plan.bytes_per_iteration;
+  for (uint64_t i = 0; i < iterations; ++i) {
+    if (!config->steps || config->steps->Contains(i)) {
+      ++forecast.dumped_iterations;
+    }
+  }
+  if (!plan.nothing_reason.empty()) {
+    forecast.nothing_reason = plan.nothing_reason;
+  } else if (plan.selected && forecast.dumped_iterations == 0) {
+    forecast.nothing_reason = StrCat(
+        "dump_step '", config->steps->ToString(),
+        "' selects none of the iterations run (",
+        iterations == 1 ? std::string("0") : StrCat("0-", iterations - 1),
+        "; iterations count from 0, give --iterations to run more)");
+  } else if (plan.selected && plan.files_per_iteration == 0) {
+    forecast.nothing_reason = "the plan selects no tensor of this model";
+  }
+  return forecast;
 }
 
 }  // namespace acldump::tools

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/cord.h"
 #include "acl/acl_base.h"
@@ -98,25 +99,56 @@ std::string TextTable::Render(std::string_view indent) const {
   return out;
 }
 
+namespace {
+
+std::chrono::milliseconds ProgressDelay() {
+  const char* text = std::getenv("ACLDUMP_PROGRESS_DELAY_MS");
+  if (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end == '\0' && value >= 0) return std::chrono::milliseconds(value);
+  }
+  return std::chrono::milliseconds(2000);
+}
+
+}  // namespace
+
 Progress::Progress(std::string label, size_t total)
     : label_(std::move(label)),
       total_(total),
-      enabled_(isatty(STDERR_FILENO) == 1) {}
+      enabled_(isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()),
+      delay_(ProgressDelay()) {}
 
 Progress::~Progress() { Finish(); }
 
-void Progress::Update(size_t done, std::string_view item) {
-  if (!enabled_) return;
+bool Progress::Due(bool last) {
+  if (!enabled_) return false;
   const auto now = std::chrono::steady_clock::now();
-  if (shown_ && done < total_ && now - last_ < std::chrono::milliseconds(100)) {
-    return;
+  if (now - start_ < delay_) return false;
+  if (shown_ && !last && now - last_ < std::chrono::milliseconds(100)) {
+    return false;
   }
   last_ = now;
-  shown_ = true;
+  return true;
+}
+
+void Progress::Update(size_t done, std::string_view item) {
+  if (!Due(done >= total_)) return;
   std::string text = StrCat(label_, " ", done, "/", total_);
   if (total_ > 0) StrAppend(text, " (", done * 100 / total_, "%)");
   if (!item.empty()) StrAppend(text, " ", item);
+  Draw(text);
+}
+
+void Progress::Status(std::string_view text) {
+  if (Due(false)) Draw(text);
+}
+
+void Progress::Draw(std::string_view line) {
+  std::string text(line);
   if (text.size() > 100) text = text.substr(0, 97) + "...";
+  shown_ = true;
   std::fprintf(stderr, "\r\033[K%s", text.c_str());
   std::fflush(stderr);
 }

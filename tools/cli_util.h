@@ -44,20 +44,31 @@ class TextTable {
 };
 
 // A single self-overwriting status line on stderr, only when stderr is a
-// terminal (logs and pipes stay clean). Updates are rate-limited.
+// terminal (logs and pipes stay clean), and only once the work has taken
+// longer than a delay (2 s; ACLDUMP_PROGRESS_DELAY_MS overrides it), so
+// quick commands print nothing. Updates are rate-limited; the line is
+// cleared when done.
 class Progress {
  public:
   Progress(std::string label, size_t total);
   ~Progress();  // clears the line
+  // "<label> <done>/<total> (<pct>%) <item>".
   void Update(size_t done, std::string_view item = "");
+  // A line of the caller's own, drawn under the same rules.
+  void Status(std::string_view text);
   void Finish();
 
  private:
+  bool Due(bool last);
+  void Draw(std::string_view text);
+
   std::string label_;
   size_t total_;
   bool enabled_;
   bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_;
+  std::chrono::milliseconds delay_;
 };
 
 // "ACL_ERROR_INVALID_DUMP_CONFIG" for 100009; "aclError <n>" when unknown.

@@ -1,6 +1,7 @@
 // `dump check-config`: validate an acl.json as aclmdlSetDump does; with a
 // model, show the dump plan.
 #include <cstdio>
+#include <fstream>
 
 #include "acl/acl_base.h"
 #include "tools/check_config.h"
@@ -20,6 +21,9 @@ class CheckConfigCommand final : public Command {
         "iteration) without running.");
     check->add_option("acl.json", path_, "the config file")->required();
     check->add_option("--model,-m", model_, ".om or .onnx model to plan for");
+    check->add_option("--json", json_,
+                      "write the verdict, warnings and plan as JSON (schema "
+                      "acldump.check-config/1) to this file; - for stdout");
     check->footer(
         "Checks, in order: the file (exists, <= 10 MiB, JSON, depth <= 10), "
         "the dump key, value types, enum values, constraints (dump_path "
@@ -33,6 +37,19 @@ class CheckConfigCommand final : public Command {
     absl::StatusOr<ConfigCheck> check = CheckConfig(path_, model_);
     if (!check.ok()) {
       return FailWith("check-config", check.status(), "", kExitFailure);
+    }
+    if (!json_.empty()) {
+      const std::string json = ConfigCheckJson(path_, *check);
+      if (json_ == "-") {
+        std::fputs(json.c_str(), stdout);
+        return check->valid ? 0 : kExitFailure;
+      }
+      std::ofstream file(json_, std::ios::binary);
+      file << json;
+      file.close();
+      if (!file) {
+        return Fail("check-config", "cannot write " + json_, "", kExitFailure);
+      }
     }
     if (!check->valid) {
       const char* hint =
@@ -54,6 +71,7 @@ class CheckConfigCommand final : public Command {
  private:
   std::string path_;
   std::string model_;
+  std::string json_;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
-// `dump compare`: two dumps, or a dump and .npy references, operator by
-// operator; names the first diverging operator.
+// `dump compare`: two dump trees, or a dump and references, folder pair by
+// folder pair and operator by operator; names the first diverging operator.
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -10,6 +10,7 @@
 #include "tools/compare_metrics.h"
 #include "tools/compare_report.h"
 #include "tools/dump_compare.h"
+#include "tools/dump_filter.h"
 
 namespace acldump::tools {
 namespace {
@@ -20,12 +21,20 @@ class CompareCommand final : public Command {
     CLI::App* compare = app.add_subcommand(
         "compare",
         "Compare two dumps (two runs, two configs, two conversions of a "
-        "model) or a dump and a folder of .npy references named by operator; "
-        "names the first diverging operator. Exit 0 within tolerance, 1 "
-        "outside, 2 when it cannot compare.");
-    compare->add_option("A", a_, "dump folder under test")->required();
+        "model: every (model, iteration, device) folder present in both) or a "
+        "dump and references (`dump reference`, or .npy/.npz named by "
+        "operator); names the first diverging operator by iteration, then "
+        "execution order. Exit 0 within tolerance, 1 outside, 2 when nothing "
+        "could be compared.");
     compare
-        ->add_option("B", b_, "reference: dump folder, or folder of <op>.npy")
+        ->add_option("A", a_,
+                     "dump under test: a dump_path or any folder "
+                     "or file below it")
+        ->required();
+    compare
+        ->add_option("B", b_,
+                     "reference: a dump, or a folder (or .npz) of arrays "
+                     "named {op}[.{output|input}.{i}[.{timestamp}]].npy")
         ->required();
     compare->add_option("--atol", atol_, "absolute tolerance")
         ->capture_default_str();
@@ -33,7 +42,8 @@ class CompareCommand final : public Command {
         ->add_option("--rtol", rtol_,
                      "relative tolerance: |a-b| <= atol + rtol*|b|")
         ->capture_default_str();
-    std::string metric_help = "comma-separated, or all / default:";
+    std::string metric_help =
+        "columns and charts: comma-separated, or all / default:";
     for (Metric m : kAllMetrics) {
       metric_help += StrCat("\n  ", MetricName(m), ": ", MetricDescription(m));
     }
@@ -41,15 +51,25 @@ class CompareCommand final : public Command {
         ->capture_default_str();
     compare->add_option(
         "--report", report_,
-        "write a self-contained HTML report (table + error chart)");
-    compare->add_option("--iteration", iteration_,
-                        "iteration folder to use when a side holds several");
+        "write a self-contained HTML report (charts, sortable table)");
+    compare->add_option("--json", json_,
+                        "write every result as JSON (schema "
+                        "acldump.compare/1) to this file; - for stdout");
+    compare->add_option("--csv", csv_,
+                        "write one row per tensor pair to this CSV file; - "
+                        "for stdout");
     compare->add_option("--model", model_,
-                        "model folder to use when a side holds several");
+                        "only folders of this model (folder name)");
+    compare->add_option("--iteration", iteration_)
+        ->group("");  // kept for old scripts: --iterations N
+    AddFilterOptions(*compare, filter_options_);
+    compare->add_flag("--verbose,-v", verbose_,
+                      "print the tensors of every folder pair");
     compare->footer(
-        "Example: bazel run //tools:dump -- compare acldump_output/"
-        "20250101120000/0/resnet_tiny/1/0 testdata/reference/resnet_tiny "
-        "--report compare.html");
+        "Example: bazel run //tools:dump -- compare run_a run_b --report "
+        "compare.html\n"
+        "         bazel run //tools:dump -- compare acldump_output/"
+        "20250101120000/0/resnet_tiny/1/0 ref/ --json result.json");
     return compare;
   }
 
@@ -59,51 +79,83 @@ class CompareCommand final : public Command {
       return FailWith("compare", metrics.status(),
                       "e.g. --metrics cosine,max_abs", kExitUsage);
     }
-    if (atol_ < 0 || rtol_ < 0) {
+    if (!(atol_ >= 0) || !(rtol_ >= 0)) {
       return Fail("compare", "--atol and --rtol must not be negative", "",
                   kExitUsage);
     }
-    const SideSelection selection{
-        iteration_ >= 0 ? std::optional<int64_t>(iteration_) : std::nullopt,
-        model_};
-    absl::StatusOr<CompareSide> a = LoadCompareSide(a_, selection);
+    if (!iteration_.empty()) {
+      if (!filter_options_.iterations.empty()) {
+        return Fail("compare", "give --iterations only", "", kExitUsage);
+      }
+      filter_options_.iterations = iteration_;
+    }
+    absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
+    if (!filter.ok()) {
+      return FailWith("compare", filter.status(), "", kExitUsage);
+    }
+    const CompareLoadOptions load{*filter, model_};
+    absl::StatusOr<CompareTree> a = LoadCompareTree(a_, load);
     if (!a.ok()) {
       return FailWith("compare", a.status(),
                       "A must be a dump folder with tensor dumps", kExitUsage);
     }
-    absl::StatusOr<CompareSide> b = LoadCompareSide(b_, selection);
+    absl::StatusOr<CompareTree> b = LoadCompareTree(b_, load);
     if (!b.ok()) {
       return FailWith("compare", b.status(),
-                      "B must be a dump folder or a folder of .npy files "
-                      "named by operator",
+                      "B must be a dump folder, or a folder or .npz of "
+                      "arrays named by operator (`dump reference` writes "
+                      "them)",
                       kExitUsage);
     }
     const CompareOptions options{atol_, rtol_};
-    const CompareResult result = CompareSides(*a, *b, options);
-    const ReportContext context{&*a, &*b, options, *metrics};
-    std::fputs(FormatCompareText(result, context).c_str(), stdout);
-    if (!report_.empty()) {
-      std::ofstream file(report_, std::ios::binary);
-      file << RenderCompareHtml(result, context);
-      if (!file) {
-        return Fail("compare", StrCat("cannot write ", report_), "",
-                    kExitUsage);
+    const TreeCompareResult result = CompareTrees(*a, *b, options, *filter);
+    const ReportContext context{
+        &*a, &*b, options, *metrics, filter->Describe(), verbose_};
+    const bool quiet = json_ == "-" || csv_ == "-";
+    if (!quiet) std::fputs(FormatCompareText(result, context).c_str(), stdout);
+    auto write = [&](const std::string& path, const std::string& text,
+                     std::string_view what) -> bool {
+      if (path.empty()) return true;
+      if (path == "-") {
+        std::fputs(text.c_str(), stdout);
+        return true;
       }
-      std::printf("report: %s\n", report_.c_str());
+      std::ofstream file(path, std::ios::binary);
+      file << text;
+      file.close();
+      if (!file) {
+        Fail("compare", StrCat("cannot write ", path), "", kExitUsage);
+        return false;
+      }
+      if (!quiet)
+        std::printf("%.*s: %s\n", static_cast<int>(what.size()), what.data(),
+                    path.c_str());
+      return true;
+    };
+    if (!write(report_,
+               report_.empty() ? "" : RenderCompareHtml(result, context),
+               "report") ||
+        !write(json_, json_.empty() ? "" : CompareJson(result, context),
+               "json") ||
+        !write(csv_, csv_.empty() ? "" : CompareCsv(result, context), "csv")) {
+      return kExitUsage;
     }
     if (result.tensors_compared == 0) {
-      return Fail("compare", "no operator of A has a counterpart in B",
-                  "B's operators are matched by converted name, then by "
-                  "original op name; check both with `dump ls`",
+      return Fail("compare", "no tensor of A has a counterpart in B",
+                  "operators are matched by converted name, then by original "
+                  "op name, within folders paired by model, iteration and "
+                  "device; check both sides with `dump ls`",
                   kExitUsage);
     }
-    return result.within() ? 0 : kExitFailure;
+    return result.exit_code();
   }
 
  private:
-  std::string a_, b_, metrics_ = "default", report_, model_;
+  std::string a_, b_, metrics_ = "default", report_, json_, csv_, model_,
+                      iteration_;
   double atol_ = 1e-3, rtol_ = 1e-3;
-  int64_t iteration_ = -1;
+  FilterOptions filter_options_;
+  bool verbose_ = false;
 };
 
 }  // namespace

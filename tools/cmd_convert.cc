@@ -30,6 +30,7 @@ class ConvertCommand final : public Command {
     convert->add_option("--to", to_, "npy or csv")
         ->check(CLI::IsMember({"npy", "csv"}))
         ->capture_default_str();
+    AddFilterOptions(*convert, filter_options_);
     convert->footer(
         "Example: bazel run //tools:dump -- convert "
         "acldump_output/20250101120000 --out npy_dump");
@@ -41,8 +42,20 @@ class ConvertCommand final : public Command {
     if (!tree.ok()) {
       return FailWith("convert", tree.status(), "", kExitFailure);
     }
+    absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
+    if (!filter.ok()) {
+      return FailWith("convert", filter.status(), "", kExitUsage);
+    }
     const std::string name = fs::path(Absolute(path_)).filename().string();
     const std::string base = name.empty() ? "dump" : name;
+    if (!filter->empty()) {
+      dump::DumpTree kept = FilterTree(*tree, *filter);
+      if (kept.runs.empty()) {
+        return Fail("convert", ExplainEmptyFilter(*tree, *filter), "",
+                    kExitFailure);
+      }
+      return to_ == "csv" ? ToCsv(kept, base) : ToNpy(kept, base);
+    }
     return to_ == "csv" ? ToCsv(*tree, base) : ToNpy(*tree, base);
   }
 
@@ -98,6 +111,7 @@ class ConvertCommand final : public Command {
   std::string path_;
   std::string out_;
   std::string to_ = "npy";
+  FilterOptions filter_options_;
 };
 
 }  // namespace

@@ -18,9 +18,13 @@ class LsCommand final : public Command {
         "then the operators' files with sizes.");
     ls->add_option("DIR", path_, "dump_path or any folder below it")
         ->required();
-    ls->add_flag("--summary,-s", summary_, "folders only, no per-file lines");
+    ls->add_flag("--summary,-s", summary_,
+                 "folders only, iterations as ranges, no per-file lines");
+    AddFilterOptions(*ls, filter_options_);
     ls->footer(
-        "Example: bazel run //tools:dump -- ls acldump_output --summary");
+        "Example: bazel run //tools:dump -- ls acldump_output --summary\n"
+        "         bazel run //tools:dump -- ls acldump_output --op-type Conv "
+        "--iterations 0");
     return ls;
   }
 
@@ -30,6 +34,16 @@ class LsCommand final : public Command {
       return FailWith("ls", tree.status(),
                       "give a dump_path, or any folder or file below it",
                       kExitFailure);
+    }
+    absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
+    if (!filter.ok()) return FailWith("ls", filter.status(), "", kExitUsage);
+    if (!filter->empty()) {
+      dump::DumpTree kept = FilterTree(*tree, *filter);
+      if (kept.runs.empty()) {
+        return Fail("ls", ExplainEmptyFilter(*tree, *filter), "", kExitFailure);
+      }
+      std::fputs(FormatDumpTree(kept, summary_).c_str(), stdout);
+      return 0;
     }
     std::fputs(FormatDumpTree(*tree, summary_).c_str(), stdout);
     if (tree->runs.empty()) {
@@ -42,6 +56,7 @@ class LsCommand final : public Command {
  private:
   std::string path_;
   bool summary_ = false;
+  FilterOptions filter_options_;
 };
 
 }  // namespace

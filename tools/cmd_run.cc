@@ -17,12 +17,22 @@ namespace {
 namespace fs = std::filesystem;
 
 // The run's verdict on its dump: the model outputs are saved either way.
+// A config that selected nothing the run executed is exit 3, with the
+// reasons in the summary.
 int ReportDump(std::string_view command, const RunSummary& summary) {
-  if (summary.dump_status.ok()) return 0;
-  return FailWith(command, summary.dump_status,
-                  "the model outputs were saved; free space in dump_path or "
-                  "dump fewer layers (dump_data stats, a layer list)",
-                  kExitFailure);
+  if (!summary.dump_status.ok()) {
+    return FailWith(command, summary.dump_status,
+                    "the model outputs were saved; free space in dump_path or "
+                    "dump fewer layers (dump_data stats, a layer list)",
+                    kExitFailure);
+  }
+  if (summary.nothing_selected && summary.files == 0) {
+    return Fail(
+        command, "the dump config selected nothing this run executes",
+        StrCat(StrJoin(summary.nothing_reasons, "; "), " (exit code 3)"),
+        kExitNothingDumped);
+  }
+  return 0;
 }
 
 class RunCommand final : public Command {
@@ -58,6 +68,10 @@ class RunCommand final : public Command {
                   "also run without dump (reloading after aclmdlFinalizeDump) "
                   "and report both times");
     run->footer(
+        "Exit codes: 0 dumped, 1 failed (also when the dump could not be "
+        "written; the model outputs are saved first), 2 usage, 3 the config "
+        "selected nothing this run executes (wrong model_name, layers that "
+        "match nothing, dump_step beyond the iterations).\n"
         "Example: bazel run //tools:dump -- run --model "
         "testdata/resnet_tiny.onnx --config acl.json --input "
         "testdata/resnet_tiny.input.input.npy --iterations 3 --output-dir out "

@@ -27,6 +27,10 @@ class StatsCommand final : public Command {
         ->capture_default_str();
     stats->add_option("--top", options_.top, "operators in the ranking")
         ->capture_default_str();
+    stats->add_option("--json", json_,
+                      "write rows, flags and the ranking as JSON (schema "
+                      "acldump.stats/1) to this file; - for stdout");
+    AddFilterOptions(*stats, filter_options_);
     stats->footer(
         "Example: bazel run //tools:dump -- stats acldump_output --csv "
         "all.csv");
@@ -36,6 +40,16 @@ class StatsCommand final : public Command {
   int Run(const ToolContext&) override {
     absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(path_);
     if (!tree.ok()) return FailWith("stats", tree.status(), "", kExitFailure);
+    absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
+    if (!filter.ok()) return FailWith("stats", filter.status(), "", kExitUsage);
+    if (!filter->empty()) {
+      dump::DumpTree kept = FilterTree(*tree, *filter);
+      if (kept.runs.empty()) {
+        return Fail("stats", ExplainEmptyFilter(*tree, *filter), "",
+                    kExitFailure);
+      }
+      *tree = std::move(kept);
+    }
     absl::StatusOr<MergedStats> stats = MergeStats(*tree);
     if (!stats.ok()) {
       return FailWith("stats", stats.status(),
@@ -43,7 +57,20 @@ class StatsCommand final : public Command {
                       "(or tensor dumps), then point stats at its dump_path",
                       kExitFailure);
     }
+    if (json_ == "-") {
+      std::fputs(StatsJson(*tree, *stats, options_).c_str(), stdout);
+      return 0;
+    }
     std::fputs(FormatStatsReport(*tree, *stats, options_).c_str(), stdout);
+    if (!json_.empty()) {
+      std::ofstream file(json_, std::ios::binary);
+      file << StatsJson(*tree, *stats, options_);
+      file.close();
+      if (!file) {
+        return Fail("stats", StrCat("cannot write ", json_), "", kExitFailure);
+      }
+      std::printf("\njson written to %s\n", json_.c_str());
+    }
     if (!csv_.empty()) {
       std::ofstream file(csv_, std::ios::binary);
       file << MergedStatsCsv(*stats);
@@ -59,7 +86,9 @@ class StatsCommand final : public Command {
  private:
   std::string path_;
   std::string csv_;
+  std::string json_;
   StatsReportOptions options_;
+  FilterOptions filter_options_;
 };
 
 }  // namespace

@@ -13,12 +13,15 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "tools/dump_filter.h"
 
 namespace acldump::tools {
 
-// Exit codes of every command: 0 success, 1 failure, 2 usage errors.
+// Exit codes of every command: 0 success, 1 failure, 2 usage errors; `run`
+// (and the default demo): 3 when the config selected nothing to dump.
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNothingDumped = 3;
 
 struct ToolContext {
   // The runfiles folder with the bundled models, when found.
@@ -52,6 +55,11 @@ std::unique_ptr<Command> MakeShowCommand();
 std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCompareCommand();
 std::unique_ptr<Command> MakeStatsCommand();
+std::unique_ptr<Command> MakeReferenceCommand();
+
+// --op-type, --match and --iterations, the filters compare, stats, ls and
+// convert share.
+void AddFilterOptions(CLI::App& command, FilterOptions& options);
 
 // Prints a failed status as one line plus its attached hint (or `hint`) and
 // returns `exit_code`.

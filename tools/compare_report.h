@@ -1,6 +1,7 @@
-// How `dump compare` shows a CompareResult: a text table for the terminal
-// and a self-contained HTML page (inline CSS and SVG, no script, nothing
-// fetched) with the same table and a per-operator error chart.
+// How `dump compare` shows a TreeCompareResult: text for the terminal, a
+// self-contained HTML page (inline CSS, SVG and script; nothing fetched), and
+// the machine-readable forms (JSON, CSV) whose field and column names are
+// documented in docs/tool-reference.md and stay stable.
 #ifndef ACLDUMP_TOOLS_COMPARE_REPORT_H_
 #define ACLDUMP_TOOLS_COMPARE_REPORT_H_
 
@@ -13,22 +14,41 @@
 namespace acldump::tools {
 
 struct ReportContext {
-  const CompareSide* a = nullptr;
-  const CompareSide* b = nullptr;
+  const CompareTree* a = nullptr;
+  const CompareTree* b = nullptr;
   CompareOptions options;
-  std::vector<Metric> metrics;  // columns shown
+  std::vector<Metric> metrics;  // columns shown (JSON and CSV hold all)
+  std::string filters;          // DumpFilter::Describe(), "" when none
+  bool verbose = false;         // text: every folder pair's table
 };
 
-// One row per compared tensor (one per operator without a counterpart), the
-// first diverging operator and the verdict.
-std::string FormatCompareText(const CompareResult& result,
+// The terminal report: one row per compared tensor (and per operator not
+// compared) of the one folder pair, or of the first pair outside the
+// tolerance (every pair with `verbose`), a line per folder pair when there
+// are several, the first divergence and the verdict.
+std::string FormatCompareText(const TreeCompareResult& result,
                               const ReportContext& context);
 
-// The HTML page. Table rows are `<tr class="op-row ...">`, one per row of the
-// text table; the chart plots each operator's largest max |a-b| (log scale)
-// against the atol line.
-std::string RenderCompareHtml(const CompareResult& result,
+// The HTML page: verdict (#verdict), first divergence (#first-divergence),
+// folder pairs (#pairs), one chart per chosen metric against execution order
+// (#chart-<metric>), the first diverging tensor's |a-b| histogram
+// (#histogram), a-vs-b scatter (#scatter) and worst elements (#worst), and
+// the sortable, filterable table (#ops, rows `tr.op-row`). The page's
+// address may carry `#sort=<column>[:asc|:desc]&filter=<text>&status=
+// <all|outside|within|not_compared>` to open in that state.
+std::string RenderCompareHtml(const TreeCompareResult& result,
                               const ReportContext& context);
+
+// `compare --json`: schema "acldump.compare/1".
+std::string CompareJson(const TreeCompareResult& result,
+                        const ReportContext& context);
+
+// `compare --csv`: one row per tensor pair and per operator not compared.
+std::string CompareCsv(const TreeCompareResult& result,
+                       const ReportContext& context);
+
+// The CSV header, for the documentation test.
+std::vector<std::string> CompareCsvColumns();
 
 }  // namespace acldump::tools
 

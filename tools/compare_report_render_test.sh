@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The HTML report of `dump compare` renders in headless Chromium (Debian's
 # `chromium`): a screenshot is taken (kept in the test's undeclared outputs)
-# and the rendered DOM holds one table row per compared tensor, the error
-# chart and the first diverging operator.
+# and the rendered DOM shows what a reader needs: the verdict, one table row per
+# tensor, a chart per metric, the first diverging tensor's histogram, scatter
+# and worst elements, and a table that filters and sorts.
 set -euo pipefail
 
 RUNFILES="${TEST_SRCDIR}/acldump"
@@ -43,13 +44,18 @@ if grep -qE '(src|href)="(https?:)?//' report.html; then
   fail "the report fetches something from the network"
 fi
 
-chrome() {
+chrome() {  # chrome ARGS... [URL]: the report, or the URL given last
+  local url="file://$WORK/report.html"
+  if [[ "${!#}" == file://* ]]; then
+    url="${!#}"
+    set -- "${@:1:$#-1}"
+  fi
   # HOME and the profile in the sandbox; no network, no background services.
   HOME="$WORK" timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
     --disable-quic --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --disable-dev-shm-usage \
     --user-data-dir="$WORK/profile" --window-size=1200,900 "$@" \
-    "file://$WORK/report.html" 2>>chromium.log
+    "$url" 2>>chromium.log
 }
 
 chrome --screenshot="$WORK/report.png" >/dev/null
@@ -62,15 +68,39 @@ fi
 
 chrome --dump-dom >dom.html
 [[ -s dom.html ]] || fail "empty DOM (chromium.log: $(tail -3 chromium.log))"
-# 15 operators (the Data op has no reference: one "no counterpart" row).
-rows=$(grep -o 'class="op-row' dom.html | wc -l)
+expect() {  # expect WHAT PATTERN (extended regex) in the rendered DOM
+  grep -qE -- "$2" dom.html || fail "the page does not show $1 ($2)"
+}
+# 15 operators, every one compared (the graph input against the reference input.npy).
+rows=$(grep -o '<tr class="op-row' dom.html | wc -l)
 [[ $rows == 15 ]] || fail "the rendered table has $rows rows, expected 15"
-grep -q '<tr class="op-row first" data-op="conv3bn3">' dom.html ||
-  fail "conv3bn3 is not marked as the first divergence"
-grep -q '<tr class="op-row" data-op="prob">' dom.html || fail "no row for prob"
-grep -q 'id="error-chart"' dom.html || fail "no error chart"
-bars=$(grep -o '<rect [^>]*class="bar' dom.html | wc -l)
-[[ $bars == 14 ]] || fail "the chart has $bars bars, expected 14"
-grep -q 'First diverging operator:</b> conv3bn3 (Conv, task 3)' dom.html ||
-  fail "the first divergence is not called out"
-echo "report renders: $rows rows, $bars bars"
+expect "the verdict" 'id="verdict">FAIL: 15 tensors compared, 1 outside the tolerance<'
+expect "conv3bn3 as the first divergence" \
+  '<tr class="op-row first" data-op="conv3bn3" data-status="outside">'
+expect "the graph input compared" '<tr class="op-row" data-op="input" data-status="within">'
+expect "a row for prob" '<tr class="op-row" data-op="prob" data-status="within">'
+expect "the first divergence called out" \
+  'First diverging operator:</b> conv3bn3 \(Conv, task 3\): its inputs were not compared, but every earlier operator.s outputs are within the tolerance; output 0 is not'
+# A chart per default metric against execution order, one point per compared tensor.
+for metric in cosine max_abs mean_abs rmse max_rel; do
+  expect "the $metric chart" "<svg id=\"chart-$metric\" class=\"chart\""
+done
+# The first diverging tensor: a histogram of |a-b|, an a-vs-b scatter and the worst elements
+# with their multi-dimensional index and both values.
+expect "the diverging tensor" 'First diverging tensor: conv3bn3 output 0 against bn3 output 0'
+expect "the histogram's outliers" '<title>\|a-b\| in \[1e0\.[0-9]+, 1e1\.[0-9]+\): 16</title>'
+points=$(sed -n '/<svg id="scatter"/,/<\/svg>/p' dom.html | grep -o '<circle' | wc -l)
+((points >= 1000)) || fail "the scatter plot has $points points"
+expect "the worst element" '<tr><td class="text">\[0,15,15,4\]</td><td>10</td><td>-0\.7997[0-9]*</td>'
+expect "the row count" 'id="shown">15 of 15 rows<'
+
+# Filter and sort, as the page's own controls do (their state rides in the URL's fragment):
+# only the tensor outside the tolerance stays visible.
+chrome --dump-dom "file://$WORK/report.html#status=outside&sort=max_abs:desc" >filtered.html
+grep -q 'id="shown">1 of 15 rows<' filtered.html || fail "the status filter shows $(grep -o 'id="shown">[^<]*' filtered.html)"
+visible=$(grep -o '<tr class="op-row[^>]*>' filtered.html | grep -vc 'display: none' || true)
+[[ $visible == 1 ]] || fail "$visible rows visible with status=outside"
+grep -qE '<th data-key="max_abs"[^>]* class="sorted-desc"' filtered.html || fail "not sorted by max_abs"
+chrome --dump-dom "file://$WORK/report.html#filter=relu&sort=index:desc" >relu.html
+grep -q 'id="shown">5 of 15 rows<' relu.html || fail "the text filter shows $(grep -o 'id="shown">[^<]*' relu.html)"
+echo "report renders: $rows rows, charts, histogram, $points scatter points, worst elements"

@@ -56,6 +56,8 @@ echo "== no arguments: the bundled model with the built-in config"
 mkdir default && pushd default >/dev/null
 expect_exit 0 default -- "$DUMP"
 expect_grep default.out "ran 1 model, 2 iterations each, on device 0"
+# The demo runs on the bundled input, the one the PyTorch references were made from.
+expect_grep default.out "input float32[1,3,32,32] from testdata/resnet_tiny.input.input.npy"
 expect_grep default.out "model dump of 1 model, outputs, tensor, every step"
 expect_grep default.out "per iteration with dump"
 expect_grep default.out " without ("
@@ -76,7 +78,9 @@ ITER1=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/1)
 echo "== compare against the PyTorch references (independent implementation)"
 expect_exit 0 reference -- "$DUMP" compare "$ITER0" "$TD/reference/resnet_tiny" \
   --atol 1e-3 --rtol 1e-3 --metrics all
-expect_grep reference.out "result: 14 tensors compared, 0 outside the tolerance -> PASS"
+expect_grep reference.out "result: 15 tensors compared, 0 outside the tolerance -> PASS"
+# The graph input is compared like any tensor (the references hold input.npy).
+expect_grep reference.out "input          Data               output 0  input output 0"
 expect_grep reference.out "conv1bn1relu1  Conv"
 expect_grep reference.out "relu1 output 0"
 expect_grep reference.out "first diverging operator: none"
@@ -86,7 +90,7 @@ expect_grep iterations.out "15 tensors compared, 0 outside"
 
 # On a terminal (a pseudo-terminal from `script`), a progress line is drawn.
 if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
-  script -qec "'$DUMP' compare '$ITER0' '$ITER1' >/dev/null" /dev/null >tty.txt || true
+  ACLDUMP_PROGRESS_DELAY_MS=0 script -qec "'$DUMP' compare '$ITER0' '$ITER1' >/dev/null" /dev/null >tty.txt || true
   expect_grep tty.txt "compare 15/15 (100%)"
 else
   echo "(no pseudo-terminal here: progress line not checked)"
@@ -120,7 +124,7 @@ cp -r all perturbed
 PERTURBED=$(echo "$WORK"/perturbed/2*/3/resnet_tiny/*/0)
 perturb "$(echo "$PERTURBED"/Conv.conv3bn3.*)"
 expect_exit 1 perturbed -- "$DUMP" compare "$PERTURBED" "$ALL" --report perturbed.html
-expect_grep perturbed.out "first diverging operator: conv3bn3 (Conv, task 3): its inputs are within tolerance, output 0 is not"
+expect_grep perturbed.out "first diverging operator: conv3bn3 (Conv, task 3): its inputs are within the tolerance, output 0 is not"
 expect_grep perturbed.out "1 outside the tolerance -> FAIL"
 expect_grep perturbed.out "<- first divergence"
 [[ -s perturbed.html ]] || fail "no HTML report"

@@ -1,21 +1,29 @@
 #include "tools/dump_compare.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 #include "dump/format/data_type.h"
 #include "dump/format/dump_file.h"
 #include "dump/format/dump_names.h"
 #include "dump/format/dump_tree.h"
 #include "kernels/dtype.h"
-#include "kernels/npy.h"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
 namespace {
+
+constexpr size_t kWorstElements = 5;
+constexpr size_t kDetailedTensors = 20;  // per folder pair
+constexpr size_t kSampleSize = 2000;
+constexpr size_t kHistogramBins = 40;
 
 std::vector<std::string> SplitCommas(const std::string& text) {
   std::vector<std::string> parts;
@@ -29,9 +37,14 @@ std::vector<std::string> SplitCommas(const std::string& text) {
   return parts;
 }
 
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.substr(s.size() - suffix.size()) == suffix;
+}
+
 absl::StatusOr<OpRecord> RecordOfDumpFile(const dump::DumpEntry& entry) {
   ASSIGN_OR_RETURN(dump::DumpFileContents contents,
-                   dump::ReadDumpFile(entry.path));
+                   dump::ReadDumpFileHeader(entry.path));
   const auto& h = contents.header;
   OpRecord op;
   op.name = h.op_name().empty() ? entry.name->op_name : h.op_name();
@@ -63,116 +76,278 @@ absl::StatusOr<OpRecord> RecordOfDumpFile(const dump::DumpEntry& entry) {
   return op;
 }
 
-absl::StatusOr<CompareSide> LoadDumpSide(const dump::DumpTree& tree,
-                                         const SideSelection& selection) {
-  std::vector<const dump::DumpRun*> candidates;
-  std::vector<std::string> present;
+void PlaceSide(const dump::DumpRun& run, CompareSide& side) {
+  side.layout = run.layout;
+  side.directory = run.directory;
+  side.time = run.time;
+  side.device = run.device;
+  side.model = run.model;
+  side.model_id = run.model_id;
+  side.iteration = run.iteration;
+}
+
+// (device, model, model rank, iteration): what pairs folders across sides.
+using FolderKey = std::tuple<int64_t, std::string, int64_t, int64_t>;
+FolderKey KeyOf(const CompareSide& s, bool with_device) {
+  return {with_device ? s.device : -1, s.model, s.model_rank, s.iteration};
+}
+
+// Gives each folder the rank of its model id among the ids of its model in
+// its time folder and device.
+void RankModelIds(std::vector<CompareSide>& folders) {
+  std::map<std::tuple<std::string, int64_t, std::string>, std::set<int64_t>>
+      ids;
+  for (const CompareSide& f : folders) {
+    ids[{f.time, f.device, f.model}].insert(f.model_id);
+  }
+  for (CompareSide& f : folders) {
+    const auto& set = ids[{f.time, f.device, f.model}];
+    f.model_rank = std::distance(set.begin(), set.find(f.model_id));
+  }
+}
+
+// Keeps the latest time folder of each folder key; notes what it left out.
+void KeepLatest(CompareTree& tree) {
+  std::map<FolderKey, size_t> latest;
+  for (size_t i = 0; i < tree.folders.size(); ++i) {
+    const FolderKey key = KeyOf(tree.folders[i], true);
+    auto [it, added] = latest.emplace(key, i);
+    if (!added && dump::TimeFolderBefore(tree.folders[it->second].time,
+                                         tree.folders[i].time)) {
+      it->second = i;
+    }
+  }
+  if (latest.size() == tree.folders.size()) return;
+  std::set<std::string> older;
+  std::vector<CompareSide> kept;
+  std::string newest;
+  for (size_t i = 0; i < tree.folders.size(); ++i) {
+    if (latest[KeyOf(tree.folders[i], true)] == i) {
+      newest = std::max(newest, tree.folders[i].time);
+      kept.push_back(std::move(tree.folders[i]));
+    } else {
+      older.insert(tree.folders[i].time);
+    }
+  }
+  tree.notes.push_back(
+      StrCat("'", tree.root,
+             "' holds the same folders in several time folders; "
+             "the latest of each is compared, not those in ",
+             StrJoin(older, ", "),
+             " (give a time folder as the path to compare another run)"));
+  tree.folders = std::move(kept);
+}
+
+absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
+                                         const CompareLoadOptions& options) {
+  CompareTree side;
+  side.kind = SideKind::kDump;
+  side.root = tree.root;
+  std::set<std::string> models;
+  size_t runs_with_tensors = 0, runs_in_iterations = 0;
+  std::vector<const dump::DumpRun*> runs;
   for (const dump::DumpRun& run : tree.runs) {
     const bool has_tensors = std::any_of(
         run.files.begin(), run.files.end(), [](const dump::DumpEntry* e) {
           return e->kind == dump::EntryKind::kTensor;
         });
     if (!has_tensors) continue;
-    present.push_back(run.Describe());
-    if (!selection.model.empty() && run.model != selection.model) continue;
-    if (selection.iteration && run.iteration != *selection.iteration) continue;
-    candidates.push_back(&run);
+    ++runs_with_tensors;
+    models.insert(run.model);
+    if (!options.filter.MatchesIteration(run.iteration)) continue;
+    ++runs_in_iterations;
+    if (!options.model.empty() && run.model != options.model) continue;
+    runs.push_back(&run);
   }
-  if (candidates.empty()) {
-    return absl::NotFoundError(StrCat(
-        "no folder of '", tree.root, "' matches the selection",
-        selection.model.empty() ? "" : StrCat(" --model ", selection.model),
-        selection.iteration ? StrCat(" --iteration ", *selection.iteration)
-                            : "",
-        " (present: ", StrJoin(present, "; "), ")"));
+  if (runs.empty()) {
+    if (runs_in_iterations == 0 && runs_with_tensors > 0) {
+      return absl::NotFoundError(ExplainEmptyFilter(tree, options.filter));
+    }
+    return absl::NotFoundError(
+        StrCat("no folder of '", tree.root, "' holds model '", options.model,
+               "' (models present: ", StrJoin(models, ", "), ")"));
   }
-  // Latest time first, then the lowest device, model, id and iteration.
-  std::stable_sort(
-      candidates.begin(), candidates.end(),
-      [](const dump::DumpRun* a, const dump::DumpRun* b) {
-        if (a->time != b->time) return a->time > b->time;
-        return std::tie(a->device, a->model, a->model_id, a->iteration) <
-               std::tie(b->device, b->model, b->model_id, b->iteration);
-      });
-  const dump::DumpRun& run = *candidates.front();
-  CompareSide side;
-  side.kind = SideKind::kDump;
-  side.root = tree.root;
-  side.description = StrCat(run.Describe(), " in ", run.directory);
-  if (candidates.size() > 1) {
-    side.notes.push_back(
-        StrCat("'", tree.root, "' holds ", candidates.size(),
-               " dump folders; comparing ", run.Describe(),
-               " (pick another with --iteration, --model or a deeper path)"));
+  size_t total = 0;
+  for (const dump::DumpRun* run : runs) total += run->files.size();
+  Progress progress("reading headers", total);
+  size_t done = 0;
+  for (const dump::DumpRun* run : runs) {
+    CompareSide folder;
+    folder.kind = SideKind::kDump;
+    folder.root = tree.root;
+    PlaceSide(*run, folder);
+    folder.description = StrCat(run->Describe(), " in ", run->directory);
+    for (const dump::DumpEntry* entry : run->files) {
+      progress.Update(++done);
+      if (entry->kind != dump::EntryKind::kTensor) continue;
+      ASSIGN_OR_RETURN(OpRecord op, RecordOfDumpFile(*entry));
+      if (!options.filter.MatchesType(op.type) ||
+          !options.filter.MatchesName(op.name, op.original_names)) {
+        ++side.ops_filtered_out;
+        continue;
+      }
+      folder.ops.push_back(std::move(op));
+    }
+    side.folders.push_back(std::move(folder));
   }
-  for (const dump::DumpEntry* entry : run.files) {
-    if (entry->kind != dump::EntryKind::kTensor) continue;
-    ASSIGN_OR_RETURN(OpRecord op, RecordOfDumpFile(*entry));
-    side.ops.push_back(std::move(op));
+  progress.Finish();
+  size_t ops = 0;
+  for (const CompareSide& f : side.folders) ops += f.ops.size();
+  if (ops == 0) {
+    // Which filter removed everything, with the nearest type for a typo.
+    return absl::NotFoundError(StrCat(ExplainEmptyFilter(tree, options.filter),
+                                      " (", side.ops_filtered_out,
+                                      " operators filtered out)"));
   }
+  RankModelIds(side.folders);
+  KeepLatest(side);
   return side;
 }
 
-CompareSide LoadNpySide(const dump::DumpTree& tree) {
-  CompareSide side;
-  side.kind = SideKind::kNpy;
+// Adds one reference array to `folder` (ops keyed by name in `by_key`).
+void AddReference(const std::string& key_prefix, std::string_view stem,
+                  ArraySource source, CompareSide& folder,
+                  std::map<std::string, size_t>& by_key) {
+  const TensorFileName parsed = ParseTensorFileName(stem);
+  // A dump file name as the op ("F.output.0" of `dump convert`).
+  const std::optional<dump::DumpFileNameParts> converted =
+      parsed.explicit_tensor ? dump::ParseDumpFileName(parsed.op)
+                             : std::nullopt;
+  const std::string op_name = converted ? converted->op_name : parsed.op;
+  // Executions of one op (timestamps) are separate records.
+  const std::string key =
+      StrCat(key_prefix, parsed.op, "#",
+             parsed.timestamp ? StrCat(*parsed.timestamp) : std::string());
+  auto [it, added] = by_key.emplace(key, folder.ops.size());
+  if (added) {
+    OpRecord op;
+    op.name = op_name;
+    op.type = converted ? converted->op_type : "";
+    op.task_id = converted ? converted->task_id : 0;
+    op.timestamp_us =
+        converted ? converted->timestamp_us : parsed.timestamp.value_or(0);
+    op.path = StrCat(key_prefix, parsed.op);
+    folder.ops.push_back(std::move(op));
+  }
+  OpRecord& op = folder.ops[it->second];
+  auto& refs = parsed.is_input ? op.inputs : op.outputs;
+  auto& sources = parsed.is_input ? op.input_files : op.output_files;
+  const uint32_t position = parsed.position;
+  if (refs.size() <= position) {
+    for (uint32_t p = static_cast<uint32_t>(refs.size()); p <= position; ++p) {
+      refs.push_back({parsed.is_input, p, parsed.is_input ? "" : op.name, p});
+    }
+    sources.resize(position + 1);
+  }
+  sources[position] = std::move(source);
+}
+
+absl::StatusOr<CompareTree> LoadReferenceTree(
+    const dump::DumpTree& tree, const CompareLoadOptions& options) {
+  CompareTree side;
+  side.kind = SideKind::kReference;
   side.root = tree.root;
-  std::map<std::string, size_t> by_key;  // folder + stem -> op
-  size_t files = 0;
+  // Folders in the layout (a converted tree) by directory; everything else
+  // is one flat folder of references.
+  std::map<std::string, CompareSide> placed;
+  std::map<std::string, std::map<std::string, size_t>> keys;
+  CompareSide flat;
+  flat.kind = SideKind::kReference;
+  flat.root = tree.root;
+  flat.directory = tree.root;
+  size_t arrays = 0;
   for (const dump::DumpEntry& e : tree.entries) {
-    const std::string& file = e.file_name;
-    if (file.size() <= 4 || file.substr(file.size() - 4) != ".npy") continue;
-    ++files;
-    const std::string stem = file.substr(0, file.size() - 4);
-    const std::string folder =
-        e.path.substr(0, e.path.size() - file.size());  // keeps the '/'
-    // "F.output.<i>" of a converted dump file F?
-    std::optional<dump::DumpFileNameParts> converted;
-    bool is_input = false;
-    uint32_t position = 0;
-    const size_t last = stem.rfind('.');
-    const size_t middle = last == std::string::npos || last == 0
-                              ? std::string::npos
-                              : stem.rfind('.', last - 1);
-    if (middle != std::string::npos) {
-      const std::string kind = stem.substr(middle + 1, last - middle - 1);
-      const std::string index = stem.substr(last + 1);
-      if ((kind == "input" || kind == "output") && !index.empty() &&
-          index.size() < 6 &&
-          index.find_first_not_of("0123456789") == std::string::npos) {
-        converted = dump::ParseDumpFileName(stem.substr(0, middle));
-        is_input = kind == "input";
-        position = static_cast<uint32_t>(std::stoul(index));
+    const bool npy = EndsWith(e.file_name, ".npy");
+    const bool npz = EndsWith(e.file_name, ".npz");
+    if (!npy && !npz) continue;
+    const std::string folder_path =
+        e.path.substr(0, e.path.size() - e.file_name.size());  // keeps '/'
+    const bool in_layout = e.layout == dump::Layout::kModel;
+    if (in_layout && !options.filter.MatchesIteration(e.iteration)) continue;
+    if (in_layout && !options.model.empty() && e.model != options.model) {
+      continue;
+    }
+    CompareSide* folder = &flat;
+    std::map<std::string, size_t>* by_key = &keys[""];
+    if (in_layout) {
+      auto [it, added] = placed.try_emplace(folder_path);
+      folder = &it->second;
+      if (added) {
+        folder->kind = SideKind::kReference;
+        folder->root = tree.root;
+        folder->layout = e.layout;
+        folder->directory = folder_path.substr(0, folder_path.size() - 1);
+        folder->time = e.time;
+        folder->device = e.device;
+        folder->model = e.model;
+        folder->model_id = e.model_id;
+        folder->iteration = e.iteration;
+      }
+      by_key = &keys[folder_path];
+    }
+    // Keys carry the folder, so equal names in different flat folders stay
+    // apart.
+    const std::string prefix = in_layout ? "" : folder_path;
+    if (npy) {
+      ++arrays;
+      AddReference(prefix, e.file_name.substr(0, e.file_name.size() - 4),
+                   ArraySource{e.path, std::nullopt}, *folder, *by_key);
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::vector<NpzMember> members, ListNpz(e.path));
+    for (NpzMember& member : members) {
+      ++arrays;
+      const std::string name = member.name;
+      AddReference(prefix, name, ArraySource{e.path, std::move(member)},
+                   *folder, *by_key);
+    }
+  }
+  auto finish = [&](CompareSide& folder) {
+    std::vector<OpRecord> kept;
+    for (OpRecord& op : folder.ops) {
+      if (options.filter.MatchesName(op.name) &&
+          options.filter.MatchesType(op.type)) {
+        kept.push_back(std::move(op));
+      } else {
+        ++side.ops_filtered_out;
       }
     }
-    const std::string key =
-        folder + (converted ? stem.substr(0, middle) : stem);
-    auto [it, added] = by_key.emplace(key, side.ops.size());
-    if (added) {
-      OpRecord op;
-      op.name = converted ? converted->op_name : stem;
-      op.type = converted ? converted->op_type : "";
-      op.task_id = converted ? converted->task_id : 0;
-      op.timestamp_us = converted ? converted->timestamp_us : 0;
-      op.path = key;
-      side.ops.push_back(std::move(op));
+    folder.ops = std::move(kept);
+    std::stable_sort(folder.ops.begin(), folder.ops.end(),
+                     [](const OpRecord& a, const OpRecord& b) {
+                       return std::tie(a.task_id, a.timestamp_us, a.name) <
+                              std::tie(b.task_id, b.timestamp_us, b.name);
+                     });
+    if (folder.layout == dump::Layout::kModel) {
+      folder.description =
+          StrCat(folder.model, " (id ", folder.model_id, ") iteration ",
+                 folder.iteration, ", device ", folder.device, ", ",
+                 folder.time, " in ", folder.directory, " (", folder.ops.size(),
+                 " operators of .npy files)");
+    } else {
+      folder.description = StrCat(arrays, " reference arrays in ", tree.root);
     }
-    OpRecord& op = side.ops[it->second];
-    auto& refs = is_input ? op.inputs : op.outputs;
-    auto& paths = is_input ? op.input_files : op.output_files;
-    if (refs.size() <= position) {
-      refs.resize(position + 1);
-      paths.resize(position + 1);
-    }
-    refs[position] = {is_input, position, is_input ? "" : op.name, position};
-    paths[position] = e.path;
+  };
+  if (!flat.ops.empty()) {
+    finish(flat);
+    if (!flat.ops.empty()) side.folders.push_back(std::move(flat));
   }
-  std::stable_sort(side.ops.begin(), side.ops.end(),
-                   [](const OpRecord& a, const OpRecord& b) {
-                     return std::tie(a.task_id, a.timestamp_us, a.name) <
-                            std::tie(b.task_id, b.timestamp_us, b.name);
-                   });
-  side.description = StrCat(files, " .npy files in ", tree.root);
+  for (auto& [path, folder] : placed) {
+    finish(folder);
+    if (!folder.ops.empty()) side.folders.push_back(std::move(folder));
+  }
+  if (side.folders.empty()) {
+    if (arrays > 0) {
+      return absl::NotFoundError(StrCat("no reference array of '", tree.root,
+                                        "' passes ",
+                                        options.filter.Describe()));
+    }
+    return absl::NotFoundError(
+        StrCat("no tensor dump files and no .npy or "
+               ".npz files under '",
+               tree.root, "'"));
+  }
+  RankModelIds(side.folders);
   return side;
 }
 
@@ -183,6 +358,18 @@ struct LoadedTensor {
   std::string error;
 };
 
+LoadedTensor FromTensor(absl::StatusOr<Tensor> tensor) {
+  LoadedTensor out;
+  if (!tensor.ok()) {
+    out.error = std::string(ToStd(tensor.status().message()));
+    return out;
+  }
+  out.values = ToDoubles(tensor->view());
+  out.shape = tensor->shape().dims();
+  out.dtype = std::string(DTypeName(tensor->dtype()));
+  return out;
+}
+
 // Reads the tensors of one side's operators, keeping the current files.
 class TensorLoader {
  public:
@@ -190,23 +377,19 @@ class TensorLoader {
   void Clear() { files_.clear(); }
 
   LoadedTensor Load(const OpRecord& op, bool is_input, uint32_t position) {
-    LoadedTensor out;
-    if (side_.kind == SideKind::kNpy) {
-      const auto& paths = is_input ? op.input_files : op.output_files;
-      if (position >= paths.size() || paths[position].empty()) {
+    if (side_.kind == SideKind::kReference) {
+      const auto& sources = is_input ? op.input_files : op.output_files;
+      if (position >= sources.size() || sources[position].empty()) {
+        LoadedTensor out;
         out.error = "no such tensor";
         return out;
       }
-      absl::StatusOr<Tensor> tensor = ReadNpyFile(paths[position]);
-      if (!tensor.ok()) {
-        out.error = std::string(ToStd(tensor.status().message()));
-        return out;
-      }
-      out.values = ToDoubles(tensor->view());
-      out.shape = tensor->shape().dims();
-      out.dtype = std::string(DTypeName(tensor->dtype()));
-      return out;
+      const ArraySource& source = sources[position];
+      return FromTensor(source.member
+                            ? ReadNpzMember(source.path, *source.member)
+                            : ReadArrayFile(source.path));
     }
+    LoadedTensor out;
     auto it = files_.find(op.path);
     if (it == files_.end()) {
       it = files_.emplace(op.path, dump::ReadDumpFile(op.path)).first;
@@ -229,17 +412,13 @@ class TensorLoader {
     const std::string& bytes =
         is_input ? contents.inputs[position] : contents.outputs[position];
     const std::optional<DType> dtype = FromDumpDataType(data_type);
-    out.dtype =
-        std::string(dtype ? DTypeName(*dtype) : DumpDataTypeName(data_type));
     for (uint64_t d : shape.dim()) out.shape.push_back(static_cast<int64_t>(d));
-    absl::StatusOr<Tensor> tensor =
-        dump::PayloadToTensor(data_type, shape, bytes);
-    if (!tensor.ok()) {
-      out.error = std::string(ToStd(tensor.status().message()));
-      return out;
-    }
-    out.values = ToDoubles(tensor->view());
-    return out;
+    LoadedTensor loaded =
+        FromTensor(dump::PayloadToTensor(data_type, shape, bytes));
+    loaded.shape = out.shape;
+    loaded.dtype =
+        std::string(dtype ? DTypeName(*dtype) : DumpDataTypeName(data_type));
+    return loaded;
   }
 
  private:
@@ -247,15 +426,112 @@ class TensorLoader {
   std::map<std::string, absl::StatusOr<dump::DumpFileContents>> files_;
 };
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  return shape.empty() ? "[]" : StrJoin(shape, "x");
+std::vector<int64_t> Unravel(uint64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] <= 0) continue;
+    index[d] = static_cast<int64_t>(flat % static_cast<uint64_t>(shape[d]));
+    flat /= static_cast<uint64_t>(shape[d]);
+  }
+  return index;
+}
+
+bool SameNonFinite(double x, double y) {
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  return std::isinf(x) && x == y;
+}
+
+// The worst elements outside the tolerance (by how far past it, then by
+// index) and, when asked, the histogram and sample the report plots.
+void Examine(const std::vector<double>& a, const std::vector<double>& b,
+             const std::vector<int64_t>& shape, const CompareOptions& options,
+             bool detailed, TensorComparison& c) {
+  struct Candidate {
+    double excess;
+    uint64_t flat;
+  };
+  std::vector<Candidate> worst;
+  auto better = [](const Candidate& x, const Candidate& y) {
+    return x.excess > y.excess || (x.excess == y.excess && x.flat < y.flat);
+  };
+  double min_diff = std::numeric_limits<double>::infinity(), max_diff = 0;
+  uint64_t nonzero = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double excess;
+    if (std::isfinite(a[i]) && std::isfinite(b[i])) {
+      const double diff = std::fabs(a[i] - b[i]);
+      if (diff > 0) {
+        ++nonzero;
+        min_diff = std::min(min_diff, diff);
+        max_diff = std::max(max_diff, diff);
+      }
+      excess = diff - (options.atol + options.rtol * std::fabs(b[i]));
+      if (excess <= 0) continue;
+    } else if (SameNonFinite(a[i], b[i])) {
+      continue;
+    } else {
+      excess = std::numeric_limits<double>::infinity();
+    }
+    const Candidate candidate{excess, i};
+    if (worst.size() < kWorstElements) {
+      worst.push_back(candidate);
+      std::sort(worst.begin(), worst.end(), better);
+    } else if (better(candidate, worst.back())) {
+      worst.back() = candidate;
+      std::sort(worst.begin(), worst.end(), better);
+    }
+  }
+  for (const Candidate& w : worst) {
+    ElementDiff e;
+    e.flat = w.flat;
+    e.index = Unravel(w.flat, shape);
+    e.a = a[w.flat];
+    e.b = b[w.flat];
+    e.abs_diff = std::isfinite(e.a) && std::isfinite(e.b)
+                     ? std::fabs(e.a - e.b)
+                     : std::numeric_limits<double>::infinity();
+    c.worst.push_back(std::move(e));
+  }
+  if (!detailed) return;
+  ErrorDetail detail;
+  if (nonzero > 0) {
+    detail.bin_low = std::floor(std::log10(min_diff));
+    detail.bin_high =
+        std::max(std::ceil(std::log10(max_diff)), detail.bin_low + 1);
+  }
+  detail.bins.assign(kHistogramBins, 0);
+  const double width = (detail.bin_high - detail.bin_low) / kHistogramBins;
+  const size_t stride =
+      std::max<size_t>(1, (a.size() + kSampleSize - 1) / kSampleSize);
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(std::isfinite(a[i]) && std::isfinite(b[i]))) {
+      if (!SameNonFinite(a[i], b[i])) ++detail.nonfinite;
+      continue;
+    }
+    const double diff = std::fabs(a[i] - b[i]);
+    if (diff == 0) {
+      ++detail.zero;
+    } else {
+      const double position = (std::log10(diff) - detail.bin_low) / width;
+      const size_t bin = std::min<size_t>(
+          kHistogramBins - 1, static_cast<size_t>(std::max(0.0, position)));
+      ++detail.bins[bin];
+    }
+    if (i % stride == 0) detail.sample.emplace_back(b[i], a[i]);
+  }
+  for (const ElementDiff& e : c.worst) {
+    if (std::isfinite(e.a) && std::isfinite(e.b)) {
+      detail.sample.emplace_back(e.b, e.a);
+    }
+  }
+  c.detail = std::move(detail);
 }
 
 TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,
-                         const CompareOptions& options) {
+                         const CompareOptions& options, bool* detail_budget) {
   TensorComparison c;
-  c.shape_a = ShapeText(a.shape);
-  c.shape_b = ShapeText(b.shape);
+  c.shape_a = a.shape;
+  c.shape_b = b.shape;
   c.dtype_a = a.dtype;
   c.dtype_b = b.dtype;
   if (!a.error.empty()) {
@@ -263,11 +539,15 @@ TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,
   } else if (!b.error.empty()) {
     c.problem = StrCat("B: ", b.error);
   } else if (a.shape != b.shape) {
-    c.problem = StrCat("shapes differ: ", c.shape_a, " vs ", c.shape_b);
+    c.problem = StrCat("shapes differ: ", ShapeText(a.shape), " vs ",
+                       ShapeText(b.shape));
   } else {
     c.metrics = ComputeMetrics(a.values, b.values);
     c.tolerance =
         CheckTolerance(a.values, b.values, options.atol, options.rtol);
+    if (!c.tolerance.within) {
+      Examine(a.values, b.values, a.shape, options, *detail_budget, c);
+    }
   }
   return c;
 }
@@ -276,33 +556,148 @@ Verdict VerdictOf(const std::vector<TensorComparison>& tensors, bool inputs) {
   Verdict verdict = Verdict::kNotCompared;
   for (const TensorComparison& t : tensors) {
     if (t.is_input != inputs) continue;
-    if (!t.within()) return Verdict::kDiff;
-    verdict = Verdict::kMatch;
+    if (!t.within()) return Verdict::kOutside;
+    verdict = Verdict::kWithin;
   }
   return verdict;
+}
+
+std::string IndexText(const std::vector<int64_t>& index) {
+  return StrCat("[", StrJoin(index, ","), "]");
 }
 
 std::string DescribeOutputs(const OpComparison& op) {
   for (const TensorComparison& t : op.tensors) {
     if (t.is_input || t.within()) continue;
     if (!t.problem.empty()) {
-      return StrCat("output ", t.position, " ", t.problem);
+      return StrCat("output ", t.position, ": ", t.problem);
     }
-    return StrCat("output ", t.position, " is not (max |a-b| ",
-                  FormatNumber(t.metrics.max_abs), ", ", t.tolerance.violations,
-                  " of ", t.metrics.count, " elements outside, worst at ",
-                  t.tolerance.worst_index, ")");
+    std::string text =
+        StrCat("output ", t.position, " is not (max |a-b| ",
+               FormatNumber(t.metrics.max_abs), ", ", t.tolerance.violations,
+               " of ", t.metrics.count, " elements outside");
+    if (!t.worst.empty()) {
+      const ElementDiff& w = t.worst.front();
+      StrAppend(text, ", worst at ", IndexText(w.index), ": a ",
+                FormatNumber(w.a), ", b ", FormatNumber(w.b));
+    }
+    return text + ")";
   }
   return "";
 }
 
+std::string OpIdentity(const OpRecord& op) {
+  return op.type.empty()
+             ? StrCat(op.name, " (task ", op.task_id, ")")
+             : StrCat(op.name, " (", op.type, ", task ", op.task_id, ")");
+}
+
+void NameDivergence(CompareResult& result) {
+  bool earlier_outside = false;
+  std::vector<size_t> not_compared;
+  std::optional<size_t> upstream;  // first outside op whose inputs differ
+  for (size_t i = 0; i < result.ops.size(); ++i) {
+    const OpComparison& op = result.ops[i];
+    if (op.outputs == Verdict::kNotCompared) {
+      not_compared.push_back(i);
+      continue;
+    }
+    if (op.outputs != Verdict::kOutside) continue;
+    std::optional<DivergenceBasis> basis;
+    if (op.inputs == Verdict::kWithin) {
+      basis = DivergenceBasis::kInputsWithin;
+    } else if (op.inputs == Verdict::kNotCompared && !earlier_outside) {
+      basis = not_compared.empty() ? DivergenceBasis::kEarlierWithin
+                                   : DivergenceBasis::kEarlierNotCompared;
+    }
+    if (basis) {
+      result.first_divergence = i;
+      result.basis = *basis;
+      if (*basis == DivergenceBasis::kEarlierNotCompared) {
+        result.earlier_not_compared = not_compared;
+      }
+      std::string why;
+      switch (*basis) {
+        case DivergenceBasis::kInputsWithin:
+          why = StrCat(OpIdentity(*op.a),
+                       ": its inputs are within the tolerance, ");
+          break;
+        case DivergenceBasis::kEarlierWithin:
+          why = StrCat(OpIdentity(*op.a),
+                       ": its inputs were not compared, but every earlier "
+                       "operator's outputs are within the tolerance; ");
+          break;
+        case DivergenceBasis::kEarlierNotCompared: {
+          std::vector<std::string> names;
+          for (size_t k = 0; k < not_compared.size() && k < 5; ++k) {
+            const OpRecord& earlier = *result.ops[not_compared[k]].a;
+            names.push_back(earlier.type.empty() ? earlier.name
+                                                 : StrCat(earlier.name, " (",
+                                                          earlier.type, ")"));
+          }
+          if (not_compared.size() > 5) names.push_back("...");
+          why = StrCat(OpIdentity(*op.a),
+                       " is the first operator outside the tolerance, but "
+                       "its inputs were not compared and ",
+                       Plural(not_compared.size(), "earlier operator"),
+                       not_compared.size() == 1 ? " was" : " were",
+                       " not compared (", StrJoin(names, ", "),
+                       "), so the divergence may start there; ");
+          break;
+        }
+      }
+      result.divergence_note = StrCat(why, DescribeOutputs(op));
+      if (op.a->type == "Data") {
+        StrAppend(result.divergence_note,
+                  "; this is a graph input: the two sides ran on different "
+                  "inputs (give both the same one, e.g. `dump run --input`)");
+      }
+      return;
+    }
+    if (!upstream) upstream = i;
+    earlier_outside = true;
+  }
+  if (upstream) {
+    const OpComparison& op = result.ops[*upstream];
+    result.divergence_note = StrCat(
+        "none could be named: the first operator with outputs outside "
+        "the tolerance, ",
+        OpIdentity(*op.a),
+        ", has inputs outside it too, so the divergence starts upstream in "
+        "an operator missing from the dump (dump with dump_mode all and no "
+        "layer list)");
+  } else if (result.tensors_compared == 0) {
+    result.divergence_note = "none: no tensor of A has a counterpart in B";
+  } else if (result.tensors_outside > 0) {
+    // Only inputs differ (dump_mode input): their producer diverged.
+    for (const OpComparison& op : result.ops) {
+      if (op.inputs != Verdict::kOutside) continue;
+      result.divergence_note = StrCat(
+          "none could be named from outputs: the first tensor outside the "
+          "tolerance is an input of ",
+          OpIdentity(*op.a),
+          ", so its producer diverges; dump outputs too (dump_mode all) to "
+          "name it");
+      break;
+    }
+  } else {
+    result.divergence_note =
+        "none: every compared tensor is within the tolerance";
+    if (result.ops_not_compared > 0) {
+      StrAppend(result.divergence_note, " (",
+                Plural(result.ops_not_compared, "operator"),
+                " of A not compared)");
+    }
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<CompareSide> LoadCompareSide(const std::string& path,
-                                            const SideSelection& selection) {
+absl::StatusOr<CompareTree> LoadCompareTree(const std::string& path,
+                                            const CompareLoadOptions& options) {
   ASSIGN_OR_RETURN(dump::DumpTree tree, dump::ScanDumpTree(path));
   if (tree.CountKind(dump::EntryKind::kTensor) > 0) {
-    return LoadDumpSide(tree, selection);
+    return LoadDumpTree(tree, options);
   }
   if (tree.CountKind(dump::EntryKind::kStats) > 0) {
     return absl::InvalidArgumentError(StrCat(
@@ -310,10 +705,7 @@ absl::StatusOr<CompareSide> LoadCompareSide(const std::string& path,
         "' holds stats dumps only (dump_data: stats); compare needs tensor "
         "dumps"));
   }
-  CompareSide npy = LoadNpySide(tree);
-  if (!npy.ops.empty()) return npy;
-  return absl::NotFoundError(
-      StrCat("no tensor dump files and no .npy files under '", path, "'"));
+  return LoadReferenceTree(tree, options);
 }
 
 std::string_view MatchKindName(MatchKind kind) {
@@ -328,9 +720,50 @@ std::string_view MatchKindName(MatchKind kind) {
   return "";
 }
 
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kNotCompared:
+      return "not_compared";
+    case Verdict::kWithin:
+      return "within";
+    case Verdict::kOutside:
+      return "outside";
+  }
+  return "";
+}
+
+std::string_view DivergenceBasisName(DivergenceBasis basis) {
+  switch (basis) {
+    case DivergenceBasis::kInputsWithin:
+      return "inputs_within";
+    case DivergenceBasis::kEarlierWithin:
+      return "earlier_within";
+    case DivergenceBasis::kEarlierNotCompared:
+      return "earlier_not_compared";
+  }
+  return "";
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return shape.empty() ? "[]" : StrJoin(shape, "x");
+}
+
+std::string FolderLabel(const CompareSide& side) {
+  if (side.layout == dump::Layout::kModel) {
+    return StrCat(side.model, " (id ", side.model_id, ") iteration ",
+                  side.iteration, ", device ", side.device);
+  }
+  if (side.kind == SideKind::kReference) {
+    return StrCat("references in ", side.directory);
+  }
+  return StrCat("files in ", side.directory);
+}
+
 CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
-                           const CompareOptions& options) {
-  // B's operators by converted name, and B's outputs by producing op.
+                           const CompareOptions& options,
+                           const DumpFilter& filter) {
+  // B's operators by converted name (and escaped name), and B's outputs by
+  // producing op.
   std::map<std::string, std::vector<size_t>, std::less<>> by_name;
   std::map<std::pair<std::string, uint32_t>, std::pair<size_t, uint32_t>>
       by_output;
@@ -346,17 +779,39 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
                         std::make_pair(i, out.position));
     }
   }
+  auto find_output = [&](const std::string& producer, uint32_t index) {
+    auto it = by_output.find({producer, index});
+    if (it == by_output.end()) {
+      it = by_output.find({dump::EscapeNamePart(producer), index});
+    }
+    return it;
+  };
   std::map<std::string, size_t> occurrences;
   std::vector<bool> used(b.ops.size(), false);
   TensorLoader load_a(a), load_b(b);
   CompareResult result;
+  size_t detailed = 0;
   Progress progress("compare", a.ops.size());
-  for (const OpRecord& op : a.ops) {
-    progress.Update(result.ops.size() + 1, op.name);
+  for (size_t index = 0; index < a.ops.size(); ++index) {
+    const OpRecord& op = a.ops[index];
+    progress.Update(index + 1, op.name);
     OpComparison cmp;
     cmp.a = &op;
+    cmp.index = index;
     load_a.Clear();
     load_b.Clear();
+    auto compare = [&](const OpRecord& other, bool is_input, uint32_t pa,
+                       uint32_t pb) {
+      bool detail = detailed < kDetailedTensors;
+      TensorComparison c =
+          Compare(load_a.Load(op, is_input, pa),
+                  load_b.Load(other, is_input, pb), options, &detail);
+      if (c.detail) ++detailed;
+      c.is_input = is_input;
+      c.position = pa;
+      c.b_label = StrCat(other.name, is_input ? " input " : " output ", pb);
+      cmp.tensors.push_back(std::move(c));
+    };
     auto named = by_name.find(op.name);
     if (named == by_name.end())
       named = by_name.find(dump::EscapeNamePart(op.name));
@@ -369,15 +824,16 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
       for (const auto* refs : {&op.inputs, &op.outputs}) {
         for (const TensorRef& t : *refs) {
           const auto& other_refs = t.is_input ? other.inputs : other.outputs;
+          const auto& other_files =
+              t.is_input ? other.input_files : other.output_files;
           if (t.position >= other_refs.size()) continue;
-          TensorComparison c =
-              Compare(load_a.Load(op, t.is_input, t.position),
-                      load_b.Load(other, t.is_input, t.position), options);
-          c.is_input = t.is_input;
-          c.position = t.position;
-          c.b_label = StrCat(other.name, t.is_input ? " input " : " output ",
-                             t.position);
-          cmp.tensors.push_back(std::move(c));
+          // A reference side may lack some tensors of an op.
+          if (b.kind == SideKind::kReference &&
+              (t.position >= other_files.size() ||
+               other_files[t.position].empty())) {
+            continue;
+          }
+          compare(other, t.is_input, t.position, t.position);
         }
       }
     } else {
@@ -385,7 +841,7 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
       for (const TensorRef& t : op.outputs) {
         const std::string producer =
             t.original_op.empty() ? op.name : t.original_op;
-        auto it = by_output.find({producer, t.original_index});
+        auto it = find_output(producer, t.original_index);
         if (it == by_output.end()) continue;
         const auto [other_index, position] = it->second;
         const OpRecord& other = b.ops[other_index];
@@ -394,12 +850,7 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
             counterparts.end()) {
           counterparts.push_back(other.name);
         }
-        TensorComparison c =
-            Compare(load_a.Load(op, false, t.position),
-                    load_b.Load(other, false, position), options);
-        c.position = t.position;
-        c.b_label = StrCat(other.name, " output ", position);
-        cmp.tensors.push_back(std::move(c));
+        compare(other, false, t.position, position);
       }
       if (!cmp.tensors.empty()) {
         cmp.match = MatchKind::kOriginalName;
@@ -412,64 +863,121 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
       ++result.tensors_compared;
       if (!t.within()) ++result.tensors_outside;
     }
+    if (cmp.tensors.empty()) ++result.ops_not_compared;
     result.ops.push_back(std::move(cmp));
   }
   progress.Finish();
   for (size_t i = 0; i < b.ops.size(); ++i) {
-    if (!used[i]) result.only_in_b.push_back(b.ops[i].name);
+    if (used[i]) continue;
+    const OpRecord& op = b.ops[i];
+    if (!filter.MatchesType(op.type) ||
+        !filter.MatchesName(op.name, op.original_names)) {
+      continue;
+    }
+    result.only_in_b.push_back(op.name);
   }
+  NameDivergence(result);
+  return result;
+}
 
-  bool earlier_diff = false;
-  std::optional<size_t> upstream;  // first diff whose inputs differ too
-  for (size_t i = 0; i < result.ops.size(); ++i) {
-    const OpComparison& op = result.ops[i];
-    if (op.outputs == Verdict::kDiff) {
-      const bool by_inputs = op.inputs == Verdict::kMatch;
-      const bool by_order = op.inputs == Verdict::kNotCompared && !earlier_diff;
-      if (by_inputs || by_order) {
-        result.first_divergence = i;
-        result.divergence_note = StrCat(
-            op.a->name, " (", op.a->type, ", task ", op.a->task_id, "): ",
-            by_inputs ? "its inputs are within tolerance, "
-                      : "its inputs were not compared but every earlier "
-                        "operator's outputs are within tolerance; ",
-            DescribeOutputs(op));
-        break;
+TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
+                               const CompareOptions& options,
+                               const DumpFilter& filter) {
+  TreeCompareResult result;
+  for (const std::string& note : a.notes) result.notes.push_back("A: " + note);
+  for (const std::string& note : b.notes) result.notes.push_back("B: " + note);
+  std::vector<std::pair<const CompareSide*, const CompareSide*>> pairs;
+  const bool b_flat =
+      b.folders.size() == 1 && b.folders[0].layout != dump::Layout::kModel;
+  if (a.folders.size() == 1 && b.folders.size() == 1) {
+    pairs.emplace_back(&a.folders[0], &b.folders[0]);
+    const CompareSide &fa = a.folders[0], &fb = b.folders[0];
+    if (fa.layout == dump::Layout::kModel &&
+        fb.layout == dump::Layout::kModel &&
+        KeyOf(fa, true) != KeyOf(fb, true)) {
+      result.notes.push_back(
+          StrCat("comparing two different folders: ", FolderLabel(fa), " with ",
+                 FolderLabel(fb)));
+    }
+  } else if (b_flat) {
+    for (const CompareSide& fa : a.folders)
+      pairs.emplace_back(&fa, &b.folders[0]);
+    result.notes.push_back(StrCat("every folder of A (", a.folders.size(),
+                                  ") is compared with the references in ",
+                                  b.root));
+  } else {
+    std::set<int64_t> devices_a, devices_b;
+    for (const CompareSide& f : a.folders) devices_a.insert(f.device);
+    for (const CompareSide& f : b.folders) devices_b.insert(f.device);
+    const bool with_device = !(devices_a.size() == 1 && devices_b.size() == 1);
+    if (!with_device && devices_a != devices_b) {
+      result.notes.push_back(StrCat("device ", *devices_a.begin(),
+                                    " of A is paired with device ",
+                                    *devices_b.begin(), " of B"));
+    }
+    std::map<FolderKey, const CompareSide*> in_b;
+    for (const CompareSide& f : b.folders) {
+      if (f.layout == dump::Layout::kModel) in_b[KeyOf(f, with_device)] = &f;
+    }
+    std::set<const CompareSide*> paired_b;
+    for (const CompareSide& f : a.folders) {
+      auto it = f.layout == dump::Layout::kModel
+                    ? in_b.find(KeyOf(f, with_device))
+                    : in_b.end();
+      if (it == in_b.end()) {
+        result.only_in_a.push_back(&f);
+        continue;
       }
-      if (!upstream) upstream = i;
-      earlier_diff = true;
+      pairs.emplace_back(&f, it->second);
+      paired_b.insert(it->second);
+    }
+    for (const CompareSide& f : b.folders) {
+      if (!paired_b.count(&f)) result.only_in_b.push_back(&f);
     }
   }
-  if (!result.first_divergence) {
-    if (upstream) {
-      const OpComparison& op = result.ops[*upstream];
-      result.divergence_note = StrCat(
-          "none could be named: the first operator with outputs outside "
-          "the tolerance, ",
-          op.a->name, " (task ", op.a->task_id,
-          "), has inputs outside it too, so the divergence starts "
-          "upstream in an operator missing from the dump (dump with "
-          "dump_mode all and no layer list)");
-    } else if (result.tensors_compared == 0) {
-      result.divergence_note = "none: no tensor of A has a counterpart in B";
-    } else if (result.tensors_outside > 0) {
-      // Only inputs differ (dump_mode input): their producer diverged.
-      for (const OpComparison& op : result.ops) {
-        if (op.inputs != Verdict::kDiff) continue;
-        result.divergence_note = StrCat(
-            "none could be named from outputs: the first tensor outside the "
-            "tolerance is an input of ",
-            op.a->name, " (task ", op.a->task_id,
-            "), so its producer diverges; dump outputs too (dump_mode all) "
-            "to name it");
-        break;
-      }
-    } else {
-      result.divergence_note =
-          "none: every compared tensor is within tolerance";
+  // By iteration, then by when the folder's first operator ran.
+  auto first_time = [](const CompareSide* s) {
+    return s->ops.empty() ? 0 : s->ops.front().timestamp_us;
+  };
+  std::stable_sort(
+      pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+        return std::make_tuple(x.first->iteration, first_time(x.first),
+                               x.first->model) <
+               std::make_tuple(y.first->iteration, first_time(y.first),
+                               y.first->model);
+      });
+  for (const auto& [fa, fb] : pairs) {
+    FolderPair pair{fa, fb, CompareSides(*fa, *fb, options, filter)};
+    result.tensors_compared += pair.result.tensors_compared;
+    result.tensors_outside += pair.result.tensors_outside;
+    result.ops_not_compared += pair.result.ops_not_compared;
+    result.pairs.push_back(std::move(pair));
+  }
+  for (size_t i = 0; i < result.pairs.size(); ++i) {
+    if (result.pairs[i].result.tensors_outside > 0) {
+      result.first_pair = i;
+      break;
     }
   }
   return result;
+}
+
+std::string TreeDivergenceNote(const TreeCompareResult& result) {
+  if (result.first_pair) {
+    const FolderPair& pair = result.pairs[*result.first_pair];
+    if (result.pairs.size() == 1) return pair.result.divergence_note;
+    return StrCat("in ", FolderLabel(*pair.a), ": ",
+                  pair.result.divergence_note);
+  }
+  if (result.tensors_compared == 0) {
+    return "none: no tensor of A has a counterpart in B";
+  }
+  std::string note = "none: every compared tensor is within the tolerance";
+  if (result.ops_not_compared > 0) {
+    StrAppend(note, " (", Plural(result.ops_not_compared, "operator"),
+              " of A not compared)");
+  }
+  return note;
 }
 
 }  // namespace acldump::tools

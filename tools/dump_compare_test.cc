@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <iterator>
 #include <memory>
 #include <vector>
 
+#include "base/strings.h"
 #include "dump/format/testing/dump_test_util.h"
 #include "kernels/npy.h"
 #include "tools/compare_report.h"
@@ -38,18 +41,27 @@ void WriteChain(const std::string& dir, const Chain& v, bool inputs) {
   WriteDumpFile(dir, op("Sub", "c", v.b, v.c), 2, 3);
 }
 
-// Sides the results point into live as long as the test.
-const CompareSide& Keep(CompareSide side) {
-  static std::vector<std::unique_ptr<CompareSide>>* kept =
-      new std::vector<std::unique_ptr<CompareSide>>;
-  kept->push_back(std::make_unique<CompareSide>(std::move(side)));
+// Trees the results point into live as long as the test.
+const CompareTree& KeepTree(CompareTree tree) {
+  static std::vector<std::unique_ptr<CompareTree>>* kept =
+      new std::vector<std::unique_ptr<CompareTree>>;
+  kept->push_back(std::make_unique<CompareTree>(std::move(tree)));
   return *kept->back();
 }
 
-CompareSide Load(const std::string& path) {
-  absl::StatusOr<CompareSide> side = LoadCompareSide(path, {});
-  EXPECT_TRUE(side.ok()) << side.status();
-  return side.ok() ? *std::move(side) : CompareSide{};
+const CompareTree& LoadTree(const std::string& path,
+                            const CompareLoadOptions& options = {}) {
+  absl::StatusOr<CompareTree> tree = LoadCompareTree(path, options);
+  EXPECT_TRUE(tree.ok()) << tree.status();
+  return KeepTree(tree.ok() ? *std::move(tree) : CompareTree{});
+}
+
+// The one folder of a side.
+const CompareSide& Load(const std::string& path) {
+  const CompareTree& tree = LoadTree(path);
+  static const CompareSide* empty = new CompareSide;
+  EXPECT_EQ(tree.folders.size(), 1u) << path;
+  return tree.folders.empty() ? *empty : tree.folders[0];
 }
 
 TEST(CompareTest, IdenticalDumpsMatch) {
@@ -63,7 +75,7 @@ TEST(CompareTest, IdenticalDumpsMatch) {
   EXPECT_EQ(r.tensors_compared, 6u);
   EXPECT_FALSE(r.first_divergence.has_value());
   EXPECT_EQ(r.ops[1].match, MatchKind::kConvertedName);
-  EXPECT_EQ(r.ops[1].inputs, Verdict::kMatch);
+  EXPECT_EQ(r.ops[1].inputs, Verdict::kWithin);
 }
 
 // Only b's output differs; c's input (a copy of b's output) was not touched:
@@ -82,13 +94,14 @@ TEST(CompareTest, PerturbedOutputNamesItsOperator) {
   WriteDumpFile(dir, op("Add", "a", v.x, v.a), 0, 1);
   WriteDumpFile(dir, op("Mul", "b", v.a, perturbed.b), 1, 2);
   WriteDumpFile(dir, op("Sub", "c", v.b, v.c), 2, 3);
-  const CompareSide a = Load(root + "/a"), b = Load(root + "/b");
+  const CompareSide &a = Load(root + "/a"), &b = Load(root + "/b");
   const CompareResult r = CompareSides(a, b, {});
   EXPECT_FALSE(r.within());
   EXPECT_EQ(r.tensors_outside, 1u);
   ASSERT_TRUE(r.first_divergence.has_value());
   EXPECT_EQ(r.ops[*r.first_divergence].a->name, "b");
-  EXPECT_THAT(r.divergence_note, HasSubstr("its inputs are within tolerance"));
+  EXPECT_THAT(r.divergence_note,
+              HasSubstr("its inputs are within the tolerance"));
   EXPECT_THAT(r.divergence_note, HasSubstr("max |a-b| 72"));
 }
 
@@ -101,7 +114,7 @@ TEST(CompareTest, OutputOnlyDumpsUseExecutionOrder) {
   diverged.c = {3, 5, 8, 9};
   WriteChain(ModelFolder(root + "/b", 0), diverged, false);
   const CompareResult r =
-      CompareSides(Keep(Load(root + "/a")), Load(root + "/b"), {});
+      CompareSides((Load(root + "/a")), Load(root + "/b"), {});
   ASSERT_TRUE(r.first_divergence.has_value());
   EXPECT_EQ(r.ops[*r.first_divergence].a->name, "b");
   EXPECT_EQ(r.tensors_outside, 2u);
@@ -119,7 +132,7 @@ TEST(CompareTest, DifferingInputsPointUpstream) {
   other.x = {9, 9, 9, 9};
   WriteChain(ModelFolder(root + "/b", 0), other, true);
   const CompareResult r =
-      CompareSides(Keep(Load(root + "/a")), Load(root + "/b"), {});
+      CompareSides((Load(root + "/a")), Load(root + "/b"), {});
   EXPECT_FALSE(r.first_divergence.has_value());
   EXPECT_THAT(r.divergence_note, HasSubstr("starts upstream"));
 }
@@ -134,10 +147,10 @@ TEST(CompareTest, InputOnlyDumpsPointAtTheProducer) {
   write(ModelFolder(root + "/a", 0), {3, 4});
   write(ModelFolder(root + "/b", 0), {3, 5});
   const CompareResult r =
-      CompareSides(Keep(Load(root + "/a")), Load(root + "/b"), {});
+      CompareSides((Load(root + "/a")), Load(root + "/b"), {});
   EXPECT_FALSE(r.first_divergence.has_value());
   EXPECT_FALSE(r.within());
-  EXPECT_THAT(r.divergence_note, HasSubstr("is an input of b (task 1)"));
+  EXPECT_THAT(r.divergence_note, HasSubstr("is an input of b (Mul, task 1)"));
 }
 
 // A fused op (ab = a + b) against its unfused parts: matched through the
@@ -150,7 +163,7 @@ TEST(CompareTest, FusedAgainstUnfusedByOriginalNames) {
                 0, 1);
   WriteChain(ModelFolder(root + "/parts", 0), v, true);
   const CompareResult r =
-      CompareSides(Keep(Load(root + "/fused")), Load(root + "/parts"), {});
+      CompareSides((Load(root + "/fused")), Load(root + "/parts"), {});
   ASSERT_EQ(r.ops.size(), 1u);
   EXPECT_EQ(r.ops[0].match, MatchKind::kOriginalName);
   EXPECT_EQ(r.ops[0].b_name, "b");
@@ -174,16 +187,16 @@ TEST(CompareTest, NpyReferencesByOperatorName) {
   save("a", v.a, {4});
   save("b", {4, 6, 8.0005f, 10}, {4});
   save("c", v.c, {2, 2});  // a shape mismatch is a failure, not a crash
-  const CompareSide b = Load(refs);
-  EXPECT_EQ(b.kind, SideKind::kNpy);
-  CompareResult r = CompareSides(Keep(Load(root + "/dump")), b, {1e-3, 0});
+  const CompareSide& b = Load(refs);
+  EXPECT_EQ(b.kind, SideKind::kReference);
+  CompareResult r = CompareSides((Load(root + "/dump")), b, {1e-3, 0});
   EXPECT_EQ(r.tensors_compared, 3u);  // outputs only
   EXPECT_EQ(r.tensors_outside, 1u);
   EXPECT_THAT(r.ops[2].tensors[0].problem,
               HasSubstr("shapes differ: 4 vs 2x2"));
   ASSERT_TRUE(r.first_divergence.has_value());
   EXPECT_EQ(r.ops[*r.first_divergence].a->name, "c");
-  r = CompareSides(Keep(Load(root + "/dump")), b, {1e-4, 0});
+  r = CompareSides((Load(root + "/dump")), b, {1e-4, 0});
   EXPECT_EQ(r.ops[*r.first_divergence].a->name, "b");
 }
 
@@ -199,42 +212,153 @@ TEST(CompareTest, NpyFilesOfConvertedDumps) {
                    t.view())
           .ok());
   const CompareResult r =
-      CompareSides(Keep(Load(root + "/dump")), Load(root + "/npy"), {});
+      CompareSides((Load(root + "/dump")), Load(root + "/npy"), {});
   EXPECT_EQ(r.tensors_compared, 1u);
   EXPECT_EQ(r.ops[1].match, MatchKind::kConvertedName);
   EXPECT_TRUE(r.within());
 }
 
-TEST(CompareTest, PicksOneFolderAndSaysSo) {
-  const std::string root = NewTempDir("pick");
-  WriteChain(ModelFolder(root, 0), {}, true);
-  WriteChain(ModelFolder(root, 1), {}, true);
-  absl::StatusOr<CompareSide> side = LoadCompareSide(root, {});
-  ASSERT_TRUE(side.ok());
-  ASSERT_EQ(side->notes.size(), 1u);
-  EXPECT_THAT(side->notes[0], HasSubstr("holds 2 dump folders"));
-  EXPECT_THAT(side->description, HasSubstr("iteration 0"));
-  side = LoadCompareSide(root, {1, ""});
-  ASSERT_TRUE(side.ok());
-  EXPECT_THAT(side->description, HasSubstr("iteration 1"));
-  EXPECT_FALSE(LoadCompareSide(root, {7, ""}).ok());
-  EXPECT_FALSE(LoadCompareSide(NewTempDir("empty"), {}).ok());
+// Two run roots with two iterations each: every (model, iteration) folder is
+// compared, and a difference planted in iteration 1 is found there.
+TEST(CompareTreeTest, PairsEveryIterationAndNamesTheDivergingOne) {
+  const std::string root = NewTempDir("tree");
+  for (int it : {0, 1}) {
+    WriteChain(ModelFolder(root + "/a", it, "net", "20250101120000"), {}, true);
+  }
+  WriteChain(ModelFolder(root + "/b", 0, "net", "20250202120000"), {}, true);
+  const std::string b1 = ModelFolder(root + "/b", 1, "net", "20250202120000");
+  Chain v, perturbed;
+  perturbed.b[1] = 60;
+  auto op = [](const char* type, const char* name, std::vector<float> in,
+               std::vector<float> out) {
+    return FakeOp{type, name, {}, {{in}}, {{out}}};
+  };
+  WriteDumpFile(b1, op("Add", "a", v.x, v.a), 0, 1);
+  WriteDumpFile(b1, op("Mul", "b", v.a, perturbed.b), 1, 2);
+  WriteDumpFile(b1, op("Sub", "c", v.b, v.c), 2, 3);
+  const CompareTree &a = LoadTree(root + "/a"), &b = LoadTree(root + "/b");
+  ASSERT_EQ(a.folders.size(), 2u);
+  const TreeCompareResult r = CompareTrees(a, b, {});
+  ASSERT_EQ(r.pairs.size(), 2u);
+  EXPECT_EQ(r.pairs[0].a->iteration, 0);
+  EXPECT_TRUE(r.pairs[0].result.within());
+  EXPECT_FALSE(r.within());
+  EXPECT_EQ(r.exit_code(), 1);
+  ASSERT_TRUE(r.first_pair.has_value());
+  EXPECT_EQ(*r.first_pair, 1u);
+  EXPECT_THAT(
+      TreeDivergenceNote(r),
+      HasSubstr("in net (id 1) iteration 1, device 0: b (Mul, task 1)"));
+  // The worst element with its index and both values.
+  const TensorComparison& t = r.pairs[1].result.ops[1].tensors[1];
+  ASSERT_FALSE(t.worst.empty());
+  EXPECT_EQ(t.worst[0].index, std::vector<int64_t>{1});
+  EXPECT_EQ(t.worst[0].a, 6);
+  EXPECT_EQ(t.worst[0].b, 60);
 }
 
-TEST(CompareReportTest, TextAndHtml) {
+TEST(CompareTreeTest, ListsFoldersPresentOnOneSide) {
+  const std::string root = NewTempDir("one_sided");
+  for (int it : {0, 1, 2}) WriteChain(ModelFolder(root + "/a", it), {}, true);
+  for (int it : {0, 1}) WriteChain(ModelFolder(root + "/b", it), {}, true);
+  WriteChain(ModelFolder(root + "/b", 0, "other"), {}, true);
+  const TreeCompareResult r =
+      CompareTrees(LoadTree(root + "/a"), LoadTree(root + "/b"), {});
+  EXPECT_EQ(r.pairs.size(), 2u);
+  ASSERT_EQ(r.only_in_a.size(), 1u);
+  EXPECT_EQ(r.only_in_a[0]->iteration, 2);
+  ASSERT_EQ(r.only_in_b.size(), 1u);
+  EXPECT_EQ(r.only_in_b[0]->model, "other");
+  EXPECT_TRUE(r.within());
+}
+
+// The same folder in two time folders: the latest is compared, with a note.
+TEST(CompareTreeTest, UsesTheLatestTimeFolder) {
+  const std::string root = NewTempDir("latest");
+  WriteChain(ModelFolder(root, 0, "net", "20250101120000"), {}, true);
+  WriteChain(ModelFolder(root, 0, "net", "20250101120005"), {}, true);
+  const CompareTree& tree = LoadTree(root);
+  ASSERT_EQ(tree.folders.size(), 1u);
+  EXPECT_EQ(tree.folders[0].time, "20250101120005");
+  ASSERT_EQ(tree.notes.size(), 1u);
+  EXPECT_THAT(tree.notes[0], HasSubstr("not those in 20250101120000"));
+}
+
+TEST(CompareTreeTest, FiltersSelectIterationsAndOperators) {
+  const std::string root = NewTempDir("filters");
+  WriteChain(ModelFolder(root, 0), {}, true);
+  WriteChain(ModelFolder(root, 1), {}, true);
+  absl::StatusOr<DumpFilter> filter =
+      DumpFilter::Create({{"Mul,Sub"}, "", "1"});
+  ASSERT_TRUE(filter.ok());
+  const CompareTree& tree = LoadTree(root, {*filter, ""});
+  ASSERT_EQ(tree.folders.size(), 1u);
+  EXPECT_EQ(tree.folders[0].iteration, 1);
+  ASSERT_EQ(tree.folders[0].ops.size(), 2u);
+  EXPECT_EQ(tree.folders[0].ops[0].name, "b");
+  EXPECT_EQ(tree.ops_filtered_out, 1u);
+  filter = DumpFilter::Create({{}, "", "7"});
+  ASSERT_TRUE(filter.ok());
+  absl::StatusOr<CompareTree> none = LoadCompareTree(root, {*filter, ""});
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(),
+              HasSubstr("no dump folder of iteration 7 (iterations present: "
+                        "0,1)"));
+  EXPECT_FALSE(LoadCompareTree(NewTempDir("empty"), {}).ok());
+}
+
+// A graph input without a counterpart is not compared; the first operator
+// outside is named, with the caveat that the divergence may start there.
+TEST(CompareTest, EarlierOperatorsNotComparedAreNamed) {
+  const std::string root = NewTempDir("not_compared");
+  const std::string dir = ModelFolder(root + "/dump", 0);
+  WriteDumpFile(dir, FakeOp{"Data", "x", {}, {}, {{{1, 2}}}}, 0, 1);
+  WriteDumpFile(dir, FakeOp{"Relu", "r", {}, {}, {{{1, 2}}}}, 1, 2);
+  const std::string refs = root + "/refs";
+  dump::testing::WriteText(refs + "/.keep", "");
+  Tensor t(DType::kFloat32, Shape{2});
+  t.as<float>()[0] = 5;
+  t.as<float>()[1] = 2;
+  ASSERT_TRUE(WriteNpyFile(refs + "/r.output.0.npy", t.view()).ok());
+  const CompareResult r = CompareSides(Load(root + "/dump"), Load(refs), {});
+  EXPECT_EQ(r.ops_not_compared, 1u);
+  EXPECT_EQ(r.ops[0].outputs, Verdict::kNotCompared);
+  ASSERT_TRUE(r.first_divergence.has_value());
+  EXPECT_EQ(r.basis, DivergenceBasis::kEarlierNotCompared);
+  EXPECT_THAT(r.divergence_note,
+              HasSubstr("1 earlier operator was not compared (x (Data)), so "
+                        "the divergence may start there"));
+  EXPECT_THAT(r.divergence_note, HasSubstr("worst at [0]: a 1, b 5"));
+  // With the input among the references, the input itself diverges.
+  t.as<float>()[0] = 9;
+  ASSERT_TRUE(WriteNpyFile(refs + "/x.output.0.npy", t.view()).ok());
+  const CompareResult with_input =
+      CompareSides(Load(root + "/dump"), Load(refs), {});
+  ASSERT_TRUE(with_input.first_divergence.has_value());
+  EXPECT_EQ(*with_input.first_divergence, 0u);
+  EXPECT_THAT(with_input.divergence_note, HasSubstr("this is a graph input"));
+}
+
+TEST(CompareReportTest, TextJsonCsvAndHtml) {
   const std::string root = NewTempDir("report");
   WriteChain(ModelFolder(root + "/a", 0), {}, true);
   Chain perturbed;
   perturbed.c = {3, 5, 7, 19};
   WriteChain(ModelFolder(root + "/b", 0), perturbed, true);
-  const CompareSide a = Load(root + "/a"), b = Load(root + "/b");
-  const CompareResult r = CompareSides(a, b, {});
+  const CompareTree &a = LoadTree(root + "/a"), &b = LoadTree(root + "/b");
+  const TreeCompareResult r = CompareTrees(a, b, {});
   const ReportContext context{&a, &b, {}, {Metric::kCosine, Metric::kMaxAbs}};
   const std::string text = FormatCompareText(r, context);
   EXPECT_THAT(text, HasSubstr("first diverging operator: c (Sub, task 2)"));
   EXPECT_THAT(text, HasSubstr("<- first divergence"));
   EXPECT_THAT(text, HasSubstr("result: 6 tensors compared, 1 outside the "
                               "tolerance -> FAIL"));
+  const std::string json = CompareJson(r, context);
+  EXPECT_THAT(json, HasSubstr("\"schema\": \"acldump.compare/1\""));
+  EXPECT_THAT(json, HasSubstr("\"basis\": \"inputs_within\""));
+  const std::string csv = CompareCsv(r, context);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), StrJoin(CompareCsvColumns(), ","));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
   const std::string html = RenderCompareHtml(r, context);
   size_t rows = 0;
   for (size_t at = html.find("class=\"op-row"); at != std::string::npos;
@@ -242,11 +366,59 @@ TEST(CompareReportTest, TextAndHtml) {
     ++rows;
   }
   EXPECT_EQ(rows, 6u);
-  EXPECT_THAT(html, HasSubstr("<svg"));
-  EXPECT_THAT(html, HasSubstr("class=\"bar first\""));
+  EXPECT_THAT(html, HasSubstr("id=\"chart-cosine\""));
+  EXPECT_THAT(html, HasSubstr("id=\"chart-max_abs\""));
+  EXPECT_THAT(html, HasSubstr("id=\"histogram\""));
+  EXPECT_THAT(html, HasSubstr("id=\"scatter\""));
+  EXPECT_THAT(html,
+              HasSubstr("<td class=\"text\">[3]</td><td>9</td><td>19</td>"));
   EXPECT_THAT(html, HasSubstr("class=\"op-row first\" data-op=\"c\""));
   EXPECT_EQ(html.find("http://", html.find("<body")), std::string::npos)
       << "the page must not reference the network";
+}
+
+// 1,200 operators: every row is in the table, every chart has a point per
+// operator with the first divergence marked, and the page stays small.
+TEST(CompareReportTest, ReadableWithThousandsOfOperators) {
+  constexpr int kOps = 1200, kPerturbed = 700;
+  const std::string root = NewTempDir("report_large");
+  for (const char* side : {"a", "b"}) {
+    const std::string dir = ModelFolder(StrCat(root, "/", side), 0);
+    for (int i = 0; i < kOps; ++i) {
+      std::vector<float> out = {1.0f * i, 2, 3, 4};
+      if (side[0] == 'b' && i >= kPerturbed) out[3] = 40;
+      char name[16];
+      std::snprintf(name, sizeof name, "op%04d", i);
+      WriteDumpFile(dir, FakeOp{"Relu", name, {}, {}, {{out}}}, i, i + 1);
+    }
+  }
+  const CompareTree &a = LoadTree(root + "/a"), &b = LoadTree(root + "/b");
+  const TreeCompareResult r = CompareTrees(a, b, {});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.tensors_compared, static_cast<size_t>(kOps));
+  EXPECT_EQ(r.tensors_outside, static_cast<size_t>(kOps - kPerturbed));
+  std::vector<Metric> metrics(std::begin(kAllMetrics), std::end(kAllMetrics));
+  const ReportContext context{&a, &b, {}, metrics};
+  const std::string html = RenderCompareHtml(r, context);
+  auto count = [&](std::string_view needle) {
+    size_t n = 0;
+    for (size_t at = html.find(needle); at != std::string::npos;
+         at = html.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("<tr class=\"op-row"), static_cast<size_t>(kOps));
+  EXPECT_EQ(count("<tr class=\"op-row first\" data-op=\"op0700\""), 1u);
+  EXPECT_THAT(html, HasSubstr("First diverging operator:</b> op0700 (Relu, "
+                              "task 700)"));
+  // One chart per metric, each with a point per operator, the first
+  // divergence drawn once in each.
+  EXPECT_EQ(count("<svg id=\"chart-"), metrics.size());
+  EXPECT_EQ(count("class=\"pt-first\" data-op=\"op0700 output 0\""),
+            metrics.size());
+  EXPECT_EQ(count("data-op=\"op0001 output 0\"><title>"), metrics.size());
+  EXPECT_LT(html.size(), 8u << 20) << "the page must stay loadable";
 }
 
 }  // namespace

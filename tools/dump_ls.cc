@@ -1,8 +1,10 @@
 #include "tools/dump_ls.h"
 
+#include <algorithm>
 #include <map>
 
 #include "base/strings.h"
+#include "base/text.h"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
@@ -39,6 +41,24 @@ std::vector<std::pair<std::string, std::string>> Levels(const DumpRun& run) {
 
 }  // namespace
 
+std::string IterationRanges(std::vector<int64_t> iterations) {
+  std::sort(iterations.begin(), iterations.end());
+  iterations.erase(std::unique(iterations.begin(), iterations.end()),
+                   iterations.end());
+  std::vector<std::string> ranges;
+  for (size_t i = 0; i < iterations.size();) {
+    size_t j = i;
+    while (j + 1 < iterations.size() &&
+           iterations[j + 1] == iterations[j] + 1) {
+      ++j;
+    }
+    ranges.push_back(j == i ? StrCat(iterations[i])
+                            : StrCat(iterations[i], "-", iterations[j]));
+    i = j + 1;
+  }
+  return StrJoin(ranges, ",");
+}
+
 std::string FormatDumpTree(const DumpTree& tree, bool summary) {
   const size_t tensors = tree.CountKind(EntryKind::kTensor);
   const size_t stats = tree.CountKind(EntryKind::kStats);
@@ -69,8 +89,24 @@ std::string FormatDumpTree(const DumpTree& tree, bool summary) {
   }
   std::vector<std::pair<std::string, std::string>> previous;
   Layout previous_layout = Layout::kUnknown;
-  for (const DumpRun& run : tree.runs) {
-    const auto levels = Levels(run);
+  for (size_t r = 0; r < tree.runs.size(); ++r) {
+    const DumpRun& run = tree.runs[r];
+    auto levels = Levels(run);
+    // --summary: the iteration folders of one model id on one line, as
+    // ranges.
+    size_t last = r;
+    if (summary && run.layout == Layout::kModel) {
+      while (last + 1 < tree.runs.size()) {
+        const DumpRun& next = tree.runs[last + 1];
+        if (next.layout != Layout::kModel || next.time != run.time ||
+            next.device != run.device || next.model != run.model ||
+            next.model_id != run.model_id) {
+          break;
+        }
+        ++last;
+      }
+      levels.pop_back();
+    }
     size_t same = 0;
     if (run.layout == previous_layout) {
       while (same < levels.size() && same < previous.size() &&
@@ -88,6 +124,23 @@ std::string FormatDumpTree(const DumpTree& tree, bool summary) {
     }
     previous = levels;
     previous_layout = run.layout;
+    if (summary && run.layout == Layout::kModel) {
+      std::vector<int64_t> iterations;
+      size_t files = 0;
+      uint64_t bytes = 0;
+      for (size_t k = r; k <= last; ++k) {
+        iterations.push_back(tree.runs[k].iteration);
+        files += tree.runs[k].files.size();
+        bytes += tree.runs[k].bytes;
+      }
+      StrAppend(out, std::string(2 * levels.size(), ' '),
+                iterations.size() == 1 ? "iteration " : "iterations ",
+                IterationRanges(iterations), "  (",
+                Plural(iterations.size(), "folder"), ")  ", files,
+                files == 1 ? " file, " : " files, ", HumanBytes(bytes), "\n");
+      r = last;
+      continue;
+    }
     if (summary) continue;
     TextTable table({"task", "type", "op", "kind", "size", "file"});
     for (const DumpEntry* e : run.files) {

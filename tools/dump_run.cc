@@ -2,10 +2,12 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <system_error>
@@ -22,6 +24,7 @@
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
 #include "runtime/model_registry.h"
+#include "tools/check_config.h"
 #include "tools/cli_util.h"
 #include "tools/model_input.h"
 
@@ -52,7 +55,8 @@ double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-// Normal(0, 1) for floats, 0..9 for integers, 0/1 for bool.
+}  // namespace
+
 void FillRandom(const TensorView& view, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0, 1);
@@ -95,6 +99,8 @@ void FillRandom(const TensorView& view, uint64_t seed) {
     }
   }
 }
+
+namespace {
 
 // A temporary folder removed with everything in it.
 class TempDir {
@@ -353,7 +359,8 @@ absl::Status WarmUp(const std::vector<std::string>& om_paths, uint64_t seed) {
 // Loads a model (after aclmdlSetDump, so it is dumped) and executes it
 // options.iterations times.
 absl::StatusOr<ModelRun> RunDumped(const RunOptions& options, size_t m,
-                                   const std::string& om, ModelIo& io) {
+                                   const std::string& om, ModelIo& io,
+                                   const DumpForecast* forecast) {
   ModelRun run;
   run.path = options.models[m];
   run.name = FileStem(run.path);
@@ -364,8 +371,19 @@ absl::StatusOr<ModelRun> RunDumped(const RunOptions& options, size_t m,
                    FillInputs(io.inputs(), options.inputs, options.seed));
   Progress progress(StrCat("run ", run.name), options.iterations);
   const auto start = Clock::now();
+  uint64_t dumped = 0;  // iterations the plan dumps, so far
   for (uint64_t i = 0; i < options.iterations; ++i) {
-    progress.Update(i + 1);
+    if (forecast != nullptr && forecast->known) {
+      if (!forecast->steps || forecast->steps->Contains(i)) ++dumped;
+      const double elapsed = Seconds(Clock::now() - start);
+      progress.Status(StrCat(
+          "run ", run.name, ": iteration ", i + 1, "/", options.iterations,
+          ", ", dumped * forecast->files_per_iteration, " files, ",
+          HumanBytes(dumped * forecast->bytes_per_iteration), " dumped, ",
+          elapsed > 0 ? fmt::format("{:.1f}", i / elapsed) : "-", " it/s"));
+    } else {
+      progress.Update(i + 1);
+    }
     RETURN_IF_ERROR(
         AclCall(aclmdlExecute(run.model_id, io.input_set(), io.output_set()),
                 StrCat("aclmdlExecute (iteration ", i, ")")));
@@ -466,6 +484,32 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
     om_paths.push_back(std::move(om));
   }
   const std::set<std::string> before = ExistingFiles(summary.dump_root);
+  // What the plan dumps, to show progress and to say why a run dumped
+  // nothing. A config or model the API rejects is reported by the API below.
+  std::vector<std::optional<DumpForecast>> forecasts(om_paths.size());
+  bool all_nothing = !om_paths.empty();
+  for (size_t m = 0; m < om_paths.size(); ++m) {
+    absl::StatusOr<DumpForecast> forecast =
+        ForecastDump(options.config, om_paths[m], options.iterations);
+    if (!forecast.ok() || !forecast->known) {
+      all_nothing = false;
+      continue;
+    }
+    for (const std::string& w : forecast->warnings) {
+      if (std::find(summary.warnings.begin(), summary.warnings.end(), w) ==
+          summary.warnings.end()) {
+        summary.warnings.push_back(w);
+      }
+    }
+    if (forecast->nothing_reason.empty()) {
+      all_nothing = false;
+    } else {
+      summary.nothing_reasons.push_back(
+          StrCat(FileStem(options.models[m]), ": ", forecast->nothing_reason));
+    }
+    forecasts[m] = *std::move(forecast);
+  }
+  summary.nothing_selected = all_nothing;
 
   RETURN_IF_ERROR(AclCall(aclInit(nullptr), "aclInit"));
   struct Finalizer {
@@ -488,7 +532,8 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
   for (size_t m = 0; m < options.models.size(); ++m) {
     io.push_back(std::make_unique<ModelIo>());
     ASSIGN_OR_RETURN(ModelRun run,
-                     RunDumped(options, m, om_paths[m], *io.back()));
+                     RunDumped(options, m, om_paths[m], *io.back(),
+                               forecasts[m] ? &*forecasts[m] : nullptr));
     summary.models.push_back(std::move(run));
   }
   const auto finalize_start = Clock::now();
@@ -551,11 +596,39 @@ std::string FormatRunSummary(const RunSummary& s) {
   }
   StrAppend(out, "  finalize     ", HumanDuration(s.finalize_seconds),
             " (aclmdlFinalizeDump: writing what was still queued)\n");
+  for (const std::string& warning : s.warnings) {
+    StrAppend(out, "  warning      ", warning, "\n");
+  }
   if (s.dump_root.empty()) return out;
-  StrAppend(out, "  dump files   ", s.files, " new, ", HumanBytes(s.bytes),
-            s.folders.empty() ? "" : " in", "\n");
-  for (const std::string& folder : s.folders) {
-    StrAppend(out, "               ", DisplayPath(folder), "\n");
+  if (s.files == 0 && !s.nothing_reasons.empty()) {
+    StrAppend(out, "  dump files   none: nothing was dumped because\n");
+    for (const std::string& reason : s.nothing_reasons) {
+      StrAppend(out, "               ", reason, "\n");
+    }
+    StrAppend(out,
+              "               (`dump check-config <config> --model "
+              "<model>` shows the plan)\n");
+  } else {
+    StrAppend(out, "  dump files   ", s.files, " new, ", HumanBytes(s.bytes),
+              s.folders.empty() ? "" : " in", "\n");
+    if (!s.nothing_reasons.empty()) {
+      for (const std::string& reason : s.nothing_reasons) {
+        StrAppend(out, "               nothing of ", reason, "\n");
+      }
+    }
+  }
+  // Long runs: the iteration folders as ranges, not one line each.
+  if (s.folders.size() > 6) {
+    for (size_t i = 0; i < 3; ++i) {
+      StrAppend(out, "               ", DisplayPath(s.folders[i]), "\n");
+    }
+    StrAppend(out, "               ... ", s.folders.size() - 4,
+              " more folders ...\n               ",
+              DisplayPath(s.folders.back()), "\n");
+  } else {
+    for (const std::string& folder : s.folders) {
+      StrAppend(out, "               ", DisplayPath(folder), "\n");
+    }
   }
   if (!s.dump_status.ok()) {
     StrAppend(out, "  dump FAILED  ", ToStd(s.dump_status.message()), "\n");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kernels/tensor.h"
 
 namespace acldump::tools {
 
@@ -57,11 +58,22 @@ struct RunSummary {
   // aclmdlFinalizeDump's verdict: dump files that could not be written. The
   // run still completes and saves the model outputs.
   absl::Status dump_status;
+  // What the plan said before the run: warnings (layers that match nothing,
+  // with the nearest names), and why nothing was dumped when the config
+  // selects nothing the run executes (one reason per model).
+  std::vector<std::string> warnings;
+  std::vector<std::string> nothing_reasons;
+  bool nothing_selected = false;  // every model's plan selects nothing
 };
 
 // Errors carry the failing ACL call, its aclError name and code, the
 // library's message, and a hint (HintOf).
 absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options);
+
+// Seeded random data for a model input: normal(0, 1) for floats, 0..9 for
+// integers, 0/1 for bool. `dump run` and `dump reference` make the same
+// inputs from the same seed.
+void FillRandom(const TensorView& view, uint64_t seed);
 
 // The summary `dump run` prints.
 std::string FormatRunSummary(const RunSummary& summary);

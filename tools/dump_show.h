@@ -13,7 +13,7 @@ struct ShowOptions {
   size_t head = 0;  // print the first `head` elements of each tensor
 };
 
-// A dump file (layout §2 or legacy): op, time, attrs, and per input/output
+// A dump file (the 2.0 layout or legacy): op, time, attrs, and per input/output
 // the dtype, format, shapes, original op and statistics (count, min, max,
 // mean, std, L2 norm, NaN/Inf, zeros). Overflow records are decoded. A stats
 // CSV is printed as an aligned table. Errors name the file and the problem.

@@ -12,6 +12,7 @@
 #include "dump/format/dump_file.h"
 #include "dump/format/stats_csv.h"
 #include "dump/stats.h"
+#include "nlohmann/json.hpp"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
@@ -218,64 +219,16 @@ size_t CountNonFiniteRows(const MergedStats& stats) {
                        [](const MergedRow& r) { return NonFinite(r) > 0; });
 }
 
-std::string FormatStatsReport(const dump::DumpTree& tree,
-                              const MergedStats& stats,
-                              const StatsReportOptions& options) {
-  std::string out =
-      StrCat("stats of ", stats.rows.size(), " tensors from ",
-             stats.stats_files + stats.tensor_files, " files under ", tree.root,
-             " (", stats.stats_files, " stats CSV, ", stats.tensor_files,
-             " computed from tensor dumps)\n");
-  size_t shown_runs = 0;
-  for (const dump::DumpRun& run : tree.runs) {
-    if (++shown_runs > 5) {
-      StrAppend(out, "  ... and ", tree.runs.size() - 5, " more folders\n");
-      break;
-    }
-    StrAppend(out, "  ", run.Describe(), "\n");
+StatsAnalysis AnalyseStats(const MergedStats& stats,
+                           const StatsReportOptions& options) {
+  StatsAnalysis analysis;
+  for (size_t i = 0; i < stats.rows.size(); ++i) {
+    const MergedRow& r = stats.rows[i];
+    if (NonFinite(r) > 0) analysis.nonfinite_rows.push_back(i);
+    if (AbsMax(r) >= options.extreme) analysis.extreme_rows.push_back(i);
   }
-  for (const std::string& problem : stats.problems) {
-    StrAppend(out, "skipped: ", problem, "\n");
-  }
-
-  auto row_cells = [](const MergedRow& r) -> std::vector<std::string> {
-    return {r.entry->name->op_name,
-            r.entry->name->op_type,
-            Where(r),
-            r.data_type,
-            r.shape,
-            Optional(r.min),
-            Optional(r.max),
-            Optional(r.avg),
-            StrCat(r.nan),
-            StrCat(r.negative_inf + r.positive_inf)};
-  };
-  const std::vector<std::string> row_header = {
-      "op",  "type", "tensor", "dtype", "shape",
-      "min", "max",  "avg",    "nan",   "inf"};
-
-  TextTable nonfinite(row_header);
-  TextTable extreme(row_header);
-  for (const MergedRow& r : stats.rows) {
-    if (NonFinite(r) > 0) nonfinite.AddRow(row_cells(r));
-    if (AbsMax(r) >= options.extreme) extreme.AddRow(row_cells(r));
-  }
-  out += "\n";
-  if (nonfinite.size() == 0) {
-    out += "NaN/Inf: none\n";
-  } else {
-    StrAppend(out, "NaN/Inf: ", nonfinite.size(), " tensors\n",
-              nonfinite.Render("  "));
-  }
-  if (extreme.size() == 0) {
-    StrAppend(out, "extreme values (|x| >= ", FormatNumber(options.extreme),
-              "): none\n");
-  } else {
-    StrAppend(out, "extreme values (|x| >= ", FormatNumber(options.extreme),
-              "): ", extreme.size(), " tensors\n", extreme.Render("  "));
-  }
-
-  // One entry per operator: its worst output (inputs when it has none).
+  // One entry per operator (type, name): its worst output (inputs when it
+  // has none).
   struct OpSummary {
     std::string name, type;
     uint32_t task_id = 0;
@@ -298,40 +251,173 @@ std::string FormatStatsReport(const dump::DumpTree& tree,
     op.nonfinite += NonFinite(r);
     if (op.worst == nullptr || AbsMax(r) > AbsMax(*op.worst)) op.worst = &r;
   }
-  std::vector<const OpSummary*> ranked;
-  for (const auto& [key, op] : ops) ranked.push_back(&op);
-  std::stable_sort(
-      ranked.begin(), ranked.end(), [](const OpSummary* a, const OpSummary* b) {
-        if (a->nonfinite != b->nonfinite) {
-          return a->nonfinite > b->nonfinite;
-        }
-        const double ma = AbsMax(*a->worst), mb = AbsMax(*b->worst);
-        if (ma != mb) return ma > mb;
-        return a->task_id < b->task_id;
-      });
-  const size_t top = std::min(options.top, ranked.size());
+  for (const auto& [key, op] : ops) {
+    RankedOp ranked;
+    ranked.name = op.name;
+    ranked.type = op.type;
+    ranked.task_id = op.task_id;
+    ranked.worst = op.worst;
+    ranked.nonfinite = op.nonfinite;
+    ranked.max_abs = AbsMax(*op.worst);
+    if (op.nonfinite > 0) ranked.flags.push_back("NaN/Inf");
+    if (ranked.max_abs >= kFloat16Max) {
+      ranked.flags.push_back("beyond float16 range");
+    } else if (ranked.max_abs >= options.extreme) {
+      ranked.flags.push_back("extreme");
+    }
+    analysis.ranking.push_back(std::move(ranked));
+  }
+  std::stable_sort(analysis.ranking.begin(), analysis.ranking.end(),
+                   [](const RankedOp& a, const RankedOp& b) {
+                     if (a.nonfinite != b.nonfinite) {
+                       return a.nonfinite > b.nonfinite;
+                     }
+                     if (a.max_abs != b.max_abs) return a.max_abs > b.max_abs;
+                     return a.task_id < b.task_id;
+                   });
+  return analysis;
+}
+
+std::string FormatStatsReport(const dump::DumpTree& tree,
+                              const MergedStats& stats,
+                              const StatsReportOptions& options) {
+  std::string out =
+      StrCat("stats of ", stats.rows.size(), " tensors from ",
+             stats.stats_files + stats.tensor_files, " files under ", tree.root,
+             " (", stats.stats_files, " stats CSV, ", stats.tensor_files,
+             " computed from tensor dumps)\n");
+  size_t shown_runs = 0;
+  for (const dump::DumpRun& run : tree.runs) {
+    if (++shown_runs > 5) {
+      StrAppend(out, "  ... and ", tree.runs.size() - 5, " more folders\n");
+      break;
+    }
+    StrAppend(out, "  ", run.Describe(), "\n");
+  }
+  for (const std::string& problem : stats.problems) {
+    StrAppend(out, "skipped: ", problem, "\n");
+  }
+  const StatsAnalysis analysis = AnalyseStats(stats, options);
+
+  auto row_cells = [](const MergedRow& r) -> std::vector<std::string> {
+    return {r.entry->name->op_name,
+            r.entry->name->op_type,
+            Where(r),
+            r.data_type,
+            r.shape,
+            Optional(r.min),
+            Optional(r.max),
+            Optional(r.avg),
+            StrCat(r.nan),
+            StrCat(r.negative_inf + r.positive_inf)};
+  };
+  const std::vector<std::string> row_header = {
+      "op",  "type", "tensor", "dtype", "shape",
+      "min", "max",  "avg",    "nan",   "inf"};
+
+  TextTable nonfinite(row_header);
+  TextTable extreme(row_header);
+  for (size_t i : analysis.nonfinite_rows) {
+    nonfinite.AddRow(row_cells(stats.rows[i]));
+  }
+  for (size_t i : analysis.extreme_rows) {
+    extreme.AddRow(row_cells(stats.rows[i]));
+  }
+  out += "\n";
+  if (nonfinite.size() == 0) {
+    out += "NaN/Inf: none\n";
+  } else {
+    StrAppend(out, "NaN/Inf: ", nonfinite.size(), " tensors\n",
+              nonfinite.Render("  "));
+  }
+  if (extreme.size() == 0) {
+    StrAppend(out, "extreme values (|x| >= ", FormatNumber(options.extreme),
+              "): none\n");
+  } else {
+    StrAppend(out, "extreme values (|x| >= ", FormatNumber(options.extreme),
+              "): ", extreme.size(), " tensors\n", extreme.Render("  "));
+  }
+  const size_t top = std::min(options.top, analysis.ranking.size());
   StrAppend(out,
             "\noperators ranked by NaN/Inf count, then largest |value| (top ",
-            top, " of ", ranked.size(), "):\n");
+            top, " of ", analysis.ranking.size(), "):\n");
   TextTable ranking({"rank", "op", "type", "task", "max |x|", "at", "min",
                      "max", "avg", "nan+inf", "flags"});
   for (size_t i = 0; i < top; ++i) {
-    const OpSummary& op = *ranked[i];
+    const RankedOp& op = analysis.ranking[i];
     const MergedRow& w = *op.worst;
-    std::vector<std::string> flags;
-    if (op.nonfinite > 0) flags.push_back("NaN/Inf");
-    if (AbsMax(w) >= kFloat16Max) {
-      flags.push_back("beyond float16 range");
-    } else if (AbsMax(w) >= options.extreme) {
-      flags.push_back("extreme");
-    }
     ranking.AddRow({StrCat(i + 1), op.name, op.type, StrCat(op.task_id),
-                    FormatNumber(AbsMax(w)), Where(w), Optional(w.min),
+                    FormatNumber(op.max_abs), Where(w), Optional(w.min),
                     Optional(w.max), Optional(w.avg), StrCat(op.nonfinite),
-                    StrJoin(flags, ", ")});
+                    StrJoin(op.flags, ", ")});
   }
   out += ranking.Render("  ");
   return out;
+}
+
+std::string StatsJson(const dump::DumpTree& tree, const MergedStats& stats,
+                      const StatsReportOptions& options) {
+  using Json = nlohmann::ordered_json;
+  auto num = [](const std::optional<double>& v) -> Json {
+    if (!v) return nullptr;
+    if (std::isnan(*v)) return "nan";
+    if (std::isinf(*v)) return *v > 0 ? "inf" : "-inf";
+    return *v;
+  };
+  auto optional_int = [](int64_t v) -> Json {
+    return v < 0 ? Json(nullptr) : Json(v);
+  };
+  const StatsAnalysis analysis = AnalyseStats(stats, options);
+  Json j;
+  j["schema"] = "acldump.stats/1";
+  j["path"] = tree.root;
+  j["stats_files"] = stats.stats_files;
+  j["tensor_files"] = stats.tensor_files;
+  j["problems"] = stats.problems;
+  j["extreme"] = options.extreme;
+  Json rows = Json::array();
+  for (const MergedRow& r : stats.rows) {
+    const dump::DumpEntry& e = *r.entry;
+    rows.push_back({{"time", e.time},
+                    {"device", optional_int(e.device)},
+                    {"model", e.model},
+                    {"model_id", optional_int(e.model_id)},
+                    {"iteration", optional_int(e.iteration)},
+                    {"op_type", e.name->op_type},
+                    {"op_name", e.name->op_name},
+                    {"task", e.name->task_id},
+                    {"stream", e.name->stream_id},
+                    {"timestamp", e.name->timestamp_us},
+                    {"io", r.is_input ? "input" : "output"},
+                    {"index", r.index},
+                    {"data_type", r.data_type},
+                    {"shape", r.shape},
+                    {"min", num(r.min)},
+                    {"max", num(r.max)},
+                    {"avg", num(r.avg)},
+                    {"nan", r.nan},
+                    {"negative_inf", r.negative_inf},
+                    {"positive_inf", r.positive_inf},
+                    {"file", e.path}});
+  }
+  j["rows"] = std::move(rows);
+  j["nonfinite_rows"] = analysis.nonfinite_rows;
+  j["extreme_rows"] = analysis.extreme_rows;
+  Json ranking = Json::array();
+  for (size_t i = 0; i < analysis.ranking.size(); ++i) {
+    const RankedOp& op = analysis.ranking[i];
+    ranking.push_back(
+        {{"rank", i + 1},
+         {"op", op.name},
+         {"type", op.type},
+         {"task", op.task_id},
+         {"max_abs", num(op.max_abs)},
+         {"worst_row", static_cast<size_t>(op.worst - stats.rows.data())},
+         {"nonfinite", op.nonfinite},
+         {"flags", op.flags}});
+  }
+  j["ranking"] = std::move(ranking);
+  return j.dump(1) + "\n";
 }
 
 }  // namespace acldump::tools

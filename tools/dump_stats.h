@@ -1,5 +1,5 @@
 // One statistics table for a whole dump tree (`dump stats`, `dump convert
-// --to csv`): the rows of every stats CSV (§4) and, for tensor dumps, the same
+// --to csv`): the rows of every stats CSV and, for tensor dumps, the same
 // rows computed from the data, each prefixed with where it came from.
 #ifndef ACLDUMP_TOOLS_DUMP_STATS_H_
 #define ACLDUMP_TOOLS_DUMP_STATS_H_
@@ -53,11 +53,34 @@ struct StatsReportOptions {
   size_t top = 10;       // operators shown in the ranking
 };
 
-// The `dump stats` report: NaN/Inf rows, extreme values, and operators
-// ranked by NaN/Inf count, then by their largest |value|.
+// What `dump stats` finds: rows holding NaN/Inf, rows with extreme values,
+// and the operators ranked by NaN/Inf count, then by their largest |value|
+// (each operator by its worst output, or input when it has no output).
+struct RankedOp {
+  std::string name, type;
+  uint32_t task_id = 0;
+  const MergedRow* worst = nullptr;
+  uint64_t nonfinite = 0;
+  double max_abs = 0;
+  std::vector<std::string> flags;  // "NaN/Inf", "beyond float16 range", ...
+};
+struct StatsAnalysis {
+  std::vector<size_t> nonfinite_rows;  // indices into MergedStats::rows
+  std::vector<size_t> extreme_rows;
+  std::vector<RankedOp> ranking;  // every operator, best-ranked first
+};
+StatsAnalysis AnalyseStats(const MergedStats& stats,
+                           const StatsReportOptions& options);
+
+// The `dump stats` report: NaN/Inf rows, extreme values, and the top of the
+// ranking.
 std::string FormatStatsReport(const dump::DumpTree& tree,
                               const MergedStats& stats,
                               const StatsReportOptions& options);
+
+// `dump stats --json`: schema "acldump.stats/1".
+std::string StatsJson(const dump::DumpTree& tree, const MergedStats& stats,
+                      const StatsReportOptions& options);
 
 // Rows holding NaN or Inf.
 size_t CountNonFiniteRows(const MergedStats& stats);

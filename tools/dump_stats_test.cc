@@ -7,6 +7,7 @@
 
 #include "dump/format/dump_names.h"
 #include "dump/format/testing/dump_test_util.h"
+#include "nlohmann/json.hpp"
 
 namespace acldump::tools {
 namespace {
@@ -71,6 +72,46 @@ TEST(MergeStatsTest, MergesCsvAndTensorDumps) {
   ASSERT_NE(conv, std::string::npos) << report;
   EXPECT_THAT(report, HasSubstr("NaN/Inf"));
   EXPECT_THAT(report, HasSubstr("extreme"));
+}
+
+// --json: rows with the documented keys, NaN/Inf and extreme rows as indices
+// into rows, and the ranking (the NaN op first).
+TEST(MergeStatsTest, JsonHoldsRowsFlagsAndRanking) {
+  const std::string root = NewTempDir("json");
+  const std::string dir = ModelFolder(root, 0);
+  WriteText(StatsFile(dir, "Conv", "conv", 0),
+            "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min "
+            "Value,Avg Value,Count,Nan Count,Negative Inf Count,Positive Inf "
+            "Count\nOutput,0,16,DT_FLOAT,ND,4,20000,-1,5000,4,0,0,0\n");
+  WriteDumpFile(dir, FakeOp{"Div", "div", {}, {}, {{{kNan, 4}}}}, 1, 9);
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
+  ASSERT_TRUE(tree.ok());
+  absl::StatusOr<MergedStats> stats = MergeStats(*tree);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  const nlohmann::json j = nlohmann::json::parse(StatsJson(*tree, *stats, {}));
+  EXPECT_EQ(j["schema"], "acldump.stats/1");
+  EXPECT_EQ(j["stats_files"], 1);
+  EXPECT_EQ(j["tensor_files"], 1);
+  EXPECT_EQ(j["extreme"], 10000.0);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  const nlohmann::json& conv = j["rows"][0];
+  for (const char* key :
+       {"time", "device", "model", "model_id", "iteration", "op_type",
+        "op_name", "task", "stream", "timestamp", "io", "index", "data_type",
+        "shape", "max", "min", "avg", "nan", "file"}) {
+    EXPECT_TRUE(conv.contains(key)) << key;
+  }
+  EXPECT_EQ(conv["op_name"], "conv");
+  EXPECT_EQ(conv["io"], "output");
+  EXPECT_EQ(conv["max"], 20000.0);
+  EXPECT_EQ(j["rows"][1]["nan"], 1);
+  EXPECT_EQ(j["nonfinite_rows"], nlohmann::json::array({1}));
+  EXPECT_EQ(j["extreme_rows"], nlohmann::json::array({0}));
+  ASSERT_EQ(j["ranking"].size(), 2u);
+  EXPECT_EQ(j["ranking"][0]["op"], "div");
+  EXPECT_EQ(j["ranking"][0]["rank"], 1);
+  EXPECT_EQ(j["ranking"][1]["op"], "conv");
+  EXPECT_EQ(j["ranking"][1]["worst_row"], 0);
 }
 
 TEST(MergeStatsTest, EmptyTreeIsAnError) {

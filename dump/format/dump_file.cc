@@ -22,6 +22,8 @@ using toolkit::dumpdata::DumpData;
 using toolkit::dumpdata::Shape;
 
 constexpr size_t kLengthBytes = 8;
+// A header read on its own (ReadDumpFileHeader) is at most this large.
+constexpr uint64_t kMaxHeaderOnlyBytes = uint64_t{64} << 20;
 
 template <typename... Args>
 absl::Status Invalid(const Args&... args) {
@@ -91,12 +93,10 @@ absl::Status CheckTensorSize(std::string_view what, int32_t data_type,
   return absl::OkStatus();
 }
 
-// Layout §2: every size is checked (shapes, then the running sum against the
-// bytes that follow the header) before any payload is copied.
-absl::StatusOr<DumpFileContents> ParseLayout2(DumpData header,
-                                              std::string_view payloads,
-                                              uint64_t file_size,
-                                              uint64_t header_len) {
+// The 2.0 layout: every size is checked (shapes, then the running sum against
+// the bytes that follow the header) before any payload is copied.
+absl::Status CheckLayout2(const DumpData& header, uint64_t payload_bytes,
+                          uint64_t file_size, uint64_t header_len) {
   for (int i = 0; i < header.input_size(); ++i) {
     const auto& t = header.input(i);
     RETURN_IF_ERROR(CheckTensorSize(StrCat("input ", i), t.data_type(),
@@ -116,10 +116,10 @@ absl::StatusOr<DumpFileContents> ParseLayout2(DumpData header,
                        " bytes of data inside a version 2.0 header (data "
                        "must follow the header)");
       }
-      if (entry.size() > payloads.size() - total) {
+      if (entry.size() > payload_bytes - total) {
         return Invalid(kind, " ", i, ": size ", entry.size(),
                        " runs past the end of the file (",
-                       payloads.size() - total, " of ", payloads.size(),
+                       payload_bytes - total, " of ", payload_bytes,
                        " payload bytes left after header_len ", header_len,
                        " in a file of ", file_size, " bytes)");
       }
@@ -131,12 +131,20 @@ absl::StatusOr<DumpFileContents> ParseLayout2(DumpData header,
   RETURN_IF_ERROR(check("output", header.output()));
   RETURN_IF_ERROR(check("buffer", header.buffer()));
   RETURN_IF_ERROR(check("space", header.space()));
-  if (total != payloads.size()) {
+  if (total != payload_bytes) {
     return Invalid("sizes do not add up: 8 + header_len ", header_len,
                    " + payload sizes ", total, " = ",
                    kLengthBytes + header_len + total, " but the file is ",
                    file_size, " bytes");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DumpFileContents> ParseLayout2(DumpData header,
+                                              std::string_view payloads,
+                                              uint64_t file_size,
+                                              uint64_t header_len) {
+  RETURN_IF_ERROR(CheckLayout2(header, payloads.size(), file_size, header_len));
 
   DumpFileContents contents;
   size_t offset = 0;
@@ -207,7 +215,8 @@ bool IsLegacyVersion(const std::string& version) {
 
 // A whole file that is a bare legacy DumpData. Only tried when the prefix
 // reading is impossible; the version and content rules keep a truncated
-// layout-§2 file (whose first bytes may parse as a tiny proto) from passing.
+// file in the 2.0 layout (whose first bytes may parse as a tiny proto) from
+// passing.
 std::optional<DumpData> ParseBareLegacy(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > static_cast<size_t>(INT_MAX)) {
     return std::nullopt;
@@ -331,6 +340,56 @@ absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path) {
                    ReadRegularFile(path, kMaxDumpFileBytes, "dump file"));
   absl::StatusOr<DumpFileContents> contents = ParseDumpFile(bytes);
   if (!contents.ok()) return Annotate(contents.status(), path);
+  return contents;
+}
+
+absl::StatusOr<DumpFileContents> ReadDumpFileHeader(const std::string& path) {
+  // The length prefix and the header only, when the file is in the 2.0
+  // layout; anything else is read whole (and validated the same way).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+    auto read_at = [&](uint64_t offset, uint64_t length,
+                       std::string& out) -> bool {
+      out.resize(length);
+      uint64_t done = 0;
+      while (done < length) {
+        const ssize_t n = ::pread(fd, out.data() + done, length - done,
+                                  static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<uint64_t>(n);
+      }
+      return true;
+    };
+    std::string prefix, bytes;
+    if (file_size >= kLengthBytes && file_size <= kMaxDumpFileBytes &&
+        read_at(0, kLengthBytes, prefix)) {
+      const uint64_t header_len = LoadLittleEndian64(prefix.data());
+      DumpData header;
+      if (header_len <= file_size - kLengthBytes &&
+          header_len <= kMaxHeaderOnlyBytes &&
+          read_at(kLengthBytes, header_len, bytes) &&
+          header.ParseFromArray(bytes.data(), static_cast<int>(header_len)) &&
+          header.version() == kDumpFormatVersion) {
+        ::close(fd);
+        absl::Status valid =
+            CheckLayout2(header, file_size - kLengthBytes - header_len,
+                         file_size, header_len);
+        if (!valid.ok()) return Annotate(valid, path);
+        DumpFileContents contents;
+        contents.header = std::move(header);
+        return contents;
+      }
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  ASSIGN_OR_RETURN(DumpFileContents contents, ReadDumpFile(path));
+  contents.inputs.clear();
+  contents.outputs.clear();
+  contents.buffers.clear();
+  contents.spaces.clear();
   return contents;
 }
 

@@ -16,15 +16,15 @@
 
 namespace acldump::dump {
 
-// The `version` of files in layout §2.
+// The `version` of files in the 2.0 layout.
 inline constexpr std::string_view kDumpFormatVersion = "2.0";
 // Largest file ReadDumpFile accepts: the whole file is held in memory.
 inline constexpr uint64_t kMaxDumpFileBytes = uint64_t{16} << 30;
 
 // Serialises `header` (whose data fields must be empty and whose size fields
-// give the payload sizes) into the file prefix of layout §2: uint64
+// give the payload sizes) into the file prefix of the 2.0 layout: uint64
 // little-endian header_len + header bytes. Data fields that are set anyway are
-// left out, so the prefix is always layout §2.
+// left out, so the prefix is always the 2.0 layout.
 std::string EncodeDumpFilePrefix(const toolkit::dumpdata::DumpData& header);
 
 // A parsed dump file. Payloads in file order: inputs, outputs, buffers,
@@ -37,12 +37,12 @@ struct DumpFileContents {
   bool legacy_format = false;
 };
 
-// A whole layout-§2 file: `contents.header` with each size set from its
+// A whole file in the 2.0 layout: `contents.header` with each size set from its
 // payload and version "2.0". Error when the payload counts differ from the
 // header's entry counts. For tests and tools; the writer streams instead.
 absl::StatusOr<std::string> EncodeDumpFile(const DumpFileContents& contents);
 
-// Parses and validates a dump file. Layout §2 (version "2.0"): header_len fits
+// Parses and validates a dump file. The 2.0 layout: header_len fits
 // the file, the header parses, no data field is set, 8 + header_len + Σsize ==
 // file size, and each input/output whose dtype has a fixed element size has
 // size == shape product × element size.
@@ -56,6 +56,11 @@ absl::StatusOr<DumpFileContents> ParseDumpFile(std::string_view bytes);
 // ParseDumpFile on a file's bytes; errors name the path. Files larger than
 // kMaxDumpFileBytes, directories and unreadable files are errors.
 absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path);
+// The header of a dump file without its payloads (the payload vectors stay
+// empty): for a file in the 2.0 layout only the length prefix and the header
+// are read, and every size is checked against the file size as ReadDumpFile
+// checks it; other files are read and validated whole.
+absl::StatusOr<DumpFileContents> ReadDumpFileHeader(const std::string& path);
 
 // Bytes per element of an OutputDataType; nullopt for types without a fixed
 // byte size (strings, sub-byte and unknown types).

@@ -38,9 +38,16 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
          s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool IsTimeFolder(std::string_view s) { return s.size() == 14 && AllDigits(s); }
+bool IsTimeFolder(std::string_view s) { return IsTimeFolderName(s); }
 
-// hash -> original file name, from a folder's mapping.csv (§3).
+// The number after "_" of a time folder's name; 0 without one.
+uint64_t TimeFolderSuffix(std::string_view name) {
+  uint64_t n = 0;
+  if (name.size() > 15) ParseNumber(name.substr(15), n);
+  return n;
+}
+
+// hash -> original file name, from a folder's mapping.csv.
 using Mapping = std::map<std::string, std::string, std::less<>>;
 
 Mapping ReadMapping(const fs::path& directory) {
@@ -149,6 +156,19 @@ std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
   return parsed;
 }
 
+bool IsTimeFolderName(std::string_view name) {
+  if (name.size() < 14 || !AllDigits(name.substr(0, 14))) return false;
+  if (name.size() == 14) return true;
+  uint64_t n = 0;
+  return name.size() > 15 && name[14] == '_' && ParseNumber(name.substr(15), n);
+}
+
+bool TimeFolderBefore(std::string_view a, std::string_view b) {
+  const std::string_view base_a = a.substr(0, 14), base_b = b.substr(0, 14);
+  if (base_a != base_b) return base_a < base_b;
+  return TimeFolderSuffix(a) < TimeFolderSuffix(b);
+}
+
 std::string_view EntryKindName(EntryKind kind) {
   switch (kind) {
     case EntryKind::kTensor:
@@ -235,25 +255,32 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
           mappings.emplace(directory.string(), ReadMapping(directory)).first;
     }
     Classify(entry, mapping->second);
-    if (entry.kind != EntryKind::kOther) {
-      PlaceInLayout(directory, entry);
-      // A model folder too long for the file system has a hashed name that
-      // its device folder's mapping.csv resolves.
-      if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
-        const fs::path device =
-            directory.parent_path().parent_path().parent_path();
-        auto parent = mappings.find(device.string());
-        if (parent == mappings.end()) {
-          parent = mappings.emplace(device.string(), ReadMapping(device)).first;
-        }
-        if (auto it = parent->second.find(entry.model);
-            it != parent->second.end()) {
-          entry.model = it->second;
-        }
+    // Every file is placed by its folder, dump file or not (a converted
+    // tree's .npy files sit in the same layout).
+    PlaceInLayout(directory, entry);
+    // A model folder too long for the file system has a hashed name that its
+    // device folder's mapping.csv resolves.
+    if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
+      const fs::path device =
+          directory.parent_path().parent_path().parent_path();
+      auto parent = mappings.find(device.string());
+      if (parent == mappings.end()) {
+        parent = mappings.emplace(device.string(), ReadMapping(device)).first;
+      }
+      if (auto it = parent->second.find(entry.model);
+          it != parent->second.end()) {
+        entry.model = it->second;
       }
     }
     tree.entries.push_back(std::move(entry));
   }
+  return BuildDumpTree(std::move(tree.root), std::move(tree.entries));
+}
+
+DumpTree BuildDumpTree(std::string root, std::vector<DumpEntry> entries) {
+  DumpTree tree;
+  tree.root = std::move(root);
+  tree.entries = std::move(entries);
   std::sort(tree.entries.begin(), tree.entries.end(),
             [](const DumpEntry& a, const DumpEntry& b) {
               return a.relative < b.relative;

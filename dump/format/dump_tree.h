@@ -15,8 +15,8 @@
 
 namespace acldump::dump {
 
-// "{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}" (§3); op_type
-// and op_name as escaped in the name.
+// "{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp_us}"
+// (docs/dump-files.md); op_type and op_name as escaped in the name.
 struct DumpFileNameParts {
   std::string op_type;
   std::string op_name;
@@ -28,12 +28,19 @@ struct DumpFileNameParts {
 std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name);
 
 enum class EntryKind {
-  kTensor,          // a dump file (layout §2)
-  kStats,           // a stats CSV (§4)
-  kOverflowRecord,  // Opdebug.Node_OpDebug.* (§5)
+  kTensor,          // a dump file
+  kStats,           // a stats CSV
+  kOverflowRecord,  // Opdebug.Node_OpDebug.*
   kOther,           // anything else: mapping.csv, .npy, configs, partial .tmp
 };
 std::string_view EntryKindName(EntryKind kind);
+
+// A time folder's name: "YYYYMMDDHHMMSS", or with "_N" appended when that
+// second's folder was already taken by another run.
+bool IsTimeFolderName(std::string_view name);
+// Orders time folders by when they were created: by the 14 digits, then by
+// the number after "_" (none first): 20250101120000 < ..._1 < ..._2 < ..._10.
+bool TimeFolderBefore(std::string_view a, std::string_view b);
 
 enum class Layout {
   kModel,      // {time}/{device}/{model}/{model_id}/{iteration}/file
@@ -48,8 +55,10 @@ struct DumpEntry {
   std::string file_name;
   uint64_t bytes = 0;
   EntryKind kind = EntryKind::kOther;
+  // Where the file's folder sits in the layout; set for every file, dump
+  // file or not (the .npy files of a converted tree keep the layout).
   Layout layout = Layout::kUnknown;
-  std::string time;  // YYYYMMDDHHMMSS, model and single-op layouts
+  std::string time;  // YYYYMMDDHHMMSS[_N], model and single-op layouts
   int64_t device = -1;
   std::string model;  // folder name (escaped model name)
   int64_t model_id = -1;
@@ -96,6 +105,11 @@ struct DumpTree {
 // folders; or a single file). Errors: the path does not exist or cannot be
 // read. A tree with no dump file is not an error (see CountKind).
 absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path);
+
+// A tree of `entries` (as ScanDumpTree classified and placed them): sorted by
+// relative path and grouped into runs. For views of a scanned tree (a subset
+// of its entries).
+DumpTree BuildDumpTree(std::string root, std::vector<DumpEntry> entries);
 
 }  // namespace acldump::dump
 

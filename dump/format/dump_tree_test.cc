@@ -104,5 +104,31 @@ TEST(ScanDumpTreeTest, StartsAtAnyLevelOrAFile) {
   EXPECT_FALSE(ScanDumpTree(root + "/missing").ok());
 }
 
+// A run that found its second's time folder taken writes to "{time}_N": that
+// folder is in the layout like any other, and later than the one it follows.
+TEST(ScanDumpTreeTest, TimeFoldersWithASuffixAreInTheLayout) {
+  EXPECT_TRUE(IsTimeFolderName("20250101120000"));
+  EXPECT_TRUE(IsTimeFolderName("20250101120000_1"));
+  EXPECT_TRUE(IsTimeFolderName("20250101120000_12"));
+  EXPECT_FALSE(IsTimeFolderName("20250101120000_"));
+  EXPECT_FALSE(IsTimeFolderName("20250101120000_x"));
+  EXPECT_FALSE(IsTimeFolderName("2025010112000"));
+  EXPECT_FALSE(IsTimeFolderName("20250101120000x1"));
+  EXPECT_TRUE(TimeFolderBefore("20250101120000", "20250101120000_1"));
+  EXPECT_TRUE(TimeFolderBefore("20250101120000_2", "20250101120000_10"));
+  EXPECT_FALSE(TimeFolderBefore("20250101120000_10", "20250101120000_2"));
+  EXPECT_TRUE(TimeFolderBefore("20250101120000_9", "20250101120001"));
+
+  const std::string root = NewTempDir("suffixed");
+  WriteDumpFile(ModelFolder(root, 0, "net", "20250101120000_1"),
+                Op("Conv", "conv"), 0, 1);
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  ASSERT_TRUE(tree.ok());
+  ASSERT_EQ(tree->runs.size(), 1u);
+  EXPECT_EQ(tree->runs[0].layout, Layout::kModel);
+  EXPECT_EQ(tree->runs[0].time, "20250101120000_1");
+  EXPECT_EQ(tree->runs[0].iteration, 0);
+}
+
 }  // namespace
 }  // namespace acldump::dump

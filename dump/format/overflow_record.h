@@ -66,7 +66,7 @@ absl::StatusOr<OverflowRecord> DecodeOverflowPayload(std::string_view bytes);
 // "Opdebug.Node_OpDebug.{task_id}.{stream_id}.{timestamp_us, 16 digits}".
 std::string OverflowRecordFileName(uint32_t task_id, uint32_t stream_id,
                                    uint64_t timestamp_us);
-// The whole record file (layout §2): op_name "Node_OpDebug", one output
+// The whole record file (the 2.0 layout): op_name "Node_OpDebug", one output
 // DT_UINT8, FORMAT_ND, shape [2048] holding the payload.
 std::string EncodeOverflowDumpFile(const OverflowRecord& record,
                                    uint64_t dump_time_us);

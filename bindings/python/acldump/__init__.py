@@ -220,3 +220,4 @@ class Model:
         if dtype is None:
             return bytearray(info.size)
         return _np.empty(info.dims, dtype=dtype)
+from acldump.reading import compare, open_tree, read_dump  # the reading API (reading.py)

@@ -26,8 +26,8 @@ struct FakeOp {
 // A fresh empty folder under $TEST_TMPDIR.
 std::string NewTempDir(const std::string& name);
 void WriteText(const std::string& path, const std::string& text);
-// Writes `op` as a layout-§2 file "{type}.{name}.{task}.0.{timestamp}" in
-// `dir` (created) and returns its path.
+// Writes `op` as a file in the 2.0 layout "{type}.{name}.{task}.0.{timestamp}"
+// in `dir` (created) and returns its path.
 std::string WriteDumpFile(const std::string& dir, const FakeOp& op,
                           uint32_t task_id, uint64_t timestamp_us);
 // "{dump_path}/{time}/{device}/{model}/{model_id}/{iteration}".

@@ -36,6 +36,9 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
  * ACL_ERROR_REPEAT_FINALIZE when not initialised. aclInit may be called again
  * afterwards. Memory from aclrtMalloc/aclrtMallocHost stays allocated. */
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
+
+/* Writes the library's version (ACL_MAJOR_VERSION, ACL_MINOR_VERSION,
+ * ACL_PATCH_VERSION). ACL_ERROR_INVALID_PARAM for a NULL output. */
 ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion,
                                              int32_t *minorVersion,
                                              int32_t *patchVersion);

@@ -167,6 +167,7 @@ ACL_FUNC_VISIBILITY aclError
 aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
 /* NULL (and ACL_ERROR_INVALID_PARAM as the recent error) for a NULL buffer. */
 ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+/* The buffer's size in bytes; 0 for a NULL or destroyed buffer. */
 ACL_FUNC_VISIBILITY size_t
 aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
 /* The size truncated to 32 bits (the SDK's first version of the call; use
@@ -214,6 +215,8 @@ ACL_FUNC_VISIBILITY aclFormat aclGetTensorDescFormat(const aclTensorDesc *desc);
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
 /* Bytes of the described tensor (elements x element size). */
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
+/* Elements of the described tensor (the product of its dims); 0 for a NULL
+ * or destroyed desc. */
 ACL_FUNC_VISIBILITY size_t
 aclGetTensorDescElementCount(const aclTensorDesc *desc);
 /* Writes dims[index] to *dimSize. ACL_ERROR_INVALID_PARAM for a NULL or

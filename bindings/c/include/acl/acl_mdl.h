@@ -149,6 +149,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc);
 /* Fills `modelDesc` with the inputs and outputs of a loaded model. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetDesc(aclmdlDesc *modelDesc,
                                            uint32_t modelId);
+
 ACL_FUNC_VISIBILITY size_t aclmdlGetNumInputs(aclmdlDesc *modelDesc);
 ACL_FUNC_VISIBILITY size_t aclmdlGetNumOutputs(aclmdlDesc *modelDesc);
 ACL_FUNC_VISIBILITY size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc,
@@ -160,6 +161,7 @@ ACL_FUNC_VISIBILITY const char *aclmdlGetInputNameByIndex(
     const aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY const char *aclmdlGetOutputNameByIndex(
     const aclmdlDesc *modelDesc, size_t index);
+
 ACL_FUNC_VISIBILITY aclDataType
 aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY aclDataType
@@ -199,14 +201,21 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc,
 
 /* ---- Datasets: ordered lists of data buffers (not owned) ---- */
 
+/* A new, empty dataset; free it with aclmdlDestroyDataset. */
 ACL_FUNC_VISIBILITY aclmdlDataset *aclmdlCreateDataset(void);
 /* Frees the dataset, not the buffers added to it. NULL is allowed; a second
  * destroy is ACL_ERROR_INVALID_PARAM. */
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyDataset(const aclmdlDataset *dataset);
+/* Appends `dataBuffer` (neither copied nor owned: it must outlive its use).
+ * ACL_ERROR_INVALID_PARAM for a NULL or destroyed dataset or buffer. */
 ACL_FUNC_VISIBILITY aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset,
                                                     aclDataBuffer *dataBuffer);
+/* The number of buffers; 0 for a NULL or destroyed dataset. */
 ACL_FUNC_VISIBILITY size_t
 aclmdlGetDatasetNumBuffers(const aclmdlDataset *dataset);
+/* The buffer at `index` (not owned by the caller); NULL for a NULL or
+ * destroyed dataset, and NULL with ACL_ERROR_INVALID_PARAM as the recent error
+ * for an index out of range. */
 ACL_FUNC_VISIBILITY aclDataBuffer *aclmdlGetDatasetBuffer(
     const aclmdlDataset *dataset, size_t index);
 

@@ -17,6 +17,11 @@ typedef struct aclopAttr aclopAttr;
 ACL_FUNC_VISIBILITY aclopAttr *aclopCreateAttr(void);
 /* NULL is allowed; a second destroy of the same attr is ignored. */
 ACL_FUNC_VISIBILITY void aclopDestroyAttr(const aclopAttr *attr);
+
+/* Sets attribute `attrName` (copied with its value; setting a name again
+ * replaces the value). ACL_ERROR_INVALID_PARAM for a NULL or destroyed attr, a
+ * NULL or empty name, a NULL string value, or (lists) numValues < 0 or NULL
+ * values with numValues > 0. */
 ACL_FUNC_VISIBILITY aclError aclopSetAttrBool(aclopAttr *attr,
                                               const char *attrName,
                                               uint8_t attrValue);

@@ -200,6 +200,8 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream,
 
 /* A new event (with timing); needs a current context. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+/* As aclrtCreateEvent; `flag` is ignored (every event here has timing and can
+ * be waited for). */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event,
                                                       uint32_t flag);
 /* NULL: ACL_ERROR_INVALID_PARAM; destroyed already: ACL_ERROR_RT_PARAM_INVALID.
@@ -275,6 +277,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax,
  * ACL_ERROR_RT_PARAM_INVALID. Needs a current context. */
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount,
                                          int32_t value, size_t count);
+/* As aclrtMemset (the same checks, now), queued on `stream` (NULL: the
+ * default stream); the memory must stay allocated until it has run. */
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount,
                                               int32_t value, size_t count,
                                               aclrtStream stream);

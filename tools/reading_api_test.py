@@ -1,0 +1,223 @@
+"""The Python reading API (acldump.read_dump, open_tree, compare) gives what the `dump` tool gives:
+compare() returns the dict `dump compare --json -` prints, for trees, references and filters;
+read_dump's arrays are those `dump convert` writes; open_tree's folders are those `dump ls` lists.
+
+Run by reading_api_test.sh with the `dump` binary's path as argv[1] and a scratch folder as argv[2].
+"""
+
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+import acldump
+
+DUMP = sys.argv[1]
+WORK = sys.argv[2]
+CONVERT = os.path.join(os.path.dirname(DUMP), "convert")
+TD = os.path.join(os.getcwd(), "testdata")
+MODEL = os.path.join(TD, "resnet_tiny.onnx")
+INPUT = os.path.join(TD, "resnet_tiny.input.input.npy")
+
+
+def tool(*args, check=True):
+    result = subprocess.run([DUMP, *args], cwd=WORK, capture_output=True, text=True)
+    if check and result.returncode not in (0, 1):
+        raise AssertionError("dump %s: exit %d\n%s%s" % (" ".join(args), result.returncode,
+                                                          result.stdout, result.stderr))
+    return result
+
+
+def run_dump(name, iterations, extra=""):
+    os.makedirs(os.path.join(WORK, name), exist_ok=True)
+    with open(os.path.join(WORK, name + ".json"), "w") as f:
+        f.write('{"dump": {"dump_path": "%s", "dump_list": [{"model_name": "resnet_tiny"}]%s}}'
+                % (name, extra))
+    tool("run", "-m", MODEL, "-c", name + ".json", "-i", INPUT, "--iterations", str(iterations))
+
+
+def perturb(path):
+    """Overwrites the last 64 bytes (the last output's tail) with 10.0f values."""
+    with open(path, "r+b") as f:
+        f.seek(-64, os.SEEK_END)
+        f.write(np.full(16, 10.0, "<f4").tobytes())
+
+
+def assert_same(test, cli, py, where="result"):
+    """Equal structures; floats equal or within 1e-12 relative (the same float64 operations,
+    printed by C++ and parsed back)."""
+    if isinstance(cli, dict):
+        test.assertIsInstance(py, dict, where)
+        test.assertEqual(list(cli.keys()), list(py.keys()), where)
+        for k in cli:
+            assert_same(test, cli[k], py[k], "%s.%s" % (where, k))
+    elif isinstance(cli, list):
+        test.assertIsInstance(py, list, where)
+        test.assertEqual(len(cli), len(py), where)
+        for i, (x, y) in enumerate(zip(cli, py)):
+            assert_same(test, x, y, "%s[%d]" % (where, i))
+    elif isinstance(cli, float) or isinstance(py, float):
+        if cli is None or py is None:
+            test.assertEqual(cli, py, where)
+        elif math.isnan(cli) or math.isnan(py):
+            test.assertTrue(math.isnan(cli) and math.isnan(py), "%s: %r vs %r" % (where, cli, py))
+        else:
+            test.assertTrue(math.isclose(cli, py, rel_tol=1e-12, abs_tol=1e-300),
+                            "%s: %r vs %r" % (where, cli, py))
+    else:
+        test.assertEqual(cli, py, where)
+
+
+class ReadingApiTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        shutil.rmtree(WORK, ignore_errors=True)
+        os.makedirs(WORK)
+        os.chdir(WORK)
+        run_dump("a", 3)
+        shutil.copytree("a", "b")
+        perturb(glob.glob("b/*/0/resnet_tiny/1/1/Add.add2.*")[0])
+        shutil.rmtree(glob.glob("b/*/0/resnet_tiny/1/2")[0])
+        run_dump("all", 1, ', "dump_mode": "all"')
+        tool("reference", "--model", MODEL, "--input", INPUT, "--out", "ref",
+             "--engine", "acldump-unfused")
+        # The same model converted without fusion: operators pair by original names.
+        os.makedirs("unfused_model")
+        subprocess.run([CONVERT, MODEL, "unfused_model/resnet_tiny.om", "--no-fusion"],
+                       check=True, capture_output=True)
+        os.makedirs("unfused")
+        with open("unfused.json", "w") as f:
+            f.write('{"dump": {"dump_path": "unfused", "dump_mode": "all", '
+                    '"dump_list": [{"model_name": "resnet_tiny"}]}}')
+        tool("run", "-m", "unfused_model/resnet_tiny.om", "-c", "unfused.json", "-i", INPUT)
+
+    def same_as_cli(self, a, b, cli_args=(), **kwargs):
+        cli = tool("compare", a, b, "--json", "-", *cli_args)
+        expected = json.loads(cli.stdout)
+        result = acldump.compare(a, b, **kwargs)
+        assert_same(self, expected, result)
+        self.assertEqual(cli.returncode, result["exit_code"])
+        return result
+
+    def test_compare_trees_as_the_cli(self):
+        r = self.same_as_cli("a", "b")
+        self.assertEqual(r["verdict"], "fail")
+        self.assertEqual(r["first_divergence"]["name"], "add2")
+        self.assertEqual(r["first_divergence"]["folder"]["iteration"], 1)
+        self.assertEqual([f["iteration"] for f in r["only_in_a"]], [2])
+        self.assertEqual(self.same_as_cli("a", "a")["verdict"], "pass")
+
+    def test_compare_suffixed_time_folders_as_the_cli(self):
+        # A second run in the same second writes to {time}_1: in the layout, and the latest.
+        time = os.listdir("a")[0]
+        if not os.path.exists("later"):
+            shutil.copytree(os.path.join("a", time), os.path.join("later", time))
+            shutil.copytree(os.path.join("b", time), os.path.join("later", time + "_1"))
+        r = self.same_as_cli("later", "a")
+        self.assertEqual(r["first_divergence"]["folder"]["time"], time + "_1")
+        self.assertIn("the latest of each is compared, not those in " + time, r["notes"][0])
+        self.assertEqual([f.time for f in acldump.open_tree("later").folders if f.files],
+                         [time] * 3 + [time + "_1"] * 2)
+
+    def test_compare_fused_with_unfused_as_the_cli(self):
+        r = self.same_as_cli("all", "unfused")
+        self.assertEqual(r["verdict"], "pass")
+        matches = {o["match"] for o in r["pairs"][0]["operators"]}
+        self.assertEqual(matches, {"name", "original"})
+        self.assertIn("bn1", r["pairs"][0]["only_in_b"])
+        self.same_as_cli("unfused", "all")
+
+    def test_compare_with_references_as_the_cli(self):
+        r = self.same_as_cli(glob.glob("all/*/0/resnet_tiny/1/0")[0],
+                             os.path.join(TD, "reference", "resnet_tiny"))
+        self.assertEqual((r["verdict"], r["tensors_compared"]), ("pass", 15))
+        r = self.same_as_cli("a", "ref")
+        self.assertEqual((r["verdict"], r["tensors_compared"]), ("pass", 45))
+
+    def test_compare_with_tolerances_and_filters_as_the_cli(self):
+        r = self.same_as_cli("a", "b", ["--op-type", "Add,Relu", "--iterations", "1-2"],
+                             op_types=["Add", "Relu"], iterations="1-2")
+        self.assertEqual(r["tensors_compared"], 4)
+        self.same_as_cli("a", "b", ["--match", "relu", "--atol", "0", "--rtol", "0"],
+                         match="relu", atol=0, rtol=0)
+        self.same_as_cli("all", "b", ["--atol", "20"], atol=20)
+
+    def test_read_dump_arrays_are_what_convert_writes(self):
+        folder = glob.glob("all/*/0/resnet_tiny/1/0")[0]
+        tool("convert", folder, "--out", "npy")
+        files = sorted(glob.glob(folder + "/Conv.*"))
+        self.assertEqual(len(files), 6)
+        for path in files:
+            f = acldump.read_dump(path)
+            self.assertEqual(f.op_type, "Conv")
+            self.assertEqual(os.path.basename(path).split(".")[1], f.op_name)
+            for kind, tensors in (("input", f.inputs), ("output", f.outputs)):
+                for i, t in enumerate(tensors):
+                    written = np.load("npy/%s.%s.%d.npy" % (os.path.basename(path), kind, i))
+                    self.assertEqual(list(t.array.shape), t.shape)
+                    np.testing.assert_array_equal(t.array, written)
+        first = acldump.read_dump(glob.glob(folder + "/Conv.conv1bn1relu1.*")[0])
+        self.assertEqual(first.original_names, ["conv1", "bn1", "relu1"])
+        self.assertEqual(first.outputs[0].data_type_name, "DT_FLOAT")
+        np.testing.assert_array_equal(
+            acldump.read_dump(glob.glob(folder + "/Data.input.*")[0]).outputs[0].array,
+            np.load(INPUT))
+
+    def test_read_dump_reads_legacy_layouts_as_convert_does(self):
+        # Older writers put the data inside the header: with the 8-byte length prefix, or the
+        # whole file a bare DumpData.
+        def varint(n):
+            out = b""
+            while True:
+                out += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+                n >>= 7
+                if not n:
+                    return out
+
+        def field(number, payload):  # length-delimited
+            return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+        values = np.arange(6, dtype="<f4").reshape(2, 3) - 2.5
+        shape = field(3, varint(1 << 3) + varint(2) + varint(1 << 3) + varint(3))
+        output = varint(1 << 3) + varint(1) + shape + field(5, values.tobytes())
+        header = field(1, b"1.0") + field(3, output) + field(6, b"legacy_op")
+        os.makedirs("legacy", exist_ok=True)
+        prefixed = "legacy/Relu.legacy_op.0.0.1700000000000000"
+        bare = "legacy/Relu.legacy_bare.1.0.1700000000000001"
+        with open(prefixed, "wb") as f:
+            f.write(len(header).to_bytes(8, "little") + header)
+        with open(bare, "wb") as f:
+            f.write(header)
+        tool("convert", "legacy", "--out", "legacy_npy")
+        for path in (prefixed, bare):
+            f = acldump.read_dump(path)
+            self.assertTrue(f.legacy_format)
+            self.assertEqual((f.version, f.op_name, f.op_type), ("1.0", "legacy_op", "Relu"))
+            self.assertEqual(f.outputs[0].shape, [2, 3])
+            np.testing.assert_array_equal(f.outputs[0].array, values)
+            np.testing.assert_array_equal(
+                f.outputs[0].array,
+                np.load("legacy_npy/%s.output.0.npy" % os.path.basename(path)))
+
+    def test_open_tree_indexes_what_ls_lists(self):
+        tree = acldump.open_tree("a")
+        folders = [f for f in tree.folders if f.files]
+        self.assertEqual([(f.model, f.model_id, f.iteration, f.device) for f in folders],
+                         [("resnet_tiny", 1, i, 0) for i in range(3)])
+        self.assertEqual([len(f.files) for f in folders], [15, 15, 15])
+        listed = tool("ls", "a", "--summary").stdout
+        self.assertIn("a: %d dump files" % sum(len(f.files) for f in folders), listed)
+        self.assertEqual([f.iteration for f in tree.select(iteration=1)], [1])
+        names = [e.name.op_name for e in folders[0].files if e.name]
+        self.assertIn("conv3bn3", names)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
