@@ -250,10 +250,10 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterMatMulOps(OpRegistry& registry) {
-  RETURN_IF_ERROR(
-      registry.Register(OpDef{"MatMul", 2, 2, 1, 1, PrepareMatMul}));
-  RETURN_IF_ERROR(registry.Register(OpDef{"Gemm", 2, 3, 1, 1, PrepareGemm}));
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"MatMul", 2, 2, 1, 1, PrepareMatMul},
+      {"Gemm", 2, 3, 1, 1, PrepareGemm},
+  });
 }
 
 }  // namespace acldump
