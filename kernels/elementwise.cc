@@ -6,6 +6,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/vector_math.h"
 
 namespace acldump {
 namespace {
@@ -408,6 +409,19 @@ absl::StatusOr<PreparedKernel> PrepareUnaryWith(const OpContext& context,
   return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
 }
 
+absl::StatusOr<PreparedKernel> PrepareFloat32Array(const OpContext& context,
+                                                   void (*fn)(const float*,
+                                                              float*, size_t)) {
+  auto run = [fn](std::span<const TensorView> in,
+                  std::span<const TensorView> out,
+                  std::span<std::byte>) -> absl::Status {
+    fn(in[0].as<const float>(), out[0].as<float>(),
+       static_cast<size_t>(in[0].NumElements()));
+    return absl::OkStatus();
+  };
+  return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
+}
+
 #define ACLDUMP_FLOAT_UNARY(NAME, EXPR)                                    \
   absl::StatusOr<PreparedKernel> Prepare##NAME(const OpContext& context) { \
     return PrepareUnaryWith(                                               \
@@ -415,11 +429,24 @@ absl::StatusOr<PreparedKernel> PrepareUnaryWith(const OpContext& context,
         [](auto x, const UnaryParams&) -> decltype(x) { return EXPR; });   \
   }
 
-ACLDUMP_FLOAT_UNARY(Sigmoid, x >= 0 ? 1 / (1 + std::exp(-x))
-                                    : std::exp(x) / (1 + std::exp(x)))
-ACLDUMP_FLOAT_UNARY(Tanh, std::tanh(x))
-ACLDUMP_FLOAT_UNARY(Erf, std::erf(x))
-ACLDUMP_FLOAT_UNARY(Exp, std::exp(x))
+// float32 runs on the SIMD array functions (kernels/vector_math.h); the other
+// float types on <cmath>.
+#define ACLDUMP_VECTOR_UNARY(NAME, ARRAY_FN, EXPR)                         \
+  absl::StatusOr<PreparedKernel> Prepare##NAME(const OpContext& context) { \
+    if (context.inputs[0].dtype == DType::kFloat32) {                      \
+      return PrepareFloat32Array(context, ARRAY_FN);                       \
+    }                                                                      \
+    return PrepareUnaryWith(                                               \
+        context, kFloatTypes, UnaryParams{},                               \
+        [](auto x, const UnaryParams&) -> decltype(x) { return EXPR; });   \
+  }
+
+ACLDUMP_VECTOR_UNARY(Sigmoid, SigmoidFloat32,
+                     x >= 0 ? 1 / (1 + std::exp(-x))
+                            : std::exp(x) / (1 + std::exp(x)))
+ACLDUMP_VECTOR_UNARY(Tanh, TanhFloat32, std::tanh(x))
+ACLDUMP_VECTOR_UNARY(Erf, ErfFloat32, std::erf(x))
+ACLDUMP_VECTOR_UNARY(Exp, ExpFloat32, std::exp(x))
 ACLDUMP_FLOAT_UNARY(Log, std::log(x))
 ACLDUMP_FLOAT_UNARY(Sqrt, std::sqrt(x))
 ACLDUMP_FLOAT_UNARY(Reciprocal, 1 / x)

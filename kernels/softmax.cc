@@ -8,6 +8,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/vector_math.h"
 
 namespace acldump {
 namespace {
@@ -45,10 +46,16 @@ void RunRow(const T* x, T* y, int64_t n) {
     if constexpr (K == SoftmaxKind::kSoftmax && std::is_same_v<T, C>) {
       // Full-precision output buffer: keep the exponentials there for the
       // scaling pass.
-      for (int64_t i = 0; i < n; ++i) {
-        const C e = std::exp(x[i] - max);
-        y[i] = e;
-        sum += e;
+      if constexpr (std::is_same_v<T, float>) {
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - max;
+        ExpFloat32(y, y, static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) sum += y[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          const C e = std::exp(x[i] - max);
+          y[i] = e;
+          sum += e;
+        }
       }
       const C scale = static_cast<C>(1.0 / sum);
       for (int64_t i = 0; i < n; ++i) y[i] *= scale;
