@@ -4,9 +4,11 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vector_math.cc"
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+
+// After highway.h, which it needs per target.
+#include "hwy/contrib/math/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace acldump::HWY_NAMESPACE {
@@ -26,7 +28,7 @@ HWY_INLINE V ExpClamped(D d, V x) {
 template <class D, class V>
 HWY_INLINE V KeepNaN(D d, V x, V result) {
   (void)d;
-  return hn::IfThenElse(hn::Ne(x, x), x, result);
+  return hn::IfThenElse(hn::IsNaN(x), x, result);
 }
 
 struct ExpOp {
@@ -76,13 +78,13 @@ struct ErfOp {
     p = hn::MulAdd(x2, p, hn::Set(d, -7.34990630326855e-04f));
     p = hn::MulAdd(x2, p, hn::Set(d, -2.95459980854025e-03f));
     p = hn::MulAdd(x2, p, hn::Set(d, -1.60960333262415e-02f));
-    p = hn::Mul(p, c);
     V q = hn::Set(d, -1.45660718464996e-05f);
     q = hn::MulAdd(x2, q, hn::Set(d, -2.13374055278905e-04f));
     q = hn::MulAdd(x2, q, hn::Set(d, -1.68282697438203e-03f));
     q = hn::MulAdd(x2, q, hn::Set(d, -7.37332916720468e-03f));
     q = hn::MulAdd(x2, q, hn::Set(d, -1.42647390514189e-02f));
-    return KeepNaN(d, x, hn::Div(p, q));
+    // x * (p / q) rather than (x * p) / q: no denormal intermediate for tiny x.
+    return KeepNaN(d, x, hn::Mul(c, hn::Div(p, q)));
   }
 };
 
