@@ -1,5 +1,5 @@
 // Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (oneDNN
-// underneath), and elementwise GB/s.
+// underneath), elementwise GB/s, and the transcendental activations.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -117,6 +117,26 @@ void BM_Relu(benchmark::State& state) {
   Run(state, p, 0, 2.0 * n * 4);
 }
 BENCHMARK(BM_Relu)->Arg(1 << 16)->Arg(1 << 22);
+
+// The transcendental activations (SIMD for float32), at the sizes of
+// EfficientNet-B0's and ViT-B/16's activations.
+void BM_Unary(benchmark::State& state, const char* op) {
+  const int64_t n = state.range(0);
+  Prepared p = Prepare(op, {{DType::kFloat32, Shape({n})}}, {});
+  Run(state, p, 0, 2.0 * n * 4);
+  state.SetItemsProcessed(n * state.iterations());
+}
+BENCHMARK_CAPTURE(BM_Unary, Sigmoid, "Sigmoid")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, Tanh, "Tanh")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, Erf, "Erf")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, Exp, "Exp")->Arg(1 << 14)->Arg(1 << 20);
+
+void BM_Softmax(benchmark::State& state) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  Prepared p = Prepare("Softmax", {{DType::kFloat32, Shape({rows, cols})}}, {});
+  Run(state, p, 0, 2.0 * rows * cols * 4);
+}
+BENCHMARK(BM_Softmax)->Args({197 * 12, 197})->Args({1, 1000});
 
 }  // namespace
 }  // namespace acldump::bench

@@ -70,6 +70,16 @@ absl::StatusOr<int64_t> Attributes::GetInt(std::string_view name,
                                            int64_t default_value) const {
   return Get<int64_t>(name, default_value);
 }
+absl::StatusOr<bool> Attributes::GetFlag(std::string_view name,
+                                         bool default_value) const {
+  absl::StatusOr<int64_t> value = Get<int64_t>(name, default_value ? 1 : 0);
+  if (!value.ok()) return value.status();
+  if (*value != 0 && *value != 1) {
+    return absl::InvalidArgumentError(
+        StrCat("attribute '", name, "' must be 0 or 1, got ", *value));
+  }
+  return *value == 1;
+}
 absl::StatusOr<float> Attributes::GetFloat(std::string_view name,
                                            float default_value) const {
   return Get<float>(name, default_value);

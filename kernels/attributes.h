@@ -43,6 +43,9 @@ class Attributes {
   // it has another type.
   absl::StatusOr<int64_t> GetInt(std::string_view name,
                                  int64_t default_value) const;
+  // A 0/1 integer attribute (keepdims, ceil_mode, ...); other values are an
+  // error naming the attribute.
+  absl::StatusOr<bool> GetFlag(std::string_view name, bool default_value) const;
   absl::StatusOr<float> GetFloat(std::string_view name,
                                  float default_value) const;
   absl::StatusOr<std::string> GetString(std::string_view name,

@@ -257,9 +257,9 @@ absl::StatusOr<PreparedKernel> MakeDnnlConv(
   return Prepared({TensorInfo{DType::kFloat32, y_shape}}, std::move(kernel));
 }
 
-absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
-  const TensorInfo& x = context.inputs[0];
-  const TensorInfo& w = context.inputs[1];
+// Conv and ConvTranspose: float32 X [N, C, spatial...] with 1 to 3 spatial
+// dimensions and W of the same rank.
+absl::Status CheckConvOperands(const TensorInfo& x, const TensorInfo& w) {
   const DType kFloat32Only[] = {DType::kFloat32};
   RETURN_IF_ERROR(RequireDType(x, kFloat32Only, "input X"));
   RETURN_IF_ERROR(RequireDType(w, kFloat32Only, "weights W"));
@@ -272,6 +272,66 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
     return InvalidArgument("W ", w.shape.ToString(),
                            " must have the rank of X ", x.shape.ToString());
   }
+  return absl::OkStatus();
+}
+
+// The optional bias B (input 2): float32 [out_channels].
+absl::Status CheckConvBias(const OpContext& context, int64_t out_channels) {
+  if (!context.has_input(2)) return absl::OkStatus();
+  const DType kFloat32Only[] = {DType::kFloat32};
+  RETURN_IF_ERROR(RequireDType(context.inputs[2], kFloat32Only, "bias B"));
+  if (context.inputs[2].shape != Shape({out_channels})) {
+    return InvalidArgument("bias B must have shape [", out_channels, "], got ",
+                           context.inputs[2].shape.ToString());
+  }
+  return absl::OkStatus();
+}
+
+// The attributes Conv and ConvTranspose share, with their lengths checked
+// (values are checked by each op: their rules differ).
+struct ConvAttributes {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  std::string auto_pad;
+};
+
+absl::StatusOr<ConvAttributes> ReadConvAttributes(const OpContext& context,
+                                                  const TensorInfo& w) {
+  const size_t spatial = w.shape.rank() - 2;
+  const std::vector<int64_t> w_spatial(w.shape.dims().begin() + 2,
+                                       w.shape.dims().end());
+  const std::vector<int64_t> ones(spatial, 1);
+  ConvAttributes attrs;
+  ASSIGN_OR_RETURN(attrs.kernel,
+                   context.attrs.GetInts("kernel_shape", w_spatial));
+  RETURN_IF_ERROR(CheckLength(attrs.kernel, spatial, "kernel_shape"));
+  if (attrs.kernel != w_spatial) {
+    return InvalidArgument("kernel_shape [", StrJoin(attrs.kernel, ","),
+                           "] differs from the weights' spatial shape [",
+                           StrJoin(w_spatial, ","), "]");
+  }
+  ASSIGN_OR_RETURN(attrs.strides, context.attrs.GetInts("strides", ones));
+  RETURN_IF_ERROR(CheckLength(attrs.strides, spatial, "strides"));
+  ASSIGN_OR_RETURN(attrs.dilations, context.attrs.GetInts("dilations", ones));
+  RETURN_IF_ERROR(CheckLength(attrs.dilations, spatial, "dilations"));
+  ASSIGN_OR_RETURN(
+      attrs.pads,
+      context.attrs.GetInts("pads", std::vector<int64_t>(2 * spatial, 0)));
+  RETURN_IF_ERROR(CheckLength(attrs.pads, 2 * spatial, "pads"));
+  ASSIGN_OR_RETURN(attrs.auto_pad,
+                   context.attrs.GetString("auto_pad", "NOTSET"));
+  if (attrs.auto_pad != "NOTSET" && attrs.auto_pad != "VALID" &&
+      attrs.auto_pad != "SAME_UPPER" && attrs.auto_pad != "SAME_LOWER") {
+    return InvalidArgument(
+        "auto_pad '", attrs.auto_pad,
+        "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  }
+  return attrs;
+}
+
+absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  const TensorInfo& w = context.inputs[1];
+  RETURN_IF_ERROR(CheckConvOperands(x, w));
   const size_t spatial = x.shape.rank() - 2;
   ConvGeometry g;
   g.batch = x.shape[0];
@@ -291,28 +351,12 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
                            x.shape.ToString(), " has ", g.in_channels);
   }
   g.in_spatial.assign(x.shape.dims().begin() + 2, x.shape.dims().end());
-  std::vector<int64_t> w_spatial(w.shape.dims().begin() + 2,
-                                 w.shape.dims().end());
-  ASSIGN_OR_RETURN(g.kernel, context.attrs.GetInts("kernel_shape", w_spatial));
-  RETURN_IF_ERROR(CheckLength(g.kernel, spatial, "kernel_shape"));
-  if (g.kernel != w_spatial) {
-    return InvalidArgument("kernel_shape [", StrJoin(g.kernel, ","),
-                           "] differs from the weights' spatial shape [",
-                           StrJoin(w_spatial, ","), "]");
-  }
-  ASSIGN_OR_RETURN(g.strides, context.attrs.GetInts(
-                                  "strides", std::vector<int64_t>(spatial, 1)));
-  RETURN_IF_ERROR(CheckLength(g.strides, spatial, "strides"));
-  ASSIGN_OR_RETURN(
-      g.dilations,
-      context.attrs.GetInts("dilations", std::vector<int64_t>(spatial, 1)));
-  RETURN_IF_ERROR(CheckLength(g.dilations, spatial, "dilations"));
-  ASSIGN_OR_RETURN(
-      std::vector<int64_t> pads,
-      context.attrs.GetInts("pads", std::vector<int64_t>(2 * spatial, 0)));
-  RETURN_IF_ERROR(CheckLength(pads, 2 * spatial, "pads"));
-  ASSIGN_OR_RETURN(std::string auto_pad,
-                   context.attrs.GetString("auto_pad", "NOTSET"));
+  ASSIGN_OR_RETURN(ConvAttributes attrs, ReadConvAttributes(context, w));
+  g.kernel = attrs.kernel;
+  g.strides = attrs.strides;
+  g.dilations = attrs.dilations;
+  const std::vector<int64_t>& pads = attrs.pads;
+  const std::string& auto_pad = attrs.auto_pad;
   for (size_t d = 0; d < spatial; ++d) {
     if (g.strides[d] <= 0 || g.dilations[d] <= 0 || g.kernel[d] <= 0 ||
         pads[d] < 0 || pads[d + spatial] < 0) {
@@ -339,16 +383,12 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
       out = g.in_spatial[d] < extent
                 ? 0
                 : (g.in_spatial[d] - extent) / g.strides[d] + 1;
-    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    } else {  // SAME_UPPER or SAME_LOWER
       out = (g.in_spatial[d] + g.strides[d] - 1) / g.strides[d];
       const int64_t total = std::max<int64_t>(
           0, (out - 1) * g.strides[d] + extent - g.in_spatial[d]);
       g.pads_begin[d] =
           auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else {
-      return InvalidArgument(
-          "auto_pad '", auto_pad,
-          "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
     }
     if (out <= 0) {
       return InvalidArgument("output spatial dimension ", d, " would be ", out,
@@ -359,13 +399,7 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
     g.out_spatial.push_back(out);
   }
   const bool has_bias = context.has_input(2);
-  if (has_bias) {
-    RETURN_IF_ERROR(RequireDType(context.inputs[2], kFloat32Only, "bias B"));
-    if (context.inputs[2].shape != Shape({g.out_channels})) {
-      return InvalidArgument("bias B must have shape [", g.out_channels,
-                             "], got ", context.inputs[2].shape.ToString());
-    }
-  }
+  RETURN_IF_ERROR(CheckConvBias(context, g.out_channels));
   ASSIGN_OR_RETURN(std::string activation,
                    context.attrs.GetString("fused_activation", ""));
   if (!activation.empty() && activation != "Relu") {
@@ -466,18 +500,7 @@ absl::Status RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
 absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
   const TensorInfo& w = context.inputs[1];
-  const DType kFloat32Only[] = {DType::kFloat32};
-  RETURN_IF_ERROR(RequireDType(x, kFloat32Only, "input X"));
-  RETURN_IF_ERROR(RequireDType(w, kFloat32Only, "weights W"));
-  if (x.shape.rank() < 3 || x.shape.rank() > 5) {
-    return InvalidArgument(
-        "X must be [N, C, spatial...] with 1 to 3 spatial dimensions, got ",
-        x.shape.ToString());
-  }
-  if (w.shape.rank() != x.shape.rank()) {
-    return InvalidArgument("W ", w.shape.ToString(),
-                           " must have the rank of X ", x.shape.ToString());
-  }
+  RETURN_IF_ERROR(CheckConvOperands(x, w));
   const size_t spatial = x.shape.rank() - 2;
   DeconvGeometry g;
   g.batch = x.shape[0];
@@ -490,38 +513,16 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
         ", M/group, k...] and group ", g.group, " must divide C");
   }
   g.out_channels = w.shape[1] * g.group;
-  std::vector<int64_t> w_spatial(w.shape.dims().begin() + 2,
-                                 w.shape.dims().end());
-  ASSIGN_OR_RETURN(std::vector<int64_t> kernel,
-                   context.attrs.GetInts("kernel_shape", w_spatial));
-  RETURN_IF_ERROR(CheckLength(kernel, spatial, "kernel_shape"));
-  if (kernel != w_spatial) {
-    return InvalidArgument("kernel_shape [", StrJoin(kernel, ","),
-                           "] differs from the weights' spatial shape [",
-                           StrJoin(w_spatial, ","), "]");
-  }
-  const std::vector<int64_t> ones(spatial, 1), zeros(spatial, 0);
-  ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                   context.attrs.GetInts("strides", ones));
-  RETURN_IF_ERROR(CheckLength(strides, spatial, "strides"));
-  ASSIGN_OR_RETURN(std::vector<int64_t> dilations,
-                   context.attrs.GetInts("dilations", ones));
-  RETURN_IF_ERROR(CheckLength(dilations, spatial, "dilations"));
+  ASSIGN_OR_RETURN(ConvAttributes attrs, ReadConvAttributes(context, w));
+  const std::vector<int64_t>& kernel = attrs.kernel;
+  const std::vector<int64_t>& strides = attrs.strides;
+  const std::vector<int64_t>& dilations = attrs.dilations;
+  const std::vector<int64_t>& pads = attrs.pads;
+  const std::string& auto_pad = attrs.auto_pad;
   ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
-                   context.attrs.GetInts("output_padding", zeros));
+                   context.attrs.GetInts("output_padding",
+                                         std::vector<int64_t>(spatial, 0)));
   RETURN_IF_ERROR(CheckLength(output_padding, spatial, "output_padding"));
-  ASSIGN_OR_RETURN(
-      std::vector<int64_t> pads,
-      context.attrs.GetInts("pads", std::vector<int64_t>(2 * spatial, 0)));
-  RETURN_IF_ERROR(CheckLength(pads, 2 * spatial, "pads"));
-  ASSIGN_OR_RETURN(std::string auto_pad,
-                   context.attrs.GetString("auto_pad", "NOTSET"));
-  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
-      auto_pad != "SAME_LOWER") {
-    return InvalidArgument(
-        "auto_pad '", auto_pad,
-        "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
-  }
   const bool has_output_shape = context.attrs.Has("output_shape");
   ASSIGN_OR_RETURN(std::vector<int64_t> output_shape,
                    context.attrs.GetInts("output_shape"));
@@ -582,13 +583,7 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
     g.pad_begin[lead + d] = begin;
   }
   const bool has_bias = context.has_input(2);
-  if (has_bias) {
-    RETURN_IF_ERROR(RequireDType(context.inputs[2], kFloat32Only, "bias B"));
-    if (context.inputs[2].shape != Shape({g.out_channels})) {
-      return InvalidArgument("bias B must have shape [", g.out_channels,
-                             "], got ", context.inputs[2].shape.ToString());
-    }
-  }
+  RETURN_IF_ERROR(CheckConvBias(context, g.out_channels));
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   for (size_t d = 0; d < spatial; ++d) out_dims.push_back(g.out[lead + d]);
   RETURN_IF_ERROR(CheckedNumElements(out_dims).status());
@@ -619,9 +614,10 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterConvOps(OpRegistry& registry) {
-  RETURN_IF_ERROR(registry.Register(OpDef{"Conv", 2, 3, 1, 1, PrepareConv}));
-  return registry.Register(
-      OpDef{"ConvTranspose", 2, 3, 1, 1, PrepareConvTranspose});
+  return registry.RegisterAll({
+      {"Conv", 2, 3, 1, 1, PrepareConv},
+      {"ConvTranspose", 2, 3, 1, 1, PrepareConvTranspose},
+  });
 }
 
 }  // namespace acldump

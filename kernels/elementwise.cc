@@ -6,6 +6,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/vector_math.h"
 
 namespace acldump {
 namespace {
@@ -408,6 +409,19 @@ absl::StatusOr<PreparedKernel> PrepareUnaryWith(const OpContext& context,
   return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
 }
 
+absl::StatusOr<PreparedKernel> PrepareFloat32Array(const OpContext& context,
+                                                   void (*fn)(const float*,
+                                                              float*, size_t)) {
+  auto run = [fn](std::span<const TensorView> in,
+                  std::span<const TensorView> out,
+                  std::span<std::byte>) -> absl::Status {
+    fn(in[0].as<const float>(), out[0].as<float>(),
+       static_cast<size_t>(in[0].NumElements()));
+    return absl::OkStatus();
+  };
+  return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
+}
+
 #define ACLDUMP_FLOAT_UNARY(NAME, EXPR)                                    \
   absl::StatusOr<PreparedKernel> Prepare##NAME(const OpContext& context) { \
     return PrepareUnaryWith(                                               \
@@ -415,11 +429,24 @@ absl::StatusOr<PreparedKernel> PrepareUnaryWith(const OpContext& context,
         [](auto x, const UnaryParams&) -> decltype(x) { return EXPR; });   \
   }
 
-ACLDUMP_FLOAT_UNARY(Sigmoid, x >= 0 ? 1 / (1 + std::exp(-x))
-                                    : std::exp(x) / (1 + std::exp(x)))
-ACLDUMP_FLOAT_UNARY(Tanh, std::tanh(x))
-ACLDUMP_FLOAT_UNARY(Erf, std::erf(x))
-ACLDUMP_FLOAT_UNARY(Exp, std::exp(x))
+// float32 runs on the SIMD array functions (kernels/vector_math.h); the other
+// float types on <cmath>.
+#define ACLDUMP_VECTOR_UNARY(NAME, ARRAY_FN, EXPR)                         \
+  absl::StatusOr<PreparedKernel> Prepare##NAME(const OpContext& context) { \
+    if (context.inputs[0].dtype == DType::kFloat32) {                      \
+      return PrepareFloat32Array(context, ARRAY_FN);                       \
+    }                                                                      \
+    return PrepareUnaryWith(                                               \
+        context, kFloatTypes, UnaryParams{},                               \
+        [](auto x, const UnaryParams&) -> decltype(x) { return EXPR; });   \
+  }
+
+ACLDUMP_VECTOR_UNARY(Sigmoid, SigmoidFloat32,
+                     x >= 0 ? 1 / (1 + std::exp(-x))
+                            : std::exp(x) / (1 + std::exp(x)))
+ACLDUMP_VECTOR_UNARY(Tanh, TanhFloat32, std::tanh(x))
+ACLDUMP_VECTOR_UNARY(Erf, ErfFloat32, std::erf(x))
+ACLDUMP_VECTOR_UNARY(Exp, ExpFloat32, std::exp(x))
 ACLDUMP_FLOAT_UNARY(Log, std::log(x))
 ACLDUMP_FLOAT_UNARY(Sqrt, std::sqrt(x))
 ACLDUMP_FLOAT_UNARY(Reciprocal, 1 / x)
@@ -716,84 +743,70 @@ absl::StatusOr<PreparedKernel> PrepareCastLike(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterElementwiseOps(OpRegistry& registry) {
-  struct Entry {
-    const char* type;
-    int min_inputs;
-    int max_inputs;
-    PrepareFn prepare;
-  };
-  const Entry entries[] = {
-      {"Add", 2, 2, PrepareBinary<BinaryOp::kAdd>},
-      {"Sub", 2, 2, PrepareBinary<BinaryOp::kSub>},
-      {"Mul", 2, 2, PrepareBinary<BinaryOp::kMul>},
-      {"Div", 2, 2, PrepareBinary<BinaryOp::kDiv>},
-      {"Pow", 2, 2, PrepareBinary<BinaryOp::kPow>},
-      {"Mod", 2, 2, PrepareBinary<BinaryOp::kMod>},
-      {"Sum", 1, 1 << 16, PrepareVariadic<BinaryOp::kAdd, false>},
-      {"Mean", 1, 1 << 16, PrepareVariadic<BinaryOp::kAdd, true>},
-      {"Min", 1, 1 << 16, PrepareVariadic<BinaryOp::kMin, false>},
-      {"Max", 1, 1 << 16, PrepareVariadic<BinaryOp::kMax, false>},
-      {"Equal", 2, 2, PrepareCompare<CompareOp::kEqual>},
-      {"Less", 2, 2, PrepareCompare<CompareOp::kLess>},
-      {"LessOrEqual", 2, 2, PrepareCompare<CompareOp::kLessOrEqual>},
-      {"Greater", 2, 2, PrepareCompare<CompareOp::kGreater>},
-      {"GreaterOrEqual", 2, 2, PrepareCompare<CompareOp::kGreaterOrEqual>},
-      {"And", 2, 2, PrepareLogic<LogicOp::kAnd>},
-      {"Or", 2, 2, PrepareLogic<LogicOp::kOr>},
-      {"Xor", 2, 2, PrepareLogic<LogicOp::kXor>},
-      {"Not", 1, 1, PrepareNot},
-      {"Where", 3, 3, PrepareWhere},
-      {"Relu", 1, 1, PrepareRelu},
-      {"LeakyRelu", 1, 1, PrepareLeakyRelu},
-      {"Elu", 1, 1, PrepareElu},
-      {"Selu", 1, 1, PrepareSelu},
-      {"HardSigmoid", 1, 1, PrepareHardSigmoid},
-      {"HardSwish", 1, 1, PrepareHardSwish},
-      {"ThresholdedRelu", 1, 1, PrepareThresholdedRelu},
-      {"Sigmoid", 1, 1, PrepareSigmoid},
-      {"Tanh", 1, 1, PrepareTanh},
-      {"Erf", 1, 1, PrepareErf},
-      {"Exp", 1, 1, PrepareExp},
-      {"Log", 1, 1, PrepareLog},
-      {"Sqrt", 1, 1, PrepareSqrt},
-      {"Reciprocal", 1, 1, PrepareReciprocal},
-      {"Floor", 1, 1, PrepareFloor},
-      {"Ceil", 1, 1, PrepareCeil},
-      {"Round", 1, 1, PrepareRound},
-      {"Sin", 1, 1, PrepareSin},
-      {"Cos", 1, 1, PrepareCos},
-      {"Tan", 1, 1, PrepareTan},
-      {"Softplus", 1, 1, PrepareSoftplus},
-      {"Softsign", 1, 1, PrepareSoftsign},
-      {"Neg", 1, 1, PrepareNeg},
-      {"Abs", 1, 1, PrepareAbs},
-      {"Sign", 1, 1, PrepareSign},
-      {"Clip", 1, 3, PrepareClip},
-      {"Cast", 1, 1, PrepareCast},
-      {"CastLike", 2, 2, PrepareCastLike},
-      {"PRelu", 2, 2, PrepareBinary<BinaryOp::kPRelu>},
-      {"Celu", 1, 1, PrepareCelu},
-      {"Shrink", 1, 1, PrepareShrink},
-      {"IsNaN", 1, 1, PrepareIsSpecial<true>},
-      {"IsInf", 1, 1, PrepareIsSpecial<false>},
-      {"Asin", 1, 1, PrepareAsin},
-      {"Acos", 1, 1, PrepareAcos},
-      {"Atan", 1, 1, PrepareAtan},
-      {"Sinh", 1, 1, PrepareSinh},
-      {"Cosh", 1, 1, PrepareCosh},
-      {"Asinh", 1, 1, PrepareAsinh},
-      {"Acosh", 1, 1, PrepareAcosh},
-      {"Atanh", 1, 1, PrepareAtanh},
-  };
-  for (const Entry& e : entries) {
-    OpDef def;
-    def.type = e.type;
-    def.min_inputs = e.min_inputs;
-    def.max_inputs = e.max_inputs;
-    def.prepare = e.prepare;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"Add", 2, 2, 1, 1, PrepareBinary<BinaryOp::kAdd>},
+      {"Sub", 2, 2, 1, 1, PrepareBinary<BinaryOp::kSub>},
+      {"Mul", 2, 2, 1, 1, PrepareBinary<BinaryOp::kMul>},
+      {"Div", 2, 2, 1, 1, PrepareBinary<BinaryOp::kDiv>},
+      {"Pow", 2, 2, 1, 1, PrepareBinary<BinaryOp::kPow>},
+      {"Mod", 2, 2, 1, 1, PrepareBinary<BinaryOp::kMod>},
+      {"Sum", 1, 1 << 16, 1, 1, PrepareVariadic<BinaryOp::kAdd, false>},
+      {"Mean", 1, 1 << 16, 1, 1, PrepareVariadic<BinaryOp::kAdd, true>},
+      {"Min", 1, 1 << 16, 1, 1, PrepareVariadic<BinaryOp::kMin, false>},
+      {"Max", 1, 1 << 16, 1, 1, PrepareVariadic<BinaryOp::kMax, false>},
+      {"Equal", 2, 2, 1, 1, PrepareCompare<CompareOp::kEqual>},
+      {"Less", 2, 2, 1, 1, PrepareCompare<CompareOp::kLess>},
+      {"LessOrEqual", 2, 2, 1, 1, PrepareCompare<CompareOp::kLessOrEqual>},
+      {"Greater", 2, 2, 1, 1, PrepareCompare<CompareOp::kGreater>},
+      {"GreaterOrEqual", 2, 2, 1, 1,
+       PrepareCompare<CompareOp::kGreaterOrEqual>},
+      {"And", 2, 2, 1, 1, PrepareLogic<LogicOp::kAnd>},
+      {"Or", 2, 2, 1, 1, PrepareLogic<LogicOp::kOr>},
+      {"Xor", 2, 2, 1, 1, PrepareLogic<LogicOp::kXor>},
+      {"Not", 1, 1, 1, 1, PrepareNot},
+      {"Where", 3, 3, 1, 1, PrepareWhere},
+      {"Relu", 1, 1, 1, 1, PrepareRelu},
+      {"LeakyRelu", 1, 1, 1, 1, PrepareLeakyRelu},
+      {"Elu", 1, 1, 1, 1, PrepareElu},
+      {"Selu", 1, 1, 1, 1, PrepareSelu},
+      {"HardSigmoid", 1, 1, 1, 1, PrepareHardSigmoid},
+      {"HardSwish", 1, 1, 1, 1, PrepareHardSwish},
+      {"ThresholdedRelu", 1, 1, 1, 1, PrepareThresholdedRelu},
+      {"Sigmoid", 1, 1, 1, 1, PrepareSigmoid},
+      {"Tanh", 1, 1, 1, 1, PrepareTanh},
+      {"Erf", 1, 1, 1, 1, PrepareErf},
+      {"Exp", 1, 1, 1, 1, PrepareExp},
+      {"Log", 1, 1, 1, 1, PrepareLog},
+      {"Sqrt", 1, 1, 1, 1, PrepareSqrt},
+      {"Reciprocal", 1, 1, 1, 1, PrepareReciprocal},
+      {"Floor", 1, 1, 1, 1, PrepareFloor},
+      {"Ceil", 1, 1, 1, 1, PrepareCeil},
+      {"Round", 1, 1, 1, 1, PrepareRound},
+      {"Sin", 1, 1, 1, 1, PrepareSin},
+      {"Cos", 1, 1, 1, 1, PrepareCos},
+      {"Tan", 1, 1, 1, 1, PrepareTan},
+      {"Softplus", 1, 1, 1, 1, PrepareSoftplus},
+      {"Softsign", 1, 1, 1, 1, PrepareSoftsign},
+      {"Neg", 1, 1, 1, 1, PrepareNeg},
+      {"Abs", 1, 1, 1, 1, PrepareAbs},
+      {"Sign", 1, 1, 1, 1, PrepareSign},
+      {"Clip", 1, 3, 1, 1, PrepareClip},
+      {"Cast", 1, 1, 1, 1, PrepareCast},
+      {"CastLike", 2, 2, 1, 1, PrepareCastLike},
+      {"PRelu", 2, 2, 1, 1, PrepareBinary<BinaryOp::kPRelu>},
+      {"Celu", 1, 1, 1, 1, PrepareCelu},
+      {"Shrink", 1, 1, 1, 1, PrepareShrink},
+      {"IsNaN", 1, 1, 1, 1, PrepareIsSpecial<true>},
+      {"IsInf", 1, 1, 1, 1, PrepareIsSpecial<false>},
+      {"Asin", 1, 1, 1, 1, PrepareAsin},
+      {"Acos", 1, 1, 1, 1, PrepareAcos},
+      {"Atan", 1, 1, 1, 1, PrepareAtan},
+      {"Sinh", 1, 1, 1, 1, PrepareSinh},
+      {"Cosh", 1, 1, 1, 1, PrepareCosh},
+      {"Asinh", 1, 1, 1, 1, PrepareAsinh},
+      {"Acosh", 1, 1, 1, 1, PrepareAcosh},
+      {"Atanh", 1, 1, 1, 1, PrepareAtanh},
+  });
 }
 
 }  // namespace acldump

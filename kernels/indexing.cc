@@ -685,12 +685,7 @@ absl::StatusOr<PreparedKernel> PrepareDropout(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterIndexingOps(OpRegistry& registry) {
-  struct Entry {
-    const char* type;
-    int min_inputs, max_inputs, min_outputs, max_outputs;
-    PrepareFn prepare;
-  };
-  const Entry entries[] = {
+  return registry.RegisterAll({
       {"GatherElements", 2, 2, 1, 1, PrepareGatherElements},
       {"ScatterElements", 3, 3, 1, 1, PrepareScatterElements},
       {"Scatter", 3, 3, 1, 1, PrepareScatterElements},
@@ -704,18 +699,7 @@ absl::Status RegisterIndexingOps(OpRegistry& registry) {
       {"CumSum", 2, 2, 1, 1, PrepareCumSum},
       {"TopK", 2, 2, 2, 2, PrepareTopK},
       {"Dropout", 1, 3, 1, 2, PrepareDropout},
-  };
-  for (const Entry& e : entries) {
-    OpDef def;
-    def.type = e.type;
-    def.min_inputs = e.min_inputs;
-    def.max_inputs = e.max_inputs;
-    def.min_outputs = e.min_outputs;
-    def.max_outputs = e.max_outputs;
-    def.prepare = e.prepare;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+  });
 }
 
 }  // namespace acldump

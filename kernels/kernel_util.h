@@ -49,6 +49,34 @@ decltype(auto) VisitDType(DType dtype, F&& f) {
   return f.template operator()<bool>();
 }
 
+// VisitDType restricted to the floating types; others are Unimplemented.
+template <typename F>
+absl::Status VisitFloatDType(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return f.template operator()<float>();
+    case DType::kFloat16:
+      return f.template operator()<Float16>();
+    case DType::kBFloat16:
+      return f.template operator()<BFloat16>();
+    case DType::kFloat64:
+      return f.template operator()<double>();
+    default:
+      return absl::UnimplementedError(StrCat("type ", DTypeName(dtype)));
+  }
+}
+
+// max(acc, v) where a NaN wins, so a reduction over values holding a NaN is
+// NaN (numpy's max, ONNX Runtime's MaxPool). Bitwise | keeps it branch-free.
+template <typename C>
+inline C NanPropagatingMax(C acc, C v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return ((v > acc) | (v != v)) ? v : acc;
+  } else {
+    return v > acc ? v : acc;
+  }
+}
+
 template <typename T>
 inline constexpr bool kIsHalfType =
     std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;

@@ -11,6 +11,13 @@
 namespace acldump {
 namespace {
 
+// Element types MatMul and Gemm compute in (the narrow integers and bool have
+// no kernel).
+template <typename T>
+inline constexpr bool kHasMatMulKernel =
+    !(std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
+      std::is_same_v<T, int16_t> || std::is_same_v<T, uint8_t>);
+
 // C[m,n] (+)= A[m,k] * B[k,n] for row-major dense matrices with leading
 // dimensions.
 template <typename T>
@@ -123,8 +130,7 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
     return VisitDType(dtype, [&]<typename T>() -> absl::Status {
-      if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
-                    std::is_same_v<T, int16_t> || std::is_same_v<T, uint8_t>) {
+      if constexpr (!kHasMatMulKernel<T>) {
         return Unimplemented("MatMul on ", DTypeName(dtype));
       } else {
         const T* pa = in[0].as<const T>();
@@ -206,8 +212,7 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
     return VisitDType(dtype, [&]<typename T>() -> absl::Status {
-      if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
-                    std::is_same_v<T, int16_t> || std::is_same_v<T, uint8_t>) {
+      if constexpr (!kHasMatMulKernel<T>) {
         return Unimplemented("Gemm on ", DTypeName(dtype));
       } else {
         T* y = out[0].as<T>();
@@ -250,10 +255,10 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterMatMulOps(OpRegistry& registry) {
-  RETURN_IF_ERROR(
-      registry.Register(OpDef{"MatMul", 2, 2, 1, 1, PrepareMatMul}));
-  RETURN_IF_ERROR(registry.Register(OpDef{"Gemm", 2, 3, 1, 1, PrepareGemm}));
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"MatMul", 2, 2, 1, 1, PrepareMatMul},
+      {"Gemm", 2, 3, 1, 1, PrepareGemm},
+  });
 }
 
 }  // namespace acldump

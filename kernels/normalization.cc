@@ -10,22 +10,6 @@
 namespace acldump {
 namespace {
 
-template <typename F>
-absl::Status VisitFloatDType(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return f.template operator()<float>();
-    case DType::kFloat16:
-      return f.template operator()<Float16>();
-    case DType::kBFloat16:
-      return f.template operator()<BFloat16>();
-    case DType::kFloat64:
-      return f.template operator()<double>();
-    default:
-      return Unimplemented("type ", DTypeName(dtype));
-  }
-}
-
 // Copies a float tensor of any float dtype into doubles.
 void LoadDoubles(const TensorView& view, double* out) {
   const int64_t n = view.NumElements();
@@ -376,31 +360,13 @@ absl::StatusOr<PreparedKernel> PrepareInstanceNorm(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterNormalizationOps(OpRegistry& registry) {
-  struct Entry {
-    const char* type;
-    int min_inputs;
-    int max_inputs;
-    int max_outputs;
-    PrepareFn prepare;
-  };
   // BatchNormalization declares its training outputs (up to 5 before opset 14)
   // so that asking for them reaches prepare and gets a clear Unimplemented.
-  const Entry entries[] = {
-      {"BatchNormalization", 5, 5, 5, PrepareBatchNorm},
-      {"LayerNormalization", 2, 3, 3, PrepareLayerNorm},
-      {"InstanceNormalization", 3, 3, 1, PrepareInstanceNorm},
-  };
-  for (const Entry& e : entries) {
-    OpDef def;
-    def.type = e.type;
-    def.min_inputs = e.min_inputs;
-    def.max_inputs = e.max_inputs;
-    def.min_outputs = 1;
-    def.max_outputs = e.max_outputs;
-    def.prepare = e.prepare;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"BatchNormalization", 5, 5, 1, 5, PrepareBatchNorm},
+      {"LayerNormalization", 2, 3, 1, 3, PrepareLayerNorm},
+      {"InstanceNormalization", 3, 3, 1, 1, PrepareInstanceNorm},
+  });
 }
 
 }  // namespace acldump

@@ -17,6 +17,14 @@ absl::Status OpRegistry::Register(OpDef def) {
   return absl::OkStatus();
 }
 
+absl::Status OpRegistry::RegisterAll(std::initializer_list<OpDef> defs) {
+  for (const OpDef& def : defs) {
+    absl::Status status = Register(def);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 const OpDef* OpRegistry::Find(std::string_view type) const {
   auto it = defs_.find(type);
   return it == defs_.end() ? nullptr : &it->second;

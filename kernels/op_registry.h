@@ -5,6 +5,7 @@
 #define ACLDUMP_KERNELS_OP_REGISTRY_H_
 
 #include <cstddef>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <span>
@@ -83,6 +84,8 @@ class OpRegistry {
  public:
   // Fails when the type is already registered.
   absl::Status Register(OpDef def);
+  // Registers an op family's table; stops at the first failure.
+  absl::Status RegisterAll(std::initializer_list<OpDef> defs);
   const OpDef* Find(std::string_view type) const;
 
   // Checks input/output counts against the def, then prepares. Errors name the

@@ -18,42 +18,6 @@ constexpr size_t kMaxSpatialRank = 8;
 
 using Params = std::vector<std::pair<std::string, std::string>>;
 
-absl::StatusOr<bool> GetFlag(const Attributes& attrs, std::string_view name,
-                             int64_t default_value) {
-  ASSIGN_OR_RETURN(int64_t value, attrs.GetInt(name, default_value));
-  if (value != 0 && value != 1) {
-    return InvalidArgument("attribute '", name, "' must be 0 or 1, got ",
-                           value);
-  }
-  return value == 1;
-}
-
-template <typename F>
-absl::Status VisitFloatDType(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return f.template operator()<float>();
-    case DType::kFloat16:
-      return f.template operator()<Float16>();
-    case DType::kBFloat16:
-      return f.template operator()<BFloat16>();
-    case DType::kFloat64:
-      return f.template operator()<double>();
-    default:
-      return Unimplemented("type ", DTypeName(dtype));
-  }
-}
-
-// NaN-propagating max. Bitwise | keeps it branch-free.
-template <typename C>
-inline C MaxOf(C acc, C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return ((v > acc) | (v != v)) ? v : acc;
-  } else {
-    return v > acc ? v : acc;
-  }
-}
-
 // GCC at -O2 does not auto-vectorize loops of unknown length; vector extensions
 // (GCC and Clang) give SIMD code regardless.
 typedef float Float4 __attribute__((vector_size(16)));
@@ -79,7 +43,8 @@ void CombineRows(const float* a, const float* b, float* out, int64_t n) {
       Store4(out + i, va + vb);
     }
   }
-  for (; i < n; ++i) out[i] = kMax ? MaxOf(a[i], b[i]) : a[i] + b[i];
+  for (; i < n; ++i)
+    out[i] = kMax ? NanPropagatingMax(a[i], b[i]) : a[i] + b[i];
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) {
@@ -177,7 +142,7 @@ absl::StatusOr<PoolGeometry> MakeGeometry(const OpContext& context,
                    GetSpatialInts(context.attrs, "pads", 2 * rank, 0, 0));
   ASSIGN_OR_RETURN(std::string auto_pad,
                    context.attrs.GetString("auto_pad", "NOTSET"));
-  ASSIGN_OR_RETURN(bool ceil_mode, GetFlag(context.attrs, "ceil_mode", 0));
+  ASSIGN_OR_RETURN(bool ceil_mode, context.attrs.GetFlag("ceil_mode", false));
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
       auto_pad != "SAME_LOWER") {
     return InvalidArgument(
@@ -348,7 +313,7 @@ void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
     for (; ow < w_out; ++ow) {
       float acc = row[ow];
       for (int64_t j = 1; j < width; ++j)
-        acc = kMax ? MaxOf(acc, row[ow + j]) : acc + row[ow + j];
+        acc = kMax ? NanPropagatingMax(acc, row[ow + j]) : acc + row[ow + j];
       out[ow] = acc;
     }
     return;
@@ -357,7 +322,7 @@ void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
     const float* window = row + ow * stride;
     float acc = window[0];
     for (int64_t j = 1; j < width; ++j)
-      acc = kMax ? MaxOf(acc, window[j]) : acc + window[j];
+      acc = kMax ? NanPropagatingMax(acc, window[j]) : acc + window[j];
     out[ow] = acc;
   }
 }
@@ -555,7 +520,7 @@ absl::StatusOr<PreparedKernel> PrepareAveragePool(const OpContext& context) {
   ASSIGN_OR_RETURN(PoolGeometry g,
                    MakeGeometry(context, /*allow_dilations=*/true));
   ASSIGN_OR_RETURN(bool count_include_pad,
-                   GetFlag(context.attrs, "count_include_pad", 0));
+                   context.attrs.GetFlag("count_include_pad", false));
   std::vector<int64_t> out_dims = {x.shape[0], x.shape[1]};
   out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
   const bool fast = UseFast2D(g, x.dtype);
@@ -615,7 +580,8 @@ absl::StatusOr<PreparedKernel> PrepareGlobalPool(const OpContext& context) {
         const T* xp = xs + p * size;
         if constexpr (kMax) {
           C m = -std::numeric_limits<C>::infinity();
-          for (int64_t i = 0; i < size; ++i) m = MaxOf(m, Load(xp[i]));
+          for (int64_t i = 0; i < size; ++i)
+            m = NanPropagatingMax(m, Load(xp[i]));
           ys[p] = Store<T>(m);
         } else {
           double sum = 0;
@@ -634,28 +600,12 @@ absl::StatusOr<PreparedKernel> PrepareGlobalPool(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterPoolOps(OpRegistry& registry) {
-  struct Entry {
-    const char* type;
-    int max_outputs;
-    PrepareFn prepare;
-  };
-  const Entry entries[] = {
-      {"MaxPool", 2, PrepareMaxPool},
-      {"AveragePool", 1, PrepareAveragePool},
-      {"GlobalAveragePool", 1, PrepareGlobalPool<false>},
-      {"GlobalMaxPool", 1, PrepareGlobalPool<true>},
-  };
-  for (const Entry& e : entries) {
-    OpDef def;
-    def.type = e.type;
-    def.min_inputs = 1;
-    def.max_inputs = 1;
-    def.min_outputs = 1;
-    def.max_outputs = e.max_outputs;
-    def.prepare = e.prepare;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"MaxPool", 1, 1, 1, 2, PrepareMaxPool},
+      {"AveragePool", 1, 1, 1, 1, PrepareAveragePool},
+      {"GlobalAveragePool", 1, 1, 1, 1, PrepareGlobalPool<false>},
+      {"GlobalMaxPool", 1, 1, 1, 1, PrepareGlobalPool<true>},
+  });
 }
 
 }  // namespace acldump

@@ -12,17 +12,6 @@
 namespace acldump {
 namespace {
 
-// Parses a 0/1 flag attribute.
-absl::StatusOr<bool> GetFlag(const Attributes& attrs, std::string_view name,
-                             int64_t default_value) {
-  ASSIGN_OR_RETURN(int64_t value, attrs.GetInt(name, default_value));
-  if (value != 0 && value != 1) {
-    return InvalidArgument("attribute '", name, "' must be 0 or 1, got ",
-                           value);
-  }
-  return value == 1;
-}
-
 // Float to integer conversion without undefined behaviour: saturates, NaN -> 0.
 template <typename T>
 T SaturatingCast(double value) {
@@ -142,16 +131,6 @@ inline A Mul(A a, A b) {
   }
 }
 
-// NaN-propagating max/min: once the accumulator is NaN it stays NaN.
-template <typename A>
-inline A MaxOf(A acc, A v) {
-  if constexpr (std::is_floating_point_v<A>) {
-    return (v > acc || v != v) ? v : acc;
-  } else {
-    return v > acc ? v : acc;
-  }
-}
-
 template <typename A>
 inline A MinOf(A acc, A v) {
   if constexpr (std::is_floating_point_v<A>) {
@@ -185,7 +164,7 @@ inline A Identity() {
 template <ReduceKind K, typename A>
 inline A Combine(A acc, A v) {
   if constexpr (K == ReduceKind::kMax) {
-    return MaxOf(acc, v);
+    return NanPropagatingMax(acc, v);
   } else if constexpr (K == ReduceKind::kMin) {
     return MinOf(acc, v);
   } else if constexpr (K == ReduceKind::kProd) {
@@ -260,12 +239,12 @@ void RunReduce(const ReducePlan& plan, const T* x, T* y,
       if (stride == 0) {
         double m = shift[out];
         for (int64_t i = 0; i < n; ++i)
-          m = MaxOf(m, static_cast<double>(Load(x[in + i])));
+          m = NanPropagatingMax(m, static_cast<double>(Load(x[in + i])));
         shift[out] = m;
       } else {
         for (int64_t i = 0; i < n; ++i) {
-          shift[out + i] =
-              MaxOf(shift[out + i], static_cast<double>(Load(x[in + i])));
+          shift[out + i] = NanPropagatingMax(
+              shift[out + i], static_cast<double>(Load(x[in + i])));
         }
       }
     });
@@ -324,9 +303,9 @@ template <ReduceKind K>
 absl::StatusOr<PreparedKernel> PrepareReduce(const OpContext& context) {
   const TensorInfo& data = context.inputs[0];
   RETURN_IF_ERROR(RequireDType(data, kNumericTypes, "input 'data'"));
-  ASSIGN_OR_RETURN(bool keepdims, GetFlag(context.attrs, "keepdims", 1));
+  ASSIGN_OR_RETURN(bool keepdims, context.attrs.GetFlag("keepdims", true));
   ASSIGN_OR_RETURN(bool noop_with_empty_axes,
-                   GetFlag(context.attrs, "noop_with_empty_axes", 0));
+                   context.attrs.GetFlag("noop_with_empty_axes", false));
   ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReadAxes(context));
   const int64_t rank = static_cast<int64_t>(data.shape.rank());
   const DType dtype = data.dtype;
@@ -447,8 +426,9 @@ absl::StatusOr<PreparedKernel> PrepareArg(const OpContext& context) {
   const TensorInfo& data = context.inputs[0];
   RETURN_IF_ERROR(RequireDType(data, kNumericTypes, "input 'data'"));
   ASSIGN_OR_RETURN(int64_t axis_attr, context.attrs.GetInt("axis", 0));
-  ASSIGN_OR_RETURN(bool keepdims, GetFlag(context.attrs, "keepdims", 1));
-  ASSIGN_OR_RETURN(bool last, GetFlag(context.attrs, "select_last_index", 0));
+  ASSIGN_OR_RETURN(bool keepdims, context.attrs.GetFlag("keepdims", true));
+  ASSIGN_OR_RETURN(bool last,
+                   context.attrs.GetFlag("select_last_index", false));
   const int64_t rank = static_cast<int64_t>(data.shape.rank());
   ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank, "axis"));
   int64_t outer = 1;
@@ -500,36 +480,20 @@ absl::StatusOr<PreparedKernel> PrepareArg(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterReduceOps(OpRegistry& registry) {
-  struct Entry {
-    const char* type;
-    int max_inputs;
-    PrepareFn prepare;
-  };
-  const Entry entries[] = {
-      {"ReduceSum", 2, PrepareReduce<ReduceKind::kSum>},
-      {"ReduceMean", 2, PrepareReduce<ReduceKind::kMean>},
-      {"ReduceMax", 2, PrepareReduce<ReduceKind::kMax>},
-      {"ReduceMin", 2, PrepareReduce<ReduceKind::kMin>},
-      {"ReduceProd", 2, PrepareReduce<ReduceKind::kProd>},
-      {"ReduceSumSquare", 2, PrepareReduce<ReduceKind::kSumSquare>},
-      {"ReduceL1", 2, PrepareReduce<ReduceKind::kL1>},
-      {"ReduceL2", 2, PrepareReduce<ReduceKind::kL2>},
-      {"ReduceLogSum", 2, PrepareReduce<ReduceKind::kLogSum>},
-      {"ReduceLogSumExp", 2, PrepareReduce<ReduceKind::kLogSumExp>},
-      {"ArgMax", 1, PrepareArg<true>},
-      {"ArgMin", 1, PrepareArg<false>},
-  };
-  for (const Entry& e : entries) {
-    OpDef def;
-    def.type = e.type;
-    def.min_inputs = 1;
-    def.max_inputs = e.max_inputs;
-    def.min_outputs = 1;
-    def.max_outputs = 1;
-    def.prepare = e.prepare;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"ReduceSum", 1, 2, 1, 1, PrepareReduce<ReduceKind::kSum>},
+      {"ReduceMean", 1, 2, 1, 1, PrepareReduce<ReduceKind::kMean>},
+      {"ReduceMax", 1, 2, 1, 1, PrepareReduce<ReduceKind::kMax>},
+      {"ReduceMin", 1, 2, 1, 1, PrepareReduce<ReduceKind::kMin>},
+      {"ReduceProd", 1, 2, 1, 1, PrepareReduce<ReduceKind::kProd>},
+      {"ReduceSumSquare", 1, 2, 1, 1, PrepareReduce<ReduceKind::kSumSquare>},
+      {"ReduceL1", 1, 2, 1, 1, PrepareReduce<ReduceKind::kL1>},
+      {"ReduceL2", 1, 2, 1, 1, PrepareReduce<ReduceKind::kL2>},
+      {"ReduceLogSum", 1, 2, 1, 1, PrepareReduce<ReduceKind::kLogSum>},
+      {"ReduceLogSumExp", 1, 2, 1, 1, PrepareReduce<ReduceKind::kLogSumExp>},
+      {"ArgMax", 1, 1, 1, 1, PrepareArg<true>},
+      {"ArgMin", 1, 1, 1, 1, PrepareArg<false>},
+  });
 }
 
 }  // namespace acldump

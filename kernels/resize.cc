@@ -532,9 +532,10 @@ absl::StatusOr<PreparedKernel> PrepareUpsample(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterResizeOps(OpRegistry& registry) {
-  RETURN_IF_ERROR(
-      registry.Register(OpDef{"Resize", 1, 4, 1, 1, PrepareResize}));
-  return registry.Register(OpDef{"Upsample", 1, 2, 1, 1, PrepareUpsample});
+  return registry.RegisterAll({
+      {"Resize", 1, 4, 1, 1, PrepareResize},
+      {"Upsample", 1, 2, 1, 1, PrepareUpsample},
+  });
 }
 
 }  // namespace acldump

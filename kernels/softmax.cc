@@ -8,34 +8,12 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/vector_math.h"
 
 namespace acldump {
 namespace {
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
-
-template <typename F>
-absl::Status VisitFloatDType(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return f.template operator()<float>();
-    case DType::kFloat16:
-      return f.template operator()<Float16>();
-    case DType::kBFloat16:
-      return f.template operator()<BFloat16>();
-    case DType::kFloat64:
-      return f.template operator()<double>();
-    default:
-      return Unimplemented("type ", DTypeName(dtype));
-  }
-}
-
-// NaN-propagating max, so a row with a NaN comes out all NaN (as numpy's
-// reference does).
-template <typename C>
-inline C MaxOf(C acc, C v) {
-  return (v > acc || v != v) ? v : acc;
-}
 
 // Hardmax picks the first maximum; a NaN counts as the maximum (numpy's
 // argmax).
@@ -63,15 +41,21 @@ void RunRow(const T* x, T* y, int64_t n) {
     return;
   } else {
     C max = Load(x[0]);
-    for (int64_t i = 1; i < n; ++i) max = MaxOf(max, Load(x[i]));
+    for (int64_t i = 1; i < n; ++i) max = NanPropagatingMax(max, Load(x[i]));
     double sum = 0;
     if constexpr (K == SoftmaxKind::kSoftmax && std::is_same_v<T, C>) {
       // Full-precision output buffer: keep the exponentials there for the
       // scaling pass.
-      for (int64_t i = 0; i < n; ++i) {
-        const C e = std::exp(x[i] - max);
-        y[i] = e;
-        sum += e;
+      if constexpr (std::is_same_v<T, float>) {
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - max;
+        ExpFloat32(y, y, static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) sum += y[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          const C e = std::exp(x[i] - max);
+          y[i] = e;
+          sum += e;
+        }
       }
       const C scale = static_cast<C>(1.0 / sum);
       for (int64_t i = 0; i < n; ++i) y[i] *= scale;
@@ -115,7 +99,7 @@ void RunColumns(const T* x, T* y, int64_t count, int64_t inner,
           best[j] = r;
         }
       } else {
-        max[j] = MaxOf(max[j], v);
+        max[j] = NanPropagatingMax(max[j], v);
       }
     }
   }
@@ -209,22 +193,11 @@ absl::StatusOr<PreparedKernel> PrepareSoftmax(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterSoftmaxOps(OpRegistry& registry) {
-  const std::pair<const char*, PrepareFn> entries[] = {
-      {"Softmax", PrepareSoftmax<SoftmaxKind::kSoftmax>},
-      {"LogSoftmax", PrepareSoftmax<SoftmaxKind::kLogSoftmax>},
-      {"Hardmax", PrepareSoftmax<SoftmaxKind::kHardmax>},
-  };
-  for (const auto& [type, prepare] : entries) {
-    OpDef def;
-    def.type = type;
-    def.min_inputs = 1;
-    def.max_inputs = 1;
-    def.min_outputs = 1;
-    def.max_outputs = 1;
-    def.prepare = prepare;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+  return registry.RegisterAll({
+      {"Softmax", 1, 1, 1, 1, PrepareSoftmax<SoftmaxKind::kSoftmax>},
+      {"LogSoftmax", 1, 1, 1, 1, PrepareSoftmax<SoftmaxKind::kLogSoftmax>},
+      {"Hardmax", 1, 1, 1, 1, PrepareSoftmax<SoftmaxKind::kHardmax>},
+  });
 }
 
 }  // namespace acldump

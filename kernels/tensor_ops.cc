@@ -808,25 +808,92 @@ std::array<std::byte, 8> ScalarBytes(DType dtype, double value) {
   return bytes;
 }
 
-absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
-  const TensorInfo& data = context.inputs[0];
-  const int64_t rank = static_cast<int64_t>(data.shape.rank());
-  ASSIGN_OR_RETURN(std::string mode_name,
-                   context.attrs.GetString("mode", "constant"));
-  PadMode mode;
-  if (mode_name == "constant") {
-    mode = PadMode::kConstant;
-  } else if (mode_name == "reflect") {
-    mode = PadMode::kReflect;
-  } else if (mode_name == "edge") {
-    mode = PadMode::kEdge;
-  } else if (mode_name == "wrap") {
-    mode = PadMode::kWrap;
-  } else {
-    return InvalidArgument(
-        "attribute 'mode' must be constant, reflect, edge or wrap, got \"",
-        mode_name, "\"");
+// What a prepared Pad copies where: per output axis the source position (or
+// -1 for the constant), and the innermost stretch copied verbatim.
+struct PadPlan {
+  int64_t rank = 0, esize = 0;
+  Ints out_dims, strides;
+  std::vector<Ints> maps;
+  int64_t mid_begin = 0, mid_end = 0, mid_src = 0;
+  std::array<std::byte, 8> constant_bytes{};
+  bool constant_from_input = false;  // input 2, read at run time
+};
+
+absl::Status RunPad(const PadPlan& p, std::span<const TensorView> in,
+                    std::span<const TensorView> out) {
+  std::array<std::byte, 8> value = p.constant_bytes;
+  if (p.constant_from_input) std::memcpy(value.data(), in[2].data, p.esize);
+  const std::byte* src = in[0].as<const std::byte>();
+  std::byte* dst = out[0].as<std::byte>();
+  if (out[0].NumElements() == 0) return absl::OkStatus();
+  if (p.rank == 0) {
+    CopyRaw(dst, src, p.esize);
+    return absl::OkStatus();
   }
+  VisitElementSize(static_cast<size_t>(p.esize), [&]<size_t N>() {
+    constexpr int64_t kN = N;
+    const size_t last = static_cast<size_t>(p.rank - 1);
+    const Ints& row_map = p.maps[last];
+    const int64_t row = p.out_dims[last];
+    std::vector<int64_t> counter(last, 0);
+    // partial[k]: byte offset selected by axes < k, or -1 once one of them
+    // reads the constant.
+    std::vector<int64_t> partial(last + 1, 0);
+    auto refresh = [&](size_t from) {
+      for (size_t k = from; k < last; ++k) {
+        const int64_t m = p.maps[k][counter[k]];
+        partial[k + 1] =
+            partial[k] < 0 || m < 0 ? -1 : partial[k] + m * p.strides[k] * kN;
+      }
+    };
+    refresh(0);
+    while (true) {
+      if (partial[last] < 0) {
+        for (int64_t j = 0; j < row; ++j)
+          std::memcpy(dst + j * N, value.data(), N);
+      } else {
+        const std::byte* base = src + partial[last];
+        auto element = [&](int64_t j) {
+          const int64_t m = row_map[j];
+          std::memcpy(dst + j * N, m < 0 ? value.data() : base + m * N, N);
+        };
+        for (int64_t j = 0; j < p.mid_begin && j < row; ++j) element(j);
+        CopyRaw(dst + p.mid_begin * N, base + p.mid_src,
+                (p.mid_end - p.mid_begin) * N);
+        for (int64_t j = p.mid_end; j < row; ++j) element(j);
+      }
+      dst += row * N;
+      size_t axis = last;
+      while (axis-- > 0) {
+        if (++counter[axis] < p.out_dims[axis]) break;
+        counter[axis] = 0;
+      }
+      if (axis == static_cast<size_t>(-1)) return;
+      refresh(axis);
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PadMode> ParsePadMode(std::string_view name) {
+  if (name == "constant") return PadMode::kConstant;
+  if (name == "reflect") return PadMode::kReflect;
+  if (name == "edge") return PadMode::kEdge;
+  if (name == "wrap") return PadMode::kWrap;
+  return InvalidArgument(
+      "attribute 'mode' must be constant, reflect, edge or wrap, got \"", name,
+      "\"");
+}
+
+// Pad amounts per axis of the data, from the 'pads' attribute (opset <= 10)
+// or inputs 1 and 3 (pads, axes).
+struct PadAmounts {
+  Ints pads;        // as given, for messages
+  Ints begin, end;  // per data axis; negative values crop
+};
+
+absl::StatusOr<PadAmounts> ReadPadAmounts(const OpContext& context,
+                                          int64_t rank) {
   ASSIGN_OR_RETURN(std::optional<Ints> pads,
                    IntsFromAttrOrInput(context, "pads", 1));
   if (!pads) return InvalidArgument("'pads' is required");
@@ -842,6 +909,24 @@ absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
                            pads->size(), " entries; expected ", 2 * axes.size(),
                            " (begin and end for ", axes.size(), " axes)");
   }
+  PadAmounts amounts{*pads, Ints(rank, 0), Ints(rank, 0)};
+  for (size_t i = 0; i < axes.size(); ++i) {
+    amounts.begin[axes[i]] = (*pads)[i];
+    amounts.end[axes[i]] = (*pads)[i + axes.size()];
+  }
+  return amounts;
+}
+
+absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
+  const TensorInfo& data = context.inputs[0];
+  const int64_t rank = static_cast<int64_t>(data.shape.rank());
+  ASSIGN_OR_RETURN(std::string mode_name,
+                   context.attrs.GetString("mode", "constant"));
+  ASSIGN_OR_RETURN(PadMode mode, ParsePadMode(mode_name));
+  ASSIGN_OR_RETURN(PadAmounts amounts, ReadPadAmounts(context, rank));
+  const Ints& begin = amounts.begin;
+  const Ints& end = amounts.end;
+  const Ints* pads = &amounts.pads;
   // The constant comes from the 'value' attribute (opset <= 10) or input 2,
   // which is read at run time (it need not be known before execution).
   std::array<std::byte, 8> constant_bytes{};
@@ -862,11 +947,6 @@ absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
           value.shape.ToString());
     }
     constant_from_input = true;
-  }
-  Ints begin(rank, 0), end(rank, 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    begin[axes[i]] = (*pads)[i];
-    end[axes[i]] = (*pads)[i + axes.size()];
   }
   // Negative pads crop the input first; positive ones then pad what is left.
   Ints out_dims(rank), lo(rank), len(rank);
@@ -910,61 +990,13 @@ absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
       rank > 0 ? std::max<int64_t>(0, begin[rank - 1]) : 0;
   const int64_t mid_end = rank > 0 ? mid_begin + len[rank - 1] : 0;
   const int64_t mid_src = rank > 0 ? lo[rank - 1] * esize : 0;
-  auto run = [=, maps = std::move(maps)](std::span<const TensorView> in,
-                                         std::span<const TensorView> out,
-                                         std::span<std::byte>) -> absl::Status {
-    std::array<std::byte, 8> value = constant_bytes;
-    if (constant_from_input) std::memcpy(value.data(), in[2].data, esize);
-    const std::byte* src = in[0].as<const std::byte>();
-    std::byte* dst = out[0].as<std::byte>();
-    if (out[0].NumElements() == 0) return absl::OkStatus();
-    if (rank == 0) {
-      CopyRaw(dst, src, esize);
-      return absl::OkStatus();
-    }
-    VisitElementSize(static_cast<size_t>(esize), [&]<size_t N>() {
-      constexpr int64_t kN = N;
-      const size_t last = static_cast<size_t>(rank - 1);
-      const Ints& row_map = maps[last];
-      const int64_t row = out_dims[last];
-      std::vector<int64_t> counter(last, 0);
-      // partial[k]: byte offset selected by axes < k, or -1 once one of them
-      // reads the constant.
-      std::vector<int64_t> partial(last + 1, 0);
-      auto refresh = [&](size_t from) {
-        for (size_t k = from; k < last; ++k) {
-          const int64_t m = maps[k][counter[k]];
-          partial[k + 1] =
-              partial[k] < 0 || m < 0 ? -1 : partial[k] + m * strides[k] * kN;
-        }
-      };
-      refresh(0);
-      while (true) {
-        if (partial[last] < 0) {
-          for (int64_t j = 0; j < row; ++j)
-            std::memcpy(dst + j * N, value.data(), N);
-        } else {
-          const std::byte* base = src + partial[last];
-          auto element = [&](int64_t j) {
-            const int64_t m = row_map[j];
-            std::memcpy(dst + j * N, m < 0 ? value.data() : base + m * N, N);
-          };
-          for (int64_t j = 0; j < mid_begin && j < row; ++j) element(j);
-          CopyRaw(dst + mid_begin * N, base + mid_src,
-                  (mid_end - mid_begin) * N);
-          for (int64_t j = mid_end; j < row; ++j) element(j);
-        }
-        dst += row * N;
-        size_t axis = last;
-        while (axis-- > 0) {
-          if (++counter[axis] < out_dims[axis]) break;
-          counter[axis] = 0;
-        }
-        if (axis == static_cast<size_t>(-1)) return;
-        refresh(axis);
-      }
-    });
-    return absl::OkStatus();
+  PadPlan plan{
+      rank,      esize,   out_dims, strides,        std::move(maps),
+      mid_begin, mid_end, mid_src,  constant_bytes, constant_from_input};
+  auto run = [plan = std::move(plan)](std::span<const TensorView> in,
+                                      std::span<const TensorView> out,
+                                      std::span<std::byte>) {
+    return RunPad(plan, in, out);
   };
   return Prepared({TensorInfo{data.dtype, Shape(out_dims)}},
                   MakeKernel(std::move(run)));
@@ -1241,48 +1273,27 @@ absl::StatusOr<PreparedKernel> PrepareTile(const OpContext& context) {
 }  // namespace
 
 absl::Status RegisterTensorOps(OpRegistry& registry) {
-  struct Entry {
-    const char* type;
-    int min_inputs;
-    int max_inputs;
-    int min_outputs;
-    int max_outputs;
-    PrepareFn prepare;
-    bool aliases;
-  };
   constexpr int kMany = 1 << 16;
-  const Entry entries[] = {
-      {"Concat", 1, kMany, 1, 1, PrepareConcat, false},
-      {"Split", 1, 2, 1, kMany, PrepareSplit, false},
-      {"Slice", 1, 5, 1, 1, PrepareSlice, false},
-      {"Gather", 2, 2, 1, 1, PrepareGather, false},
+  return registry.RegisterAll({
+      {"Concat", 1, kMany, 1, 1, PrepareConcat},
+      {"Split", 1, 2, 1, kMany, PrepareSplit},
+      {"Slice", 1, 5, 1, 1, PrepareSlice},
+      {"Gather", 2, 2, 1, 1, PrepareGather},
       {"Reshape", 1, 2, 1, 1, PrepareReshape, true},
       {"Flatten", 1, 1, 1, 1, PrepareFlatten, true},
-      {"Transpose", 1, 1, 1, 1, PrepareTranspose, false},
+      {"Transpose", 1, 1, 1, 1, PrepareTranspose},
       {"Squeeze", 1, 2, 1, 1, PrepareSqueeze, true},
       {"Unsqueeze", 1, 2, 1, 1, PrepareUnsqueeze, true},
       {"Identity", 1, 1, 1, 1, PrepareIdentity, true},
-      {"Pad", 1, 4, 1, 1, PreparePad, false},
-      {"Shape", 1, 1, 1, 1, PrepareShape, false},
-      {"Size", 1, 1, 1, 1, PrepareSize, false},
-      {"Constant", 0, 0, 1, 1, PrepareConstant, false},
-      {"ConstantOfShape", 1, 1, 1, 1, PrepareConstantOfShape, false},
-      {"Expand", 2, 2, 1, 1, PrepareExpand, false},
-      {"Tile", 2, 2, 1, 1, PrepareTile, false},
-      {"Range", 3, 3, 1, 1, PrepareRange, false},
-  };
-  for (const Entry& e : entries) {
-    OpDef def;
-    def.type = e.type;
-    def.min_inputs = e.min_inputs;
-    def.max_inputs = e.max_inputs;
-    def.min_outputs = e.min_outputs;
-    def.max_outputs = e.max_outputs;
-    def.prepare = e.prepare;
-    def.output_aliases_input = e.aliases;
-    RETURN_IF_ERROR(registry.Register(std::move(def)));
-  }
-  return absl::OkStatus();
+      {"Pad", 1, 4, 1, 1, PreparePad},
+      {"Shape", 1, 1, 1, 1, PrepareShape},
+      {"Size", 1, 1, 1, 1, PrepareSize},
+      {"Constant", 0, 0, 1, 1, PrepareConstant},
+      {"ConstantOfShape", 1, 1, 1, 1, PrepareConstantOfShape},
+      {"Expand", 2, 2, 1, 1, PrepareExpand},
+      {"Tile", 2, 2, 1, 1, PrepareTile},
+      {"Range", 3, 3, 1, 1, PrepareRange},
+  });
 }
 
 }  // namespace acldump

@@ -199,18 +199,9 @@ absl::StatusOr<InputShapes> ParseInputShapes(std::string_view text) {
   return shapes;
 }
 
-absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
-                                 const ImportOptions& options) {
-  const int64_t opset = DefaultOpset(model);
-  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset) {
-    return absl::UnimplementedError(StrCat("ONNX opset ", opset,
-                                           " is not supported (", kMinOnnxOpset,
-                                           "..", kMaxOnnxOpset, ")"));
-  }
-  const onnx::GraphProto& proto = model.graph();
-  Graph graph;
-  graph.name = proto.name().empty() ? "model" : proto.name();
-  graph.source_opset = opset;
+namespace {
+
+absl::Status ImportInitializers(const onnx::GraphProto& proto, Graph& graph) {
   for (const onnx::TensorProto& init : proto.initializer()) {
     if (init.name().empty())
       return absl::InvalidArgumentError("an initializer has no name");
@@ -223,9 +214,15 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
           StrCat("initializer '", init.name(), "' is duplicated"));
     }
   }
+  return absl::OkStatus();
+}
+
+// Graph inputs (initializers listed as inputs are defaults, not inputs), with
+// --input-shape applied; a shape for a name that is not an input is an error.
+absl::Status ImportInputs(const onnx::GraphProto& proto,
+                          const ImportOptions& options, Graph& graph) {
   for (const onnx::ValueInfoProto& input : proto.input()) {
-    if (graph.initializers.count(input.name()))
-      continue;  // an initializer with a default
+    if (graph.initializers.count(input.name())) continue;
     absl::StatusOr<DeclaredValue> declared = ReadDeclared(input);
     if (!declared.ok()) return Annotate(declared.status(), "graph input");
     ASSIGN_OR_RETURN(TensorInfo info,
@@ -243,6 +240,10 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
                  StrJoin(names, ", "), ")"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status ImportOutputs(const onnx::GraphProto& proto, Graph& graph) {
   for (const onnx::ValueInfoProto& output : proto.output()) {
     absl::StatusOr<DeclaredValue> declared = ReadDeclared(output);
     if (!declared.ok()) return Annotate(declared.status(), "graph output");
@@ -256,54 +257,94 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
     }
     graph.outputs.push_back(std::move(info));
   }
-  std::set<std::string> names;
-  for (const onnx::NodeProto& node : proto.node()) names.insert(node.name());
+  return absl::OkStatus();
+}
+
+// Node i's name: its own, or "{op_type}_{index}" when unnamed; made unique
+// against every name in the graph (`all_names`) and those given so far.
+std::string UniqueNodeName(const onnx::NodeProto& node, int index,
+                           const std::set<std::string>& all_names,
+                           std::set<std::string>& used) {
+  std::string name = node.name();
+  const bool generated = name.empty();
+  if (generated) name = StrCat(node.op_type(), "_", index);
+  if (used.count(name) || (generated && all_names.count(name))) {
+    const std::string base = name;
+    int suffix = 1;
+    do {
+      name = StrCat(base, "_", suffix++);
+    } while (used.count(name) || all_names.count(name));
+  }
+  used.insert(name);
+  return name;
+}
+
+absl::StatusOr<GraphNode> ImportNode(const onnx::NodeProto& node,
+                                     std::string name, int64_t opset) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    return absl::UnimplementedError(StrCat("node '", node.name(),
+                                           "' is in domain '", node.domain(),
+                                           "'; only the default ONNX domain "
+                                           "is supported"));
+  }
+  GraphNode imported;
+  imported.op_type = node.op_type();
+  imported.name = name;
+  imported.original_names = {name};
+  imported.inputs.assign(node.input().begin(), node.input().end());
+  imported.outputs.assign(node.output().begin(), node.output().end());
+  // Trailing optional outputs left empty are dropped; inner empty ones are
+  // not supported.
+  while (!imported.outputs.empty() && imported.outputs.back().empty())
+    imported.outputs.pop_back();
+  for (const std::string& out : imported.outputs) {
+    if (out.empty()) {
+      return absl::UnimplementedError(
+          StrCat("node '", name,
+                 "' skips an optional output; name every output up to the "
+                 "last one used"));
+    }
+  }
+  absl::StatusOr<Attributes> attrs = AttributesFromOnnx(node, opset);
+  if (!attrs.ok()) return Annotate(attrs.status(), StrCat("node '", name, "'"));
+  imported.attrs = std::move(*attrs);
+  return imported;
+}
+
+absl::Status ImportNodes(const onnx::GraphProto& proto, int64_t opset,
+                         Graph& graph) {
+  std::set<std::string> all_names;
+  for (const onnx::NodeProto& node : proto.node())
+    all_names.insert(node.name());
   std::set<std::string> used;
   for (int i = 0; i < proto.node_size(); ++i) {
     const onnx::NodeProto& node = proto.node(i);
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      return absl::UnimplementedError(StrCat("node '", node.name(),
-                                             "' is in domain '", node.domain(),
-                                             "'; only the default ONNX domain "
-                                             "is supported"));
-    }
-    GraphNode imported;
-    imported.op_type = node.op_type();
-    // Unnamed nodes get "{op_type}_{index}"; names are made unique against
-    // every other name.
-    std::string name = node.name();
-    const bool generated = name.empty();
-    if (generated) name = StrCat(node.op_type(), "_", i);
-    if (used.count(name) || (generated && names.count(name))) {
-      const std::string base = name;
-      int suffix = 1;
-      do {
-        name = StrCat(base, "_", suffix++);
-      } while (used.count(name) || names.count(name));
-    }
-    used.insert(name);
-    imported.name = name;
-    imported.original_names = {name};
-    imported.inputs.assign(node.input().begin(), node.input().end());
-    imported.outputs.assign(node.output().begin(), node.output().end());
-    // Trailing optional outputs left empty are dropped; inner empty ones are
-    // not supported.
-    while (!imported.outputs.empty() && imported.outputs.back().empty())
-      imported.outputs.pop_back();
-    for (const std::string& out : imported.outputs) {
-      if (out.empty()) {
-        return absl::UnimplementedError(
-            StrCat("node '", name,
-                   "' skips an optional output; name every output up to the "
-                   "last one used"));
-      }
-    }
-    absl::StatusOr<Attributes> attrs = AttributesFromOnnx(node, opset);
-    if (!attrs.ok())
-      return Annotate(attrs.status(), StrCat("node '", name, "'"));
-    imported.attrs = std::move(*attrs);
+    ASSIGN_OR_RETURN(
+        GraphNode imported,
+        ImportNode(node, UniqueNodeName(node, i, all_names, used), opset));
     graph.nodes.push_back(std::move(imported));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
+                                 const ImportOptions& options) {
+  const int64_t opset = DefaultOpset(model);
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset) {
+    return absl::UnimplementedError(StrCat("ONNX opset ", opset,
+                                           " is not supported (", kMinOnnxOpset,
+                                           "..", kMaxOnnxOpset, ")"));
+  }
+  const onnx::GraphProto& proto = model.graph();
+  Graph graph;
+  graph.name = proto.name().empty() ? "model" : proto.name();
+  graph.source_opset = opset;
+  RETURN_IF_ERROR(ImportInitializers(proto, graph));
+  RETURN_IF_ERROR(ImportInputs(proto, options, graph));
+  RETURN_IF_ERROR(ImportOutputs(proto, graph));
+  RETURN_IF_ERROR(ImportNodes(proto, opset, graph));
   RETURN_IF_ERROR(SortTopologically(graph));
   return graph;
 }

@@ -45,42 +45,12 @@ int64_t DefaultOpset(const onnx::ModelProto& model) {
   return 0;
 }
 
-absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto) {
-  std::optional<DType> dtype = FromOnnxDataType(proto.data_type());
-  if (!dtype) {
-    return absl::UnimplementedError(
-        StrCat("tensor '", proto.name(), "': ONNX data type ",
-               proto.data_type(), " is not supported"));
-  }
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL ||
-      proto.external_data_size() > 0) {
-    return absl::UnimplementedError(
-        StrCat("tensor '", proto.name(), "': external data is not supported"));
-  }
-  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
-  if (!count.ok()) return Invalid(proto, ToStd(count.status().message()));
-  const size_t bytes = static_cast<size_t>(*count) * DTypeSize(*dtype);
-  if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != bytes) {
-      return Invalid(proto, StrCat("raw_data has ", proto.raw_data().size(),
-                                   " bytes, ", DTypeName(*dtype),
-                                   Shape(dims).ToString(), " needs ", bytes));
-    }
-    Tensor tensor(*dtype, Shape(std::move(dims)));
-    if (bytes > 0) std::memcpy(tensor.data(), proto.raw_data().data(), bytes);
-    return tensor;
-  }
-  // Typed fields: refuse to allocate more than the field can possibly fill.
-  const int64_t available = proto.float_data_size() + proto.int32_data_size() +
-                            proto.int64_data_size() + proto.double_data_size() +
-                            proto.uint64_data_size();
-  if (*count > available) {
-    return Invalid(proto, StrCat("holds ", available, " values, shape ",
-                                 Shape(dims).ToString(), " needs ", *count));
-  }
-  Tensor tensor(*dtype, Shape(std::move(dims)));
-  switch (*dtype) {
+namespace {
+
+// Fills `tensor` from the typed field its data type uses (ONNX keeps the
+// small integer, bool and 16-bit float types in int32_data).
+absl::Status CopyTypedField(const onnx::TensorProto& proto, Tensor& tensor) {
+  switch (tensor.dtype()) {
     case DType::kFloat32:
       RETURN_IF_ERROR(
           CopyField<float>(proto, proto.float_data(), tensor, "float_data"));
@@ -124,6 +94,47 @@ absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto) {
     case DType::kUndefined:
       break;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto) {
+  std::optional<DType> dtype = FromOnnxDataType(proto.data_type());
+  if (!dtype) {
+    return absl::UnimplementedError(
+        StrCat("tensor '", proto.name(), "': ONNX data type ",
+               proto.data_type(), " is not supported"));
+  }
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL ||
+      proto.external_data_size() > 0) {
+    return absl::UnimplementedError(
+        StrCat("tensor '", proto.name(), "': external data is not supported"));
+  }
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+  if (!count.ok()) return Invalid(proto, ToStd(count.status().message()));
+  const size_t bytes = static_cast<size_t>(*count) * DTypeSize(*dtype);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != bytes) {
+      return Invalid(proto, StrCat("raw_data has ", proto.raw_data().size(),
+                                   " bytes, ", DTypeName(*dtype),
+                                   Shape(dims).ToString(), " needs ", bytes));
+    }
+    Tensor tensor(*dtype, Shape(std::move(dims)));
+    if (bytes > 0) std::memcpy(tensor.data(), proto.raw_data().data(), bytes);
+    return tensor;
+  }
+  // Typed fields: refuse to allocate more than the field can possibly fill.
+  const int64_t available = proto.float_data_size() + proto.int32_data_size() +
+                            proto.int64_data_size() + proto.double_data_size() +
+                            proto.uint64_data_size();
+  if (*count > available) {
+    return Invalid(proto, StrCat("holds ", available, " values, shape ",
+                                 Shape(dims).ToString(), " needs ", *count));
+  }
+  Tensor tensor(*dtype, Shape(std::move(dims)));
+  RETURN_IF_ERROR(CopyTypedField(proto, tensor));
   return tensor;
 }
 

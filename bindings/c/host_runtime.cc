@@ -36,6 +36,12 @@ std::string Address(const void* pointer) {
                 fmt::format("{:x}", reinterpret_cast<uintptr_t>(pointer)));
 }
 
+// A handle that is not (or no longer) in the runtime's tables.
+aclError NotLive(aclError code, std::string_view kind, const void* handle) {
+  return Fail(code, StrCat(kind, " ", Address(handle), " is not a live ", kind,
+                           " (destroyed already?)"));
+}
+
 }  // namespace
 
 const Stream* BlockingCallbackStream() { return blocking_callback_stream; }
@@ -287,9 +293,7 @@ aclError HostRuntime::DestroyContext(const void* handle) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = contexts_.find(handle);
     if (it == contexts_.end()) {
-      return Fail(ACL_ERROR_RT_CONTEXT_NULL,
-                  StrCat("context ", Address(handle),
-                         " is not a live context (destroyed already?)"));
+      return NotLive(ACL_ERROR_RT_CONTEXT_NULL, "context", handle);
     }
     if (it->second->is_default) {
       return Fail(ACL_ERROR_RT_CONTEXT_NULL,
@@ -311,9 +315,7 @@ aclError HostRuntime::SetCurrentContext(const void* handle) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = contexts_.find(handle);
   if (it == contexts_.end()) {
-    return Fail(ACL_ERROR_RT_CONTEXT_NULL,
-                StrCat("context ", Address(handle),
-                       " is not a live context (destroyed already?)"));
+    return NotLive(ACL_ERROR_RT_CONTEXT_NULL, "context", handle);
   }
   current_context = it->second;
   return ACL_SUCCESS;
@@ -369,9 +371,7 @@ aclError HostRuntime::ResolveStream(const void* handle,
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = streams_.find(handle);
   if (it == streams_.end()) {
-    return Fail(ACL_ERROR_RT_PARAM_INVALID,
-                StrCat("stream ", Address(handle),
-                       " is not a live stream (destroyed already?)"));
+    return NotLive(ACL_ERROR_RT_PARAM_INVALID, "stream", handle);
   }
   if (it->second->context() != context.get()) {
     return Fail(ACL_ERROR_RT_STREAM_CONTEXT,
@@ -444,9 +444,7 @@ aclError HostRuntime::CreateEvent(void** handle) {
 aclError HostRuntime::DestroyEvent(const void* handle) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (events_.erase(handle) == 0) {
-    return Fail(ACL_ERROR_RT_PARAM_INVALID,
-                StrCat("event ", Address(handle),
-                       " is not a live event (destroyed already?)"));
+    return NotLive(ACL_ERROR_RT_PARAM_INVALID, "event", handle);
   }
   return ACL_SUCCESS;
 }
@@ -456,9 +454,7 @@ aclError HostRuntime::FindEvent(const void* handle,
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = events_.find(handle);
   if (it == events_.end()) {
-    return Fail(ACL_ERROR_RT_PARAM_INVALID,
-                StrCat("event ", Address(handle),
-                       " is not a live event (destroyed already?)"));
+    return NotLive(ACL_ERROR_RT_PARAM_INVALID, "event", handle);
   }
   *event = it->second;
   return ACL_SUCCESS;

@@ -1,0 +1,141 @@
+#include "kernels/vector_math.h"
+
+#include <cstring>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/vector_math.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+// After highway.h, which it needs per target.
+#include "hwy/contrib/math/math-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace acldump::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Highway's Exp is valid up to +104 (every float above log(FLT_MAX) = 88.72
+// gives +inf there) and from -FLT_MAX; clamping to [-104, 104] keeps the
+// infinities in range, and below -104 the float result is 0 anyway.
+template <class D, class V>
+HWY_INLINE V ExpClamped(D d, V x) {
+  const V clamped =
+      hn::Min(hn::Max(x, hn::Set(d, -104.0f)), hn::Set(d, 104.0f));
+  return hn::Exp(d, clamped);
+}
+
+// NaN lanes of x pass through (Min/Max do not propagate NaN on x86).
+template <class D, class V>
+HWY_INLINE V KeepNaN(D d, V x, V result) {
+  (void)d;
+  return hn::IfThenElse(hn::IsNaN(x), x, result);
+}
+
+struct ExpOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    return KeepNaN(d, x, ExpClamped(d, x));
+  }
+};
+
+// 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below: e^-|x| never
+// overflows, so both halves keep full relative accuracy.
+struct SigmoidOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V one = hn::Set(d, 1.0f);
+    const V e = ExpClamped(d, hn::Neg(hn::Abs(x)));
+    const V positive = hn::Div(one, hn::Add(one, e));
+    const V result =
+        hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(e, positive), positive);
+    return KeepNaN(d, x, result);
+  }
+};
+
+struct TanhOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    // tanh(x) rounds to +-1 in float beyond |x| = 9.01; the clamp keeps
+    // infinities out of the polynomial.
+    const V clamped =
+        hn::Min(hn::Max(x, hn::Set(d, -10.0f)), hn::Set(d, 10.0f));
+    return KeepNaN(d, x, hn::Tanh(d, clamped));
+  }
+};
+
+// A rational approximation of erf on [-4, 4] (erf rounds to +-1 in float
+// beyond), as Eigen's generic_fast_erf_float: odd numerator of degree 13 over
+// an even denominator of degree 8.
+struct ErfOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V c = hn::Min(hn::Max(x, hn::Set(d, -4.0f)), hn::Set(d, 4.0f));
+    const V x2 = hn::Mul(c, c);
+    V p = hn::Set(d, -2.72614225801306e-10f);
+    p = hn::MulAdd(x2, p, hn::Set(d, 2.77068142495902e-08f));
+    p = hn::MulAdd(x2, p, hn::Set(d, -2.10102402082508e-06f));
+    p = hn::MulAdd(x2, p, hn::Set(d, -5.69250639462346e-05f));
+    p = hn::MulAdd(x2, p, hn::Set(d, -7.34990630326855e-04f));
+    p = hn::MulAdd(x2, p, hn::Set(d, -2.95459980854025e-03f));
+    p = hn::MulAdd(x2, p, hn::Set(d, -1.60960333262415e-02f));
+    V q = hn::Set(d, -1.45660718464996e-05f);
+    q = hn::MulAdd(x2, q, hn::Set(d, -2.13374055278905e-04f));
+    q = hn::MulAdd(x2, q, hn::Set(d, -1.68282697438203e-03f));
+    q = hn::MulAdd(x2, q, hn::Set(d, -7.37332916720468e-03f));
+    q = hn::MulAdd(x2, q, hn::Set(d, -1.42647390514189e-02f));
+    // x * (p / q) rather than (x * p) / q: no denormal intermediate for tiny x.
+    return KeepNaN(d, x, hn::Mul(c, hn::Div(p, q)));
+  }
+};
+
+template <class Op>
+HWY_INLINE void Apply(const float* HWY_RESTRICT x, float* y, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const Op op;
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(op(d, hn::LoadU(d, x + i)), d, y + i);
+  }
+  if (i < n) {
+    // The tail through a full vector: no lane reads or writes past n.
+    HWY_ALIGN float buffer[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::memcpy(buffer, x + i, (n - i) * sizeof(float));
+    hn::Store(op(d, hn::Load(d, buffer)), d, buffer);
+    std::memcpy(y + i, buffer, (n - i) * sizeof(float));
+  }
+}
+
+void ExpImpl(const float* x, float* y, size_t n) { Apply<ExpOp>(x, y, n); }
+void SigmoidImpl(const float* x, float* y, size_t n) {
+  Apply<SigmoidOp>(x, y, n);
+}
+void TanhImpl(const float* x, float* y, size_t n) { Apply<TanhOp>(x, y, n); }
+void ErfImpl(const float* x, float* y, size_t n) { Apply<ErfOp>(x, y, n); }
+
+}  // namespace acldump::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace acldump {
+
+HWY_EXPORT(ExpImpl);
+HWY_EXPORT(SigmoidImpl);
+HWY_EXPORT(TanhImpl);
+HWY_EXPORT(ErfImpl);
+
+void ExpFloat32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ExpImpl)(x, y, n);
+}
+void SigmoidFloat32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(SigmoidImpl)(x, y, n);
+}
+void TanhFloat32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(TanhImpl)(x, y, n);
+}
+void ErfFloat32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ErfImpl)(x, y, n);
+}
+
+}  // namespace acldump
+#endif  // HWY_ONCE

@@ -1,0 +1,22 @@
+// Float32 transcendental functions over arrays, on the widest SIMD target the
+// CPU has (Highway's dynamic dispatch). They keep the special values of their
+// <cmath> counterparts (NaN in gives NaN out; exp(+inf) = +inf, exp(-inf) = 0,
+// sigmoid(+-inf) = 1 / 0, tanh(+-inf) = +-1). Largest errors against the
+// exact result, measured over 2.5 million inputs each (vector_math_test.cc
+// holds them): exp 1 ulp, sigmoid 3, tanh 3, erf 7.
+#ifndef ACLDUMP_KERNELS_VECTOR_MATH_H_
+#define ACLDUMP_KERNELS_VECTOR_MATH_H_
+
+#include <cstddef>
+
+namespace acldump {
+
+// y[i] = f(x[i]) for i < n; x and y may be the same array.
+void ExpFloat32(const float* x, float* y, size_t n);
+void SigmoidFloat32(const float* x, float* y, size_t n);
+void TanhFloat32(const float* x, float* y, size_t n);
+void ErfFloat32(const float* x, float* y, size_t n);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_VECTOR_MATH_H_
