@@ -441,29 +441,39 @@ bool SameNonFinite(double x, double y) {
   return std::isinf(x) && x == y;
 }
 
-// The worst elements outside the tolerance (by how far past it, then by
-// index) and, when asked, the histogram and sample the report plots.
-void Examine(const std::vector<double>& a, const std::vector<double>& b,
-             const std::vector<int64_t>& shape, const CompareOptions& options,
-             bool detailed, TensorComparison& c) {
-  struct Candidate {
-    double excess;
-    uint64_t flat;
-  };
-  std::vector<Candidate> worst;
-  auto better = [](const Candidate& x, const Candidate& y) {
-    return x.excess > y.excess || (x.excess == y.excess && x.flat < y.flat);
-  };
-  double min_diff = std::numeric_limits<double>::infinity(), max_diff = 0;
+// An element outside the tolerance; how far past it decides its rank.
+struct Candidate {
+  double excess;
+  uint64_t flat;
+};
+
+// Furthest past the tolerance first; ties go to the lower index so the
+// listing is stable.
+bool RanksBefore(const Candidate& x, const Candidate& y) {
+  return x.excess > y.excess || (x.excess == y.excess && x.flat < y.flat);
+}
+
+// The nonzero finite differences, whose range sets the histogram's bins.
+struct DiffRange {
+  double min_diff = std::numeric_limits<double>::infinity();
+  double max_diff = 0;
   uint64_t nonzero = 0;
+};
+
+// The kWorstElements elements furthest past the tolerance, ranked.
+std::vector<Candidate> FindWorst(const std::vector<double>& a,
+                                 const std::vector<double>& b,
+                                 const CompareOptions& options,
+                                 DiffRange& range) {
+  std::vector<Candidate> worst;
   for (size_t i = 0; i < a.size(); ++i) {
     double excess;
     if (std::isfinite(a[i]) && std::isfinite(b[i])) {
       const double diff = std::fabs(a[i] - b[i]);
       if (diff > 0) {
-        ++nonzero;
-        min_diff = std::min(min_diff, diff);
-        max_diff = std::max(max_diff, diff);
+        ++range.nonzero;
+        range.min_diff = std::min(range.min_diff, diff);
+        range.max_diff = std::max(range.max_diff, diff);
       }
       excess = diff - (options.atol + options.rtol * std::fabs(b[i]));
       if (excess <= 0) continue;
@@ -475,29 +485,39 @@ void Examine(const std::vector<double>& a, const std::vector<double>& b,
     const Candidate candidate{excess, i};
     if (worst.size() < kWorstElements) {
       worst.push_back(candidate);
-      std::sort(worst.begin(), worst.end(), better);
-    } else if (better(candidate, worst.back())) {
+      std::sort(worst.begin(), worst.end(), RanksBefore);
+    } else if (RanksBefore(candidate, worst.back())) {
       worst.back() = candidate;
-      std::sort(worst.begin(), worst.end(), better);
+      std::sort(worst.begin(), worst.end(), RanksBefore);
     }
   }
-  for (const Candidate& w : worst) {
-    ElementDiff e;
-    e.flat = w.flat;
-    e.index = Unravel(w.flat, shape);
-    e.a = a[w.flat];
-    e.b = b[w.flat];
-    e.abs_diff = std::isfinite(e.a) && std::isfinite(e.b)
-                     ? std::fabs(e.a - e.b)
-                     : std::numeric_limits<double>::infinity();
-    c.worst.push_back(std::move(e));
-  }
-  if (!detailed) return;
+  return worst;
+}
+
+ElementDiff DescribeElement(uint64_t flat, const std::vector<double>& a,
+                            const std::vector<double>& b,
+                            const std::vector<int64_t>& shape) {
+  ElementDiff e;
+  e.flat = flat;
+  e.index = Unravel(flat, shape);
+  e.a = a[flat];
+  e.b = b[flat];
+  e.abs_diff = std::isfinite(e.a) && std::isfinite(e.b)
+                   ? std::fabs(e.a - e.b)
+                   : std::numeric_limits<double>::infinity();
+  return e;
+}
+
+// The histogram of differences on log-spaced bins, and a strided sample of
+// (reference, value) pairs with the worst elements added so they show.
+ErrorDetail BuildDetail(const std::vector<double>& a,
+                        const std::vector<double>& b, const DiffRange& range,
+                        const std::vector<ElementDiff>& worst) {
   ErrorDetail detail;
-  if (nonzero > 0) {
-    detail.bin_low = std::floor(std::log10(min_diff));
+  if (range.nonzero > 0) {
+    detail.bin_low = std::floor(std::log10(range.min_diff));
     detail.bin_high =
-        std::max(std::ceil(std::log10(max_diff)), detail.bin_low + 1);
+        std::max(std::ceil(std::log10(range.max_diff)), detail.bin_low + 1);
   }
   detail.bins.assign(kHistogramBins, 0);
   const double width = (detail.bin_high - detail.bin_low) / kHistogramBins;
@@ -519,14 +539,26 @@ void Examine(const std::vector<double>& a, const std::vector<double>& b,
     }
     if (i % stride == 0) detail.sample.emplace_back(b[i], a[i]);
   }
-  for (const ElementDiff& e : c.worst) {
+  for (const ElementDiff& e : worst) {
     if (std::isfinite(e.a) && std::isfinite(e.b)) {
       detail.sample.emplace_back(e.b, e.a);
     }
   }
-  c.detail = std::move(detail);
+  return detail;
 }
 
+// The worst elements outside the tolerance (by how far past it, then by
+// index) and, when asked, the histogram and sample the report plots.
+void Examine(const std::vector<double>& a, const std::vector<double>& b,
+             const std::vector<int64_t>& shape, const CompareOptions& options,
+             bool detailed, TensorComparison& c) {
+  DiffRange range;
+  for (const Candidate& w : FindWorst(a, b, options, range)) {
+    c.worst.push_back(DescribeElement(w.flat, a, b, shape));
+  }
+  if (!detailed) return;
+  c.detail = BuildDetail(a, b, range, c.worst);
+}
 TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,
                          const CompareOptions& options, bool* detail_budget) {
   TensorComparison c;
