@@ -463,29 +463,21 @@ void CountNewFiles(const std::set<std::string>& before, RunSummary& summary) {
   }
 }
 
-}  // namespace
-
-absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
-  RETURN_IF_ERROR(CheckOptions(options));
-  RunSummary summary;
-  summary.iterations = options.iterations;
-  summary.device = options.device;
-  // For the summary only: aclmdlSetDump below reports any config error.
-  absl::StatusOr<dump::DumpConfig> config =
-      dump::LoadDumpConfigFile(options.config);
-  if (config.ok()) {
-    summary.config_description = dump::DescribeDumpConfig(*config);
-    summary.dump_root = config->dump_path_resolved;
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
+absl::StatusOr<std::vector<std::string>> PrepareModels(
+    const std::vector<std::string>& models, TempDir& temp) {
   std::vector<std::string> om_paths;
-  for (const std::string& model : options.models) {
-    ASSIGN_OR_RETURN(std::string om, PrepareModel(model, *temp));
+  for (const std::string& model : models) {
+    ASSIGN_OR_RETURN(std::string om, PrepareModel(model, temp));
     om_paths.push_back(std::move(om));
   }
-  const std::set<std::string> before = ExistingFiles(summary.dump_root);
-  // What the plan dumps, to show progress and to say why a run dumped
-  // nothing. A config or model the API rejects is reported by the API below.
+  return om_paths;
+}
+
+// What the plan dumps, to show progress and to say why a run dumped
+// nothing. A config or model the API rejects is reported by the API later.
+std::vector<std::optional<DumpForecast>> ForecastModels(
+    const RunOptions& options, const std::vector<std::string>& om_paths,
+    RunSummary& summary) {
   std::vector<std::optional<DumpForecast>> forecasts(om_paths.size());
   bool all_nothing = !om_paths.empty();
   for (size_t m = 0; m < om_paths.size(); ++m) {
@@ -510,6 +502,37 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
     forecasts[m] = *std::move(forecast);
   }
   summary.nothing_selected = all_nothing;
+  return forecasts;
+}
+
+absl::Status StartDump(const RunOptions& options) {
+  RETURN_IF_ERROR(AclCall(aclmdlInitDump(), "aclmdlInitDump"));
+  return AclCall(
+      aclmdlSetDump(options.config.c_str()), "aclmdlSetDump",
+      StrCat("`dump check-config ", options.config,
+             "` explains the config; dump_path must exist and be writable"));
+}
+
+}  // namespace
+
+absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
+  RETURN_IF_ERROR(CheckOptions(options));
+  RunSummary summary;
+  summary.iterations = options.iterations;
+  summary.device = options.device;
+  // For the summary only: aclmdlSetDump below reports any config error.
+  absl::StatusOr<dump::DumpConfig> config =
+      dump::LoadDumpConfigFile(options.config);
+  if (config.ok()) {
+    summary.config_description = dump::DescribeDumpConfig(*config);
+    summary.dump_root = config->dump_path_resolved;
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
+  ASSIGN_OR_RETURN(std::vector<std::string> om_paths,
+                   PrepareModels(options.models, *temp));
+  const std::set<std::string> before = ExistingFiles(summary.dump_root);
+  std::vector<std::optional<DumpForecast>> forecasts =
+      ForecastModels(options, om_paths, summary);
 
   RETURN_IF_ERROR(AclCall(aclInit(nullptr), "aclInit"));
   struct Finalizer {
@@ -523,11 +546,7 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
   if (options.measure_without_dump) {
     RETURN_IF_ERROR(WarmUp(om_paths, options.seed));
   }
-  RETURN_IF_ERROR(AclCall(aclmdlInitDump(), "aclmdlInitDump"));
-  RETURN_IF_ERROR(AclCall(
-      aclmdlSetDump(options.config.c_str()), "aclmdlSetDump",
-      StrCat("`dump check-config ", options.config,
-             "` explains the config; dump_path must exist and be writable")));
+  RETURN_IF_ERROR(StartDump(options));
   std::vector<std::unique_ptr<ModelIo>> io;
   for (size_t m = 0; m < options.models.size(); ++m) {
     io.push_back(std::make_unique<ModelIo>());
