@@ -282,12 +282,22 @@ absl::StatusOr<Tensor> ReadArrayFile(const std::string& path) {
   return tensor;
 }
 
-absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
-  ASSIGN_OR_RETURN(FileHandle file, FileHandle::Open(path));
-  auto bad = [&](std::string_view what) {
-    return absl::InvalidArgumentError(
-        StrCat(".npz file '", path, "' is not a valid ZIP archive: ", what));
-  };
+namespace {
+
+absl::Status NotZip(const std::string& path, std::string_view what) {
+  return absl::InvalidArgumentError(
+      StrCat(".npz file '", path, "' is not a valid ZIP archive: ", what));
+}
+
+// Where the central directory is and how many entries it holds.
+struct CentralDirectory {
+  uint64_t entries;
+  uint64_t size;
+  uint64_t offset;
+};
+
+absl::StatusOr<CentralDirectory> FindCentralDirectory(const FileHandle& file,
+                                                      const std::string& path) {
   // The end record is in the last 64 KiB + 22 bytes.
   const uint64_t tail_size = std::min<uint64_t>(file.size(), 65536 + 22);
   ASSIGN_OR_RETURN(std::string tail,
@@ -299,31 +309,64 @@ absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
       break;
     }
   }
-  if (end == std::string::npos) return bad("no end of central directory");
-  uint64_t entries = Le(tail, end + 10, 2);
-  uint64_t directory_size = Le(tail, end + 12, 4);
-  uint64_t directory_offset = Le(tail, end + 16, 4);
-  if (entries == 0xFFFF || directory_size == 0xFFFFFFFF ||
-      directory_offset == 0xFFFFFFFF) {
+  if (end == std::string::npos) {
+    return NotZip(path, "no end of central directory");
+  }
+  CentralDirectory directory{Le(tail, end + 10, 2), Le(tail, end + 12, 4),
+                             Le(tail, end + 16, 4)};
+  if (directory.entries == 0xFFFF || directory.size == 0xFFFFFFFF ||
+      directory.offset == 0xFFFFFFFF) {
     // ZIP64: a locator right before the end record points at the ZIP64 end.
     const uint64_t end_in_file = file.size() - tail_size + end;
-    if (end_in_file < 20) return bad("truncated ZIP64 locator");
+    if (end_in_file < 20) return NotZip(path, "truncated ZIP64 locator");
     ASSIGN_OR_RETURN(std::string locator, file.Read(end_in_file - 20, 20));
-    if (Le(locator, 0, 4) != kZip64Locator) return bad("no ZIP64 locator");
+    if (Le(locator, 0, 4) != kZip64Locator) {
+      return NotZip(path, "no ZIP64 locator");
+    }
     ASSIGN_OR_RETURN(std::string record, file.Read(Le(locator, 8, 8), 56));
-    if (Le(record, 0, 4) != kZip64End) return bad("no ZIP64 end record");
-    entries = Le(record, 32, 8);
-    directory_size = Le(record, 40, 8);
-    directory_offset = Le(record, 48, 8);
+    if (Le(record, 0, 4) != kZip64End) {
+      return NotZip(path, "no ZIP64 end record");
+    }
+    directory = {Le(record, 32, 8), Le(record, 40, 8), Le(record, 48, 8)};
   }
-  if (directory_size > kMaxCentralDirectory) {
-    return bad(StrCat("central directory of ", directory_size, " bytes"));
+  return directory;
+}
+
+// ZIP64 extra field: the 32-bit fields set to 0xFFFFFFFF follow in order.
+void ApplyZip64Extra(std::string_view extra, NpzMember& member,
+                     uint64_t& local_offset) {
+  while (extra.size() >= 4) {
+    const uint16_t id = static_cast<uint16_t>(Le(extra, 0, 2));
+    const size_t len = Le(extra, 2, 2);
+    if (len > extra.size() - 4) break;
+    if (id == 0x0001) {
+      std::string_view field = extra.substr(4, len);
+      auto take = [&](uint64_t& value) {
+        if (value != 0xFFFFFFFF || field.size() < 8) return;
+        value = Le(field, 0, 8);
+        field.remove_prefix(8);
+      };
+      take(member.size);
+      take(member.compressed_size);
+      take(local_offset);
+    }
+    extra.remove_prefix(4 + len);
   }
-  ASSIGN_OR_RETURN(std::string directory,
-                   file.Read(directory_offset, directory_size));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
+  ASSIGN_OR_RETURN(FileHandle file, FileHandle::Open(path));
+  auto bad = [&](std::string_view what) { return NotZip(path, what); };
+  ASSIGN_OR_RETURN(CentralDirectory where, FindCentralDirectory(file, path));
+  if (where.size > kMaxCentralDirectory) {
+    return bad(StrCat("central directory of ", where.size, " bytes"));
+  }
+  ASSIGN_OR_RETURN(std::string directory, file.Read(where.offset, where.size));
   std::vector<NpzMember> members;
   size_t at = 0;
-  for (uint64_t n = 0; n < entries; ++n) {
+  for (uint64_t n = 0; n < where.entries; ++n) {
     if (directory.size() - at < 46 || Le(directory, at, 4) != kCentralEntry) {
       return bad("truncated central directory");
     }
@@ -341,25 +384,9 @@ absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
       return bad("truncated central directory entry");
     }
     const std::string name = directory.substr(at + 46, name_len);
-    // ZIP64 extra field: the 32-bit fields set to 0xFFFFFFFF follow in order.
-    std::string_view extra(directory.data() + at + 46 + name_len, extra_len);
-    while (extra.size() >= 4) {
-      const uint16_t id = static_cast<uint16_t>(Le(extra, 0, 2));
-      const size_t len = Le(extra, 2, 2);
-      if (len > extra.size() - 4) break;
-      if (id == 0x0001) {
-        std::string_view field = extra.substr(4, len);
-        auto take = [&](uint64_t& value) {
-          if (value != 0xFFFFFFFF || field.size() < 8) return;
-          value = Le(field, 0, 8);
-          field.remove_prefix(8);
-        };
-        take(member.size);
-        take(member.compressed_size);
-        take(local_offset);
-      }
-      extra.remove_prefix(4 + len);
-    }
+    ApplyZip64Extra(
+        std::string_view(directory.data() + at + 46 + name_len, extra_len),
+        member, local_offset);
     at += 46 + name_len + extra_len + comment_len;
     if (name.size() <= 4 || name.substr(name.size() - 4) != ".npy") continue;
     if (flags & 1) return bad(StrCat("member '", name, "' is encrypted"));
