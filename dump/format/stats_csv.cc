@@ -290,6 +290,110 @@ absl::StatusOr<std::vector<int64_t>> ParseStatsShape(std::string_view text) {
   return dims;
 }
 
+namespace {
+
+// A position in the CSV text. line counts the newlines passed, quoted ones
+// included, so messages name the line an editor shows.
+struct CsvCursor {
+  std::string_view text;
+  size_t pos = 0;
+  size_t line = 1;
+
+  bool AtLineEnd(size_t p) const {
+    return p < text.size() &&
+           (text[p] == '\n' ||
+            (text[p] == '\r' && p + 1 < text.size() && text[p + 1] == '\n'));
+  }
+  void SkipLineEnd() {
+    pos += text[pos] == '\r' ? 2 : 1;
+    ++line;
+  }
+};
+
+// A field starting at the opening quote; "" stands for one quote.
+absl::StatusOr<std::string> ReadQuotedField(CsvCursor& in, size_t record_line) {
+  const std::string_view text = in.text;
+  const size_t size = text.size();
+  std::string field;
+  ++in.pos;
+  while (true) {
+    if (in.pos >= size) {
+      return Invalid("line ", record_line, ": quoted field is not closed");
+    }
+    const char c = text[in.pos];
+    if (c == '"') {
+      if (in.pos + 1 < size && text[in.pos + 1] == '"') {
+        field += '"';
+        in.pos += 2;
+        continue;
+      }
+      ++in.pos;
+      break;
+    }
+    if (c == '\n') ++in.line;
+    field += c;
+    ++in.pos;
+  }
+  if (in.pos < size && text[in.pos] != ',' && !in.AtLineEnd(in.pos)) {
+    return Invalid("line ", in.line,
+                   ": unexpected character after a closing quote");
+  }
+  return field;
+}
+
+absl::StatusOr<std::string> ReadPlainField(CsvCursor& in) {
+  const std::string_view text = in.text;
+  const size_t start = in.pos;
+  while (in.pos < text.size() && text[in.pos] != ',' && !in.AtLineEnd(in.pos)) {
+    if (text[in.pos] == '"') {
+      return Invalid("line ", in.line,
+                     ": '\"' inside an unquoted field (quote the "
+                     "whole field)");
+    }
+    ++in.pos;
+  }
+  return std::string(text.substr(start, in.pos - start));
+}
+
+// The fields of the record at the cursor, which is left after its line end.
+absl::StatusOr<std::vector<std::string>> ReadRecord(CsvCursor& in,
+                                                    size_t record_line) {
+  const size_t size = in.text.size();
+  std::vector<std::string> fields;
+  while (true) {
+    absl::StatusOr<std::string> field = in.pos < size && in.text[in.pos] == '"'
+                                            ? ReadQuotedField(in, record_line)
+                                            : ReadPlainField(in);
+    if (!field.ok()) return field.status();
+    fields.push_back(*std::move(field));
+    if (fields.size() > kMaxStatsCsvColumns) {
+      return Invalid("line ", record_line, ": more than ", kMaxStatsCsvColumns,
+                     " fields");
+    }
+    if (in.pos < size && in.text[in.pos] == ',') {
+      ++in.pos;
+      continue;
+    }
+    if (in.pos < size) in.SkipLineEnd();
+    return fields;
+  }
+}
+
+absl::Status CheckHeader(const std::vector<std::string>& fields,
+                         size_t record_line) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (fields[i] == fields[j]) {
+        return Invalid("line ", record_line, ": column \"", fields[i],
+                       "\" appears twice in the header");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<StatsTable> ParseStatsCsv(std::string_view text) {
   if (text.size() > kMaxStatsCsvBytes) {
     return Invalid("stats CSV is ", text.size(),
@@ -301,98 +405,35 @@ absl::StatusOr<StatsTable> ParseStatsCsv(std::string_view text) {
   StatsTable table;
   bool have_header = false;
   size_t cells = 0;
-  size_t line = 1;
-  size_t pos = 0;
-  const size_t size = text.size();
-  auto at_line_end = [&](size_t p) {
-    return p < size && (text[p] == '\n' || (text[p] == '\r' && p + 1 < size &&
-                                            text[p + 1] == '\n'));
-  };
-  auto skip_line_end = [&](size_t& p) {
-    p += text[p] == '\r' ? 2 : 1;
-    ++line;
-  };
-  while (pos < size) {
-    if (at_line_end(pos)) {  // a blank line
-      skip_line_end(pos);
+  CsvCursor in{text};
+  while (in.pos < text.size()) {
+    if (in.AtLineEnd(in.pos)) {  // a blank line
+      in.SkipLineEnd();
       continue;
     }
-    const size_t record_line = line;
-    std::vector<std::string> fields;
-    while (true) {
-      std::string field;
-      if (pos < size && text[pos] == '"') {
-        ++pos;
-        while (true) {
-          if (pos >= size) {
-            return Invalid("line ", record_line,
-                           ": quoted field is not closed");
-          }
-          const char c = text[pos];
-          if (c == '"') {
-            if (pos + 1 < size && text[pos + 1] == '"') {
-              field += '"';
-              pos += 2;
-              continue;
-            }
-            ++pos;
-            break;
-          }
-          if (c == '\n') ++line;
-          field += c;
-          ++pos;
-        }
-        if (pos < size && text[pos] != ',' && !at_line_end(pos)) {
-          return Invalid("line ", line,
-                         ": unexpected character after a closing quote");
-        }
-      } else {
-        const size_t start = pos;
-        while (pos < size && text[pos] != ',' && !at_line_end(pos)) {
-          if (text[pos] == '"') {
-            return Invalid("line ", line,
-                           ": '\"' inside an unquoted field (quote the "
-                           "whole field)");
-          }
-          ++pos;
-        }
-        field.assign(text.substr(start, pos - start));
-      }
-      fields.push_back(std::move(field));
-      if (fields.size() > kMaxStatsCsvColumns) {
-        return Invalid("line ", record_line, ": more than ",
-                       kMaxStatsCsvColumns, " fields");
-      }
-      if (pos < size && text[pos] == ',') {
-        ++pos;
-        continue;
-      }
-      if (pos < size) skip_line_end(pos);
-      break;
-    }
-    cells += fields.size();
+    const size_t record_line = in.line;
+    absl::StatusOr<std::vector<std::string>> fields =
+        ReadRecord(in, record_line);
+    if (!fields.ok()) return fields.status();
+    cells += fields->size();
     if (cells > kMaxStatsCsvCells) {
       return Invalid("line ", record_line, ": more than ", kMaxStatsCsvCells,
                      " cells in the file");
     }
     if (!have_header) {
-      for (size_t i = 0; i < fields.size(); ++i) {
-        for (size_t j = 0; j < i; ++j) {
-          if (fields[i] == fields[j]) {
-            return Invalid("line ", record_line, ": column \"", fields[i],
-                           "\" appears twice in the header");
-          }
-        }
+      if (absl::Status header = CheckHeader(*fields, record_line);
+          !header.ok()) {
+        return header;
       }
-      table.header = std::move(fields);
+      table.header = *std::move(fields);
       have_header = true;
       continue;
     }
-    if (fields.size() != table.header.size()) {
-      return Invalid("line ", record_line, ": ", fields.size(),
+    if (fields->size() != table.header.size()) {
+      return Invalid("line ", record_line, ": ", fields->size(),
                      " fields but the header has ", table.header.size());
     }
-    table.rows.push_back(std::move(fields));
+    table.rows.push_back(*std::move(fields));
   }
   if (!have_header) return Invalid("stats CSV is empty: no header line");
   return table;
