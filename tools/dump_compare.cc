@@ -624,71 +624,61 @@ std::string OpIdentity(const OpRecord& op) {
              : StrCat(op.name, " (", op.type, ", task ", op.task_id, ")");
 }
 
-void NameDivergence(CompareResult& result) {
-  bool earlier_outside = false;
-  std::vector<size_t> not_compared;
-  std::optional<size_t> upstream;  // first outside op whose inputs differ
-  for (size_t i = 0; i < result.ops.size(); ++i) {
-    const OpComparison& op = result.ops[i];
-    if (op.outputs == Verdict::kNotCompared) {
-      not_compared.push_back(i);
-      continue;
-    }
-    if (op.outputs != Verdict::kOutside) continue;
-    std::optional<DivergenceBasis> basis;
-    if (op.inputs == Verdict::kWithin) {
-      basis = DivergenceBasis::kInputsWithin;
-    } else if (op.inputs == Verdict::kNotCompared && !earlier_outside) {
-      basis = not_compared.empty() ? DivergenceBasis::kEarlierWithin
-                                   : DivergenceBasis::kEarlierNotCompared;
-    }
-    if (basis) {
-      result.first_divergence = i;
-      result.basis = *basis;
-      if (*basis == DivergenceBasis::kEarlierNotCompared) {
-        result.earlier_not_compared = not_compared;
+// Why the op is named, in the words the basis allows, ending where the
+// description of its outputs follows.
+std::string DivergenceReason(const CompareResult& result,
+                             const OpComparison& op, DivergenceBasis basis,
+                             const std::vector<size_t>& not_compared) {
+  switch (basis) {
+    case DivergenceBasis::kInputsWithin:
+      return StrCat(OpIdentity(*op.a),
+                    ": its inputs are within the tolerance, ");
+    case DivergenceBasis::kEarlierWithin:
+      return StrCat(OpIdentity(*op.a),
+                    ": its inputs were not compared, but every earlier "
+                    "operator's outputs are within the tolerance; ");
+    case DivergenceBasis::kEarlierNotCompared: {
+      std::vector<std::string> names;
+      for (size_t k = 0; k < not_compared.size() && k < 5; ++k) {
+        const OpRecord& earlier = *result.ops[not_compared[k]].a;
+        names.push_back(earlier.type.empty()
+                            ? earlier.name
+                            : StrCat(earlier.name, " (", earlier.type, ")"));
       }
-      std::string why;
-      switch (*basis) {
-        case DivergenceBasis::kInputsWithin:
-          why = StrCat(OpIdentity(*op.a),
-                       ": its inputs are within the tolerance, ");
-          break;
-        case DivergenceBasis::kEarlierWithin:
-          why = StrCat(OpIdentity(*op.a),
-                       ": its inputs were not compared, but every earlier "
-                       "operator's outputs are within the tolerance; ");
-          break;
-        case DivergenceBasis::kEarlierNotCompared: {
-          std::vector<std::string> names;
-          for (size_t k = 0; k < not_compared.size() && k < 5; ++k) {
-            const OpRecord& earlier = *result.ops[not_compared[k]].a;
-            names.push_back(earlier.type.empty() ? earlier.name
-                                                 : StrCat(earlier.name, " (",
-                                                          earlier.type, ")"));
-          }
-          if (not_compared.size() > 5) names.push_back("...");
-          why = StrCat(OpIdentity(*op.a),
-                       " is the first operator outside the tolerance, but "
-                       "its inputs were not compared and ",
-                       Plural(not_compared.size(), "earlier operator"),
-                       not_compared.size() == 1 ? " was" : " were",
-                       " not compared (", StrJoin(names, ", "),
-                       "), so the divergence may start there; ");
-          break;
-        }
-      }
-      result.divergence_note = StrCat(why, DescribeOutputs(op));
-      if (op.a->type == "Data") {
-        StrAppend(result.divergence_note,
-                  "; this is a graph input: the two sides ran on different "
-                  "inputs (give both the same one, e.g. `dump run --input`)");
-      }
-      return;
+      if (not_compared.size() > 5) names.push_back("...");
+      return StrCat(OpIdentity(*op.a),
+                    " is the first operator outside the tolerance, but "
+                    "its inputs were not compared and ",
+                    Plural(not_compared.size(), "earlier operator"),
+                    not_compared.size() == 1 ? " was" : " were",
+                    " not compared (", StrJoin(names, ", "),
+                    "), so the divergence may start there; ");
     }
-    if (!upstream) upstream = i;
-    earlier_outside = true;
   }
+  return "";
+}
+
+void NameDivergenceAt(CompareResult& result, size_t i, DivergenceBasis basis,
+                      const std::vector<size_t>& not_compared) {
+  const OpComparison& op = result.ops[i];
+  result.first_divergence = i;
+  result.basis = basis;
+  if (basis == DivergenceBasis::kEarlierNotCompared) {
+    result.earlier_not_compared = not_compared;
+  }
+  result.divergence_note = StrCat(
+      DivergenceReason(result, op, basis, not_compared), DescribeOutputs(op));
+  if (op.a->type == "Data") {
+    StrAppend(result.divergence_note,
+              "; this is a graph input: the two sides ran on different "
+              "inputs (give both the same one, e.g. `dump run --input`)");
+  }
+}
+
+// Why no op could be named; upstream is the first outside op whose inputs
+// differ, if any.
+void ExplainNoDivergence(CompareResult& result,
+                         std::optional<size_t> upstream) {
   if (upstream) {
     const OpComparison& op = result.ops[*upstream];
     result.divergence_note = StrCat(
@@ -721,6 +711,35 @@ void NameDivergence(CompareResult& result) {
                 " of A not compared)");
     }
   }
+}
+
+void NameDivergence(CompareResult& result) {
+  bool earlier_outside = false;
+  std::vector<size_t> not_compared;
+  std::optional<size_t> upstream;  // first outside op whose inputs differ
+  for (size_t i = 0; i < result.ops.size(); ++i) {
+    const OpComparison& op = result.ops[i];
+    if (op.outputs == Verdict::kNotCompared) {
+      not_compared.push_back(i);
+      continue;
+    }
+    if (op.outputs != Verdict::kOutside) continue;
+    if (op.inputs == Verdict::kWithin) {
+      NameDivergenceAt(result, i, DivergenceBasis::kInputsWithin, not_compared);
+      return;
+    }
+    if (op.inputs == Verdict::kNotCompared && !earlier_outside) {
+      NameDivergenceAt(result, i,
+                       not_compared.empty()
+                           ? DivergenceBasis::kEarlierWithin
+                           : DivergenceBasis::kEarlierNotCompared,
+                       not_compared);
+      return;
+    }
+    if (!upstream) upstream = i;
+    earlier_outside = true;
+  }
+  ExplainNoDivergence(result, upstream);
 }
 
 }  // namespace
