@@ -810,106 +810,167 @@ std::string FolderLabel(const CompareSide& side) {
   return StrCat("files in ", side.directory);
 }
 
-CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
-                           const CompareOptions& options,
-                           const DumpFilter& filter) {
-  // B's operators by converted name (and escaped name), and B's outputs by
-  // producing op.
+namespace {
+
+// B's operators by converted name (and escaped name), and B's outputs by
+// producing op.
+struct SideIndex {
+  using OutputMap =
+      std::map<std::pair<std::string, uint32_t>, std::pair<size_t, uint32_t>>;
   std::map<std::string, std::vector<size_t>, std::less<>> by_name;
-  std::map<std::pair<std::string, uint32_t>, std::pair<size_t, uint32_t>>
-      by_output;
-  for (size_t i = 0; i < b.ops.size(); ++i) {
-    const OpRecord& op = b.ops[i];
-    by_name[op.name].push_back(i);
-    for (const TensorRef& out : op.outputs) {
-      if (!out.original_op.empty()) {
-        by_output.emplace(std::make_pair(out.original_op, out.original_index),
-                          std::make_pair(i, out.position));
-      }
-      by_output.emplace(std::make_pair(op.name, out.position),
-                        std::make_pair(i, out.position));
-    }
-  }
-  auto find_output = [&](const std::string& producer, uint32_t index) {
+  OutputMap by_output;
+
+  OutputMap::const_iterator FindOutput(const std::string& producer,
+                                       uint32_t index) const {
     auto it = by_output.find({producer, index});
     if (it == by_output.end()) {
       it = by_output.find({dump::EscapeNamePart(producer), index});
     }
     return it;
-  };
-  std::map<std::string, size_t> occurrences;
-  std::vector<bool> used(b.ops.size(), false);
-  TensorLoader load_a(a), load_b(b);
-  CompareResult result;
-  size_t detailed = 0;
-  Progress progress("compare", a.ops.size());
-  for (size_t index = 0; index < a.ops.size(); ++index) {
-    const OpRecord& op = a.ops[index];
-    progress.Update(index + 1, op.name);
+  }
+};
+
+SideIndex IndexSide(const CompareSide& b) {
+  SideIndex index;
+  for (size_t i = 0; i < b.ops.size(); ++i) {
+    const OpRecord& op = b.ops[i];
+    index.by_name[op.name].push_back(i);
+    for (const TensorRef& out : op.outputs) {
+      if (!out.original_op.empty()) {
+        index.by_output.emplace(
+            std::make_pair(out.original_op, out.original_index),
+            std::make_pair(i, out.position));
+      }
+      index.by_output.emplace(std::make_pair(op.name, out.position),
+                              std::make_pair(i, out.position));
+    }
+  }
+  return index;
+}
+
+// Finds each op of A its counterpart in B and compares their tensors. What
+// carries from op to op: how often each name was matched (repeated names
+// pair up in order), which ops of B were used, and how many tensors got the
+// detailed look.
+class OpMatcher {
+ public:
+  OpMatcher(const CompareSide& a, const CompareSide& b,
+            const CompareOptions& options)
+      : a_(a),
+        b_(b),
+        options_(options),
+        index_(IndexSide(b)),
+        used_(b.ops.size(), false),
+        load_a_(a),
+        load_b_(b) {}
+
+  OpComparison Match(size_t index) {
+    const OpRecord& op = a_.ops[index];
     OpComparison cmp;
     cmp.a = &op;
     cmp.index = index;
-    load_a.Clear();
-    load_b.Clear();
-    auto compare = [&](const OpRecord& other, bool is_input, uint32_t pa,
-                       uint32_t pb) {
-      bool detail = detailed < kDetailedTensors;
-      TensorComparison c =
-          Compare(load_a.Load(op, is_input, pa),
-                  load_b.Load(other, is_input, pb), options, &detail);
-      if (c.detail) ++detailed;
-      c.is_input = is_input;
-      c.position = pa;
-      c.b_label = StrCat(other.name, is_input ? " input " : " output ", pb);
-      cmp.tensors.push_back(std::move(c));
-    };
-    auto named = by_name.find(op.name);
-    if (named == by_name.end())
-      named = by_name.find(dump::EscapeNamePart(op.name));
-    const size_t k = named == by_name.end() ? 0 : occurrences[named->first]++;
-    if (named != by_name.end() && k < named->second.size()) {
-      const OpRecord& other = b.ops[named->second[k]];
-      used[named->second[k]] = true;
-      cmp.match = MatchKind::kConvertedName;
-      cmp.b_name = other.name;
-      for (const auto* refs : {&op.inputs, &op.outputs}) {
-        for (const TensorRef& t : *refs) {
-          const auto& other_refs = t.is_input ? other.inputs : other.outputs;
-          const auto& other_files =
-              t.is_input ? other.input_files : other.output_files;
-          if (t.position >= other_refs.size()) continue;
-          // A reference side may lack some tensors of an op.
-          if (b.kind == SideKind::kReference &&
-              (t.position >= other_files.size() ||
-               other_files[t.position].empty())) {
-            continue;
-          }
-          compare(other, t.is_input, t.position, t.position);
-        }
-      }
+    load_a_.Clear();
+    load_b_.Clear();
+    auto named = index_.by_name.find(op.name);
+    if (named == index_.by_name.end()) {
+      named = index_.by_name.find(dump::EscapeNamePart(op.name));
+    }
+    const size_t k =
+        named == index_.by_name.end() ? 0 : occurrences_[named->first]++;
+    if (named != index_.by_name.end() && k < named->second.size()) {
+      MatchByName(cmp, named->second[k]);
     } else {
-      std::vector<std::string> counterparts;
-      for (const TensorRef& t : op.outputs) {
-        const std::string producer =
-            t.original_op.empty() ? op.name : t.original_op;
-        auto it = find_output(producer, t.original_index);
-        if (it == by_output.end()) continue;
-        const auto [other_index, position] = it->second;
-        const OpRecord& other = b.ops[other_index];
-        used[other_index] = true;
-        if (std::find(counterparts.begin(), counterparts.end(), other.name) ==
-            counterparts.end()) {
-          counterparts.push_back(other.name);
-        }
-        compare(other, false, t.position, position);
-      }
-      if (!cmp.tensors.empty()) {
-        cmp.match = MatchKind::kOriginalName;
-        cmp.b_name = StrJoin(counterparts, ",");
-      }
+      MatchByOutputs(cmp);
     }
     cmp.inputs = VerdictOf(cmp.tensors, true);
     cmp.outputs = VerdictOf(cmp.tensors, false);
+    return cmp;
+  }
+
+  const std::vector<bool>& used() const { return used_; }
+
+ private:
+  void CompareTensor(OpComparison& cmp, const OpRecord& other, bool is_input,
+                     uint32_t pa, uint32_t pb) {
+    bool detail = detailed_ < kDetailedTensors;
+    TensorComparison c =
+        Compare(load_a_.Load(*cmp.a, is_input, pa),
+                load_b_.Load(other, is_input, pb), options_, &detail);
+    if (c.detail) ++detailed_;
+    c.is_input = is_input;
+    c.position = pa;
+    c.b_label = StrCat(other.name, is_input ? " input " : " output ", pb);
+    cmp.tensors.push_back(std::move(c));
+  }
+
+  void MatchByName(OpComparison& cmp, size_t other_index) {
+    const OpRecord& op = *cmp.a;
+    const OpRecord& other = b_.ops[other_index];
+    used_[other_index] = true;
+    cmp.match = MatchKind::kConvertedName;
+    cmp.b_name = other.name;
+    for (const auto* refs : {&op.inputs, &op.outputs}) {
+      for (const TensorRef& t : *refs) {
+        const auto& other_refs = t.is_input ? other.inputs : other.outputs;
+        const auto& other_files =
+            t.is_input ? other.input_files : other.output_files;
+        if (t.position >= other_refs.size()) continue;
+        // A reference side may lack some tensors of an op.
+        if (b_.kind == SideKind::kReference &&
+            (t.position >= other_files.size() ||
+             other_files[t.position].empty())) {
+          continue;
+        }
+        CompareTensor(cmp, other, t.is_input, t.position, t.position);
+      }
+    }
+  }
+
+  void MatchByOutputs(OpComparison& cmp) {
+    const OpRecord& op = *cmp.a;
+    std::vector<std::string> counterparts;
+    for (const TensorRef& t : op.outputs) {
+      const std::string producer =
+          t.original_op.empty() ? op.name : t.original_op;
+      auto it = index_.FindOutput(producer, t.original_index);
+      if (it == index_.by_output.end()) continue;
+      const auto [other_index, position] = it->second;
+      const OpRecord& other = b_.ops[other_index];
+      used_[other_index] = true;
+      if (std::find(counterparts.begin(), counterparts.end(), other.name) ==
+          counterparts.end()) {
+        counterparts.push_back(other.name);
+      }
+      CompareTensor(cmp, other, false, t.position, position);
+    }
+    if (!cmp.tensors.empty()) {
+      cmp.match = MatchKind::kOriginalName;
+      cmp.b_name = StrJoin(counterparts, ",");
+    }
+  }
+
+  const CompareSide& a_;
+  const CompareSide& b_;
+  const CompareOptions& options_;
+  const SideIndex index_;
+  std::map<std::string, size_t> occurrences_;
+  std::vector<bool> used_;
+  TensorLoader load_a_;
+  TensorLoader load_b_;
+  size_t detailed_ = 0;
+};
+
+}  // namespace
+
+CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
+                           const CompareOptions& options,
+                           const DumpFilter& filter) {
+  OpMatcher matcher(a, b, options);
+  CompareResult result;
+  Progress progress("compare", a.ops.size());
+  for (size_t index = 0; index < a.ops.size(); ++index) {
+    progress.Update(index + 1, a.ops[index].name);
+    OpComparison cmp = matcher.Match(index);
     for (const TensorComparison& t : cmp.tensors) {
       ++result.tensors_compared;
       if (!t.within()) ++result.tensors_outside;
@@ -919,7 +980,7 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
   }
   progress.Finish();
   for (size_t i = 0; i < b.ops.size(); ++i) {
-    if (used[i]) continue;
+    if (matcher.used()[i]) continue;
     const OpRecord& op = b.ops[i];
     if (!filter.MatchesType(op.type) ||
         !filter.MatchesName(op.name, op.original_names)) {
