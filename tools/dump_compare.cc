@@ -242,102 +242,126 @@ void AddReference(const std::string& key_prefix, std::string_view stem,
   sources[position] = std::move(source);
 }
 
+// The references of a tree: folders in the layout (a converted tree) by
+// directory; everything else is one flat folder.
+struct ReferenceFolders {
+  std::map<std::string, CompareSide> placed;
+  std::map<std::string, std::map<std::string, size_t>> keys;
+  CompareSide flat;
+  size_t arrays = 0;
+};
+
+// folder_path keeps its trailing '/'.
+void DescribeLayoutFolder(const dump::DumpEntry& e,
+                          const std::string& folder_path,
+                          const std::string& root, CompareSide& folder) {
+  folder.kind = SideKind::kReference;
+  folder.root = root;
+  folder.layout = e.layout;
+  folder.directory = folder_path.substr(0, folder_path.size() - 1);
+  folder.time = e.time;
+  folder.device = e.device;
+  folder.model = e.model;
+  folder.model_id = e.model_id;
+  folder.iteration = e.iteration;
+}
+
+// Adds the arrays of one .npy or .npz file; other files are not references.
+absl::Status AddReferenceFile(const dump::DumpEntry& e,
+                              const CompareLoadOptions& options,
+                              const std::string& root,
+                              ReferenceFolders& found) {
+  const bool npy = EndsWith(e.file_name, ".npy");
+  const bool npz = EndsWith(e.file_name, ".npz");
+  if (!npy && !npz) return absl::OkStatus();
+  const std::string folder_path =
+      e.path.substr(0, e.path.size() - e.file_name.size());  // keeps '/'
+  const bool in_layout = e.layout == dump::Layout::kModel;
+  if (in_layout && !options.filter.MatchesIteration(e.iteration)) {
+    return absl::OkStatus();
+  }
+  if (in_layout && !options.model.empty() && e.model != options.model) {
+    return absl::OkStatus();
+  }
+  CompareSide* folder = &found.flat;
+  std::map<std::string, size_t>* by_key = &found.keys[""];
+  if (in_layout) {
+    auto [it, added] = found.placed.try_emplace(folder_path);
+    folder = &it->second;
+    if (added) DescribeLayoutFolder(e, folder_path, root, *folder);
+    by_key = &found.keys[folder_path];
+  }
+  // Keys carry the folder, so equal names in different flat folders stay
+  // apart.
+  const std::string prefix = in_layout ? "" : folder_path;
+  if (npy) {
+    ++found.arrays;
+    AddReference(prefix, e.file_name.substr(0, e.file_name.size() - 4),
+                 ArraySource{e.path, std::nullopt}, *folder, *by_key);
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(std::vector<NpzMember> members, ListNpz(e.path));
+  for (NpzMember& member : members) {
+    ++found.arrays;
+    const std::string name = member.name;
+    AddReference(prefix, name, ArraySource{e.path, std::move(member)}, *folder,
+                 *by_key);
+  }
+  return absl::OkStatus();
+}
+
+// Filters and orders the ops of a folder and describes it; returns how many
+// ops the filter dropped.
+size_t FinishReferenceFolder(CompareSide& folder, const DumpFilter& filter,
+                             size_t arrays, const std::string& root) {
+  size_t filtered_out = 0;
+  std::vector<OpRecord> kept;
+  for (OpRecord& op : folder.ops) {
+    if (filter.MatchesName(op.name) && filter.MatchesType(op.type)) {
+      kept.push_back(std::move(op));
+    } else {
+      ++filtered_out;
+    }
+  }
+  folder.ops = std::move(kept);
+  std::stable_sort(folder.ops.begin(), folder.ops.end(),
+                   [](const OpRecord& a, const OpRecord& b) {
+                     return std::tie(a.task_id, a.timestamp_us, a.name) <
+                            std::tie(b.task_id, b.timestamp_us, b.name);
+                   });
+  if (folder.layout == dump::Layout::kModel) {
+    folder.description = StrCat(
+        folder.model, " (id ", folder.model_id, ") iteration ",
+        folder.iteration, ", device ", folder.device, ", ", folder.time, " in ",
+        folder.directory, " (", folder.ops.size(), " operators of .npy files)");
+  } else {
+    folder.description = StrCat(arrays, " reference arrays in ", root);
+  }
+  return filtered_out;
+}
+
 absl::StatusOr<CompareTree> LoadReferenceTree(
     const dump::DumpTree& tree, const CompareLoadOptions& options) {
   CompareTree side;
   side.kind = SideKind::kReference;
   side.root = tree.root;
-  // Folders in the layout (a converted tree) by directory; everything else
-  // is one flat folder of references.
-  std::map<std::string, CompareSide> placed;
-  std::map<std::string, std::map<std::string, size_t>> keys;
-  CompareSide flat;
-  flat.kind = SideKind::kReference;
-  flat.root = tree.root;
-  flat.directory = tree.root;
-  size_t arrays = 0;
+  ReferenceFolders found;
+  found.flat.kind = SideKind::kReference;
+  found.flat.root = tree.root;
+  found.flat.directory = tree.root;
   for (const dump::DumpEntry& e : tree.entries) {
-    const bool npy = EndsWith(e.file_name, ".npy");
-    const bool npz = EndsWith(e.file_name, ".npz");
-    if (!npy && !npz) continue;
-    const std::string folder_path =
-        e.path.substr(0, e.path.size() - e.file_name.size());  // keeps '/'
-    const bool in_layout = e.layout == dump::Layout::kModel;
-    if (in_layout && !options.filter.MatchesIteration(e.iteration)) continue;
-    if (in_layout && !options.model.empty() && e.model != options.model) {
-      continue;
-    }
-    CompareSide* folder = &flat;
-    std::map<std::string, size_t>* by_key = &keys[""];
-    if (in_layout) {
-      auto [it, added] = placed.try_emplace(folder_path);
-      folder = &it->second;
-      if (added) {
-        folder->kind = SideKind::kReference;
-        folder->root = tree.root;
-        folder->layout = e.layout;
-        folder->directory = folder_path.substr(0, folder_path.size() - 1);
-        folder->time = e.time;
-        folder->device = e.device;
-        folder->model = e.model;
-        folder->model_id = e.model_id;
-        folder->iteration = e.iteration;
-      }
-      by_key = &keys[folder_path];
-    }
-    // Keys carry the folder, so equal names in different flat folders stay
-    // apart.
-    const std::string prefix = in_layout ? "" : folder_path;
-    if (npy) {
-      ++arrays;
-      AddReference(prefix, e.file_name.substr(0, e.file_name.size() - 4),
-                   ArraySource{e.path, std::nullopt}, *folder, *by_key);
-      continue;
-    }
-    ASSIGN_OR_RETURN(std::vector<NpzMember> members, ListNpz(e.path));
-    for (NpzMember& member : members) {
-      ++arrays;
-      const std::string name = member.name;
-      AddReference(prefix, name, ArraySource{e.path, std::move(member)},
-                   *folder, *by_key);
-    }
+    absl::Status added = AddReferenceFile(e, options, tree.root, found);
+    if (!added.ok()) return added;
   }
   auto finish = [&](CompareSide& folder) {
-    std::vector<OpRecord> kept;
-    for (OpRecord& op : folder.ops) {
-      if (options.filter.MatchesName(op.name) &&
-          options.filter.MatchesType(op.type)) {
-        kept.push_back(std::move(op));
-      } else {
-        ++side.ops_filtered_out;
-      }
-    }
-    folder.ops = std::move(kept);
-    std::stable_sort(folder.ops.begin(), folder.ops.end(),
-                     [](const OpRecord& a, const OpRecord& b) {
-                       return std::tie(a.task_id, a.timestamp_us, a.name) <
-                              std::tie(b.task_id, b.timestamp_us, b.name);
-                     });
-    if (folder.layout == dump::Layout::kModel) {
-      folder.description =
-          StrCat(folder.model, " (id ", folder.model_id, ") iteration ",
-                 folder.iteration, ", device ", folder.device, ", ",
-                 folder.time, " in ", folder.directory, " (", folder.ops.size(),
-                 " operators of .npy files)");
-    } else {
-      folder.description = StrCat(arrays, " reference arrays in ", tree.root);
-    }
-  };
-  if (!flat.ops.empty()) {
-    finish(flat);
-    if (!flat.ops.empty()) side.folders.push_back(std::move(flat));
-  }
-  for (auto& [path, folder] : placed) {
-    finish(folder);
+    side.ops_filtered_out +=
+        FinishReferenceFolder(folder, options.filter, found.arrays, tree.root);
     if (!folder.ops.empty()) side.folders.push_back(std::move(folder));
-  }
+  };
+  if (!found.flat.ops.empty()) finish(found.flat);
+  for (auto& [path, folder] : found.placed) finish(folder);
   if (side.folders.empty()) {
-    if (arrays > 0) {
+    if (found.arrays > 0) {
       return absl::NotFoundError(StrCat("no reference array of '", tree.root,
                                         "' passes ",
                                         options.filter.Describe()));
