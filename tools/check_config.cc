@@ -103,6 +103,120 @@ void AppendConfigDetails(const dump::DumpConfig& config, std::string& out) {
   }
 }
 
+// Why no dump_list entry matched the model, with near misses; the warning
+// goes to `warnings`.
+std::string UnnamedModelReason(const dump::DumpConfig& config,
+                               const std::string& file_stem,
+                               const std::string& graph_name,
+                               std::vector<std::string>& warnings) {
+  std::vector<std::string> named;
+  std::vector<std::string_view> candidates = {file_stem, graph_name};
+  for (const auto& e : config.dump_list) {
+    if (e.model_name) named.push_back(StrCat("'", *e.model_name, "'"));
+  }
+  std::string reason = StrCat(
+      "no dump_list entry names this model (model_name must be the file "
+      "stem '",
+      file_stem, "' or the graph name '", graph_name, "'; the config names ",
+      StrJoin(named, ", "), ")");
+  for (const auto& e : config.dump_list) {
+    if (!e.model_name) continue;
+    if (auto near = NearestWord(*e.model_name, candidates)) {
+      StrAppend(reason, "; did you mean '", *near, "' for '", *e.model_name,
+                "'?");
+    }
+  }
+  warnings.push_back(reason + ": nothing of it is dumped");
+  return reason;
+}
+
+void AddPlanRow(PlanRow row, uint64_t tensor_bytes, ModelPlan& mp) {
+  mp.bytes_per_iteration += row.bytes;
+  mp.tensor_bytes_per_iteration += tensor_bytes;
+  ++mp.files_per_iteration;
+  mp.rows.push_back(std::move(row));
+}
+
+// A graph input is dumped as the output of its Data op.
+PlanRow DataRow(const Graph& graph, int g, const StepInfo& step, bool stats) {
+  const TensorInfo& info = graph.inputs[g].info;
+  PlanRow row;
+  row.task = step.task_id;
+  row.op = graph.inputs[g].name;
+  row.type = "Data";
+  row.dumps = "output (graph input)";
+  row.tensors = {ShapeText(info)};
+  row.bytes = stats ? 250 : info.ByteSize() + 80;
+  return row;
+}
+
+// The row of a step that dumps inputs, outputs or both; `data` is set to
+// the bytes of its tensors.
+PlanRow StepRow(const StepInfo& step, bool inputs, bool outputs, bool stats,
+                uint64_t& data) {
+  size_t tensors = 0;
+  data = 0;
+  PlanRow row;
+  if (inputs) {
+    for (const TensorInfo& info : step.input_infos) {
+      if (!info.present()) continue;
+      ++tensors;
+      data += info.ByteSize();
+      row.tensors.push_back("in " + ShapeText(info));
+    }
+  }
+  if (outputs) {
+    for (const TensorInfo& info : step.output_infos) {
+      ++tensors;
+      data += info.ByteSize();
+      row.tensors.push_back("out " + ShapeText(info));
+    }
+  }
+  row.task = step.task_id;
+  row.op = step.name;
+  row.type = step.op_type;
+  row.original_names = step.original_names;
+  row.dumps =
+      inputs && outputs ? "inputs+outputs" : (inputs ? "inputs" : "outputs");
+  row.bytes =
+      stats ? 160 + 110 * tensors : data + HeaderEstimate(step, tensors);
+  return row;
+}
+
+// The rows of the selected model, in run order, with a graph input's row
+// before the first step that reads it.
+void AddPlanRows(const dump::DumpConfig& config, const CompiledModel& model,
+                 const dump::DumpPlan& plan, ModelPlan& mp) {
+  const Graph& graph = model.graph();
+  const bool stats = config.data == dump::DumpData::kStats;
+  std::set<int> data_ops;
+  for (size_t s = 0; s < model.steps().size(); ++s) {
+    const StepInfo& step = model.steps()[s];
+    for (int g : plan.data_inputs[s]) {
+      if (!data_ops.insert(g).second) continue;
+      AddPlanRow(DataRow(graph, g, step, stats),
+                 stats ? 0 : graph.inputs[g].info.ByteSize(), mp);
+    }
+    if (!plan.dump_inputs[s] && !plan.dump_outputs[s]) continue;
+    uint64_t data = 0;
+    PlanRow row =
+        StepRow(step, plan.dump_inputs[s], plan.dump_outputs[s], stats, data);
+    AddPlanRow(std::move(row), stats ? 0 : data, mp);
+  }
+}
+
+void ListNeverDumped(const Graph& graph, ModelPlan& mp) {
+  for (const GraphNode& node : graph.nodes) {
+    if (node.no_task) {
+      mp.never_dumped.push_back(StrCat(node.name, " (", node.op_type,
+                                       ": no-task node, aliases memory)"));
+    } else if (node.op_type == "Constant") {
+      mp.never_dumped.push_back(
+          StrCat(node.name, " (Constant: no output at run time)"));
+    }
+  }
+}
+
 // The plan of `model` under `config`, and the warnings it adds.
 ModelPlan BuildModelPlan(const dump::DumpConfig& config,
                          const CompiledModel& model,
@@ -123,31 +237,12 @@ ModelPlan BuildModelPlan(const dump::DumpConfig& config,
             : "the config dumps no model: it has no dump_list entry (and "
               "dump_debug and dump_op_switch are off)";
   } else if (!plan.selected) {
-    if (entry < 0) {
-      std::vector<std::string> named;
-      std::vector<std::string_view> candidates = {mp.file_stem, graph.name};
-      for (const auto& e : config.dump_list) {
-        if (e.model_name) named.push_back(StrCat("'", *e.model_name, "'"));
-      }
-      std::string reason = StrCat(
-          "no dump_list entry names this model (model_name must be the file "
-          "stem '",
-          mp.file_stem, "' or the graph name '", graph.name,
-          "'; the config names ", StrJoin(named, ", "), ")");
-      for (const auto& e : config.dump_list) {
-        if (!e.model_name) continue;
-        if (auto near = NearestWord(*e.model_name, candidates)) {
-          StrAppend(reason, "; did you mean '", *near, "' for '", *e.model_name,
-                    "'?");
-        }
-      }
-      warnings.push_back(reason + ": nothing of it is dumped");
-      mp.nothing_reason = reason;
-    } else {
-      mp.nothing_reason = StrCat("dump_list[", entry,
-                                 "] names this model but its layer list and "
-                                 "ranges select no operator it runs");
-    }
+    mp.nothing_reason =
+        entry < 0
+            ? UnnamedModelReason(config, mp.file_stem, graph.name, warnings)
+            : StrCat("dump_list[", entry,
+                     "] names this model but its layer list and "
+                     "ranges select no operator it runs");
   } else {
     mp.selected = true;
     mp.selected_by = entry >= 0
@@ -158,69 +253,10 @@ ModelPlan BuildModelPlan(const dump::DumpConfig& config,
                        plan.model_name, "/{model id}/{iteration}/");
     mp.iterations = config.steps ? StrCat("steps ", config.steps->ToString())
                                  : std::string("every iteration");
-    const bool stats = config.data == dump::DumpData::kStats;
-    std::set<int> data_ops;
-    for (size_t s = 0; s < model.steps().size(); ++s) {
-      const StepInfo& step = model.steps()[s];
-      for (int g : plan.data_inputs[s]) {
-        if (!data_ops.insert(g).second) continue;
-        const TensorInfo& info = graph.inputs[g].info;
-        PlanRow row;
-        row.task = step.task_id;
-        row.op = graph.inputs[g].name;
-        row.type = "Data";
-        row.dumps = "output (graph input)";
-        row.tensors = {ShapeText(info)};
-        row.bytes = stats ? 250 : info.ByteSize() + 80;
-        mp.bytes_per_iteration += row.bytes;
-        mp.tensor_bytes_per_iteration += stats ? 0 : info.ByteSize();
-        ++mp.files_per_iteration;
-        mp.rows.push_back(std::move(row));
-      }
-      if (!plan.dump_inputs[s] && !plan.dump_outputs[s]) continue;
-      size_t tensors = 0;
-      uint64_t data = 0;
-      PlanRow row;
-      if (plan.dump_inputs[s]) {
-        for (const TensorInfo& info : step.input_infos) {
-          if (!info.present()) continue;
-          ++tensors;
-          data += info.ByteSize();
-          row.tensors.push_back("in " + ShapeText(info));
-        }
-      }
-      if (plan.dump_outputs[s]) {
-        for (const TensorInfo& info : step.output_infos) {
-          ++tensors;
-          data += info.ByteSize();
-          row.tensors.push_back("out " + ShapeText(info));
-        }
-      }
-      row.task = step.task_id;
-      row.op = step.name;
-      row.type = step.op_type;
-      row.original_names = step.original_names;
-      row.dumps = plan.dump_inputs[s] && plan.dump_outputs[s]
-                      ? "inputs+outputs"
-                      : (plan.dump_inputs[s] ? "inputs" : "outputs");
-      row.bytes =
-          stats ? 160 + 110 * tensors : data + HeaderEstimate(step, tensors);
-      ++mp.files_per_iteration;
-      mp.bytes_per_iteration += row.bytes;
-      mp.tensor_bytes_per_iteration += stats ? 0 : data;
-      mp.rows.push_back(std::move(row));
-    }
+    AddPlanRows(config, model, plan, mp);
     PredictHashedNames(model, plan, warnings);
   }
-  for (const GraphNode& node : graph.nodes) {
-    if (node.no_task) {
-      mp.never_dumped.push_back(StrCat(node.name, " (", node.op_type,
-                                       ": no-task node, aliases memory)"));
-    } else if (node.op_type == "Constant") {
-      mp.never_dumped.push_back(
-          StrCat(node.name, " (Constant: no output at run time)"));
-    }
-  }
+  ListNeverDumped(graph, mp);
   for (const std::string& warning : plan.warnings) warnings.push_back(warning);
   return mp;
 }
