@@ -571,37 +571,22 @@ absl::Status RunUnfused(const ReferenceOptions& options,
 
 // ---- the onnxruntime engine ----
 
-absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
-                    ReferenceSummary& summary, Json& manifest, Json& files) {
-  ASSIGN_OR_RETURN(
-      std::string bytes,
-      ReadRegularFile(options.model, kMaxOnnxFileBytes, "ONNX file"));
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError(
-        StrCat("'", options.model, "' is not an ONNX model"));
-  }
-  ImportOptions import;
-  if (!options.input_shape.empty()) {
-    ASSIGN_OR_RETURN(import.input_shapes,
-                     ParseInputShapes(options.input_shape));
-  }
-  // Node names as the converter gives them (unnamed nodes included), found
-  // through their output values.
-  ASSIGN_OR_RETURN(Graph graph, ImportOnnx(model, import));
-  std::map<std::string, std::pair<std::string, size_t>> producer;
+// The node name and output index of every value, as the converter names the
+// nodes (unnamed nodes included).
+using Producers = std::map<std::string, std::pair<std::string, size_t>>;
+
+Producers ProducersOf(const Graph& graph) {
+  Producers producer;
   for (const GraphNode& node : graph.nodes) {
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       producer[node.outputs[o]] = {node.name, o};
     }
   }
-  std::vector<GraphInput> inputs;
-  for (const NamedTensorInfo& in : graph.inputs) {
-    inputs.push_back({in.name, in.info});
-  }
-  ASSIGN_OR_RETURN(std::vector<Tensor> values,
-                   LoadInputs(inputs, options, summary.inputs));
-  // Every node output becomes a graph output.
+  return producer;
+}
+
+// Every node output becomes a graph output, so that ONNX Runtime returns it.
+void ExposeEveryValue(onnx::ModelProto& model) {
   std::set<std::string> outputs;
   for (const auto& out : model.graph().output()) outputs.insert(out.name());
   for (const auto& node : model.graph().node()) {
@@ -611,15 +596,22 @@ absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
       outputs.insert(out);
     }
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
-  const std::string model_path = temp->path() + "/model.onnx";
+}
+
+// Writes the model, its inputs and the run manifest kOrtScript reads into
+// `dir`; returns the manifest's path.
+absl::StatusOr<std::string> WriteOrtRun(const onnx::ModelProto& model,
+                                        const std::vector<GraphInput>& inputs,
+                                        const std::vector<Tensor>& values,
+                                        const std::string& dir) {
+  const std::string model_path = dir + "/model.onnx";
   RETURN_IF_ERROR(WriteText(model_path, model.SerializeAsString()));
   Json run;
   run["model"] = model_path;
-  run["out"] = temp->path();
+  run["out"] = dir;
   Json run_inputs = Json::array();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string file = StrCat(temp->path(), "/input", i, ".bin");
+    const std::string file = StrCat(dir, "/input", i, ".bin");
     RETURN_IF_ERROR(WriteText(
         file, std::string_view(static_cast<const char*>(values[i].data()),
                                values[i].ByteSize())));
@@ -629,30 +621,17 @@ absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
                           {"file", file}});
   }
   run["inputs"] = std::move(run_inputs);
-  const std::string run_path = temp->path() + "/manifest.json";
-  const std::string script = temp->path() + "/ort_reference.js";
+  const std::string run_path = dir + "/manifest.json";
   RETURN_IF_ERROR(WriteText(run_path, run.dump()));
-  RETURN_IF_ERROR(WriteText(script, kOrtScript));
-  RETURN_IF_ERROR(RunProcess({ort.node, script, run_path},
-                             {StrCat("NODE_PATH=", ort.modules_dir)},
-                             temp->path() + "/node.log"));
-  ASSIGN_OR_RETURN(std::string listed,
-                   ReadRegularFile(temp->path() + "/outputs.json", 64 << 20,
-                                   "ONNX Runtime results"));
-  const Json results = Json::parse(listed, nullptr, false);
-  if (results.is_discarded() || !results.contains("outputs")) {
-    return absl::InternalError("ONNX Runtime wrote no readable results");
-  }
-  if (results.contains("version") && results["version"].is_string()) {
-    summary.engine_note =
-        StrCat("ONNX Runtime ", results["version"].get<std::string>(),
-               " (onnxruntime-node in ", ort.modules_dir, ")");
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    RETURN_IF_ERROR(WriteOutput(options.out_dir, inputs[i].name, 0,
-                                values[i].view(), values[i].dtype(), summary,
-                                files));
-  }
+  return run_path;
+}
+
+// Saves the node outputs ONNX Runtime listed in `results`; returns how many
+// nodes they came from.
+absl::StatusOr<size_t> WriteOrtOutputs(const Json& results,
+                                       const Producers& producer,
+                                       const ReferenceOptions& options,
+                                       ReferenceSummary& summary, Json& files) {
   std::set<std::string> nodes;
   for (const Json& out : results["outputs"]) {
     const std::string name = out.value("name", "");
@@ -681,7 +660,60 @@ absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
                                 it->second.second, tensor.view(), *dtype,
                                 summary, files));
   }
-  summary.nodes = nodes.size();
+  return nodes.size();
+}
+
+absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
+                    ReferenceSummary& summary, Json& manifest, Json& files) {
+  ASSIGN_OR_RETURN(
+      std::string bytes,
+      ReadRegularFile(options.model, kMaxOnnxFileBytes, "ONNX file"));
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        StrCat("'", options.model, "' is not an ONNX model"));
+  }
+  ImportOptions import;
+  if (!options.input_shape.empty()) {
+    ASSIGN_OR_RETURN(import.input_shapes,
+                     ParseInputShapes(options.input_shape));
+  }
+  ASSIGN_OR_RETURN(Graph graph, ImportOnnx(model, import));
+  const Producers producer = ProducersOf(graph);
+  std::vector<GraphInput> inputs;
+  for (const NamedTensorInfo& in : graph.inputs) {
+    inputs.push_back({in.name, in.info});
+  }
+  ASSIGN_OR_RETURN(std::vector<Tensor> values,
+                   LoadInputs(inputs, options, summary.inputs));
+  ExposeEveryValue(model);
+  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
+  ASSIGN_OR_RETURN(const std::string run_path,
+                   WriteOrtRun(model, inputs, values, temp->path()));
+  const std::string script = temp->path() + "/ort_reference.js";
+  RETURN_IF_ERROR(WriteText(script, kOrtScript));
+  RETURN_IF_ERROR(RunProcess({ort.node, script, run_path},
+                             {StrCat("NODE_PATH=", ort.modules_dir)},
+                             temp->path() + "/node.log"));
+  ASSIGN_OR_RETURN(std::string listed,
+                   ReadRegularFile(temp->path() + "/outputs.json", 64 << 20,
+                                   "ONNX Runtime results"));
+  const Json results = Json::parse(listed, nullptr, false);
+  if (results.is_discarded() || !results.contains("outputs")) {
+    return absl::InternalError("ONNX Runtime wrote no readable results");
+  }
+  if (results.contains("version") && results["version"].is_string()) {
+    summary.engine_note =
+        StrCat("ONNX Runtime ", results["version"].get<std::string>(),
+               " (onnxruntime-node in ", ort.modules_dir, ")");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    RETURN_IF_ERROR(WriteOutput(options.out_dir, inputs[i].name, 0,
+                                values[i].view(), values[i].dtype(), summary,
+                                files));
+  }
+  ASSIGN_OR_RETURN(summary.nodes,
+                   WriteOrtOutputs(results, producer, options, summary, files));
   return absl::OkStatus();
 }
 
