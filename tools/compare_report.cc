@@ -480,6 +480,141 @@ std::vector<ChartPoint> ChartPoints(const TreeCompareResult& result,
   return points;
 }
 
+// Where a metric chart puts values: the y range (in log10 for log-scale
+// metrics) and the operator positions along x.
+struct ChartFrame {
+  static constexpr double kWidth = 560, kHeight = 240, kLeft = 56, kRight = 12,
+                          kTop = 10, kBottom = 34;
+  static constexpr double kPlotW = kWidth - kLeft - kRight,
+                          kPlotH = kHeight - kTop - kBottom;
+  static constexpr double kFloorLog = -12;
+  Metric metric;
+  bool log;
+  size_t positions;
+  double lo = 0, hi = 0;
+
+  double Transform(double v) const {
+    if (!log) return v;
+    return v > 0 ? std::max(std::log10(v), kFloorLog) : kFloorLog;
+  }
+  double Px(size_t x) const {
+    const double span = std::max<double>(1, positions > 1 ? positions - 1 : 1);
+    return kLeft + kPlotW * x / span;
+  }
+  double Py(double v) const {
+    // NaN and infinities at the bad end of the axis.
+    const double bad = HigherIsBetter(metric) ? lo : hi;
+    double t = std::isnan(v)   ? bad
+               : std::isinf(v) ? (v > 0 ? hi : lo)
+                               : Transform(v);
+    t = std::clamp(t, lo, hi);
+    return kTop + kPlotH * (hi - t) / (hi - lo);
+  }
+};
+
+// A y range that holds every finite point (and atol for max |a-b|), on
+// whole decades for log scales and never empty.
+ChartFrame FitChart(const std::vector<ChartPoint>& points, Metric metric,
+                    double atol, size_t positions) {
+  ChartFrame frame{metric, LogScale(metric), positions};
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const ChartPoint& p : points) {
+    if (!std::isfinite(p.y)) continue;
+    lo = std::min(lo, frame.Transform(p.y));
+    hi = std::max(hi, frame.Transform(p.y));
+  }
+  if (metric == Metric::kMaxAbs) {
+    lo = std::min(lo, frame.Transform(atol));
+    hi = std::max(hi, frame.Transform(atol));
+  }
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  if (frame.log) {
+    lo = std::floor(lo);
+    hi = std::ceil(hi + 1e-9);
+  }
+  if (hi - lo < 1e-12) {
+    lo -= frame.log ? 1 : 0.5;
+    hi += frame.log ? 1 : 0.5;
+  }
+  frame.lo = lo;
+  frame.hi = hi;
+  return frame;
+}
+
+// The grid, the axis labels, the frame and, for max |a-b|, the atol line.
+std::string ChartAxes(const ChartFrame& f, double atol) {
+  using F = ChartFrame;
+  std::string html;
+  const double lo = f.lo, hi = f.hi;
+  // Y grid and labels.
+  const int ticks = 5;
+  for (int i = 0; i <= ticks; ++i) {
+    const double t = lo + (hi - lo) * i / ticks;
+    const double y = F::kTop + F::kPlotH * (hi - t) / (hi - lo);
+    const std::string label = f.log ? (std::fabs(t - std::round(t)) < 1e-9
+                                           ? fmt::format("1e{:.0f}", t)
+                                           : fmt::format("1e{:.1f}", t))
+                                    : FormatNumber(t);
+    html += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+        "class=\"grid\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
+        "text-anchor=\"end\">{}</text>\n",
+        F::kLeft, y, F::kWidth - F::kRight, y, F::kLeft - 4, y + 3,
+        Escape(label));
+  }
+  // X ticks: operator positions.
+  const size_t step = std::max<size_t>(1, f.positions / 8);
+  for (size_t x = 0; x < f.positions; x += step) {
+    html += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
+        "text-anchor=\"middle\">{}</text>\n",
+        f.Px(x), F::kHeight - F::kBottom + 14, x + 1);
+  }
+  html += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
+      "text-anchor=\"middle\">operator, in execution order</text>\n",
+      F::kLeft + F::kPlotW / 2, F::kHeight - 4);
+  html += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+      "class=\"frame\"/>\n",
+      F::kLeft, F::kTop, F::kPlotW, F::kPlotH);
+  if (f.metric == Metric::kMaxAbs) {
+    const double y = f.Py(atol);
+    html += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+        "class=\"tolerance\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
+        "class=\"tol-label\" text-anchor=\"end\">atol {}</text>\n",
+        F::kLeft, y, F::kWidth - F::kRight, y, F::kWidth - F::kRight - 2, y - 3,
+        Escape(FormatNumber(atol)));
+  }
+  return html;
+}
+
+// The line through the points and the points themselves.
+std::string ChartSeries(const std::vector<ChartPoint>& points,
+                        const ChartFrame& f) {
+  std::string line;
+  for (const ChartPoint& p : points) {
+    StrAppend(line, line.empty() ? "" : " ",
+              fmt::format("{:.1f},{:.1f}", f.Px(p.x), f.Py(p.y)));
+  }
+  std::string html =
+      StrCat("<polyline class=\"series\" points=\"", line, "\"/>\n");
+  // Points: every one up to 2,000 operators; beyond, only those outside.
+  const bool all_points = points.size() <= 2000;
+  for (const ChartPoint& p : points) {
+    if (!all_points && !p.outside && !p.first) continue;
+    const char* cls = p.first ? "pt-first" : (p.outside ? "pt-diff" : "pt-ok");
+    html += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" class=\"{}\" "
+        "data-op=\"{}\"><title>#{} {}: {}</title></circle>\n",
+        f.Px(p.x), f.Py(p.y), p.first ? 4.5 : (points.size() > 300 ? 1.6 : 2.6),
+        cls, Escape(p.label), p.x + 1, Escape(p.label),
+        Escape(FormatNumber(p.y)));
+  }
+  return html;
+}
+
 std::string MetricChart(const TreeCompareResult& result, Metric metric,
                         const ReportContext& context) {
   size_t positions = 0;
@@ -495,107 +630,15 @@ std::string MetricChart(const TreeCompareResult& result, Metric metric,
     return html + StrCat("<p id=\"", Escape(id),
                          "\">No output was compared.</p></div>\n");
   }
-  const bool log = LogScale(metric);
-  const double floor_log = -12;
-  auto transform = [&](double v) {
-    if (!log) return v;
-    return v > 0 ? std::max(std::log10(v), floor_log) : floor_log;
-  };
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const ChartPoint& p : points) {
-    if (!std::isfinite(p.y)) continue;
-    lo = std::min(lo, transform(p.y));
-    hi = std::max(hi, transform(p.y));
-  }
-  if (metric == Metric::kMaxAbs) {
-    lo = std::min(lo, transform(context.options.atol));
-    hi = std::max(hi, transform(context.options.atol));
-  }
-  if (!std::isfinite(lo)) lo = 0, hi = 1;
-  if (log) {
-    lo = std::floor(lo);
-    hi = std::ceil(hi + 1e-9);
-  }
-  if (hi - lo < 1e-12) {
-    lo -= log ? 1 : 0.5;
-    hi += log ? 1 : 0.5;
-  }
-  const double width = 560, height = 240, left = 56, right = 12, top = 10,
-               bottom = 34;
-  const double plot_w = width - left - right, plot_h = height - top - bottom;
-  const double span = std::max<double>(1, positions > 1 ? positions - 1 : 1);
-  auto px = [&](size_t x) { return left + plot_w * x / span; };
-  auto py = [&](double v) {
-    // NaN and infinities at the bad end of the axis.
-    const double bad = HigherIsBetter(metric) ? lo : hi;
-    double t = std::isnan(v)   ? bad
-               : std::isinf(v) ? (v > 0 ? hi : lo)
-                               : transform(v);
-    t = std::clamp(t, lo, hi);
-    return top + plot_h * (hi - t) / (hi - lo);
-  };
+  const ChartFrame frame =
+      FitChart(points, metric, context.options.atol, positions);
   StrAppend(html, "<svg id=\"", Escape(id), "\" class=\"chart\" width=\"",
-            width, "\" height=\"", height, "\" viewBox=\"0 0 ", width, " ",
-            height, "\" role=\"img\" aria-label=\"", Escape(MetricName(metric)),
+            ChartFrame::kWidth, "\" height=\"", ChartFrame::kHeight,
+            "\" viewBox=\"0 0 ", ChartFrame::kWidth, " ", ChartFrame::kHeight,
+            "\" role=\"img\" aria-label=\"", Escape(MetricName(metric)),
             " per operator against execution order\">\n");
-  // Y grid and labels.
-  const int ticks = 5;
-  for (int i = 0; i <= ticks; ++i) {
-    const double t = lo + (hi - lo) * i / ticks;
-    const double y = top + plot_h * (hi - t) / (hi - lo);
-    const std::string label =
-        log ? (std::fabs(t - std::round(t)) < 1e-9 ? fmt::format("1e{:.0f}", t)
-                                                   : fmt::format("1e{:.1f}", t))
-            : FormatNumber(t);
-    html += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-        "class=\"grid\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
-        "text-anchor=\"end\">{}</text>\n",
-        left, y, width - right, y, left - 4, y + 3, Escape(label));
-  }
-  // X ticks: operator positions.
-  const size_t step = std::max<size_t>(1, positions / 8);
-  for (size_t x = 0; x < positions; x += step) {
-    html += fmt::format(
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
-        "text-anchor=\"middle\">{}</text>\n",
-        px(x), height - bottom + 14, x + 1);
-  }
-  html += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
-      "text-anchor=\"middle\">operator, in execution order</text>\n",
-      left + plot_w / 2, height - 4);
-  html += fmt::format(
-      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-      "class=\"frame\"/>\n",
-      left, top, plot_w, plot_h);
-  if (metric == Metric::kMaxAbs) {
-    const double y = py(context.options.atol);
-    html += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-        "class=\"tolerance\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
-        "class=\"tol-label\" text-anchor=\"end\">atol {}</text>\n",
-        left, y, width - right, y, width - right - 2, y - 3,
-        Escape(FormatNumber(context.options.atol)));
-  }
-  std::string line;
-  for (const ChartPoint& p : points) {
-    StrAppend(line, line.empty() ? "" : " ",
-              fmt::format("{:.1f},{:.1f}", px(p.x), py(p.y)));
-  }
-  StrAppend(html, "<polyline class=\"series\" points=\"", line, "\"/>\n");
-  // Points: every one up to 2,000 operators; beyond, only those outside.
-  const bool all_points = points.size() <= 2000;
-  for (const ChartPoint& p : points) {
-    if (!all_points && !p.outside && !p.first) continue;
-    const char* cls = p.first ? "pt-first" : (p.outside ? "pt-diff" : "pt-ok");
-    html += fmt::format(
-        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" class=\"{}\" "
-        "data-op=\"{}\"><title>#{} {}: {}</title></circle>\n",
-        px(p.x), py(p.y), p.first ? 4.5 : (points.size() > 300 ? 1.6 : 2.6),
-        cls, Escape(p.label), p.x + 1, Escape(p.label),
-        Escape(FormatNumber(p.y)));
-  }
+  html += ChartAxes(frame, context.options.atol);
+  html += ChartSeries(points, frame);
   html += "</svg></div>\n";
   return html;
 }
