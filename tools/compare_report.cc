@@ -1052,8 +1052,12 @@ std::string CompareCsv(const TreeCompareResult& result, const ReportContext&) {
   return out;
 }
 
-std::string RenderCompareHtml(const TreeCompareResult& result,
-                              const ReportContext& context) {
+namespace {
+
+// The page up to the charts: the verdict, the first divergence and the
+// notes.
+std::string ReportHead(const TreeCompareResult& result,
+                       const ReportContext& context) {
   std::string html =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>acldump compare</title>\n<style>";
@@ -1085,25 +1089,19 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
     }
     html += "</ul>\n";
   }
-  if (result.pairs.size() > 1) {
-    StrAppend(html, "<h2>Folder pairs (", result.pairs.size(), ")</h2>\n",
-              PairsTable(result));
-  }
-  html += "<h2>Error against depth</h2>\n<div class=\"charts\">\n";
-  for (Metric m : context.metrics) html += MetricChart(result, m, context);
-  html += "</div>\n";
-  html += DivergenceDetail(result, context);
+  return html;
+}
 
-  // The table: rows of the pairs outside the tolerance first when they
-  // would not all fit.
-  std::vector<Row> rows;
+// The table's rows: those of the pairs outside the tolerance first when
+// they would not all fit; `left_out` counts the rows that did not.
+std::vector<Row> TableRows(const TreeCompareResult& result, size_t& left_out) {
   std::vector<size_t> order;
   for (size_t p = 0; p < result.pairs.size(); ++p) order.push_back(p);
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     return (result.pairs[x].result.tensors_outside > 0) >
            (result.pairs[y].result.tensors_outside > 0);
   });
-  size_t left_out = 0;
+  left_out = 0;
   std::vector<bool> take(result.pairs.size(), false);
   size_t budget = kMaxHtmlRows;
   for (size_t p : order) {
@@ -1115,26 +1113,17 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
       left_out += pair_rows.size();
     }
   }
+  std::vector<Row> rows;
   for (size_t p = 0; p < result.pairs.size(); ++p) {
     if (!take[p]) continue;
     for (Row& row : RowsOf(result, p)) rows.push_back(row);
   }
-  const bool multi = result.pairs.size() > 1;
-  StrAppend(html,
-            "<h2>Tensors</h2>\n<div class=\"controls\">filter <input "
-            "id=\"filter\" type=\"search\" placeholder=\"op, type, "
-            "tensor...\"> result <select id=\"status\"><option "
-            "value=\"all\">all</option><option value=\"outside\">outside "
-            "the tolerance</option><option value=\"within\">within</"
-            "option><option value=\"not_compared\">not compared</"
-            "option></select> <span id=\"shown\"></span> (click a "
-            "column to sort)</div>\n");
-  if (left_out > 0) {
-    StrAppend(html, "<p class=\"notes\">", left_out,
-              " rows of folder pairs within the tolerance are left out of "
-              "this table (the CSV and JSON have them).</p>\n");
-  }
-  html += "<div class=\"table-wrap\"><table id=\"ops\">\n<thead><tr>";
+  return rows;
+}
+
+std::string TableHeader(const ReportContext& context, bool multi) {
+  std::string html =
+      "<div class=\"table-wrap\"><table id=\"ops\">\n<thead><tr>";
   std::vector<std::pair<std::string, std::string>> header = {{"#", "index"}};
   if (multi) header.emplace_back("folder", "folder");
   for (const auto& h : std::vector<std::pair<std::string, std::string>>{
@@ -1162,53 +1151,61 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
   html +=
       "<th data-key=\"worst\">worst element</th><th "
       "data-key=\"result\">result</th></tr></thead>\n<tbody>\n";
-  for (const Row& row : rows) {
-    std::string cls = "op-row";
-    if (row.tensor == nullptr) {
-      cls += " none";
-    } else if (row.first) {
-      cls += " first";
-    } else if (!row.tensor->within()) {
-      cls += " diff";
-    }
-    StrAppend(html, "<tr class=\"", cls, "\" data-op=\"",
-              Escape(row.op->a->name), "\" data-status=\"", StatusKey(row),
-              "\">");
-    auto cell = [&](std::string_view text, bool is_text) {
-      StrAppend(html, is_text ? "<td class=\"text\">" : "<td>", Escape(text),
-                "</td>");
-    };
-    auto number = [&](double v, std::string_view text) {
-      StrAppend(html, "<td data-v=\"",
-                std::isnan(v) ? "nan" : fmt::format("{}", v), "\">",
-                Escape(text), "</td>");
-    };
-    number(static_cast<double>(row.op->index + 1), StrCat(row.op->index + 1));
-    if (multi) cell(FolderLabel(*result.pairs[row.pair].a), true);
-    number(row.op->a->task_id, StrCat(row.op->a->task_id));
-    cell(row.op->a->name, true);
-    cell(row.op->a->type, true);
-    cell(TensorName(row.tensor), true);
-    cell(row.tensor ? row.tensor->b_label : "-", true);
-    cell(MatchKindName(row.op->match), true);
-    cell(row.tensor ? ShapeText(row.tensor->shape_a) : "", true);
-    cell(row.tensor ? ShapeText(row.tensor->shape_b) : "", true);
-    cell(row.tensor ? row.tensor->dtype_a : "", true);
-    cell(row.tensor ? row.tensor->dtype_b : "", true);
-    for (Metric m : context.metrics) {
-      if (row.tensor == nullptr || !row.tensor->problem.empty()) {
-        cell("", false);
-      } else {
-        const double v = MetricValue(row.tensor->metrics, m);
-        number(std::isinf(v) ? (v > 0 ? 1e308 : -1e308) : v, FormatNumber(v));
-      }
-    }
-    cell(row.tensor && !row.tensor->within() ? WorstCell(row.tensor) : "",
-         true);
-    cell(StatusText(row), true);
-    html += "</tr>\n";
+  return html;
+}
+
+std::string TableRow(const Row& row, const TreeCompareResult& result,
+                     const ReportContext& context, bool multi) {
+  std::string html;
+  std::string cls = "op-row";
+  if (row.tensor == nullptr) {
+    cls += " none";
+  } else if (row.first) {
+    cls += " first";
+  } else if (!row.tensor->within()) {
+    cls += " diff";
   }
-  html += "</tbody>\n</table></div>\n";
+  StrAppend(html, "<tr class=\"", cls, "\" data-op=\"", Escape(row.op->a->name),
+            "\" data-status=\"", StatusKey(row), "\">");
+  auto cell = [&](std::string_view text, bool is_text) {
+    StrAppend(html, is_text ? "<td class=\"text\">" : "<td>", Escape(text),
+              "</td>");
+  };
+  auto number = [&](double v, std::string_view text) {
+    StrAppend(html, "<td data-v=\"",
+              std::isnan(v) ? "nan" : fmt::format("{}", v), "\">", Escape(text),
+              "</td>");
+  };
+  number(static_cast<double>(row.op->index + 1), StrCat(row.op->index + 1));
+  if (multi) cell(FolderLabel(*result.pairs[row.pair].a), true);
+  number(row.op->a->task_id, StrCat(row.op->a->task_id));
+  cell(row.op->a->name, true);
+  cell(row.op->a->type, true);
+  cell(TensorName(row.tensor), true);
+  cell(row.tensor ? row.tensor->b_label : "-", true);
+  cell(MatchKindName(row.op->match), true);
+  cell(row.tensor ? ShapeText(row.tensor->shape_a) : "", true);
+  cell(row.tensor ? ShapeText(row.tensor->shape_b) : "", true);
+  cell(row.tensor ? row.tensor->dtype_a : "", true);
+  cell(row.tensor ? row.tensor->dtype_b : "", true);
+  for (Metric m : context.metrics) {
+    if (row.tensor == nullptr || !row.tensor->problem.empty()) {
+      cell("", false);
+    } else {
+      const double v = MetricValue(row.tensor->metrics, m);
+      number(std::isinf(v) ? (v > 0 ? 1e308 : -1e308) : v, FormatNumber(v));
+    }
+  }
+  cell(row.tensor && !row.tensor->within() ? WorstCell(row.tensor) : "", true);
+  cell(StatusText(row), true);
+  html += "</tr>\n";
+  return html;
+}
+
+// Operators left out of the comparison on either side; with several pairs,
+// those of the first pair only.
+std::string UnmatchedNotes(const TreeCompareResult& result, bool multi) {
+  std::string html;
   for (size_t p = 0; p < result.pairs.size(); ++p) {
     const std::vector<std::string> unmatched =
         Unmatched(result.pairs[p].result);
@@ -1224,6 +1221,44 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
                 "</p>\n");
     }
   }
+  return html;
+}
+
+}  // namespace
+
+std::string RenderCompareHtml(const TreeCompareResult& result,
+                              const ReportContext& context) {
+  std::string html = ReportHead(result, context);
+  if (result.pairs.size() > 1) {
+    StrAppend(html, "<h2>Folder pairs (", result.pairs.size(), ")</h2>\n",
+              PairsTable(result));
+  }
+  html += "<h2>Error against depth</h2>\n<div class=\"charts\">\n";
+  for (Metric m : context.metrics) html += MetricChart(result, m, context);
+  html += "</div>\n";
+  html += DivergenceDetail(result, context);
+
+  size_t left_out = 0;
+  const std::vector<Row> rows = TableRows(result, left_out);
+  const bool multi = result.pairs.size() > 1;
+  StrAppend(html,
+            "<h2>Tensors</h2>\n<div class=\"controls\">filter <input "
+            "id=\"filter\" type=\"search\" placeholder=\"op, type, "
+            "tensor...\"> result <select id=\"status\"><option "
+            "value=\"all\">all</option><option value=\"outside\">outside "
+            "the tolerance</option><option value=\"within\">within</"
+            "option><option value=\"not_compared\">not compared</"
+            "option></select> <span id=\"shown\"></span> (click a "
+            "column to sort)</div>\n");
+  if (left_out > 0) {
+    StrAppend(html, "<p class=\"notes\">", left_out,
+              " rows of folder pairs within the tolerance are left out of "
+              "this table (the CSV and JSON have them).</p>\n");
+  }
+  html += TableHeader(context, multi);
+  for (const Row& row : rows) html += TableRow(row, result, context, multi);
+  html += "</tbody>\n</table></div>\n";
+  html += UnmatchedNotes(result, multi);
   StrAppend(html, "<script>", kScript, "</script>\n</body>\n</html>\n");
   return html;
 }
