@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 #include "absl/strings/cord.h"
 #include "acl/acl_base.h"
@@ -238,6 +241,24 @@ int Fail(std::string_view command, std::string_view message,
                  hint.data());
   }
   return exit_code;
+}
+
+absl::StatusOr<std::unique_ptr<TempDir>> TempDir::Create(
+    std::string_view prefix) {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern =
+      StrCat(base != nullptr && base[0] != '\0' ? base : "/tmp", "/", prefix,
+             "-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError(StrCat("cannot create a temporary folder ",
+                                      pattern, ": ", std::strerror(errno)));
+  }
+  return std::unique_ptr<TempDir>(new TempDir(pattern));
+}
+
+TempDir::~TempDir() {
+  std::error_code error;
+  std::filesystem::remove_all(path_, error);
 }
 
 }  // namespace acldump::tools

@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace acldump::tools {
 
@@ -83,6 +86,22 @@ std::string HintOf(const absl::Status& status);
 // to stderr. Returns `exit_code` so callers can `return Fail(...)`.
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code);
+
+// A temporary folder ($TMPDIR or /tmp, named {prefix}-XXXXXX) removed with
+// everything in it when destroyed.
+class TempDir {
+ public:
+  static absl::StatusOr<std::unique_ptr<TempDir>> Create(
+      std::string_view prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
 
 }  // namespace acldump::tools
 

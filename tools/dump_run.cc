@@ -102,31 +102,6 @@ void FillRandom(const TensorView& view, uint64_t seed) {
 
 namespace {
 
-// A temporary folder removed with everything in it.
-class TempDir {
- public:
-  static absl::StatusOr<std::unique_ptr<TempDir>> Create() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern =
-        StrCat(base != nullptr && base[0] != '\0' ? base : "/tmp",
-               "/acldump-run-XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::InternalError(StrCat("cannot create a temporary folder ",
-                                        pattern, ": ", std::strerror(errno)));
-    }
-    return std::unique_ptr<TempDir>(new TempDir(pattern));
-  }
-  ~TempDir() {
-    std::error_code error;
-    fs::remove_all(path_, error);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
 struct IoTensor {
   std::string name;
   DType dtype = DType::kUndefined;
@@ -527,7 +502,8 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
     summary.config_description = dump::DescribeDumpConfig(*config);
     summary.dump_root = config->dump_path_resolved;
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
+  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp,
+                   TempDir::Create("acldump-run"));
   ASSIGN_OR_RETURN(std::vector<std::string> om_paths,
                    PrepareModels(options.models, *temp));
   const std::set<std::string> before = ExistingFiles(summary.dump_root);

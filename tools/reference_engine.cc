@@ -82,31 +82,6 @@ async function main() {
 main().catch(e => { console.error(`onnxruntime: ${e.message}`); process.exit(1); });
 )JS";
 
-// A temporary folder removed with everything in it.
-class TempDir {
- public:
-  static absl::StatusOr<std::unique_ptr<TempDir>> Create() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern =
-        StrCat(base != nullptr && base[0] != '\0' ? base : "/tmp",
-               "/acldump-reference-XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::InternalError(StrCat("cannot create a temporary folder ",
-                                        pattern, ": ", std::strerror(errno)));
-    }
-    return std::unique_ptr<TempDir>(new TempDir(pattern));
-  }
-  ~TempDir() {
-    std::error_code error;
-    fs::remove_all(path_, error);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
 absl::Status WriteText(const std::string& path, std::string_view text) {
   std::ofstream file(path, std::ios::binary);
   file << text;
@@ -687,7 +662,8 @@ absl::Status RunOrt(const ReferenceOptions& options, const OrtLocation& ort,
   ASSIGN_OR_RETURN(std::vector<Tensor> values,
                    LoadInputs(inputs, options, summary.inputs));
   ExposeEveryValue(model);
-  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp, TempDir::Create());
+  ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp,
+                   TempDir::Create("acldump-reference"));
   ASSIGN_OR_RETURN(const std::string run_path,
                    WriteOrtRun(model, inputs, values, temp->path()));
   const std::string script = temp->path() + "/ort_reference.js";
