@@ -15,7 +15,7 @@ import numpy as np
 
 import acl
 import acldump
-from dump_reader import read_dump_file
+from acldump import read_dump
 
 MODEL = "testdata/resnet_tiny.om"
 INPUT = "testdata/resnet_tiny.input.input.npy"
@@ -109,15 +109,15 @@ class PyAclShapeTest(unittest.TestCase):
             self.assertRegex(softmax[0], r"^Softmax\.prob\.\d+\.\d+\.\d{16}$")
         path = glob.glob(os.path.join(dump_path, "*", "*", "resnet_tiny", "*", "1",
                                       "Softmax.prob.*"))[0]
-        header, payloads = read_dump_file(path)
-        self.assertEqual(header.version, "2.0")
-        self.assertEqual(header.op_name, "prob")
-        self.assertEqual(len(header.outputs), 1)
-        self.assertEqual(header.outputs[0].shape, [1, 10])
-        self.assertEqual(header.outputs[0].data_type, DT_FLOAT)
-        self.assertEqual(header.outputs[0].size, 40)
-        dumped = np.frombuffer(payloads[len(header.inputs)], np.float32).reshape(1, 10)
-        np.testing.assert_array_equal(dumped, prob)
+        dump = read_dump(path)
+        self.assertEqual(dump.version, "2.0")
+        self.assertEqual(dump.op_name, "prob")
+        self.assertEqual(len(dump.outputs), 1)
+        self.assertEqual(list(dump.outputs[0].shape), [1, 10])
+        self.assertEqual(dump.outputs[0].data_type, DT_FLOAT)
+        self.assertEqual(dump.outputs[0].size, 40)
+        self.assertEqual(dump.outputs[0].array.dtype, np.float32)
+        np.testing.assert_array_equal(dump.outputs[0].array.reshape(1, 10), prob)
 
     def test_set_dump_errors(self):
         self.assertEqual(acl.init(), 0)
@@ -231,9 +231,8 @@ class SampleFlowTest(unittest.TestCase):
         self.assertEqual(len({len(files) for files in iterations.values()}), 1)
         for path in glob.glob(os.path.join(dump_path, "*", "*", "resnet_tiny", "*", "*",
                                            "Softmax.prob.*")):
-            header, payloads = read_dump_file(path)
-            dumped = np.frombuffer(payloads[len(header.inputs)], np.float32)
-            np.testing.assert_array_equal(dumped, probs[0])
+            dump = read_dump(path)
+            np.testing.assert_array_equal(dump.outputs[0].array.reshape(-1), probs[0])
 
     def test_dump_through_acl_init(self):
         with tempfile.TemporaryDirectory() as work:
