@@ -25,12 +25,6 @@ constexpr std::string_view kLeadingColumns =
 // a std::string, many times the size of its text).
 constexpr size_t kMaxStatsCsvCells = size_t{1} << 22;
 
-// The data types whose elements are float32 values (or narrower).
-bool IsNarrowFloat(int32_t data_type) {
-  return data_type == DT_FLOAT || data_type == DT_FLOAT16 ||
-         data_type == DT_BF16;
-}
-
 bool IsInteger(int32_t data_type) {
   switch (data_type) {
     case DT_INT8:
