@@ -261,4 +261,36 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, error);
 }
 
+absl::StatusOr<std::vector<InputFile>> AssignInputFiles(
+    const std::vector<std::string>& args,
+    const std::vector<std::string>& input_names) {
+  std::vector<InputFile> assigned;
+  for (size_t k = 0; k < args.size(); ++k) {
+    InputFile input{k, args[k]};
+    const size_t eq = input.path.find('=');
+    if (eq != std::string::npos && !std::filesystem::exists(input.path)) {
+      const std::string name = input.path.substr(0, eq);
+      input.path = input.path.substr(eq + 1);
+      input.index = input_names.size();
+      for (size_t i = 0; i < input_names.size(); ++i) {
+        if (input_names[i] == name) input.index = i;
+      }
+      if (input.index == input_names.size()) {
+        return WithHint(absl::InvalidArgumentError(StrCat(
+                            "the model has no input named '", name, "'")),
+                        StrCat("its inputs are: ", StrJoin(input_names, ", ")));
+      }
+    }
+    if (input.index >= input_names.size()) {
+      return WithHint(
+          absl::InvalidArgumentError(StrCat(args.size(),
+                                            " --input files for a model with ",
+                                            input_names.size(), " inputs")),
+          "give one .npy per model input, in order, or name=file.npy");
+    }
+    assigned.push_back(std::move(input));
+  }
+  return assigned;
+}
+
 }  // namespace acldump::tools

@@ -87,6 +87,18 @@ std::string HintOf(const absl::Status& status);
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code);
 
+// One --input argument resolved: the model input it fills and the file.
+struct InputFile {
+  size_t index = 0;
+  std::string path;
+};
+// Resolves --input arguments against the model's input names: "file" fills
+// the inputs in order, "name=file" (when no file of that whole name exists)
+// the named one. Errors name the unknown input or the count that does not fit.
+absl::StatusOr<std::vector<InputFile>> AssignInputFiles(
+    const std::vector<std::string>& args,
+    const std::vector<std::string>& input_names);
+
 // A temporary folder ($TMPDIR or /tmp, named {prefix}-XXXXXX) removed with
 // everything in it when destroyed.
 class TempDir {

@@ -202,32 +202,13 @@ absl::StatusOr<std::vector<std::string>> FillInputs(
     std::vector<IoTensor>& inputs, const std::vector<std::string>& files,
     uint64_t seed) {
   std::vector<std::string> sources(inputs.size());
-  for (size_t k = 0; k < files.size(); ++k) {
-    std::string file = files[k];
-    size_t index = k;
-    const size_t eq = file.find('=');
-    if (eq != std::string::npos && !fs::exists(file)) {
-      const std::string name = file.substr(0, eq);
-      file = file.substr(eq + 1);
-      index = inputs.size();
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i].name == name) index = i;
-      }
-      if (index == inputs.size()) {
-        std::vector<std::string> names;
-        for (const IoTensor& t : inputs) names.push_back(t.name);
-        return WithHint(absl::InvalidArgumentError(StrCat(
-                            "the model has no input named '", name, "'")),
-                        StrCat("its inputs are: ", StrJoin(names, ", ")));
-      }
-    }
-    if (index >= inputs.size()) {
-      return WithHint(
-          absl::InvalidArgumentError(StrCat(files.size(),
-                                            " --input files for a model with ",
-                                            inputs.size(), " inputs")),
-          "give one .npy per model input, in order, or name=file.npy");
-    }
+  std::vector<std::string> names;
+  for (const IoTensor& in : inputs) names.push_back(in.name);
+  ASSIGN_OR_RETURN(std::vector<InputFile> assigned,
+                   AssignInputFiles(files, names));
+  for (const InputFile& input : assigned) {
+    const size_t index = input.index;
+    const std::string& file = input.path;
     IoTensor& t = inputs[index];
     absl::StatusOr<Tensor> tensor = ReadNpyFile(file);
     if (!tensor.ok()) {

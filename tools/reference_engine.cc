@@ -167,32 +167,13 @@ absl::StatusOr<std::vector<Tensor>> LoadInputs(
     std::vector<std::string>& described) {
   std::vector<std::optional<Tensor>> values(inputs.size());
   std::vector<std::string> sources(inputs.size());
-  for (size_t k = 0; k < options.inputs.size(); ++k) {
-    std::string file = options.inputs[k];
-    size_t index = k;
-    const size_t eq = file.find('=');
-    if (eq != std::string::npos && !fs::exists(file)) {
-      const std::string name = file.substr(0, eq);
-      file = file.substr(eq + 1);
-      index = inputs.size();
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i].name == name) index = i;
-      }
-      if (index == inputs.size()) {
-        std::vector<std::string> names;
-        for (const GraphInput& in : inputs) names.push_back(in.name);
-        return WithHint(absl::InvalidArgumentError(StrCat(
-                            "the model has no input named '", name, "'")),
-                        StrCat("its inputs are: ", StrJoin(names, ", ")));
-      }
-    }
-    if (index >= inputs.size()) {
-      return WithHint(
-          absl::InvalidArgumentError(StrCat(options.inputs.size(),
-                                            " --input files for a model with ",
-                                            inputs.size(), " inputs")),
-          "give one .npy per model input, in order, or name=file.npy");
-    }
+  std::vector<std::string> names;
+  for (const GraphInput& in : inputs) names.push_back(in.name);
+  ASSIGN_OR_RETURN(std::vector<InputFile> assigned,
+                   AssignInputFiles(options.inputs, names));
+  for (const InputFile& input : assigned) {
+    const size_t index = input.index;
+    const std::string& file = input.path;
     ASSIGN_OR_RETURN(Tensor tensor, ReadArrayFile(file));
     if (tensor.info() != inputs[index].info) {
       return absl::InvalidArgumentError(StrCat(
