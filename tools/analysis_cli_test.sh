@@ -12,31 +12,7 @@ PYTHON=/usr/bin/python3
 WORK="${TEST_TMPDIR}/analysis"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-# expect_exit CODE NAME -- command...: runs it with stdout/stderr in NAME.out/.err.
-expect_exit() {
-  local code="$1" name="$2"
-  shift 3
-  local rc=0
-  "$@" >"$name.out" 2>"$name.err" || rc=$?
-  if [[ "$rc" != "$code" ]]; then
-    fail "$name: exit $rc, expected $code: $*"
-    sed 's/^/    /' "$name.out" "$name.err" >&2
-  fi
-}
-expect_grep() {  # expect_grep FILE PATTERN (fixed string)
-  grep -qF -- "$2" "$1" || {
-    fail "$1 lacks '$2'"
-    sed 's/^/    /' "$1" >&2
-  }
-}
-expect_no_grep() {
-  if grep -qF -- "$2" "$1"; then fail "$1 has '$2'"; fi
-}
+source "$RUNFILES/tools/cli_test_lib.sh"
 # json FILE EXPR: prints the Python expression EXPR over the parsed JSON `j`.
 json() {
   "$PYTHON" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
