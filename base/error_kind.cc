@@ -26,7 +26,7 @@ std::optional<ErrorKind> KindOf(const absl::Status& status) {
     value = value * 10 + (c - '0');
   }
   if (value < static_cast<int>(ErrorKind::kInvalidFile) ||
-      value > static_cast<int>(ErrorKind::kFeatureUnsupported)) {
+      value > static_cast<int>(kLastErrorKind)) {
     return std::nullopt;
   }
   return static_cast<ErrorKind>(value);

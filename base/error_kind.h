@@ -32,7 +32,10 @@ enum class ErrorKind : int {
   // config; aclInit: parse error).
   kInvalidJson,
   kFeatureUnsupported,  // valid for the NPU SDK, not available on this runtime
+  kGearInvalid,         // a dynamic model's gear input names no gear
 };
+// KindOf accepts kinds up to this one.
+inline constexpr ErrorKind kLastErrorKind = ErrorKind::kGearInvalid;
 
 // Returns `status` (which must not be OK) tagged with `kind`.
 absl::Status WithKind(absl::Status status, ErrorKind kind);

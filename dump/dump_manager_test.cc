@@ -60,7 +60,8 @@ std::vector<std::string> FilesUnder(const std::string& root) {
 }
 
 struct Loaded {
-  std::shared_ptr<CompiledModel> model;
+  std::shared_ptr<GearedModel> registered;
+  CompiledModel* model;  // its one plan
   uint32_t id;
   std::vector<std::string> warnings;
 };
@@ -81,8 +82,9 @@ Loaded Load(DumpManager& manager, ModelRegistry& registry,
   }
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   Loaded loaded;
-  loaded.model = std::move(*compiled);
-  loaded.id = *registry.Add(loaded.model, stem);
+  loaded.registered = std::make_shared<GearedModel>(std::move(*compiled));
+  loaded.model = &loaded.registered->plan(0);
+  loaded.id = *registry.Add(loaded.registered, stem);
   Attachment attachment = manager.OnModelLoad(
       *loaded.model, ModelIdentity{loaded.id, stem, device}, &loaded.warnings);
   if (attachment.observer) {

@@ -1,5 +1,5 @@
-// .om model loading from memory: parse, validate, compile (untrusted model
-// files).
+// .om model loading from memory: parse, validate, compile every plan of a
+// static or dynamic model (untrusted model files).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // memory limit.
   acldump::CompileOptions options;
   options.max_memory_bytes = size_t{64} << 20;
-  (void)acldump::LoadModelFromMemory(
+  (void)acldump::LoadGearedModelFromMemory(
       std::string_view(reinterpret_cast<const char*>(data), size), options);
   return 0;
 }

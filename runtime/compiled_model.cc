@@ -551,6 +551,18 @@ const void* CompiledModel::Resolve(const Location& location,
 absl::Status CompiledModel::Execute(
     std::span<const HostBuffer> inputs,
     std::span<const MutableHostBuffer> outputs) {
+  return Run(std::nullopt, inputs, outputs);
+}
+
+absl::Status CompiledModel::ExecuteAs(
+    uint64_t iteration, std::span<const HostBuffer> inputs,
+    std::span<const MutableHostBuffer> outputs) {
+  return Run(iteration, inputs, outputs);
+}
+
+absl::Status CompiledModel::Run(std::optional<uint64_t> numbered,
+                                std::span<const HostBuffer> inputs,
+                                std::span<const MutableHostBuffer> outputs) {
   RETURN_IF_ERROR(CheckBuffers(inputs, outputs));
   std::lock_guard<std::mutex> lock(mutex_);
   RETURN_IF_ERROR(EnsureWorkMemory());
@@ -562,7 +574,8 @@ absl::Status CompiledModel::Execute(
       binding.view->data = outputs[binding.location.index].data;
     }
   }
-  const uint64_t iteration = iteration_++;
+  const uint64_t iteration = numbered.value_or(iteration_);
+  iteration_ = iteration + 1;
   const bool observed =
       observer_ != nullptr && observer_->BeginIteration(iteration);
   absl::Status status =

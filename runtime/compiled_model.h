@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -89,6 +90,14 @@ class CompiledModel {
   // the work memory unless BindMemory gave some (kOutOfMemory if it cannot).
   absl::Status Execute(std::span<const HostBuffer> inputs,
                        std::span<const MutableHostBuffer> outputs);
+  // The buffer checks Execute makes (kModelInputNotMatch /
+  // kModelOutputNotMatch).
+  absl::Status CheckBuffers(std::span<const HostBuffer> inputs,
+                            std::span<const MutableHostBuffer> outputs) const;
+  // Execute as iteration `iteration` (a dynamic model numbers the executions
+  // of all its plans together); the next Execute continues from it.
+  absl::Status ExecuteAs(uint64_t iteration, std::span<const HostBuffer> inputs,
+                         std::span<const MutableHostBuffer> outputs);
 
   // Executions started so far (the next iteration's number).
   uint64_t iteration() const;
@@ -131,8 +140,9 @@ class CompiledModel {
   CompiledModel() = default;
   template <bool kObserved>
   absl::Status RunSteps(uint64_t iteration);
-  absl::Status CheckBuffers(std::span<const HostBuffer> inputs,
-                            std::span<const MutableHostBuffer> outputs) const;
+  absl::Status Run(std::optional<uint64_t> iteration,
+                   std::span<const HostBuffer> inputs,
+                   std::span<const MutableHostBuffer> outputs);
   // Points every binding of `memory` kind at its base; mutex_ held.
   void Rebind(Memory memory, std::byte* base);
   absl::Status EnsureWorkMemory();

@@ -1,8 +1,5 @@
 #include "runtime/converter.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -12,11 +9,12 @@
 #include "runtime/onnx_import.h"
 
 namespace acldump {
+namespace {
 
-absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
-                                  const PassOptions& options,
-                                  const ImportOptions& import_options) {
-  ASSIGN_OR_RETURN(Graph graph, ImportOnnxBytes(onnx_bytes, import_options));
+absl::StatusOr<Graph> ConvertStatic(const onnx::ModelProto& proto,
+                                    const PassOptions& options,
+                                    const ImportOptions& import_options) {
+  ASSIGN_OR_RETURN(Graph graph, ImportOnnx(proto, import_options));
   RETURN_IF_ERROR(OptimizeGraph(graph, BuiltinOps(), options));
   // The converted model must load: round-trip it through the file format and
   // compile it.
@@ -26,12 +24,77 @@ absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
   return graph;
 }
 
+std::string RenderGear(const std::vector<int64_t>& values) {
+  return StrCat("[", StrJoin(values, ","), "]");
+}
+
+// One static conversion per gear, with the inputs' -1s replaced by its values.
+absl::StatusOr<Graph> ConvertGears(const onnx::ModelProto& proto,
+                                   const PassOptions& options,
+                                   const ImportOptions& import_options,
+                                   const GearOptions& gears) {
+  RETURN_IF_ERROR(Annotate(CheckGearValues(gears.kind, gears.values),
+                           StrCat("dynamic ", GearKindName(gears.kind))));
+  Graph model;
+  model.gear_kind = gears.kind;
+  ASSIGN_OR_RETURN(model.inputs,
+                   DynamicInputs(proto, import_options.input_shapes));
+  bool any_dynamic = false;
+  for (const NamedTensorInfo& in : model.inputs) {
+    ASSIGN_OR_RETURN(bool dynamic, CheckDynamicDims(gears.kind, in.name,
+                                                    in.info.shape.dims()));
+    any_dynamic = any_dynamic || dynamic;
+  }
+  if (!any_dynamic) {
+    return absl::InvalidArgumentError(StrCat(
+        "dynamic ", GearKindName(gears.kind),
+        ": no input has a dynamic dimension; mark them -1 with --input-shape (",
+        gears.kind == GearKind::kBatch ? "\"x:-1,3,224,224\""
+                                       : "\"x:1,3,-1,-1\"",
+        ")"));
+  }
+  for (const std::vector<int64_t>& values : gears.values) {
+    ImportOptions pinned;
+    for (const NamedTensorInfo& in : model.inputs) {
+      pinned.input_shapes[in.name] = DimsForGear(in.info.shape.dims(), values);
+    }
+    absl::StatusOr<Graph> graph = ConvertStatic(proto, options, pinned);
+    if (!graph.ok()) {
+      return Annotate(graph.status(), StrCat(GearKindName(gears.kind), " gear ",
+                                             RenderGear(values)));
+    }
+    model.gears.push_back(
+        Gear{values, std::make_shared<const Graph>(std::move(*graph))});
+  }
+  const Graph& largest = *model.gears[LargestGear(gears.values)].graph;
+  model.name = largest.name;
+  model.source_opset = largest.source_opset;
+  model.outputs = largest.outputs;
+  // The model as a whole must read back.
+  RETURN_IF_ERROR(ParseModel(SerializeModel(model)).status());
+  return model;
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
+                                  const PassOptions& options,
+                                  const ImportOptions& import_options,
+                                  const GearOptions& gears) {
+  ASSIGN_OR_RETURN(onnx::ModelProto proto, ParseOnnx(onnx_bytes));
+  if (gears.kind == GearKind::kNone)
+    return ConvertStatic(proto, options, import_options);
+  return ConvertGears(proto, options, import_options, gears);
+}
+
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const PassOptions& options,
-                                      const ImportOptions& import_options) {
+                                      const ImportOptions& import_options,
+                                      const GearOptions& gears) {
   ASSIGN_OR_RETURN(std::string bytes,
                    ReadRegularFile(path, kMaxOnnxFileBytes, "ONNX file"));
-  absl::StatusOr<Graph> graph = ConvertOnnx(bytes, options, import_options);
+  absl::StatusOr<Graph> graph =
+      ConvertOnnx(bytes, options, import_options, gears);
   if (!graph.ok()) return Annotate(graph.status(), path);
   return graph;
 }

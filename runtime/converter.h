@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "runtime/gears.h"
 #include "runtime/graph.h"
 #include "runtime/onnx_import.h"
 #include "runtime/passes.h"
@@ -16,14 +17,24 @@ namespace acldump {
 // Largest ONNX file read (protobuf cannot parse a larger message).
 inline constexpr size_t kMaxOnnxFileBytes = size_t{2} << 30;
 
+// Gears to compile (convert --dynamic-batch-size / --dynamic-image-size): the
+// inputs' -1 dimensions take each gear's values in turn.
+struct GearOptions {
+  GearKind kind = GearKind::kNone;
+  GearValues values;
+};
+
 // `import_options` pins symbolic input dimensions (convert --input-shape);
-// output and intermediate shapes follow by shape inference.
+// output and intermediate shapes follow by shape inference. With `gears`, the
+// result is a dynamic model holding one converted graph per gear.
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
                                   const PassOptions& options = {},
-                                  const ImportOptions& import_options = {});
+                                  const ImportOptions& import_options = {},
+                                  const GearOptions& gears = {});
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const PassOptions& options = {},
-                                      const ImportOptions& import_options = {});
+                                      const ImportOptions& import_options = {},
+                                      const GearOptions& gears = {});
 
 }  // namespace acldump
 

@@ -37,6 +37,19 @@ struct NamedTensorInfo {
   bool infer_shape = false;
 };
 
+// How a model's gears differ: none (static shapes), by batch size, or by
+// image size (height, width), as the SDK's converter builds them.
+enum class GearKind { kNone, kBatch, kImageSize };
+
+struct Graph;
+
+// One compiled-in shape of a dynamic model: its values ([batch] or [height,
+// width]) and the graph with every shape static for them.
+struct Gear {
+  std::vector<int64_t> values;
+  std::shared_ptr<const Graph> graph;
+};
+
 struct Graph {
   std::string name;
   int64_t source_opset = 0;
@@ -44,7 +57,14 @@ struct Graph {
   std::vector<NamedTensorInfo> outputs;
   std::map<std::string, std::shared_ptr<const Tensor>> initializers;
   std::vector<GraphNode> nodes;
+  // A dynamic model (gear_kind != kNone) holds no nodes or initializers of its
+  // own: `inputs` mark the dynamic dimensions -1, `outputs` have the largest
+  // gear's shapes, and each gear holds a complete static graph, in the order
+  // the gears were given.
+  GearKind gear_kind = GearKind::kNone;
+  std::vector<Gear> gears;
 
+  bool dynamic() const { return gear_kind != GearKind::kNone; }
   // Index of the node producing `value`, or -1.
   int ProducerOf(std::string_view value) const;
   // Indices of the nodes reading `value`.

@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "nlohmann/json.hpp"
+#include "runtime/gears.h"
 #include "runtime/model.pb.h"
 
 namespace acldump {
@@ -184,16 +185,52 @@ absl::StatusOr<GraphNode> NodeFromProto(const std::string& where,
   return node;
 }
 
-absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
-  if (model.format_version() != kFormatVersion) {
-    return Invalid("model",
-                   StrCat("format version ", model.format_version(),
-                          " is not supported (expected ", kFormatVersion, ")"));
+using Initializers = std::map<std::string, std::shared_ptr<const Tensor>>;
+
+absl::StatusOr<Initializers> InitializersFromProto(
+    std::string_view prefix,
+    const google::protobuf::RepeatedPtrField<om::TensorValue>& list) {
+  Initializers initializers;
+  for (int i = 0; i < list.size(); ++i) {
+    const om::TensorValue& init = list.Get(i);
+    const std::string where =
+        StrCat(prefix, "initializer ", i, " '", init.name(), "'");
+    RETURN_IF_ERROR(CheckName(where, init.name()));
+    if (initializers.count(init.name())) {
+      return Invalid(
+          where, StrCat("value '", init.name(), "' is defined more than once"));
+    }
+    ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(where, init));
+    initializers[init.name()] =
+        std::make_shared<const Tensor>(std::move(tensor));
   }
+  return initializers;
+}
+
+absl::StatusOr<std::vector<NamedTensorInfo>> ValueInfosFromProto(
+    std::string_view prefix, std::string_view kind,
+    const google::protobuf::RepeatedPtrField<om::ValueInfo>& list) {
+  std::vector<NamedTensorInfo> infos;
+  for (int i = 0; i < list.size(); ++i) {
+    const om::ValueInfo& value = list.Get(i);
+    const std::string where =
+        StrCat(prefix, kind, " ", i, " '", value.name(), "'");
+    RETURN_IF_ERROR(CheckName(where, value.name()));
+    ASSIGN_OR_RETURN(TensorInfo info,
+                     InfoFromProto(where, value.data_type(), value.dims()));
+    infos.push_back({value.name(), std::move(info)});
+  }
+  return infos;
+}
+
+// One static graph of the file: the model itself (`Fields` = om::Model) or one
+// gear of a dynamic model (om::Gear, whose nodes may also read `shared`).
+template <typename Fields>
+absl::StatusOr<Graph> StaticGraphFromProto(std::string_view prefix,
+                                           const Fields& proto,
+                                           Initializers initializers,
+                                           const Initializers* shared) {
   Graph graph;
-  RETURN_IF_ERROR(CheckName("model name", model.name()));
-  graph.name = model.name();
-  graph.source_opset = model.source_opset();
   std::set<std::string, std::less<>> defined;
   auto define = [&](std::string_view where,
                     const std::string& name) -> absl::Status {
@@ -204,52 +241,275 @@ absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
     }
     return absl::OkStatus();
   };
-  for (int i = 0; i < model.inputs_size(); ++i) {
-    const om::ValueInfo& in = model.inputs(i);
-    const std::string where = StrCat("input ", i, " '", in.name(), "'");
-    RETURN_IF_ERROR(define(where, in.name()));
-    ASSIGN_OR_RETURN(TensorInfo info,
-                     InfoFromProto(where, in.data_type(), in.dims()));
-    graph.inputs.push_back({in.name(), std::move(info)});
+  ASSIGN_OR_RETURN(graph.inputs,
+                   ValueInfosFromProto(prefix, "input", proto.inputs()));
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    RETURN_IF_ERROR(define(StrCat(prefix, "input ", i), graph.inputs[i].name));
   }
-  for (int i = 0; i < model.initializers_size(); ++i) {
-    const om::TensorValue& init = model.initializers(i);
-    const std::string where = StrCat("initializer ", i, " '", init.name(), "'");
-    RETURN_IF_ERROR(define(where, init.name()));
-    ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(where, init));
-    graph.initializers[init.name()] =
-        std::make_shared<const Tensor>(std::move(tensor));
+  for (const auto& [name, tensor] : initializers) {
+    RETURN_IF_ERROR(define(StrCat(prefix, "initializer '", name, "'"), name));
   }
+  graph.initializers = std::move(initializers);
   std::set<std::string, std::less<>> node_names;
-  for (int i = 0; i < model.nodes_size(); ++i) {
-    const om::Node& proto = model.nodes(i);
-    const std::string where = StrCat("node ", i, " '", proto.name(), "'");
-    if (!node_names.insert(proto.name()).second) {
+  for (int i = 0; i < proto.nodes_size(); ++i) {
+    const om::Node& node_proto = proto.nodes(i);
+    const std::string where =
+        StrCat(prefix, "node ", i, " '", node_proto.name(), "'");
+    if (!node_names.insert(node_proto.name()).second) {
       return Invalid(where, "node name is used more than once");
     }
-    ASSIGN_OR_RETURN(GraphNode node, NodeFromProto(where, proto));
+    ASSIGN_OR_RETURN(GraphNode node, NodeFromProto(where, node_proto));
     for (const std::string& out : node.outputs) {
       RETURN_IF_ERROR(define(StrCat(where, " output"), out));
     }
     graph.nodes.push_back(std::move(node));
   }
-  for (int i = 0; i < model.outputs_size(); ++i) {
-    const om::ValueInfo& out = model.outputs(i);
-    const std::string where = StrCat("output ", i, " '", out.name(), "'");
-    RETURN_IF_ERROR(CheckName(where, out.name()));
-    if (!defined.count(out.name())) {
+  // Shared weights a gear reads become its own initializers.
+  auto take_shared = [&](const std::string& name) {
+    if (shared == nullptr || name.empty() || defined.count(name)) return;
+    auto found = shared->find(name);
+    if (found == shared->end()) return;
+    graph.initializers[name] = found->second;
+    defined.insert(name);
+  };
+  for (const GraphNode& node : graph.nodes) {
+    for (const std::string& in : node.inputs) take_shared(in);
+  }
+  for (const om::ValueInfo& out : proto.outputs()) take_shared(out.name());
+  ASSIGN_OR_RETURN(graph.outputs,
+                   ValueInfosFromProto(prefix, "output", proto.outputs()));
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    const std::string& name = graph.outputs[i].name;
+    const std::string where = StrCat(prefix, "output ", i, " '", name, "'");
+    if (!defined.count(name)) {
       return Invalid(where, "no input, initializer or node produces it");
     }
-    if (graph.IsGraphOutput(out.name()))
-      return Invalid(where, "listed twice as an output");
-    ASSIGN_OR_RETURN(TensorInfo info,
-                     InfoFromProto(where, out.data_type(), out.dims()));
-    graph.outputs.push_back({out.name(), std::move(info)});
+    for (size_t j = 0; j < i; ++j) {
+      if (graph.outputs[j].name == name)
+        return Invalid(where, "listed twice as an output");
+    }
   }
   if (graph.outputs.empty())
-    return Invalid("model", "the model has no outputs");
-  RETURN_IF_ERROR(SortTopologically(graph));
+    return Invalid(StrCat(prefix, "model"), "the model has no outputs");
+  if (absl::Status sorted = SortTopologically(graph); !sorted.ok()) {
+    return absl::Status(sorted.code(), StrCat(prefix, sorted.message()));
+  }
   return graph;
+}
+
+// A dynamic model's input: -1 allowed in its dynamic dimensions.
+absl::StatusOr<TensorInfo> DynamicInputFromProto(std::string_view where,
+                                                 GearKind kind,
+                                                 const om::ValueInfo& value,
+                                                 bool* dynamic) {
+  std::vector<int64_t> dims(value.dims().begin(), value.dims().end());
+  ASSIGN_OR_RETURN(*dynamic, CheckDynamicDims(kind, value.name(), dims));
+  google::protobuf::RepeatedField<int64_t> sized = value.dims();
+  for (int64_t& dim : sized) {
+    if (dim == -1) dim = 1;
+  }
+  ASSIGN_OR_RETURN(TensorInfo info,
+                   InfoFromProto(where, value.data_type(), sized));
+  info.shape = Shape(std::move(dims));
+  return info;
+}
+
+absl::Status CheckGearMatches(std::string_view where, const Graph& model,
+                              const Gear& gear) {
+  const Graph& plan = *gear.graph;
+  if (plan.inputs.size() != model.inputs.size() ||
+      plan.outputs.size() != model.outputs.size()) {
+    return Invalid(where, "its inputs or outputs differ from the model's");
+  }
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const NamedTensorInfo& in = model.inputs[i];
+    const std::vector<int64_t> expected =
+        DimsForGear(in.info.shape.dims(), gear.values);
+    if (plan.inputs[i].name != in.name ||
+        plan.inputs[i].info.dtype != in.info.dtype ||
+        plan.inputs[i].info.shape.dims() != expected) {
+      return Invalid(
+          where,
+          StrCat("input ", i, " is '", plan.inputs[i].name, "' ",
+                 plan.inputs[i].info.ToString(), ", the gear needs '", in.name,
+                 "' ", TensorInfo{in.info.dtype, Shape(expected)}.ToString()));
+    }
+  }
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    if (plan.outputs[i].name != model.outputs[i].name ||
+        plan.outputs[i].info.dtype != model.outputs[i].info.dtype) {
+      return Invalid(where,
+                     StrCat("output ", i, " is '", plan.outputs[i].name,
+                            "', the model's is '", model.outputs[i].name, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
+  Graph graph;
+  if (model.gear_kind() == om::GEAR_BATCH) {
+    graph.gear_kind = GearKind::kBatch;
+  } else if (model.gear_kind() == om::GEAR_IMAGE_SIZE) {
+    graph.gear_kind = GearKind::kImageSize;
+  } else {
+    return Invalid("model", StrCat("unknown gear kind ", model.gear_kind()));
+  }
+  if (model.nodes_size() > 0) {
+    return Invalid("model", "a dynamic model keeps its nodes in its gears");
+  }
+  bool any_dynamic = false;
+  for (int i = 0; i < model.inputs_size(); ++i) {
+    const om::ValueInfo& in = model.inputs(i);
+    const std::string where = StrCat("input ", i, " '", in.name(), "'");
+    RETURN_IF_ERROR(CheckName(where, in.name()));
+    bool dynamic = false;
+    ASSIGN_OR_RETURN(
+        TensorInfo info,
+        DynamicInputFromProto(where, graph.gear_kind, in, &dynamic));
+    any_dynamic = any_dynamic || dynamic;
+    graph.inputs.push_back({in.name(), std::move(info)});
+  }
+  if (!any_dynamic) {
+    return Invalid("model", "a dynamic model has no input with a -1 dimension");
+  }
+  ASSIGN_OR_RETURN(graph.outputs,
+                   ValueInfosFromProto("", "output", model.outputs()));
+  GearValues values;
+  for (const om::Gear& gear : model.gears())
+    values.emplace_back(gear.values().begin(), gear.values().end());
+  RETURN_IF_ERROR(Annotate(CheckGearValues(graph.gear_kind, values), "gears"));
+  ASSIGN_OR_RETURN(Initializers shared,
+                   InitializersFromProto("", model.initializers()));
+  for (int i = 0; i < model.gears_size(); ++i) {
+    const std::string prefix = StrCat("gear ", i, ": ");
+    const om::Gear& proto = model.gears(i);
+    ASSIGN_OR_RETURN(Initializers own,
+                     InitializersFromProto(prefix, proto.initializers()));
+    for (const auto& [name, tensor] : own) {
+      if (shared.count(name)) {
+        return Invalid(StrCat(prefix, "initializer '", name, "'"),
+                       "also a shared initializer");
+      }
+    }
+    ASSIGN_OR_RETURN(Graph plan, StaticGraphFromProto(prefix, proto,
+                                                      std::move(own), &shared));
+    plan.name = graph.name = model.name();
+    plan.source_opset = model.source_opset();
+    Gear gear{values[i], std::make_shared<const Graph>(std::move(plan))};
+    RETURN_IF_ERROR(CheckGearMatches(StrCat("gear ", i), graph, gear));
+    graph.gears.push_back(std::move(gear));
+  }
+  const Graph& largest = *graph.gears[LargestGear(values)].graph;
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    if (graph.outputs[i].info.shape != largest.outputs[i].info.shape) {
+      return Invalid(StrCat("output ", i, " '", graph.outputs[i].name, "'"),
+                     "its shape is not the largest gear's");
+    }
+  }
+  return graph;
+}
+
+absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
+  if (model.format_version() != kFormatVersion) {
+    return Invalid("model",
+                   StrCat("format version ", model.format_version(),
+                          " is not supported (expected ", kFormatVersion, ")"));
+  }
+  RETURN_IF_ERROR(CheckName("model name", model.name()));
+  if (model.gear_kind() != om::GEAR_NONE || model.gears_size() > 0) {
+    ASSIGN_OR_RETURN(Graph graph, DynamicGraphFromProto(model));
+    graph.source_opset = model.source_opset();
+    return graph;
+  }
+  ASSIGN_OR_RETURN(Initializers initializers,
+                   InitializersFromProto("", model.initializers()));
+  ASSIGN_OR_RETURN(
+      Graph graph,
+      StaticGraphFromProto("", model, std::move(initializers), nullptr));
+  graph.name = model.name();
+  graph.source_opset = model.source_opset();
+  return graph;
+}
+
+}  // namespace
+
+namespace {
+
+void ValueInfoToProto(const NamedTensorInfo& value, om::ValueInfo* info) {
+  info->set_name(value.name);
+  info->set_data_type(ToModelDataType(value.info.dtype));
+  for (int64_t dim : value.info.shape.dims()) info->add_dims(dim);
+}
+
+void NodeToProto(const GraphNode& node, om::Node* proto) {
+  proto->set_name(node.name);
+  proto->set_op_type(node.op_type);
+  for (const auto& in : node.inputs) proto->add_inputs(in);
+  for (const auto& out : node.outputs) proto->add_outputs(out);
+  for (const auto& [name, value] : node.attrs.values()) {
+    AttrToProto(name, value, proto->add_attributes());
+  }
+  for (const auto& original : node.original_names)
+    proto->add_original_names(original);
+  proto->set_no_task(node.no_task);
+}
+
+// Inputs, outputs and nodes of one static graph (om::Model or om::Gear).
+template <typename Fields>
+void StaticGraphToProto(const Graph& graph, Fields* proto) {
+  for (const auto& in : graph.inputs) ValueInfoToProto(in, proto->add_inputs());
+  for (const auto& out : graph.outputs)
+    ValueInfoToProto(out, proto->add_outputs());
+  for (const GraphNode& node : graph.nodes)
+    NodeToProto(node, proto->add_nodes());
+}
+
+void InitializerToProto(const std::string& name, const Tensor& tensor,
+                        om::TensorValue* value) {
+  value->set_name(name);
+  TensorToProto(tensor, value);
+}
+
+bool SameTensor(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         (a.ByteSize() == 0 ||
+          std::memcmp(a.data(), b.data(), a.ByteSize()) == 0);
+}
+
+// Weights every gear that has them holds equal are stored once; the rest
+// with their gear.
+void DynamicGraphToProto(const Graph& graph, om::Model* model) {
+  model->set_gear_kind(graph.gear_kind == GearKind::kBatch
+                           ? om::GEAR_BATCH
+                           : om::GEAR_IMAGE_SIZE);
+  for (const auto& in : graph.inputs) ValueInfoToProto(in, model->add_inputs());
+  for (const auto& out : graph.outputs)
+    ValueInfoToProto(out, model->add_outputs());
+  std::map<std::string, const Tensor*> shared;
+  std::set<std::string> differing;
+  for (const Gear& gear : graph.gears) {
+    for (const auto& [name, tensor] : gear.graph->initializers) {
+      auto [it, inserted] = shared.emplace(name, tensor.get());
+      if (!inserted && it->second != tensor.get() &&
+          !SameTensor(*it->second, *tensor)) {
+        differing.insert(name);
+      }
+    }
+  }
+  for (const auto& [name, tensor] : shared) {
+    if (!differing.count(name))
+      InitializerToProto(name, *tensor, model->add_initializers());
+  }
+  for (const Gear& gear : graph.gears) {
+    om::Gear* proto = model->add_gears();
+    for (int64_t value : gear.values) proto->add_values(value);
+    StaticGraphToProto(*gear.graph, proto);
+    for (const auto& [name, tensor] : gear.graph->initializers) {
+      if (differing.count(name))
+        InitializerToProto(name, *tensor, proto->add_initializers());
+    }
+  }
 }
 
 }  // namespace
@@ -260,35 +520,12 @@ std::string SerializeModel(const Graph& graph) {
   model.set_name(graph.name);
   model.set_producer("acldump");
   model.set_source_opset(graph.source_opset);
-  for (const auto& in : graph.inputs) {
-    om::ValueInfo* info = model.add_inputs();
-    info->set_name(in.name);
-    info->set_data_type(ToModelDataType(in.info.dtype));
-    for (int64_t dim : in.info.shape.dims()) info->add_dims(dim);
-  }
-  for (const auto& out : graph.outputs) {
-    om::ValueInfo* info = model.add_outputs();
-    info->set_name(out.name);
-    info->set_data_type(ToModelDataType(out.info.dtype));
-    for (int64_t dim : out.info.shape.dims()) info->add_dims(dim);
-  }
-  for (const auto& [name, tensor] : graph.initializers) {
-    om::TensorValue* value = model.add_initializers();
-    value->set_name(name);
-    TensorToProto(*tensor, value);
-  }
-  for (const GraphNode& node : graph.nodes) {
-    om::Node* proto = model.add_nodes();
-    proto->set_name(node.name);
-    proto->set_op_type(node.op_type);
-    for (const auto& in : node.inputs) proto->add_inputs(in);
-    for (const auto& out : node.outputs) proto->add_outputs(out);
-    for (const auto& [name, value] : node.attrs.values()) {
-      AttrToProto(name, value, proto->add_attributes());
-    }
-    for (const auto& original : node.original_names)
-      proto->add_original_names(original);
-    proto->set_no_task(node.no_task);
+  if (graph.dynamic()) {
+    DynamicGraphToProto(graph, &model);
+  } else {
+    StaticGraphToProto(graph, &model);
+    for (const auto& [name, tensor] : graph.initializers)
+      InitializerToProto(name, *tensor, model.add_initializers());
   }
   std::string bytes(kModelMagic);
   model.AppendToString(&bytes);
@@ -345,11 +582,12 @@ absl::Status WriteModelFile(const Graph& graph, const std::string& path) {
   return absl::OkStatus();
 }
 
-std::string ModelToJson(const Graph& graph) {
-  using Json = nlohmann::ordered_json;
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json GraphToJson(const Graph& graph) {
   Json json;
-  json["name"] = graph.name;
-  json["source_opset"] = graph.source_opset;
   auto value_info = [](const NamedTensorInfo& v) {
     return Json{{"name", v.name},
                 {"dtype", std::string(DTypeName(v.info.dtype))},
@@ -379,6 +617,26 @@ std::string ModelToJson(const Graph& graph) {
         Json{{"name", name},
              {"dtype", std::string(DTypeName(tensor->dtype()))},
              {"shape", tensor->shape().dims()}});
+  }
+  return json;
+}
+
+}  // namespace
+
+std::string ModelToJson(const Graph& graph) {
+  Json json;
+  json["name"] = graph.name;
+  json["source_opset"] = graph.source_opset;
+  json.update(GraphToJson(graph));
+  if (graph.dynamic()) {
+    json["gear_kind"] = std::string(GearKindName(graph.gear_kind));
+    json["gears"] = Json::array();
+    for (const Gear& gear : graph.gears) {
+      Json entry;
+      entry["values"] = gear.values;
+      entry.update(GraphToJson(*gear.graph));
+      json["gears"].push_back(std::move(entry));
+    }
   }
   return json.dump(2);
 }

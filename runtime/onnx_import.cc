@@ -109,6 +109,12 @@ absl::StatusOr<TensorInfo> InputInfo(const std::string& name,
                declared.dims.size(), ": ", declared.Render()));
   }
   for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      return absl::InvalidArgumentError(
+          StrCat("--input-shape gives input '", name, "' dimension ", i,
+                 " = -1 (dynamic), which needs --dynamic-batch-size or "
+                 "--dynamic-image-size to give its sizes"));
+    }
     if (dims[i] <= 0) {
       return absl::InvalidArgumentError(
           StrCat("--input-shape gives input '", name, "' dimension ", i, " = ",
@@ -179,14 +185,17 @@ absl::StatusOr<InputShapes> ParseInputShapes(std::string_view text) {
             error == std::errc::result_out_of_range ? "a representable integer"
                                                     : "an integer"));
       }
-      if (dim <= 0) {
+      // -1 marks a dynamic dimension (with convert's gear options).
+      if (dim <= 0 && dim != -1) {
         return absl::InvalidArgumentError(StrCat(
             "input shape '", entry, "': dimension ", dims.size(), " of '", name,
-            "' is ", dim, "; dimensions must be positive"));
+            "' is ", dim, "; dimensions must be positive (or -1: dynamic)"));
       }
       dims.push_back(dim);
     }
-    absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+    std::vector<int64_t> sized = dims;
+    std::replace(sized.begin(), sized.end(), int64_t{-1}, int64_t{1});
+    absl::StatusOr<int64_t> count = CheckedNumElements(sized);
     if (!count.ok()) {
       return absl::InvalidArgumentError(
           StrCat("input shape '", entry, "': ", count.status().message()));
@@ -349,8 +358,61 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
   return graph;
 }
 
-absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes,
-                                      const ImportOptions& options) {
+absl::StatusOr<std::vector<NamedTensorInfo>> DynamicInputs(
+    const onnx::ModelProto& model, const InputShapes& given) {
+  const onnx::GraphProto& proto = model.graph();
+  std::set<std::string, std::less<>> initializers;
+  for (const onnx::TensorProto& init : proto.initializer())
+    initializers.insert(init.name());
+  std::vector<NamedTensorInfo> inputs;
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto& input : proto.input()) {
+    if (initializers.count(input.name())) continue;
+    absl::StatusOr<DeclaredValue> declared = ReadDeclared(input);
+    if (!declared.ok()) return Annotate(declared.status(), "graph input");
+    names.push_back(StrCat("'", input.name(), "'"));
+    std::vector<int64_t> dims = declared->dims;
+    auto pinned = given.find(input.name());
+    if (pinned != given.end()) {
+      if (declared->has_shape && pinned->second.size() != dims.size()) {
+        return absl::InvalidArgumentError(
+            StrCat("--input-shape gives input '", input.name(), "' ",
+                   pinned->second.size(), " dimensions [",
+                   StrJoin(pinned->second, ","), "], the model declares ",
+                   dims.size(), ": ", declared->Render()));
+      }
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] >= 0 && pinned->second[i] >= 0 &&
+            dims[i] != pinned->second[i]) {
+          return absl::InvalidArgumentError(
+              StrCat("--input-shape gives input '", input.name(),
+                     "' dimension ", i, " = ", pinned->second[i],
+                     ", but the model declares it static as ", dims[i], " ",
+                     declared->Render()));
+        }
+      }
+      dims = pinned->second;
+    } else if (!declared->has_shape) {
+      return absl::InvalidArgumentError(
+          StrCat("graph input '", input.name(),
+                 "' has no declared shape; give it with --input-shape"));
+    }
+    inputs.push_back({input.name(), TensorInfo{declared->dtype, Shape(dims)}});
+  }
+  for (const auto& [name, dims] : given) {
+    if (std::none_of(
+            inputs.begin(), inputs.end(),
+            [&](const NamedTensorInfo& in) { return in.name == name; })) {
+      return absl::InvalidArgumentError(
+          StrCat("--input-shape names '", name,
+                 "', which is not an input of the model (inputs: ",
+                 StrJoin(names, ", "), ")"));
+    }
+  }
+  return inputs;
+}
+
+absl::StatusOr<onnx::ModelProto> ParseOnnx(std::string_view bytes) {
   if (bytes.size() > kMaxModelFileBytes) {
     return absl::InvalidArgumentError(StrCat("ONNX model is ", bytes.size(),
                                              " bytes, more than the limit of ",
@@ -361,6 +423,12 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes,
     return absl::InvalidArgumentError(
         "not a valid ONNX model: the protobuf does not parse");
   }
+  return model;
+}
+
+absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes,
+                                      const ImportOptions& options) {
+  ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnx(bytes));
   return ImportOnnx(model, options);
 }
 

@@ -33,13 +33,22 @@ struct ImportOptions {
 // symbolic dimensions are marked infer_shape (see ResolveOutputShapes).
 absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
                                  const ImportOptions& options = {});
+// Parses serialised ONNX (untrusted).
+absl::StatusOr<onnx::ModelProto> ParseOnnx(std::string_view bytes);
 // Parses serialised ONNX (untrusted) and imports it.
 absl::StatusOr<Graph> ImportOnnxBytes(std::string_view bytes,
                                       const ImportOptions& options = {});
 
+// The graph inputs of `model` as the gear options of convert start from them:
+// declared shapes with `given` applied, -1 where a dimension is dynamic (-1 in
+// `given`, or symbolic and not given).
+absl::StatusOr<std::vector<NamedTensorInfo>> DynamicInputs(
+    const onnx::ModelProto& model, const InputShapes& given);
+
 // Parses "x:1,3,640,640;y:1,16" (the SDK converter's --input_shape form):
 // `;`-separated entries of name ':' comma-separated dims; the name ends at the
-// last ':' (ONNX names may contain ':'). Dims must be positive integers; an
+// last ':' (ONNX names may contain ':'). Dims must be positive integers or -1
+// (a dynamic dimension, for convert's gear options); an
 // input named twice, an empty name or an empty entry is an error. Sizes are
 // checked against the input's type at import.
 absl::StatusOr<InputShapes> ParseInputShapes(std::string_view text);

@@ -1,5 +1,6 @@
 // bazel run //tools:convert -- model.onnx out.om [--json out.json]
 // [--no-fusion] [--input-shape "x:1,3,640,640;y:1,16"]
+// [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320"]
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
       "Example: bazel run //tools:convert -- testdata/resnet_tiny.onnx "
       "resnet.om "
       "--json resnet.json"};
-  std::string input, output, json_path, input_shape;
+  std::string input, output, json_path, input_shape, batch_sizes, image_sizes;
   bool no_fusion = false;
   app.add_option("model.onnx", input, "ONNX model to convert")->required();
   app.add_option("out.om", output, "where to write the .om model")->required();
@@ -38,6 +39,15 @@ int main(int argc, char** argv) {
       "static shapes for inputs with symbolic dimensions, as "
       "\"name:d0,d1,...;name2:...\" (e.g. \"x:1,3,640,640\"); output shapes "
       "follow by shape inference");
+  auto* batch_option = app.add_option(
+      "--dynamic-batch-size", batch_sizes,
+      "compile one plan per batch size (2-100 of them, e.g. \"1,2,4,8\") "
+      "for the inputs whose dimension 0 is -1 in --input-shape (or symbolic)");
+  app.add_option("--dynamic-image-size", image_sizes,
+                 "compile one plan per image size (\"h,w;h,w;...\", e.g. "
+                 "\"224,224;320,320\") for the 4-D inputs whose height and "
+                 "width are -1 in --input-shape (or symbolic)")
+      ->excludes(batch_option);
   app.add_flag(
       "--no-fusion", no_fusion,
       "keep every ONNX node (no BatchNorm folding or Relu/Add fusion)");
@@ -63,8 +73,22 @@ int main(int argc, char** argv) {
     }
     import_options.input_shapes = std::move(*shapes);
   }
+  acldump::GearOptions gears;
+  if (!batch_sizes.empty() || !image_sizes.empty()) {
+    gears.kind = batch_sizes.empty() ? acldump::GearKind::kImageSize
+                                     : acldump::GearKind::kBatch;
+    absl::StatusOr<acldump::GearValues> values =
+        batch_sizes.empty() ? acldump::ParseDynamicImageSizes(image_sizes)
+                            : acldump::ParseDynamicBatchSizes(batch_sizes);
+    if (!values.ok()) {
+      std::fprintf(stderr, "convert: %s\n",
+                   std::string(values.status().message()).c_str());
+      return 2;
+    }
+    gears.values = std::move(*values);
+  }
   absl::StatusOr<acldump::Graph> graph =
-      acldump::ConvertOnnxFile(UserPath(input), options, import_options);
+      acldump::ConvertOnnxFile(UserPath(input), options, import_options, gears);
   if (!graph.ok()) {
     std::fprintf(stderr, "convert: %s\n",
                  std::string(graph.status().message()).c_str());
@@ -83,6 +107,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "convert: cannot write '%s'\n", json_path.c_str());
       return 1;
     }
+  }
+  if (graph->dynamic()) {
+    std::vector<std::string> values;
+    for (const acldump::Gear& gear : graph->gears)
+      values.push_back(
+          acldump::StrCat("[", acldump::StrJoin(gear.values, ","), "]"));
+    std::printf("converted '%s': %zu %s gears %s -> %s\n", graph->name.c_str(),
+                graph->gears.size(),
+                std::string(acldump::GearKindName(graph->gear_kind)).c_str(),
+                acldump::StrJoin(values, " ").c_str(), output.c_str());
+    return 0;
   }
   size_t fused = 0;
   size_t no_task = 0;

@@ -213,6 +213,28 @@ expect_exit 1 run_bad_input -- "$DUMP" run -m "$TD/resnet_tiny.om" -c all.json \
   -i "$TD/mlp_block.input.x.npy"
 expect_grep run_bad_input.err "input 'input' is float32[1,3,32,32] but"
 
+echo "== convert: dynamic batch and image size gears"
+expect_exit 0 gears -- "$CONVERT" "$TD/ocr_tiny.onnx" gears.om \
+  --input-shape "x:-1,3,16,16" --dynamic-batch-size 1,2,4 --json gears.json
+expect_grep gears.out "converted 'ocr_tiny': 3 batch gears [1] [2] [4] -> gears.om"
+expect_grep gears.json '"gear_kind": "batch"'
+expect_exit 0 hw_gears -- "$CONVERT" "$TD/ocr_tiny.onnx" hw.om \
+  --input-shape "x:1,3,-1,-1" --dynamic-image-size "16,16;32,24"
+expect_grep hw_gears.out "2 image size gears [16,16] [32,24]"
+expect_exit 2 gears_one -- "$CONVERT" "$TD/ocr_tiny.onnx" bad.om \
+  --input-shape "x:-1,3,16,16" --dynamic-batch-size 4
+expect_grep gears_one.err '--dynamic-batch-size "4": 1 gear given; give 2 to 100'
+expect_exit 2 gears_both -- "$CONVERT" "$TD/ocr_tiny.onnx" bad.om \
+  --dynamic-batch-size 1,2 --dynamic-image-size "16,16;32,32"
+expect_exit 1 gears_where -- "$CONVERT" "$TD/ocr_tiny.onnx" bad.om \
+  --dynamic-batch-size 1,2
+expect_grep gears_where.err "input 'x' [-1,3,-1,-1]: with dynamic batch sizes only dimension 0"
+expect_exit 1 minus_one -- "$CONVERT" "$TD/ocr_tiny.onnx" bad.om --input-shape "x:-1,3,16,16"
+expect_grep minus_one.err "= -1 (dynamic), which needs --dynamic-batch-size"
+[[ ! -e bad.om ]] || fail "a failed conversion wrote bad.om"
+expect_exit 1 run_gears -- "$DUMP" run -m gears.om -c all.json
+expect_grep run_gears.err "is a dynamic model (3 batch gears); the tools run static models"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed" >&2
   exit 1

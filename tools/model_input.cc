@@ -2,8 +2,10 @@
 
 #include <filesystem>
 
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "runtime/converter.h"
+#include "runtime/gears.h"
 #include "runtime/model_file.h"
 #include "tools/cli_util.h"
 
@@ -29,7 +31,21 @@ absl::StatusOr<Graph> ReadAnyModel(const std::string& path) {
         fs::is_directory(status) ? "a directory" : "a device or pipe", ")"));
   }
   const std::string extension = fs::path(path).extension().string();
-  if (extension == ".om") return ReadModelFile(path);
+  if (extension == ".om") {
+    ASSIGN_OR_RETURN(Graph graph, ReadModelFile(path));
+    if (graph.dynamic()) {
+      return WithHint(
+          absl::InvalidArgumentError(StrCat("'", path, "' is a dynamic model (",
+                                            graph.gears.size(), " ",
+                                            GearKindName(graph.gear_kind),
+                                            " gears); the tools run static "
+                                            "models")),
+          "convert the ONNX model with --input-shape at the shape to run, or "
+          "run the dynamic model through the C API or Python, which select a "
+          "gear");
+    }
+    return graph;
+  }
   if (extension != ".onnx") {
     return WithHint(absl::InvalidArgumentError(StrCat(
                         "'", path, "' is neither an .om nor an .onnx model")),

@@ -58,6 +58,32 @@ Io Describe(const NamedTensorInfo& value) {
   return io;
 }
 
+// Inputs as callers pass them (a dynamic model's sized for its largest gear,
+// with -1 in the dynamic dimensions, then the gear input); outputs at the
+// largest gear.
+aclmdlDesc DescribeModel(uint32_t model_id, const GearedModel& model) {
+  aclmdlDesc desc;
+  desc.model_id = model_id;
+  const std::vector<NamedTensorInfo> inputs = model.CallerInputs();
+  const Graph& graph = model.graph();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Io io = Describe(inputs[i]);
+    if (i < graph.inputs.size()) io.dims = graph.inputs[i].info.shape.dims();
+    desc.inputs.push_back(std::move(io));
+  }
+  for (const auto& out : model.CallerOutputs())
+    desc.outputs.push_back(Describe(out));
+  desc.gear_kind = model.gear_kind();
+  desc.gears = model.gears();
+  for (size_t g = 0; g < model.num_plans() && model.dynamic(); ++g) {
+    std::vector<std::vector<int64_t>> dims;
+    for (const auto& out : model.plan(g).graph().outputs)
+      dims.push_back(out.info.shape.dims());
+    desc.gear_output_dims.push_back(std::move(dims));
+  }
+  return desc;
+}
+
 aclError IndexByName(const aclmdlDesc* desc, const char* name, size_t* index,
                      bool input) {
   if (!DescArg(desc)) return ACL_ERROR_INVALID_PARAM;
@@ -112,12 +138,7 @@ aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
       return Fail(ACL_ERROR_INVALID_MODEL_ID,
                   StrCat("model id ", modelId, " is not loaded"));
     }
-    aclmdlDesc filled;
-    for (const auto& in : loaded->model->graph().inputs)
-      filled.inputs.push_back(Describe(in));
-    for (const auto& out : loaded->model->graph().outputs)
-      filled.outputs.push_back(Describe(out));
-    *modelDesc = std::move(filled);
+    *modelDesc = DescribeModel(modelId, *loaded->model);
     return ACL_SUCCESS;
   });
 }
@@ -210,12 +231,6 @@ aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index,
       [&] { return FillDims(IoAt(modelDesc, index, false), dims); });
 }
 
-aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index,
-                                aclmdlIODims* dims) {
-  return GuardedCall(
-      [&] { return FillDims(IoAt(modelDesc, index, false), dims); });
-}
-
 aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc,
                                    const char* name, size_t* index) {
   return GuardedCall([&] { return IndexByName(modelDesc, name, index, true); });
@@ -227,12 +242,47 @@ aclError aclmdlGetOutputIndexByName(const aclmdlDesc* modelDesc,
       [&] { return IndexByName(modelDesc, name, index, false); });
 }
 
+aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index,
+                                aclmdlIODims* dims) {
+  return GuardedCall([&] {
+    const Io* io = IoAt(modelDesc, index, false);
+    if (io == nullptr) return ACL_ERROR_INVALID_PARAM;
+    if (dims == nullptr) return NullArgument("dims");
+    if (modelDesc->gear_kind == GearKind::kNone) return FillDims(io, dims);
+    // The gear last set on the model; none set: the largest gear's dims.
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded =
+        state->models.Find(modelDesc->model_id);
+    if (!loaded) {
+      return Fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID,
+                  StrCat("model id ", modelDesc->model_id,
+                         " of this desc is no longer loaded"));
+    }
+    const int32_t gear = loaded->selected_gear.load();
+    if (gear < 0) return FillDims(io, dims);
+    Io current = *io;
+    current.dims = modelDesc->gear_output_dims.at(gear).at(index);
+    return FillDims(&current, dims);
+  });
+}
+
 aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc,
                                aclmdlBatch* batch) {
   return GuardedCall([&] {
     if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
     if (batch == nullptr) return NullArgument("batch");
-    std::memset(batch, 0, sizeof(*batch));  // static shapes: no batch gears
+    aclmdlBatch out{};
+    if (modelDesc->gear_kind == GearKind::kBatch) {
+      if (modelDesc->gears.size() > ACL_MAX_BATCH_NUM) {
+        return Fail(ACL_ERROR_STORAGE_OVER_LIMIT,
+                    "the model has more gears than ACL_MAX_BATCH_NUM");
+      }
+      out.batchCount = modelDesc->gears.size();
+      for (size_t i = 0; i < out.batchCount; ++i)
+        out.batch[i] = static_cast<uint64_t>(modelDesc->gears[i][0]);
+    }
+    *batch = out;
     return ACL_SUCCESS;
   });
 }
@@ -242,8 +292,20 @@ aclError aclmdlGetDynamicHW(const aclmdlDesc* modelDesc, size_t index,
   return GuardedCall([&] {
     if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
     if (hw == nullptr) return NullArgument("hw");
-    (void)index;  // the SDK passes -1 or an input index; none has gears here
-    std::memset(hw, 0, sizeof(*hw));
+    (void)index;  // reserved in the SDK (callers pass -1)
+    aclmdlHW out{};
+    if (modelDesc->gear_kind == GearKind::kImageSize) {
+      if (modelDesc->gears.size() > ACL_MAX_HW_NUM) {
+        return Fail(ACL_ERROR_STORAGE_OVER_LIMIT,
+                    "the model has more gears than ACL_MAX_HW_NUM");
+      }
+      out.hwCount = modelDesc->gears.size();
+      for (size_t i = 0; i < out.hwCount; ++i) {
+        out.hw[i][0] = static_cast<uint64_t>(modelDesc->gears[i][0]);
+        out.hw[i][1] = static_cast<uint64_t>(modelDesc->gears[i][1]);
+      }
+    }
+    *hw = out;
     return ACL_SUCCESS;
   });
 }

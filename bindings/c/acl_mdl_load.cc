@@ -36,12 +36,11 @@ struct CallerMemory {
 };
 
 // aclmdlQuerySize's figures: never 0, so they can be passed to aclrtMalloc.
-size_t ReportedWorkBytes(const CompiledModel& model) {
-  return std::max(model.memory_plan().work_bytes(), kPlanAlignment);
+size_t ReportedWorkBytes(const GearedModel& model) {
+  return std::max(model.work_bytes(), kPlanAlignment);
 }
-size_t ReportedWeightBytes(const CompiledModel& model) {
-  return std::max(AlignToPlan(model.memory_plan().weight_bytes),
-                  kPlanAlignment);
+size_t ReportedWeightBytes(const GearedModel& model) {
+  return std::max(AlignToPlan(model.weight_bytes()), kPlanAlignment);
 }
 
 aclError CheckSource(const ModelSource& source) {
@@ -61,11 +60,11 @@ aclError CheckSource(const ModelSource& source) {
 }
 
 aclError Compile(const ModelSource& source,
-                 std::unique_ptr<CompiledModel>* model) {
+                 std::unique_ptr<GearedModel>* model) {
   if (aclError e = CheckSource(source)) return e;
-  absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-      source.path != nullptr ? LoadModelFromFile(source.path)
-                             : LoadModelFromMemory(source.bytes);
+  absl::StatusOr<std::unique_ptr<GearedModel>> compiled =
+      source.path != nullptr ? LoadGearedModelFromFile(source.path)
+                             : LoadGearedModelFromMemory(source.bytes);
   if (!compiled.ok()) return FailWith(compiled.status(), ACL_ERROR_PARSE_MODEL);
   *model = std::move(*compiled);
   return ACL_SUCCESS;
@@ -89,9 +88,9 @@ aclError CheckCallerPart(const char* what, const void* pointer, size_t size,
 }
 
 // Binds caller memory; the returned model keeps it pinned while it lives.
-aclError BindCallerMemory(std::unique_ptr<CompiledModel> model,
+aclError BindCallerMemory(std::unique_ptr<GearedModel> model,
                           const CallerMemory& memory,
-                          std::shared_ptr<CompiledModel>* bound) {
+                          std::shared_ptr<GearedModel>* bound) {
   if (aclError e = CheckCallerPart("work", memory.work, memory.work_size,
                                    ReportedWorkBytes(*model))) {
     return e;
@@ -105,8 +104,8 @@ aclError BindCallerMemory(std::unique_ptr<CompiledModel> model,
   if (!status.ok()) return FailWith(status, ACL_ERROR_GE_PARAM_INVALID);
   const void* used[] = {memory.work, memory.weights};
   std::shared_ptr<MemoryRegistry::Pins> pins = Memory().Pin(used);
-  *bound = std::shared_ptr<CompiledModel>(
-      model.release(), [pins](CompiledModel* m) { delete m; });
+  *bound = std::shared_ptr<GearedModel>(model.release(),
+                                        [pins](GearedModel* m) { delete m; });
   return ACL_SUCCESS;
 }
 
@@ -117,28 +116,32 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
 }
 
 // Registers a compiled model and attaches what the dump config in effect asks
-// for (decided now, at load).
-aclError RegisterLoaded(State& state, std::shared_ptr<CompiledModel> model,
+// for (decided now, at load) to each of its plans.
+aclError RegisterLoaded(State& state, std::shared_ptr<GearedModel> model,
                         std::string file_stem, uint32_t* model_id) {
   // The id is needed for the dump layout before the model is visible to other
   // threads.
   absl::StatusOr<uint32_t> id = state.models.Add(model, file_stem);
   if (!id.ok()) return FailWith(id.status(), ACL_ERROR_FAILURE);
+  const dump::ModelIdentity identity{*id, std::move(file_stem),
+                                     state.runtime.CurrentDevice()};
   std::vector<std::string> warnings;
-  dump::Attachment attachment =
-      state.dump.OnModelLoad(*model,
-                             dump::ModelIdentity{*id, std::move(file_stem),
-                                                 state.runtime.CurrentDevice()},
-                             &warnings);
-  PrintWarnings(warnings);
-  if (attachment.observer) {
-    absl::Status attached = model->AttachObserver(
+  for (size_t i = 0; i < model->num_plans(); ++i) {
+    CompiledModel& plan = model->plan(i);
+    dump::Attachment attachment =
+        state.dump.OnModelLoad(plan, identity, &warnings);
+    if (!attachment.observer) continue;
+    absl::Status attached = plan.AttachObserver(
         std::move(attachment.observer), std::move(attachment.step_flags));
     if (!attached.ok()) {
       state.models.Remove(*id).IgnoreError();
       return FailWith(attached, ACL_ERROR_INTERNAL_ERROR);
     }
   }
+  // Gears share their layer names: one warning per distinct text.
+  std::sort(warnings.begin(), warnings.end());
+  warnings.erase(std::unique(warnings.begin(), warnings.end()), warnings.end());
+  PrintWarnings(warnings);
   *model_id = *id;
   return ACL_SUCCESS;
 }
@@ -148,9 +151,9 @@ aclError Load(const ModelSource& source, uint32_t* model_id,
   if (model_id == nullptr) return NullArgument("modelId");
   std::shared_ptr<State> state = Acquire();
   if (!state) return ACL_ERROR_UNINITIALIZE;
-  std::unique_ptr<CompiledModel> compiled;
+  std::unique_ptr<GearedModel> compiled;
   if (aclError e = Compile(source, &compiled)) return e;
-  std::shared_ptr<CompiledModel> model;
+  std::shared_ptr<GearedModel> model;
   if (aclError e = BindCallerMemory(std::move(compiled), memory, &model)) {
     return e;
   }
@@ -161,7 +164,7 @@ aclError Load(const ModelSource& source, uint32_t* model_id,
 aclError QuerySize(const ModelSource& source, size_t* work, size_t* weight) {
   if (work == nullptr) return NullArgument("workSize");
   if (weight == nullptr) return NullArgument("weightSize");
-  std::unique_ptr<CompiledModel> model;
+  std::unique_ptr<GearedModel> model;
   if (aclError e = Compile(source, &model)) return e;
   *work = ReportedWorkBytes(*model);
   *weight = ReportedWeightBytes(*model);
@@ -197,31 +200,6 @@ aclError FindModel(const State& state, uint32_t model_id,
               StrCat("model id ", model_id, " is not loaded"));
 }
 
-// The checks aclmdlExecute makes when it runs, made before work is queued.
-template <typename Buffer>
-aclError CheckIo(const Graph& graph, const std::vector<Buffer>& buffers,
-                 bool input) {
-  const auto& declared = input ? graph.inputs : graph.outputs;
-  const aclError mismatch = input ? ACL_ERROR_MODEL_INPUT_NOT_MATCH
-                                  : ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
-  const char* what = input ? "input" : "output";
-  if (buffers.size() != declared.size()) {
-    return Fail(mismatch,
-                StrCat("model '", graph.name, "' has ", declared.size(), " ",
-                       what, "s, got ", buffers.size()));
-  }
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const size_t need = declared[i].info.ByteSize();
-    if (buffers[i].size >= need && (need == 0 || buffers[i].data)) continue;
-    return Fail(mismatch, StrCat(what, " ", i, " ('", declared[i].name, "', ",
-                                 declared[i].info.ToString(), ") needs ", need,
-                                 " bytes, the buffer ",
-                                 buffers[i].data ? "has " : "is NULL with ",
-                                 buffers[i].size));
-  }
-  return ACL_SUCCESS;
-}
-
 // One queued execution: the model and the buffers' addresses, with device
 // and aclrtMallocHost memory among them pinned until it has run.
 struct QueuedExecution {
@@ -245,9 +223,9 @@ aclError ExecuteAsync(uint32_t model_id, const aclmdlDataset* input,
   if (aclError e = FindModel(*state, model_id, &run.loaded)) return e;
   if (aclError e = CollectBuffers(input, "input", run.inputs)) return e;
   if (aclError e = CollectBuffers(output, "output", run.outputs)) return e;
-  const Graph& graph = run.loaded->model->graph();
-  if (aclError e = CheckIo(graph, run.inputs, true)) return e;
-  if (aclError e = CheckIo(graph, run.outputs, false)) return e;
+  // The checks the execution makes when it runs, made before it is queued.
+  absl::Status fits = run.loaded->model->CheckBuffers(run.inputs, run.outputs);
+  if (!fits.ok()) return FailWith(fits, ACL_ERROR_FAILURE);
   std::shared_ptr<Stream> queue;
   if (aclError e = state->runtime.ResolveStream(stream, &queue)) return e;
   std::vector<const void*> used;

@@ -45,6 +45,8 @@ aclError FromKind(ErrorKind kind) {
       return ACL_ERROR_INVALID_DUMP_CONFIG;
     case ErrorKind::kFeatureUnsupported:
       return ACL_ERROR_FEATURE_UNSUPPORTED;
+    case ErrorKind::kGearInvalid:
+      return ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID;
   }
   return ACL_ERROR_FAILURE;
 }

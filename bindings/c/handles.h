@@ -10,6 +10,7 @@
 
 #include "acl/acl.h"
 #include "kernels/attributes.h"
+#include "runtime/graph.h"
 
 struct aclDataBuffer {
   void* data = nullptr;
@@ -30,6 +31,12 @@ struct aclmdlDesc {
   };
   std::vector<Io> inputs;
   std::vector<Io> outputs;
+  // Of the model described (aclmdlGetDesc): its id, and for a dynamic model
+  // its gears and each gear's output dims.
+  uint32_t model_id = 0;
+  acldump::GearKind gear_kind = acldump::GearKind::kNone;
+  std::vector<std::vector<int64_t>> gears;
+  std::vector<std::vector<std::vector<int64_t>>> gear_output_dims;
 };
 
 struct aclTensorDesc {

@@ -423,6 +423,70 @@ class PyAclRuntimeTest(unittest.TestCase):
         self.assertEqual(acl.float16_to_float(acl.float_to_float16(1.5)), 1.5)
 
 
+class PyAclGearsTest(unittest.TestCase):
+    """A dynamic-batch model through pyACL: gears listed, selected, run and dumped per gear."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.addCleanup(acl.finalize)
+
+    def test_every_gear_runs_and_dumps_its_shapes(self):
+        dump_path = os.path.join(self.tmp.name, "out")
+        os.mkdir(dump_path)
+        config = write_config(self.tmp.name, {"dump_path": dump_path,
+                                              "dump_list": [{"model_name": "ocr_tiny_batch"}]})
+        self.assertEqual(acl.init(), 0)
+        self.assertEqual(acl.mdl.init_dump(), 0)
+        self.assertEqual(acl.mdl.set_dump(config), 0, acl.get_recent_err_msg())
+        model_id, ret = acl.mdl.load_from_file("testdata/ocr_tiny_batch.om")
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        desc = acl.mdl.create_desc()
+        self.assertEqual(acl.mdl.get_desc(desc, model_id), 0)
+        self.assertEqual(acl.mdl.get_dynamic_batch(desc),
+                         ({"batchCount": 3, "batch": [1, 2, 4]}, 0))
+        self.assertEqual(acl.mdl.get_dynamic_hw(desc, -1), ({"hwCount": 0, "hw": []}, 0))
+        index, ret = acl.mdl.get_input_index_by_name(desc, "ascend_mbatch_shape_data")
+        self.assertEqual((index, ret), (1, 0))
+        self.assertEqual(acl.mdl.get_input_dims(desc, 0)[0]["dims"], [-1, 3, 16, 16])
+        image = np.load("testdata/ocr_tiny.input.x.npy")
+        expected = np.load("testdata/ocr_tiny.output.prob.npy")
+        x = np.zeros((4, 3, 16, 16), np.float32)
+        gear = np.zeros(1, np.int64)
+        y = np.zeros((4, 4, 24, 24), np.float32)
+        self.assertEqual(acl.mdl.get_input_size_by_index(desc, 0), x.nbytes)
+        self.assertEqual(acl.mdl.get_output_size_by_index(desc, 0), y.nbytes)
+        inputs = acl.mdl.create_dataset()
+        acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(x))
+        acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(gear))
+        outputs = acl.mdl.create_dataset()
+        acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(y))
+        for batch in (4, 1, 2):
+            x[:batch] = image
+            self.assertEqual(acl.mdl.set_dynamic_batch_size(model_id, inputs, index, batch), 0,
+                             acl.get_recent_err_msg())
+            self.assertEqual(gear[0], batch)
+            dims, ret = acl.mdl.get_cur_output_dims(desc, 0)
+            self.assertEqual((dims["dims"], ret), ([batch, 4, 24, 24], 0))
+            self.assertEqual(acl.mdl.execute(model_id, inputs, outputs), 0,
+                             acl.get_recent_err_msg())
+            for b in range(batch):
+                np.testing.assert_allclose(y[b], expected[0], rtol=1e-4, atol=1e-5)
+        self.assertEqual(acl.mdl.set_dynamic_batch_size(model_id, inputs, index, 3),
+                         acl.ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID)
+        self.assertIn("batch [3] is not a gear", acl.get_recent_err_msg())
+        self.assertEqual(acl.mdl.finalize_dump(), 0, acl.get_recent_err_msg())
+        self.assertEqual(acl.mdl.unload(model_id), 0)
+        acl.mdl.destroy_desc(desc)
+        # One iteration per execution, each dumped with the shape of its gear.
+        shapes = {}
+        for path in glob.glob(os.path.join(dump_path, "**", "Sigmoid.prob.*"), recursive=True):
+            header = read_dump(path)
+            iteration = int(os.path.basename(os.path.dirname(path)))
+            shapes[iteration] = list(header.outputs[0].shape)
+        self.assertEqual(shapes, {0: [4, 4, 24, 24], 1: [1, 4, 24, 24], 2: [2, 4, 24, 24]})
+
+
 class PythonicTest(unittest.TestCase):
     def test_model_run_and_dump(self):
         with tempfile.TemporaryDirectory() as work:

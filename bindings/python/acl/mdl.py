@@ -173,7 +173,8 @@ def get_input_dims_v2(model_desc, index):
 
 
 def get_cur_output_dims(model_desc, index):
-    """Returns ({"name", "dimCount", "dims"}, ret) of the output as last executed."""
+    """Returns ({"name", "dimCount", "dims"}, ret) of the output at the gear last set on the
+    model (set_dynamic_batch_size / set_dynamic_hw_size); before any, get_output_dims's."""
     ret, dims = _c.aclmdlGetCurOutputDims(model_desc, index)
     return dims, ret
 
@@ -191,16 +192,27 @@ def get_output_index_by_name(model_desc, name):
 
 
 def get_dynamic_batch(model_desc):
-    """Returns ({"batchCount", "batch"}, ret); no gears on this runtime (static shapes)."""
+    """Returns ({"batchCount", "batch"}, ret); batchCount 0 for a model without batch gears."""
     ret, batch = _c.aclmdlGetDynamicBatch(model_desc)
     return batch, ret
 
 
 def get_dynamic_hw(model_desc, index):
-    """Returns ({"hwCount", "hw"}, ret); no gears on this runtime (static shapes). index -1:
-    the model's dynamic input, as pyACL takes it."""
+    """Returns ({"hwCount", "hw"}, ret), hw as [[height, width], ...]; hwCount 0 for a model
+    without image size gears. index is reserved (-1, as pyACL takes it)."""
     ret, hw = _c.aclmdlGetDynamicHW(model_desc, index % (1 << 64))
     return hw, ret
+
+
+def set_dynamic_batch_size(model_id, dataset, index, batch_size):
+    """Writes the batch size into the dataset's gear input (buffer `index`, the input named
+    ACL_DYNAMIC_TENSOR_NAME); returns ret."""
+    return _c.aclmdlSetDynamicBatchSize(model_id, dataset, index, batch_size)
+
+
+def set_dynamic_hw_size(model_id, dataset, index, height, width):
+    """Writes height and width into the dataset's gear input; returns ret."""
+    return _c.aclmdlSetDynamicHWSize(model_id, dataset, index, height, width)
 
 
 # ---- Datasets ----

@@ -41,8 +41,9 @@ typedef struct aclmdlIODims {
   int64_t dims[ACL_MAX_DIM_CNT];
 } aclmdlIODims;
 
-/* Dynamic batch sizes and image sizes of a model (none on this runtime: every
- * model has static shapes). */
+/* A dynamic model's gears (convert --dynamic-batch-size /
+ * --dynamic-image-size): batch sizes, or (height, width) pairs, in the order
+ * given at conversion. */
 typedef struct aclmdlBatch {
   size_t batchCount;
   uint64_t batch[ACL_MAX_BATCH_NUM];
@@ -139,6 +140,10 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId,
 
 /* ---- Model description ---- */
 
+/* A dynamic model (one with gears) describes its inputs with -1 in their
+ * dynamic dimensions and sizes for its largest gear, plus one last input, the
+ * gear input ACL_DYNAMIC_TENSOR_NAME (ACL_INT64, [1] for batch gears, [2] for
+ * image size gears); its outputs have the largest gear's dims and sizes. */
 /* The getters below need no aclInit; on a NULL or destroyed desc or an index
  * out of range they return 0 / NULL / ACL_FORMAT_UNDEFINED /
  * ACL_DT_UNDEFINED, or ACL_ERROR_INVALID_PARAM, and set the recent error. */
@@ -176,13 +181,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc,
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc,
                                                  size_t index,
                                                  aclmdlIODims *dims);
-/* The input's dims as the model's user sees them; shapes are static here, so
- * the same as aclmdlGetInputDims. */
+/* The input's dims as the model's user sees them: the same as
+ * aclmdlGetInputDims. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc,
                                                   size_t index,
                                                   aclmdlIODims *dims);
-/* The output's dims for the current execution; shapes are static here, so the
- * same as aclmdlGetOutputDims. */
+/* The output's dims for the gear last set on the model described
+ * (aclmdlSetDynamicBatchSize / aclmdlSetDynamicHWSize); before any, and for a
+ * static model, aclmdlGetOutputDims's. ACL_ERROR_GE_EXEC_MODEL_ID_INVALID when
+ * that model was unloaded. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc,
                                                     size_t index,
                                                     aclmdlIODims *dims);
@@ -192,12 +199,34 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputIndexByName(
     const aclmdlDesc *modelDesc, const char *name, size_t *index);
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputIndexByName(
     const aclmdlDesc *modelDesc, const char *name, size_t *index);
-/* The model's dynamic batch sizes / image sizes: none (count 0) on this
- * runtime, where every model has static shapes. */
+/* The model's gears: batchCount / hwCount 0 for a model without batch / image
+ * size gears. hw[i][0] is a height, hw[i][1] a width; `index` is reserved
+ * (pass -1). */
 ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc,
                                                    aclmdlBatch *batch);
 ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc,
                                                 size_t index, aclmdlHW *hw);
+/* Selects the gear of the next executions with `dataset` as input: writes
+ * the batch size (or height and width) into buffer `index`, the model's gear
+ * input (its last input, named ACL_DYNAMIC_TENSOR_NAME: int64 [1] or [2]), and
+ * records it for aclmdlGetCurOutputDims. Checked in this order:
+ * ACL_ERROR_INVALID_PARAM for a NULL dataset, a 0 value, an index out of range
+ * or a buffer without memory; ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID for a
+ * buffer under 4 bytes per value; ACL_ERROR_GE_EXEC_MODEL_ID_INVALID for an
+ * unknown model; ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID for a value that is
+ * not one of the model's gears. An execution whose gear input is all zeros
+ * (never set) runs the largest gear; one naming no gear fails with
+ * ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID. Inputs and outputs sized for the
+ * largest gear (aclmdlGetInputSizeByIndex) fit every gear. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId,
+                                                       aclmdlDataset *dataset,
+                                                       size_t index,
+                                                       uint64_t batchSize);
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId,
+                                                    aclmdlDataset *dataset,
+                                                    size_t index,
+                                                    uint64_t height,
+                                                    uint64_t width);
 
 /* ---- Datasets: ordered lists of data buffers (not owned) ---- */
 

@@ -1,0 +1,115 @@
+// Selecting a dynamic model's gear: the SDK's calls write the batch size or
+// image size into the dataset's gear input (its last input, named
+// ACL_DYNAMIC_TENSOR_NAME), whose contents choose the plan an execution runs.
+#include <cstring>
+#include <vector>
+
+#include "acl/acl.h"
+#include "api_support.h"
+#include "base/strings.h"
+#include "library.h"
+
+using namespace acldump;        // NOLINT: the entry points are thin adapters
+using namespace acldump::capi;  // NOLINT
+
+namespace {
+
+// The SDK's check order: the arguments, the buffer's length, the model, then
+// the gear; a gear that fits is recorded on the model (aclmdlGetCurOutputDims)
+// and written into the buffer as 8-byte values, or 4-byte ones when the buffer
+// is too small for those.
+aclError SetGear(uint32_t model_id, aclmdlDataset* dataset, size_t index,
+                 std::vector<int64_t> values) {
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  if (dataset == nullptr || !Lib().datasets.Contains(dataset)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "dataset is NULL or was destroyed");
+  }
+  const GearKind kind =
+      values.size() == 1 ? GearKind::kBatch : GearKind::kImageSize;
+  for (int64_t value : values) {
+    if (value == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  kind == GearKind::kBatch ? "batchSize must not be 0"
+                                           : "height and width must not be 0");
+    }
+  }
+  if (index >= dataset->buffers.size()) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat("index ", index, " is out of range (the dataset has ",
+                       dataset->buffers.size(), " buffers)"));
+  }
+  aclDataBuffer* buffer = dataset->buffers[index];
+  if (!Lib().buffers.Contains(buffer) || buffer->data == nullptr) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat("buffer ", index,
+                       " of the dataset has no memory or was destroyed"));
+  }
+  if (buffer->size < 4 * values.size()) {
+    return Fail(ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID,
+                StrCat("buffer ", index, " holds ", buffer->size,
+                       " bytes; the gear input needs ", 8 * values.size()));
+  }
+  std::shared_ptr<const LoadedModel> loaded = state->models.Find(model_id);
+  if (!loaded) {
+    return Fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID,
+                StrCat("model id ", model_id, " is not loaded"));
+  }
+  const GearedModel& model = *loaded->model;
+  std::optional<size_t> gear;
+  if (model.gear_kind() == kind) gear = model.FindGear(values);
+  if (!gear) {
+    std::vector<std::string> gears;
+    for (const auto& g : model.gears())
+      gears.push_back(StrCat("[", StrJoin(g, ","), "]"));
+    return Fail(ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID,
+                StrCat(GearKindName(kind), " [", StrJoin(values, ","),
+                       "] is not a ", "gear of model ", model_id, " (",
+                       model.gear_kind() == GearKind::kNone
+                           ? std::string("it has static shapes")
+                           : StrCat("its ", GearKindName(model.gear_kind()),
+                                    " gears: ", StrJoin(gears, " ")),
+                       ")"));
+  }
+  loaded->selected_gear.store(static_cast<int32_t>(*gear));
+  const size_t width = buffer->size >= 8 * values.size() ? 8 : 4;
+  auto* out = static_cast<std::byte*>(buffer->data);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint64_t value = static_cast<uint64_t>(values[i]);
+    if (width == 8) {
+      std::memcpy(out + 8 * i, &value, 8);
+    } else {
+      const uint32_t narrow = static_cast<uint32_t>(value);
+      std::memcpy(out + 4 * i, &narrow, 4);
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset,
+                                   size_t index, uint64_t batchSize) {
+  return GuardedCall([&] {
+    if (batchSize > static_cast<uint64_t>(INT64_MAX)) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "batchSize is out of range");
+    }
+    return SetGear(modelId, dataset, index, {static_cast<int64_t>(batchSize)});
+  });
+}
+
+aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset* dataset,
+                                size_t index, uint64_t height, uint64_t width) {
+  return GuardedCall([&] {
+    if (height > static_cast<uint64_t>(INT64_MAX) ||
+        width > static_cast<uint64_t>(INT64_MAX)) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "height or width is out of range");
+    }
+    return SetGear(modelId, dataset, index,
+                   {static_cast<int64_t>(height), static_cast<int64_t>(width)});
+  });
+}
+
+}  // extern "C"

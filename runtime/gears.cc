@@ -1,0 +1,193 @@
+#include "runtime/gears.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <set>
+
+#include "base/status_macros.h"
+#include "base/strings.h"
+
+namespace acldump {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+absl::StatusOr<int64_t> ParseGearValue(std::string_view option,
+                                       std::string_view text) {
+  const std::string_view value = Trim(text);
+  int64_t parsed = 0;
+  const auto [end, error] =
+      std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (value.empty() || error != std::errc() ||
+      end != value.data() + value.size()) {
+    return absl::InvalidArgumentError(
+        StrCat(option, ": '", value, "' is not an integer"));
+  }
+  return parsed;
+}
+
+std::string Render(const std::vector<int64_t>& dims) {
+  std::vector<std::string> parts;
+  for (int64_t dim : dims) parts.push_back(dim < 0 ? "-1" : StrCat(dim));
+  return StrCat("[", StrJoin(parts, ","), "]");
+}
+
+}  // namespace
+
+std::string_view GearKindName(GearKind kind) {
+  switch (kind) {
+    case GearKind::kBatch:
+      return "batch";
+    case GearKind::kImageSize:
+      return "image size";
+    case GearKind::kNone:
+      break;
+  }
+  return "none";
+}
+
+size_t GearArity(GearKind kind) { return kind == GearKind::kImageSize ? 2 : 1; }
+
+absl::StatusOr<GearValues> ParseDynamicBatchSizes(std::string_view text) {
+  constexpr std::string_view kOption = "--dynamic-batch-size";
+  std::string_view list = Trim(text);
+  // The SDK's converter accepts a trailing comma.
+  if (!list.empty() && list.back() == ',') list.remove_suffix(1);
+  GearValues gears;
+  for (std::string_view part : Split(list, ',')) {
+    ASSIGN_OR_RETURN(int64_t value, ParseGearValue(kOption, part));
+    gears.push_back({value});
+  }
+  RETURN_IF_ERROR(Annotate(CheckGearValues(GearKind::kBatch, gears),
+                           StrCat(kOption, " \"", text, "\"")));
+  return gears;
+}
+
+absl::StatusOr<GearValues> ParseDynamicImageSizes(std::string_view text) {
+  constexpr std::string_view kOption = "--dynamic-image-size";
+  std::string_view list = Trim(text);
+  if (!list.empty() && list.back() == ';') list.remove_suffix(1);
+  GearValues gears;
+  for (std::string_view group : Split(list, ';')) {
+    std::vector<int64_t> values;
+    for (std::string_view part : Split(group, ',')) {
+      ASSIGN_OR_RETURN(int64_t value, ParseGearValue(kOption, part));
+      values.push_back(value);
+    }
+    gears.push_back(std::move(values));
+  }
+  RETURN_IF_ERROR(Annotate(CheckGearValues(GearKind::kImageSize, gears),
+                           StrCat(kOption, " \"", text, "\"")));
+  return gears;
+}
+
+absl::Status CheckGearValues(GearKind kind, const GearValues& gears) {
+  if (gears.size() < kMinGears || gears.size() > kMaxGears) {
+    return absl::InvalidArgumentError(
+        StrCat(gears.size(), gears.size() == 1 ? " gear" : " gears",
+               " given; give ", kMinGears, " to ", kMaxGears));
+  }
+  const size_t arity = GearArity(kind);
+  std::set<std::vector<int64_t>> seen;
+  for (size_t i = 0; i < gears.size(); ++i) {
+    const std::vector<int64_t>& gear = gears[i];
+    if (gear.size() != arity) {
+      return absl::InvalidArgumentError(
+          StrCat("gear ", i, " has ", gear.size(), " values; each ",
+                 GearKindName(kind), " gear has ", arity,
+                 arity == 2 ? " (height,width; gears separated by ';')" : ""));
+    }
+    for (int64_t value : gear) {
+      if (value <= 0) {
+        return absl::InvalidArgumentError(
+            StrCat("gear ", i, " ", Render(gear), ": values must be positive"));
+      }
+    }
+    if (!seen.insert(gear).second) {
+      return absl::InvalidArgumentError(
+          StrCat("gear ", Render(gear), " is given twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> CheckDynamicDims(GearKind kind, std::string_view name,
+                                      const std::vector<int64_t>& dims) {
+  std::vector<size_t> dynamic;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) dynamic.push_back(i);
+  }
+  if (dynamic.empty()) return false;
+  const std::string where = StrCat("input '", name, "' ", Render(dims));
+  if (kind == GearKind::kBatch) {
+    if (dynamic.size() != 1 || dynamic[0] != 0) {
+      return absl::InvalidArgumentError(
+          StrCat(where,
+                 ": with dynamic batch sizes only dimension 0 (the "
+                 "batch) may be -1; give the others with --input-shape"));
+    }
+    return true;
+  }
+  if (kind == GearKind::kImageSize) {
+    const bool nchw = dynamic == std::vector<size_t>{2, 3};
+    const bool nhwc = dynamic == std::vector<size_t>{1, 2};
+    if (dims.size() != 4 || !(nchw || nhwc)) {
+      return absl::InvalidArgumentError(
+          StrCat(where,
+                 ": with dynamic image sizes an input is 4-D with -1 in "
+                 "height and width only (NCHW [n,c,-1,-1] or NHWC "
+                 "[n,-1,-1,c]); give the others with --input-shape"));
+    }
+    return true;
+  }
+  return absl::InvalidArgumentError(
+      StrCat(where,
+             ": -1 marks a dynamic dimension, which needs "
+             "--dynamic-batch-size or --dynamic-image-size"));
+}
+
+std::vector<int64_t> DimsForGear(const std::vector<int64_t>& dims,
+                                 const std::vector<int64_t>& gear) {
+  std::vector<int64_t> out = dims;
+  size_t next = 0;
+  for (int64_t& dim : out) {
+    if (dim >= 0) continue;
+    dim = gear[std::min(next, gear.size() - 1)];
+    ++next;
+  }
+  return out;
+}
+
+size_t LargestGear(const GearValues& gears) {
+  size_t best = 0;
+  int64_t best_product = -1;
+  for (size_t i = 0; i < gears.size(); ++i) {
+    int64_t product = 1;
+    for (int64_t value : gears[i]) {
+      if (__builtin_mul_overflow(product, value, &product)) product = INT64_MAX;
+    }
+    if (product > best_product) {
+      best = i;
+      best_product = product;
+    }
+  }
+  return best;
+}
+
+}  // namespace acldump

@@ -1,0 +1,53 @@
+// Gears of a dynamic model, as the SDK's converter makes them: a model whose
+// inputs have dynamic dimensions (-1) is compiled once per batch size
+// (--dynamic-batch-size "1,2,4,8": -1 only in dimension 0) or per image size
+// (--dynamic-image-size "224,224;320,320": 4-D inputs, -1 in height and width).
+// These rules are shared by the converter and the model file reader.
+#ifndef ACLDUMP_RUNTIME_GEARS_H_
+#define ACLDUMP_RUNTIME_GEARS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/graph.h"
+
+namespace acldump {
+
+inline constexpr size_t kMinGears = 2;
+inline constexpr size_t kMaxGears = 100;
+
+using GearValues = std::vector<std::vector<int64_t>>;
+
+std::string_view GearKindName(GearKind kind);  // "batch", "image size"
+// The number of values per gear: 1 (batch) or 2 (height, width).
+size_t GearArity(GearKind kind);
+
+// "1,2,4,8" -> {{1},{2},{4},{8}}; "224,224;320,320" -> {{224,224},{320,320}}.
+// Both are then checked with CheckGearValues.
+absl::StatusOr<GearValues> ParseDynamicBatchSizes(std::string_view text);
+absl::StatusOr<GearValues> ParseDynamicImageSizes(std::string_view text);
+
+// kMinGears..kMaxGears gears, each of GearArity values, all positive, none
+// repeated.
+absl::Status CheckGearValues(GearKind kind, const GearValues& gears);
+
+// Whether input `name` with `dims` (-1: dynamic) is a dynamic input, and an
+// error when its -1s are where `kind` does not allow them.
+absl::StatusOr<bool> CheckDynamicDims(GearKind kind, std::string_view name,
+                                      const std::vector<int64_t>& dims);
+
+// `dims` with its -1s replaced by the gear's values: every -1 by the batch,
+// or the two -1s by height then width.
+std::vector<int64_t> DimsForGear(const std::vector<int64_t>& dims,
+                                 const std::vector<int64_t>& gear);
+
+// The gear with the largest product of values (the first of equals): its
+// shapes are what a dynamic model reports for sizes and outputs.
+size_t LargestGear(const GearValues& gears);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_RUNTIME_GEARS_H_
