@@ -441,7 +441,8 @@ std::string DescribeDumpConfig(const DumpConfig& config) {
         into);
   }
   return StrCat(StrJoin(what, " and "), ", ", ModesText(config.mode), ", ",
-                DataText(config), ", ", steps, ", ", into);
+                DataText(config), ", ", steps, ", ", into,
+                config.layout == DumpLayout::kPacked ? " (packed layout)" : "");
 }
 
 }  // namespace acldump::dump

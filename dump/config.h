@@ -50,6 +50,9 @@ namespace acldump::dump {
 
 enum class DumpMode { kInput, kOutput, kAll };
 enum class DumpData { kTensor, kStats };
+// dump_layout (acldump's own key): one file per record as the SDK writes
+// them, or each folder's records packed into one file (dump/format/pack.h).
+enum class DumpLayout { kSdk, kPacked };
 
 // An optype_blacklist / opname_blacklist item: operators (by type or by name)
 // whose tensors are not dumped. `positions` narrows it to some tensors
@@ -117,6 +120,7 @@ struct DumpConfig {
   DumpLevel level = DumpLevel::kAll;
   std::optional<StepSet> steps;  // unset = every iteration
   DumpData data = DumpData::kTensor;
+  DumpLayout layout = DumpLayout::kSdk;
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
   std::vector<DumpListEntry> dump_list;

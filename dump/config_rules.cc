@@ -236,10 +236,28 @@ absl::Status CheckStats(const CheckContext& c) {
   return absl::OkStatus();
 }
 
+// The packed layout packs the records of model and single-operator dumps;
+// the exception and overflow dumps write one file per event.
+absl::Status CheckLayout(const CheckContext& c) {
+  if (c.Text("dump_layout") != "packed") return absl::OkStatus();
+  const std::string_view scene = c.Text("dump_scene");
+  if ((!scene.empty() && scene != kWatcher) || c.IsOn("dump_debug")) {
+    return c.Error(
+        "dump.dump_layout",
+        StrCat("'packed' applies to model and single-operator dumps, not to ",
+               c.IsOn("dump_debug") ? "overflow dump (dump_debug 'on')"
+                                    : StrCat("dump_scene '", scene, "'"),
+               ", which writes one file per event; remove dump_layout or set "
+               "it to 'sdk'"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckConstraints(const CheckContext& c, PathFacts& path) {
   RETURN_IF_ERROR(CheckScene(c));
+  RETURN_IF_ERROR(CheckLayout(c));
   const std::string_view scene = c.Text("dump_scene");
   // Exception scenes check nothing more: their dump_path may be absent.
   if (!scene.empty() && scene != kWatcher) return absl::OkStatus();

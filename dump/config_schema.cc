@@ -12,9 +12,9 @@
 namespace acldump::dump::config_internal {
 
 const std::vector<std::string_view> kDumpKeys = {
-    "dump_path",  "dump_mode",  "dump_op_switch", "dump_level",
-    "dump_scene", "dump_data",  "dump_debug",     "dump_kernel_data",
-    "dump_step",  "dump_stats", "dump_list",
+    "dump_path",  "dump_mode",   "dump_op_switch", "dump_level",
+    "dump_scene", "dump_data",   "dump_debug",     "dump_kernel_data",
+    "dump_step",  "dump_layout", "dump_stats",     "dump_list",
 };
 const std::vector<std::string_view> kEntryKeys = {
     "model_name",       "layer",        "watcher_nodes", "optype_blacklist",
@@ -25,8 +25,8 @@ const std::vector<std::string_view> kRangeKeys = {"begin", "end"};
 
 namespace {
 
-// The first nine keys of kDumpKeys hold strings.
-constexpr size_t kNumStringKeys = 9;
+// The first ten keys of kDumpKeys hold strings.
+constexpr size_t kNumStringKeys = 10;
 // Unknown keys warned about one by one; the rest are counted.
 constexpr size_t kMaxUnknownKeyWarnings = 20;
 
@@ -34,6 +34,8 @@ const std::vector<std::string_view> kModes = {"input", "output", "all"};
 const std::vector<std::string_view> kDataKinds = {"tensor", "stats"};
 const std::vector<std::string_view> kSwitches = {"on", "off"};
 const std::vector<std::string_view> kLevels = {"op", "kernel", "all"};
+// acldump's own key (not the SDK's): one file per record, or packed.
+const std::vector<std::string_view> kLayouts = {"sdk", "packed"};
 const std::vector<std::string_view> kScenes = {
     kLiteException, "aic_err_brief_dump", "aic_err_norm_dump",
     "aic_err_detail_dump", kWatcher};
@@ -49,6 +51,7 @@ const std::vector<EnumKey> kEnumKeys = {
     {"dump_mode", &kModes},         {"dump_data", &kDataKinds},
     {"dump_op_switch", &kSwitches}, {"dump_level", &kLevels},
     {"dump_debug", &kSwitches},     {"dump_scene", &kScenes},
+    {"dump_layout", &kLayouts},
 };
 
 std::vector<std::string_view> StatNames() {
@@ -337,6 +340,8 @@ void StoreEnum(std::string_view key, std::string_view value,
                                       : DumpMode::kAll;
   } else if (key == "dump_data") {
     config.data = value == "stats" ? DumpData::kStats : DumpData::kTensor;
+  } else if (key == "dump_layout") {
+    config.layout = value == "packed" ? DumpLayout::kPacked : DumpLayout::kSdk;
   } else if (key == "dump_op_switch") {
     config.op_switch = value == "on";
   } else if (key == "dump_level") {

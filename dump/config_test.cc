@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 using ::testing::StartsWith;
@@ -392,6 +393,36 @@ TEST(ParseDumpConfigTest, OverflowRejectsModelAndSingleOperatorDump) {
   EXPECT_EQ(empty->scene, DumpScene::kOverflow);
 }
 
+TEST(ParseDumpConfigTest, PackedLayoutForModelAndSingleOperatorDumpsOnly) {
+  const absl::StatusOr<DumpConfig> sdk = ParseDump(
+      R"({"dump_path": "testdata", "dump_list": [{"model_name": "m"}]})");
+  ASSERT_TRUE(sdk.ok()) << sdk.status();
+  EXPECT_EQ(sdk->layout, DumpLayout::kSdk);
+  const absl::StatusOr<DumpConfig> packed = ParseDump(
+      R"({"dump_path": "testdata", "dump_layout": "packed",
+          "dump_op_switch": "on", "dump_list": [{"model_name": "m"}]})");
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  EXPECT_EQ(packed->layout, DumpLayout::kPacked);
+  EXPECT_THAT(DescribeDumpConfig(*packed), EndsWith(" (packed layout)"));
+  const std::pair<const char*, const char*> rejected[] = {
+      {R"({"dump_path": "testdata", "dump_layout": "one_file"})",
+       "acl.json: dump.dump_layout: invalid dump_layout 'one_file'; expected "
+       "one of 'sdk', 'packed'"},
+      {R"({"dump_path": "testdata", "dump_layout": "packed", "dump_debug": "on"})",
+       "acl.json: dump.dump_layout: 'packed' applies to model and "
+       "single-operator dumps, not to overflow dump (dump_debug 'on'), which "
+       "writes one file per event; remove dump_layout or set it to 'sdk'"},
+      {R"({"dump_layout": "packed", "dump_scene": "lite_exception"})",
+       "not to dump_scene 'lite_exception'"},
+  };
+  for (const auto& [text, message] : rejected) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(text);
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig) << text;
+    EXPECT_THAT(Message(config.status()), HasSubstr(message)) << text;
+  }
+}
+
 TEST(ParseDumpConfigTest, ModelNamesMustBeUnique) {
   const absl::StatusOr<DumpConfig> config =
       ParseDump(R"({"dump_path": "testdata",
@@ -452,7 +483,7 @@ TEST(ParseDumpConfigTest, UnknownKeysAreIgnoredWithASuggestion) {
        "dump.zzz: unknown key 'zzz' is ignored; a dump knows 'dump_path', "
        "'dump_mode', 'dump_op_switch', 'dump_level', 'dump_scene', "
        "'dump_data', 'dump_debug', 'dump_kernel_data', 'dump_step', "
-       "'dump_stats', 'dump_list'"},
+       "'dump_layout', 'dump_stats', 'dump_list'"},
       {R"("dump_list": [{"zzz": 1}])",
        "dump.dump_list[0].zzz: unknown key 'zzz' is ignored; a dump_list "
        "entry knows 'model_name', 'layer', 'watcher_nodes', "

@@ -138,6 +138,18 @@ class PosixFs final : public FileSystem {
     if (::fsync(fd) == 0) return absl::OkStatus();
     return ErrnoStatus(errno, "cannot fsync", path);
   }
+  absl::StatusOr<uint64_t> FileSize(int fd, const std::string& path) override {
+    struct stat st;
+    if (::fstat(fd, &st) == 0) return static_cast<uint64_t>(st.st_size);
+    return ErrnoStatus(errno, "cannot stat", path);
+  }
+  absl::Status Truncate(int fd, uint64_t size,
+                        const std::string& path) override {
+    while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      if (errno != EINTR) return ErrnoStatus(errno, "cannot truncate", path);
+    }
+    return absl::OkStatus();
+  }
   absl::Status Close(int fd, const std::string& path) override {
     Temporary temporary;
     if (TakeTemporary(fd, temporary)) {

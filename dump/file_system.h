@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,12 @@ class FileSystem {
   virtual absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
                                        const std::string& path) = 0;
   virtual absl::Status Sync(int fd, const std::string& path) = 0;
+  // The size of an open file (where an append to it starts).
+  virtual absl::StatusOr<uint64_t> FileSize(int fd,
+                                            const std::string& path) = 0;
+  // Cuts an open file back to `size` bytes (an append that failed half-way).
+  virtual absl::Status Truncate(int fd, uint64_t size,
+                                const std::string& path) = 0;
   // Closes a descriptor from any of the calls above. A file from CreateFileAt
   // that was never linked disappears.
   virtual absl::Status Close(int fd, const std::string& path) = 0;
@@ -102,6 +109,13 @@ class ForwardingFileSystem : public FileSystem {
   }
   absl::Status Sync(int fd, const std::string& path) override {
     return inner_.Sync(fd, path);
+  }
+  absl::StatusOr<uint64_t> FileSize(int fd, const std::string& path) override {
+    return inner_.FileSize(fd, path);
+  }
+  absl::Status Truncate(int fd, uint64_t size,
+                        const std::string& path) override {
+    return inner_.Truncate(fd, size, path);
   }
   absl::Status Close(int fd, const std::string& path) override {
     return inner_.Close(fd, path);

@@ -40,6 +40,7 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   writer.memory_budget = options.writer_memory_budget;
   writer.sync = options.sync_files;
   writer.fs = options.fs;
+  writer.packed = config.layout == DumpLayout::kPacked;
   if (config.scene == DumpScene::kException) {
     writer.root = options.exception_root;
     if (writer.root.empty()) {

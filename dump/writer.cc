@@ -7,6 +7,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/dump_names.h"
+#include "dump/pack_appender.h"
 
 namespace acldump::dump {
 namespace {
@@ -201,7 +202,14 @@ void DumpWriter::WriteOne(WriteJob& job) {
   }
   if (!scratch_.directory.empty()) StrAppend(path, "/", scratch_.directory);
   StrAppend(path, "/", scratch_.name, scratch_.suffix);
-  if (status.ok()) status = WriteFile(scratch_, &path);
+  if (status.ok()) {
+    if (options_.packed) {
+      if (!packs_) packs_ = std::make_unique<PackAppender>(fs_, tree_);
+      status = packs_->Append(scratch_, &path);
+    } else {
+      status = WriteFile(scratch_, &path);
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   if (time_folder_.empty()) time_folder_ = tree_.time_folder();
   if (status.ok()) {

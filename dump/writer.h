@@ -26,6 +26,8 @@
 
 namespace acldump::dump {
 
+class PackAppender;
+
 struct WriteJob;
 
 // What a job becomes on disk.
@@ -96,6 +98,9 @@ class DumpWriter {
     // fit the budget.
     size_t max_queued_jobs = 4096;
     FileSystem* fs = nullptr;  // default: PosixFileSystem()
+    // The packed layout: records appended to one dump.pack per folder (stats
+    // rows to one statistic.csv) instead of one file each.
+    bool packed = false;
   };
 
   explicit DumpWriter(Options options);
@@ -166,6 +171,8 @@ class DumpWriter {
 
   // Writer-thread only.
   FolderTree tree_;
+  std::unique_ptr<PackAppender>
+      packs_;  // the packed layout's, made at first use
   RenderedFile scratch_;
   std::vector<iovec> iovecs_;
 

@@ -21,14 +21,16 @@ class ConvertCommand final : public Command {
     CLI::App* convert = app.add_subcommand(
         "convert",
         "Convert dump files to .npy ({file}.{input|output}.{i}.npy; float16 "
-        "stays float16, bfloat16 becomes float32; stats CSVs are copied), or "
-        "with --to csv merge all statistics into one CSV.");
+        "stays float16, bfloat16 becomes float32; stats CSVs are copied), "
+        "with --to csv merge all statistics into one CSV, or with --to sdk "
+        "expand a packed dump (dump_layout 'packed') into the files the SDK "
+        "layout would have written.");
     convert->add_option("PATH", path_, "a dump file or folder")->required();
     convert->add_option("--out", out_,
-                        "output folder (npy; default <name>_npy) or file "
-                        "(csv; default <name>_stats.csv)");
-    convert->add_option("--to", to_, "npy or csv")
-        ->check(CLI::IsMember({"npy", "csv"}))
+                        "output folder (npy; default <name>_npy; sdk: default "
+                        "<name>_sdk) or file (csv; default <name>_stats.csv)");
+    convert->add_option("--to", to_, "npy, csv or sdk")
+        ->check(CLI::IsMember({"npy", "csv", "sdk"}))
         ->capture_default_str();
     AddFilterOptions(*convert, filter_options_);
     convert->footer(
@@ -54,12 +56,45 @@ class ConvertCommand final : public Command {
         return Fail("convert", ExplainEmptyFilter(*tree, *filter), "",
                     kExitFailure);
       }
-      return to_ == "csv" ? ToCsv(kept, base) : ToNpy(kept, base);
+      return To(kept, base);
     }
-    return to_ == "csv" ? ToCsv(*tree, base) : ToNpy(*tree, base);
+    return To(*tree, base);
   }
 
  private:
+  int To(const dump::DumpTree& tree, const std::string& base) {
+    if (to_ == "csv") return ToCsv(tree, base);
+    if (to_ == "sdk") return ToSdk(tree, base);
+    return ToNpy(tree, base);
+  }
+
+  int ToSdk(const dump::DumpTree& tree, const std::string& base) {
+    size_t packed = 0;
+    for (const dump::DumpEntry& entry : tree.entries) packed += entry.packed;
+    if (packed == 0) {
+      return Fail("convert",
+                  StrCat("no packed records under '", path_,
+                         "': it is in the SDK layout already"),
+                  "--to sdk expands dumps written with \"dump_layout\": "
+                  "\"packed\"",
+                  kExitFailure);
+    }
+    const std::string out = out_.empty() ? base + "_sdk" : out_;
+    absl::StatusOr<SdkSummary> summary = ConvertDumpToSdk(tree, out);
+    if (!summary.ok()) {
+      return FailWith("convert", summary.status(), "", kExitFailure);
+    }
+    for (const std::string& problem : tree.problems) {
+      std::fprintf(stderr, "dump convert: skipped %s\n", problem.c_str());
+    }
+    std::printf(
+        "expanded %zu packed records into files, copied %zu other "
+        "files: %s in %s\n",
+        summary->records, summary->copied,
+        HumanBytes(summary->bytes_written).c_str(), out.c_str());
+    return 0;
+  }
+
   int ToCsv(const dump::DumpTree& tree, const std::string& base) {
     absl::StatusOr<MergedStats> stats = MergeStats(tree);
     if (!stats.ok()) {

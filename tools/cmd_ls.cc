@@ -35,6 +35,9 @@ class LsCommand final : public Command {
                       "give a dump_path, or any folder or file below it",
                       kExitFailure);
     }
+    for (const std::string& problem : tree->problems) {
+      std::fprintf(stderr, "dump ls: warning: %s\n", problem.c_str());
+    }
     absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
     if (!filter.ok()) return FailWith("ls", filter.status(), "", kExitUsage);
     if (!filter->empty()) {

@@ -1,11 +1,17 @@
 #include "tools/dump_convert.h"
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <system_error>
 
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/dump_file.h"
+#include "dump/format/merged_stats.h"
+#include "dump/format/pack.h"
+#include "dump/writer.h"
 #include "kernels/npy.h"
 #include "tools/cli_util.h"
 
@@ -52,8 +58,29 @@ absl::Status WriteTensors(const Tensors& protos,
   return absl::OkStatus();
 }
 
+// A packed record, as the file it stands for.
+absl::Status WritePackedRecord(const dump::DumpEntry& entry,
+                               const fs::path& to) {
+  ASSIGN_OR_RETURN(std::string bytes,
+                   dump::ReadDumpTreeFile(entry.path, dump::kMaxDumpFileBytes,
+                                          "dump record"));
+  std::ofstream out(to, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) {
+    return absl::PermissionDeniedError(
+        StrCat("cannot write '", to.string(), "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Copy(const dump::DumpEntry& entry, const fs::path& to,
                   ConvertSummary& summary) {
+  if (entry.packed) {
+    RETURN_IF_ERROR(WritePackedRecord(entry, to));
+    summary.bytes_written += entry.bytes;
+    ++summary.copied;
+    return absl::OkStatus();
+  }
   std::error_code error;
   fs::copy_file(entry.path, to, fs::copy_options::overwrite_existing, error);
   if (error) {
@@ -66,7 +93,92 @@ absl::Status Copy(const dump::DumpEntry& entry, const fs::path& to,
   return absl::OkStatus();
 }
 
+// Renders a packed record (the job's buffer holds its bytes) as the SDK
+// layout's file of the same name.
+class RecordRenderer final : public dump::JobRenderer {
+ public:
+  absl::Status Render(const dump::WriteJob& job,
+                      dump::RenderedFile& file) const override {
+    const auto& [directory, name] = places_[job.sequence];
+    file.directory = directory;
+    file.name = name;
+    file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
+                               job.used);
+    return absl::OkStatus();
+  }
+  // Folder (relative to the writer's root) and name, by job sequence.
+  std::vector<std::pair<std::string, std::string>> places_;
+};
+
+bool IsPackContainer(const dump::DumpEntry& entry) {
+  return entry.file_name == dump::kPackFileName ||
+         entry.file_name == dump::kPackIndexFileName ||
+         entry.file_name == dump::kMergedStatsFileName;
+}
+
 }  // namespace
+
+absl::StatusOr<SdkSummary> ConvertDumpToSdk(const dump::DumpTree& tree,
+                                            const std::string& out_dir) {
+  const fs::path out(out_dir);
+  RETURN_IF_ERROR(MakeDirectories(out));
+  SdkSummary summary;
+  // Packed records go through the dump writer, which names them exactly as
+  // a dump in the SDK layout does (hashed names and mapping.csv included).
+  auto renderer = std::make_shared<RecordRenderer>();
+  std::vector<const dump::DumpEntry*> records, copies;
+  for (const dump::DumpEntry& entry : tree.entries) {
+    if (IsPackContainer(entry)) continue;
+    (entry.packed ? records : copies).push_back(&entry);
+    if (entry.packed) {
+      renderer->places_.emplace_back(
+          fs::path(entry.relative).parent_path().string(), entry.file_name);
+    }
+  }
+  Progress progress("convert", records.size() + copies.size());
+  size_t done = 0;
+  {
+    dump::DumpWriter::Options options;
+    options.root = fs::absolute(out).lexically_normal().string();
+    while (options.root.size() > 1 && options.root.back() == '/')
+      options.root.pop_back();
+    dump::DumpWriter writer(options);
+    for (size_t i = 0; i < records.size(); ++i) {
+      progress.Update(++done, records[i]->file_name);
+      ASSIGN_OR_RETURN(
+          std::string bytes,
+          dump::ReadDumpTreeFile(records[i]->path, dump::kMaxDumpFileBytes,
+                                 "dump record"));
+      dump::WriteJob job;
+      job.renderer = renderer;
+      job.sequence = i;
+      job.buffer = writer.AcquireBuffer(bytes.size());
+      if (!bytes.empty())
+        std::memcpy(job.buffer.data(), bytes.data(), bytes.size());
+      job.used = bytes.size();
+      writer.Submit(std::move(job));
+      summary.bytes_written += bytes.size();
+    }
+    RETURN_IF_ERROR(writer.Flush());
+    summary.records = records.size();
+  }
+  for (const dump::DumpEntry* entry : copies) {
+    progress.Update(++done, entry->file_name);
+    const fs::path destination = Destination(out, *entry);
+    RETURN_IF_ERROR(MakeDirectories(destination.parent_path()));
+    std::error_code error;
+    fs::copy_file(entry->path, destination, fs::copy_options::none, error);
+    if (error) {
+      return absl::PermissionDeniedError(StrCat("cannot copy '", entry->path,
+                                                "' to '", destination.string(),
+                                                "': ", error.message()));
+    }
+    summary.bytes_written += entry->bytes;
+    ++summary.copied;
+  }
+  progress.Finish();
+  return summary;
+}
 
 absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
                                                 const std::string& out_dir) {

@@ -29,6 +29,19 @@ struct ConvertSummary {
 absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
                                                 const std::string& out_dir);
 
+// Expands the packed records of `tree` into the files the SDK layout would
+// have written for them, below `out_dir` (created when missing) in the same
+// folders, with the same names (hashed, with mapping.csv, where too long);
+// every other file is copied as is (the packs themselves are not). Fails when
+// `out_dir` holds a file it would write.
+struct SdkSummary {
+  size_t records = 0;  // packed records written as files
+  size_t copied = 0;   // other files copied
+  uint64_t bytes_written = 0;
+};
+absl::StatusOr<SdkSummary> ConvertDumpToSdk(const dump::DumpTree& tree,
+                                            const std::string& out_dir);
+
 }  // namespace acldump::tools
 
 #endif  // ACLDUMP_TOOLS_DUMP_CONVERT_H_

@@ -12,6 +12,7 @@
 #include "base/strings.h"
 #include "dump/format/data_type.h"
 #include "dump/format/dump_file.h"
+#include "dump/format/merged_stats.h"
 #include "dump/format/overflow_record.h"
 #include "dump/format/stats_csv.h"
 #include "dump/stats.h"
@@ -113,8 +114,9 @@ std::string DescribeOverflow(const std::string& payload) {
 }
 
 absl::StatusOr<std::string> DescribeStatsCsv(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text,
-                   ReadRegularFile(path, dump::kMaxStatsCsvBytes, "stats CSV"));
+  ASSIGN_OR_RETURN(
+      std::string text,
+      dump::ReadDumpTreeFile(path, dump::kMaxStatsCsvBytes, "stats CSV"));
   absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text);
   if (!table.ok()) {
     return absl::InvalidArgumentError(

@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/dump_file.h"
+#include "dump/format/merged_stats.h"
 #include "dump/format/stats_csv.h"
 #include "dump/stats.h"
 #include "nlohmann/json.hpp"
@@ -31,7 +32,7 @@ std::string CsvField(const std::string& field) {
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
-  return ReadRegularFile(path, dump::kMaxStatsCsvBytes, "stats CSV");
+  return dump::ReadDumpTreeFile(path, dump::kMaxStatsCsvBytes, "stats CSV");
 }
 
 // The stats CSV rows a tensor dump would have had (default columns).

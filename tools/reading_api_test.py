@@ -97,6 +97,11 @@ class ReadingApiTest(unittest.TestCase):
             f.write('{"dump": {"dump_path": "unfused", "dump_mode": "all", '
                     '"dump_list": [{"model_name": "resnet_tiny"}]}}')
         tool("run", "-m", "unfused_model/resnet_tiny.om", "-c", "unfused.json", "-i", INPUT)
+        # The packed layout: the same run as "a" (tensors) and as stats, each in one file per
+        # iteration.
+        run_dump("packed", 3, ', "dump_layout": "packed"')
+        run_dump("packed_stats", 1, ', "dump_layout": "packed", "dump_data": "stats"')
+        run_dump("sdk_stats", 1, ', "dump_data": "stats"')
 
     def same_as_cli(self, a, b, cli_args=(), **kwargs):
         cli = tool("compare", a, b, "--json", "-", *cli_args)
@@ -217,6 +222,68 @@ class ReadingApiTest(unittest.TestCase):
         self.assertEqual([f.iteration for f in tree.select(iteration=1)], [1])
         names = [e.name.op_name for e in folders[0].files if e.name]
         self.assertIn("conv3bn3", names)
+
+    def test_packed_dumps_read_as_the_sdk_layout(self):
+        packed = acldump.open_tree("packed")
+        sdk = acldump.open_tree("a")
+        self.assertEqual(packed.problems, [])
+        strip = lambda f: [e.file_name.rsplit(".", 1)[0] for e in f.files]  # no timestamp
+        self.assertEqual([strip(f) for f in packed.folders], [strip(f) for f in sdk.folders])
+        self.assertTrue(all(e.packed for f in packed.folders for e in f.files))
+        # One pack (and its index) per iteration folder, nothing else there.
+        for folder in packed.folders:
+            self.assertEqual(sorted(os.listdir(folder.directory)), ["dump.pack",
+                                                                    "dump.pack.index"])
+        for a, b in zip(packed.folders[0].files, sdk.folders[0].files):
+            fa, fb = a.read(), acldump.read_dump(b.path)
+            for x, y in zip(fa.outputs, fb.outputs):
+                np.testing.assert_array_equal(x.array, y.array)
+        # The tools read it as they read the SDK layout.
+        self.assertEqual(self.same_as_cli("packed", "a")["verdict"], "pass")
+        listed = tool("ls", "packed", "--summary").stdout
+        self.assertIn("packed: 45 dump files", listed)
+        shown = tool("show", packed.folders[0].files[1].path)
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertIn("op       conv1bn1relu1  (type Conv)", shown.stdout)
+
+    def test_packed_converts_to_the_sdk_layout_byte_for_byte(self):
+        shutil.rmtree("expanded", ignore_errors=True)
+        result = tool("convert", "packed", "--to", "sdk", "--out", "expanded")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("expanded 45 packed records into files", result.stdout)
+        expanded = acldump.open_tree("expanded")
+        packed = acldump.open_tree("packed")
+        names = lambda t: [e.relative for f in t.folders for e in f.files]
+        self.assertEqual(names(expanded), names(packed))
+        self.assertFalse(any(e.packed for e in expanded.entries))
+        for folder in packed.folders:
+            for e in folder.files:
+                with open(os.path.join("expanded", e.relative), "rb") as f:
+                    self.assertEqual(f.read(), acldump.reading._read_file(e.path, 1 << 30))
+        again = tool("convert", "packed", "--to", "sdk", "--out", "expanded")
+        self.assertEqual(again.returncode, 1)  # never overwrites
+        sdk = tool("convert", "a", "--to", "sdk", "--out", "nothing")
+        self.assertEqual(sdk.returncode, 1)
+        self.assertIn("in the SDK layout already", sdk.stderr)
+
+    def test_packed_stats_are_one_csv_per_iteration(self):
+        [folder] = acldump.open_tree("packed_stats").folders
+        self.assertEqual(os.listdir(folder.directory), ["statistic.csv"])
+        with open(os.path.join(folder.directory, "statistic.csv")) as f:
+            header = f.readline()
+        self.assertTrue(header.startswith("Op Type,Op Name,Task ID,Stream ID,Timestamp,"
+                                          "Input/Output,Index,Data Size"), header)
+        [sdk_folder] = acldump.open_tree("sdk_stats").folders
+        self.assertEqual([e.kind for e in folder.files], ["stats"] * 15)
+        # Each record reads back as the SDK layout's stats file (values of the same run
+        # are equal; only the timestamps in the names differ).
+        for a, b in zip(folder.files, sdk_folder.files):
+            self.assertEqual(acldump.reading._read_file(a.path, 1 << 20),
+                             acldump.reading._read_file(b.path, 1 << 20))
+        cli = tool("stats", "packed_stats")
+        sdk = tool("stats", "sdk_stats")
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        self.assertEqual(cli.stdout.replace("packed_stats", "sdk_stats"), sdk.stdout)
 
 
 if __name__ == "__main__":

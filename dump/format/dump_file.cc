@@ -13,6 +13,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
+#include "dump/format/pack.h"
 #include "kernels/dtype.h"
 
 namespace acldump::dump {
@@ -336,9 +337,16 @@ absl::StatusOr<DumpFileContents> ParseDumpFile(std::string_view bytes) {
 }
 
 absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string bytes,
-                   ReadRegularFile(path, kMaxDumpFileBytes, "dump file"));
-  absl::StatusOr<DumpFileContents> contents = ParseDumpFile(bytes);
+  absl::StatusOr<std::string> bytes =
+      ReadRegularFile(path, kMaxDumpFileBytes, "dump file");
+  if (absl::IsNotFound(bytes.status())) {
+    // A record of a packed folder, named as its file would be.
+    ASSIGN_OR_RETURN(std::optional<std::string> packed,
+                     ReadPackedFile(path, kMaxDumpFileBytes));
+    if (packed) bytes = *std::move(packed);
+  }
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<DumpFileContents> contents = ParseDumpFile(*bytes);
   if (!contents.ok()) return Annotate(contents.status(), path);
   return contents;
 }

@@ -11,6 +11,8 @@
 
 #include "base/file_reader.h"
 #include "base/strings.h"
+#include "dump/format/merged_stats.h"
+#include "dump/format/pack.h"
 #include "dump/format/stats_csv.h"
 
 namespace acldump::dump {
@@ -129,6 +131,52 @@ bool ExecutionOrder(const DumpEntry* a, const DumpEntry* b) {
 
 std::string ParentOf(const std::string& path) {
   return fs::path(path).parent_path().string();
+}
+
+// The records of a packed folder's dump.pack or statistic.csv (`container`,
+// already placed), as entries named like the SDK layout's files.
+void AddPackedEntries(const DumpEntry& container, const fs::path& absolute,
+                      DumpTree& tree) {
+  std::vector<std::pair<std::string, uint64_t>> records;  // name, bytes
+  if (container.file_name == kPackFileName) {
+    absl::StatusOr<PackContents> pack = ReadPackContents(absolute.string());
+    if (!pack.ok()) {
+      tree.problems.push_back(std::string(ToStd(pack.status().message())));
+      return;
+    }
+    if (!pack->problem.empty()) {
+      tree.problems.push_back(StrCat(container.path, ": ", pack->problem));
+    }
+    for (const PackRecord& record : pack->records)
+      records.emplace_back(record.name, record.data_bytes);
+  } else {
+    absl::StatusOr<std::string> text =
+        ReadRegularFile(absolute.string(), kMaxStatsCsvBytes, "stats CSV");
+    absl::StatusOr<std::vector<MergedStatsRecord>> split =
+        text.ok()
+            ? SplitMergedStats(*text)
+            : absl::StatusOr<std::vector<MergedStatsRecord>>(text.status());
+    if (!split.ok()) {
+      tree.problems.push_back(
+          StrCat(container.path, ": ", ToStd(split.status().message())));
+      return;
+    }
+    for (const MergedStatsRecord& record : *split)
+      records.emplace_back(record.name, record.csv.size());
+  }
+  const fs::path folder = fs::path(container.path).parent_path();
+  const fs::path relative_folder = fs::path(container.relative).parent_path();
+  for (const auto& [name, bytes] : records) {
+    DumpEntry entry = container;
+    entry.file_name = name;
+    entry.path = (folder / name).string();
+    entry.relative = (relative_folder / name).string();
+    entry.bytes = bytes;
+    entry.packed = true;
+    entry.kind = EntryKind::kOther;
+    Classify(entry, Mapping());
+    tree.entries.push_back(std::move(entry));
+  }
 }
 
 }  // namespace
@@ -272,9 +320,15 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
         entry.model = it->second;
       }
     }
+    if (entry.file_name == kPackFileName ||
+        entry.file_name == kMergedStatsFileName) {
+      AddPackedEntries(entry, absolute, tree);
+    }
     tree.entries.push_back(std::move(entry));
   }
-  return BuildDumpTree(std::move(tree.root), std::move(tree.entries));
+  DumpTree built = BuildDumpTree(std::move(tree.root), std::move(tree.entries));
+  built.problems = std::move(tree.problems);
+  return built;
 }
 
 DumpTree BuildDumpTree(std::string root, std::vector<DumpEntry> entries) {

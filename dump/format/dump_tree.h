@@ -65,6 +65,10 @@ struct DumpEntry {
   int64_t iteration = -1;
   // From the file name, or from the folder's mapping.csv for hashed names.
   std::optional<DumpFileNameParts> name;
+  // A record of a packed folder (in its dump.pack or statistic.csv): `path`
+  // names it as the SDK layout's file would be named, and the readers of the
+  // format read it there (ReadDumpFile, ReadDumpTreeFile).
+  bool packed = false;
 };
 
 // Files of one folder of the layout: one iteration of one model (or the
@@ -96,6 +100,9 @@ struct DumpTree {
   std::string root;
   std::vector<DumpEntry> entries;  // sorted by relative path
   std::vector<DumpRun> runs;       // by time, device, model, id, iteration
+  // Packed folders whose pack or statistic.csv could not be read whole (a
+  // truncated last record, a corrupt file): what was skipped.
+  std::vector<std::string> problems;
 
   size_t CountKind(EntryKind kind) const;
   uint64_t DumpBytes() const;  // bytes of every entry but kOther

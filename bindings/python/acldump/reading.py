@@ -19,6 +19,7 @@ same order with the same float64 operations.
 
 import collections
 import csv
+import io
 import math
 import os
 import re
@@ -370,11 +371,147 @@ def _parse_dump(data, path, header_only=False):
 
 def _read_file(path, limit):
     if not os.path.isfile(path):
+        packed = _read_packed(path, limit)
+        if packed is not None:
+            return packed
         raise FileNotFoundError("'%s' is not a regular file" % path)
     if os.path.getsize(path) > limit:
         raise DumpFormatError("'%s' is larger than %d bytes" % (path, limit))
     with open(path, "rb") as f:
         return f.read()
+
+
+# ---------------------------------------------------------------------------
+# The packed layout ("dump_layout": "packed"): a folder's records in dump.pack, each a
+# 16-byte frame ("ADPK", u32 name length, u64 data length), the name its file would have in
+# the SDK layout, then that file's bytes; dump.pack.index lists "offset,size,name" per record;
+# stats rows in statistic.csv, prefixed by the record's identity. A record reads as
+# "{folder}/{name}", as if its file existed.
+
+PACK_FILE, PACK_INDEX_FILE, MERGED_STATS_FILE = "dump.pack", "dump.pack.index", "statistic.csv"
+_PACK_MAGIC = b"ADPK"
+_MAX_PACK_NAME = 4096
+_MERGED_STATS_COLUMNS = ["Op Type", "Op Name", "Task ID", "Stream ID", "Timestamp"]
+_pack_cache = {}
+
+
+def _pack_from_index(pack_path, size):
+    try:
+        with open(os.path.join(os.path.dirname(pack_path), PACK_INDEX_FILE), "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    records, expected = [], 0
+    for line in text.split(b"\n")[:-1] if text.endswith(b"\n") else [None]:
+        if line is None:
+            return None
+        parts = line.split(b",", 2)
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+            return None
+        offset, total, name = int(parts[0]), int(parts[1]), parts[2].decode("utf-8", "replace")
+        head = 16 + len(parts[2])
+        if offset != expected or not name or total < head or offset + total > size:
+            return None
+        records.append((name, offset + head, total - head))
+        expected = offset + total
+    return records if expected == size else None
+
+
+def _scan_pack(f, size):
+    records, offset, problem = [], 0, None
+    while offset < size:
+        f.seek(offset)
+        frame = f.read(16)
+        left = size - offset
+        if len(frame) < 16:
+            problem = "a truncated record frame"
+        elif frame[:4] != _PACK_MAGIC:
+            problem = 'no record frame ("ADPK")'
+        else:
+            name_bytes = int.from_bytes(frame[4:8], "little")
+            data_bytes = int.from_bytes(frame[8:16], "little")
+            if not 0 < name_bytes <= _MAX_PACK_NAME:
+                problem = "a record name length out of range"
+            elif name_bytes + data_bytes > left - 16:
+                problem = "a truncated record (a crash while it was written)"
+            else:
+                name = f.read(name_bytes).decode("utf-8", "replace")
+                records.append((name, offset + 16 + name_bytes, data_bytes))
+                offset += 16 + name_bytes + data_bytes
+                continue
+        problem = "%d bytes at offset %d ignored: %s" % (left, offset, problem)
+        break
+    return records, problem
+
+
+def read_pack(path):
+    """The records of a dump.pack: ([(name, data offset, data bytes)], problem), from its index
+    when that describes the pack exactly, else by scanning the frames (problem: what a truncated
+    or corrupt tail made the scan skip, or None)."""
+    path = os.fspath(path)
+    st = os.stat(path)
+    key = (st.st_size, st.st_mtime_ns)
+    cached = _pack_cache.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    records = _pack_from_index(path, st.st_size)
+    result = (records, None)
+    if records is None:
+        with open(path, "rb") as f:
+            result = _scan_pack(f, st.st_size)
+    if len(_pack_cache) > 64:
+        _pack_cache.clear()
+    _pack_cache[path] = (key, result)
+    return result
+
+
+def split_merged_stats(path):
+    """statistic.csv split back into the SDK layout's stats files: {name: csv text}, in the
+    order their rows first appear (a torn last line is ignored)."""
+    with open(path, "r", newline="") as f:
+        text = f.read()
+    if not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or rows[0][:5] != _MERGED_STATS_COLUMNS:
+        raise DumpFormatError("'%s' does not start with the columns %s"
+                              % (path, ",".join(_MERGED_STATS_COLUMNS)))
+    header = ",".join(rows[0][5:]) + "\n"
+    out = {}
+    for row in rows[1:]:
+        if not row:
+            continue
+        if len(row) != len(rows[0]):
+            raise DumpFormatError("'%s': a row has %d fields, the header %d"
+                                  % (path, len(row), len(rows[0])))
+        name = ".".join(row[:5]) + ".csv"
+        out.setdefault(name, header)
+        out[name] += ",".join(row[5:]) + "\n"
+    return out
+
+
+def _read_packed(path, limit):
+    folder, name = os.path.split(path)
+    if name.endswith(".csv"):
+        merged = os.path.join(folder, MERGED_STATS_FILE)
+        if name == MERGED_STATS_FILE or not os.path.isfile(merged):
+            return None
+        text = split_merged_stats(merged).get(name)
+        return None if text is None else text.encode()
+    pack = os.path.join(folder, PACK_FILE)
+    if not os.path.isfile(pack):
+        return None
+    for record, offset, size in read_pack(pack)[0]:
+        if record == name:
+            if size > limit:
+                raise DumpFormatError("'%s' is larger than %d bytes" % (path, limit))
+            with open(pack, "rb") as f:
+                f.seek(offset)
+                data = f.read(size)
+            if len(data) != size:
+                raise DumpFormatError("'%s': the pack ends inside the record" % path)
+            return data
+    return None
 
 
 def read_dump(path):
@@ -436,9 +573,10 @@ class Entry:
     op_name, task_id, stream_id, timestamp from its name)."""
 
     __slots__ = ("path", "relative", "file_name", "bytes", "kind", "layout", "time", "device",
-                 "model", "model_id", "iteration", "name")
+                 "model", "model_id", "iteration", "name", "packed")
 
     def __init__(self):
+        self.packed = False  # a record of a packed folder (dump.pack or statistic.csv)
         self.kind, self.layout, self.time = OTHER, UNKNOWN, ""
         self.device, self.model, self.model_id, self.iteration = -1, "", -1, -1
         self.name = None
@@ -553,6 +691,7 @@ class DumpTree:
 
     def __init__(self, root, entries):
         self.root = root
+        self.problems = []  # packed folders whose pack or statistic.csv was not read whole
         self.entries = sorted(entries, key=lambda e: e.relative)
         dumps = [e for e in self.entries if e.kind != OTHER]
 
@@ -615,7 +754,7 @@ def open_tree(path):
             mappings[directory] = _read_mapping(directory)
         return mappings[directory]
 
-    entries = []
+    entries, problems = [], []
     for absolute, relative in files:
         e = Entry()
         e.relative = relative
@@ -632,7 +771,37 @@ def open_tree(path):
             device = os.path.dirname(os.path.dirname(os.path.dirname(directory)))
             e.model = mapping_of(device).get(e.model, e.model)
         entries.append(e)
-    return DumpTree(path, entries)
+        if e.file_name in (PACK_FILE, MERGED_STATS_FILE):
+            entries.extend(_packed_entries(e, absolute, problems))
+    tree = DumpTree(path, entries)
+    tree.problems = problems
+    return tree
+
+
+def _packed_entries(container, absolute, problems):
+    if container.file_name == PACK_FILE:
+        records, problem = read_pack(absolute)
+        if problem:
+            problems.append("%s: %s" % (container.path, problem))
+        records = [(name, size) for name, _, size in records]
+    else:
+        try:
+            records = [(name, len(text)) for name, text in split_merged_stats(absolute).items()]
+        except (DumpFormatError, OSError, csv.Error) as error:
+            problems.append("%s: %s" % (container.path, error))
+            return []
+    out = []
+    for name, size in records:
+        e = Entry()
+        for slot in Entry.__slots__:
+            setattr(e, slot, getattr(container, slot))
+        e.file_name, e.bytes, e.packed = name, size, True
+        e.path = os.path.join(os.path.dirname(container.path), name)
+        e.relative = os.path.join(os.path.dirname(container.relative), name)
+        e.kind, e.name = OTHER, None
+        _classify(e, {})
+        out.append(e)
+    return out
 
 
 # ---------------------------------------------------------------------------

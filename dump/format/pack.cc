@@ -1,0 +1,263 @@
+#include "dump/format/pack.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "base/file_reader.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+
+namespace acldump::dump {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxPackIndexBytes = size_t{256} << 20;
+
+template <typename... Args>
+absl::Status Invalid(const Args&... args) {
+  return absl::InvalidArgumentError(StrCat(args...));
+}
+
+void StoreLittleEndian(uint64_t value, size_t bytes, char* out) {
+  for (size_t i = 0; i < bytes; ++i)
+    out[i] = static_cast<char>(value >> (8 * i));
+}
+
+uint64_t LoadLittleEndian(const char* in, size_t bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i)
+    value |= uint64_t{static_cast<unsigned char>(in[i])} << (8 * i);
+  return value;
+}
+
+bool ParseUint(std::string_view text, uint64_t& out) {
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && error == std::errc() &&
+         end == text.data() + text.size();
+}
+
+// A file opened once for reading at offsets; closed on destruction.
+class RandomAccessFile {
+ public:
+  explicit RandomAccessFile(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {}
+  ~RandomAccessFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool ok() const { return fd_ >= 0; }
+  // The size of a regular file, or nullopt.
+  std::optional<uint64_t> RegularSize() const {
+    struct stat st;
+    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return static_cast<uint64_t>(st.st_size);
+  }
+  bool ReadAt(uint64_t offset, uint64_t length, std::string& out) const {
+    out.resize(length);
+    uint64_t done = 0;
+    while (done < length) {
+      const ssize_t n = ::pread(fd_, out.data() + done, length - done,
+                                static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<uint64_t>(n);
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+};
+
+// The records the index lists, when they describe the pack exactly: frames
+// back to back from offset 0 to its end.
+std::optional<std::vector<PackRecord>> RecordsFromIndex(
+    const std::string& index_path, uint64_t pack_size) {
+  absl::StatusOr<std::string> text =
+      ReadRegularFile(index_path, kMaxPackIndexBytes, "pack index");
+  if (!text.ok()) return std::nullopt;
+  std::vector<PackRecord> records;
+  uint64_t expected = 0;
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    if (end == std::string_view::npos) return std::nullopt;  // torn line
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end + 1);
+    const size_t first = line.find(',');
+    const size_t second =
+        first == std::string_view::npos ? first : line.find(',', first + 1);
+    uint64_t offset = 0, size = 0;
+    if (second == std::string_view::npos ||
+        !ParseUint(line.substr(0, first), offset) ||
+        !ParseUint(line.substr(first + 1, second - first - 1), size)) {
+      return std::nullopt;
+    }
+    const std::string_view name = line.substr(second + 1);
+    const uint64_t head = kPackFrameBytes + name.size();
+    if (offset != expected || name.empty() || name.size() > kMaxPackNameBytes ||
+        size < head || size > pack_size - offset) {
+      return std::nullopt;
+    }
+    records.push_back({std::string(name), offset + head, size - head});
+    expected = offset + size;
+  }
+  if (expected != pack_size) return std::nullopt;
+  return records;
+}
+
+// Reads frames from the start; stops at the first that is truncated or
+// corrupt, saying so.
+PackContents ScanFrames(const RandomAccessFile& file, uint64_t pack_size) {
+  PackContents contents;
+  uint64_t offset = 0;
+  std::string frame, name;
+  while (offset < pack_size) {
+    const uint64_t left = pack_size - offset;
+    std::string_view reason;
+    if (left < kPackFrameBytes ||
+        !file.ReadAt(offset, kPackFrameBytes, frame)) {
+      reason = "a truncated record frame";
+    } else if (std::string_view(frame).substr(0, 4) != kPackMagic) {
+      reason = "no record frame (\"ADPK\")";
+    } else {
+      const uint64_t name_bytes = LoadLittleEndian(frame.data() + 4, 4);
+      const uint64_t data_bytes = LoadLittleEndian(frame.data() + 8, 8);
+      if (name_bytes == 0 || name_bytes > kMaxPackNameBytes) {
+        reason = "a record name length out of range";
+      } else if (name_bytes > left - kPackFrameBytes ||
+                 data_bytes > left - kPackFrameBytes - name_bytes ||
+                 !file.ReadAt(offset + kPackFrameBytes, name_bytes, name)) {
+        reason = "a truncated record (a crash while it was written)";
+      } else {
+        const uint64_t data_offset = offset + kPackFrameBytes + name_bytes;
+        contents.records.push_back({name, data_offset, data_bytes});
+        offset = data_offset + data_bytes;
+        continue;
+      }
+    }
+    contents.problem =
+        StrCat(left, " bytes at offset ", offset, " ignored: ", reason);
+    break;
+  }
+  return contents;
+}
+
+struct CachedPack {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  std::map<std::string, PackRecord, std::less<>> by_name;
+};
+
+// Packs indexed so far, by path (records are looked up one at a time).
+std::mutex cache_mutex;
+std::map<std::string, std::shared_ptr<const CachedPack>>& PackCache() {
+  static auto* cache =
+      new std::map<std::string, std::shared_ptr<const CachedPack>>();
+  return *cache;
+}
+
+absl::StatusOr<std::shared_ptr<const CachedPack>> IndexedPack(
+    const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return std::shared_ptr<const CachedPack>();
+  }
+  const int64_t mtime_ns =
+      int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto found = PackCache().find(path);
+    if (found != PackCache().end() &&
+        found->second->size == static_cast<uint64_t>(st.st_size) &&
+        found->second->mtime_ns == mtime_ns) {
+      return found->second;
+    }
+  }
+  ASSIGN_OR_RETURN(PackContents contents, ReadPackContents(path));
+  auto pack = std::make_shared<CachedPack>();
+  pack->size = static_cast<uint64_t>(st.st_size);
+  pack->mtime_ns = mtime_ns;
+  for (PackRecord& record : contents.records) {
+    std::string name = record.name;
+    pack->by_name.emplace(std::move(name), std::move(record));
+  }
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (PackCache().size() > 64) PackCache().clear();
+  PackCache()[path] = pack;
+  return std::shared_ptr<const CachedPack>(pack);
+}
+
+}  // namespace
+
+std::string PackFrame(size_t name_bytes, uint64_t data_bytes) {
+  std::string frame(kPackFrameBytes, '\0');
+  std::memcpy(frame.data(), kPackMagic.data(), 4);
+  StoreLittleEndian(name_bytes, 4, frame.data() + 4);
+  StoreLittleEndian(data_bytes, 8, frame.data() + 8);
+  return frame;
+}
+
+std::string PackIndexLine(uint64_t offset, std::string_view name,
+                          uint64_t data_bytes) {
+  return StrCat(offset, ",", kPackFrameBytes + name.size() + data_bytes, ",",
+                name, "\n");
+}
+
+absl::StatusOr<PackContents> ReadPackContents(const std::string& path) {
+  RandomAccessFile file(path);
+  if (!file.ok()) {
+    return absl::NotFoundError(StrCat("cannot open pack '", path, "'"));
+  }
+  const std::optional<uint64_t> size = file.RegularSize();
+  if (!size) {
+    return Invalid("pack '", path, "' is not a regular file");
+  }
+  const std::string index_path =
+      (fs::path(path).parent_path() / kPackIndexFileName).string();
+  if (std::optional<std::vector<PackRecord>> records =
+          RecordsFromIndex(index_path, *size)) {
+    PackContents contents;
+    contents.records = *std::move(records);
+    contents.from_index = true;
+    return contents;
+  }
+  return ScanFrames(file, *size);
+}
+
+absl::StatusOr<std::optional<std::string>> ReadPackedFile(
+    const std::string& path, uint64_t limit) {
+  const fs::path file(path);
+  const std::string name = file.filename().string();
+  const fs::path folder = file.parent_path();
+  const std::string pack_path = (folder / kPackFileName).string();
+  ASSIGN_OR_RETURN(std::shared_ptr<const CachedPack> pack,
+                   IndexedPack(pack_path));
+  if (!pack) return std::optional<std::string>();
+  auto found = pack->by_name.find(name);
+  if (found == pack->by_name.end()) return std::optional<std::string>();
+  const PackRecord& record = found->second;
+  if (record.data_bytes > limit) {
+    return absl::ResourceExhaustedError(
+        StrCat("dump record '", path, "' is ", record.data_bytes,
+               " bytes, more than the limit of ", limit));
+  }
+  RandomAccessFile file_in(pack_path);
+  std::string bytes;
+  if (!file_in.ok() ||
+      !file_in.ReadAt(record.data_offset, record.data_bytes, bytes)) {
+    return absl::DataLossError(
+        StrCat("cannot read record '", name, "' of pack '", pack_path, "'"));
+  }
+  return std::optional<std::string>(std::move(bytes));
+}
+
+}  // namespace acldump::dump

@@ -1,0 +1,73 @@
+// The packed dump layout ("dump_layout": "packed"): instead of one file per
+// operator execution, a folder of the layout holds
+//  - dump.pack: the dump files' records back to back, each a 16-byte frame
+//    ("ADPK", u32 name length, u64 data length, little-endian), the record's
+//    file name as the SDK layout would have named it, then exactly that
+//    file's bytes;
+//  - dump.pack.index: one "offset,size,name" line per record (offset of its
+//    frame, size of frame + name + data), appended after each record;
+//  - statistic.csv: every stats record's rows, each prefixed by the record's
+//    Op Type, Op Name, Task ID, Stream ID and Timestamp.
+// Appending keeps every record complete or absent: a crash loses at most the
+// record being written (a reader ignores a truncated tail and rebuilds the
+// index by scanning the frames when it does not match the pack).
+//
+// Readers see packed records as if the SDK layout's files existed: the path
+// "{folder}/{record name}" of a record reads through ReadPackedFile (and
+// ReadDumpTreeFile in merged_stats.h, which also reads statistic.csv rows).
+#ifndef ACLDUMP_DUMP_FORMAT_PACK_H_
+#define ACLDUMP_DUMP_FORMAT_PACK_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace acldump::dump {
+
+inline constexpr std::string_view kPackFileName = "dump.pack";
+inline constexpr std::string_view kPackIndexFileName = "dump.pack.index";
+inline constexpr std::string_view kMergedStatsFileName = "statistic.csv";
+inline constexpr std::string_view kPackMagic = "ADPK";
+inline constexpr size_t kPackFrameBytes = 16;
+inline constexpr size_t kMaxPackNameBytes = 4096;
+// The leading columns of statistic.csv, before a stats CSV's own.
+inline constexpr std::string_view kMergedStatsColumns =
+    "Op Type,Op Name,Task ID,Stream ID,Timestamp";
+
+// The frame before a record's name and data.
+std::string PackFrame(size_t name_bytes, uint64_t data_bytes);
+// The index line of a record whose frame starts at `offset`.
+std::string PackIndexLine(uint64_t offset, std::string_view name,
+                          uint64_t data_bytes);
+
+struct PackRecord {
+  std::string name;
+  uint64_t data_offset = 0;  // of the data, in the pack
+  uint64_t data_bytes = 0;
+};
+
+struct PackContents {
+  std::vector<PackRecord> records;
+  // Set when the pack ends in a truncated or corrupt record (a crash while
+  // it was written): what was ignored, and where.
+  std::string problem;
+  bool from_index = false;  // the index matched; else the frames were scanned
+};
+
+// The records of the pack at `path` (untrusted): from its index when the index
+// describes the pack exactly, else by scanning the frames.
+absl::StatusOr<PackContents> ReadPackContents(const std::string& path);
+
+// The bytes of "{folder}/{name}" when the folder is packed and holds a record
+// of that name: nullopt when it does not (the caller reads the path as a plain
+// file). Packs are indexed once per process and size.
+absl::StatusOr<std::optional<std::string>> ReadPackedFile(
+    const std::string& path, uint64_t limit);
+
+}  // namespace acldump::dump
+
+#endif  // ACLDUMP_DUMP_FORMAT_PACK_H_

@@ -1,0 +1,237 @@
+// The packed layout end to end at the writer: records appended to one
+// dump.pack per folder with an index, stats rows to one statistic.csv, each
+// record complete or absent when a write fails half-way or the process dies
+// mid-record, and readers that see every record as the SDK layout's file.
+#include "dump/format/pack.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "dump/file_system.h"
+#include "dump/format/merged_stats.h"
+#include "dump/format/stats_csv.h"
+#include "dump/writer.h"
+
+namespace acldump::dump {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Record i: "Add.add{i}.{i}.0.{1000+i}" in folder "0/m/1/{iteration}", its
+// bytes `Content(i)`; stats records are the same name with ".csv" and a
+// two-row stats CSV.
+std::string Content(uint64_t i) {
+  return std::string(10 + i * 37, static_cast<char>('a' + i % 26));
+}
+std::string StatsCsv(uint64_t i) {
+  return StrCat(kDefaultStatsCsvHeader, "\n", "Output,0,4,DT_FLOAT,ND,1,", i,
+                ",", i, ",", i, ",1,0,0,0\n", "Output,1,4,DT_FLOAT,ND,1,", i,
+                ",", i, ",", i, ",1,0,0,0\n");
+}
+
+class RecordRenderer final : public JobRenderer {
+ public:
+  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
+    const uint64_t i = job.sequence;
+    file.directory = StrCat("0/m/1/", job.iteration);
+    file.name = StrCat("Add.add", i, ".", i, ".0.", 1000 + i);
+    if (job.timestamp_us == 1) {  // a stats record
+      file.suffix = ".csv";
+      file.head = StatsCsv(i);
+    } else {
+      file.head = Content(i);
+    }
+    return absl::OkStatus();
+  }
+};
+
+// Fails the write of one chosen record after it wrote part of it.
+class TornWriteFileSystem final : public ForwardingFileSystem {
+ public:
+  std::string fail_on;  // pack writes of a record whose name contains this
+  absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                               const std::string& path) override {
+    if (!fail_on.empty() && data.size() > 1 &&
+        std::string_view(static_cast<const char*>(data[1].iov_base),
+                         data[1].iov_len)
+                .find(fail_on) != std::string_view::npos) {
+      fail_on.clear();
+      // Part of the frame reaches the file before the disk fills up.
+      iovec part = data[0];
+      part.iov_len = 9;
+      RETURN_IF_ERROR(
+          ForwardingFileSystem::Write(fd, {&part, 1}, path).status());
+      return absl::ResourceExhaustedError("No space left on device (injected)");
+    }
+    return ForwardingFileSystem::Write(fd, data, path);
+  }
+};
+
+class PackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ =
+        fs::path(::testing::TempDir()) /
+        StrCat("pack_test_",
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  absl::Status Write(const std::vector<std::pair<uint64_t, bool>>& records,
+                     FileSystem* file_system = nullptr) {
+    DumpWriter::Options options;
+    options.root = root_.string();
+    options.packed = true;
+    options.fs = file_system;
+    DumpWriter writer(options);
+    auto renderer = std::make_shared<RecordRenderer>();
+    for (const auto& [i, stats] : records) {
+      WriteJob job;
+      job.renderer = renderer;
+      job.sequence = i;
+      job.iteration = i % 2;
+      job.timestamp_us = stats ? 1 : 0;
+      writer.Submit(std::move(job));
+    }
+    return writer.Flush();
+  }
+  fs::path Folder(int iteration) const {
+    return root_ / StrCat("0/m/1/", iteration);
+  }
+  fs::path root_;
+};
+
+TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
+  ASSERT_TRUE(Write({{0, false}, {1, false}, {2, false}, {4, false}}).ok());
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(Folder(0)))
+    names.insert(e.path().filename().string());
+  EXPECT_THAT(names, ElementsAre("dump.pack", "dump.pack.index"));
+  absl::StatusOr<PackContents> pack =
+      ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  EXPECT_TRUE(pack->from_index);
+  EXPECT_TRUE(pack->problem.empty());
+  ASSERT_EQ(pack->records.size(), 3u);
+  EXPECT_EQ(pack->records[1].name, "Add.add2.2.0.1002");
+  // Each record reads as its SDK-layout file.
+  for (uint64_t i : {0, 2, 4}) {
+    const std::string path =
+        (Folder(0) / StrCat("Add.add", i, ".", i, ".0.", 1000 + i)).string();
+    absl::StatusOr<std::string> bytes =
+        ReadDumpTreeFile(path, 1 << 20, "dump file");
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    EXPECT_EQ(*bytes, Content(i));
+  }
+  EXPECT_TRUE(absl::IsNotFound(
+      ReadDumpTreeFile((Folder(0) / "Add.add9.9.0.1009").string(), 1 << 20,
+                       "dump file")
+          .status()));
+  // The same from scanning the frames when the index is gone.
+  fs::remove(Folder(0) / kPackIndexFileName);
+  pack = ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(pack.ok());
+  EXPECT_FALSE(pack->from_index);
+  ASSERT_EQ(pack->records.size(), 3u);
+  EXPECT_EQ(pack->records[2].data_bytes, Content(4).size());
+}
+
+TEST_F(PackTest, ACrashMidRecordLosesThatRecordOnly) {
+  ASSERT_TRUE(Write({{0, false}, {2, false}}).ok());
+  const fs::path pack = Folder(0) / kPackFileName;
+  const std::string whole = ReadFile(pack);
+  // The process died while the third record was half written: its frame and
+  // part of its data are there, its index line is not.
+  std::ofstream(pack, std::ios::app | std::ios::binary)
+      << PackFrame(17, 1000) << "Add.add4.4.0.1004"
+      << "partial";
+  absl::StatusOr<PackContents> contents = ReadPackContents(pack.string());
+  ASSERT_TRUE(contents.ok());
+  EXPECT_FALSE(contents->from_index);  // the index no longer covers the pack
+  ASSERT_EQ(contents->records.size(), 2u);
+  EXPECT_THAT(contents->problem,
+              HasSubstr(StrCat("40 bytes at offset ", whole.size(),
+                               " ignored: a truncated record")));
+  // A corrupt frame stops the scan there too.
+  std::ofstream(pack, std::ios::trunc | std::ios::binary)
+      << whole << "XXXXXXXXXXXXXXXXXXXXXXXX";
+  contents = ReadPackContents(pack.string());
+  ASSERT_TRUE(contents.ok());
+  EXPECT_EQ(contents->records.size(), 2u);
+  EXPECT_THAT(contents->problem, HasSubstr("no record frame (\"ADPK\")"));
+}
+
+TEST_F(PackTest, AFailedWriteIsCutBackAndReported) {
+  TornWriteFileSystem torn;
+  torn.fail_on = "add2.";
+  absl::Status flushed = Write({{0, false}, {2, false}, {4, false}}, &torn);
+  ASSERT_FALSE(flushed.ok());
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("1 of 3 dump files could not be written"));
+  EXPECT_THAT(std::string(flushed.message()), HasSubstr("Add.add2.2.0.1002"));
+  absl::StatusOr<PackContents> contents =
+      ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(contents.ok());
+  EXPECT_TRUE(contents->from_index);
+  EXPECT_TRUE(contents->problem.empty());
+  ASSERT_EQ(contents->records.size(), 2u);
+  EXPECT_EQ(contents->records[0].name, "Add.add0.0.0.1000");
+  EXPECT_EQ(contents->records[1].name, "Add.add4.4.0.1004");
+  EXPECT_EQ(*ReadDumpTreeFile((Folder(0) / "Add.add4.4.0.1004").string(),
+                              1 << 20, "dump"),
+            Content(4));
+}
+
+TEST_F(PackTest, StatsRowsGoToOneCsvPerFolder) {
+  ASSERT_TRUE(Write({{0, true}, {2, true}, {1, true}}).ok());
+  const std::string merged = ReadFile(Folder(0) / kMergedStatsFileName);
+  EXPECT_EQ(
+      merged,
+      StrCat(kMergedStatsColumns, ",", kDefaultStatsCsvHeader, "\n",
+             "Add,add0,0,0,1000,Output,0,4,DT_FLOAT,ND,1,0,0,0,1,0,0,0\n",
+             "Add,add0,0,0,1000,Output,1,4,DT_FLOAT,ND,1,0,0,0,1,0,0,0\n",
+             "Add,add2,2,0,1002,Output,0,4,DT_FLOAT,ND,1,2,2,2,1,0,0,0\n",
+             "Add,add2,2,0,1002,Output,1,4,DT_FLOAT,ND,1,2,2,2,1,0,0,0\n"));
+  // Split back: exactly the SDK layout's stats files.
+  absl::StatusOr<std::vector<MergedStatsRecord>> split =
+      SplitMergedStats(merged);
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_EQ(split->size(), 2u);
+  EXPECT_EQ((*split)[1].name, "Add.add2.2.0.1002.csv");
+  EXPECT_EQ((*split)[1].csv, StatsCsv(2));
+  EXPECT_EQ(*ReadDumpTreeFile((Folder(1) / "Add.add1.1.0.1001.csv").string(),
+                              1 << 20, "stats CSV"),
+            StatsCsv(1));
+  // A row the writer did not finish is ignored.
+  split = SplitMergedStats(merged + "Add,add4,4,0,1004,Output,0,4,DT_F");
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->size(), 2u);
+  // Names with commas and quotes survive the CSV.
+  std::string header;
+  absl::StatusOr<std::string> rows =
+      MergedStatsRows("My,Op.a\"b.3.0.7.csv", StatsCsv(3), &header);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  split = SplitMergedStats(header + *rows);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ((*split)[0].name, "My,Op.a\"b.3.0.7.csv");
+  EXPECT_EQ((*split)[0].csv, StatsCsv(3));
+  EXPECT_THAT(SplitMergedStats("a,b\n1,2\n").status().message(),
+              HasSubstr("does not start with the columns"));
+}
+
+}  // namespace
+}  // namespace acldump::dump
