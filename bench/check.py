@@ -107,6 +107,19 @@ def compute(results):
         "tensor_all_vs_no_observer": ("executor", model("tensor_all") / model("no_observer")),
         "tensor_5_layers_vs_no_observer":
             ("executor", model("tensor_5_layers") / model("no_observer")),
+        "stats_packed_vs_no_observer":
+            ("executor", model("stats_packed") / model("no_observer")),
+        "tensor_all_packed_vs_no_observer":
+            ("executor", model("tensor_all_packed") / model("no_observer")),
+        "tiny_ops_stats_vs_no_observer":
+            ("executor", model("stats", "BM_TinyOps1000") /
+             model("no_observer", "BM_TinyOps1000")),
+        "tiny_ops_stats_packed_vs_no_observer":
+            ("executor", model("stats_packed", "BM_TinyOps1000") /
+             model("no_observer", "BM_TinyOps1000")),
+        "tiny_ops_tensor_all_packed_vs_no_observer":
+            ("executor", model("tensor_all_packed", "BM_TinyOps1000") /
+             model("no_observer", "BM_TinyOps1000")),
         "tiny_ops_dump_off_vs_no_observer":
             ("executor", fastest("dump_off", "BM_TinyOps1000") /
              fastest("no_observer", "BM_TinyOps1000")),
@@ -121,7 +134,8 @@ def compute(results):
     per_node = {mode: fastest(mode, "BM_TinyOps1000") for mode in
                 ("no_observer", "dump_off", "not_selected", "step_not_selected")}
     per_node.update({mode: model(mode, "BM_TinyOps1000") for mode in
-                     ("stats", "tensor_all", "tensor_5_layers")})
+                     ("stats", "tensor_all", "tensor_5_layers", "stats_packed",
+                      "tensor_all_packed")})
     latency = (model("no_observer"), model("tensor_all"))
     return measured, per_node, latency
 

@@ -32,6 +32,10 @@ const char* ModeName(Mode mode) {
       return "tensor_all";
     case Mode::kTensorFive:
       return "tensor_5_layers";
+    case Mode::kStatsPacked:
+      return "stats_packed";
+    case Mode::kTensorAllPacked:
+      return "tensor_all_packed";
   }
   return "?";
 }
@@ -72,6 +76,14 @@ DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
       case Mode::kStats:
         list = StrCat(R"({"model_name":")", name, R"("})");
         extra = R"("dump_data":"stats",)";
+        break;
+      case Mode::kStatsPacked:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra = R"("dump_data":"stats","dump_layout":"packed",)";
+        break;
+      case Mode::kTensorAllPacked:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra = R"("dump_layout":"packed",)";
         break;
       case Mode::kTensorFive:
         list = StrCat(R"({"model_name":")", name, R"(","layer":[")",

@@ -22,6 +22,9 @@ enum class Mode {
   kStats,            // stats of every output
   kTensorAll,        // full tensors of every output
   kTensorFive,       // full tensors of five layers
+  // As kStats / kTensorAll, in the packed layout (one file per iteration).
+  kStatsPacked,
+  kTensorAllPacked,
 };
 
 const char* ModeName(Mode mode);
