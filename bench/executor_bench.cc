@@ -73,9 +73,9 @@ const std::vector<std::string> kResnetTinyLayers = {"conv1", "pool1", "add1",
                                                     "conv5", "prob"};
 
 constexpr Mode kModes[] = {
-    Mode::kNoObserver, Mode::kDumpOff,    Mode::kNotSelected,
-    Mode::kStepNotSelected, Mode::kStats, Mode::kTensorAll,
-    Mode::kTensorFive, Mode::kStatsPacked, Mode::kTensorAllPacked};
+    Mode::kNoObserver,      Mode::kDumpOff,     Mode::kNotSelected,
+    Mode::kStepNotSelected, Mode::kStats,       Mode::kTensorAll,
+    Mode::kTensorFive,      Mode::kStatsPacked, Mode::kTensorAllPacked};
 
 void RegisterAll() {
   for (Mode mode : kModes) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "base/error_kind.h"
 #include "base/status_macros.h"
@@ -19,6 +20,10 @@ absl::StatusOr<std::unique_ptr<GearedModel>> GearedModel::Compile(
     return std::make_unique<GearedModel>(std::move(plan));
   }
   std::unique_ptr<GearedModel> model(new GearedModel());
+  // The model's memory as a whole: plans share the work memory and the
+  // weights their gears share; each has its own evaluated constants.
+  ModelFootprint footprint;
+  std::set<const Tensor*> counted;
   for (const Gear& gear : graph.gears) {
     absl::StatusOr<std::unique_ptr<CompiledModel>> plan =
         CompiledModel::Compile(*gear.graph, registry, options);
@@ -27,6 +32,21 @@ absl::StatusOr<std::unique_ptr<GearedModel>> GearedModel::Compile(
                       StrCat(GearKindName(graph.gear_kind), " gear [",
                              StrJoin(gear.values, ","), "]"));
     }
+    const MemoryPlanStats& stats = (*plan)->memory_plan();
+    footprint.arena_bytes = std::max(footprint.arena_bytes, stats.arena_bytes);
+    footprint.workspace_bytes =
+        std::max(footprint.workspace_bytes, stats.workspace_bytes);
+    size_t initializer_bytes = 0;
+    for (const auto& [name, tensor] : gear.graph->initializers) {
+      const size_t bytes = AlignToPlan(tensor->ByteSize());
+      initializer_bytes += bytes;
+      if (counted.insert(tensor.get()).second) footprint.weight_bytes += bytes;
+    }
+    if (stats.weight_bytes > initializer_bytes)
+      footprint.weight_bytes += stats.weight_bytes - initializer_bytes;
+    RETURN_IF_ERROR(CheckFootprint(
+        footprint, options.max_memory_bytes,
+        StrCat(graph.name, " (", graph.gears.size(), " gears)")));
     model->plans_.push_back(std::move(*plan));
     model->gear_values_.push_back(gear.values);
   }

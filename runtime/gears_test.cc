@@ -339,6 +339,27 @@ TEST(GearedModelTest, CallerMemoryIsSharedWorkAndEveryPlansWeights) {
   EXPECT_NE(output[0], -1.0f);
 }
 
+TEST(GearedModelTest, TheMemoryLimitCountsEveryGear) {
+  absl::StatusOr<Graph> graph = BatchModel();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto model = GearedModel::Compile(*graph, BuiltinOps());
+  ASSERT_TRUE(model.ok()) << model.status();
+  // Enough for the largest plan alone, not for the model.
+  size_t largest = 0;
+  for (size_t i = 0; i < (*model)->num_plans(); ++i) {
+    const MemoryPlanStats& stats = (*model)->plan(i).memory_plan();
+    largest = std::max(largest, stats.arena_bytes + stats.workspace_bytes +
+                                    stats.weight_bytes);
+  }
+  CompileOptions options;
+  options.max_memory_bytes = largest;
+  auto limited = GearedModel::Compile(*std::move(graph), BuiltinOps(), options);
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(KindOf(limited.status()), ErrorKind::kOutOfMemory);
+  EXPECT_THAT(Message(limited.status()),
+              HasSubstr("model 'ocr_tiny (3 gears)' needs"));
+}
+
 TEST(GearedModelTest, StaticToolsSayTheModelIsDynamic) {
   absl::StatusOr<Graph> graph = BatchModel();
   ASSERT_TRUE(graph.ok()) << graph.status();
