@@ -62,7 +62,7 @@ def best(results, name, field):
 
 # Which suite each gated ratio comes from, so that a failing ratio re-measures only its suite.
 SUITES = {
-    "executor": ("executor_bench", "ResNet18|TinyOps1000", 0.0),
+    "executor": ("executor_bench", "ResNet18|MobileNetV2|TransformerEncoder|TinyOps1000", 0.0),
     "stats": ("stats_bench", ".", 0.0),
     # Paired raw/writer iterations; at least half a second each so that 4 MiB files get several.
     "writer": ("writer_bench", ".", 0.5),
@@ -111,6 +111,11 @@ def compute(results):
             ("executor", model("stats_packed") / model("no_observer")),
         "tensor_all_packed_vs_no_observer":
             ("executor", model("tensor_all_packed") / model("no_observer")),
+        **{f"{name}_{mode}_vs_no_observer":
+           ("executor", model(mode, family) / model("no_observer", family))
+           for name, family in (("mobilenet_v2", "BM_MobileNetV2"),
+                                ("transformer", "BM_TransformerEncoder"))
+           for mode in ("stats", "tensor_all", "stats_packed", "tensor_all_packed")},
         "tiny_ops_stats_vs_no_observer":
             ("executor", model("stats", "BM_TinyOps1000") /
              model("no_observer", "BM_TinyOps1000")),

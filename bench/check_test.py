@@ -16,7 +16,7 @@ MODES = ("no_observer", "dump_off", "not_selected", "step_not_selected", "stats"
 
 def executor_results(dump_off_us=1000.0, stats_ms=1.02):
     results = {}
-    for family in ("BM_ResNet18", "BM_TinyOps1000"):
+    for family in ("BM_ResNet18", "BM_MobileNetV2", "BM_TransformerEncoder", "BM_TinyOps1000"):
         for mode in MODES:
             fastest = dump_off_us if mode == "dump_off" else 1000.0
             real = {"stats": stats_ms, "tensor_all": 1.2, "tensor_5_layers": 1.01}.get(mode, 1.0)

@@ -12,12 +12,24 @@
 
 #include "bench/dump_fixture.h"
 #include "bench/resnet18.h"
+#include "bench/zoo_graphs.h"
 
 namespace acldump::bench {
 namespace {
 
 const std::string& ResNet18() {
   static const std::string* bytes = new std::string(ResNet18ModelBytes());
+  return *bytes;
+}
+
+const std::string& MobileNetV2() {
+  static const std::string* bytes = new std::string(MobileNetV2ModelBytes());
+  return *bytes;
+}
+
+const std::string& TransformerEncoder() {
+  static const std::string* bytes =
+      new std::string(TransformerEncoderModelBytes());
   return *bytes;
 }
 
@@ -87,6 +99,30 @@ void RegisterAll() {
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond)
         ->MinTime(0.5);
+  }
+  // Models of many light operators, where each dump record's cost shows.
+  for (Mode mode : kModes) {
+    benchmark::RegisterBenchmark(
+        (std::string("BM_MobileNetV2/") + ModeName(mode)).c_str(),
+        [mode](benchmark::State& s) {
+          RunModel(s, MobileNetV2(), mode,
+                   {"features.0.0", "features.4.add", "features.10.conv.1.0",
+                    "features.17.conv.2", "classifier.1"});
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(0.5);
+  }
+  for (Mode mode : kModes) {
+    benchmark::RegisterBenchmark(
+        (std::string("BM_TransformerEncoder/") + ModeName(mode)).c_str(),
+        [mode](benchmark::State& s) {
+          RunModel(s, TransformerEncoder(), mode,
+                   {"layers.0.scores", "layers.0.softmax", "layers.0.norm1",
+                    "layers.1.relu", "layers.1.norm2"});
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
   }
   const std::string tiny = ReadFile("testdata/resnet_tiny.om");
   for (Mode mode : kModes) {
