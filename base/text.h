@@ -14,6 +14,11 @@
 
 namespace acldump {
 
+// `text` without leading and trailing whitespace (space, \t, \n, \v, \f, \r).
+std::string_view TrimWhitespace(std::string_view text);
+// The parts of `text` between `separator`s (empty parts kept; "" gives {""}).
+std::vector<std::string_view> SplitOn(std::string_view text, char separator);
+
 // How many characters of an untrusted value a message shows by default.
 inline constexpr size_t kMaxShownChars = 80;
 

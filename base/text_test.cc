@@ -104,5 +104,12 @@ TEST(NearestWordsTest, NearestFirstWithoutDuplicates) {
   EXPECT_THAT(NearestWords("softmax", ops, 3), IsEmpty());
 }
 
+TEST(TextTest, TrimAndSplit) {
+  EXPECT_EQ(TrimWhitespace(" \t x y\r\n"), "x y");
+  EXPECT_EQ(TrimWhitespace("   "), "");
+  EXPECT_THAT(SplitOn("a,,b,", ','), ElementsAre("a", "", "b", ""));
+  EXPECT_THAT(SplitOn("", ';'), ElementsAre(""));
+}
+
 }  // namespace
 }  // namespace acldump

@@ -69,6 +69,21 @@ class Builder {
     if (relu) y = Node("Relu", relu_name, {y});
     return y;
   }
+  // The classifier head of a CNN: GlobalAveragePool, Flatten and a Gemm
+  // named `fc` to `classes` outputs; returns the logits.
+  std::string Classifier(const std::string& x, const std::string& fc,
+                         int64_t features, int64_t classes, float scale) {
+    std::string y = Node("GlobalAveragePool", "avgpool", {x});
+    Attributes flatten;
+    flatten.Set("axis", int64_t{1});
+    y = Node("Flatten", "flatten", {y}, flatten);
+    Attributes gemm;
+    gemm.Set("transB", int64_t{1});
+    return Node("Gemm", fc,
+                {y, Weight(fc + ".weight", Shape({classes, features}), scale),
+                 Constant(fc + ".bias", classes, 0.0f, 0.01f)},
+                gemm);
+  }
   // An int64 initializer (shapes for Reshape, ...).
   std::string Int64s(const std::string& name, std::vector<int64_t> values) {
     auto t = std::make_shared<Tensor>(

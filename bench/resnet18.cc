@@ -39,16 +39,7 @@ Graph MakeResNet18Graph(uint32_t seed) {
       channels = out;
     }
   }
-  x = b.Node("GlobalAveragePool", "avgpool", {x});
-  Attributes flatten;
-  flatten.Set("axis", int64_t{1});
-  x = b.Node("Flatten", "flatten", {x}, flatten);
-  Attributes gemm;
-  gemm.Set("transB", int64_t{1});
-  x = b.Node("Gemm", "fc",
-             {x, b.Weight("fc.weight", Shape({1000, 512}), 0.04f),
-              b.Constant("fc.bias", 1000, 0.0f, 0.01f)},
-             gemm);
+  x = b.Classifier(x, "fc", 512, 1000, 0.04f);
   g.outputs.push_back({x, {DType::kFloat32, Shape({1, 1000})}});
   return std::move(g);
 }

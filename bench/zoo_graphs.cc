@@ -67,16 +67,7 @@ std::string MobileNetV2ModelBytes() {
   x = b.ConvBn(x, "features.18.0", "features.18.1", channels, 1280, 1, 1, false,
                "");
   x = Relu6(b, x, "features.18.2");
-  x = b.Node("GlobalAveragePool", "avgpool", {x});
-  Attributes flatten;
-  flatten.Set("axis", int64_t{1});
-  x = b.Node("Flatten", "flatten", {x}, flatten);
-  Attributes gemm;
-  gemm.Set("transB", int64_t{1});
-  x = b.Node("Gemm", "classifier.1",
-             {x, b.Weight("classifier.1.weight", Shape({1000, 1280}), 0.03f),
-              b.Constant("classifier.1.bias", 1000, 0.0f, 0.01f)},
-             gemm);
+  x = b.Classifier(x, "classifier.1", 1280, 1000, 0.03f);
   g.outputs.push_back({x, {DType::kFloat32, Shape({1, 1000})}});
   return Convert(std::move(g));
 }

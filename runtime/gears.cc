@@ -7,30 +7,14 @@
 
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 
 namespace acldump {
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
-
 absl::StatusOr<int64_t> ParseGearValue(std::string_view option,
                                        std::string_view text) {
-  const std::string_view value = Trim(text);
+  const std::string_view value = TrimWhitespace(text);
   int64_t parsed = 0;
   const auto [end, error] =
       std::from_chars(value.data(), value.data() + value.size(), parsed);
@@ -66,11 +50,11 @@ size_t GearArity(GearKind kind) { return kind == GearKind::kImageSize ? 2 : 1; }
 
 absl::StatusOr<GearValues> ParseDynamicBatchSizes(std::string_view text) {
   constexpr std::string_view kOption = "--dynamic-batch-size";
-  std::string_view list = Trim(text);
+  std::string_view list = TrimWhitespace(text);
   // The SDK's converter accepts a trailing comma.
   if (!list.empty() && list.back() == ',') list.remove_suffix(1);
   GearValues gears;
-  for (std::string_view part : Split(list, ',')) {
+  for (std::string_view part : SplitOn(list, ',')) {
     ASSIGN_OR_RETURN(int64_t value, ParseGearValue(kOption, part));
     gears.push_back({value});
   }
@@ -81,12 +65,12 @@ absl::StatusOr<GearValues> ParseDynamicBatchSizes(std::string_view text) {
 
 absl::StatusOr<GearValues> ParseDynamicImageSizes(std::string_view text) {
   constexpr std::string_view kOption = "--dynamic-image-size";
-  std::string_view list = Trim(text);
+  std::string_view list = TrimWhitespace(text);
   if (!list.empty() && list.back() == ';') list.remove_suffix(1);
   GearValues gears;
-  for (std::string_view group : Split(list, ';')) {
+  for (std::string_view group : SplitOn(list, ';')) {
     std::vector<int64_t> values;
-    for (std::string_view part : Split(group, ',')) {
+    for (std::string_view part : SplitOn(group, ',')) {
       ASSIGN_OR_RETURN(int64_t value, ParseGearValue(kOption, part));
       values.push_back(value);
     }

@@ -7,6 +7,7 @@
 
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 #include "runtime/model_file.h"
 #include "runtime/onnx_tensors.h"
 
@@ -132,48 +133,30 @@ absl::StatusOr<TensorInfo> InputInfo(const std::string& name,
   return TensorInfo{declared.dtype, Shape(dims)};
 }
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text[0])))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<InputShapes> ParseInputShapes(std::string_view text) {
   InputShapes shapes;
-  std::vector<std::string_view> entries = Split(text, ';');
+  std::vector<std::string_view> entries = SplitOn(text, ';');
   // One trailing ';' is tolerated ("x:1,3;").
-  if (entries.size() > 1 && Trim(entries.back()).empty()) entries.pop_back();
+  if (entries.size() > 1 && TrimWhitespace(entries.back()).empty())
+    entries.pop_back();
   for (std::string_view raw : entries) {
-    const std::string_view entry = Trim(raw);
+    const std::string_view entry = TrimWhitespace(raw);
     const size_t colon = entry.rfind(':');
     if (entry.empty() || colon == std::string_view::npos) {
       return absl::InvalidArgumentError(
           StrCat("input shape '", entry,
                  "' is not name:dims (e.g. \"x:1,3,224,224\")"));
     }
-    const std::string name(Trim(entry.substr(0, colon)));
+    const std::string name(TrimWhitespace(entry.substr(0, colon)));
     if (name.empty()) {
       return absl::InvalidArgumentError(
           StrCat("input shape '", entry, "' has no input name"));
     }
     std::vector<int64_t> dims;
-    for (std::string_view part : Split(entry.substr(colon + 1), ',')) {
-      const std::string_view digits = Trim(part);
+    for (std::string_view part : SplitOn(entry.substr(colon + 1), ',')) {
+      const std::string_view digits = TrimWhitespace(part);
       int64_t dim = 0;
       const auto [end, error] =
           std::from_chars(digits.data(), digits.data() + digits.size(), dim);

@@ -11,6 +11,7 @@
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 #include "dump/format/pack.h"
 #include "dump/format/stats_csv.h"
 
@@ -75,14 +76,7 @@ absl::StatusOr<std::string> MergedStatsRows(std::string_view name,
                                             std::string_view csv,
                                             std::string* header_out) {
   if (name.ends_with(".csv")) name.remove_suffix(4);
-  std::vector<std::string_view> identity;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = name.find('.', start);
-    identity.push_back(name.substr(start, dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
+  const std::vector<std::string_view> identity = SplitOn(name, '.');
   if (identity.size() != 5) {
     return Invalid("stats record '", name,
                    "' is not named {op_type}.{op_name}.{task}.{stream}."
