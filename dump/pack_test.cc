@@ -81,6 +81,21 @@ class TornWriteFileSystem final : public ForwardingFileSystem {
   }
 };
 
+// Fails every write to the pack's index.
+class NoIndexFileSystem final : public ForwardingFileSystem {
+ public:
+  absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                               const std::string& path) override {
+    if (data.size() == 1 &&
+        std::string_view(static_cast<const char*>(data[0].iov_base),
+                         data[0].iov_len)
+                .find(",Add.") != std::string_view::npos) {
+      return absl::ResourceExhaustedError("No space left on device (injected)");
+    }
+    return ForwardingFileSystem::Write(fd, data, path);
+  }
+};
+
 class PackTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -194,6 +209,17 @@ TEST_F(PackTest, AFailedWriteIsCutBackAndReported) {
   EXPECT_EQ(*ReadDumpTreeFile((Folder(0) / "Add.add4.4.0.1004").string(),
                               1 << 20, "dump"),
             Content(4));
+}
+
+TEST_F(PackTest, RecordsSurviveALostIndex) {
+  NoIndexFileSystem no_index;
+  ASSERT_TRUE(Write({{0, false}, {2, false}, {4, false}}, &no_index).ok());
+  absl::StatusOr<PackContents> contents =
+      ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(contents.ok());
+  EXPECT_FALSE(contents->from_index);  // rebuilt from the frames
+  EXPECT_TRUE(contents->problem.empty());
+  EXPECT_EQ(contents->records.size(), 3u);
 }
 
 TEST_F(PackTest, StatsRowsGoToOneCsvPerFolder) {

@@ -205,6 +205,10 @@ TEST(ConvertGearsTest, InconsistentDynamicModelFilesAreRejected) {
        [](om::Model& m) { m.mutable_inputs(0)->set_dims(0, 2); }},
       {"keeps its nodes in its gears",
        [](om::Model& m) { *m.add_nodes() = m.gears(0).nodes(0); }},
+      {"gear 0: initializer",
+       [](om::Model& m) {
+         *m.mutable_gears(0)->add_initializers() = m.initializers(0);
+       }},
       {"its shape is not the largest gear's",
        [](om::Model& m) { m.mutable_outputs(0)->set_dims(0, 2); }},
       {"gear 1: node",
