@@ -19,8 +19,9 @@ declare -A seeds=(
   [dump_file]="testdata/fuzz/dump_file"
   [stats_csv]="testdata/fuzz/stats_csv"
   [npy]="testdata"
+  [pack]="testdata/fuzz/pack"
 )
-declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy')
+declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy' [pack]='*')
 workspace="${BUILD_WORKSPACE_DIRECTORY:-}"
 status=0
 for pair in "${pairs[@]}"; do

@@ -382,7 +382,8 @@ absl::StatusOr<std::vector<NamedTensorInfo>> DynamicInputs(
     }
     inputs.push_back({input.name(), TensorInfo{declared->dtype, Shape(dims)}});
   }
-  for (const auto& [name, dims] : given) {
+  for (const auto& entry : given) {
+    const std::string& name = entry.first;
     if (std::none_of(
             inputs.begin(), inputs.end(),
             [&](const NamedTensorInfo& in) { return in.name == name; })) {

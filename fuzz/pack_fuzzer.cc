@@ -1,0 +1,53 @@
+// The packed layout's readers (untrusted files): dump.pack with or without
+// its index, and statistic.csv.
+#include <stdlib.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "dump/format/merged_stats.h"
+#include "dump/format/pack.h"
+
+namespace {
+
+const std::string& Folder() {
+  static const std::string* folder = [] {
+    char pattern[] = "/tmp/acldump-pack-fuzz.XXXXXX";
+    return new std::string(mkdtemp(pattern) ? pattern : "/tmp");
+  }();
+  return *folder;
+}
+
+void WriteFile(const std::string& path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+// Input: the pack's bytes, then (after the first "\n--index--\n", if any) the
+// index's text. The same bytes are also read as a statistic.csv.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace acldump::dump;  // NOLINT
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  (void)SplitMergedStats(input);
+  constexpr std::string_view kSeparator = "\n--index--\n";
+  const size_t split = input.find(kSeparator);
+  const std::string pack = Folder() + "/" + std::string(kPackFileName);
+  const std::string index = Folder() + "/" + std::string(kPackIndexFileName);
+  WriteFile(pack, input.substr(0, split));
+  if (split == std::string_view::npos) {
+    std::remove(index.c_str());
+  } else {
+    WriteFile(index, input.substr(split + kSeparator.size()));
+  }
+  absl::StatusOr<PackContents> contents = ReadPackContents(pack);
+  if (!contents.ok()) return 0;
+  for (const PackRecord& record : contents->records) {
+    (void)ReadPackedFile(Folder() + "/" + record.name, 1 << 20);
+  }
+  return 0;
+}
