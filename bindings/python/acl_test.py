@@ -507,6 +507,22 @@ class PythonicTest(unittest.TestCase):
                     self.assertEqual(raised.exception.code, acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH)
             self.assertEqual(sorted(iteration_dirs(work)), ["0"])
 
+    def test_dynamic_model_runs_at_the_gear_of_its_input(self):
+        image = np.load("testdata/ocr_tiny.input.x.npy")
+        expected = np.load("testdata/ocr_tiny.output.prob.npy")
+        with acldump.session():
+            with acldump.Model("testdata/ocr_tiny_batch.om") as model:
+                self.assertEqual(model.gears, [(1,), (2,), (4,)])
+                self.assertEqual(model.inputs[1].name, acldump.GEAR_INPUT)
+                for batch in (2, 1, 4):
+                    [prob] = model.run(np.repeat(image, batch, axis=0))
+                    self.assertEqual(prob.shape, (batch, 4, 24, 24))
+                    for b in range(batch):
+                        np.testing.assert_allclose(prob[b], expected[0], rtol=1e-4, atol=1e-5)
+                with self.assertRaisesRegex(ValueError, r"batch \(3,\) is not one of the "
+                                                        r"model's gears"):
+                    model.run(np.repeat(image, 3, axis=0))
+
     def test_errors_carry_code_and_message(self):
         with acldump.session():
             with self.assertRaises(acldump.AclError) as raised:

@@ -269,6 +269,9 @@ TEST_F(RtTest, Events) {
     EXPECT_EQ(status, ACL_EVENT_RECORDED_STATUS_NOT_READY);
     EXPECT_EQ(aclrtEventElapsedTime(&ms, start, end),
               ACL_ERROR_RT_EVENT_NOT_COMPLETE);
+    // `start` ran before the blocked callback: from here on, at least 5 ms
+    // pass before `end` runs, however late the stream's thread started.
+    ASSERT_EQ(aclrtSynchronizeEvent(start), ACL_SUCCESS);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_EQ(aclrtSynchronizeEvent(end), ACL_SUCCESS);

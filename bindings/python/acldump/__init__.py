@@ -106,6 +106,10 @@ _NUMPY_TYPES = {
 }
 
 
+# The name of a dynamic model's gear input (the SDK's ACL_DYNAMIC_TENSOR_NAME).
+GEAR_INPUT = "ascend_mbatch_shape_data"
+
+
 class TensorInfo:
     """A model input or output: name, data_type (aclDataType), format (aclFormat), dims, size
     (bytes)."""
@@ -161,6 +165,15 @@ class Model:
             self.outputs = _describe(desc, m.get_num_outputs, m.get_output_name_by_index,
                                      m.get_output_data_type, m.get_output_format,
                                      m.get_output_dims, m.get_output_size_by_index)
+            self._desc = desc
+            # A dynamic model's gears: [(batch,), ...] or [(height, width), ...]; [] if static.
+            batch, ret = m.get_dynamic_batch(desc)
+            _check(ret)
+            hw, ret = m.get_dynamic_hw(desc, -1)
+            _check(ret)
+            self.gears = [(b,) for b in batch["batch"]] or [tuple(p) for p in hw["hw"]]
+            names = [info.name for info in self.inputs]
+            self._gear_index = names.index(GEAR_INPUT) if self.gears else None
         except BaseException:
             self.close()
             raise
@@ -175,13 +188,51 @@ class Model:
     def run(self, *inputs):
         """Runs once and returns the outputs: numpy arrays shaped as the model says (with numpy),
         else bytearrays. Inputs are numpy arrays of the model's dtypes (or buffers of the right
-        size)."""
+        size). A dynamic model takes its inputs without the gear input: the gear comes from
+        their shapes (the batch, or the height and width, of the dynamic input) and the outputs
+        have that gear's shapes."""
+        gear = None
+        if self._gear_index is not None and len(inputs) == len(self.inputs) - 1:
+            gear = self._gear_of(inputs)
+            inputs = inputs + (_np.zeros(len(gear), _np.int64),)
         if len(inputs) != len(self.inputs):
             raise ValueError("the model has %d inputs, got %d" % (len(self.inputs), len(inputs)))
         buffers = [self._input_buffer(info, value) for info, value in zip(self.inputs, inputs)]
-        outputs = [self._output_buffer(info) for info in self.outputs]
-        self.execute(buffers, outputs)
+        in_set = self._dataset(buffers)
+        infos = self.outputs
+        if gear is not None:
+            setter = (acl.mdl.set_dynamic_batch_size if len(gear) == 1
+                      else acl.mdl.set_dynamic_hw_size)
+            _check(setter(self.model_id, in_set, self._gear_index, *gear))
+            infos = []
+            for i, info in enumerate(self.outputs):
+                dims, ret = acl.mdl.get_cur_output_dims(self._desc, i)
+                _check(ret)
+                infos.append(TensorInfo(info.name, info.data_type, info.format, dims["dims"],
+                                        info.size))
+        outputs = [self._output_buffer(info) for info in infos]
+        _check(acl.mdl.execute(self.model_id, in_set, self._dataset(outputs)))
         return outputs
+
+    def _gear_of(self, inputs):
+        """The gear the shapes of `inputs` (the graph's inputs) ask for."""
+        for info, value in zip(self.inputs, inputs):
+            dynamic = [i for i, d in enumerate(info.dims) if d == -1]
+            if not dynamic:
+                continue
+            shape = getattr(value, "shape", None)
+            if shape is None or len(shape) != len(info.dims):
+                raise ValueError("input %r of a dynamic model must be an array of shape %r "
+                                 "(-1: the gear), or pass the gear input %r too"
+                                 % (info.name, info.dims, GEAR_INPUT))
+            gear = tuple(int(shape[i]) for i in dynamic[:2])
+            if gear not in self.gears:
+                raise ValueError("input %r has the shape %r: %s %r is not one of the model's "
+                                 "gears %r" % (info.name, tuple(shape),
+                                              "batch" if len(gear) == 1 else "image size",
+                                              gear, self.gears))
+            return gear
+        raise ValueError("no input of the model has a dynamic dimension")
 
     def close(self):
         if self._loaded:
