@@ -20,6 +20,46 @@ std::string UserPath(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
+// --dynamic-batch-size / --dynamic-image-size (CLI11 allows one of them).
+absl::StatusOr<acldump::GearOptions> GearOptionsOf(
+    const std::string& batch_sizes, const std::string& image_sizes) {
+  acldump::GearOptions gears;
+  if (batch_sizes.empty() && image_sizes.empty()) return gears;
+  gears.kind = batch_sizes.empty() ? acldump::GearKind::kImageSize
+                                   : acldump::GearKind::kBatch;
+  absl::StatusOr<acldump::GearValues> values =
+      batch_sizes.empty() ? acldump::ParseDynamicImageSizes(image_sizes)
+                          : acldump::ParseDynamicBatchSizes(batch_sizes);
+  if (!values.ok()) return values.status();
+  gears.values = std::move(*values);
+  return gears;
+}
+
+void PrintSummary(const acldump::Graph& graph, const std::string& output) {
+  if (graph.dynamic()) {
+    std::vector<std::string> values;
+    for (const acldump::Gear& gear : graph.gears)
+      values.push_back(
+          acldump::StrCat("[", acldump::StrJoin(gear.values, ","), "]"));
+    std::printf("converted '%s': %zu %s gears %s -> %s\n", graph.name.c_str(),
+                graph.gears.size(),
+                std::string(acldump::GearKindName(graph.gear_kind)).c_str(),
+                acldump::StrJoin(values, " ").c_str(), output.c_str());
+    return;
+  }
+  size_t fused = 0;
+  size_t no_task = 0;
+  for (const auto& node : graph.nodes) {
+    fused += node.original_names.size() > 1;
+    no_task += node.no_task;
+  }
+  std::printf(
+      "converted '%s': %zu nodes (%zu fused, %zu no-task), %zu initializers -> "
+      "%s\n",
+      graph.name.c_str(), graph.nodes.size(), fused, no_task,
+      graph.initializers.size(), output.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,22 +113,15 @@ int main(int argc, char** argv) {
     }
     import_options.input_shapes = std::move(*shapes);
   }
-  acldump::GearOptions gears;
-  if (!batch_sizes.empty() || !image_sizes.empty()) {
-    gears.kind = batch_sizes.empty() ? acldump::GearKind::kImageSize
-                                     : acldump::GearKind::kBatch;
-    absl::StatusOr<acldump::GearValues> values =
-        batch_sizes.empty() ? acldump::ParseDynamicImageSizes(image_sizes)
-                            : acldump::ParseDynamicBatchSizes(batch_sizes);
-    if (!values.ok()) {
-      std::fprintf(stderr, "convert: %s\n",
-                   std::string(values.status().message()).c_str());
-      return 2;
-    }
-    gears.values = std::move(*values);
+  absl::StatusOr<acldump::GearOptions> gears =
+      GearOptionsOf(batch_sizes, image_sizes);
+  if (!gears.ok()) {
+    std::fprintf(stderr, "convert: %s\n",
+                 std::string(gears.status().message()).c_str());
+    return 2;
   }
-  absl::StatusOr<acldump::Graph> graph =
-      acldump::ConvertOnnxFile(UserPath(input), options, import_options, gears);
+  absl::StatusOr<acldump::Graph> graph = acldump::ConvertOnnxFile(
+      UserPath(input), options, import_options, *gears);
   if (!graph.ok()) {
     std::fprintf(stderr, "convert: %s\n",
                  std::string(graph.status().message()).c_str());
@@ -108,27 +141,6 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (graph->dynamic()) {
-    std::vector<std::string> values;
-    for (const acldump::Gear& gear : graph->gears)
-      values.push_back(
-          acldump::StrCat("[", acldump::StrJoin(gear.values, ","), "]"));
-    std::printf("converted '%s': %zu %s gears %s -> %s\n", graph->name.c_str(),
-                graph->gears.size(),
-                std::string(acldump::GearKindName(graph->gear_kind)).c_str(),
-                acldump::StrJoin(values, " ").c_str(), output.c_str());
-    return 0;
-  }
-  size_t fused = 0;
-  size_t no_task = 0;
-  for (const auto& node : graph->nodes) {
-    fused += node.original_names.size() > 1;
-    no_task += node.no_task;
-  }
-  std::printf(
-      "converted '%s': %zu nodes (%zu fused, %zu no-task), %zu initializers -> "
-      "%s\n",
-      graph->name.c_str(), graph->nodes.size(), fused, no_task,
-      graph->initializers.size(), output.c_str());
+  PrintSummary(*graph, output);
   return 0;
 }
