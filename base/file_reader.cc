@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "base/strings.h"
 
@@ -67,6 +68,71 @@ std::string_view FileTypeName(unsigned mode) {
       return "a symbolic link";
   }
   return "not a regular file";
+}
+
+RandomAccessFile::RandomAccessFile(int fd, std::string path,
+                                   std::string_view what, uint64_t size)
+    : fd_(fd), path_(std::move(path)), what_(what), size_(size) {}
+
+RandomAccessFile::RandomAccessFile(RandomAccessFile&& other) noexcept {
+  *this = std::move(other);
+}
+
+RandomAccessFile& RandomAccessFile::operator=(
+    RandomAccessFile&& other) noexcept {
+  std::swap(fd_, other.fd_);
+  path_ = std::move(other.path_);
+  what_ = std::move(other.what_);
+  size_ = other.size_;
+  return *this;
+}
+
+RandomAccessFile::~RandomAccessFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::StatusOr<RandomAccessFile> RandomAccessFile::Open(const std::string& path,
+                                                        std::string_view what) {
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return OpenError(errno, what, path);
+  RandomAccessFile file(fd, path, what, 0);
+  struct stat info;
+  if (::fstat(fd, &info) != 0) {
+    return absl::InternalError(
+        StrCat("cannot stat ", what, " '", path, "': ", std::strerror(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(StrCat(what, " '", path,
+                                             "' is not a regular file (it is ",
+                                             FileTypeName(info.st_mode), ")"));
+  }
+  file.size_ = static_cast<uint64_t>(info.st_size);
+  return file;
+}
+
+absl::StatusOr<std::string> RandomAccessFile::ReadAt(uint64_t offset,
+                                                     uint64_t length) const {
+  if (offset > size_ || length > size_ - offset) {
+    return absl::InvalidArgumentError(
+        StrCat(what_, " '", path_, "': ", length, " bytes at offset ", offset,
+               " run past its end (", size_, " bytes)"));
+  }
+  std::string bytes(length, '\0');
+  uint64_t done = 0;
+  while (done < length) {
+    const ssize_t n = ::pread(fd_, bytes.data() + done, length - done,
+                              static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::InternalError(StrCat(
+          "cannot read ", what_, " '", path_, "' at offset ", offset + done,
+          n < 0 ? StrCat(": ", std::strerror(errno))
+                : std::string(": it ended early")));
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  return bytes;
 }
 
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path,

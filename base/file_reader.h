@@ -6,6 +6,7 @@
 #define ACLDUMP_BASE_FILE_READER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,32 @@ namespace acldump {
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
                                             size_t max_bytes,
                                             std::string_view what);
+
+// A regular file opened for reads at offsets (parts of a large untrusted
+// file: a dump file's header, a pack's records). Move-only.
+class RandomAccessFile {
+ public:
+  // Errors as ReadRegularFile's for a path that is missing, unreadable or not
+  // a regular file.
+  static absl::StatusOr<RandomAccessFile> Open(const std::string& path,
+                                               std::string_view what);
+  RandomAccessFile(RandomAccessFile&& other) noexcept;
+  RandomAccessFile& operator=(RandomAccessFile&& other) noexcept;
+  ~RandomAccessFile();
+
+  uint64_t size() const { return size_; }
+  // Exactly `length` bytes at `offset`: InvalidArgument past the end,
+  // Internal for a read error.
+  absl::StatusOr<std::string> ReadAt(uint64_t offset, uint64_t length) const;
+
+ private:
+  RandomAccessFile(int fd, std::string path, std::string_view what,
+                   uint64_t size);
+  int fd_ = -1;
+  std::string path_;
+  std::string what_;
+  uint64_t size_ = 0;
+};
 
 // "a directory", "a character device", "a FIFO", ... for a stat mode.
 std::string_view FileTypeName(unsigned mode);

@@ -60,6 +60,12 @@ absl::StatusOr<PackAppender::Target*> PackAppender::OpenTarget(
 
 absl::Status PackAppender::AppendAll(Target& target,
                                      std::span<const iovec> data) {
+  if (target.broken) {
+    return absl::DataLossError(
+        StrCat("'", target.path,
+               "' ends in a partial record that could not "
+               "be cut back; nothing more is appended to it"));
+  }
   uint64_t bytes = 0;
   for (const iovec& part : data) bytes += part.iov_len;
   absl::Status written = WriteAll(fs_, target.fd, data, target.path);
@@ -69,8 +75,7 @@ absl::Status PackAppender::AppendAll(Target& target,
   }
   absl::Status cut = fs_.Truncate(target.fd, target.size, target.path);
   if (!cut.ok()) {
-    // The file now ends in a partial record that readers will skip; later
-    // records must not follow it.
+    target.broken = true;
     return absl::DataLossError(
         StrCat(written.message(),
                "; cutting back the partial record failed: ", cut.message()));

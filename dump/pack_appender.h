@@ -39,6 +39,9 @@ class PackAppender {
     int fd = -1;
     int index_fd = -1;  // dump.pack.index; -1 once an index write failed
     uint64_t size = 0;
+    // Ends in a partial record that could not be cut back: appending more
+    // would put records where readers cannot reach them.
+    bool broken = false;
   };
   // Descriptors kept open at once (least recently used closed first).
   static constexpr size_t kMaxOpen = 16;

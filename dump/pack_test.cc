@@ -63,6 +63,12 @@ class RecordRenderer final : public JobRenderer {
 class TornWriteFileSystem final : public ForwardingFileSystem {
  public:
   std::string fail_on;  // pack writes of a record whose name contains this
+  bool fail_truncate = false;
+  absl::Status Truncate(int fd, uint64_t size,
+                        const std::string& path) override {
+    if (fail_truncate) return absl::InternalError("I/O error (injected)");
+    return ForwardingFileSystem::Truncate(fd, size, path);
+  }
   absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
                                const std::string& path) override {
     if (!fail_on.empty() && data.size() > 1 &&
@@ -209,6 +215,26 @@ TEST_F(PackTest, AFailedWriteIsCutBackAndReported) {
   EXPECT_EQ(*ReadDumpTreeFile((Folder(0) / "Add.add4.4.0.1004").string(),
                               1 << 20, "dump"),
             Content(4));
+}
+
+TEST_F(PackTest, APartialRecordThatCannotBeCutBackStopsThePack) {
+  TornWriteFileSystem torn;
+  torn.fail_on = "add2.";
+  torn.fail_truncate = true;
+  absl::Status flushed = Write({{0, false}, {2, false}, {4, false}}, &torn);
+  ASSERT_FALSE(flushed.ok());
+  // The record after the partial one is reported, never written out of reach.
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("2 of 3 dump files could not be written"));
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("cutting back the partial record failed"));
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("nothing more is appended to it"));
+  absl::StatusOr<PackContents> contents =
+      ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(contents.ok());
+  ASSERT_EQ(contents->records.size(), 1u);
+  EXPECT_THAT(contents->problem, HasSubstr("a truncated record frame"));
 }
 
 TEST_F(PackTest, RecordsSurviveALostIndex) {

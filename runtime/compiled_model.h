@@ -95,7 +95,8 @@ class CompiledModel {
   absl::Status CheckBuffers(std::span<const HostBuffer> inputs,
                             std::span<const MutableHostBuffer> outputs) const;
   // Execute as iteration `iteration` (a dynamic model numbers the executions
-  // of all its plans together); the next Execute continues from it.
+  // of all its plans together); iteration() is `iteration` + 1 after it ran,
+  // unchanged when the buffers were rejected.
   absl::Status ExecuteAs(uint64_t iteration, std::span<const HostBuffer> inputs,
                          std::span<const MutableHostBuffer> outputs);
 

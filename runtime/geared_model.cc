@@ -159,6 +159,27 @@ absl::Status GearedModel::EnsureSharedWork() {
   return absl::OkStatus();
 }
 
+size_t GearedModel::GearValueWidth(size_t values, size_t size) {
+  return size >= 8 * values ? 8 : size >= 4 * values ? 4 : 0;
+}
+
+bool GearedModel::WriteGearInput(std::span<const int64_t> values, void* data,
+                                 size_t size) {
+  const size_t width = GearValueWidth(values.size(), size);
+  if (width == 0 || data == nullptr) return false;
+  auto* out = static_cast<std::byte*>(data);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint64_t value = static_cast<uint64_t>(values[i]);
+    if (width == 8) {
+      std::memcpy(out + 8 * i, &value, 8);
+    } else {
+      const uint32_t narrow = static_cast<uint32_t>(value);
+      std::memcpy(out + 4 * i, &narrow, 4);
+    }
+  }
+  return true;
+}
+
 absl::StatusOr<size_t> GearedModel::SelectPlan(
     std::span<const HostBuffer> inputs) const {
   if (!dynamic()) return 0;
@@ -173,10 +194,7 @@ absl::StatusOr<size_t> GearedModel::SelectPlan(
   const HostBuffer& gear_input = inputs.back();
   const size_t arity = GearArity(gear_kind());
   std::vector<int64_t> values(arity);
-  // The SDK writes 8-byte values into a buffer that holds them, else 4-byte.
-  const size_t width = gear_input.size >= 8 * arity   ? 8
-                       : gear_input.size >= 4 * arity ? 4
-                                                      : 0;
+  const size_t width = GearValueWidth(arity, gear_input.size);
   if (width == 0 || gear_input.data == nullptr) {
     return WithKind(
         absl::InvalidArgumentError(StrCat(
@@ -228,13 +246,14 @@ absl::Status GearedModel::Execute(std::span<const HostBuffer> inputs,
                                   std::span<const MutableHostBuffer> outputs) {
   if (!dynamic()) return plans_[0]->Execute(inputs, outputs);
   ASSIGN_OR_RETURN(size_t gear, SelectPlan(inputs));
-  const std::span<const HostBuffer> graph_inputs =
-      inputs.first(inputs.size() - 1);
-  RETURN_IF_ERROR(plans_[gear]->CheckBuffers(graph_inputs, outputs));
   std::lock_guard<std::mutex> lock(mutex_);
   RETURN_IF_ERROR(EnsureSharedWork());
-  const uint64_t iteration = iteration_++;
-  return plans_[gear]->ExecuteAs(iteration, graph_inputs, outputs);
+  CompiledModel& plan = *plans_[gear];
+  absl::Status status =
+      plan.ExecuteAs(iteration_, inputs.first(inputs.size() - 1), outputs);
+  // A call the plan rejected (buffers that do not fit) is no iteration.
+  iteration_ = std::max(iteration_, plan.iteration());
+  return status;
 }
 
 }  // namespace acldump

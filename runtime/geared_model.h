@@ -57,6 +57,15 @@ class GearedModel {
   absl::Status BindMemory(void* work, size_t work_size, void* weights,
                           size_t weight_size);
 
+  // The gear input's encoding, as the SDK writes it: 8-byte values when the
+  // buffer holds them, else 4-byte ones. The width for `values` values in a
+  // buffer of `size` bytes, 0 when neither fits.
+  static size_t GearValueWidth(size_t values, size_t size);
+  // Writes `values` into a gear input buffer of `size` bytes (false: too
+  // small).
+  static bool WriteGearInput(std::span<const int64_t> values, void* data,
+                             size_t size);
+
   // The plan the gear input of `inputs` selects: the gear its values name,
   // the largest gear when they are all zero (never set), else kGearInvalid.
   absl::StatusOr<size_t> SelectPlan(std::span<const HostBuffer> inputs) const;

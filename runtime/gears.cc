@@ -32,6 +32,27 @@ std::string Render(const std::vector<int64_t>& dims) {
   return StrCat("[", StrJoin(parts, ","), "]");
 }
 
+// Gears separated by `gear_separator`, each values separated by ','; one
+// trailing separator is accepted, as by the SDK's converter.
+absl::StatusOr<GearValues> ParseGearList(std::string_view option, GearKind kind,
+                                         std::string_view text,
+                                         char gear_separator) {
+  std::string_view list = TrimWhitespace(text);
+  if (!list.empty() && list.back() == gear_separator) list.remove_suffix(1);
+  GearValues gears;
+  for (std::string_view group : SplitOn(list, gear_separator)) {
+    std::vector<int64_t> values;
+    for (std::string_view part : SplitOn(group, ',')) {
+      ASSIGN_OR_RETURN(int64_t value, ParseGearValue(option, part));
+      values.push_back(value);
+    }
+    gears.push_back(std::move(values));
+  }
+  RETURN_IF_ERROR(Annotate(CheckGearValues(kind, gears),
+                           StrCat(option, " \"", text, "\"")));
+  return gears;
+}
+
 }  // namespace
 
 std::string_view GearKindName(GearKind kind) {
@@ -49,36 +70,12 @@ std::string_view GearKindName(GearKind kind) {
 size_t GearArity(GearKind kind) { return kind == GearKind::kImageSize ? 2 : 1; }
 
 absl::StatusOr<GearValues> ParseDynamicBatchSizes(std::string_view text) {
-  constexpr std::string_view kOption = "--dynamic-batch-size";
-  std::string_view list = TrimWhitespace(text);
-  // The SDK's converter accepts a trailing comma.
-  if (!list.empty() && list.back() == ',') list.remove_suffix(1);
-  GearValues gears;
-  for (std::string_view part : SplitOn(list, ',')) {
-    ASSIGN_OR_RETURN(int64_t value, ParseGearValue(kOption, part));
-    gears.push_back({value});
-  }
-  RETURN_IF_ERROR(Annotate(CheckGearValues(GearKind::kBatch, gears),
-                           StrCat(kOption, " \"", text, "\"")));
-  return gears;
+  // Gears are single values separated by ','.
+  return ParseGearList("--dynamic-batch-size", GearKind::kBatch, text, ',');
 }
 
 absl::StatusOr<GearValues> ParseDynamicImageSizes(std::string_view text) {
-  constexpr std::string_view kOption = "--dynamic-image-size";
-  std::string_view list = TrimWhitespace(text);
-  if (!list.empty() && list.back() == ';') list.remove_suffix(1);
-  GearValues gears;
-  for (std::string_view group : SplitOn(list, ';')) {
-    std::vector<int64_t> values;
-    for (std::string_view part : SplitOn(group, ',')) {
-      ASSIGN_OR_RETURN(int64_t value, ParseGearValue(kOption, part));
-      values.push_back(value);
-    }
-    gears.push_back(std::move(values));
-  }
-  RETURN_IF_ERROR(Annotate(CheckGearValues(GearKind::kImageSize, gears),
-                           StrCat(kOption, " \"", text, "\"")));
-  return gears;
+  return ParseGearList("--dynamic-image-size", GearKind::kImageSize, text, ';');
 }
 
 absl::Status CheckGearValues(GearKind kind, const GearValues& gears) {

@@ -278,6 +278,16 @@ TEST(GearedModelTest, EachGearRunsAsTheStaticConversionAtItsShape) {
   EXPECT_EQ(geared.plan(0).iteration(), 3u);  // gear 2 ran last, as number 2
   EXPECT_EQ(geared.plan(1).iteration(), 1u);
   EXPECT_EQ(geared.plan(2).iteration(), 2u);
+  // A rejected call (an output too small for gear 4) is no iteration.
+  const std::vector<float> input(4 * 3 * 16 * 16);
+  const int64_t four = 4;
+  const HostBuffer in[] = {{input.data(), input.size() * 4}, {&four, 8}};
+  const MutableHostBuffer small[] = {{output.data(), 4}};
+  EXPECT_EQ(KindOf(geared.Execute(in, small)), ErrorKind::kModelOutputNotMatch);
+  EXPECT_EQ(geared.plan(2).iteration(), 2u);
+  const MutableHostBuffer out[] = {{output.data(), output.size() * 4}};
+  ASSERT_TRUE(geared.Execute(in, out).ok());
+  EXPECT_EQ(geared.plan(2).iteration(), 4u);  // number 3
 }
 
 TEST(GearedModelTest, TheGearInputSelectsThePlan) {

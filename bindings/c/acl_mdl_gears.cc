@@ -1,7 +1,6 @@
 // Selecting a dynamic model's gear: the SDK's calls write the batch size or
 // image size into the dataset's gear input (its last input, named
 // ACL_DYNAMIC_TENSOR_NAME), whose contents choose the plan an execution runs.
-#include <cstring>
 #include <vector>
 
 #include "acl/acl.h"
@@ -16,8 +15,7 @@ namespace {
 
 // The SDK's check order: the arguments, the buffer's length, the model, then
 // the gear; a gear that fits is recorded on the model (aclmdlGetCurOutputDims)
-// and written into the buffer as 8-byte values, or 4-byte ones when the buffer
-// is too small for those.
+// and written into the buffer as the runtime reads it.
 aclError SetGear(uint32_t model_id, aclmdlDataset* dataset, size_t index,
                  std::vector<int64_t> values) {
   std::shared_ptr<State> state = Acquire();
@@ -45,7 +43,7 @@ aclError SetGear(uint32_t model_id, aclmdlDataset* dataset, size_t index,
                 StrCat("buffer ", index,
                        " of the dataset has no memory or was destroyed"));
   }
-  if (buffer->size < 4 * values.size()) {
+  if (GearedModel::GearValueWidth(values.size(), buffer->size) == 0) {
     return Fail(ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID,
                 StrCat("buffer ", index, " holds ", buffer->size,
                        " bytes; the gear input needs ", 8 * values.size()));
@@ -72,17 +70,8 @@ aclError SetGear(uint32_t model_id, aclmdlDataset* dataset, size_t index,
                        ")"));
   }
   loaded->selected_gear.store(static_cast<int32_t>(*gear));
-  const size_t width = buffer->size >= 8 * values.size() ? 8 : 4;
-  auto* out = static_cast<std::byte*>(buffer->data);
-  for (size_t i = 0; i < values.size(); ++i) {
-    const uint64_t value = static_cast<uint64_t>(values[i]);
-    if (width == 8) {
-      std::memcpy(out + 8 * i, &value, 8);
-    } else {
-      const uint32_t narrow = static_cast<uint32_t>(value);
-      std::memcpy(out + 4 * i, &narrow, 4);
-    }
-  }
+  // The length was checked above: the values fit.
+  GearedModel::WriteGearInput(values, buffer->data, buffer->size);
   return ACL_SUCCESS;
 }
 

@@ -1,10 +1,5 @@
 #include "dump/format/dump_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <utility>
@@ -354,45 +349,32 @@ absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path) {
 absl::StatusOr<DumpFileContents> ReadDumpFileHeader(const std::string& path) {
   // The length prefix and the header only, when the file is in the 2.0
   // layout; anything else is read whole (and validated the same way).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-    auto read_at = [&](uint64_t offset, uint64_t length,
-                       std::string& out) -> bool {
-      out.resize(length);
-      uint64_t done = 0;
-      while (done < length) {
-        const ssize_t n = ::pread(fd, out.data() + done, length - done,
-                                  static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += static_cast<uint64_t>(n);
-      }
-      return true;
-    };
-    std::string prefix, bytes;
-    if (file_size >= kLengthBytes && file_size <= kMaxDumpFileBytes &&
-        read_at(0, kLengthBytes, prefix)) {
-      const uint64_t header_len = LoadLittleEndian64(prefix.data());
-      DumpData header;
-      if (header_len <= file_size - kLengthBytes &&
-          header_len <= kMaxHeaderOnlyBytes &&
-          read_at(kLengthBytes, header_len, bytes) &&
-          header.ParseFromArray(bytes.data(), static_cast<int>(header_len)) &&
-          header.version() == kDumpFormatVersion) {
-        ::close(fd);
-        absl::Status valid =
-            CheckLayout2(header, file_size - kLengthBytes - header_len,
-                         file_size, header_len);
-        if (!valid.ok()) return Annotate(valid, path);
-        DumpFileContents contents;
-        contents.header = std::move(header);
-        return contents;
-      }
+  absl::StatusOr<RandomAccessFile> file =
+      RandomAccessFile::Open(path, "dump file");
+  if (file.ok() && file->size() >= kLengthBytes &&
+      file->size() <= kMaxDumpFileBytes) {
+    const uint64_t file_size = file->size();
+    absl::StatusOr<std::string> prefix = file->ReadAt(0, kLengthBytes);
+    const uint64_t header_len =
+        prefix.ok() ? LoadLittleEndian64(prefix->data()) : 0;
+    absl::StatusOr<std::string> bytes =
+        prefix.ok() && header_len <= file_size - kLengthBytes &&
+                header_len <= kMaxHeaderOnlyBytes
+            ? file->ReadAt(kLengthBytes, header_len)
+            : absl::StatusOr<std::string>(absl::OutOfRangeError(""));
+    DumpData header;
+    if (bytes.ok() &&
+        header.ParseFromArray(bytes->data(), static_cast<int>(header_len)) &&
+        header.version() == kDumpFormatVersion) {
+      absl::Status valid = CheckLayout2(
+          header, file_size - kLengthBytes - header_len, file_size, header_len);
+      if (!valid.ok()) return Annotate(valid, path);
+      DumpFileContents contents;
+      contents.header = std::move(header);
+      return contents;
     }
   }
-  if (fd >= 0) ::close(fd);
+  // Anything else (a packed record, another layout) is read whole.
   ASSIGN_OR_RETURN(DumpFileContents contents, ReadDumpFile(path));
   contents.inputs.clear();
   contents.outputs.clear();

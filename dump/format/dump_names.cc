@@ -9,19 +9,6 @@
 namespace acldump::dump {
 namespace {
 
-std::string CsvField(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    return std::string(field);
-  }
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 // Local broken-down time; the Unix epoch if the conversion fails, so a name
 // is always produced.
 std::tm LocalTime(std::time_t t) {
@@ -40,6 +27,19 @@ std::string FormatTm(const std::tm& tm) {
 }
 
 }  // namespace
+
+std::string CsvField(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(field);
+  }
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
 
 std::string EscapeNamePart(std::string_view name) {
   std::string out(name);

@@ -28,6 +28,9 @@ bool ExceedsNameMax(std::string_view name);
 // The name a too-long file or folder gets, as the SDK's writer does it: the
 // decimal std::hash of its full path.
 std::string HashedName(std::string_view full_path);
+// A CSV field: as is, or quoted per RFC 4180 when it holds ',', '"', CR or
+// LF.
+std::string CsvField(std::string_view field);
 // "hash,original_name\n" for the folder's mapping.csv; unquoted as the SDK
 // writes it, except that a field holding ',', '"', CR or LF is quoted per RFC
 // 4180 so the file stays readable.

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
+#include "dump/format/dump_names.h"
 #include "dump/format/pack.h"
 #include "dump/format/stats_csv.h"
 
@@ -23,17 +24,6 @@ namespace fs = std::filesystem;
 template <typename... Args>
 absl::Status Invalid(const Args&... args) {
   return absl::InvalidArgumentError(StrCat(args...));
-}
-
-std::string CsvCell(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos)
-    return std::string(text);
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 }  // namespace
@@ -83,7 +73,7 @@ absl::StatusOr<std::string> MergedStatsRows(std::string_view name,
                    "{timestamp}");
   }
   std::string prefix;
-  for (std::string_view cell : identity) StrAppend(prefix, CsvCell(cell), ",");
+  for (std::string_view cell : identity) StrAppend(prefix, CsvField(cell), ",");
   const size_t header_end = csv.find('\n');
   if (header_end == std::string_view::npos) {
     return Invalid("stats record '", name, "' has no header line");

@@ -1,8 +1,6 @@
 #include "dump/format/pack.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <charconv>
 #include <cstring>
@@ -45,38 +43,6 @@ bool ParseUint(std::string_view text, uint64_t& out) {
          end == text.data() + text.size();
 }
 
-// A file opened once for reading at offsets; closed on destruction.
-class RandomAccessFile {
- public:
-  explicit RandomAccessFile(const std::string& path)
-      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {}
-  ~RandomAccessFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool ok() const { return fd_ >= 0; }
-  // The size of a regular file, or nullopt.
-  std::optional<uint64_t> RegularSize() const {
-    struct stat st;
-    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-    return static_cast<uint64_t>(st.st_size);
-  }
-  bool ReadAt(uint64_t offset, uint64_t length, std::string& out) const {
-    out.resize(length);
-    uint64_t done = 0;
-    while (done < length) {
-      const ssize_t n = ::pread(fd_, out.data() + done, length - done,
-                                static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      done += static_cast<uint64_t>(n);
-    }
-    return true;
-  }
-
- private:
-  int fd_;
-};
-
 // The records the index lists, when they describe the pack exactly: frames
 // back to back from offset 0 to its end.
 std::optional<std::vector<PackRecord>> RecordsFromIndex(
@@ -116,30 +82,34 @@ std::optional<std::vector<PackRecord>> RecordsFromIndex(
 
 // Reads frames from the start; stops at the first that is truncated or
 // corrupt, saying so.
-PackContents ScanFrames(const RandomAccessFile& file, uint64_t pack_size) {
+PackContents ScanFrames(const RandomAccessFile& file) {
   PackContents contents;
+  const uint64_t pack_size = file.size();
   uint64_t offset = 0;
-  std::string frame, name;
   while (offset < pack_size) {
     const uint64_t left = pack_size - offset;
     std::string_view reason;
-    if (left < kPackFrameBytes ||
-        !file.ReadAt(offset, kPackFrameBytes, frame)) {
+    absl::StatusOr<std::string> frame =
+        left < kPackFrameBytes ? absl::OutOfRangeError("")
+                               : file.ReadAt(offset, kPackFrameBytes);
+    if (!frame.ok()) {
       reason = "a truncated record frame";
-    } else if (std::string_view(frame).substr(0, 4) != kPackMagic) {
+    } else if (std::string_view(*frame).substr(0, 4) != kPackMagic) {
       reason = "no record frame (\"ADPK\")";
     } else {
-      const uint64_t name_bytes = LoadLittleEndian(frame.data() + 4, 4);
-      const uint64_t data_bytes = LoadLittleEndian(frame.data() + 8, 8);
+      const uint64_t name_bytes = LoadLittleEndian(frame->data() + 4, 4);
+      const uint64_t data_bytes = LoadLittleEndian(frame->data() + 8, 8);
+      absl::StatusOr<std::string> name;
       if (name_bytes == 0 || name_bytes > kMaxPackNameBytes) {
         reason = "a record name length out of range";
       } else if (name_bytes > left - kPackFrameBytes ||
                  data_bytes > left - kPackFrameBytes - name_bytes ||
-                 !file.ReadAt(offset + kPackFrameBytes, name_bytes, name)) {
+                 !(name = file.ReadAt(offset + kPackFrameBytes, name_bytes))
+                      .ok()) {
         reason = "a truncated record (a crash while it was written)";
       } else {
         const uint64_t data_offset = offset + kPackFrameBytes + name_bytes;
-        contents.records.push_back({name, data_offset, data_bytes});
+        contents.records.push_back({*std::move(name), data_offset, data_bytes});
         offset = data_offset + data_bytes;
         continue;
       }
@@ -213,24 +183,18 @@ std::string PackIndexLine(uint64_t offset, std::string_view name,
 }
 
 absl::StatusOr<PackContents> ReadPackContents(const std::string& path) {
-  RandomAccessFile file(path);
-  if (!file.ok()) {
-    return absl::NotFoundError(StrCat("cannot open pack '", path, "'"));
-  }
-  const std::optional<uint64_t> size = file.RegularSize();
-  if (!size) {
-    return Invalid("pack '", path, "' is not a regular file");
-  }
+  ASSIGN_OR_RETURN(RandomAccessFile file,
+                   RandomAccessFile::Open(path, "dump pack"));
   const std::string index_path =
       (fs::path(path).parent_path() / kPackIndexFileName).string();
   if (std::optional<std::vector<PackRecord>> records =
-          RecordsFromIndex(index_path, *size)) {
+          RecordsFromIndex(index_path, file.size())) {
     PackContents contents;
     contents.records = *std::move(records);
     contents.from_index = true;
     return contents;
   }
-  return ScanFrames(file, *size);
+  return ScanFrames(file);
 }
 
 absl::StatusOr<std::optional<std::string>> ReadPackedFile(
@@ -250,13 +214,10 @@ absl::StatusOr<std::optional<std::string>> ReadPackedFile(
         StrCat("dump record '", path, "' is ", record.data_bytes,
                " bytes, more than the limit of ", limit));
   }
-  RandomAccessFile file_in(pack_path);
-  std::string bytes;
-  if (!file_in.ok() ||
-      !file_in.ReadAt(record.data_offset, record.data_bytes, bytes)) {
-    return absl::DataLossError(
-        StrCat("cannot read record '", name, "' of pack '", pack_path, "'"));
-  }
+  ASSIGN_OR_RETURN(RandomAccessFile pack_file,
+                   RandomAccessFile::Open(pack_path, "dump pack"));
+  ASSIGN_OR_RETURN(std::string bytes,
+                   pack_file.ReadAt(record.data_offset, record.data_bytes));
   return std::optional<std::string>(std::move(bytes));
 }
 
