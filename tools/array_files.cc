@@ -1,11 +1,7 @@
 #include "tools/array_files.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <memory>
@@ -96,66 +92,6 @@ Tensor ReverseAxes(const Tensor& in) {
   }
   return out;
 }
-
-// A file opened for reading parts of it (regular files only).
-class FileHandle {
- public:
-  static absl::StatusOr<FileHandle> Open(const std::string& path) {
-    FileHandle file;
-    file.path_ = path;
-    file.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (file.fd_ < 0) {
-      return absl::NotFoundError(
-          StrCat(".npz file '", path, "': ", std::strerror(errno)));
-    }
-    struct stat st;
-    if (fstat(file.fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      return absl::InvalidArgumentError(
-          StrCat(".npz file '", path, "' is not a regular file (it is ",
-                 FileTypeName(st.st_mode), ")"));
-    }
-    file.size_ = static_cast<uint64_t>(st.st_size);
-    return file;
-  }
-  FileHandle() = default;
-  FileHandle(FileHandle&& other) noexcept { *this = std::move(other); }
-  FileHandle& operator=(FileHandle&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    path_ = std::move(other.path_);
-    size_ = other.size_;
-    return *this;
-  }
-  ~FileHandle() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  uint64_t size() const { return size_; }
-
-  absl::StatusOr<std::string> Read(uint64_t offset, uint64_t length) const {
-    if (offset > size_ || length > size_ - offset) {
-      return absl::InvalidArgumentError(
-          StrCat(".npz file '", path_, "': ", length, " bytes at offset ",
-                 offset, " run past its end (", size_, " bytes)"));
-    }
-    std::string bytes(length, '\0');
-    uint64_t done = 0;
-    while (done < length) {
-      const ssize_t n =
-          ::pread(fd_, bytes.data() + done, length - done, offset + done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        return absl::InternalError(
-            StrCat(".npz file '", path_, "': read failed"));
-      }
-      done += static_cast<uint64_t>(n);
-    }
-    return bytes;
-  }
-
- private:
-  int fd_ = -1;
-  std::string path_;
-  uint64_t size_ = 0;
-};
 
 uint64_t Le(std::string_view b, size_t at, size_t width) {
   uint64_t value = 0;
@@ -296,12 +232,12 @@ struct CentralDirectory {
   uint64_t offset;
 };
 
-absl::StatusOr<CentralDirectory> FindCentralDirectory(const FileHandle& file,
-                                                      const std::string& path) {
+absl::StatusOr<CentralDirectory> FindCentralDirectory(
+    const RandomAccessFile& file, const std::string& path) {
   // The end record is in the last 64 KiB + 22 bytes.
   const uint64_t tail_size = std::min<uint64_t>(file.size(), 65536 + 22);
   ASSIGN_OR_RETURN(std::string tail,
-                   file.Read(file.size() - tail_size, tail_size));
+                   file.ReadAt(file.size() - tail_size, tail_size));
   size_t end = std::string::npos;
   for (size_t i = tail.size() >= 22 ? tail.size() - 22 + 1 : 0; i-- > 0;) {
     if (Le(tail, i, 4) == kEndOfCentralDirectory) {
@@ -319,11 +255,11 @@ absl::StatusOr<CentralDirectory> FindCentralDirectory(const FileHandle& file,
     // ZIP64: a locator right before the end record points at the ZIP64 end.
     const uint64_t end_in_file = file.size() - tail_size + end;
     if (end_in_file < 20) return NotZip(path, "truncated ZIP64 locator");
-    ASSIGN_OR_RETURN(std::string locator, file.Read(end_in_file - 20, 20));
+    ASSIGN_OR_RETURN(std::string locator, file.ReadAt(end_in_file - 20, 20));
     if (Le(locator, 0, 4) != kZip64Locator) {
       return NotZip(path, "no ZIP64 locator");
     }
-    ASSIGN_OR_RETURN(std::string record, file.Read(Le(locator, 8, 8), 56));
+    ASSIGN_OR_RETURN(std::string record, file.ReadAt(Le(locator, 8, 8), 56));
     if (Le(record, 0, 4) != kZip64End) {
       return NotZip(path, "no ZIP64 end record");
     }
@@ -357,13 +293,15 @@ void ApplyZip64Extra(std::string_view extra, NpzMember& member,
 }  // namespace
 
 absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
-  ASSIGN_OR_RETURN(FileHandle file, FileHandle::Open(path));
+  ASSIGN_OR_RETURN(RandomAccessFile file,
+                   RandomAccessFile::Open(path, ".npz file"));
   auto bad = [&](std::string_view what) { return NotZip(path, what); };
   ASSIGN_OR_RETURN(CentralDirectory where, FindCentralDirectory(file, path));
   if (where.size > kMaxCentralDirectory) {
     return bad(StrCat("central directory of ", where.size, " bytes"));
   }
-  ASSIGN_OR_RETURN(std::string directory, file.Read(where.offset, where.size));
+  ASSIGN_OR_RETURN(std::string directory,
+                   file.ReadAt(where.offset, where.size));
   std::vector<NpzMember> members;
   size_t at = 0;
   for (uint64_t n = 0; n < where.entries; ++n) {
@@ -394,7 +332,7 @@ absl::StatusOr<std::vector<NpzMember>> ListNpz(const std::string& path) {
       return bad(StrCat("member '", name, "' uses compression method ",
                         member.method, " (only stored and deflate are read)"));
     }
-    ASSIGN_OR_RETURN(std::string local, file.Read(local_offset, 30));
+    ASSIGN_OR_RETURN(std::string local, file.ReadAt(local_offset, 30));
     if (Le(local, 0, 4) != kLocalHeader) {
       return bad(StrCat("member '", name, "' has no local header"));
     }
@@ -416,9 +354,10 @@ absl::StatusOr<Tensor> ReadNpzMember(const std::string& path,
     return bad(StrCat(member.size, " bytes, more than the limit of ",
                       kMaxNpyFileBytes));
   }
-  ASSIGN_OR_RETURN(FileHandle file, FileHandle::Open(path));
+  ASSIGN_OR_RETURN(RandomAccessFile file,
+                   RandomAccessFile::Open(path, ".npz file"));
   ASSIGN_OR_RETURN(std::string packed,
-                   file.Read(member.data_offset, member.compressed_size));
+                   file.ReadAt(member.data_offset, member.compressed_size));
   std::string bytes;
   if (member.method == 0) {
     if (packed.size() != member.size) return bad("stored size mismatch");
