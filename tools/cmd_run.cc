@@ -173,8 +173,9 @@ std::unique_ptr<Command> MakeRunCommand() {
 
 int RunDefault(const ToolContext& context) {
   const char* hint =
-      "run it as `bazel run //tools:dump` (that provides the bundled model), "
-      "or use `dump run --model M --config acl.json`";
+      "run it as `bazel run //tools:dump` or from an installed release "
+      "(both provide the bundled model), or use `dump run --model M --config "
+      "acl.json`";
   if (!context.runfiles) {
     return Fail("", "cannot find the runfiles with the bundled model", hint,
                 kExitFailure);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "acl/acl_version.h"
 #include "base/strings.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
@@ -68,6 +69,8 @@ int main(int argc, char** argv) {
       "Example: bazel run //tools:convert -- testdata/resnet_tiny.onnx "
       "resnet.om "
       "--json resnet.json"};
+  app.set_version_flag("--version",
+                       "convert (acldump) " ACLDUMP_VERSION_STRING);
   std::string input, output, json_path, input_shape, batch_sizes, image_sizes;
   bool no_fusion = false;
   app.add_option("model.onnx", input, "ONNX model to convert")->required();

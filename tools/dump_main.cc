@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "acl/acl_version.h"
 #include "base/strings.h"
 #include "tools/cli_util.h"
 #include "tools/command.h"
@@ -47,6 +48,7 @@ int Main(int argc, char** argv) {
       "convert, summarise and compare the dumps.\nWithout a command it runs "
       "the bundled model with a built-in config and suggests what to try."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", "dump (acldump) " ACLDUMP_VERSION_STRING);
   app.footer(
       "Workflow: stats first (dump_data stats) -> find suspects (dump stats) "
       "-> tensor dump of those layers (layer list) -> compare.\n"

@@ -35,6 +35,14 @@ std::optional<std::string> FindRunfilesDir(const char* argv0) {
   if (!error && cwd.parent_path().extension() == ".runfiles") {
     return AbsoluteDirectory(cwd.parent_path());
   }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path share = exe.parent_path().parent_path() / "share";
+    if (exe.parent_path().filename() == "bin" &&
+        fs::is_directory(share / "acldump", error)) {
+      return AbsoluteDirectory(share);
+    }
+  }
   return std::nullopt;
 }
 

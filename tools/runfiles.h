@@ -10,9 +10,11 @@
 namespace acldump::tools {
 
 // The absolute runfiles root, looked up in this order: $RUNFILES_DIR,
-// $TEST_SRCDIR, `argv0 + ".runfiles"`, then the working directory when it is
-// `<something>.runfiles/<workspace>` (where `bazel run` starts a binary).
-// Call before changing the working directory.
+// $TEST_SRCDIR, `argv0 + ".runfiles"`, the working directory when it is
+// `<something>.runfiles/<workspace>` (where `bazel run` starts a binary), then
+// an installed release: `<prefix>/share` for a binary in `<prefix>/bin` when
+// `<prefix>/share/acldump` exists (the release ships the bundled files there,
+// laid out as in the source tree). Call before changing the working directory.
 std::optional<std::string> FindRunfilesDir(const char* argv0);
 
 // `<runfiles>/<workspace>/<path>` when that file exists.

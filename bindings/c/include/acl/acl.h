@@ -13,9 +13,9 @@
 extern "C" {
 #endif
 
-#define ACL_MAJOR_VERSION 1
-#define ACL_MINOR_VERSION 0
-#define ACL_PATCH_VERSION 0
+/* ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION and
+ * ACLDUMP_VERSION_STRING: the release this header belongs to. */
+#include "acl/acl_version.h"
 
 /* Initialises the library. configPath may be NULL or "" (no config), or a JSON
  * file whose "dump" section configures dump for the whole process (models

@@ -1,0 +1,253 @@
+"""Builds acldump's release artifacts from Bazel outputs, reproducibly.
+
+    package.py sdk --version 1.0.0 --out acldump-1.0.0-linux-x86_64.tar.gz --lib libacldump.so.1.0.0
+        --header include/acl/acl.h ... --bin acldump=tools/dump --bin acldump-convert=tools/convert
+        --share testdata/resnet_tiny.om=... --doc README.md=... --doc LICENSE=...
+
+Every archive has its members in name order, with fixed owners, modes and times, so two builds of
+the same inputs give the same bytes. Abseil, protobuf, fmt and Highway are bundled as private copies
+(lib/acldump/, found through RUNPATH $ORIGIN): Debian ships their static archives compiled for
+executables only (local-exec TLS relocations), so they cannot be linked into a shared library.
+"""
+
+import argparse
+import gzip
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+# Libraries the release carries its own copies of. Everything else a binary needs comes from the
+# system: the C/C++ runtime (libc, libm, libstdc++, libgcc_s, libgomp), oneDNN (libdnnl, with its
+# libOpenCL loader) and zlib.
+BUNDLED = re.compile(r"^lib(absl_[a-z0-9_]+|protobuf|fmt|hwy)\.so\.[0-9.]+$")
+SYSTEM_LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib", "/lib"]
+# A fixed time (2020-01-01) for every member: zip cannot store times before 1980.
+FIXED_TIME = 1577836800
+
+
+def fail(message):
+    sys.exit("package.py: error: " + message)
+
+
+def run(*args):
+    result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        fail("%s failed (%d): %s" % (" ".join(args), result.returncode, result.stderr.strip()))
+    return result.stdout
+
+
+def needed(path):
+    """The DT_NEEDED names of an ELF file."""
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run("readelf", "-d", path))
+
+
+def find_system_library(name):
+    for directory in SYSTEM_LIB_DIRS:
+        candidate = os.path.join(directory, name)
+        if os.path.exists(candidate):
+            return os.path.realpath(candidate)
+    fail("%s is needed but not installed (install the Debian package that provides it)" % name)
+
+
+def bundle_dependencies(binaries, private_dir):
+    """Copies the BUNDLED libraries the binaries need, transitively, into private_dir. Returns
+    the names copied."""
+    os.makedirs(private_dir, exist_ok=True)
+    pending = list(binaries)
+    copied = set()
+    while pending:
+        for name in needed(pending.pop()):
+            if not BUNDLED.match(name) or name in copied:
+                continue
+            target = os.path.join(private_dir, name)
+            shutil.copyfile(find_system_library(name), target)
+            os.chmod(target, 0o755)
+            # The copies find each other, not the system's.
+            run("patchelf", "--set-rpath", "$ORIGIN", target)
+            run("strip", "--strip-debug", target)
+            copied.add(name)
+            pending.append(target)
+    return sorted(copied)
+
+
+def install_binary(source, target, rpath):
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o755)
+    run("strip", "--strip-debug", target)
+    if rpath is not None:
+        run("patchelf", "--set-rpath", rpath, target)
+
+
+def write_text(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+def copy_file(source, target, mode=0o644):
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    shutil.copyfile(source, target)
+    os.chmod(target, mode)
+
+
+def pairs(values, what):
+    result = []
+    for value in values:
+        if "=" not in value:
+            fail("%s takes DEST=SOURCE, not %r" % (what, value))
+        dest, source = value.split("=", 1)
+        result.append((dest, source))
+    return result
+
+
+def deterministic_tar(root, top, out):
+    """A .tar.gz of root (as folder `top`), members sorted, owner root, fixed times."""
+    members = []
+    for directory, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            members.append(os.path.join(directory, name))
+    members.sort(key=lambda p: os.path.relpath(p, root))
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+
+        def add(path, arcname):
+            info = tar.gettarinfo(path, arcname)
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            info.mtime = FIXED_TIME
+            if info.isreg():
+                info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
+                with open(path, "rb") as f:
+                    tar.addfile(info, f)
+            else:
+                info.mode = 0o755 if info.isdir() else 0o777
+                tar.addfile(info)
+
+        add(root, top)
+        for path in members:
+            add(path, top + "/" + os.path.relpath(path, root))
+    with open(out, "wb") as f:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0, compresslevel=9) as gz:
+            gz.write(buffer.getvalue())
+
+
+PC_TEMPLATE = """\
+# pkg-config file of the acldump SDK; relocatable (paths relative to this file).
+prefix=${{pcfiledir}}/../..
+libdir=${{prefix}}/lib
+includedir=${{prefix}}/include
+
+Name: acldump
+Description: Inference runtime with model dump, behind the ACL C API (acl/acl.h)
+Version: {version}
+Libs: -L${{libdir}} -lacldump
+Libs.private: -ldnnl -lgomp -lpthread
+Cflags: -I${{includedir}}
+"""
+
+CMAKE_CONFIG_TEMPLATE = """\
+# find_package(acldump CONFIG) for the acldump SDK: defines the imported target acldump::acldump.
+# The library needs oneDNN (libdnnl.so.2) and the OpenMP runtime (libgomp.so.1) from the system.
+get_filename_component(_acldump_prefix "${{CMAKE_CURRENT_LIST_DIR}}/../../.." ABSOLUTE)
+if(NOT TARGET acldump::acldump)
+  add_library(acldump::acldump SHARED IMPORTED)
+  set_target_properties(acldump::acldump PROPERTIES
+    IMPORTED_LOCATION "${{_acldump_prefix}}/lib/libacldump.so.{version}"
+    IMPORTED_SONAME "{soname}"
+    INTERFACE_INCLUDE_DIRECTORIES "${{_acldump_prefix}}/include")
+endif()
+set(acldump_VERSION "{version}")
+set(acldump_INCLUDE_DIRS "${{_acldump_prefix}}/include")
+set(acldump_LIBRARIES acldump::acldump)
+unset(_acldump_prefix)
+"""
+
+# What CMake's write_basic_package_version_file(... COMPATIBILITY SameMajorVersion) writes.
+CMAKE_VERSION_TEMPLATE = """\
+# acldump {version}: compatible with requests for the same major version, not newer.
+set(PACKAGE_VERSION "{version}")
+if(PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  if(NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "{major}")
+    set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  else()
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+    if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+      set(PACKAGE_VERSION_EXACT TRUE)
+    endif()
+  endif()
+endif()
+if(NOT CMAKE_SIZEOF_VOID_P STREQUAL "8")
+  set(PACKAGE_VERSION "{version} (64bit)")
+  set(PACKAGE_VERSION_UNSUITABLE TRUE)
+endif()
+"""
+
+
+def build_sdk(args):
+    version = args.version
+    major = version.split(".")[0]
+    soname = "libacldump.so." + major
+    top = "acldump-%s-linux-x86_64" % version
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, top)
+        lib = os.path.join(root, "lib")
+        os.makedirs(lib)
+        real = "libacldump.so." + version
+        install_binary(args.lib, os.path.join(lib, real), "$ORIGIN/acldump")
+        if soname not in run("readelf", "-d", os.path.join(lib, real)):
+            fail("%s does not carry the SONAME %s" % (args.lib, soname))
+        os.symlink(real, os.path.join(lib, soname))
+        os.symlink(soname, os.path.join(lib, "libacldump.so"))
+        # Programs built for the SDK link -lascendcl; they then need libacldump.so.<major>.
+        os.symlink(soname, os.path.join(lib, "libascendcl.so"))
+        binaries = [os.path.join(lib, real)]
+        os.makedirs(os.path.join(root, "bin"))
+        for dest, source in pairs(args.bin, "--bin"):
+            target = os.path.join(root, "bin", dest)
+            install_binary(source, target, "$ORIGIN/../lib/acldump")
+            binaries.append(target)
+        bundle_dependencies(binaries, os.path.join(lib, "acldump"))
+        for header in args.header:
+            relative = header[header.index("include/acl/") + len("include/"):]
+            copy_file(header, os.path.join(root, "include", relative))
+        for dest, source in pairs(args.share, "--share"):
+            copy_file(source, os.path.join(root, "share", "acldump", dest))
+        for dest, source in pairs(args.doc, "--doc"):
+            copy_file(source, os.path.join(root, dest))
+        write_text(os.path.join(lib, "pkgconfig", "acldump.pc"), PC_TEMPLATE.format(version=version))
+        cmake = os.path.join(lib, "cmake", "acldump")
+        write_text(os.path.join(cmake, "acldumpConfig.cmake"),
+                   CMAKE_CONFIG_TEMPLATE.format(version=version, soname=soname))
+        write_text(os.path.join(cmake, "acldumpConfigVersion.cmake"),
+                   CMAKE_VERSION_TEMPLATE.format(version=version, major=major))
+        deterministic_tar(root, top, args.out)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="artifact", required=True)
+    sdk = sub.add_parser("sdk", help="the C/C++ SDK tarball")
+    sdk.add_argument("--version", required=True)
+    sdk.add_argument("--out", required=True)
+    sdk.add_argument("--lib", required=True, help="libacldump.so.<version> (with its SONAME)")
+    sdk.add_argument("--header", action="append", default=[])
+    sdk.add_argument("--bin", action="append", default=[], help="NAME=executable")
+    sdk.add_argument("--share", action="append", default=[], help="PATH=file under share/acldump")
+    sdk.add_argument("--doc", action="append", default=[], help="PATH=file at the top")
+    args = parser.parse_args()
+    if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", args.version):
+        fail("--version must be MAJOR.MINOR.PATCH, not %r" % args.version)
+    build_sdk(args)
+
+
+if __name__ == "__main__":
+    main()
