@@ -507,6 +507,42 @@ class PythonicTest(unittest.TestCase):
                     self.assertEqual(raised.exception.code, acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH)
             self.assertEqual(sorted(iteration_dirs(work)), ["0"])
 
+    def test_onnx_models_are_converted_in_process(self):
+        with tempfile.TemporaryDirectory() as work:
+            config = write_config(work, {"dump_path": work, "dump_list": [
+                {"model_name": "resnet_tiny", "layer": ["prob"]}]})
+            with acldump.session(), acldump.dump_session(config):
+                # The dump model name is the .onnx file's name, as for an .om.
+                with acldump.Model("testdata/resnet_tiny.onnx") as model:
+                    fc, prob = model.run(np.load(INPUT))
+                    np.testing.assert_allclose(prob, np.load(PROB), rtol=1e-4, atol=1e-5)
+                with acldump.Model("testdata/ocr_tiny.onnx", input_shape="x:2,3,16,16") as model:
+                    self.assertEqual(model.inputs[0].dims, (2, 3, 16, 16))
+                    image = np.load("testdata/ocr_tiny.input.x.npy")
+                    [prob] = model.run(np.repeat(image, 2, axis=0))
+                    np.testing.assert_allclose(prob[1], np.load("testdata/ocr_tiny.output.prob.npy")[0],
+                                               rtol=1e-4, atol=1e-5)
+                with self.assertRaises(acldump.AclError) as raised:
+                    acldump.Model("testdata/ocr_tiny.onnx", input_shape="x=2")
+                self.assertEqual(raised.exception.code, acl.ACL_ERROR_INVALID_PARAM)
+                self.assertIn("inputShape", raised.exception.message)
+                bad = os.path.join(work, "bad.onnx")
+                with open(bad, "wb") as f:
+                    f.write(b"not a model \xff\xff")
+                with self.assertRaises(acldump.AclError) as raised:
+                    acldump.Model(bad)
+                self.assertEqual(raised.exception.code, acl.ACL_ERROR_PARSE_MODEL)
+                with self.assertRaisesRegex(ValueError, "input_shape applies to .onnx"):
+                    acldump.Model(MODEL, input_shape="input:1,3,32,32")
+            prob_files = glob.glob(os.path.join(work, "**", "Softmax.prob.*"), recursive=True)
+            self.assertEqual(len(prob_files), 1, prob_files)
+            self.assertIn(os.sep + "resnet_tiny" + os.sep, prob_files[0])
+            # pyACL's shape of the same call.
+            om = os.path.join(work, "r.om")
+            self.assertEqual(acl.mdl.convert_onnx("testdata/resnet_tiny.onnx", om), acl.ACL_SUCCESS)
+            with open(om, "rb") as f, open(MODEL, "rb") as g:
+                self.assertEqual(f.read(), g.read())
+
     def test_dynamic_model_runs_at_the_gear_of_its_input(self):
         image = np.load("testdata/ocr_tiny.input.x.npy")
         expected = np.load("testdata/ocr_tiny.output.prob.npy")

@@ -50,6 +50,12 @@ def load_from_file(model_path):
     return model_id, ret
 
 
+def convert_onnx(onnx_path, om_path, input_shape=None):
+    """aclmdlConvertOnnx (an acldump extension): ONNX to .om in this process. input_shape is
+    None or "name:d0,d1,...;name2:..." for inputs with symbolic dimensions. Returns ret."""
+    return _c.aclmdlConvertOnnx(_os.fspath(onnx_path), _os.fspath(om_path), input_shape)
+
+
 def load_from_mem(model, size=None):
     """Loads a model from a bytes-like object, or an address and size (copied). Returns
     (model_id, ret)."""

@@ -11,6 +11,7 @@ adapts the C ABI: loading, running and dumping all happen in libacldump.so.
 
 import contextlib
 import os
+import tempfile
 
 import acl
 
@@ -143,13 +144,31 @@ def _describe(desc, count, name, data_type, fmt, dims, size):
     return infos
 
 
+def _load_onnx(path, input_shape):
+    # Converted in this process into a private folder, loaded, and the .om removed: the model
+    # keeps its own copy. Its dump model name is the .onnx file's name.
+    name = os.path.splitext(os.path.basename(path))[0]
+    with tempfile.TemporaryDirectory(prefix="acldump-onnx-") as folder:
+        om = os.path.join(folder, name + ".om")
+        _check(acl.mdl.convert_onnx(path, om, input_shape))
+        return acl.mdl.load_from_file(om)
+
+
 class Model:
     """A loaded model (aclmdlLoadFromFile, or aclmdlLoadFromMem for bytes); ``close()`` or
-    leaving ``with`` unloads it. Needs an open ``session()``."""
+    leaving ``with`` unloads it. Needs an open ``session()``. A path ending in ``.onnx`` is
+    converted in this process first (aclmdlConvertOnnx); ``input_shape`` ("name:d0,d1,...;...")
+    then fixes inputs with symbolic dimensions."""
 
-    def __init__(self, model):
-        if isinstance(model, (bytes, bytearray, memoryview)):
+    def __init__(self, model, input_shape=None):
+        is_bytes = isinstance(model, (bytes, bytearray, memoryview))
+        is_onnx = not is_bytes and os.fspath(model).lower().endswith(".onnx")
+        if input_shape is not None and not is_onnx:
+            raise ValueError("input_shape applies to .onnx models only (an .om has its shapes)")
+        if is_bytes:
             model_id, ret = acl.mdl.load_from_mem(model)
+        elif is_onnx:
+            model_id, ret = _load_onnx(os.fspath(model), input_shape)
         else:
             model_id, ret = acl.mdl.load_from_file(os.fspath(model))
         _check(ret)

@@ -85,6 +85,20 @@ ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
  * limit, ACLDUMP_MAX_MODEL_MEMORY_MB, or out of memory). */
 ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFile(const char *modelPath,
                                                 uint32_t *modelId);
+/* acldump extension (the SDK converts with its ATC tool): converts an ONNX
+ * model (opset 7-18) into an .om file at omPath, as the `convert` tool does
+ * (BatchNorm folding and operator fusions keep every original name for dump).
+ * inputShape is NULL or "" when every input dimension is fixed, else static
+ * sizes for inputs with symbolic dimensions: "name:d0,d1,...;name2:...". The
+ * .om is written complete or not at all. Needs no aclInit. Errors:
+ * ACL_ERROR_INVALID_PARAM (a NULL path, a malformed inputShape),
+ * ACL_ERROR_READ_MODEL_FAILURE or ACL_ERROR_INVALID_FILE (cannot read
+ * onnxPath), ACL_ERROR_FEATURE_UNSUPPORTED (an operator or feature the
+ * runtime lacks), ACL_ERROR_PARSE_MODEL (not a valid ONNX model, or its shapes
+ * cannot be inferred), ACL_ERROR_WRITE_FILE (omPath cannot be written). */
+ACL_FUNC_VISIBILITY aclError aclmdlConvertOnnx(const char *onnxPath,
+                                               const char *omPath,
+                                               const char *inputShape);
 /* Loads a model from memory (copied; the caller keeps ownership of `model`).
  * Only the graph name matches a dump_list model_name. */
 ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMem(const void *model,
