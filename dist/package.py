@@ -1,4 +1,4 @@
-"""Builds acldump's release artifacts from Bazel outputs, reproducibly.
+"""Builds acldump's release artifacts (SDK tarball, wheel) from Bazel outputs, reproducibly.
 
     package.py sdk --version 1.0.0 --out acldump-1.0.0-linux-x86_64.tar.gz --lib libacldump.so.1.0.0
         --header include/acl/acl.h ... --bin acldump=tools/dump --bin acldump-convert=tools/convert
@@ -11,7 +11,9 @@ executables only (local-exec TLS relocations), so they cannot be linked into a s
 """
 
 import argparse
+import base64
 import gzip
+import hashlib
 import io
 import os
 import re
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 
 # Libraries the release carries its own copies of. Everything else a binary needs comes from the
 # system: the C/C++ runtime (libc, libm, libstdc++, libgcc_s, libgomp), oneDNN (libdnnl, with its
@@ -232,6 +235,93 @@ def build_sdk(args):
         deterministic_tar(root, top, args.out)
 
 
+def deterministic_zip(root, out, first=(), last=()):
+    """A zip of root's files: `first` names at the start (a jar's manifest), `last` at the end,
+    the rest in name order; fixed times and permissions."""
+    names = []
+    for directory, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in files:
+            names.append(os.path.relpath(os.path.join(directory, name), root).replace(os.sep, "/"))
+    middle = sorted(n for n in names if n not in first and n not in last)
+    ordered = [n for n in first if n in names] + middle + [n for n in last if n in names]
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in ordered:
+            path = os.path.join(root, name)
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            mode = 0o755 if os.access(path, os.X_OK) else 0o644
+            info.external_attr = (0o100000 | mode) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with open(path, "rb") as f:
+                archive.writestr(info, f.read(), compresslevel=9)
+
+
+WHEEL_METADATA = """\
+Metadata-Version: 2.1
+Name: acldump
+Version: {version}
+Summary: Inference runtime with model dump behind the ACL API: pyACL-style `acl` and Pythonic `acldump`
+License: Apache-2.0
+Requires-Python: >=3.11,<3.12
+Requires-Dist: numpy
+Description-Content-Type: text/markdown
+
+`acl` has pyACL's call shapes (`ret = acl.mdl.set_dump(path)`); `acldump` adds exceptions, context
+managers, numpy, `.onnx` loading and the reading API for dump trees:
+
+    import acldump
+    with acldump.session(), acldump.dump_session("acl.json"):
+        with acldump.Model("model.onnx") as model:
+            outputs = model.run(image)
+
+The native library and its private dependencies are inside the wheel (`acldump.libs/`); the
+system provides the C/C++ runtime, oneDNN (libdnnl2) and zlib.
+"""
+
+WHEEL_FILE = """\
+Wheel-Version: 1.0
+Generator: acldump package.py
+Root-Is-Purelib: false
+Tag: {tag}
+"""
+
+
+def record_line(root, name):
+    with open(os.path.join(root, name), "rb") as f:
+        data = f.read()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d" % (name, digest, len(data))
+
+
+def build_wheel(args):
+    version = args.version
+    soname = "libacldump.so." + version.split(".")[0]
+    dist_info = "acldump-%s.dist-info" % version
+    with tempfile.TemporaryDirectory() as root:
+        for dest, source in pairs(args.py, "--py"):
+            copy_file(source, os.path.join(root, dest))
+        libs = os.path.join(root, "acldump.libs")
+        os.makedirs(libs)
+        # The library under its SONAME, next to its private dependencies.
+        install_binary(args.lib, os.path.join(libs, soname), "$ORIGIN")
+        extension = os.path.join(root, "acl", "_aclswig.so")
+        install_binary(args.extension, extension, "$ORIGIN/../acldump.libs")
+        for name in needed(extension):
+            if name.startswith("libacldump.so"):
+                run("patchelf", "--replace-needed", name, soname, extension)
+        bundle_dependencies([os.path.join(libs, soname)], libs)
+        write_text(os.path.join(root, dist_info, "METADATA"), WHEEL_METADATA.format(version=version))
+        write_text(os.path.join(root, dist_info, "WHEEL"), WHEEL_FILE.format(tag=args.tag))
+        write_text(os.path.join(root, dist_info, "top_level.txt"), "acl\nacldump\n")
+        names = []
+        for directory, _, files in os.walk(root):
+            for name in files:
+                names.append(os.path.relpath(os.path.join(directory, name), root))
+        record = sorted(record_line(root, n) for n in names) + [dist_info + "/RECORD,,"]
+        write_text(os.path.join(root, dist_info, "RECORD"), "\n".join(record) + "\n")
+        deterministic_zip(root, args.out, last=[dist_info + "/RECORD"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="artifact", required=True)
@@ -243,10 +333,17 @@ def main():
     sdk.add_argument("--bin", action="append", default=[], help="NAME=executable")
     sdk.add_argument("--share", action="append", default=[], help="PATH=file under share/acldump")
     sdk.add_argument("--doc", action="append", default=[], help="PATH=file at the top")
+    wheel = sub.add_parser("wheel", help="the Python wheel")
+    wheel.add_argument("--version", required=True)
+    wheel.add_argument("--out", required=True)
+    wheel.add_argument("--tag", required=True, help="e.g. cp311-cp311-linux_x86_64")
+    wheel.add_argument("--lib", required=True)
+    wheel.add_argument("--extension", required=True, help="the SWIG extension acl/_aclswig.so")
+    wheel.add_argument("--py", action="append", default=[], help="PATH=file in the wheel")
     args = parser.parse_args()
     if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", args.version):
         fail("--version must be MAJOR.MINOR.PATCH, not %r" % args.version)
-    build_sdk(args)
+    {"sdk": build_sdk, "wheel": build_wheel}[args.artifact](args)
 
 
 if __name__ == "__main__":

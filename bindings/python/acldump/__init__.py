@@ -20,6 +20,9 @@ try:
 except ImportError:  # numpy is optional: Model.run then takes and returns raw bytes
     _np = None
 
+# The release, as the native library reports it (aclrtGetVersion).
+__version__ = "%d.%d.%d" % acl.get_version()[:3]
+
 __all__ = ["AclError", "DumpSession", "Model", "TensorInfo", "dump_session", "session"]
 
 

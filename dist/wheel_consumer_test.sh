@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The wheel as a user meets it: installed with pip into a fresh virtual environment outside the
+# workspace (nothing from Bazel's output folders on any path), then the README's Python example
+# runs, and a script loads an .onnx model, dumps it and reads the dump back.
+# Usage: wheel_consumer_test.sh <wheel> <version> <example.py> <resnet_tiny.om> <resnet_tiny.onnx>
+#        <input.npy> <prob.npy>
+set -euo pipefail
+wheel="$1"; version="$2"; example="$3"; om="$4"; onnx="$5"; input="$6"; prob="$7"
+work="$TEST_TMPDIR/wheel_consumer"
+rm -rf "$work"; mkdir -p "$work/testdata"
+cp "$wheel" "$work/"
+cp "$example" "$om" "$onnx" "$input" "$prob" "$work/testdata/"
+cd "$work"
+clean() { env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8 PYTHONNOUSERSITE=1 "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Debian's numpy is a system package; the wheel itself brings everything else.
+clean /usr/bin/python3 -m venv --system-site-packages venv
+clean venv/bin/pip install --no-index --no-cache-dir --quiet "$(basename "$wheel")" \
+  || fail "pip install --no-index of the wheel"
+[ "$(clean venv/bin/pip show acldump | sed -n 's/^Version: //p')" = "$version" ] || fail "pip show version"
+
+echo "== the README's example"
+clean venv/bin/python testdata/example.py > example.txt 2>&1 || { cat example.txt; fail "example.py"; }
+cat example.txt
+grep -q "^prob (1, 10) sums to 1.0$" example.txt || fail "the example's prob"
+grep -Eq "resnet_tiny/[0-9]+/0 [0-9]+ files$" example.txt || fail "the example's dump listing"
+
+echo "== .onnx in process, dump, and the reading API"
+cat > check.py <<'PY'
+import json, os, sys
+import numpy as np
+import acl, acldump
+
+version, site = sys.argv[1], sys.argv[2]
+assert acldump.__version__ == version, acldump.__version__
+# The packages are the installed ones, with their native library inside the environment.
+for module in (acl, acldump):
+    assert os.path.realpath(module.__file__).startswith(os.path.realpath(site)), module.__file__
+os.makedirs("out")
+with open("acl.json", "w") as f:
+    json.dump({"dump": {"dump_path": "out", "dump_list": [{"model_name": "resnet_tiny"}]}}, f)
+with acldump.session(), acldump.dump_session("acl.json"):
+    with acldump.Model("testdata/resnet_tiny.onnx") as model:
+        fc, prob = model.run(np.load("testdata/resnet_tiny.input.input.npy"))
+np.testing.assert_allclose(prob, np.load("testdata/resnet_tiny.output.prob.npy"), rtol=1e-4, atol=1e-5)
+tree = acldump.open_tree("out")
+[folder] = tree.folders
+ops = [e.op_name for e in folder.files]
+assert "prob" in ops, ops
+dumped = folder.files[ops.index("prob")].read()
+np.testing.assert_allclose(dumped.outputs[0].array, prob, rtol=0, atol=0)
+print("ok: %s, %d dump files, prob read back bit-exact" % (acldump.__version__, len(ops)))
+PY
+site=$(clean venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+clean venv/bin/python check.py "$version" "$site" || fail "check.py"
+echo "PASS: the wheel works from a virtual environment"
