@@ -1,4 +1,4 @@
-"""Builds acldump's release artifacts (SDK tarball, wheel) from Bazel outputs, reproducibly.
+"""Builds acldump's release artifacts (SDK tarball, wheel, jar) from Bazel outputs, reproducibly.
 
     package.py sdk --version 1.0.0 --out acldump-1.0.0-linux-x86_64.tar.gz --lib libacldump.so.1.0.0
         --header include/acl/acl.h ... --bin acldump=tools/dump --bin acldump-convert=tools/convert
@@ -322,6 +322,74 @@ def build_wheel(args):
         deterministic_zip(root, args.out, last=[dist_info + "/RECORD"])
 
 
+POM_TEMPLATE = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- Install into a local Maven repository:
+     mvn install:install-file -Dfile=acldump-{version}.jar -DpomFile=acldump-{version}.pom -->
+<project xmlns="http://maven.apache.org/POM/4.0.0"
+         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.acldump</groupId>
+  <artifactId>acldump</artifactId>
+  <version>{version}</version>
+  <packaging>jar</packaging>
+  <name>acldump</name>
+  <description>Inference runtime with model dump behind the ACL API (com.acldump), with its native
+    libraries for Linux x86_64 inside the jar.</description>
+  <licenses>
+    <license>
+      <name>Apache-2.0</name>
+      <url>https://www.apache.org/licenses/LICENSE-2.0</url>
+    </license>
+  </licenses>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+  </properties>
+</project>
+"""
+
+MANIFEST = """\
+Manifest-Version: 1.0
+Created-By: acldump package.py
+Implementation-Title: acldump
+Implementation-Version: {version}
+Automatic-Module-Name: com.acldump
+
+"""
+
+
+def build_jar(args):
+    version = args.version
+    soname = "libacldump.so." + version.split(".")[0]
+    with tempfile.TemporaryDirectory() as root:
+        with zipfile.ZipFile(args.classes) as classes:
+            for name in classes.namelist():
+                if name.endswith("/") or name.upper().startswith("META-INF/"):
+                    continue
+                target = os.path.join(root, name)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(target, "wb") as f:
+                    f.write(classes.read(name))
+                os.chmod(target, 0o644)
+        natives = os.path.join(root, "com", "acldump", "native", "linux-x86_64")
+        os.makedirs(natives)
+        install_binary(args.lib, os.path.join(natives, soname), "$ORIGIN")
+        jni = os.path.join(natives, "libacldump_jni.so")
+        install_binary(args.jni, jni, "$ORIGIN")
+        for name in needed(jni):
+            if name.startswith("libacldump.so"):
+                run("patchelf", "--replace-needed", name, soname, jni)
+        bundled = bundle_dependencies([os.path.join(natives, soname)], natives)
+        write_text(os.path.join(natives, "files.txt"),
+                   "\n".join(bundled + [soname, "libacldump_jni.so"]) + "\n")
+        pom = POM_TEMPLATE.format(version=version)
+        write_text(os.path.join(root, "META-INF", "MANIFEST.MF"), MANIFEST.format(version=version))
+        write_text(os.path.join(root, "META-INF", "maven", "com.acldump", "acldump", "pom.xml"), pom)
+        deterministic_zip(root, args.out, first=["META-INF/MANIFEST.MF"])
+    write_text(args.pom, pom)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="artifact", required=True)
@@ -340,10 +408,17 @@ def main():
     wheel.add_argument("--lib", required=True)
     wheel.add_argument("--extension", required=True, help="the SWIG extension acl/_aclswig.so")
     wheel.add_argument("--py", action="append", default=[], help="PATH=file in the wheel")
+    jar = sub.add_parser("jar", help="the Java jar (classes and native libraries) and its pom")
+    jar.add_argument("--version", required=True)
+    jar.add_argument("--out", required=True)
+    jar.add_argument("--pom", required=True)
+    jar.add_argument("--classes", required=True, help="the jar of compiled classes")
+    jar.add_argument("--lib", required=True)
+    jar.add_argument("--jni", required=True, help="libacldump_jni.so")
     args = parser.parse_args()
     if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", args.version):
         fail("--version must be MAJOR.MINOR.PATCH, not %r" % args.version)
-    {"sdk": build_sdk, "wheel": build_wheel}[args.artifact](args)
+    {"sdk": build_sdk, "wheel": build_wheel, "jar": build_jar}[args.artifact](args)
 
 
 if __name__ == "__main__":

@@ -383,6 +383,6 @@ JNIEXPORT jobject JNICALL Java_com_acldump_swig_AclNativeJNI_deviceBuffer(JNIEnv
 // finds libacldump.so through its rpath.
 %pragma(java) jniclasscode=%{
   static {
-    System.loadLibrary("acldump_jni");
+    NativeLibrary.load();
   }
 %}
