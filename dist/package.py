@@ -1,4 +1,5 @@
-"""Builds acldump's release artifacts (SDK tarball, wheel, jar) from Bazel outputs, reproducibly.
+"""Builds acldump's release artifacts (SDK tarball, wheel, jar, Go module) from Bazel outputs,
+reproducibly.
 
     package.py sdk --version 1.0.0 --out acldump-1.0.0-linux-x86_64.tar.gz --lib libacldump.so.1.0.0
         --header include/acl/acl.h ... --bin acldump=tools/dump --bin acldump-convert=tools/convert
@@ -390,6 +391,17 @@ def build_jar(args):
     write_text(args.pom, pom)
 
 
+def build_go_module(args):
+    top = "acldump-go-%s" % args.version
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, top)
+        for dest, source in pairs(args.file, "--file"):
+            copy_file(source, os.path.join(root, dest))
+        if not os.path.exists(os.path.join(root, "go.mod")):
+            fail("the Go module needs its go.mod")
+        deterministic_tar(root, top, args.out)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="artifact", required=True)
@@ -415,10 +427,16 @@ def main():
     jar.add_argument("--classes", required=True, help="the jar of compiled classes")
     jar.add_argument("--lib", required=True)
     jar.add_argument("--jni", required=True, help="libacldump_jni.so")
+    gomod = sub.add_parser("gomodule", help="the Go module's source release")
+    gomod.add_argument("--version", required=True)
+    gomod.add_argument("--out", required=True)
+    gomod.add_argument("--file", action="append", default=[], help="PATH=file in the module")
     args = parser.parse_args()
     if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", args.version):
         fail("--version must be MAJOR.MINOR.PATCH, not %r" % args.version)
-    {"sdk": build_sdk, "wheel": build_wheel, "jar": build_jar}[args.artifact](args)
+    builders = {"sdk": build_sdk, "wheel": build_wheel, "jar": build_jar,
+                "gomodule": build_go_module}
+    builders[args.artifact](args)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 // Package acldump is the idiomatic Go layer over acldump's C ABI: errors are values (*Error,
-// with the aclError code and message), handles have Close methods. The SWIG package acldump/acl
+// with the aclError code and message), handles have Close methods. The SWIG package
+// github.com/acldump/acldump-go/acl
 // is the raw API underneath. Runtime contexts are per OS thread, as in C: lock a goroutine to
 // its thread (runtime.LockOSThread) before SetDevice / NewContext and while it uses them.
 //
@@ -11,6 +12,7 @@
 //	model.Close(); dump.Close()
 package acldump
 
+// #cgo pkg-config: acldump
 // #include "calls.h"
 import "C"
 
@@ -18,7 +20,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"acldump/acl"
+	"github.com/acldump/acldump-go/acl"
 )
 
 // Error is a failed acl call.
@@ -53,6 +55,15 @@ func Init(configPath string) error {
 		config = p
 	}
 	return check(C.acldump_init(config))
+}
+
+// Version is the release of the C library, "major.minor.patch" (aclrtGetVersion).
+func Version() (string, error) {
+	var major, minor, patch C.int32_t
+	if err := check(C.acldump_get_version(&major, &minor, &patch)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch), nil
 }
 
 // Finalize is aclFinalize: unloads every model and ends dump sessions.

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"acldump"
-	"acldump/acl"
+	acldump "github.com/acldump/acldump-go"
+	"github.com/acldump/acldump-go/acl"
 )
 
 const dtFloat = 1 // toolkit.dumpdata.OutputDataType DT_FLOAT
@@ -155,6 +155,20 @@ func TestDumpTwoIterations(t *testing.T) {
 	if o := header.outputs[0]; fmt.Sprint(o.shape) != "[1 10]" || o.dataType != dtFloat ||
 		o.size != 40 {
 		t.Errorf("output = %+v", o)
+	}
+}
+
+func TestVersionIsTheLibrarys(t *testing.T) {
+	version, err := acldump.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	major, minor, patch := []int32{0}, []int32{0}, []int32{0}
+	if code := acl.AclrtGetVersion(major, minor, patch); code != 0 {
+		t.Fatalf("aclrtGetVersion: %d", code)
+	}
+	if want := fmt.Sprintf("%d.%d.%d", major[0], minor[0], patch[0]); version != want || want == "0.0.0" {
+		t.Fatalf("Version() = %q, aclrtGetVersion says %q", version, want)
 	}
 }
 

@@ -32,6 +32,11 @@ static inline acldump_status acldump_status_of_handle(const void *handle) {
 static inline acldump_status acldump_init(const char *config) {
   return acldump_status_of(aclInit(config));
 }
+static inline acldump_status acldump_get_version(int32_t *major,
+                                                 int32_t *minor,
+                                                 int32_t *patch) {
+  return acldump_status_of(aclrtGetVersion(major, minor, patch));
+}
 static inline acldump_status acldump_finalize(void) {
   return acldump_status_of(aclFinalize());
 }

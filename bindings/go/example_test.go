@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"acldump"
+	acldump "github.com/acldump/acldump-go"
 )
 
 func Example() {

@@ -1,3 +1,3 @@
-module acldump
+module github.com/acldump/acldump-go
 
 go 1.19

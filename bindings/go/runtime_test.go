@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"acldump"
-	"acldump/acl"
+	acldump "github.com/acldump/acldump-go"
+	"github.com/acldump/acldump-go/acl"
 )
 
 // The samples' call sequence: device, context, stream, a model in its own memory (QuerySize +
