@@ -264,7 +264,8 @@ Version: {version}
 Summary: Inference runtime with model dump behind the ACL API: pyACL-style `acl` and Pythonic `acldump`
 License: Apache-2.0
 Requires-Python: >=3.11,<3.12
-Requires-Dist: numpy
+Provides-Extra: numpy
+Requires-Dist: numpy; extra == "numpy"
 Description-Content-Type: text/markdown
 
 `acl` has pyACL's call shapes (`ret = acl.mdl.set_dump(path)`); `acldump` adds exceptions, context
@@ -276,7 +277,8 @@ managers, numpy, `.onnx` loading and the reading API for dump trees:
             outputs = model.run(image)
 
 The native library and its private dependencies are inside the wheel (`acldump.libs/`); the
-system provides the C/C++ runtime, oneDNN (libdnnl2) and zlib.
+system provides the C/C++ runtime, oneDNN (libdnnl2) and zlib. numpy is optional (without it,
+`Model.run` takes and returns bytes): `pip install acldump[numpy]` asks for it.
 """
 
 WHEEL_FILE = """\
