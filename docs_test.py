@@ -7,13 +7,13 @@ import os
 import re
 import unittest
 
-DOC_LINK = re.compile(r"\b((?:docs/|bench/)?[A-Za-z0-9_-]+\.md)\b")
+DOC_LINK = re.compile(r"\b((?:docs/|bench/|dist/)?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.md)\b")
 INTERNAL = re.compile(r"§|\b[SU][0-9]{1,2}\b|dump-format\.md")
 
 
 def files():
   found = ["README.md"] + sorted(glob.glob("docs/*.md"))
-  for root in ("base", "kernels", "runtime", "dump", "bindings", "tools"):
+  for root in ("base", "kernels", "runtime", "dump", "bindings", "tools", "dist"):
     for dirpath, _, names in os.walk(root):
       found += [os.path.join(dirpath, n) for n in sorted(names)
                 if n.endswith((".cc", ".h", ".md", ".py", ".sh"))]
@@ -36,7 +36,7 @@ class DocsTest(unittest.TestCase):
       with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
       for link in set(DOC_LINK.findall(text)):
-        if link.startswith(("docs/", "bench/")) or link == "README.md":
+        if link.startswith(("docs/", "bench/", "dist/")) or link == "README.md":
           target = link
         else:  # a page of docs/ naming a sibling
           target = os.path.join(os.path.dirname(path) or ".", link)
