@@ -92,10 +92,10 @@ def compute(results):
         key = next(k for k in results if k.startswith(prefix))
         return best(results, key, "bytes_per_second")
 
-    def paired(results, prefix):
-        """Median over repetitions of each repetition's median raw/writer time ratio."""
+    def paired(results, prefix, counter="writer_vs_raw"):
+        """Median over repetitions of each repetition's median ratio of paired runs."""
         key = next(k for k in results if k.startswith(prefix))
-        return statistics.median(b["writer_vs_raw"] for b in results[key])
+        return statistics.median(b[counter] for b in results[key])
 
     measured = {
         "dump_off_vs_no_observer": ("executor", fastest("dump_off") / fastest("no_observer")),
@@ -133,6 +133,10 @@ def compute(results):
         "writer_vs_raw_write_4k": ("writer", paired(wr, "BM_WriterVsRawWrite/4096/")),
         "writer_vs_raw_write_256k": ("writer", paired(wr, "BM_WriterVsRawWrite/262144/")),
         "writer_vs_raw_write_4m": ("writer", paired(wr, "BM_WriterVsRawWrite/4194304/")),
+        # The writer against the same-run floor of complete-or-absent files (O_TMPFILE + linkat).
+        **{f"writer_vs_floor_{name}":
+           ("writer", paired(wr, f"BM_WriterVsRawWrite/{size}/", "writer_vs_floor"))
+           for name, size in (("4k", 4096), ("256k", 262144), ("4m", 4194304))},
     }
     # TinyOps1000 reports microseconds per iteration of 1,000 nodes: that is nanoseconds per node.
     # Modes that write nothing: fastest iteration; modes that write: mean including the flush.

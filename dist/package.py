@@ -6,9 +6,9 @@ reproducibly.
         --share testdata/resnet_tiny.om=... --doc README.md=... --doc LICENSE=...
 
 Every archive has its members in name order, with fixed owners, modes and times, so two builds of
-the same inputs give the same bytes. Abseil, protobuf, fmt and Highway are bundled as private copies
-(lib/acldump/, found through RUNPATH $ORIGIN): Debian ships their static archives compiled for
-executables only (local-exec TLS relocations), so they cannot be linked into a shared library.
+the same inputs give the same bytes. The binaries come with abseil, protobuf, fmt and Highway linked
+in statically (//dist links them against @pic_deps); packaging refuses one that still needs any of
+their shared libraries.
 """
 
 import argparse
@@ -25,11 +25,10 @@ import tarfile
 import tempfile
 import zipfile
 
-# Libraries the release carries its own copies of. Everything else a binary needs comes from the
-# system: the C/C++ runtime (libc, libm, libstdc++, libgcc_s, libgomp), oneDNN (libdnnl, with its
-# libOpenCL loader) and zlib.
-BUNDLED = re.compile(r"^lib(absl_[a-z0-9_]+|protobuf|fmt|hwy)\.so\.[0-9.]+$")
-SYSTEM_LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib", "/lib"]
+# Libraries the release links statically: no packaged binary may need their shared libraries.
+# What a binary needs from the system is the C/C++ runtime (libc, libm, libstdc++, libgcc_s,
+# libgomp), oneDNN (libdnnl, with its libOpenCL loader) and zlib.
+STATIC = re.compile(r"^lib(absl_[a-z0-9_]+|protobuf|protobuf-lite|fmt|hwy)\.so")
 # A fixed time (2020-01-01) for every member: zip cannot store times before 1980.
 FIXED_TIME = 1577836800
 
@@ -50,41 +49,21 @@ def needed(path):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run("readelf", "-d", path))
 
 
-def find_system_library(name):
-    for directory in SYSTEM_LIB_DIRS:
-        candidate = os.path.join(directory, name)
-        if os.path.exists(candidate):
-            return os.path.realpath(candidate)
-    fail("%s is needed but not installed (install the Debian package that provides it)" % name)
+def check_static(path):
+    """Fails when a packaged binary needs a shared library the release links statically."""
+    dynamic = [name for name in needed(path) if STATIC.match(name)]
+    if dynamic:
+        fail("%s needs %s: it must be linked against @pic_deps's static archives"
+             % (os.path.basename(path), ", ".join(dynamic)))
 
 
-def bundle_dependencies(binaries, private_dir):
-    """Copies the BUNDLED libraries the binaries need, transitively, into private_dir. Returns
-    the names copied."""
-    os.makedirs(private_dir, exist_ok=True)
-    pending = list(binaries)
-    copied = set()
-    while pending:
-        for name in needed(pending.pop()):
-            if not BUNDLED.match(name) or name in copied:
-                continue
-            target = os.path.join(private_dir, name)
-            shutil.copyfile(find_system_library(name), target)
-            os.chmod(target, 0o755)
-            # The copies find each other, not the system's.
-            run("patchelf", "--set-rpath", "$ORIGIN", target)
-            run("strip", "--strip-debug", target)
-            copied.add(name)
-            pending.append(target)
-    return sorted(copied)
-
-
-def install_binary(source, target, rpath):
+def install_binary(source, target, rpath=None):
     shutil.copyfile(source, target)
     os.chmod(target, 0o755)
     run("strip", "--strip-debug", target)
     if rpath is not None:
         run("patchelf", "--set-rpath", rpath, target)
+    check_static(target)
 
 
 def write_text(path, text, mode=0o644):
@@ -206,20 +185,16 @@ def build_sdk(args):
         lib = os.path.join(root, "lib")
         os.makedirs(lib)
         real = "libacldump.so." + version
-        install_binary(args.lib, os.path.join(lib, real), "$ORIGIN/acldump")
+        install_binary(args.lib, os.path.join(lib, real))
         if soname not in run("readelf", "-d", os.path.join(lib, real)):
             fail("%s does not carry the SONAME %s" % (args.lib, soname))
         os.symlink(real, os.path.join(lib, soname))
         os.symlink(soname, os.path.join(lib, "libacldump.so"))
         # Programs built for the SDK link -lascendcl; they then need libacldump.so.<major>.
         os.symlink(soname, os.path.join(lib, "libascendcl.so"))
-        binaries = [os.path.join(lib, real)]
         os.makedirs(os.path.join(root, "bin"))
         for dest, source in pairs(args.bin, "--bin"):
-            target = os.path.join(root, "bin", dest)
-            install_binary(source, target, "$ORIGIN/../lib/acldump")
-            binaries.append(target)
-        bundle_dependencies(binaries, os.path.join(lib, "acldump"))
+            install_binary(source, os.path.join(root, "bin", dest))
         for header in args.header:
             relative = header[header.index("include/acl/") + len("include/"):]
             copy_file(header, os.path.join(root, "include", relative))
@@ -276,8 +251,8 @@ managers, numpy, `.onnx` loading and the reading API for dump trees:
         with acldump.Model("model.onnx") as model:
             outputs = model.run(image)
 
-The native library and its private dependencies are inside the wheel (`acldump.libs/`); the
-system provides the C/C++ runtime, oneDNN (libdnnl2) and zlib. numpy is optional (without it,
+The native library is inside the wheel (`acldump.libs/`), with abseil, protobuf, fmt and Highway
+linked in; the system provides the C/C++ runtime and oneDNN (libdnnl2). numpy is optional (without it,
 `Model.run` takes and returns bytes): `pip install acldump[numpy]` asks for it.
 """
 
@@ -305,14 +280,13 @@ def build_wheel(args):
             copy_file(source, os.path.join(root, dest))
         libs = os.path.join(root, "acldump.libs")
         os.makedirs(libs)
-        # The library under its SONAME, next to its private dependencies.
-        install_binary(args.lib, os.path.join(libs, soname), "$ORIGIN")
+        # The library under its SONAME.
+        install_binary(args.lib, os.path.join(libs, soname))
         extension = os.path.join(root, "acl", "_aclswig.so")
         install_binary(args.extension, extension, "$ORIGIN/../acldump.libs")
         for name in needed(extension):
             if name.startswith("libacldump.so"):
                 run("patchelf", "--replace-needed", name, soname, extension)
-        bundle_dependencies([os.path.join(libs, soname)], libs)
         write_text(os.path.join(root, dist_info, "METADATA"), WHEEL_METADATA.format(version=version))
         write_text(os.path.join(root, dist_info, "WHEEL"), WHEEL_FILE.format(tag=args.tag))
         write_text(os.path.join(root, dist_info, "top_level.txt"), "acl\nacldump\n")
@@ -377,15 +351,13 @@ def build_jar(args):
                 os.chmod(target, 0o644)
         natives = os.path.join(root, "com", "acldump", "native", "linux-x86_64")
         os.makedirs(natives)
-        install_binary(args.lib, os.path.join(natives, soname), "$ORIGIN")
+        install_binary(args.lib, os.path.join(natives, soname))
         jni = os.path.join(natives, "libacldump_jni.so")
         install_binary(args.jni, jni, "$ORIGIN")
         for name in needed(jni):
             if name.startswith("libacldump.so"):
                 run("patchelf", "--replace-needed", name, soname, jni)
-        bundled = bundle_dependencies([os.path.join(natives, soname)], natives)
-        write_text(os.path.join(natives, "files.txt"),
-                   "\n".join(bundled + [soname, "libacldump_jni.so"]) + "\n")
+        write_text(os.path.join(natives, "files.txt"), "\n".join([soname, "libacldump_jni.so"]) + "\n")
         pom = POM_TEMPLATE.format(version=version)
         write_text(os.path.join(root, "META-INF", "MANIFEST.MF"), MANIFEST.format(version=version))
         write_text(os.path.join(root, "META-INF", "maven", "com.acldump", "acldump", "pom.xml"), pom)

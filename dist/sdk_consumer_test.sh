@@ -28,14 +28,18 @@ exported=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}')
 if printf '%s\n' "$exported" | grep -qv "^acl[A-Za-z0-9_]*@@ACLDUMP_$major\$"; then
   fail "symbols other than acl*@@ACLDUMP_$major are exported: $(printf '%s\n' "$exported" | grep -v '^acl' | head -3)"
 fi
-deps=$(clean ldd "$lib")
-if grep -q "not found" <<<"$deps"; then fail "unresolved dependencies: $deps"; fi
-# abseil, protobuf, fmt and Highway come from the SDK's own copies, never the system's.
-if grep -E 'libabsl|libprotobuf|libfmt|libhwy' <<<"$deps" | grep -v "=> $sdk/lib/acldump/"; then
-  fail "a bundled library resolves outside the SDK"
-fi
-echo "system libraries the SDK uses:"
-grep -v "$sdk" <<<"$deps" | awk '{print "  " $1}'
+# abseil, protobuf, fmt and Highway are linked in: neither the library nor the tools need their
+# shared libraries, from the system or from the SDK.
+for binary in "$lib" "$sdk/bin/acldump" "$sdk/bin/acldump-convert"; do
+  deps=$(clean ldd "$binary")
+  if grep -q "not found" <<<"$deps"; then fail "$binary: unresolved dependencies: $deps"; fi
+  if grep -E 'libabsl|libprotobuf|libfmt|libhwy' <<<"$deps"; then
+    fail "$(basename "$binary") needs a library it should link statically"
+  fi
+done
+[ ! -e "$sdk/lib/acldump" ] || fail "the SDK still carries private shared libraries"
+echo "system libraries the library uses:"
+clean ldd "$lib" | awk '{print "  " $1}'
 
 echo "== the tools"
 [ "$(clean "$sdk/bin/acldump" --version)" = "dump (acldump) $version" ] || fail "acldump --version"
