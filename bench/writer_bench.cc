@@ -87,7 +87,8 @@ void RawWriteAll(const std::string& dir,
 void SafeWriteAll(int dir_fd, const std::vector<AlignedBuffer>& sources,
                   size_t bytes) {
   for (size_t i = 0; i < sources.size(); ++i) {
-    const int fd = ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    const int fd =
+        ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) std::abort();
     size_t off = 0;
     while (off < bytes) {

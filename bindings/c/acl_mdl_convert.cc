@@ -3,8 +3,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "api_support.h"
 #include "acl/acl_mdl.h"
+#include "api_support.h"
 #include "base/strings.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
@@ -45,9 +45,10 @@ aclError aclmdlConvertOnnx(const char* onnxPath, const char* omPath,
       absl::StatusOr<acldump::InputShapes> shapes =
           acldump::ParseInputShapes(inputShape);
       if (!shapes.ok()) {
-        return Fail(ACL_ERROR_INVALID_PARAM,
-                    acldump::StrCat("inputShape: ", shapes.status().message(),
-                                    " (expected \"name:d0,d1,...;name2:...\")"));
+        return Fail(
+            ACL_ERROR_INVALID_PARAM,
+            acldump::StrCat("inputShape: ", shapes.status().message(),
+                            " (expected \"name:d0,d1,...;name2:...\")"));
       }
       import_options.input_shapes = std::move(*shapes);
     }

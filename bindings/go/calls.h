@@ -32,8 +32,7 @@ static inline acldump_status acldump_status_of_handle(const void *handle) {
 static inline acldump_status acldump_init(const char *config) {
   return acldump_status_of(aclInit(config));
 }
-static inline acldump_status acldump_get_version(int32_t *major,
-                                                 int32_t *minor,
+static inline acldump_status acldump_get_version(int32_t *major, int32_t *minor,
                                                  int32_t *patch) {
   return acldump_status_of(aclrtGetVersion(major, minor, patch));
 }
@@ -98,7 +97,6 @@ static inline acldump_status acldump_add_dataset_buffer(uintptr_t dataset,
                                                   (aclDataBuffer *)buffer));
 }
 
-
 /* ---- Runtime: devices, contexts, streams, callbacks, memory ---- */
 
 static inline acldump_status acldump_set_device(int32_t device) {
@@ -113,7 +111,8 @@ static inline acldump_status acldump_get_device(int32_t *device) {
 static inline acldump_status acldump_create_context(int32_t device,
                                                     uintptr_t *context) {
   aclrtContext created = NULL;
-  acldump_status status = acldump_status_of(aclrtCreateContext(&created, device));
+  acldump_status status =
+      acldump_status_of(aclrtCreateContext(&created, device));
   *context = (uintptr_t)created;
   return status;
 }
@@ -169,16 +168,14 @@ static inline acldump_status acldump_query_size(const char *path, size_t *work,
   return acldump_status_of(aclmdlQuerySize(path, work, weight));
 }
 static inline acldump_status acldump_load_with_mem(const char *path,
-                                                   uint32_t *id,
-                                                   uintptr_t work,
+                                                   uint32_t *id, uintptr_t work,
                                                    size_t work_size,
                                                    uintptr_t weight,
                                                    size_t weight_size) {
   return acldump_status_of(aclmdlLoadFromFileWithMem(
       path, id, (void *)work, work_size, (void *)weight, weight_size));
 }
-static inline acldump_status acldump_execute_async(uint32_t id,
-                                                   uintptr_t input,
+static inline acldump_status acldump_execute_async(uint32_t id, uintptr_t input,
                                                    uintptr_t output,
                                                    uintptr_t stream) {
   return acldump_status_of(aclmdlExecuteAsync(id, (const aclmdlDataset *)input,
@@ -189,8 +186,9 @@ static inline acldump_status acldump_index_by_name(uintptr_t desc,
                                                    const char *name, int input,
                                                    size_t *index) {
   return acldump_status_of(
-      input ? aclmdlGetInputIndexByName((const aclmdlDesc *)desc, name, index)
-            : aclmdlGetOutputIndexByName((const aclmdlDesc *)desc, name, index));
+      input
+          ? aclmdlGetInputIndexByName((const aclmdlDesc *)desc, name, index)
+          : aclmdlGetOutputIndexByName((const aclmdlDesc *)desc, name, index));
 }
 
 #endif /* ACLDUMP_GO_CALLS_H_ */

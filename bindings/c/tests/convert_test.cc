@@ -38,9 +38,12 @@ class ConvertTest : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
-  // A failed assertion must not leave the library initialised for the next test.
+  // A failed assertion must not leave the library initialised for the next
+  // test.
   void TearDown() override { aclFinalize(); }
-  std::string Out(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Out(const std::string& name) const {
+    return (dir_ / name).string();
+  }
   fs::path dir_;
 };
 
@@ -63,16 +66,16 @@ TEST_F(ConvertTest, WritesWhatTheConvertToolWritesAndItRunsToPyTorchsOutput) {
   ASSERT_EQ(aclmdlGetInputSizeByIndex(desc, 0), input->ByteSize());
   aclmdlDataset* inputs = aclmdlCreateDataset();
   aclmdlDataset* outputs = aclmdlCreateDataset();
-  aclmdlAddDatasetBuffer(inputs,
-                         aclCreateDataBuffer(const_cast<void*>(input->data()),
-                                             input->ByteSize()));
+  aclmdlAddDatasetBuffer(
+      inputs,
+      aclCreateDataBuffer(const_cast<void*>(input->data()), input->ByteSize()));
   std::vector<std::vector<float>> out(aclmdlGetNumOutputs(desc));
   size_t prob = out.size();
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].resize(aclmdlGetOutputSizeByIndex(desc, i) / sizeof(float));
-    aclmdlAddDatasetBuffer(outputs,
-                           aclCreateDataBuffer(out[i].data(),
-                                               out[i].size() * sizeof(float)));
+    aclmdlAddDatasetBuffer(
+        outputs,
+        aclCreateDataBuffer(out[i].data(), out[i].size() * sizeof(float)));
     if (std::string(aclmdlGetOutputNameByIndex(desc, i)) == "prob") prob = i;
   }
   ASSERT_LT(prob, out.size()) << "no output named prob";
@@ -93,9 +96,9 @@ TEST_F(ConvertTest, WritesWhatTheConvertToolWritesAndItRunsToPyTorchsOutput) {
 
 TEST_F(ConvertTest, InputShapePinsSymbolicDimensions) {
   const std::string om = Out("ocr_tiny.om");
-  ASSERT_EQ(aclmdlConvertOnnx("testdata/ocr_tiny.onnx", om.c_str(),
-                              "x:2,3,16,16"),
-            ACL_SUCCESS)
+  ASSERT_EQ(
+      aclmdlConvertOnnx("testdata/ocr_tiny.onnx", om.c_str(), "x:2,3,16,16"),
+      ACL_SUCCESS)
       << Message();
   ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
   uint32_t id = 0;
