@@ -21,9 +21,11 @@ def executor_results(dump_off_us=1000.0, stats_ms=1.02):
             fastest = dump_off_us if mode == "dump_off" else 1000.0
             real = {"stats": stats_ms, "tensor_all": 1.2, "tensor_5_layers": 1.01}.get(mode, 1.0)
             # Two repetitions: the gate takes the best of each.
+            # Executing-thread CPU per iteration: 1,000 us more than no observer when dumping.
+            cpu = 1100.0 if mode in ("stats", "tensor_all") else 100.0
             results[f"{family}/{mode}/manual_time"] = [
-                {"real_time": real * 1.5, "fastest_us": fastest * 1.5},
-                {"real_time": real, "fastest_us": fastest},
+                {"real_time": real * 1.5, "fastest_us": fastest * 1.5, "exec_cpu_us": cpu * 2},
+                {"real_time": real, "fastest_us": fastest, "exec_cpu_us": cpu},
             ]
     return results
 
@@ -91,6 +93,8 @@ class GateTest(unittest.TestCase):
         self.assertAlmostEqual(ratios["tensor_all_vs_no_observer"][0], 1.2)
         # Median of the per-repetition paired ratios.
         self.assertAlmostEqual(ratios["writer_vs_raw_write_4m"][0], 0.9)
+        # 1,000 us more CPU over 1,000 nodes: 1 us per dumped node.
+        self.assertAlmostEqual(ratios["tiny_ops_stats_exec_us_per_node"][0], 1.0)
         # writer / floor: the median repetition's figure, as for writer / raw.
         self.assertAlmostEqual(ratios["writer_vs_floor_256k"][0], 1 / 0.9)
         self.assertIn("all ratios within bench/baseline.json", out)
