@@ -65,18 +65,22 @@ void RemoveFiles(const std::string& dir, size_t bytes) {
     std::remove(StrCat(dir, "/t", i).c_str());
 }
 
+void WriteFully(int fd, const AlignedBuffer& source, size_t bytes) {
+  size_t off = 0;
+  while (off < bytes) {
+    const ssize_t n = ::write(fd, source.data() + off, bytes - off);
+    if (n <= 0) std::abort();
+    off += static_cast<size_t>(n);
+  }
+}
+
 void RawWriteAll(const std::string& dir,
                  const std::vector<AlignedBuffer>& sources, size_t bytes) {
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string path = StrCat(dir, "/t", i);
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) std::abort();
-    size_t off = 0;
-    while (off < bytes) {
-      const ssize_t n = ::write(fd, sources[i].data() + off, bytes - off);
-      if (n <= 0) std::abort();
-      off += static_cast<size_t>(n);
-    }
+    WriteFully(fd, sources[i], bytes);
     ::close(fd);
   }
 }
@@ -90,12 +94,7 @@ void SafeWriteAll(int dir_fd, const std::vector<AlignedBuffer>& sources,
     const int fd =
         ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) std::abort();
-    size_t off = 0;
-    while (off < bytes) {
-      const ssize_t n = ::write(fd, sources[i].data() + off, bytes - off);
-      if (n <= 0) std::abort();
-      off += static_cast<size_t>(n);
-    }
+    WriteFully(fd, sources[i], bytes);
     const std::string proc = StrCat("/proc/self/fd/", fd);
     if (::linkat(AT_FDCWD, proc.c_str(), dir_fd, StrCat("t", i).c_str(),
                  AT_SYMLINK_FOLLOW) != 0) {
