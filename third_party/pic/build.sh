@@ -69,8 +69,10 @@ cmake_build() {  # <name> <source dir> <targets...> -- <cmake options...>
   shift
   # No build path in the objects (__FILE__, debug info): the archives are the same wherever built.
   local map="-ffile-prefix-map=$work=/pic"
+  # -O2, as Debian builds its own copies.
   cmake -S "$src" -B "$work/build-$name" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS="$map" -DCMAKE_CXX_FLAGS="$map" \
+    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF \
     -DCMAKE_CXX_STANDARD=17 "$@" >> "$log" 2>&1 || fail "configuring $name failed"
   cmake --build "$work/build-$name" -j "$(nproc)" --target "${targets[@]}" >> "$log" 2>&1 \
