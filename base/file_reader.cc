@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "base/status_macros.h"
 #include "base/strings.h"
 
 namespace acldump {
@@ -91,12 +92,12 @@ RandomAccessFile::~RandomAccessFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-absl::StatusOr<RandomAccessFile> RandomAccessFile::Open(const std::string& path,
-                                                        std::string_view what) {
-  const int fd =
-      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return OpenError(errno, what, path);
-  RandomAccessFile file(fd, path, what, 0);
+namespace {
+
+// The size of an open file, refusing anything but a regular file (a FIFO,
+// device or directory has no size to trust).
+absl::StatusOr<uint64_t> RegularFileSize(int fd, const std::string& path,
+                                         std::string_view what) {
   struct stat info;
   if (::fstat(fd, &info) != 0) {
     return absl::InternalError(
@@ -107,7 +108,18 @@ absl::StatusOr<RandomAccessFile> RandomAccessFile::Open(const std::string& path,
                                              "' is not a regular file (it is ",
                                              FileTypeName(info.st_mode), ")"));
   }
-  file.size_ = static_cast<uint64_t>(info.st_size);
+  return static_cast<uint64_t>(info.st_size);
+}
+
+}  // namespace
+
+absl::StatusOr<RandomAccessFile> RandomAccessFile::Open(const std::string& path,
+                                                        std::string_view what) {
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return OpenError(errno, what, path);
+  RandomAccessFile file(fd, path, what, 0);
+  ASSIGN_OR_RETURN(file.size_, RegularFileSize(fd, path, what));
   return file;
 }
 
@@ -143,17 +155,8 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
   const FileDescriptor fd(
       ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) return OpenError(errno, what, path);
-  struct stat info;
-  if (::fstat(fd.get(), &info) != 0) {
-    return absl::InternalError(
-        StrCat("cannot stat ", what, " '", path, "': ", std::strerror(errno)));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    return absl::InvalidArgumentError(StrCat(what, " '", path,
-                                             "' is not a regular file (it is ",
-                                             FileTypeName(info.st_mode), ")"));
-  }
-  const auto declared = static_cast<uint64_t>(info.st_size);
+  ASSIGN_OR_RETURN(const uint64_t declared,
+                   RegularFileSize(fd.get(), path, what));
   if (declared > max_bytes) {
     return absl::ResourceExhaustedError(
         StrCat(what, " '", path, "' is ", declared, " bytes, more than the ",
