@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "acl/acl_mdl.h"
 #include "api_support.h"
+#include "base/file_reader.h"
 #include "base/strings.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
@@ -17,18 +18,13 @@ using acldump::capi::NullArgument;
 
 namespace {
 
-// A file the reader tagged keeps its kind's code; otherwise a missing or
-// unreadable file is a read failure, an operator or feature the runtime lacks
-// is unsupported, and anything else is a model that does not convert.
+// Read failures were reported before conversion began; here an operator or
+// feature the runtime lacks is unsupported, and anything else is a model
+// that does not convert.
 aclError FailConversion(const absl::Status& status) {
-  aclError code = ACL_ERROR_PARSE_MODEL;
-  if (status.code() == absl::StatusCode::kNotFound ||
-      status.code() == absl::StatusCode::kPermissionDenied) {
-    code = ACL_ERROR_READ_MODEL_FAILURE;
-  } else if (status.code() == absl::StatusCode::kUnimplemented) {
-    code = ACL_ERROR_FEATURE_UNSUPPORTED;
-  }
-  return FailWith(status, code);
+  return FailWith(status, status.code() == absl::StatusCode::kUnimplemented
+                              ? ACL_ERROR_FEATURE_UNSUPPORTED
+                              : ACL_ERROR_PARSE_MODEL);
 }
 
 }  // namespace
@@ -52,9 +48,21 @@ aclError aclmdlConvertOnnx(const char* onnxPath, const char* omPath,
       }
       import_options.input_shapes = std::move(*shapes);
     }
+    // Read first: whatever keeps the file from being read (missing, a
+    // directory, unreadable, too large) is a read failure, as for .om models.
+    absl::StatusOr<std::string> bytes = acldump::ReadRegularFile(
+        onnxPath, acldump::kMaxOnnxFileBytes, "ONNX file");
+    if (!bytes.ok()) {
+      const absl::string_view message = bytes.status().message();
+      return Fail(ACL_ERROR_READ_MODEL_FAILURE,
+                  std::string_view(message.data(), message.size()));
+    }
     absl::StatusOr<acldump::Graph> graph =
-        acldump::ConvertOnnxFile(onnxPath, {}, import_options);
-    if (!graph.ok()) return FailConversion(graph.status());
+        acldump::ConvertOnnx(*bytes, {}, import_options);
+    if (!graph.ok()) {
+      return FailConversion(
+          acldump::capi::WithContext(graph.status(), onnxPath));
+    }
     absl::Status written = acldump::WriteModelFile(*graph, omPath);
     if (!written.ok()) return FailWith(written, ACL_ERROR_WRITE_FILE);
     return ACL_SUCCESS;

@@ -14,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "kernels/npy.h"
+#include "onnx/onnx.pb.h"
 
 namespace {
 
@@ -134,14 +135,16 @@ TEST_F(ConvertTest, AMalformedInputShapeSaysTheExpectedForm) {
   EXPECT_FALSE(fs::exists(om));
 }
 
-TEST_F(ConvertTest, AMissingFileIsAReadFailureNamingIt) {
+TEST_F(ConvertTest, AFileThatCannotBeReadIsAReadFailureNamingIt) {
   const std::string om = Out("x.om");
-  const aclError code =
-      aclmdlConvertOnnx("testdata/no_such_model.onnx", om.c_str(), nullptr);
-  EXPECT_TRUE(code == ACL_ERROR_READ_MODEL_FAILURE ||
-              code == ACL_ERROR_INVALID_FILE)
-      << code;
+  EXPECT_EQ(
+      aclmdlConvertOnnx("testdata/no_such_model.onnx", om.c_str(), nullptr),
+      ACL_ERROR_READ_MODEL_FAILURE);
   EXPECT_THAT(Message(), HasSubstr("no_such_model.onnx"));
+  EXPECT_THAT(Message(), HasSubstr("does not exist"));
+  EXPECT_EQ(aclmdlConvertOnnx("testdata", om.c_str(), nullptr),
+            ACL_ERROR_READ_MODEL_FAILURE);
+  EXPECT_THAT(Message(), HasSubstr("not a regular file"));
   EXPECT_FALSE(fs::exists(om));
 }
 
@@ -152,6 +155,30 @@ TEST_F(ConvertTest, BytesThatAreNotOnnxDoNotParse) {
   EXPECT_EQ(aclmdlConvertOnnx(bad.c_str(), om.c_str(), nullptr),
             ACL_ERROR_PARSE_MODEL);
   EXPECT_THAT(Message(), HasSubstr("bad.onnx"));
+  EXPECT_FALSE(fs::exists(om));
+}
+
+TEST_F(ConvertTest, WhatTheRuntimeLacksIsAnUnsupportedFeature) {
+  // A valid ONNX model at an opset older than any the converter takes.
+  onnx::ModelProto model;
+  model.set_ir_version(3);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(3);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("old");
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("Relu");
+  node->add_input("x");
+  node->add_output("y");
+  const std::string old = Out("old.onnx");
+  std::string bytes;
+  ASSERT_TRUE(model.SerializeToString(&bytes));
+  std::ofstream(old, std::ios::binary) << bytes;
+  const std::string om = Out("x.om");
+  EXPECT_EQ(aclmdlConvertOnnx(old.c_str(), om.c_str(), nullptr),
+            ACL_ERROR_FEATURE_UNSUPPORTED);
+  EXPECT_THAT(Message(), HasSubstr("opset 3"));
   EXPECT_FALSE(fs::exists(om));
 }
 

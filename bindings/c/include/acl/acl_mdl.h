@@ -92,8 +92,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFile(const char *modelPath,
  * sizes for inputs with symbolic dimensions: "name:d0,d1,...;name2:...". The
  * .om is written complete or not at all. Needs no aclInit. Errors:
  * ACL_ERROR_INVALID_PARAM (a NULL path, a malformed inputShape),
- * ACL_ERROR_READ_MODEL_FAILURE or ACL_ERROR_INVALID_FILE (cannot read
- * onnxPath), ACL_ERROR_FEATURE_UNSUPPORTED (an operator or feature the
+ * ACL_ERROR_READ_MODEL_FAILURE (onnxPath cannot be read: missing, a
+ * directory, unreadable, larger than 2 GiB), ACL_ERROR_FEATURE_UNSUPPORTED (an operator or feature the
  * runtime lacks), ACL_ERROR_PARSE_MODEL (not a valid ONNX model, or its shapes
  * cannot be inferred), ACL_ERROR_WRITE_FILE (omPath cannot be written). */
 ACL_FUNC_VISIBILITY aclError aclmdlConvertOnnx(const char *onnxPath,
