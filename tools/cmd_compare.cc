@@ -6,9 +6,11 @@
 
 #include "base/strings.h"
 #include "tools/cli_util.h"
+#include "tools/cluster.h"
 #include "tools/command.h"
 #include "tools/compare_metrics.h"
 #include "tools/compare_report.h"
+#include "tools/compare_shard.h"
 #include "tools/dump_compare.h"
 #include "tools/dump_filter.h"
 
@@ -26,16 +28,13 @@ class CompareCommand final : public Command {
         "operator); names the first diverging operator by iteration, then "
         "execution order. Exit 0 within tolerance, 1 outside, 2 when nothing "
         "could be compared.");
-    compare
-        ->add_option("A", a_,
-                     "dump under test: a dump_path or any folder "
-                     "or file below it")
-        ->required();
-    compare
-        ->add_option("B", b_,
-                     "reference: a dump, or a folder (or .npz) of arrays "
-                     "named {op}[.{output|input}.{i}[.{timestamp}]].npy")
-        ->required();
+    compare->add_option("A", a_,
+                        "dump under test: a dump_path or any folder "
+                        "or file below it (required)");
+    compare->add_option("B", b_,
+                        "reference: a dump, or a folder (or .npz) of arrays "
+                        "named {op}[.{output|input}.{i}[.{timestamp}]].npy "
+                        "(required)");
     compare->add_option("--atol", atol_, "absolute tolerance")
         ->capture_default_str();
     compare
@@ -65,6 +64,10 @@ class CompareCommand final : public Command {
     AddFilterOptions(*compare, filter_options_);
     compare->add_flag("--verbose,-v", verbose_,
                       "print the tensors of every folder pair");
+    AddClusterOptions(*compare, cluster_);
+    // A worker's task: one folder pair of a plan the client wrote.
+    compare->add_option("--shard-plan", shard_plan_)->group("");
+    compare->add_option("--shard-pair", shard_pair_)->group("");
     compare->footer(
         "Example: bazel run //tools:dump -- compare run_a run_b --report "
         "compare.html\n"
@@ -73,7 +76,16 @@ class CompareCommand final : public Command {
     return compare;
   }
 
-  int Run(const ToolContext&) override {
+  int Run(const ToolContext& tool) override {
+    if (!shard_plan_.empty()) {
+      absl::Status done = CompareShard(shard_plan_, shard_pair_);
+      return done.ok() ? 0 : FailWith("compare", done, "", kExitFailure);
+    }
+    if (a_.empty() || b_.empty()) {
+      return Fail("compare",
+                  "give A and B: the dump under test and the reference",
+                  "e.g. dump compare run_a run_b", kExitUsage);
+    }
     absl::StatusOr<std::vector<Metric>> metrics = ParseMetricList(metrics_);
     if (!metrics.ok()) {
       return FailWith("compare", metrics.status(),
@@ -108,9 +120,41 @@ class CompareCommand final : public Command {
                       kExitUsage);
     }
     const CompareOptions options{atol_, rtol_};
-    const TreeCompareResult result = CompareTrees(*a, *b, options, *filter);
     const ReportContext context{
         &*a, &*b, options, *metrics, filter->Describe(), verbose_};
+    if (cluster_.scheduler.empty()) {
+      return Report(CompareTrees(*a, *b, options, *filter), context);
+    }
+    absl::StatusOr<TaskFolder> folder = TaskFolder::Create(cluster_, "compare");
+    if (!folder.ok())
+      return FailWith("compare", folder.status(), "", kExitFailure);
+    absl::StatusOr<size_t> pairs =
+        WriteComparePlan(folder->path(), *a, *b, options, filter_options_);
+    if (!pairs.ok())
+      return FailWith("compare", pairs.status(), "", kExitFailure);
+    std::vector<ClusterTask> tasks;
+    for (size_t i = 0; i < *pairs; ++i) {
+      tasks.push_back({{ToolPath(), "compare", "--shard-plan", folder->path(),
+                        "--shard-pair", StrCat(i)},
+                       PairResultPath(folder->path(), i)});
+    }
+    absl::Status ran =
+        RunOnCluster(cluster_, "compare", tasks, *folder, tool.runfiles);
+    if (!ran.ok()) return FailWith("compare", ran, "", kExitFailure);
+    const MergedCompare merged =
+        MergeCompareShards(PairFolders(*a, *b), folder->path(),
+                           [&](size_t i) { return TaskFailure(tasks[i]); });
+    const int code = Report(merged.result, context);
+    if (merged.failed.empty()) return code;
+    return Fail("compare",
+                StrCat(merged.failed.size(), " of ", *pairs,
+                       " folder pairs were not compared (the notes say why)"),
+                "the results above hold the other pairs", kExitIncomplete);
+  }
+
+ private:
+  // Prints and writes what --report, --json and --csv ask for; the exit code.
+  int Report(const TreeCompareResult& result, const ReportContext& context) {
     const bool quiet = json_ == "-" || csv_ == "-";
     if (!quiet) std::fputs(FormatCompareText(result, context).c_str(), stdout);
     auto write = [&](const std::string& path, const std::string& text,
@@ -150,9 +194,10 @@ class CompareCommand final : public Command {
     return result.exit_code();
   }
 
- private:
   std::string a_, b_, metrics_ = "default", report_, json_, csv_, model_,
-                      iteration_;
+                      iteration_, shard_plan_;
+  size_t shard_pair_ = 0;
+  ClusterOptions cluster_;
   double atol_ = 1e-3, rtol_ = 1e-3;
   FilterOptions filter_options_;
   bool verbose_ = false;

@@ -1,10 +1,14 @@
 // `dump ls`: the dump tree with sizes.
 #include <cstdio>
 
+#include "base/status_macros.h"
+#include "base/strings.h"
 #include "dump/format/dump_tree.h"
 #include "tools/cli_util.h"
+#include "tools/cluster.h"
 #include "tools/command.h"
 #include "tools/dump_ls.h"
+#include "tools/tree_shard.h"
 
 namespace acldump::tools {
 namespace {
@@ -20,7 +24,13 @@ class LsCommand final : public Command {
         ->required();
     ls->add_flag("--summary,-s", summary_,
                  "folders only, iterations as ranges, no per-file lines");
+    ls->add_option("--json", json_,
+                   "write every entry (file, kind, place in the layout, "
+                   "operator, size) as JSON (schema acldump.ls/1) to this "
+                   "file; - for stdout");
     AddFilterOptions(*ls, filter_options_);
+    AddClusterOptions(*ls, cluster_);
+    AddShardOptions(*ls, shard_);
     ls->footer(
         "Example: bazel run //tools:dump -- ls acldump_output --summary\n"
         "         bazel run //tools:dump -- ls acldump_output --op-type Conv "
@@ -28,8 +38,16 @@ class LsCommand final : public Command {
     return ls;
   }
 
-  int Run(const ToolContext&) override {
-    absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(path_);
+  int Run(const ToolContext& context) override {
+    if (shard_.active()) {
+      absl::StatusOr<dump::DumpTree> part = ScanPart(path_, shard_.folder);
+      absl::Status written = part.ok()
+                                 ? WriteJsonFile(shard_.output, TreeJson(*part))
+                                 : part.status();
+      return written.ok() ? 0 : FailWith("ls", written, "", kExitFailure);
+    }
+    std::vector<std::string> failed;
+    absl::StatusOr<dump::DumpTree> tree = Scan(context, failed);
     if (!tree.ok()) {
       return FailWith("ls", tree.status(),
                       "give a dump_path, or any folder or file below it",
@@ -45,21 +63,45 @@ class LsCommand final : public Command {
       if (kept.runs.empty()) {
         return Fail("ls", ExplainEmptyFilter(*tree, *filter), "", kExitFailure);
       }
-      std::fputs(FormatDumpTree(kept, summary_).c_str(), stdout);
-      return 0;
-    }
-    std::fputs(FormatDumpTree(*tree, summary_).c_str(), stdout);
-    if (tree->runs.empty()) {
+      *tree = std::move(kept);
+    } else if (tree->runs.empty()) {
       std::fprintf(stderr, "dump ls: note: no dump files under '%s'\n",
                    path_.c_str());
+    }
+    if (json_ == "-") {
+      std::fputs((TreeJson(*tree).dump(1) + "\n").c_str(), stdout);
+    } else {
+      std::fputs(FormatDumpTree(*tree, summary_).c_str(), stdout);
+      if (!json_.empty()) {
+        absl::Status written = WriteJsonFile(json_, TreeJson(*tree));
+        if (!written.ok()) return FailWith("ls", written, "", kExitFailure);
+      }
+    }
+    if (!failed.empty()) {
+      return Fail("ls",
+                  StrCat(failed.size(), " folders could not be listed: ",
+                         StrJoin(failed, "; ")),
+                  "the listing above leaves them out", kExitIncomplete);
     }
     return 0;
   }
 
  private:
+  absl::StatusOr<dump::DumpTree> Scan(const ToolContext& context,
+                                      std::vector<std::string>& failed) {
+    if (cluster_.scheduler.empty()) return dump::ScanDumpTree(path_);
+    ASSIGN_OR_RETURN(ClusterScan scan,
+                     ScanOnCluster("ls", path_, cluster_, context.runfiles));
+    failed = std::move(scan.failed);
+    return std::move(scan.tree);
+  }
+
   std::string path_;
+  std::string json_;
   bool summary_ = false;
   FilterOptions filter_options_;
+  ClusterOptions cluster_;
+  ShardOptions shard_;
 };
 
 }  // namespace

@@ -2,12 +2,16 @@
 // flagged, operators ranked.
 #include <cstdio>
 #include <fstream>
+#include <map>
 
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/dump_tree.h"
 #include "tools/cli_util.h"
+#include "tools/cluster.h"
 #include "tools/command.h"
 #include "tools/dump_stats.h"
+#include "tools/tree_shard.h"
 
 namespace acldump::tools {
 namespace {
@@ -31,14 +35,21 @@ class StatsCommand final : public Command {
                       "write rows, flags and the ranking as JSON (schema "
                       "acldump.stats/1) to this file; - for stdout");
     AddFilterOptions(*stats, filter_options_);
+    AddClusterOptions(*stats, cluster_);
+    AddShardOptions(*stats, shard_);
     stats->footer(
         "Example: bazel run //tools:dump -- stats acldump_output --csv "
         "all.csv");
     return stats;
   }
 
-  int Run(const ToolContext&) override {
-    absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(path_);
+  int Run(const ToolContext& context) override {
+    if (shard_.active()) {
+      absl::Status written = WriteShard();
+      return written.ok() ? 0 : FailWith("stats", written, "", kExitFailure);
+    }
+    std::vector<std::string> failed;
+    absl::StatusOr<dump::DumpTree> tree = Scan(context, failed);
     if (!tree.ok()) return FailWith("stats", tree.status(), "", kExitFailure);
     absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
     if (!filter.ok()) return FailWith("stats", filter.status(), "", kExitUsage);
@@ -50,16 +61,27 @@ class StatsCommand final : public Command {
       }
       *tree = std::move(kept);
     }
-    absl::StatusOr<MergedStats> stats = MergeStats(*tree);
+    absl::StatusOr<MergedStats> stats =
+        cluster_.scheduler.empty() ? MergeStats(*tree)
+                                   : MergeStats(*tree, [&](const auto& entry) {
+                                       return TextFromWorkers(entry);
+                                     });
     if (!stats.ok()) {
       return FailWith("stats", stats.status(),
                       "run with a config that has \"dump_data\": \"stats\" "
                       "(or tensor dumps), then point stats at its dump_path",
                       kExitFailure);
     }
+    const int done = failed.empty() ? 0 : kExitIncomplete;
+    if (!failed.empty()) {
+      Fail("stats",
+           StrCat(failed.size(),
+                  " folders could not be read: ", StrJoin(failed, "; ")),
+           "the statistics leave their files out", kExitIncomplete);
+    }
     if (json_ == "-") {
       std::fputs(StatsJson(*tree, *stats, options_).c_str(), stdout);
-      return 0;
+      return done;
     }
     std::fputs(FormatStatsReport(*tree, *stats, options_).c_str(), stdout);
     if (!json_.empty()) {
@@ -80,10 +102,68 @@ class StatsCommand final : public Command {
       std::printf("\nmerged table (%zu rows) written to %s\n",
                   stats->rows.size(), csv_.c_str());
     }
-    return 0;
+    return done;
   }
 
  private:
+  // A worker's task: the listing of its folder, and the text MergeStats
+  // parses for each stats CSV and tensor dump in it (or why there is none).
+  absl::Status WriteShard() {
+    ASSIGN_OR_RETURN(dump::DumpTree part, ScanPart(path_, shard_.folder));
+    nlohmann::ordered_json json = TreeJson(part);
+    nlohmann::ordered_json texts = nlohmann::ordered_json::object();
+    for (const dump::DumpEntry& entry : part.entries) {
+      if (entry.kind != dump::EntryKind::kStats &&
+          entry.kind != dump::EntryKind::kTensor) {
+        continue;
+      }
+      absl::StatusOr<std::string> text = StatsTextOfFile(entry);
+      texts[entry.relative] =
+          text.ok() ? nlohmann::ordered_json{{"text", *text}}
+                    : nlohmann::ordered_json{
+                          {"error", std::string(text.status().message())}};
+    }
+    json["texts"] = std::move(texts);
+    return WriteJsonFile(shard_.output, json);
+  }
+
+  absl::StatusOr<dump::DumpTree> Scan(const ToolContext& context,
+                                      std::vector<std::string>& failed) {
+    if (cluster_.scheduler.empty()) return dump::ScanDumpTree(path_);
+    auto collect = [&](const nlohmann::json& shard) -> absl::Status {
+      const auto texts = shard.find("texts");
+      if (texts == shard.end() || !texts->is_object()) {
+        return absl::DataLossError("a worker's listing without texts");
+      }
+      for (const auto& [relative, text] : texts->items()) {
+        if (text.contains("text") && text["text"].is_string()) {
+          texts_[relative] = text["text"].get<std::string>();
+        } else if (text.contains("error") && text["error"].is_string()) {
+          texts_[relative] =
+              absl::DataLossError(text["error"].get<std::string>());
+        } else {
+          return absl::DataLossError("a worker's text is neither");
+        }
+      }
+      return absl::OkStatus();
+    };
+    ASSIGN_OR_RETURN(
+        ClusterScan scan,
+        ScanOnCluster("stats", path_, cluster_, context.runfiles, collect));
+    failed = std::move(scan.failed);
+    return std::move(scan.tree);
+  }
+
+  absl::StatusOr<std::string> TextFromWorkers(const dump::DumpEntry& entry) {
+    auto it = texts_.find(entry.relative);
+    if (it != texts_.end()) return it->second;
+    // Above the workers' folders (the client listed it): read here.
+    return StatsTextOfFile(entry);
+  }
+
+  std::map<std::string, absl::StatusOr<std::string>> texts_;
+  ClusterOptions cluster_;
+  ShardOptions shard_;
   std::string path_;
   std::string csv_;
   std::string json_;

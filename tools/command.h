@@ -18,10 +18,13 @@
 namespace acldump::tools {
 
 // Exit codes of every command: 0 success, 1 failure, 2 usage errors; `run`
-// (and the default demo): 3 when the config selected nothing to dump.
+// (and the default demo): 3 when the config selected nothing to dump; on a
+// cluster (--scheduler): 4 when some tasks failed for good (what the others
+// found is still reported).
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNothingDumped = 3;
+inline constexpr int kExitIncomplete = 4;
 
 struct ToolContext {
   // The runfiles folder with the bundled models, when found.

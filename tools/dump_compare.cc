@@ -1016,13 +1016,11 @@ CompareResult CompareSides(const CompareSide& a, const CompareSide& b,
   return result;
 }
 
-TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
-                               const CompareOptions& options,
-                               const DumpFilter& filter) {
-  TreeCompareResult result;
-  for (const std::string& note : a.notes) result.notes.push_back("A: " + note);
-  for (const std::string& note : b.notes) result.notes.push_back("B: " + note);
-  std::vector<std::pair<const CompareSide*, const CompareSide*>> pairs;
+FolderPlan PairFolders(const CompareTree& a, const CompareTree& b) {
+  FolderPlan plan;
+  for (const std::string& note : a.notes) plan.notes.push_back("A: " + note);
+  for (const std::string& note : b.notes) plan.notes.push_back("B: " + note);
+  auto& pairs = plan.pairs;
   const bool b_flat =
       b.folders.size() == 1 && b.folders[0].layout != dump::Layout::kModel;
   if (a.folders.size() == 1 && b.folders.size() == 1) {
@@ -1031,25 +1029,24 @@ TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
     if (fa.layout == dump::Layout::kModel &&
         fb.layout == dump::Layout::kModel &&
         KeyOf(fa, true) != KeyOf(fb, true)) {
-      result.notes.push_back(
-          StrCat("comparing two different folders: ", FolderLabel(fa), " with ",
-                 FolderLabel(fb)));
+      plan.notes.push_back(StrCat("comparing two different folders: ",
+                                  FolderLabel(fa), " with ", FolderLabel(fb)));
     }
   } else if (b_flat) {
     for (const CompareSide& fa : a.folders)
       pairs.emplace_back(&fa, &b.folders[0]);
-    result.notes.push_back(StrCat("every folder of A (", a.folders.size(),
-                                  ") is compared with the references in ",
-                                  b.root));
+    plan.notes.push_back(StrCat("every folder of A (", a.folders.size(),
+                                ") is compared with the references in ",
+                                b.root));
   } else {
     std::set<int64_t> devices_a, devices_b;
     for (const CompareSide& f : a.folders) devices_a.insert(f.device);
     for (const CompareSide& f : b.folders) devices_b.insert(f.device);
     const bool with_device = !(devices_a.size() == 1 && devices_b.size() == 1);
     if (!with_device && devices_a != devices_b) {
-      result.notes.push_back(StrCat("device ", *devices_a.begin(),
-                                    " of A is paired with device ",
-                                    *devices_b.begin(), " of B"));
+      plan.notes.push_back(StrCat("device ", *devices_a.begin(),
+                                  " of A is paired with device ",
+                                  *devices_b.begin(), " of B"));
     }
     std::map<FolderKey, const CompareSide*> in_b;
     for (const CompareSide& f : b.folders) {
@@ -1061,14 +1058,14 @@ TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
                     ? in_b.find(KeyOf(f, with_device))
                     : in_b.end();
       if (it == in_b.end()) {
-        result.only_in_a.push_back(&f);
+        plan.only_in_a.push_back(&f);
         continue;
       }
       pairs.emplace_back(&f, it->second);
       paired_b.insert(it->second);
     }
     for (const CompareSide& f : b.folders) {
-      if (!paired_b.count(&f)) result.only_in_b.push_back(&f);
+      if (!paired_b.count(&f)) plan.only_in_b.push_back(&f);
     }
   }
   // By iteration, then by when the folder's first operator ran.
@@ -1082,19 +1079,41 @@ TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
                std::make_tuple(y.first->iteration, first_time(y.first),
                                y.first->model);
       });
-  for (const auto& [fa, fb] : pairs) {
-    FolderPair pair{fa, fb, CompareSides(*fa, *fb, options, filter)};
-    result.tensors_compared += pair.result.tensors_compared;
-    result.tensors_outside += pair.result.tensors_outside;
-    result.ops_not_compared += pair.result.ops_not_compared;
-    result.pairs.push_back(std::move(pair));
+  return plan;
+}
+
+TreeCompareResult StartTreeResult(const FolderPlan& plan) {
+  TreeCompareResult result;
+  result.notes = plan.notes;
+  result.only_in_a = plan.only_in_a;
+  result.only_in_b = plan.only_in_b;
+  for (const auto& [fa, fb] : plan.pairs) {
+    result.pairs.push_back(FolderPair{fa, fb, {}});
   }
+  return result;
+}
+
+void TotalTreeResult(TreeCompareResult& result) {
+  result.tensors_compared = result.tensors_outside = 0;
+  result.ops_not_compared = 0;
+  result.first_pair.reset();
   for (size_t i = 0; i < result.pairs.size(); ++i) {
-    if (result.pairs[i].result.tensors_outside > 0) {
-      result.first_pair = i;
-      break;
-    }
+    const CompareResult& r = result.pairs[i].result;
+    result.tensors_compared += r.tensors_compared;
+    result.tensors_outside += r.tensors_outside;
+    result.ops_not_compared += r.ops_not_compared;
+    if (r.tensors_outside > 0 && !result.first_pair) result.first_pair = i;
   }
+}
+
+TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
+                               const CompareOptions& options,
+                               const DumpFilter& filter) {
+  TreeCompareResult result = StartTreeResult(PairFolders(a, b));
+  for (FolderPair& pair : result.pairs) {
+    pair.result = CompareSides(*pair.a, *pair.b, options, filter);
+  }
+  TotalTreeResult(result);
   return result;
 }
 

@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -233,6 +234,21 @@ struct TreeCompareResult {
     return tensors_compared == 0 ? 2 : (tensors_outside > 0 ? 1 : 0);
   }
 };
+
+// Which folders of two sides are compared with which, in report order, and
+// how they were paired. Points into `a` and `b`.
+struct FolderPlan {
+  std::vector<std::pair<const CompareSide*, const CompareSide*>> pairs;
+  std::vector<const CompareSide*> only_in_a, only_in_b;
+  std::vector<std::string> notes;
+};
+FolderPlan PairFolders(const CompareTree& a, const CompareTree& b);
+
+// A result with the plan's pairs and no comparison yet; TotalTreeResult adds
+// up the pairs' results once they are filled in. CompareTrees is the two
+// around CompareSides; a cluster fills the pairs in elsewhere.
+TreeCompareResult StartTreeResult(const FolderPlan& plan);
+void TotalTreeResult(TreeCompareResult& result);
 
 // Pairs the folders and compares each pair. Points into `a` and `b`.
 TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,

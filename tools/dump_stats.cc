@@ -155,7 +155,14 @@ std::string Optional(const std::optional<double>& v) {
 
 }  // namespace
 
-absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree) {
+absl::StatusOr<std::string> StatsTextOfFile(const dump::DumpEntry& entry) {
+  return entry.kind == dump::EntryKind::kStats
+             ? ReadText(entry.path)
+             : StatsCsvOfTensorFile(entry.path);
+}
+
+absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree,
+                                       const StatsTextSource& source) {
   MergedStats merged;
   for (const char* column : kMergedPrefixColumns)
     merged.header.push_back(column);
@@ -170,10 +177,7 @@ absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree) {
           entry->kind != dump::EntryKind::kTensor) {
         continue;
       }
-      absl::StatusOr<std::string> text =
-          entry->kind == dump::EntryKind::kStats
-              ? ReadText(entry->path)
-              : StatsCsvOfTensorFile(entry->path);
+      absl::StatusOr<std::string> text = source(*entry);
       absl::StatusOr<dump::StatsTable> table =
           text.ok() ? dump::ParseStatsCsv(*text)
                     : absl::StatusOr<dump::StatsTable>(text.status());

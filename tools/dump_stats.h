@@ -5,6 +5,7 @@
 #define ACLDUMP_TOOLS_DUMP_STATS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,15 @@ struct MergedStats {
 // Reads every stats CSV and tensor dump of `tree` (runs in layout order,
 // files in execution order). Unreadable files are listed in `problems`, not
 // fatal; a tree with neither kind is an error.
-absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree);
+// What MergeStats parses for a stats CSV or tensor dump entry: the file's
+// text, or the CSV of statistics computed from the tensors.
+using StatsTextSource =
+    std::function<absl::StatusOr<std::string>(const dump::DumpEntry&)>;
+absl::StatusOr<std::string> StatsTextOfFile(const dump::DumpEntry& entry);
+
+absl::StatusOr<MergedStats> MergeStats(
+    const dump::DumpTree& tree,
+    const StatsTextSource& source = StatsTextOfFile);
 
 // RFC 4180 CSV of `stats` (header + rows).
 std::string MergedStatsCsv(const MergedStats& stats);

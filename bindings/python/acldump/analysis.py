@@ -1,0 +1,312 @@
+"""Analysing dump trees of many devices and hosts, in this process or on a Dask cluster.
+
+    from acldump import analysis
+    tree = analysis.open_tree(["/shared/run_a", "/shared/run_b"])   # pandas.DataFrame
+    stats = analysis.stats(tree)                                     # dask.dataframe.DataFrame
+    stats[stats["Nan Count"] > 0].compute()
+    result = analysis.compare("/shared/run_a", "/shared/run_b")      # dump compare --json
+
+    from distributed import Client
+    client = Client("tcp://scheduler:8786")
+    result = analysis.compare("/shared/run_a", "/shared/run_b", client=client)
+
+Everything is computed by the `dump` tool (`acldump` when installed), the same code the command
+line runs: this module splits the work into tasks and runs them. Without a client it works in this
+process (and its threads); with one, the tasks run on the cluster's workers, which need the same
+acldump release installed and the dump folders at the same paths (a shared file system).
+
+`python3 -m acldump.analysis run-tasks --scheduler ADDRESS --tasks FILE` is what the tool starts
+for `--scheduler`: it submits the tasks FILE lists, shows progress and lets Dask retry a task whose
+worker died; a task that still fails leaves `<its output>.error` saying why.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+
+__all__ = ["ToolError", "compare", "find_tool", "open_tree", "stats"]
+
+# What `dump ls --json` gives each entry, in the DataFrame's column order.
+TREE_COLUMNS = [
+    "root", "path", "relative", "folder", "file_name", "kind", "layout", "time", "device",
+    "model", "model_id", "iteration", "op_type", "op_name", "task_id", "stream_id",
+    "timestamp_us", "bytes", "packed",
+]
+
+# The columns of `stats`: where a row comes from, then the stats CSV's own.
+STATS_PREFIX = ["Time", "Device", "Model", "Model ID", "Iteration", "Op Type", "Op Name",
+                "Task ID", "Stream ID", "Timestamp"]
+STATS_COLUMNS = ["Input/Output", "Index", "Data Size", "Data Type", "Format", "Shape",
+                 "Max Value", "Min Value", "Avg Value", "Count", "Nan Count",
+                 "Negative Inf Count", "Positive Inf Count", "l2norm"]
+_STATS_NUMBERS = ["Device", "Model ID", "Iteration", "Task ID", "Stream ID", "Timestamp",
+                  "Index", "Data Size", "Max Value", "Min Value", "Avg Value", "Count",
+                  "Nan Count", "Negative Inf Count", "Positive Inf Count", "l2norm"]
+
+# The runner's exit codes (tools/cluster.cc reads them).
+_ALL_DONE, _SOME_FAILED, _NO_RUN = 0, 1, 3
+
+
+class ToolError(RuntimeError):
+    """The dump tool failed: ``argv``, ``returncode`` and its ``stderr``."""
+
+    def __init__(self, argv, returncode, stderr):
+        super().__init__("%s exited with %d: %s" % (" ".join(argv[:3]), returncode,
+                                                     stderr.strip() or "(no message)"))
+        self.argv, self.returncode, self.stderr = argv, returncode, stderr
+
+
+def find_tool():
+    """The `dump` tool: $ACLDUMP_TOOL, the one beside this package (a Bazel tree or a wheel),
+    else `acldump` on PATH."""
+    tool = os.environ.get("ACLDUMP_TOOL")
+    if tool:
+        return tool
+    package = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(package, "..", "..", "..", "tools", "dump"),  # runfiles
+                      os.path.join(package, "bin", "acldump")):  # the wheel
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.normpath(candidate)
+    tool = shutil.which("acldump")
+    if tool:
+        return tool
+    raise FileNotFoundError("the acldump tool was not found: install the acldump release (its "
+                            "bin/acldump on PATH) or set ACLDUMP_TOOL to the dump tool")
+
+
+def _scheduler_of(client):
+    if client is None:
+        return None
+    address = client.scheduler.address if hasattr(client, "scheduler") else str(client)
+    if not address or address.startswith("inproc://"):
+        raise ValueError("the tool's workers reach a scheduler over the network: give a "
+                         "client of a cluster with a tcp:// address (LocalCluster(processes="
+                         "True) or a scheduler started with dask-scheduler), not %r" % address)
+    return address
+
+
+def _run(argv, ok_codes=(0,)):
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode not in ok_codes:
+        raise ToolError(argv, proc.returncode, proc.stderr)
+    return proc
+
+
+def _cluster_args(client, scratch):
+    address = _scheduler_of(client)
+    if address is None:
+        return []
+    return ["--scheduler", address] + (["--scratch", os.fspath(scratch)] if scratch else [])
+
+
+# ---------------------------------------------------------------------------
+# open_tree: an index of one or many dump roots.
+
+def _listing(tool, root, cluster):
+    with tempfile.TemporaryDirectory(prefix="acldump-ls-") as tmp:
+        out = os.path.join(tmp, "ls.json")
+        _run([tool, "ls", os.fspath(root), "--json", out] + cluster)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+def open_tree(paths, client=None, scratch=None):
+    """Indexes one or many dump roots (each any level of a tree) as a pandas DataFrame, a row per
+    file (TREE_COLUMNS: where it sits in the layout, its operator, task, timestamp, size). The
+    roots are scanned in parallel; with `client` each root is scanned in parts by the cluster's
+    workers. Files a scan could not read are in ``df.attrs["problems"]``."""
+    import pandas as pd
+    roots = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    tool = find_tool()
+    cluster = _cluster_args(client, scratch)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(8, len(roots)))) as pool:
+        listings = list(pool.map(lambda r: _listing(tool, r, cluster), roots))
+    rows, problems = [], []
+    for root, listing in zip(roots, listings):
+        problems.extend(listing["problems"])
+        for e in listing["entries"]:
+            e = dict(e, root=os.fspath(root), folder=os.path.dirname(e["path"]))
+            rows.append(e)
+    frame = pd.DataFrame(rows, columns=TREE_COLUMNS)
+    frame.attrs["problems"] = problems
+    return frame
+
+
+# ---------------------------------------------------------------------------
+# stats: per-tensor statistics as a Dask DataFrame, a partition per dump folder.
+
+def _folder_stats(tool, folder):
+    """The rows `dump stats` merges for one folder: its stats CSVs, or statistics computed from
+    its tensor dumps. Runs where the partition is computed (a worker, or a local thread)."""
+    import pandas as pd
+    with tempfile.TemporaryDirectory(prefix="acldump-stats-") as tmp:
+        out = os.path.join(tmp, "stats.csv")
+        _run([tool, "stats", folder, "--csv", out])
+        frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    for column in STATS_PREFIX + STATS_COLUMNS:
+        if column not in frame.columns:
+            frame[column] = ""
+    frame = frame[STATS_PREFIX + STATS_COLUMNS]
+    for column in _STATS_NUMBERS:
+        frame[column] = pd.to_numeric(frame[column].replace({"": None, "NA": None}),
+                                      errors="coerce").astype("float64")
+    frame.insert(0, "folder", folder)
+    return frame
+
+
+def _stats_meta():
+    import pandas as pd
+    meta = {"folder": pd.Series(dtype=object)}
+    for column in STATS_PREFIX + STATS_COLUMNS:
+        meta[column] = pd.Series(dtype="float64" if column in _STATS_NUMBERS else object)
+    return pd.DataFrame(meta)
+
+
+def stats(tree, client=None):
+    """Per-tensor statistics of a tree (a DataFrame from open_tree, or paths) as a Dask
+    DataFrame: one partition per dump folder, computed when asked (``.compute()``) by the
+    `dump stats` code, from the stats CSVs or from the tensor dumps. Nothing is read before.
+    With `client`, the partitions are computed on its cluster (it is made the default)."""
+    import dask
+    import dask.dataframe as dd
+    if not hasattr(tree, "columns"):
+        tree = open_tree(tree, client=client)
+    folders = sorted(set(tree.loc[tree["kind"].isin(["stats", "tensor"]), "folder"]))
+    if not folders:
+        raise ValueError("no stats CSV or tensor dump in the tree")
+    tool = find_tool()
+    if client is not None:
+        client.as_default()
+    parts = [dask.delayed(_folder_stats, pure=True)(tool, f, dask_key_name="acldump-stats-%s"
+                                                     % uuid.uuid5(uuid.NAMESPACE_URL, f))
+             for f in folders]
+    return dd.from_delayed(parts, meta=_stats_meta(), verify_meta=False)
+
+
+# ---------------------------------------------------------------------------
+# compare: `dump compare --json`, folder pair by folder pair on the cluster.
+
+def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
+            iterations=None, model=None, scratch=None):
+    """Compares two trees (or a tree and references) and returns what `dump compare --json`
+    writes: verdict, first divergence, every folder pair's operators and metrics. With `client`,
+    each (device, model, iteration) folder pair is one task on the cluster; the result is the
+    same, byte for byte."""
+    tool = find_tool()
+    argv = [tool, "compare", os.fspath(a), os.fspath(b), "--atol", repr(float(atol)),
+            "--rtol", repr(float(rtol))]
+    for t in ([op_types] if isinstance(op_types, str) else op_types or []):
+        argv += ["--op-type", t]
+    if match:
+        argv += ["--match", match]
+    if iterations is not None:
+        argv += ["--iterations", str(iterations)]
+    if model:
+        argv += ["--model", model]
+    argv += _cluster_args(client, scratch)
+    with tempfile.TemporaryDirectory(prefix="acldump-compare-") as tmp:
+        out = os.path.join(tmp, "compare.json")
+        proc = _run(argv + ["--json", out], ok_codes=(0, 1, 2, 4))
+        if not os.path.isfile(out):
+            raise ToolError(argv, proc.returncode, proc.stderr)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+# ---------------------------------------------------------------------------
+# The task runner the tool starts for --scheduler.
+
+def _run_task(argv, output):
+    """One task on a worker: the tool writes `output` or the task fails with its message."""
+    import os as _os
+    import shutil as _shutil
+    import subprocess as _subprocess
+    if not _os.access(argv[0], _os.X_OK):  # installed elsewhere on this worker
+        local = _os.environ.get("ACLDUMP_TOOL") or _shutil.which("acldump")
+        if local is None:
+            raise RuntimeError("%s: no acldump tool on this worker (install the acldump release "
+                               "or set ACLDUMP_TOOL)" % argv[0])
+        argv = [local] + list(argv[1:])
+    proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True)
+    if proc.returncode != 0 or not _os.path.isfile(output):
+        raise RuntimeError("exit %d: %s" % (proc.returncode,
+                                            proc.stderr.strip()[-2000:] or "(no message)"))
+    return output
+
+
+class _Progress:
+    def __init__(self, label, total):
+        self.label, self.total, self.done, self.failed = label, total, 0, 0
+        self.tty = sys.stderr.isatty()
+        self.shown = -1
+
+    def step(self, failed):
+        self.done += 1
+        self.failed += failed
+        percent = 100 * self.done // max(1, self.total)
+        if self.tty or percent // 10 != self.shown // 10 or self.done == self.total:
+            self.shown = percent
+            line = "%s: %d/%d tasks (%d%%)%s" % (self.label, self.done, self.total, percent,
+                                                ", %d failed" % self.failed if self.failed else "")
+            sys.stderr.write(("\r" + line) if self.tty else line + "\n")
+            if self.tty and self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def run_tasks(scheduler, tasks_path, retries=2, timeout=30):
+    """Runs the tasks of a tasks file on the scheduler; returns the runner's exit code."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError as error:
+        sys.stderr.write("acldump.analysis: dask.distributed is not installed here (%s): install "
+                         "python3-distributed (Debian) in the client's Python\n" % error)
+        return _NO_RUN
+    with open(tasks_path, encoding="utf-8") as f:
+        spec = json.load(f)
+    tasks = spec["tasks"]
+    try:
+        client = Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError) as error:
+        sys.stderr.write("acldump.analysis: cannot reach the scheduler at %s: %s\n"
+                         % (scheduler, error))
+        return _NO_RUN
+    progress = _Progress(spec.get("label", "tasks"), len(tasks))
+    run = uuid.uuid4().hex[:8]
+    with client:
+        futures = {}
+        for i, task in enumerate(tasks):
+            future = client.submit(_run_task, task["argv"], task["output"], pure=False,
+                                   retries=retries, key="acldump-%s-%s-%d" % (run, spec.get(
+                                       "label", "task").replace(" ", "-"), i))
+            futures[future] = task
+        for future in as_completed(list(futures)):
+            task = futures[future]
+            failed = future.status != "finished"
+            if failed:
+                error = future.exception()
+                with open(task["output"] + ".error", "w", encoding="utf-8") as f:
+                    f.write("%s: %s\n" % (type(error).__name__, error))
+            progress.step(failed)
+    return _SOME_FAILED if progress.failed else _ALL_DONE
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m acldump.analysis")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run-tasks", help="run a tasks file of the dump tool on a cluster")
+    run.add_argument("--scheduler", required=True, help="tcp://host:8786")
+    run.add_argument("--tasks", required=True, help="the tasks file the tool wrote")
+    run.add_argument("--retries", type=int, default=2)
+    args = parser.parse_args(argv)
+    return run_tasks(args.scheduler, args.tasks, retries=args.retries)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
