@@ -14,7 +14,6 @@
 #include "base/file_reader.h"
 #include "base/strings.h"
 #include "nlohmann/json.hpp"
-#include "tools/runfiles.h"
 
 extern char** environ;
 
@@ -23,18 +22,49 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What the runner's exit code means (bindings/python/acldump/analysis.py).
+// cluster_runner.py's exit codes.
 constexpr int kRunnerSomeFailed = 1;
+constexpr int kRunnerNoDask = 5;
 
-// Debian's interpreter has dask in the development tree (the first python3
-// on PATH may be another); an installed release uses the one on PATH, where
-// the wheel was installed. ACLDUMP_PYTHON overrides both.
-std::string PythonFor(bool development_tree) {
+constexpr std::string_view kRunnerSource =
+#include "tools/cluster_runner.inc"
+    ;
+
+// Pythons to try, in order, until one has dask.distributed: ACLDUMP_PYTHON
+// alone when set; else the first python3 on PATH, then Debian's (a python3
+// of one's own may lack dask).
+std::vector<std::string> PythonCandidates() {
   if (const char* python = std::getenv("ACLDUMP_PYTHON");
       python != nullptr && python[0] != '\0') {
-    return python;
+    return {python};
   }
-  return development_tree ? "/usr/bin/python3" : "python3";
+  return {"python3", "/usr/bin/python3"};
+}
+
+// Runs `python runner --scheduler .. --tasks ..`; the exit status, or -1
+// with `error` set when it could not be started.
+int RunRunner(const std::string& python, const std::string& runner,
+              const std::string& scheduler, const std::string& tasks,
+              std::string& error) {
+  std::vector<std::string> args = {python,    runner,    "--scheduler",
+                                   scheduler, "--tasks", tasks};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, python.c_str(), nullptr, nullptr,
+                                   argv.data(), environ);
+  if (spawned != 0) {
+    error = StrCat("cannot start '", python, "': ", std::strerror(spawned));
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  error = StrCat(python, " died of signal ", WTERMSIG(status));
+  return -1;
 }
 
 }  // namespace
@@ -92,8 +122,7 @@ TaskFolder::~TaskFolder() {
 
 absl::Status RunOnCluster(const ClusterOptions& options, std::string_view label,
                           const std::vector<ClusterTask>& tasks,
-                          const TaskFolder& folder,
-                          const std::optional<std::string>& runfiles) {
+                          const TaskFolder& folder) {
   nlohmann::json list = nlohmann::json::array();
   for (const ClusterTask& task : tasks) {
     list.push_back({{"argv", task.argv}, {"output", task.output}});
@@ -107,48 +136,34 @@ absl::Status RunOnCluster(const ClusterOptions& options, std::string_view label,
           StrCat("cannot write '", tasks_path, "'"));
     }
   }
-  std::optional<std::string> package;
-  if (runfiles) {
-    package = Rlocation(*runfiles, "bindings/python/acldump");
+  const std::string runner = folder.path() + "/runner.py";
+  {
+    std::ofstream file(runner, std::ios::binary);
+    file << kRunnerSource;
+    if (!file.flush()) {
+      return absl::ResourceExhaustedError(
+          StrCat("cannot write '", runner, "'"));
+    }
   }
-  if (package) {
-    const std::string tree = fs::path(*package).parent_path().string();
-    const char* old = std::getenv("PYTHONPATH");
-    setenv("PYTHONPATH",
-           old != nullptr && old[0] != '\0' ? StrCat(tree, ":", old).c_str()
-                                            : tree.c_str(),
-           1);
+  std::string tried;
+  for (const std::string& python : PythonCandidates()) {
+    std::string error;
+    const int code =
+        RunRunner(python, runner, options.scheduler, tasks_path, error);
+    if (code == 0 || code == kRunnerSomeFailed) return absl::OkStatus();
+    if (code == kRunnerNoDask || code == -1) {
+      StrAppend(
+          tried, tried.empty() ? "" : "; ",
+          code == -1 ? error : StrCat(python, " has no dask.distributed"));
+      continue;
+    }
+    return absl::UnavailableError(StrCat("the cluster run did not complete (",
+                                         python, " exited with ", code,
+                                         "; its message is above)"));
   }
-  const std::string python = PythonFor(package.has_value());
-  std::vector<std::string> args = {
-      python,      "-m",          "acldump.analysis",
-      "run-tasks", "--scheduler", options.scheduler,
-      "--tasks",   tasks_path};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, python.c_str(), nullptr, nullptr,
-                                   argv.data(), environ);
-  if (spawned != 0) {
-    return absl::FailedPreconditionError(
-        StrCat("cannot start '", python, "': ", std::strerror(spawned),
-               " (set ACLDUMP_PYTHON to a Python with dask.distributed and "
-               "the acldump wheel)"));
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) &&
-      (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kRunnerSomeFailed)) {
-    return absl::OkStatus();
-  }
-  return absl::UnavailableError(StrCat(
-      "the cluster run did not complete (", python, " -m acldump.analysis ",
-      WIFEXITED(status) ? StrCat("exited with ", WEXITSTATUS(status))
-                        : StrCat("died of signal ", WTERMSIG(status)),
-      "; its message is above)"));
+  return absl::FailedPreconditionError(
+      StrCat("no Python with dask.distributed to run the tasks (", tried,
+             "): install python3-distributed, or set ACLDUMP_PYTHON"));
 }
 
 std::string TaskFailure(const ClusterTask& task) {

@@ -54,8 +54,7 @@ class TaskFolder {
 // cannot be found, the scheduler cannot be reached.
 absl::Status RunOnCluster(const ClusterOptions& options, std::string_view label,
                           const std::vector<ClusterTask>& tasks,
-                          const TaskFolder& folder,
-                          const std::optional<std::string>& runfiles);
+                          const TaskFolder& folder);
 
 // Why a task left no output ("" when it did).
 std::string TaskFailure(const ClusterTask& task);

@@ -76,15 +76,14 @@ class CompareCommand final : public Command {
     return compare;
   }
 
-  int Run(const ToolContext& tool) override {
+  int Run(const ToolContext&) override {
     if (!shard_plan_.empty()) {
       absl::Status done = CompareShard(shard_plan_, shard_pair_);
       return done.ok() ? 0 : FailWith("compare", done, "", kExitFailure);
     }
-    if (a_.empty() || b_.empty()) {
-      return Fail("compare",
-                  "give A and B: the dump under test and the reference",
-                  "e.g. dump compare run_a run_b", kExitUsage);
+    if (a_.empty() || b_.empty()) {  // not CLI11's required(): see --shard-plan
+      return Fail("compare", a_.empty() ? "A is required" : "B is required",
+                  "see `dump compare --help`", kExitUsage);
     }
     absl::StatusOr<std::vector<Metric>> metrics = ParseMetricList(metrics_);
     if (!metrics.ok()) {
@@ -138,8 +137,7 @@ class CompareCommand final : public Command {
                         "--shard-pair", StrCat(i)},
                        PairResultPath(folder->path(), i)});
     }
-    absl::Status ran =
-        RunOnCluster(cluster_, "compare", tasks, *folder, tool.runfiles);
+    absl::Status ran = RunOnCluster(cluster_, "compare", tasks, *folder);
     if (!ran.ok()) return FailWith("compare", ran, "", kExitFailure);
     const MergedCompare merged =
         MergeCompareShards(PairFolders(*a, *b), folder->path(),

@@ -38,7 +38,7 @@ class LsCommand final : public Command {
     return ls;
   }
 
-  int Run(const ToolContext& context) override {
+  int Run(const ToolContext&) override {
     if (shard_.active()) {
       absl::StatusOr<dump::DumpTree> part = ScanPart(path_, shard_.folder);
       absl::Status written = part.ok()
@@ -47,7 +47,7 @@ class LsCommand final : public Command {
       return written.ok() ? 0 : FailWith("ls", written, "", kExitFailure);
     }
     std::vector<std::string> failed;
-    absl::StatusOr<dump::DumpTree> tree = Scan(context, failed);
+    absl::StatusOr<dump::DumpTree> tree = Scan(failed);
     if (!tree.ok()) {
       return FailWith("ls", tree.status(),
                       "give a dump_path, or any folder or file below it",
@@ -87,11 +87,9 @@ class LsCommand final : public Command {
   }
 
  private:
-  absl::StatusOr<dump::DumpTree> Scan(const ToolContext& context,
-                                      std::vector<std::string>& failed) {
+  absl::StatusOr<dump::DumpTree> Scan(std::vector<std::string>& failed) {
     if (cluster_.scheduler.empty()) return dump::ScanDumpTree(path_);
-    ASSIGN_OR_RETURN(ClusterScan scan,
-                     ScanOnCluster("ls", path_, cluster_, context.runfiles));
+    ASSIGN_OR_RETURN(ClusterScan scan, ScanOnCluster("ls", path_, cluster_));
     failed = std::move(scan.failed);
     return std::move(scan.tree);
   }

@@ -43,13 +43,13 @@ class StatsCommand final : public Command {
     return stats;
   }
 
-  int Run(const ToolContext& context) override {
+  int Run(const ToolContext&) override {
     if (shard_.active()) {
       absl::Status written = WriteShard();
       return written.ok() ? 0 : FailWith("stats", written, "", kExitFailure);
     }
     std::vector<std::string> failed;
-    absl::StatusOr<dump::DumpTree> tree = Scan(context, failed);
+    absl::StatusOr<dump::DumpTree> tree = Scan(failed);
     if (!tree.ok()) return FailWith("stats", tree.status(), "", kExitFailure);
     absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
     if (!filter.ok()) return FailWith("stats", filter.status(), "", kExitUsage);
@@ -127,8 +127,7 @@ class StatsCommand final : public Command {
     return WriteJsonFile(shard_.output, json);
   }
 
-  absl::StatusOr<dump::DumpTree> Scan(const ToolContext& context,
-                                      std::vector<std::string>& failed) {
+  absl::StatusOr<dump::DumpTree> Scan(std::vector<std::string>& failed) {
     if (cluster_.scheduler.empty()) return dump::ScanDumpTree(path_);
     auto collect = [&](const nlohmann::json& shard) -> absl::Status {
       const auto texts = shard.find("texts");
@@ -147,9 +146,8 @@ class StatsCommand final : public Command {
       }
       return absl::OkStatus();
     };
-    ASSIGN_OR_RETURN(
-        ClusterScan scan,
-        ScanOnCluster("stats", path_, cluster_, context.runfiles, collect));
+    ASSIGN_OR_RETURN(ClusterScan scan,
+                     ScanOnCluster("stats", path_, cluster_, collect));
     failed = std::move(scan.failed);
     return std::move(scan.tree);
   }

@@ -185,7 +185,10 @@ absl::Status EntriesFromJson(const nlohmann::json& json,
 absl::StatusOr<ScanPlan> PlanScan(const std::string& root, size_t want) {
   ScanPlan plan;
   std::error_code error;
-  if (!fs::is_directory(root, error)) return plan;
+  if (!fs::is_directory(root, error)) {
+    plan.files = {""};  // one file: the client reads it
+    return plan;
+  }
   std::vector<std::string> level = {""};
   for (size_t depth = 0; depth < kMaxPlanDepth && level.size() < want;
        ++depth) {
@@ -281,7 +284,7 @@ absl::Status WriteJsonFile(const std::string& path,
 
 absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::string& command, const std::string& root,
-    const ClusterOptions& options, const std::optional<std::string>& runfiles,
+    const ClusterOptions& options,
     const std::function<absl::Status(const nlohmann::json&)>& on_shard) {
   ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(root, kShardsWanted));
   ASSIGN_OR_RETURN(TaskFolder folder, TaskFolder::Create(options, command));
@@ -294,7 +297,7 @@ absl::StatusOr<ClusterScan> ScanOnCluster(
          output});
   }
   RETURN_IF_ERROR(
-      RunOnCluster(options, StrCat(command, " scan"), tasks, folder, runfiles));
+      RunOnCluster(options, StrCat(command, " scan"), tasks, folder));
   ClusterScan scan;
   std::vector<dump::DumpEntry> entries;
   std::vector<std::string> problems;

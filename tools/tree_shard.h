@@ -37,7 +37,8 @@ struct ScanPlan {
   std::vector<std::string> files;
 };
 // Walks down level by level until there are at least `want` folders (or no
-// level has subfolders, or the run folders are reached).
+// level has subfolders, or the run folders are reached). A root that is a
+// file is one file ("") for the client.
 absl::StatusOr<ScanPlan> PlanScan(const std::string& root, size_t want);
 
 // Scans `root`/`sub` with entries named as a scan of `root` names them.
@@ -66,7 +67,7 @@ struct ClusterScan {
 };
 absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::string& command, const std::string& root,
-    const ClusterOptions& options, const std::optional<std::string>& runfiles,
+    const ClusterOptions& options,
     const std::function<absl::Status(const nlohmann::json&)>& on_shard = {});
 
 }  // namespace acldump::tools

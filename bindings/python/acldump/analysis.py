@@ -15,18 +15,15 @@ line runs: this module splits the work into tasks and runs them. Without a clien
 process (and its threads); with one, the tasks run on the cluster's workers, which need the same
 acldump release installed and the dump folders at the same paths (a shared file system).
 
-`python3 -m acldump.analysis run-tasks --scheduler ADDRESS --tasks FILE` is what the tool starts
-for `--scheduler`: it submits the tasks FILE lists, shows progress and lets Dask retry a task whose
-worker died; a task that still fails leaves `<its output>.error` saying why.
+With a client, the tool itself submits its tasks to the client's scheduler (as `--scheduler`
+does on the command line), so the client must be of a cluster reachable over the network.
 """
 
-import argparse
 import concurrent.futures
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import uuid
 
@@ -48,9 +45,6 @@ STATS_COLUMNS = ["Input/Output", "Index", "Data Size", "Data Type", "Format", "S
 _STATS_NUMBERS = ["Device", "Model ID", "Iteration", "Task ID", "Stream ID", "Timestamp",
                   "Index", "Data Size", "Max Value", "Min Value", "Avg Value", "Count",
                   "Nan Count", "Negative Inf Count", "Positive Inf Count", "l2norm"]
-
-# The runner's exit codes (tools/cluster.cc reads them).
-_ALL_DONE, _SOME_FAILED, _NO_RUN = 0, 1, 3
 
 
 class ToolError(RuntimeError):
@@ -172,7 +166,9 @@ def stats(tree, client=None):
     """Per-tensor statistics of a tree (a DataFrame from open_tree, or paths) as a Dask
     DataFrame: one partition per dump folder, computed when asked (``.compute()``) by the
     `dump stats` code, from the stats CSVs or from the tensor dumps. Nothing is read before.
-    With `client`, the partitions are computed on its cluster (it is made the default)."""
+    Partitions are computed where Dask computes: on the cluster of the current
+    distributed Client (the last one made, or ``with client:``), else in local threads;
+    `client` scans the tree there too when `tree` is paths."""
     import dask
     import dask.dataframe as dd
     if not hasattr(tree, "columns"):
@@ -181,8 +177,6 @@ def stats(tree, client=None):
     if not folders:
         raise ValueError("no stats CSV or tensor dump in the tree")
     tool = find_tool()
-    if client is not None:
-        client.as_default()
     parts = [dask.delayed(_folder_stats, pure=True)(tool, f, dask_key_name="acldump-stats-%s"
                                                      % uuid.uuid5(uuid.NAMESPACE_URL, f))
              for f in folders]
@@ -217,96 +211,3 @@ def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
             raise ToolError(argv, proc.returncode, proc.stderr)
         with open(out, encoding="utf-8") as f:
             return json.load(f)
-
-
-# ---------------------------------------------------------------------------
-# The task runner the tool starts for --scheduler.
-
-def _run_task(argv, output):
-    """One task on a worker: the tool writes `output` or the task fails with its message."""
-    import os as _os
-    import shutil as _shutil
-    import subprocess as _subprocess
-    if not _os.access(argv[0], _os.X_OK):  # installed elsewhere on this worker
-        local = _os.environ.get("ACLDUMP_TOOL") or _shutil.which("acldump")
-        if local is None:
-            raise RuntimeError("%s: no acldump tool on this worker (install the acldump release "
-                               "or set ACLDUMP_TOOL)" % argv[0])
-        argv = [local] + list(argv[1:])
-    proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True)
-    if proc.returncode != 0 or not _os.path.isfile(output):
-        raise RuntimeError("exit %d: %s" % (proc.returncode,
-                                            proc.stderr.strip()[-2000:] or "(no message)"))
-    return output
-
-
-class _Progress:
-    def __init__(self, label, total):
-        self.label, self.total, self.done, self.failed = label, total, 0, 0
-        self.tty = sys.stderr.isatty()
-        self.shown = -1
-
-    def step(self, failed):
-        self.done += 1
-        self.failed += failed
-        percent = 100 * self.done // max(1, self.total)
-        if self.tty or percent // 10 != self.shown // 10 or self.done == self.total:
-            self.shown = percent
-            line = "%s: %d/%d tasks (%d%%)%s" % (self.label, self.done, self.total, percent,
-                                                ", %d failed" % self.failed if self.failed else "")
-            sys.stderr.write(("\r" + line) if self.tty else line + "\n")
-            if self.tty and self.done == self.total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-def run_tasks(scheduler, tasks_path, retries=2, timeout=30):
-    """Runs the tasks of a tasks file on the scheduler; returns the runner's exit code."""
-    try:
-        from distributed import Client, as_completed
-    except ImportError as error:
-        sys.stderr.write("acldump.analysis: dask.distributed is not installed here (%s): install "
-                         "python3-distributed (Debian) in the client's Python\n" % error)
-        return _NO_RUN
-    with open(tasks_path, encoding="utf-8") as f:
-        spec = json.load(f)
-    tasks = spec["tasks"]
-    try:
-        client = Client(scheduler, timeout=timeout)
-    except (OSError, TimeoutError) as error:
-        sys.stderr.write("acldump.analysis: cannot reach the scheduler at %s: %s\n"
-                         % (scheduler, error))
-        return _NO_RUN
-    progress = _Progress(spec.get("label", "tasks"), len(tasks))
-    run = uuid.uuid4().hex[:8]
-    with client:
-        futures = {}
-        for i, task in enumerate(tasks):
-            future = client.submit(_run_task, task["argv"], task["output"], pure=False,
-                                   retries=retries, key="acldump-%s-%s-%d" % (run, spec.get(
-                                       "label", "task").replace(" ", "-"), i))
-            futures[future] = task
-        for future in as_completed(list(futures)):
-            task = futures[future]
-            failed = future.status != "finished"
-            if failed:
-                error = future.exception()
-                with open(task["output"] + ".error", "w", encoding="utf-8") as f:
-                    f.write("%s: %s\n" % (type(error).__name__, error))
-            progress.step(failed)
-    return _SOME_FAILED if progress.failed else _ALL_DONE
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m acldump.analysis")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run-tasks", help="run a tasks file of the dump tool on a cluster")
-    run.add_argument("--scheduler", required=True, help="tcp://host:8786")
-    run.add_argument("--tasks", required=True, help="the tasks file the tool wrote")
-    run.add_argument("--retries", type=int, default=2)
-    args = parser.parse_args(argv)
-    return run_tasks(args.scheduler, args.tasks, retries=args.retries)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Runs the dump tool's tasks on a dask.distributed cluster (`--scheduler`).
+
+The tool embeds this file and starts it with Python; it submits the tasks a tasks file lists,
+shows progress and lets Dask retry a task whose worker died. A task that still fails leaves
+`<its output>.error` saying why. The task function travels by value (this file runs as
+__main__), so workers need dask.distributed and the tool, nothing else of acldump.
+"""
+
+import argparse
+import json
+import os
+import sys
+import uuid
+
+# Exit codes (tools/cluster.cc reads them).
+_ALL_DONE, _SOME_FAILED, _NO_RUN, _NO_DASK = 0, 1, 3, 5
+
+
+def _run_task(argv, output):
+    """One task on a worker: the tool writes `output` or the task fails with its message."""
+    import os as _os
+    import shutil as _shutil
+    import subprocess as _subprocess
+    if not _os.access(argv[0], _os.X_OK):  # installed elsewhere on this worker
+        local = _os.environ.get("ACLDUMP_TOOL") or _shutil.which("acldump")
+        if local is None:
+            raise RuntimeError("%s: no acldump tool on this worker (install the acldump release "
+                               "or set ACLDUMP_TOOL)" % argv[0])
+        argv = [local] + list(argv[1:])
+    proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True)
+    if proc.returncode != 0 or not _os.path.isfile(output):
+        raise RuntimeError("exit %d: %s" % (proc.returncode,
+                                            proc.stderr.strip()[-2000:] or "(no message)"))
+    return output
+
+
+class _Progress:
+    def __init__(self, label, total):
+        self.label, self.total, self.done, self.failed = label, total, 0, 0
+        self.tty = sys.stderr.isatty()
+        self.shown = -1
+
+    def step(self, failed):
+        self.done += 1
+        self.failed += failed
+        percent = 100 * self.done // max(1, self.total)
+        if self.tty or percent // 10 != self.shown // 10 or self.done == self.total:
+            self.shown = percent
+            line = "%s: %d/%d tasks (%d%%)%s" % (self.label, self.done, self.total, percent,
+                                                ", %d failed" % self.failed if self.failed else "")
+            sys.stderr.write(("\r" + line) if self.tty else line + "\n")
+            if self.tty and self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
+    """Runs the tasks of a tasks file on the scheduler; returns the runner's exit code."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError:  # the tool tries another Python, then says so
+        return _NO_DASK
+    with open(tasks_path, encoding="utf-8") as f:
+        spec = json.load(f)
+    tasks = spec["tasks"]
+    if timeout is None:  # seconds to reach the scheduler
+        timeout = float(os.environ.get("ACLDUMP_SCHEDULER_TIMEOUT", "30"))
+    try:
+        client = Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError) as error:
+        sys.stderr.write("cannot reach the scheduler at %s: %s\n"
+                         % (scheduler, error))
+        return _NO_RUN
+    progress = _Progress(spec.get("label", "tasks"), len(tasks))
+    run = uuid.uuid4().hex[:8]
+    with client:
+        futures = {}
+        for i, task in enumerate(tasks):
+            future = client.submit(_run_task, task["argv"], task["output"], pure=False,
+                                   retries=retries, key="acldump-%s-%s-%d" % (run, spec.get(
+                                       "label", "task").replace(" ", "-"), i))
+            futures[future] = task
+        for future in as_completed(list(futures)):
+            task = futures[future]
+            failed = future.status != "finished"
+            if failed:
+                error = future.exception()
+                with open(task["output"] + ".error", "w", encoding="utf-8") as f:
+                    f.write("%s: %s\n" % (type(error).__name__, error))
+            progress.step(failed)
+    return _SOME_FAILED if progress.failed else _ALL_DONE
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="run a tasks file of the dump tool on a cluster")
+    parser.add_argument("--scheduler", required=True, help="tcp://host:8786")
+    parser.add_argument("--tasks", required=True, help="the tasks file the tool wrote")
+    parser.add_argument("--retries", type=int, default=2)
+    args = parser.parse_args(argv)
+    return run_tasks(args.scheduler, args.tasks, retries=args.retries)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

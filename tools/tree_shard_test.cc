@@ -1,0 +1,193 @@
+#include "tools/tree_shard.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "acl/acl_version.h"
+#include "base/strings.h"
+#include "dump/format/testing/dump_test_util.h"
+
+namespace acldump::tools {
+namespace {
+
+using dump::testing::FakeOp;
+using dump::testing::ModelFolder;
+using dump::testing::NewTempDir;
+using dump::testing::WriteDumpFile;
+using dump::testing::WriteText;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+namespace fs = std::filesystem;
+
+// Two runs (time folders), two models, two iterations, a stats CSV, a file
+// at the top and a symlinked folder (not followed, as by the scan).
+std::string MakeTree(const std::string& name) {
+  const std::string root = NewTempDir(name);
+  for (const char* time : {"20250101120000", "20250101120000_1"}) {
+    for (const char* model : {"net", "other"}) {
+      for (int it = 0; it < 2; ++it) {
+        const std::string dir = ModelFolder(root, it, model, time);
+        WriteDumpFile(dir, FakeOp{"Add", "a", {}, {}, {{{1, 2}}}}, 0, 10 + it);
+        WriteDumpFile(dir, FakeOp{"Relu", "r", {}, {}, {{{1, 0}}}}, 1, 20 + it);
+      }
+    }
+  }
+  WriteText(ModelFolder(root, 0, "net", "20250101120000") + "/Add.a.5.0.99.csv",
+            "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,"
+            "Min Value,Avg Value,Count,Nan Count,Negative Inf Count,Positive "
+            "Inf Count\nOutput,0,8,DT_FLOAT,ND,2,2,1,1.5,2,0,0,0\n");
+  WriteText(root + "/acl.json", "{}");
+  fs::create_directory_symlink(root + "/20250101120000", root + "/link");
+  return root;
+}
+
+// What a scan found, as the listing prints it.
+std::string Listing(const dump::DumpTree& tree) {
+  return TreeJson(tree).dump(1);
+}
+
+dump::DumpTree ScanInParts(const std::string& root, size_t want) {
+  absl::StatusOr<ScanPlan> plan = PlanScan(root, want);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  std::vector<dump::DumpEntry> entries;
+  for (const std::string& part : plan->folders) {
+    absl::StatusOr<dump::DumpTree> tree = ScanPart(root, part);
+    EXPECT_TRUE(tree.ok()) << tree.status();
+    // Through JSON, as from a worker.
+    std::vector<std::string> problems;
+    EXPECT_TRUE(EntriesFromJson(nlohmann::json::parse(TreeJson(*tree).dump()),
+                                entries, problems)
+                    .ok());
+  }
+  for (const std::string& file : plan->files) {
+    absl::StatusOr<dump::DumpTree> tree = ScanPart(root, file);
+    EXPECT_TRUE(tree.ok()) << tree.status();
+    for (const auto& e : tree->entries) entries.push_back(e);
+  }
+  for (auto& e : entries) e.path = (fs::path(root) / e.relative).string();
+  return dump::BuildDumpTree(root, std::move(entries));
+}
+
+TEST(TreeShardTest, PlansCutAtTheLevelWithEnoughFolders) {
+  const std::string root = MakeTree("plan");
+  absl::StatusOr<ScanPlan> one = PlanScan(root, 1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->folders, std::vector<std::string>{""});
+  EXPECT_THAT(one->files, IsEmpty());
+  absl::StatusOr<ScanPlan> two = PlanScan(root, 2);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->folders,
+            (std::vector<std::string>{"20250101120000", "20250101120000_1"}));
+  EXPECT_EQ(two->files, std::vector<std::string>{"acl.json"});
+  absl::StatusOr<ScanPlan> many = PlanScan(root, 1000);
+  ASSERT_TRUE(many.ok());
+  EXPECT_EQ(many->folders.size(), 8u);  // 2 runs x 2 models x 2 iterations
+  EXPECT_EQ(many->folders.front(), "20250101120000/0/net/1/0");
+}
+
+TEST(TreeShardTest, AScanInPartsIsTheWholeScan) {
+  const std::string root = MakeTree("parts");
+  absl::StatusOr<dump::DumpTree> whole = dump::ScanDumpTree(root);
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(whole->runs.size(), 8u);
+  for (size_t want : {1, 2, 3, 8, 100}) {
+    const dump::DumpTree parts = ScanInParts(root, want);
+    EXPECT_EQ(Listing(parts), Listing(*whole)) << "want " << want;
+    ASSERT_EQ(parts.runs.size(), whole->runs.size());
+    for (size_t i = 0; i < parts.runs.size(); ++i) {
+      EXPECT_EQ(parts.runs[i].directory, whole->runs[i].directory);
+      EXPECT_EQ(parts.runs[i].files.size(), whole->runs[i].files.size());
+    }
+  }
+}
+
+TEST(TreeShardTest, AFileRootIsReadByTheClient) {
+  const std::string root = MakeTree("file");
+  const std::string file = root + "/acl.json";
+  absl::StatusOr<ScanPlan> plan = PlanScan(file, 64);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_THAT(plan->folders, IsEmpty());
+  EXPECT_EQ(plan->files, std::vector<std::string>{""});
+}
+
+TEST(TreeShardTest, ListingsRoundTrip) {
+  const std::string root = MakeTree("json");
+  absl::StatusOr<dump::DumpTree> whole = dump::ScanDumpTree(root);
+  ASSERT_TRUE(whole.ok());
+  whole->problems.push_back("a pack could not be read");
+  const nlohmann::json json = nlohmann::json::parse(TreeJson(*whole).dump());
+  EXPECT_EQ(json["schema"], "acldump.ls/1");
+  std::vector<dump::DumpEntry> entries;
+  std::vector<std::string> problems;
+  ASSERT_TRUE(EntriesFromJson(json, entries, problems).ok());
+  EXPECT_EQ(problems, whole->problems);
+  dump::DumpTree back = dump::BuildDumpTree(root, std::move(entries));
+  back.problems = problems;
+  EXPECT_EQ(Listing(back), Listing(*whole));
+}
+
+absl::Status Parse(const nlohmann::json& json) {
+  std::vector<dump::DumpEntry> entries;
+  std::vector<std::string> problems;
+  return EntriesFromJson(json, entries, problems);
+}
+
+TEST(TreeShardTest, DamagedListingsAreRejected) {
+  const std::string root = MakeTree("bad");
+  absl::StatusOr<dump::DumpTree> tree =
+      ScanPart(root, "20250101120000/0/net/1/0");
+  ASSERT_TRUE(tree.ok());
+  const nlohmann::json good = nlohmann::json::parse(TreeJson(*tree).dump());
+  ASSERT_TRUE(Parse(good).ok());
+  auto with = [&](auto change) {
+    nlohmann::json j = good;
+    change(j);
+    return Parse(j);
+  };
+  EXPECT_THAT(Parse(nlohmann::json::array()).message(),
+              HasSubstr("not a dump listing"));
+  EXPECT_THAT(
+      with([](auto& j) { j["schema"] = "acldump.compare/1"; }).message(),
+      HasSubstr("not a dump listing"));
+  absl::Status old = with([](auto& j) { j["version"] = "0.1.0"; });
+  EXPECT_EQ(old.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(old.message(), HasSubstr(StrCat("another acldump release than ",
+                                              ACLDUMP_VERSION_STRING)));
+  EXPECT_THAT(with([](auto& j) { j.erase("entries"); }).message(),
+              HasSubstr("without entries"));
+  EXPECT_THAT(
+      with([](auto& j) { j["entries"][0]["kind"] = "movie"; }).message(),
+      HasSubstr("unknown kind 'movie'"));
+  EXPECT_THAT(
+      with([](auto& j) { j["entries"][0]["bytes"] = "many"; }).message(),
+      HasSubstr("'bytes' is not an integer"));
+  EXPECT_THAT(
+      with([](auto& j) { j["entries"][0]["task_id"] = 1ull << 40; }).message(),
+      HasSubstr("'task_id' out of range"));
+  EXPECT_THAT(
+      with([](auto& j) { j["entries"][0]["device"] = -1ll << 62; }).ok(), true);
+  EXPECT_THAT(with([](auto& j) { j["entries"][0].erase("path"); }).message(),
+              HasSubstr("entry without 'path'"));
+  EXPECT_THAT(with([](auto& j) { j["entries"][0]["packed"] = 1; }).message(),
+              HasSubstr("'packed' is not true/false"));
+  EXPECT_THAT(with([](auto& j) { j["problems"][0] = 3; }).message(),
+              HasSubstr("a problem is not text"));
+}
+
+TEST(TreeShardTest, ShardFilesAreWholeOrAbsent) {
+  const std::string dir = NewTempDir("write");
+  ASSERT_TRUE(WriteJsonFile(dir + "/x.json", {{"a", 1}}).ok());
+  EXPECT_TRUE(fs::exists(dir + "/x.json"));
+  absl::Status missing = WriteJsonFile(dir + "/no/such/x.json", {{"a", 1}});
+  EXPECT_THAT(missing.message(), HasSubstr("cannot create"));
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+}  // namespace
+}  // namespace acldump::tools
