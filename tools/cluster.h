@@ -29,6 +29,16 @@ struct ClusterOptions {
 // --scheduler and --scratch on `command`.
 void AddClusterOptions(CLI::App& command, ClusterOptions& options);
 
+// How many tasks to cut `units` of work into: at least `per_task` units
+// each (a task costs a process and a scheduler round trip), at most 512
+// tasks (what one scheduler dispatches without becoming the bottleneck).
+size_t TaskCount(size_t units, size_t per_task);
+
+// Writes `bytes` to `path` whole or not at all (beside it, then renamed
+// over it). A path that is a device, a FIFO or a symlink is written in place
+// instead: /dev/stdout stays a device.
+absl::Status WriteFileWhole(const std::string& path, std::string_view bytes);
+
 // This tool's absolute path, for the tasks' argv[0].
 std::string ToolPath();
 

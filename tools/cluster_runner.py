@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import uuid
 
 # Exit codes (tools/cluster.cc reads them).
@@ -71,9 +72,12 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
         sys.stderr.write("cannot reach the scheduler at %s: %s\n"
                          % (scheduler, error))
         return _NO_RUN
-    progress = _Progress(spec.get("label", "tasks"), len(tasks))
+    label = spec.get("label", "tasks")
+    progress = _Progress(label, len(tasks))
     run = uuid.uuid4().hex[:8]
+    started = time.monotonic()
     with client:
+        workers = len(client.scheduler_info().get("workers", {}))
         futures = {}
         for i, task in enumerate(tasks):
             future = client.submit(_run_task, task["argv"], task["output"], pure=False,
@@ -88,6 +92,8 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
                 with open(task["output"] + ".error", "w", encoding="utf-8") as f:
                     f.write("%s: %s\n" % (type(error).__name__, error))
             progress.step(failed)
+        sys.stderr.write("%s: %d tasks in %.1f s on %d workers\n"
+                         % (label, len(tasks), time.monotonic() - started, workers))
     return _SOME_FAILED if progress.failed else _ALL_DONE
 
 

@@ -140,6 +140,7 @@ class ClusterTest(unittest.TestCase):
                      and p["a"]["iteration"] == 2 and p["a"]["model"] == "resnet_tiny"]
         self.assertEqual(perturbed[0]["tensors_outside"], 1)
         self.assertIn("tasks (100%)", cluster[0].stderr)  # progress
+        self.assertRegex(cluster[0].stderr, r"compare: \d+ tasks in [\d.]+ s on 2 workers")
 
     def test_a_truncated_file_stops_compare_alike(self):
         local, cluster = self.both("compare", self.a, self.c, ok=(2,))

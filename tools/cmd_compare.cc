@@ -17,6 +17,9 @@
 namespace acldump::tools {
 namespace {
 
+// Folder pairs per cluster task, at least (a task is a process of its own).
+constexpr size_t kPairsPerTask = 32;
+
 class CompareCommand final : public Command {
  public:
   CLI::App* Setup(CLI::App& app) override {
@@ -65,9 +68,9 @@ class CompareCommand final : public Command {
     compare->add_flag("--verbose,-v", verbose_,
                       "print the tensors of every folder pair");
     AddClusterOptions(*compare, cluster_);
-    // A worker's task: one folder pair of a plan the client wrote.
-    compare->add_option("--shard-plan", shard_plan_)->group("");
-    compare->add_option("--shard-pair", shard_pair_)->group("");
+    // A worker's task: folder pairs the client wrote into a task file.
+    compare->add_option("--task", task_)->group("");
+    compare->add_option("--task-result", task_result_)->group("");
     compare->footer(
         "Example: bazel run //tools:dump -- compare run_a run_b --report "
         "compare.html\n"
@@ -77,11 +80,11 @@ class CompareCommand final : public Command {
   }
 
   int Run(const ToolContext&) override {
-    if (!shard_plan_.empty()) {
-      absl::Status done = CompareShard(shard_plan_, shard_pair_);
+    if (!task_.empty()) {
+      absl::Status done = RunCompareTask(task_, task_result_);
       return done.ok() ? 0 : FailWith("compare", done, "", kExitFailure);
     }
-    if (a_.empty() || b_.empty()) {  // not CLI11's required(): see --shard-plan
+    if (a_.empty() || b_.empty()) {  // not CLI11's required(): see --task
       return Fail("compare", a_.empty() ? "A is required" : "B is required",
                   "see `dump compare --help`", kExitUsage);
     }
@@ -124,33 +127,44 @@ class CompareCommand final : public Command {
     if (cluster_.scheduler.empty()) {
       return Report(CompareTrees(*a, *b, options, *filter), context);
     }
+    return CompareOnCluster(*a, *b, options, context);
+  }
+
+ private:
+  // The folder pairs as tasks on the cluster, merged into what CompareTrees
+  // returns; the pairs of tasks that failed for good are reported.
+  int CompareOnCluster(const CompareTree& a, const CompareTree& b,
+                       const CompareOptions& options,
+                       const ReportContext& context) {
     absl::StatusOr<TaskFolder> folder = TaskFolder::Create(cluster_, "compare");
-    if (!folder.ok())
+    if (!folder.ok()) {
       return FailWith("compare", folder.status(), "", kExitFailure);
-    absl::StatusOr<size_t> pairs =
-        WriteComparePlan(folder->path(), *a, *b, options, filter_options_);
-    if (!pairs.ok())
-      return FailWith("compare", pairs.status(), "", kExitFailure);
+    }
+    const FolderPlan plan = PairFolders(a, b);
+    absl::StatusOr<std::vector<CompareTaskFiles>> files =
+        WriteCompareTasks(folder->path(), plan, options, filter_options_,
+                          TaskCount(plan.pairs.size(), kPairsPerTask));
+    if (!files.ok()) {
+      return FailWith("compare", files.status(), "", kExitFailure);
+    }
     std::vector<ClusterTask> tasks;
-    for (size_t i = 0; i < *pairs; ++i) {
-      tasks.push_back({{ToolPath(), "compare", "--shard-plan", folder->path(),
-                        "--shard-pair", StrCat(i)},
-                       PairResultPath(folder->path(), i)});
+    for (const CompareTaskFiles& f : *files) {
+      tasks.push_back(
+          {{ToolPath(), "compare", "--task", f.task, "--task-result", f.result},
+           f.result});
     }
     absl::Status ran = RunOnCluster(cluster_, "compare", tasks, *folder);
     if (!ran.ok()) return FailWith("compare", ran, "", kExitFailure);
-    const MergedCompare merged =
-        MergeCompareShards(PairFolders(*a, *b), folder->path(),
-                           [&](size_t i) { return TaskFailure(tasks[i]); });
+    const MergedCompare merged = MergeCompareResults(
+        plan, *files, [&](size_t k) { return TaskFailure(tasks[k]); });
     const int code = Report(merged.result, context);
     if (merged.failed.empty()) return code;
     return Fail("compare",
-                StrCat(merged.failed.size(), " of ", *pairs,
+                StrCat(merged.failed.size(), " of ", plan.pairs.size(),
                        " folder pairs were not compared (the notes say why)"),
                 "the results above hold the other pairs", kExitIncomplete);
   }
 
- private:
   // Prints and writes what --report, --json and --csv ask for; the exit code.
   int Report(const TreeCompareResult& result, const ReportContext& context) {
     const bool quiet = json_ == "-" || csv_ == "-";
@@ -193,8 +207,7 @@ class CompareCommand final : public Command {
   }
 
   std::string a_, b_, metrics_ = "default", report_, json_, csv_, model_,
-                      iteration_, shard_plan_;
-  size_t shard_pair_ = 0;
+                      iteration_, task_, task_result_;
   ClusterOptions cluster_;
   double atol_ = 1e-3, rtol_ = 1e-3;
   FilterOptions filter_options_;

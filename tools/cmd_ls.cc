@@ -40,7 +40,7 @@ class LsCommand final : public Command {
 
   int Run(const ToolContext&) override {
     if (shard_.active()) {
-      absl::StatusOr<dump::DumpTree> part = ScanPart(path_, shard_.folder);
+      absl::StatusOr<dump::DumpTree> part = ScanTaskFolders(path_, shard_.list);
       absl::Status written = part.ok()
                                  ? WriteJsonFile(shard_.output, TreeJson(*part))
                                  : part.status();

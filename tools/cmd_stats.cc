@@ -109,7 +109,7 @@ class StatsCommand final : public Command {
   // A worker's task: the listing of its folder, and the text MergeStats
   // parses for each stats CSV and tensor dump in it (or why there is none).
   absl::Status WriteShard() {
-    ASSIGN_OR_RETURN(dump::DumpTree part, ScanPart(path_, shard_.folder));
+    ASSIGN_OR_RETURN(dump::DumpTree part, ScanTaskFolders(path_, shard_.list));
     nlohmann::ordered_json json = TreeJson(part);
     nlohmann::ordered_json texts = nlohmann::ordered_json::object();
     for (const dump::DumpEntry& entry : part.entries) {

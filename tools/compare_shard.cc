@@ -1,9 +1,6 @@
 #include "tools/compare_shard.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -12,6 +9,7 @@
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "tools/cluster.h"
 #include "tools/compare_shard.pb.h"
 
 namespace acldump::tools {
@@ -19,9 +17,8 @@ namespace {
 
 namespace pb = ::acldump::tools::shard;
 
-// A plan holds every header's names; a pair's result every tensor's metrics.
-constexpr size_t kMaxPlanBytes = size_t{4} << 30;
-constexpr size_t kMaxPairBytes = size_t{1} << 30;
+// A task holds its folders' header names and its pairs' metrics.
+constexpr size_t kMaxTaskBytes = size_t{2} << 30;
 
 // ---- to the wire ----
 
@@ -70,14 +67,6 @@ void Put(const CompareSide& side, pb::CompareSide& p) {
   p.set_model_rank(side.model_rank);
   p.set_iteration(side.iteration);
   for (const OpRecord& op : side.ops) Put(op, *p.add_ops());
-}
-
-void Put(const CompareTree& tree, pb::CompareTree& p) {
-  p.set_kind(static_cast<int>(tree.kind));
-  p.set_root(tree.root);
-  for (const CompareSide& f : tree.folders) Put(f, *p.add_folders());
-  for (const std::string& n : tree.notes) p.add_notes(n);
-  p.set_ops_filtered_out(tree.ops_filtered_out);
 }
 
 void Put(const TensorMetrics& m, pb::TensorMetrics& p) {
@@ -217,19 +206,6 @@ absl::StatusOr<CompareSide> Get(const pb::CompareSide& p) {
   return side;
 }
 
-absl::StatusOr<CompareTree> Get(const pb::CompareTree& p) {
-  CompareTree tree;
-  ASSIGN_OR_RETURN(tree.kind, EnumOf<SideKind>(p.kind(), 1, "side kind"));
-  tree.root = p.root();
-  for (const auto& f : p.folders()) {
-    ASSIGN_OR_RETURN(CompareSide side, Get(f));
-    tree.folders.push_back(std::move(side));
-  }
-  tree.notes.assign(p.notes().begin(), p.notes().end());
-  tree.ops_filtered_out = p.ops_filtered_out();
-  return tree;
-}
-
 TensorMetrics Get(const pb::TensorMetrics& p) {
   TensorMetrics m;
   m.count = p.count();
@@ -332,37 +308,6 @@ absl::StatusOr<CompareResult> Get(const pb::PairResult& p,
 
 // ---- files ----
 
-// Whole or absent: written beside, then renamed over.
-absl::Status WriteWhole(const std::string& path, const std::string& bytes) {
-  const std::string temporary = StrCat(path, ".tmp.", getpid());
-  const int fd =
-      open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::PermissionDeniedError(
-        StrCat("cannot create '", temporary, "': ", std::strerror(errno)));
-  }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      close(fd);
-      unlink(temporary.c_str());
-      return absl::ResourceExhaustedError(
-          StrCat("cannot write '", temporary, "': ", std::strerror(error)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) != 0 || rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    unlink(temporary.c_str());
-    return absl::ResourceExhaustedError(
-        StrCat("cannot write '", path, "': ", std::strerror(error)));
-  }
-  return absl::OkStatus();
-}
-
 template <typename Message>
 absl::StatusOr<Message> ReadMessage(const std::string& path, size_t limit,
                                     std::string_view what) {
@@ -384,118 +329,131 @@ absl::StatusOr<Message> ReadMessage(const std::string& path, size_t limit,
 
 }  // namespace
 
-std::string PlanPath(const std::string& dir) { return dir + "/plan.pb"; }
-
-std::string PairResultPath(const std::string& dir, size_t pair) {
-  return StrCat(dir, "/pair-", pair, ".pb");
+absl::StatusOr<std::vector<CompareTaskFiles>> WriteCompareTasks(
+    const std::string& dir, const FolderPlan& folders,
+    const CompareOptions& options, const FilterOptions& filter_options,
+    size_t max_tasks) {
+  // Consecutive pairs, cut where the operators so far pass the next share.
+  size_t total_ops = 0;
+  for (const auto& [a, b] : folders.pairs) total_ops += a->ops.size() + 1;
+  const size_t tasks =
+      std::max<size_t>(1, std::min(max_tasks, folders.pairs.size()));
+  std::vector<CompareTaskFiles> files;
+  size_t ops = 0;
+  for (size_t i = 0; i < folders.pairs.size(); ++i) {
+    const size_t share = (files.size() * total_ops + tasks - 1) / tasks;
+    if (files.empty() || (ops >= share && files.size() < tasks)) {
+      const size_t k = files.size();
+      files.push_back({StrCat(dir, "/task-", k, ".pb"),
+                       StrCat(dir, "/result-", k, ".pb"),
+                       {}});
+    }
+    files.back().pairs.push_back(i);
+    ops += folders.pairs[i].first->ops.size() + 1;
+  }
+  for (const CompareTaskFiles& file : files) {
+    pb::CompareTask task;
+    task.set_version(ACLDUMP_VERSION_STRING);
+    task.set_atol(options.atol);
+    task.set_rtol(options.rtol);
+    for (const std::string& t : filter_options.op_types) task.add_op_types(t);
+    task.set_match(filter_options.match);
+    task.set_iterations(filter_options.iterations);
+    for (size_t i : file.pairs) {
+      pb::PairSpec& spec = *task.add_pairs();
+      spec.set_index(i);
+      Put(*folders.pairs[i].first, *spec.mutable_a());
+      Put(*folders.pairs[i].second, *spec.mutable_b());
+    }
+    std::string bytes;
+    if (!task.SerializeToString(&bytes)) {
+      return absl::ResourceExhaustedError(
+          StrCat("the task '", file.task, "' is too large to write"));
+    }
+    RETURN_IF_ERROR(WriteFileWhole(file.task, bytes));
+  }
+  return files;
 }
 
-absl::StatusOr<size_t> WriteComparePlan(const std::string& dir,
-                                        const CompareTree& a,
-                                        const CompareTree& b,
-                                        const CompareOptions& options,
-                                        const FilterOptions& filter_options) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return absl::PermissionDeniedError(
-        StrCat("cannot create the folder '", dir, "': ", std::strerror(errno)));
+absl::Status RunCompareTask(const std::string& task_path,
+                            const std::string& result_path) {
+  ASSIGN_OR_RETURN(
+      pb::CompareTask task,
+      ReadMessage<pb::CompareTask>(task_path, kMaxTaskBytes, "compare task"));
+  FilterOptions filter_options;
+  filter_options.op_types.assign(task.op_types().begin(),
+                                 task.op_types().end());
+  filter_options.match = task.match();
+  filter_options.iterations = task.iterations();
+  ASSIGN_OR_RETURN(DumpFilter filter, DumpFilter::Create(filter_options));
+  const CompareOptions options{task.atol(), task.rtol()};
+  pb::TaskResult result;
+  result.set_version(ACLDUMP_VERSION_STRING);
+  for (const pb::PairSpec& spec : task.pairs()) {
+    ASSIGN_OR_RETURN(const CompareSide a, Get(spec.a()));
+    ASSIGN_OR_RETURN(const CompareSide b, Get(spec.b()));
+    pb::PairResult& p = *result.add_pairs();
+    p.set_pair(spec.index());
+    Put(CompareSides(a, b, options, filter), a, p);
   }
-  pb::ComparePlan plan;
-  plan.set_version(ACLDUMP_VERSION_STRING);
-  Put(a, *plan.mutable_a());
-  Put(b, *plan.mutable_b());
-  plan.set_atol(options.atol);
-  plan.set_rtol(options.rtol);
-  for (const std::string& t : filter_options.op_types) plan.add_op_types(t);
-  plan.set_match(filter_options.match);
-  plan.set_iterations(filter_options.iterations);
-  const size_t pairs = PairFolders(a, b).pairs.size();
-  plan.set_pairs(pairs);
   std::string bytes;
-  if (!plan.SerializeToString(&bytes)) {
-    return absl::ResourceExhaustedError("the plan is too large to write");
+  if (!result.SerializeToString(&bytes)) {
+    return absl::ResourceExhaustedError("the results are too large to write");
   }
-  RETURN_IF_ERROR(WriteWhole(PlanPath(dir), bytes));
-  return pairs;
+  return WriteFileWhole(result_path, bytes);
 }
 
-absl::StatusOr<std::unique_ptr<ComparePlan>> ReadComparePlan(
-    const std::string& dir) {
-  ASSIGN_OR_RETURN(pb::ComparePlan p,
-                   ReadMessage<pb::ComparePlan>(PlanPath(dir), kMaxPlanBytes,
-                                                "compare plan"));
-  auto plan = std::make_unique<ComparePlan>();
-  ASSIGN_OR_RETURN(plan->a, Get(p.a()));
-  ASSIGN_OR_RETURN(plan->b, Get(p.b()));
-  plan->options = {p.atol(), p.rtol()};
-  plan->filter_options.op_types.assign(p.op_types().begin(),
-                                       p.op_types().end());
-  plan->filter_options.match = p.match();
-  plan->filter_options.iterations = p.iterations();
-  ASSIGN_OR_RETURN(plan->filter, DumpFilter::Create(plan->filter_options));
-  plan->folders = PairFolders(plan->a, plan->b);
-  if (plan->folders.pairs.size() != p.pairs()) {
-    return absl::DataLossError(StrCat("compare plan '", PlanPath(dir),
-                                      "' pairs ", plan->folders.pairs.size(),
-                                      " folders, it says ", p.pairs()));
-  }
-  return plan;
-}
-
-absl::Status CompareShard(const std::string& dir, size_t pair) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ComparePlan> plan, ReadComparePlan(dir));
-  if (pair >= plan->folders.pairs.size()) {
-    return absl::InvalidArgumentError(StrCat("folder pair ", pair,
-                                             " does not exist: the plan has ",
-                                             plan->folders.pairs.size()));
-  }
-  const auto& [a, b] = plan->folders.pairs[pair];
-  const CompareResult result =
-      CompareSides(*a, *b, plan->options, plan->filter);
-  pb::PairResult p;
-  p.set_version(ACLDUMP_VERSION_STRING);
-  p.set_pair(pair);
-  Put(result, *a, p);
-  std::string bytes;
-  if (!p.SerializeToString(&bytes)) {
-    return absl::ResourceExhaustedError("the result is too large to write");
-  }
-  return WriteWhole(PairResultPath(dir, pair), bytes);
-}
-
-MergedCompare MergeCompareShards(
-    const FolderPlan& folders, const std::string& dir,
+MergedCompare MergeCompareResults(
+    const FolderPlan& folders, const std::vector<CompareTaskFiles>& tasks,
     const std::function<std::string(size_t)>& why_missing) {
   MergedCompare merged{StartTreeResult(folders), {}};
-  for (size_t i = 0; i < merged.result.pairs.size(); ++i) {
-    FolderPair& pair = merged.result.pairs[i];
-    absl::StatusOr<CompareResult> result =
-        [&]() -> absl::StatusOr<CompareResult> {
+  auto fail = [&](size_t pair, std::string_view why) {
+    FolderPair& p = merged.result.pairs[pair];
+    p.result = CompareResult{};
+    p.result.divergence_note = StrCat(
+        "not compared: no worker delivered this folder pair (", why, ")");
+    merged.failed.push_back(pair);
+    merged.result.notes.push_back(StrCat("folder pair ", pair, " (",
+                                         FolderLabel(*p.a),
+                                         ") was not compared: ", why));
+  };
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    const CompareTaskFiles& task = tasks[k];
+    absl::Status read = [&]() -> absl::Status {
       if (why_missing) {
-        std::string why = why_missing(i);
+        std::string why = why_missing(k);
         if (!why.empty()) return absl::UnavailableError(why);
       }
-      ASSIGN_OR_RETURN(
-          pb::PairResult p,
-          ReadMessage<pb::PairResult>(PairResultPath(dir, i), kMaxPairBytes,
-                                      "folder pair result"));
-      if (p.pair() != i) {
+      ASSIGN_OR_RETURN(pb::TaskResult result,
+                       ReadMessage<pb::TaskResult>(task.result, kMaxTaskBytes,
+                                                   "compare task result"));
+      if (static_cast<size_t>(result.pairs_size()) != task.pairs.size()) {
         return absl::DataLossError(
-            StrCat("'", PairResultPath(dir, i), "' holds pair ", p.pair()));
+            StrCat("'", task.result, "' holds ", result.pairs_size(),
+                   " folder pairs, the task has ", task.pairs.size()));
       }
-      return Get(p, *pair.a);
+      std::vector<CompareResult> results;
+      for (int i = 0; i < result.pairs_size(); ++i) {
+        const size_t pair = task.pairs[i];
+        if (result.pairs(i).pair() != pair) {
+          return absl::DataLossError(StrCat("'", task.result, "' holds pair ",
+                                            result.pairs(i).pair(),
+                                            " where pair ", pair, " belongs"));
+        }
+        ASSIGN_OR_RETURN(CompareResult r,
+                         Get(result.pairs(i), *merged.result.pairs[pair].a));
+        results.push_back(std::move(r));
+      }
+      for (size_t i = 0; i < results.size(); ++i) {
+        merged.result.pairs[task.pairs[i]].result = std::move(results[i]);
+      }
+      return absl::OkStatus();
     }();
-    if (result.ok()) {
-      pair.result = *std::move(result);
-      continue;
+    if (!read.ok()) {
+      for (size_t pair : task.pairs) fail(pair, ToStd(read.message()));
     }
-    merged.failed.push_back(i);
-    pair.result.divergence_note =
-        StrCat("not compared: no worker delivered this folder pair (",
-               result.status().message(), ")");
-    merged.result.notes.push_back(
-        StrCat("folder pair ", i, " (", FolderLabel(*pair.a),
-               ") was not compared: ", result.status().message()));
   }
+  std::sort(merged.failed.begin(), merged.failed.end());
   TotalTreeResult(merged.result);
   return merged;
 }

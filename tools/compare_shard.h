@@ -1,14 +1,14 @@
 // `dump compare` in pieces, for a cluster: the client reads both sides and
-// writes a plan; each worker compares one folder pair of the plan and writes
-// its result; the client merges the results into the TreeCompareResult that
-// CompareTrees would have returned, so every output is the same, byte for
-// byte. The files live in one folder that client and workers share.
+// pairs their folders; each task compares some folder pairs (written into a
+// task file, headers read) and writes their results; the client merges the
+// results into the TreeCompareResult that CompareTrees would have returned,
+// so every output is the same, byte for byte. The files live in one folder
+// that client and workers share.
 #ifndef ACLDUMP_TOOLS_COMPARE_SHARD_H_
 #define ACLDUMP_TOOLS_COMPARE_SHARD_H_
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,52 +18,39 @@
 
 namespace acldump::tools {
 
-// Both sides, the options and the pairing. Not movable: the pairing points
-// into the sides.
-struct ComparePlan {
-  ComparePlan() = default;
-  ComparePlan(const ComparePlan&) = delete;
-  ComparePlan& operator=(const ComparePlan&) = delete;
-
-  CompareTree a, b;
-  CompareOptions options;
-  FilterOptions filter_options;
-  DumpFilter filter;
-  FolderPlan folders;
+// One task: its file, the file it writes, and the folder pairs it compares
+// (indices into the FolderPlan).
+struct CompareTaskFiles {
+  std::string task;
+  std::string result;
+  std::vector<size_t> pairs;
 };
 
-// "<dir>/plan.pb" and "<dir>/pair-<i>.pb".
-std::string PlanPath(const std::string& dir);
-std::string PairResultPath(const std::string& dir, size_t pair);
+// Splits the pairs of `folders` into at most `max_tasks` tasks of
+// consecutive pairs, of about equal numbers of operators, and writes each
+// task's file into `dir` (which must exist).
+absl::StatusOr<std::vector<CompareTaskFiles>> WriteCompareTasks(
+    const std::string& dir, const FolderPlan& folders,
+    const CompareOptions& options, const FilterOptions& filter_options,
+    size_t max_tasks);
 
-// Writes the plan of comparing `a` with `b` into `dir` (created if missing).
-// Returns the number of folder pairs, one task each.
-absl::StatusOr<size_t> WriteComparePlan(const std::string& dir,
-                                        const CompareTree& a,
-                                        const CompareTree& b,
-                                        const CompareOptions& options,
-                                        const FilterOptions& filter_options);
+// A worker's job: compares the pairs of the task file and writes their
+// results (whole or not at all) to `result`. Errors: the task file is
+// missing, damaged or of another release; the result cannot be written.
+absl::Status RunCompareTask(const std::string& task, const std::string& result);
 
-// Errors: missing or unreadable, not a plan, written by another version.
-absl::StatusOr<std::unique_ptr<ComparePlan>> ReadComparePlan(
-    const std::string& dir);
-
-// A worker's task: compares folder pair `pair` of the plan in `dir` and
-// writes its result next to the plan (whole or not at all).
-absl::Status CompareShard(const std::string& dir, size_t pair);
-
-// The merged result, and the pairs no worker delivered.
+// The merged result, and the pairs no task delivered.
 struct MergedCompare {
   TreeCompareResult result;
   std::vector<size_t> failed;  // pair indices, ascending
 };
 
-// The results of every pair of `folders`, in its order, read from `dir`. A
-// pair whose result is missing or unreadable (its worker died, the files
-// could not be read) stays in the result with nothing compared; a note names
-// it and why (`why_missing`, when it knows, else what reading said).
-MergedCompare MergeCompareShards(
-    const FolderPlan& folders, const std::string& dir,
+// The results of every task, in the pairs' order. The pairs of a task whose
+// result is missing or unreadable (its worker died, a file could not be
+// read) stay in the result with nothing compared; a note names each and why
+// (`why_missing(task index)` when it knows, else what reading said).
+MergedCompare MergeCompareResults(
+    const FolderPlan& folders, const std::vector<CompareTaskFiles>& tasks,
     const std::function<std::string(size_t)>& why_missing = {});
 
 }  // namespace acldump::tools

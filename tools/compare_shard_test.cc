@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "acl/acl_version.h"
 #include "base/strings.h"
@@ -47,7 +48,7 @@ void WriteRun(const std::string& root, int bad_iteration) {
 }
 
 struct Trees {
-  std::string dir;
+  std::string dir;  // for the tasks' files
   CompareTree a, b;
 };
 
@@ -73,34 +74,49 @@ std::string AllOutputs(const TreeCompareResult& r, const CompareTree& a,
                 CompareCsv(r, context), RenderCompareHtml(r, context));
 }
 
-// Writes the plan and runs every pair's task here.
-size_t RunAllShards(const Trees& t, const CompareOptions& options) {
-  absl::StatusOr<size_t> pairs = WriteComparePlan(t.dir, t.a, t.b, options, {});
-  EXPECT_TRUE(pairs.ok()) << pairs.status();
-  for (size_t i = 0; i < pairs.value_or(0); ++i) {
-    absl::Status done = CompareShard(t.dir, i);
+// Writes the tasks into `dir` and runs each here, as a worker would.
+std::vector<CompareTaskFiles> RunAllTasks(const std::string& dir,
+                                          const FolderPlan& plan,
+                                          const CompareOptions& options,
+                                          size_t max_tasks,
+                                          const FilterOptions& filter = {}) {
+  fs::create_directories(dir);
+  absl::StatusOr<std::vector<CompareTaskFiles>> files =
+      WriteCompareTasks(dir, plan, options, filter, max_tasks);
+  EXPECT_TRUE(files.ok()) << files.status();
+  if (!files.ok()) return {};
+  for (const CompareTaskFiles& f : *files) {
+    absl::Status done = RunCompareTask(f.task, f.result);
     EXPECT_TRUE(done.ok()) << done;
   }
-  return pairs.value_or(0);
+  return *files;
 }
 
-TEST(CompareShardTest, MergedShardsAreTheInProcessResultByteForByte) {
+TEST(CompareShardTest, MergedTasksAreTheInProcessResultByteForByte) {
   auto t = MakeTrees("shard_same");
   const CompareOptions options{1e-3, 1e-3};
-  EXPECT_EQ(RunAllShards(*t, options), 3u);
-  const MergedCompare merged =
-      MergeCompareShards(PairFolders(t->a, t->b), t->dir);
-  EXPECT_TRUE(merged.failed.empty());
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  ASSERT_EQ(plan.pairs.size(), 3u);
   const TreeCompareResult direct = CompareTrees(t->a, t->b, options);
   ASSERT_EQ(direct.exit_code(), 1);
-  EXPECT_EQ(merged.result.exit_code(), 1);
-  ASSERT_TRUE(merged.result.first_pair.has_value());
-  EXPECT_EQ(*merged.result.first_pair, 1u);
-  EXPECT_EQ(AllOutputs(merged.result, t->a, t->b, options),
-            AllOutputs(direct, t->a, t->b, options));
+  for (size_t max_tasks : {1, 2, 3, 10}) {
+    const std::vector<CompareTaskFiles> files =
+        RunAllTasks(StrCat(t->dir, max_tasks), plan, options, max_tasks);
+    EXPECT_EQ(files.size(), std::min<size_t>(max_tasks, 3));
+    size_t pairs = 0;
+    for (const auto& f : files) pairs += f.pairs.size();
+    EXPECT_EQ(pairs, 3u);
+    const MergedCompare merged = MergeCompareResults(plan, files);
+    EXPECT_TRUE(merged.failed.empty());
+    ASSERT_TRUE(merged.result.first_pair.has_value());
+    EXPECT_EQ(*merged.result.first_pair, 1u);
+    EXPECT_EQ(AllOutputs(merged.result, t->a, t->b, options),
+              AllOutputs(direct, t->a, t->b, options))
+        << max_tasks << " tasks";
+  }
 }
 
-TEST(CompareShardTest, ReferenceSidesTravelInThePlan) {
+TEST(CompareShardTest, ReferenceSidesTravelInTheTasks) {
   const std::string root = NewTempDir("shard_refs");
   WriteRun(root + "/a", -1);
   fs::create_directories(root + "/ref");
@@ -111,35 +127,47 @@ TEST(CompareShardTest, ReferenceSidesTravelInThePlan) {
   absl::StatusOr<CompareTree> a = LoadCompareTree(root + "/a", {});
   absl::StatusOr<CompareTree> ref = LoadCompareTree(root + "/ref", {});
   ASSERT_TRUE(a.ok() && ref.ok());
-  const std::string dir = root + "/tasks";
-  absl::StatusOr<size_t> pairs = WriteComparePlan(dir, *a, *ref, {}, {});
-  ASSERT_TRUE(pairs.ok()) << pairs.status();
-  for (size_t i = 0; i < *pairs; ++i) ASSERT_TRUE(CompareShard(dir, i).ok());
-  const MergedCompare merged = MergeCompareShards(PairFolders(*a, *ref), dir);
+  const FolderPlan plan = PairFolders(*a, *ref);
+  const MergedCompare merged =
+      MergeCompareResults(plan, RunAllTasks(root + "/tasks", plan, {}, 2));
   EXPECT_EQ(AllOutputs(merged.result, *a, *ref, {}),
             AllOutputs(CompareTrees(*a, *ref, {}), *a, *ref, {}));
   EXPECT_EQ(merged.result.tensors_outside, 3u);  // b's output, each iteration
 }
 
-TEST(CompareShardTest, WorkersUseThePlansOptionsAndFilters) {
+TEST(CompareShardTest, TasksCarryTheOptionsAndFilters) {
   auto t = MakeTrees("shard_options");
   FilterOptions filter;
   filter.op_types = {"Add"};
-  ASSERT_TRUE(WriteComparePlan(t->dir, t->a, t->b, {0, 0}, filter).ok());
-  absl::StatusOr<std::unique_ptr<ComparePlan>> plan = ReadComparePlan(t->dir);
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ((*plan)->options.atol, 0);
-  EXPECT_THAT((*plan)->filter_options.op_types, ElementsAre("Add"));
-  EXPECT_EQ((*plan)->folders.pairs.size(), 3u);
-  EXPECT_EQ((*plan)->a.folders.size(), t->a.folders.size());
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  const std::vector<CompareTaskFiles> files =
+      RunAllTasks(t->dir, plan, {0, 0}, 1, filter);
+  ASSERT_EQ(files.size(), 1u);
+  shard::CompareTask task;
+  {
+    std::ifstream in(files[0].task, std::ios::binary);
+    ASSERT_TRUE(task.ParseFromIstream(&in));
+  }
+  EXPECT_EQ(task.atol(), 0);
+  EXPECT_THAT(task.op_types(), ElementsAre("Add"));
+  EXPECT_EQ(task.pairs_size(), 3);
+  EXPECT_EQ(task.version(), ACLDUMP_VERSION_STRING);
+  // The worker's filter is the client's: the same result as in process.
+  absl::StatusOr<DumpFilter> same = DumpFilter::Create(filter);
+  ASSERT_TRUE(same.ok());
+  const MergedCompare merged = MergeCompareResults(plan, files);
+  EXPECT_EQ(
+      AllOutputs(merged.result, t->a, t->b, {0, 0}),
+      AllOutputs(CompareTrees(t->a, t->b, {0, 0}, *same), t->a, t->b, {0, 0}));
 }
 
-TEST(CompareShardTest, APairNoWorkerDeliveredIsReportedAndTheRestKept) {
+TEST(CompareShardTest, ATaskNoWorkerDeliveredIsReportedAndTheRestKept) {
   auto t = MakeTrees("shard_missing");
-  RunAllShards(*t, {});
-  fs::remove(PairResultPath(t->dir, 1));  // the pair holding the divergence
-  const MergedCompare merged =
-      MergeCompareShards(PairFolders(t->a, t->b), t->dir);
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  const std::vector<CompareTaskFiles> files = RunAllTasks(t->dir, plan, {}, 3);
+  ASSERT_EQ(files.size(), 3u);
+  fs::remove(files[1].result);  // the pair holding the divergence
+  const MergedCompare merged = MergeCompareResults(plan, files);
   EXPECT_THAT(merged.failed, ElementsAre(1u));
   EXPECT_EQ(merged.result.tensors_outside, 0u);
   EXPECT_EQ(merged.result.tensors_compared, 8u);  // pairs 0 and 2
@@ -148,87 +176,98 @@ TEST(CompareShardTest, APairNoWorkerDeliveredIsReportedAndTheRestKept) {
   ASSERT_FALSE(merged.result.notes.empty());
   EXPECT_THAT(merged.result.notes.back(),
               HasSubstr("folder pair 1 (net (id 1) iteration 1"));
-  // What the runner said about the task comes first.
+  // What the runner said about a task comes first.
   const MergedCompare told =
-      MergeCompareShards(PairFolders(t->a, t->b), t->dir, [](size_t i) {
-        return i == 2 ? "exit 1: worker ran out of memory" : "";
+      MergeCompareResults(plan, files, [](size_t k) -> std::string {
+        return k == 2 ? "KilledWorker: the worker died 3 times" : "";
       });
   EXPECT_THAT(told.failed, ElementsAre(1u, 2u));
   EXPECT_THAT(told.result.notes.back(),
-              HasSubstr("was not compared: exit 1: worker ran out of memory"));
+              HasSubstr("was not compared: KilledWorker: the worker died"));
+  const ReportContext context{&t->a, &t->b, {}, {Metric::kCosine}, "", false};
+  EXPECT_THAT(CompareJson(told.result, context),
+              HasSubstr("no worker delivered this folder pair"));
 }
 
 TEST(CompareShardTest, DamagedOrMisplacedResultsAreNotMerged) {
   auto t = MakeTrees("shard_damaged");
-  RunAllShards(*t, {});
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  const std::vector<CompareTaskFiles> files = RunAllTasks(t->dir, plan, {}, 3);
+  ASSERT_EQ(files.size(), 3u);
   {
-    std::ofstream garbage(PairResultPath(t->dir, 0), std::ios::binary);
+    std::ofstream garbage(files[0].result, std::ios::binary);
     garbage << "\xff\xff\xff not a result";
   }
-  fs::copy_file(PairResultPath(t->dir, 2), PairResultPath(t->dir, 1),
+  fs::copy_file(files[2].result, files[1].result,
                 fs::copy_options::overwrite_existing);
-  const MergedCompare merged =
-      MergeCompareShards(PairFolders(t->a, t->b), t->dir);
+  const MergedCompare merged = MergeCompareResults(plan, files);
   EXPECT_THAT(merged.failed, ElementsAre(0u, 1u));
   EXPECT_THAT(merged.result.notes[merged.result.notes.size() - 2],
               HasSubstr("is not one (truncated or another file)"));
-  EXPECT_THAT(merged.result.notes.back(), HasSubstr("holds pair 2"));
+  EXPECT_THAT(merged.result.notes.back(),
+              HasSubstr("holds pair 2 where pair 1 belongs"));
 }
 
 TEST(CompareShardTest, OutOfRangeOperatorIndicesAreRejected) {
   auto t = MakeTrees("shard_range");
-  RunAllShards(*t, {});
-  shard::PairResult p;
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  const std::vector<CompareTaskFiles> files = RunAllTasks(t->dir, plan, {}, 1);
+  shard::TaskResult r;
   {
-    std::ifstream in(PairResultPath(t->dir, 0), std::ios::binary);
-    ASSERT_TRUE(p.ParseFromIstream(&in));
+    std::ifstream in(files[0].result, std::ios::binary);
+    ASSERT_TRUE(r.ParseFromIstream(&in));
   }
-  p.mutable_ops(0)->set_op(99);
+  r.mutable_pairs(2)->mutable_ops(0)->set_op(99);
   {
-    std::ofstream out(PairResultPath(t->dir, 0), std::ios::binary);
-    ASSERT_TRUE(p.SerializeToOstream(&out));
+    std::ofstream out(files[0].result, std::ios::binary);
+    ASSERT_TRUE(r.SerializeToOstream(&out));
   }
-  const MergedCompare merged =
-      MergeCompareShards(PairFolders(t->a, t->b), t->dir);
-  EXPECT_THAT(merged.failed, ElementsAre(0u));
+  const MergedCompare merged = MergeCompareResults(plan, files);
+  EXPECT_THAT(merged.failed, ElementsAre(0u, 1u, 2u));  // all or nothing
   EXPECT_THAT(merged.result.notes.back(), HasSubstr("operator 99 of 2"));
+  EXPECT_EQ(merged.result.tensors_compared, 0u);
 }
 
-TEST(CompareShardTest, PlansOfAnotherReleaseAndBadPairsAreErrors) {
+TEST(CompareShardTest, TasksOfAnotherReleaseAreRefused) {
   auto t = MakeTrees("shard_version");
-  ASSERT_TRUE(WriteComparePlan(t->dir, t->a, t->b, {}, {}).ok());
-  absl::Status out_of_range = CompareShard(t->dir, 3);
-  EXPECT_EQ(out_of_range.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(out_of_range.message(),
-              HasSubstr("folder pair 3 does not exist: the plan has 3"));
-  shard::ComparePlan plan;
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  fs::create_directories(t->dir);
+  absl::StatusOr<std::vector<CompareTaskFiles>> files =
+      WriteCompareTasks(t->dir, plan, {}, {}, 1);
+  ASSERT_TRUE(files.ok());
+  const std::string task = (*files)[0].task, result = (*files)[0].result;
+  shard::CompareTask old;
   {
-    std::ifstream in(PlanPath(t->dir), std::ios::binary);
-    ASSERT_TRUE(plan.ParseFromIstream(&in));
+    std::ifstream in(task, std::ios::binary);
+    ASSERT_TRUE(old.ParseFromIstream(&in));
   }
-  plan.set_version("0.9.0");
+  old.set_version("0.9.0");
   {
-    std::ofstream out(PlanPath(t->dir), std::ios::binary);
-    ASSERT_TRUE(plan.SerializeToOstream(&out));
+    std::ofstream out(task, std::ios::binary);
+    ASSERT_TRUE(old.SerializeToOstream(&out));
   }
-  absl::Status old = CompareShard(t->dir, 0);
-  EXPECT_EQ(old.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(old.message(),
+  absl::Status refused = RunCompareTask(task, result);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(),
               HasSubstr(StrCat("written by acldump 0.9.0, this is ",
                                ACLDUMP_VERSION_STRING)));
-  EXPECT_FALSE(fs::exists(PairResultPath(t->dir, 0)));
-  fs::remove(PlanPath(t->dir));
-  EXPECT_FALSE(ReadComparePlan(t->dir).ok());
-  EXPECT_FALSE(ReadComparePlan(NewTempDir("shard_none") + "/x").ok());
+  EXPECT_FALSE(fs::exists(result));
+  EXPECT_THAT(RunCompareTask(t->dir + "/none.pb", result).message(),
+              HasSubstr("none.pb"));
+  {
+    std::ofstream out(task, std::ios::binary);
+    out << "garbage";
+  }
+  EXPECT_EQ(RunCompareTask(task, result).code(), absl::StatusCode::kDataLoss);
 }
 
-TEST(CompareShardTest, APlanCannotBeWrittenWhereThereIsNoFolder) {
+TEST(CompareShardTest, TasksCannotBeWrittenWhereThereIsNoFolder) {
   auto t = MakeTrees("shard_unwritable");
-  absl::StatusOr<size_t> pairs =
-      WriteComparePlan("/proc/no/such/folder", t->a, t->b, {}, {});
-  ASSERT_FALSE(pairs.ok());
-  EXPECT_THAT(pairs.status().message(),
-              HasSubstr("cannot create the folder '/proc/no/such/folder'"));
+  absl::StatusOr<std::vector<CompareTaskFiles>> files = WriteCompareTasks(
+      "/proc/no/such/folder", PairFolders(t->a, t->b), {}, {}, 4);
+  ASSERT_FALSE(files.ok());
+  EXPECT_THAT(files.status().message(),
+              HasSubstr("cannot create '/proc/no/such/folder/task-0.pb"));
 }
 
 }  // namespace

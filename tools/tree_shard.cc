@@ -1,8 +1,5 @@
 #include "tools/tree_shard.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -23,7 +20,9 @@ namespace fs = std::filesystem;
 // A shard of ten million entries is about 3 GB of JSON; more than that is
 // not a shard file.
 constexpr size_t kMaxShardBytes = size_t{4} << 30;
+// Folders the plan cuts the tree into (at least), and per task (at least).
 constexpr size_t kShardsWanted = 64;
+constexpr size_t kFoldersPerTask = 64;
 // {time}/{device}/{model}/{model id}/{iteration}: below that, files only.
 constexpr size_t kMaxPlanDepth = 5;
 
@@ -250,36 +249,41 @@ absl::StatusOr<dump::DumpTree> ScanPart(const std::string& root,
 
 void AddShardOptions(CLI::App& command, ShardOptions& options) {
   // A worker's task: not for users, so not in --help.
-  command.add_option("--shard", options.folder)->group("");
+  command.add_option("--shard-list", options.list)->group("");
   command.add_option("--shard-out", options.output)->group("");
+}
+
+absl::StatusOr<dump::DumpTree> ScanTaskFolders(const std::string& root,
+                                               const std::string& list) {
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadRegularFile(list, kMaxShardBytes, "scan task"));
+  const nlohmann::json folders = nlohmann::json::parse(text, nullptr, false);
+  if (!folders.is_array()) {
+    return absl::DataLossError(
+        StrCat("scan task '", list, "' is not a JSON array of folders"));
+  }
+  std::vector<dump::DumpEntry> entries;
+  std::vector<std::string> problems;
+  for (const auto& folder : folders) {
+    if (!folder.is_string()) {
+      return absl::DataLossError(
+          StrCat("scan task '", list, "' holds a folder that is not text"));
+    }
+    ASSIGN_OR_RETURN(dump::DumpTree part,
+                     ScanPart(root, folder.get<std::string>()));
+    for (dump::DumpEntry& e : part.entries) entries.push_back(std::move(e));
+    problems.insert(problems.end(), part.problems.begin(), part.problems.end());
+  }
+  dump::DumpTree tree = dump::BuildDumpTree(root, std::move(entries));
+  tree.problems = std::move(problems);
+  return tree;
 }
 
 absl::Status WriteJsonFile(const std::string& path,
                            const nlohmann::ordered_json& json) {
-  const std::string text =
-      json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  const std::string temporary = StrCat(path, ".tmp.", getpid());
-  const int fd =
-      open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::PermissionDeniedError(
-        StrCat("cannot create '", temporary, "': ", std::strerror(errno)));
-  }
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  const int error = errno;
-  if (close(fd) != 0 || done != text.size() ||
-      rename(temporary.c_str(), path.c_str()) != 0) {
-    unlink(temporary.c_str());
-    return absl::ResourceExhaustedError(
-        StrCat("cannot write '", path, "': ", std::strerror(error)));
-  }
-  return absl::OkStatus();
+  return WriteFileWhole(
+      path,
+      json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 absl::StatusOr<ClusterScan> ScanOnCluster(
@@ -288,13 +292,24 @@ absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::function<absl::Status(const nlohmann::json&)>& on_shard) {
   ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(root, kShardsWanted));
   ASSIGN_OR_RETURN(TaskFolder folder, TaskFolder::Create(options, command));
+  // Consecutive folders per task: neighbours in the tree, one walk each.
+  const size_t count = plan.folders.empty()
+                           ? 0
+                           : TaskCount(plan.folders.size(), kFoldersPerTask);
   std::vector<ClusterTask> tasks;
+  std::vector<std::vector<std::string>> folders_of(count);
   for (size_t i = 0; i < plan.folders.size(); ++i) {
-    const std::string output = StrCat(folder.path(), "/scan-", i, ".json");
-    tasks.push_back(
-        {{ToolPath(), command, fs::absolute(root).lexically_normal().string(),
-          "--shard", plan.folders[i], "--shard-out", output},
-         output});
+    folders_of[i * count / plan.folders.size()].push_back(plan.folders[i]);
+  }
+  const std::string absolute_root =
+      fs::absolute(root).lexically_normal().string();
+  for (size_t k = 0; k < count; ++k) {
+    const std::string list = StrCat(folder.path(), "/scan-", k, ".json");
+    RETURN_IF_ERROR(WriteJsonFile(list, folders_of[k]));
+    const std::string output = StrCat(folder.path(), "/scan-", k, ".out.json");
+    tasks.push_back({{ToolPath(), command, absolute_root, "--shard-list", list,
+                      "--shard-out", output},
+                     output});
   }
   RETURN_IF_ERROR(
       RunOnCluster(options, StrCat(command, " scan"), tasks, folder));

@@ -45,22 +45,28 @@ absl::StatusOr<ScanPlan> PlanScan(const std::string& root, size_t want);
 absl::StatusOr<dump::DumpTree> ScanPart(const std::string& root,
                                         const std::string& sub);
 
-// The worker side of a shard: --shard SUB and --shard-out FILE.
+// The worker side of a scan task: --shard-list FILE (a JSON array of
+// folders relative to the root) and --shard-out FILE.
 struct ShardOptions {
-  std::string folder;
+  std::string list;
   std::string output;
   bool active() const { return !output.empty(); }
 };
 void AddShardOptions(CLI::App& command, ShardOptions& options);
 
+// Scans each folder of the task's list under `root`: one tree of them all.
+absl::StatusOr<dump::DumpTree> ScanTaskFolders(const std::string& root,
+                                               const std::string& list);
+
 // Writes `json` to `path` whole or not at all.
 absl::Status WriteJsonFile(const std::string& path,
                            const nlohmann::ordered_json& json);
 
-// A scan of `root` on the cluster: one task per planned folder, each
-// `<tool> <command> <root> --shard <folder> --shard-out <file>`. A folder no
-// worker delivered is listed in the tree's problems and in `failed`.
-// `on_shard` sees each shard's JSON (the command's own fields).
+// A scan of `root` on the cluster: the planned folders in tasks of several,
+// each `<tool> <command> <root> --shard-list <file> --shard-out <file>`. The
+// folders of a task no worker delivered are listed in the tree's problems
+// and in `failed`. `on_shard` sees each task's JSON (the command's own
+// fields).
 struct ClusterScan {
   dump::DumpTree tree;
   std::vector<std::string> failed;  // folders, with why
