@@ -241,6 +241,9 @@ License: Apache-2.0
 Requires-Python: >=3.11,<3.12
 Provides-Extra: numpy
 Requires-Dist: numpy; extra == "numpy"
+Provides-Extra: analysis
+Requires-Dist: pandas; extra == "analysis"
+Requires-Dist: distributed; extra == "analysis"
 Description-Content-Type: text/markdown
 
 `acl` has pyACL's call shapes (`ret = acl.mdl.set_dump(path)`); `acldump` adds exceptions, context
@@ -253,7 +256,9 @@ managers, numpy, `.onnx` loading and the reading API for dump trees:
 
 The native library is inside the wheel (`acldump.libs/`), with abseil, protobuf, fmt and Highway
 linked in; the system provides the C/C++ runtime and oneDNN (libdnnl2). numpy is optional (without it,
-`Model.run` takes and returns bytes): `pip install acldump[numpy]` asks for it.
+`Model.run` takes and returns bytes): `pip install acldump[numpy]` asks for it. The `acldump`
+command (the dump tool) comes with it; `acldump.analysis` (many dump trees, on Dask) needs pandas
+and dask: `pip install acldump[analysis]`.
 """
 
 WHEEL_FILE = """\
@@ -287,6 +292,12 @@ def build_wheel(args):
         for name in needed(extension):
             if name.startswith("libacldump.so"):
                 run("patchelf", "--replace-needed", name, soname, extension)
+        # The dump tool as the environment's `acldump` command: acldump.analysis runs it, and so
+        # do a cluster's workers.
+        scripts = os.path.join(root, "acldump-%s.data" % version, "scripts")
+        for dest, source in pairs(args.script, "--script"):
+            os.makedirs(scripts, exist_ok=True)
+            install_binary(source, os.path.join(scripts, dest))
         write_text(os.path.join(root, dist_info, "METADATA"), WHEEL_METADATA.format(version=version))
         write_text(os.path.join(root, dist_info, "WHEEL"), WHEEL_FILE.format(tag=args.tag))
         write_text(os.path.join(root, dist_info, "top_level.txt"), "acl\nacldump\n")
@@ -394,6 +405,8 @@ def main():
     wheel.add_argument("--lib", required=True)
     wheel.add_argument("--extension", required=True, help="the SWIG extension acl/_aclswig.so")
     wheel.add_argument("--py", action="append", default=[], help="PATH=file in the wheel")
+    wheel.add_argument("--script", action="append", default=[],
+                       help="NAME=program installed as a command")
     jar = sub.add_parser("jar", help="the Java jar (classes and native libraries) and its pom")
     jar.add_argument("--version", required=True)
     jar.add_argument("--out", required=True)

@@ -28,7 +28,7 @@ grep -Eq "resnet_tiny/[0-9]+/0 [0-9]+ files$" example.txt || fail "the example's
 
 echo "== .onnx in process, dump, and the reading API"
 cat > check.py <<'PY'
-import json, os, sys
+import json, os, sys, sysconfig
 import numpy as np
 import acl, acldump
 
@@ -51,7 +51,18 @@ assert "prob" in ops, ops
 dumped = folder.files[ops.index("prob")].read()
 np.testing.assert_allclose(dumped.outputs[0].array, prob, rtol=0, atol=0)
 print("ok: %s, %d dump files, prob read back bit-exact" % (acldump.__version__, len(ops)))
+
+# The dump tool comes as the environment's `acldump` command, and acldump.analysis runs it.
+from acldump import analysis
+tool = analysis.find_tool()
+assert tool == os.path.join(sysconfig.get_paths()["scripts"], "acldump"), tool
+result = analysis.compare("out", "out")
+assert result["verdict"] == "pass" and result["tensors_compared"] > 0, result["verdict"]
+print("ok: analysis.compare through %s" % tool)
 PY
 site=$(clean venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 clean venv/bin/python check.py "$version" "$site" || fail "check.py"
+echo "== the acldump command"
+clean venv/bin/acldump --version | grep -qx "dump (acldump) $version" || fail "venv/bin/acldump --version"
+clean venv/bin/acldump ls out --summary | grep -q "resnet_tiny" || fail "venv/bin/acldump ls"
 echo "PASS: the wheel works from a virtual environment"

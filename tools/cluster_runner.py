@@ -23,10 +23,14 @@ def _run_task(argv, output):
     import shutil as _shutil
     import subprocess as _subprocess
     if not _os.access(argv[0], _os.X_OK):  # installed elsewhere on this worker
-        local = _os.environ.get("ACLDUMP_TOOL") or _shutil.which("acldump")
+        import sysconfig as _sysconfig
+        wheel = _os.path.join(_sysconfig.get_paths()["scripts"], "acldump")
+        local = (_os.environ.get("ACLDUMP_TOOL")
+                 or (wheel if _os.access(wheel, _os.X_OK) else None)
+                 or _shutil.which("acldump"))
         if local is None:
-            raise RuntimeError("%s: no acldump tool on this worker (install the acldump release "
-                               "or set ACLDUMP_TOOL)" % argv[0])
+            raise RuntimeError("%s: no acldump tool on this worker (install the acldump wheel "
+                               "or release, or set ACLDUMP_TOOL)" % argv[0])
         argv = [local] + list(argv[1:])
     proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True)
     if proc.returncode != 0 or not _os.path.isfile(output):

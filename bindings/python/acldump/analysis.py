@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import subprocess
+import sysconfig
 import tempfile
 import uuid
 
@@ -57,14 +58,14 @@ class ToolError(RuntimeError):
 
 
 def find_tool():
-    """The `dump` tool: $ACLDUMP_TOOL, the one beside this package (a Bazel tree or a wheel),
-    else `acldump` on PATH."""
+    """The `dump` tool: $ACLDUMP_TOOL; the one beside this package in a Bazel tree; the wheel's
+    `acldump` command in this Python's environment; else `acldump` on PATH."""
     tool = os.environ.get("ACLDUMP_TOOL")
     if tool:
         return tool
     package = os.path.dirname(os.path.abspath(__file__))
     for candidate in (os.path.join(package, "..", "..", "..", "tools", "dump"),  # runfiles
-                      os.path.join(package, "bin", "acldump")):  # the wheel
+                      os.path.join(sysconfig.get_paths()["scripts"], "acldump")):  # the wheel
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return os.path.normpath(candidate)
     tool = shutil.which("acldump")
