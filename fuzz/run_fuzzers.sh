@@ -20,8 +20,9 @@ declare -A seeds=(
   [stats_csv]="testdata/fuzz/stats_csv"
   [npy]="testdata"
   [pack]="testdata/fuzz/pack"
+  [cluster]="testdata/fuzz/cluster"
 )
-declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy' [pack]='*')
+declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy' [pack]='*' [cluster]='*')
 workspace="${BUILD_WORKSPACE_DIRECTORY:-}"
 status=0
 for pair in "${pairs[@]}"; do
