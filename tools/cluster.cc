@@ -181,7 +181,12 @@ absl::Status RunOnCluster(const ClusterOptions& options, std::string_view label,
   const std::string tasks_path = folder.path() + "/tasks.json";
   {
     std::ofstream file(tasks_path, std::ios::binary);
-    file << nlohmann::json{{"label", label}, {"tasks", list}}.dump();
+    // Tasks run where the client runs, so that relative paths (and the
+    // messages that name them) are the client's.
+    std::error_code error;
+    const std::string cwd = fs::current_path(error).string();
+    file << nlohmann::json{{"label", label}, {"cwd", cwd}, {"tasks", list}}
+                .dump();
     if (!file.flush()) {
       return absl::ResourceExhaustedError(
           StrCat("cannot write '", tasks_path, "'"));

@@ -17,8 +17,9 @@ import uuid
 _ALL_DONE, _SOME_FAILED, _NO_RUN, _NO_DASK = 0, 1, 3, 5
 
 
-def _run_task(argv, output):
-    """One task on a worker: the tool writes `output` or the task fails with its message."""
+def _run_task(argv, output, cwd):
+    """One task on a worker, in the client's working directory: the tool writes `output` or the
+    task fails with its message."""
     import os as _os
     import shutil as _shutil
     import subprocess as _subprocess
@@ -32,7 +33,11 @@ def _run_task(argv, output):
             raise RuntimeError("%s: no acldump tool on this worker (install the acldump wheel "
                                "or release, or set ACLDUMP_TOOL)" % argv[0])
         argv = [local] + list(argv[1:])
-    proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True)
+    if cwd and not _os.path.isdir(cwd):
+        raise RuntimeError("the client's working directory %s is not on this worker (run the "
+                           "client from a folder of the shared file system)" % cwd)
+    proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True,
+                           cwd=cwd or None)
     if proc.returncode != 0 or not _os.path.isfile(output):
         raise RuntimeError("exit %d: %s" % (proc.returncode,
                                             proc.stderr.strip()[-2000:] or "(no message)"))
@@ -84,7 +89,8 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
         workers = len(client.scheduler_info().get("workers", {}))
         futures = {}
         for i, task in enumerate(tasks):
-            future = client.submit(_run_task, task["argv"], task["output"], pure=False,
+            future = client.submit(_run_task, task["argv"], task["output"], spec.get("cwd"),
+                                   pure=False,
                                    retries=retries, key="acldump-%s-%s-%d" % (run, spec.get(
                                        "label", "task").replace(" ", "-"), i))
             futures[future] = task

@@ -147,6 +147,17 @@ class ClusterTest(unittest.TestCase):
         self.assertSameOutputs(local, cluster)
         self.assertIn("runs past the end of the file", cluster[0].stderr)
 
+    def test_relative_paths_mean_the_same_on_the_workers(self):
+        # The workers' own working directory is elsewhere; tasks run in the client's.
+        self.assertNotEqual(os.getcwd(), WORK)
+        local, cluster = self.both("compare", "a", "b", outputs=[("--json", "json")], ok=(1,))
+        self.assertSameOutputs(local, cluster)
+        self.assertEqual(json.loads(cluster[1]["json"])["a"]["path"], "a")
+        local, cluster = self.both("stats", "c", outputs=[("--json", "json")])
+        self.assertSameOutputs(local, cluster)
+        self.assertTrue(json.loads(cluster[1]["json"])["problems"][0].startswith("c/"))
+        self.assertSameOutputs(*self.both("ls", "c", outputs=[("--json", "json")]))
+
     def test_compare_of_identical_trees_passes_on_the_cluster(self):
         local, cluster = self.both("compare", self.a, self.a, outputs=[("--json", "json")])
         self.assertSameOutputs(local, cluster)

@@ -301,13 +301,11 @@ absl::StatusOr<ClusterScan> ScanOnCluster(
   for (size_t i = 0; i < plan.folders.size(); ++i) {
     folders_of[i * count / plan.folders.size()].push_back(plan.folders[i]);
   }
-  const std::string absolute_root =
-      fs::absolute(root).lexically_normal().string();
   for (size_t k = 0; k < count; ++k) {
     const std::string list = StrCat(folder.path(), "/scan-", k, ".json");
     RETURN_IF_ERROR(WriteJsonFile(list, folders_of[k]));
     const std::string output = StrCat(folder.path(), "/scan-", k, ".out.json");
-    tasks.push_back({{ToolPath(), command, absolute_root, "--shard-list", list,
+    tasks.push_back({{ToolPath(), command, root, "--shard-list", list,
                       "--shard-out", output},
                      output});
   }
