@@ -1,16 +1,14 @@
 // Files a cluster's workers write into the shared scratch folder (untrusted:
 // another user's worker, a damaged disk): a compare task, a task's results,
 // a listing. The same bytes are read as each.
-#include <stdlib.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fuzz/scratch.h"
 #include "nlohmann/json.hpp"
 #include "tools/compare_shard.h"
 #include "tools/dump_compare.h"
@@ -25,18 +23,8 @@ using acldump::tools::FolderPlan;
 using acldump::tools::OpRecord;
 using acldump::tools::TensorRef;
 
-const std::string& Folder() {
-  static const std::string* folder = [] {
-    char pattern[] = "/tmp/acldump-cluster-fuzz.XXXXXX";
-    return new std::string(mkdtemp(pattern) ? pattern : "/tmp");
-  }();
-  return *folder;
-}
-
-void WriteFile(const std::string& path, std::string_view bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+const std::string& Folder() { return acldump::fuzz::ScratchFolder("cluster"); }
+using acldump::fuzz::WriteFile;
 
 // Two folder pairs of two operators each, nothing on disk: what a result is
 // merged against.

@@ -1,30 +1,18 @@
 // The packed layout's readers (untrusted files): dump.pack with or without
 // its index, and statistic.csv.
-#include <stdlib.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 
 #include "dump/format/merged_stats.h"
 #include "dump/format/pack.h"
+#include "fuzz/scratch.h"
 
 namespace {
 
-const std::string& Folder() {
-  static const std::string* folder = [] {
-    char pattern[] = "/tmp/acldump-pack-fuzz.XXXXXX";
-    return new std::string(mkdtemp(pattern) ? pattern : "/tmp");
-  }();
-  return *folder;
-}
-
-void WriteFile(const std::string& path, std::string_view bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+const std::string& Folder() { return acldump::fuzz::ScratchFolder("pack"); }
+using acldump::fuzz::WriteFile;
 
 }  // namespace
 
