@@ -346,32 +346,58 @@ absl::StatusOr<DumpFileContents> ReadDumpFile(const std::string& path) {
   return contents;
 }
 
+namespace {
+
+// The header of a 2.0-layout dump of `size` bytes at `base` in `file`, read
+// without its tensors; nullopt when the bytes are not in that layout.
+std::optional<absl::StatusOr<DumpFileContents>> ReadHeaderOnly(
+    RandomAccessFile& file, uint64_t base, uint64_t size,
+    const std::string& path) {
+  if (size < kLengthBytes || size > kMaxDumpFileBytes) return std::nullopt;
+  absl::StatusOr<std::string> prefix = file.ReadAt(base, kLengthBytes);
+  const uint64_t header_len =
+      prefix.ok() ? LoadLittleEndian64(prefix->data()) : 0;
+  if (!prefix.ok() || header_len > size - kLengthBytes ||
+      header_len > kMaxHeaderOnlyBytes) {
+    return std::nullopt;
+  }
+  absl::StatusOr<std::string> bytes =
+      file.ReadAt(base + kLengthBytes, header_len);
+  DumpData header;
+  if (!bytes.ok() ||
+      !header.ParseFromArray(bytes->data(), static_cast<int>(header_len)) ||
+      header.version() != kDumpFormatVersion) {
+    return std::nullopt;
+  }
+  absl::Status valid =
+      CheckLayout2(header, size - kLengthBytes - header_len, size, header_len);
+  if (!valid.ok()) return Annotate(valid, path);
+  DumpFileContents contents;
+  contents.header = std::move(header);
+  return contents;
+}
+
+}  // namespace
+
 absl::StatusOr<DumpFileContents> ReadDumpFileHeader(const std::string& path) {
-  // The length prefix and the header only, when the file is in the 2.0
-  // layout; anything else is read whole (and validated the same way).
+  // The length prefix and the header only, when the file (or the packed
+  // record) is in the 2.0 layout.
   absl::StatusOr<RandomAccessFile> file =
       RandomAccessFile::Open(path, "dump file");
-  if (file.ok() && file->size() >= kLengthBytes &&
-      file->size() <= kMaxDumpFileBytes) {
-    const uint64_t file_size = file->size();
-    absl::StatusOr<std::string> prefix = file->ReadAt(0, kLengthBytes);
-    const uint64_t header_len =
-        prefix.ok() ? LoadLittleEndian64(prefix->data()) : 0;
-    absl::StatusOr<std::string> bytes =
-        prefix.ok() && header_len <= file_size - kLengthBytes &&
-                header_len <= kMaxHeaderOnlyBytes
-            ? file->ReadAt(kLengthBytes, header_len)
-            : absl::StatusOr<std::string>(absl::OutOfRangeError(""));
-    DumpData header;
-    if (bytes.ok() &&
-        header.ParseFromArray(bytes->data(), static_cast<int>(header_len)) &&
-        header.version() == kDumpFormatVersion) {
-      absl::Status valid = CheckLayout2(
-          header, file_size - kLengthBytes - header_len, file_size, header_len);
-      if (!valid.ok()) return Annotate(valid, path);
-      DumpFileContents contents;
-      contents.header = std::move(header);
-      return contents;
+  if (file.ok()) {
+    if (auto header = ReadHeaderOnly(*file, 0, file->size(), path)) {
+      return *std::move(header);
+    }
+  } else if (absl::IsNotFound(file.status())) {
+    ASSIGN_OR_RETURN(std::optional<PackedFileLocation> packed,
+                     LocatePackedFile(path));
+    if (packed) {
+      ASSIGN_OR_RETURN(RandomAccessFile pack,
+                       RandomAccessFile::Open(packed->pack_path, "dump pack"));
+      if (auto header = ReadHeaderOnly(pack, packed->record.data_offset,
+                                       packed->record.data_bytes, path)) {
+        return *std::move(header);
+      }
     }
   }
   // Anything else (a packed record, another layout) is read whole.

@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "dump/format/pack.h"
 #include "kernels/half.h"
 
 namespace acldump::dump {
@@ -469,6 +470,38 @@ TEST_F(ReadDumpFileTest, MissingFileAndDirectory) {
   EXPECT_THAT(parsed.status().message(), HasSubstr(missing));
   parsed = ReadDumpFile(dir_.string());
   EXPECT_THAT(parsed.status().message(), HasSubstr("is not a regular file"));
+}
+
+// A packed folder: records framed in dump.pack (no index: the frames are
+// scanned), each read by the name its file would have.
+TEST_F(ReadDumpFileTest, HeadersOfPackedRecordsAreReadWithoutTheirTensors) {
+  const std::filesystem::path folder = dir_ / "packed";
+  std::filesystem::create_directories(folder);
+  const std::string names[] = {"Relu.relu1.1.0.0000000000000001",
+                               "Relu.relu2.2.0.0000000000000002"};
+  {
+    std::ofstream pack(folder / kPackFileName, std::ios::binary);
+    for (const std::string& name : names) {
+      pack << PackFrame(name.size(), kTinyFile.size()) << name << kTinyFile;
+    }
+    // A record that is not a dump file is read whole, and refused.
+    pack << PackFrame(5, 3) << "Add.x"
+         << "abc";
+  }
+  for (const std::string& name : names) {
+    const std::string path = (folder / name).string();
+    absl::StatusOr<DumpFileContents> header = ReadDumpFileHeader(path);
+    ASSERT_TRUE(header.ok()) << header.status();
+    EXPECT_TRUE(header->outputs.empty());
+    EXPECT_EQ(header->header.SerializeAsString(),
+              ReadDumpFile(path)->header.SerializeAsString());
+  }
+  absl::StatusOr<DumpFileContents> bad =
+      ReadDumpFileHeader((folder / "Add.x").string());
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(
+      ReadDumpFileHeader((folder / "Relu.none.3.0.3").string()).status().code(),
+      absl::StatusCode::kNotFound);
 }
 
 }  // namespace

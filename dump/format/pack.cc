@@ -197,25 +197,33 @@ absl::StatusOr<PackContents> ReadPackContents(const std::string& path) {
   return ScanFrames(file);
 }
 
-absl::StatusOr<std::optional<std::string>> ReadPackedFile(
-    const std::string& path, uint64_t limit) {
+absl::StatusOr<std::optional<PackedFileLocation>> LocatePackedFile(
+    const std::string& path) {
   const fs::path file(path);
   const std::string name = file.filename().string();
-  const fs::path folder = file.parent_path();
-  const std::string pack_path = (folder / kPackFileName).string();
+  const std::string pack_path = (file.parent_path() / kPackFileName).string();
   ASSIGN_OR_RETURN(std::shared_ptr<const CachedPack> pack,
                    IndexedPack(pack_path));
-  if (!pack) return std::optional<std::string>();
+  if (!pack) return std::optional<PackedFileLocation>();
   auto found = pack->by_name.find(name);
-  if (found == pack->by_name.end()) return std::optional<std::string>();
-  const PackRecord& record = found->second;
+  if (found == pack->by_name.end()) return std::optional<PackedFileLocation>();
+  return std::optional<PackedFileLocation>(
+      PackedFileLocation{pack_path, found->second});
+}
+
+absl::StatusOr<std::optional<std::string>> ReadPackedFile(
+    const std::string& path, uint64_t limit) {
+  ASSIGN_OR_RETURN(std::optional<PackedFileLocation> location,
+                   LocatePackedFile(path));
+  if (!location) return std::optional<std::string>();
+  const PackRecord& record = location->record;
   if (record.data_bytes > limit) {
     return absl::ResourceExhaustedError(
         StrCat("dump record '", path, "' is ", record.data_bytes,
                " bytes, more than the limit of ", limit));
   }
   ASSIGN_OR_RETURN(RandomAccessFile pack_file,
-                   RandomAccessFile::Open(pack_path, "dump pack"));
+                   RandomAccessFile::Open(location->pack_path, "dump pack"));
   ASSIGN_OR_RETURN(std::string bytes,
                    pack_file.ReadAt(record.data_offset, record.data_bytes));
   return std::optional<std::string>(std::move(bytes));

@@ -62,9 +62,19 @@ struct PackContents {
 // describes the pack exactly, else by scanning the frames.
 absl::StatusOr<PackContents> ReadPackContents(const std::string& path);
 
+// Where the record named as "{folder}/{name}" is, when the folder is packed
+// and holds a record of that name: nullopt when it does not. Packs are
+// indexed once per process and size.
+struct PackedFileLocation {
+  std::string pack_path;
+  PackRecord record;
+};
+absl::StatusOr<std::optional<PackedFileLocation>> LocatePackedFile(
+    const std::string& path);
+
 // The bytes of "{folder}/{name}" when the folder is packed and holds a record
 // of that name: nullopt when it does not (the caller reads the path as a plain
-// file). Packs are indexed once per process and size.
+// file).
 absl::StatusOr<std::optional<std::string>> ReadPackedFile(
     const std::string& path, uint64_t limit);
 
