@@ -286,6 +286,51 @@ absl::Status WriteJsonFile(const std::string& path,
       json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+ClusterScan MergeScanTasks(
+    const std::string& root, dump::DumpTree client_part,
+    const std::vector<ScanTask>& tasks,
+    const std::function<absl::Status(const nlohmann::json&)>& on_shard) {
+  ClusterScan scan;
+  std::vector<dump::DumpEntry> entries = std::move(client_part.entries);
+  std::vector<std::string> problems = std::move(client_part.problems);
+  for (const ScanTask& task : tasks) {
+    std::vector<dump::DumpEntry> part;
+    std::vector<std::string> part_problems;
+    absl::Status read = [&]() -> absl::Status {
+      std::string failure = TaskFailure(task.task);
+      if (!failure.empty()) return absl::UnavailableError(failure);
+      ASSIGN_OR_RETURN(std::string text,
+                       ReadRegularFile(task.task.output, kMaxShardBytes,
+                                       "a worker's listing"));
+      const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+      if (json.is_discarded()) {
+        return absl::DataLossError("a worker's listing is not JSON");
+      }
+      RETURN_IF_ERROR(EntriesFromJson(json, part, part_problems));
+      return on_shard ? on_shard(json) : absl::OkStatus();
+    }();
+    if (!read.ok()) {
+      for (const std::string& sub : task.folders) {
+        const std::string where = JoinPath(root, sub);
+        scan.failed.push_back(StrCat("'", where, "': ", read.message()));
+        problems.push_back(
+            StrCat("'", where, "' was not read: ", read.message()));
+      }
+      continue;
+    }
+    // Named as the client names the root (the worker may have had another
+    // spelling of it).
+    for (dump::DumpEntry& e : part) {
+      e.path = JoinPath(root, e.relative);
+      entries.push_back(std::move(e));
+    }
+    problems.insert(problems.end(), part_problems.begin(), part_problems.end());
+  }
+  scan.tree = dump::BuildDumpTree(root, std::move(entries));
+  scan.tree.problems = std::move(problems);
+  return scan;
+}
+
 absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::string& command, const std::string& root,
     const ClusterOptions& options,
@@ -296,60 +341,34 @@ absl::StatusOr<ClusterScan> ScanOnCluster(
   const size_t count = plan.folders.empty()
                            ? 0
                            : TaskCount(plan.folders.size(), kFoldersPerTask);
-  std::vector<ClusterTask> tasks;
-  std::vector<std::vector<std::string>> folders_of(count);
+  std::vector<ScanTask> tasks(count);
   for (size_t i = 0; i < plan.folders.size(); ++i) {
-    folders_of[i * count / plan.folders.size()].push_back(plan.folders[i]);
+    tasks[i * count / plan.folders.size()].folders.push_back(plan.folders[i]);
   }
+  std::vector<ClusterTask> cluster_tasks;
   for (size_t k = 0; k < count; ++k) {
     const std::string list = StrCat(folder.path(), "/scan-", k, ".json");
-    RETURN_IF_ERROR(WriteJsonFile(list, folders_of[k]));
+    RETURN_IF_ERROR(WriteJsonFile(list, tasks[k].folders));
     const std::string output = StrCat(folder.path(), "/scan-", k, ".out.json");
-    tasks.push_back({{ToolPath(), command, root, "--shard-list", list,
+    tasks[k].task = {{ToolPath(), command, root, "--shard-list", list,
                       "--shard-out", output},
-                     output});
+                     output};
+    cluster_tasks.push_back(tasks[k].task);
   }
   RETURN_IF_ERROR(
-      RunOnCluster(options, StrCat(command, " scan"), tasks, folder));
-  ClusterScan scan;
+      RunOnCluster(options, StrCat(command, " scan"), cluster_tasks, folder));
+  // Above the workers' folders: few files, read here.
   std::vector<dump::DumpEntry> entries;
   std::vector<std::string> problems;
   for (const std::string& file : plan.files) {
-    // Above the workers' folders: few files, read here.
     ASSIGN_OR_RETURN(dump::DumpTree part, ScanPart(root, file));
     for (dump::DumpEntry& e : part.entries) entries.push_back(std::move(e));
     problems.insert(problems.end(), part.problems.begin(), part.problems.end());
   }
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    absl::Status read = [&]() -> absl::Status {
-      std::string failure = TaskFailure(tasks[i]);
-      if (!failure.empty()) return absl::UnavailableError(failure);
-      ASSIGN_OR_RETURN(std::string text,
-                       ReadRegularFile(tasks[i].output, kMaxShardBytes,
-                                       "a worker's listing"));
-      const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-      if (json.is_discarded()) {
-        return absl::DataLossError("a worker's listing is not JSON");
-      }
-      // The entries are relative to the root as the client named it.
-      std::vector<dump::DumpEntry> part;
-      RETURN_IF_ERROR(EntriesFromJson(json, part, problems));
-      for (dump::DumpEntry& e : part) {
-        e.path = JoinPath(root, e.relative);
-        entries.push_back(std::move(e));
-      }
-      return on_shard ? on_shard(json) : absl::OkStatus();
-    }();
-    if (!read.ok()) {
-      const std::string where = JoinPath(root, plan.folders[i]);
-      scan.failed.push_back(StrCat("'", where, "': ", read.message()));
-      problems.push_back(
-          StrCat("'", where, "' was not read: ", read.message()));
-    }
-  }
-  scan.tree = dump::BuildDumpTree(root, std::move(entries));
-  scan.tree.problems = std::move(problems);
-  return scan;
+  dump::DumpTree client_part;
+  client_part.entries = std::move(entries);
+  client_part.problems = std::move(problems);
+  return MergeScanTasks(root, std::move(client_part), tasks, on_shard);
 }
 
 }  // namespace acldump::tools

@@ -71,6 +71,19 @@ struct ClusterScan {
   dump::DumpTree tree;
   std::vector<std::string> failed;  // folders, with why
 };
+// One task of a cluster scan: its folders (relative to the root).
+struct ScanTask {
+  ClusterTask task;
+  std::vector<std::string> folders;
+};
+// The client's own part (files above the tasks' folders) and each task's
+// listing, put together; a task whose listing is missing or damaged (or
+// that `on_shard` refuses) adds none of its entries, and each of its
+// folders is reported.
+ClusterScan MergeScanTasks(
+    const std::string& root, dump::DumpTree client_part,
+    const std::vector<ScanTask>& tasks,
+    const std::function<absl::Status(const nlohmann::json&)>& on_shard = {});
 absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::string& command, const std::string& root,
     const ClusterOptions& options,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,91 @@ TEST(TreeShardTest, DamagedListingsAreRejected) {
               HasSubstr("'packed' is not true/false"));
   EXPECT_THAT(with([](auto& j) { j["problems"][0] = 3; }).message(),
               HasSubstr("a problem is not text"));
+}
+
+// Tasks as a cluster would run them, here: each scans its folders and
+// writes its listing; `skip` tasks write nothing, `damage` ones garbage.
+std::vector<ScanTask> RunScanTasks(const std::string& root,
+                                   const std::string& dir, size_t count,
+                                   std::vector<std::string>& loose,
+                                   const std::set<size_t>& skip = {},
+                                   const std::set<size_t>& damage = {}) {
+  absl::StatusOr<ScanPlan> plan = PlanScan(root, 1000);
+  EXPECT_TRUE(plan.ok());
+  loose = plan->files;
+  std::vector<ScanTask> tasks(count);
+  for (size_t i = 0; i < plan->folders.size(); ++i) {
+    tasks[i * count / plan->folders.size()].folders.push_back(plan->folders[i]);
+  }
+  for (size_t k = 0; k < count; ++k) {
+    const std::string list = StrCat(dir, "/scan-", k, ".json");
+    tasks[k].task.output = StrCat(dir, "/scan-", k, ".out.json");
+    EXPECT_TRUE(WriteJsonFile(list, tasks[k].folders).ok());
+    if (skip.count(k)) continue;
+    if (damage.count(k)) {
+      WriteText(tasks[k].task.output, "{\"schema\": ");
+      continue;
+    }
+    absl::StatusOr<dump::DumpTree> part = ScanTaskFolders(root, list);
+    EXPECT_TRUE(part.ok()) << part.status();
+    EXPECT_TRUE(WriteJsonFile(tasks[k].task.output, TreeJson(*part)).ok());
+  }
+  return tasks;
+}
+
+dump::DumpTree ClientPart(const std::string& root,
+                          const std::vector<std::string>& loose) {
+  dump::DumpTree part;
+  for (const std::string& file : loose) {
+    absl::StatusOr<dump::DumpTree> tree = ScanPart(root, file);
+    EXPECT_TRUE(tree.ok());
+    for (auto& e : tree->entries) part.entries.push_back(e);
+  }
+  return part;
+}
+
+TEST(TreeShardTest, MergedScanTasksAreTheWholeScan) {
+  const std::string root = MakeTree("merge");
+  const std::string dir = NewTempDir("merge_tasks");
+  std::vector<std::string> loose;
+  const std::vector<ScanTask> tasks = RunScanTasks(root, dir, 3, loose);
+  const ClusterScan scan = MergeScanTasks(root, ClientPart(root, loose), tasks);
+  EXPECT_THAT(scan.failed, IsEmpty());
+  absl::StatusOr<dump::DumpTree> whole = dump::ScanDumpTree(root);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(Listing(scan.tree), Listing(*whole));
+}
+
+TEST(TreeShardTest, FoldersOfFailedTasksAreReportedNotLost) {
+  const std::string root = MakeTree("merge_failed");
+  const std::string dir = NewTempDir("merge_failed_tasks");
+  std::vector<std::string> loose;
+  const std::vector<ScanTask> tasks =
+      RunScanTasks(root, dir, 4, loose, /*skip=*/{1}, /*damage=*/{3});
+  WriteText(tasks[1].task.output + ".error", "KilledWorker: died\n");
+  std::vector<std::string> seen;
+  const ClusterScan scan = MergeScanTasks(
+      root, ClientPart(root, loose), tasks, [&](const nlohmann::json& j) {
+        seen.push_back(j["entries"][0]["relative"]);
+        return absl::OkStatus();
+      });
+  EXPECT_EQ(seen.size(), 2u);  // tasks 0 and 2
+  const size_t lost = tasks[1].folders.size() + tasks[3].folders.size();
+  ASSERT_EQ(scan.failed.size(), lost);
+  EXPECT_THAT(scan.failed[0], HasSubstr(tasks[1].folders[0]));
+  EXPECT_THAT(scan.failed[0], HasSubstr("KilledWorker: died"));
+  EXPECT_THAT(scan.failed.back(), HasSubstr("not JSON"));
+  EXPECT_EQ(scan.tree.problems.size(), lost);
+  EXPECT_THAT(scan.tree.problems[0], HasSubstr("was not read: KilledWorker"));
+  // What the other tasks found is all there.
+  EXPECT_EQ(scan.tree.runs.size(),
+            8 - lost);  // one run per planned (iteration) folder
+  // A task the command refuses (`on_shard`) adds nothing either.
+  const ClusterScan refused = MergeScanTasks(
+      root, ClientPart(root, loose), tasks,
+      [](const nlohmann::json&) { return absl::DataLossError("no texts"); });
+  EXPECT_EQ(refused.tree.runs.size(), 0u);
+  EXPECT_EQ(refused.failed.size(), 8u);
 }
 
 TEST(TreeShardTest, ShardFilesAreWholeOrAbsent) {
