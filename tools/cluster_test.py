@@ -8,7 +8,9 @@ not there.
 Usage: cluster_test.py DUMP_TOOL RUNNER TESTDATA WORK_DIR
 """
 
+import contextlib
 import glob
+import io
 import json
 import os
 import shutil
@@ -199,7 +201,10 @@ class ClusterTest(unittest.TestCase):
             lazy = analysis.stats(tree[tree["root"] == self.stats_tree])
             self.assertEqual(lazy.npartitions, DEVICES * ITERATIONS * 2)
             stats = lazy.compute()
-            self.assertEqual(analysis.compare(self.a, self.b, client=client), local_compare)
+            shown = io.StringIO()
+            with contextlib.redirect_stderr(shown):
+                self.assertEqual(analysis.compare(self.a, self.b, client=client), local_compare)
+            self.assertRegex(shown.getvalue(), r"compare: \d+ tasks in [\d.]+ s on 2 workers")
         self.assertTrue(stats.reset_index(drop=True).equals(local_stats.reset_index(drop=True)))
         # The rows are those of `dump stats --csv`, a per-tensor statistic each.
         csv_rows = run("stats", self.stats_tree, "--csv", "all.csv").stdout

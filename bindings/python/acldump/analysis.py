@@ -24,9 +24,11 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 import uuid
+import warnings
 
 __all__ = ["ToolError", "compare", "find_tool", "open_tree", "stats"]
 
@@ -86,10 +88,20 @@ def _scheduler_of(client):
     return address
 
 
-def _run(argv, ok_codes=(0,)):
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _run(argv, ok_codes=(0,), progress=False):
+    """Runs the tool (its results go to files); with `progress`, its messages (a cluster run's
+    progress lines) are passed on to this process's stderr as they come."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if progress:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+    proc.wait()
     if proc.returncode not in ok_codes:
-        raise ToolError(argv, proc.returncode, proc.stderr)
+        raise ToolError(argv, proc.returncode, "".join(lines))
+    proc.stderr = "".join(lines)
     return proc
 
 
@@ -106,7 +118,7 @@ def _cluster_args(client, scratch):
 def _listing(tool, root, cluster):
     with tempfile.TemporaryDirectory(prefix="acldump-ls-") as tmp:
         out = os.path.join(tmp, "ls.json")
-        _run([tool, "ls", os.fspath(root), "--json", out] + cluster)
+        _run([tool, "ls", os.fspath(root), "--json", out] + cluster, progress=bool(cluster))
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
@@ -188,11 +200,11 @@ def stats(tree, client=None):
 # compare: `dump compare --json`, folder pair by folder pair on the cluster.
 
 def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
-            iterations=None, model=None, scratch=None):
+            iterations=None, model=None, scratch=None, progress=True):
     """Compares two trees (or a tree and references) and returns what `dump compare --json`
     writes: verdict, first divergence, every folder pair's operators and metrics. With `client`,
-    each (device, model, iteration) folder pair is one task on the cluster; the result is the
-    same, byte for byte."""
+    runs of (device, model, iteration) folder pairs are tasks on the cluster, whose progress is
+    shown on stderr (unless `progress` is false); the result is the same, byte for byte."""
     tool = find_tool()
     argv = [tool, "compare", os.fspath(a), os.fspath(b), "--atol", repr(float(atol)),
             "--rtol", repr(float(rtol))]
@@ -207,8 +219,12 @@ def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
     argv += _cluster_args(client, scratch)
     with tempfile.TemporaryDirectory(prefix="acldump-compare-") as tmp:
         out = os.path.join(tmp, "compare.json")
-        proc = _run(argv + ["--json", out], ok_codes=(0, 1, 2, 4))
+        proc = _run(argv + ["--json", out], ok_codes=(0, 1, 2, 4),
+                    progress=progress and client is not None)
         if not os.path.isfile(out):
             raise ToolError(argv, proc.returncode, proc.stderr)
+        if proc.returncode == 4:  # some cluster tasks failed for good: the notes say which
+            warnings.warn("some folder pairs were not compared: %s" % proc.stderr.strip(),
+                          RuntimeWarning, stacklevel=2)
         with open(out, encoding="utf-8") as f:
             return json.load(f)
