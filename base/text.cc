@@ -83,6 +83,15 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
   return n;
 }
 
+bool IsUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
 size_t Utf8Chars(std::string_view text) {
   size_t chars = 0;
   for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;

@@ -27,6 +27,9 @@ inline constexpr size_t kMaxShownChars = 80;
 // truncated). `i` must be < text.size().
 size_t Utf8SequenceLength(std::string_view text, size_t i);
 
+// Whether all of `text` is well-formed UTF-8.
+bool IsUtf8(std::string_view text);
+
 // Number of characters (code points) in UTF-8 text; stray continuation bytes
 // are not counted.
 size_t Utf8Chars(std::string_view text);

@@ -25,6 +25,14 @@ TEST(Utf8Test, SequenceLengthAcceptsWellFormedAndRejectsTheRest) {
   }
 }
 
+TEST(Utf8Test, IsUtf8TakesWholeTextOnly) {
+  EXPECT_TRUE(IsUtf8(""));
+  EXPECT_TRUE(IsUtf8("r\xc3\xa9sultats/\xe4\xb8\xad"));
+  EXPECT_FALSE(IsUtf8("r\xe9sultats"));  // Latin-1
+  EXPECT_FALSE(IsUtf8("abc\xe4\xb8"));   // truncated at the end
+  EXPECT_FALSE(IsUtf8("\xed\xa0\x80"));  // a surrogate
+}
+
 TEST(Utf8Test, CharsCountsCodePoints) {
   EXPECT_EQ(Utf8Chars(""), 0u);
   EXPECT_EQ(Utf8Chars("abc"), 3u);

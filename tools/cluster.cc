@@ -16,6 +16,7 @@
 
 #include "base/file_reader.h"
 #include "base/strings.h"
+#include "base/text.h"
 #include "nlohmann/json.hpp"
 
 extern char** environ;
@@ -25,9 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// cluster_runner.py's exit codes.
-constexpr int kRunnerSomeFailed = 1;
-constexpr int kRunnerNoDask = 5;
+// cluster_runner.py's exit codes (1 is Python's, for an uncaught error).
+constexpr int kRunnerSomeFailed = 10;
+constexpr int kRunnerNoDask = 12;
 
 constexpr std::string_view kRunnerSource =
 #include "tools/cluster_runner.inc"
@@ -88,9 +89,11 @@ void AddClusterOptions(CLI::App& command, ClusterOptions& options) {
 }
 
 size_t TaskCount(size_t units, size_t per_task) {
+  constexpr size_t kMinTasks = 64;  // small trees still spread over a cluster
   constexpr size_t kMaxTasks = 512;
   const size_t tasks = (units + per_task - 1) / std::max<size_t>(per_task, 1);
-  return std::clamp<size_t>(tasks, 1, kMaxTasks);
+  return std::clamp<size_t>(std::max(tasks, std::min(units, kMinTasks)), 1,
+                            kMaxTasks);
 }
 
 namespace {
@@ -174,6 +177,25 @@ TaskFolder::~TaskFolder() {
 absl::Status RunOnCluster(const ClusterOptions& options, std::string_view label,
                           const std::vector<ClusterTask>& tasks,
                           const TaskFolder& folder) {
+  // JSON carries UTF-8 only; a path of other bytes would arrive changed.
+  std::error_code cwd_error;
+  const std::string cwd = fs::current_path(cwd_error).string();
+  for (const ClusterTask& task : tasks) {
+    for (const std::string& arg : task.argv) {
+      if (!IsUtf8(arg)) {
+        return absl::FailedPreconditionError(
+            StrCat("the path ", Quote(arg),
+                   " is not UTF-8, which a cluster's tasks cannot carry: run "
+                   "without --scheduler, or rename it"));
+      }
+    }
+  }
+  if (!IsUtf8(cwd)) {
+    return absl::FailedPreconditionError(
+        StrCat("the working directory ", Quote(cwd),
+               " is not UTF-8, which a cluster's tasks cannot carry: run "
+               "from another folder"));
+  }
   nlohmann::json list = nlohmann::json::array();
   for (const ClusterTask& task : tasks) {
     list.push_back({{"argv", task.argv}, {"output", task.output}});
@@ -183,8 +205,6 @@ absl::Status RunOnCluster(const ClusterOptions& options, std::string_view label,
     std::ofstream file(tasks_path, std::ios::binary);
     // Tasks run where the client runs, so that relative paths (and the
     // messages that name them) are the client's.
-    std::error_code error;
-    const std::string cwd = fs::current_path(error).string();
     file << nlohmann::json{{"label", label}, {"cwd", cwd}, {"tasks", list}}
                 .dump();
     if (!file.flush()) {

@@ -29,9 +29,11 @@ struct ClusterOptions {
 // --scheduler and --scratch on `command`.
 void AddClusterOptions(CLI::App& command, ClusterOptions& options);
 
-// How many tasks to cut `units` of work into: at least `per_task` units
-// each (a task costs a process and a scheduler round trip), at most 512
-// tasks (what one scheduler dispatches without becoming the bottleneck).
+// How many tasks to cut `units` of work into: `per_task` units each (a task
+// costs a process and a scheduler round trip), but at least 64 tasks while
+// there are that many units (so that a small tree still spreads over the
+// workers), and at most 512 (what one scheduler dispatches without becoming
+// the bottleneck).
 size_t TaskCount(size_t units, size_t per_task);
 
 // Writes `bytes` to `path` whole or not at all (beside it, then renamed

@@ -13,8 +13,8 @@ import sys
 import time
 import uuid
 
-# Exit codes (tools/cluster.cc reads them).
-_ALL_DONE, _SOME_FAILED, _NO_RUN, _NO_DASK = 0, 1, 3, 5
+# Exit codes (tools/cluster.cc reads them); apart from Python's own 1 (an uncaught error).
+_ALL_DONE, _SOME_FAILED, _NO_RUN, _NO_DASK = 0, 10, 11, 12
 
 
 def _run_task(argv, output, cwd):
@@ -33,11 +33,11 @@ def _run_task(argv, output, cwd):
             raise RuntimeError("%s: no acldump tool on this worker (install the acldump wheel "
                                "or release, or set ACLDUMP_TOOL)" % argv[0])
         argv = [local] + list(argv[1:])
-    if cwd and not _os.path.isdir(cwd):
-        raise RuntimeError("the client's working directory %s is not on this worker (run the "
-                           "client from a folder of the shared file system)" % cwd)
+    # In the client's working directory when this worker has it (relative paths then mean the
+    # same); else here, where absolute paths still do.
+    cwd = cwd if cwd and _os.path.isdir(cwd) else None
     proc = _subprocess.run(argv, stdout=_subprocess.DEVNULL, stderr=_subprocess.PIPE, text=True,
-                           cwd=cwd or None)
+                           errors="replace", cwd=cwd)
     if proc.returncode != 0 or not _os.path.isfile(output):
         raise RuntimeError("exit %d: %s" % (proc.returncode,
                                             proc.stderr.strip()[-2000:] or "(no message)"))
@@ -77,9 +77,9 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
         timeout = float(os.environ.get("ACLDUMP_SCHEDULER_TIMEOUT", "30"))
     try:
         client = Client(scheduler, timeout=timeout)
-    except (OSError, TimeoutError) as error:
-        sys.stderr.write("cannot reach the scheduler at %s: %s\n"
-                         % (scheduler, error))
+    except (OSError, TimeoutError, ValueError) as error:
+        sys.stderr.write("cannot reach the scheduler at %s: %s (give its address as "
+                         "tcp://host:port)\n" % (scheduler, error))
         return _NO_RUN
     label = spec.get("label", "tasks")
     progress = _Progress(label, len(tasks))
@@ -98,9 +98,11 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
             task = futures[future]
             failed = future.status != "finished"
             if failed:
-                error = future.exception()
+                error = future.exception() if future.status == "error" else None
+                why = ("%s: %s" % (type(error).__name__, error) if error is not None
+                       else "the task was %s" % future.status)
                 with open(task["output"] + ".error", "w", encoding="utf-8") as f:
-                    f.write("%s: %s\n" % (type(error).__name__, error))
+                    f.write(why + "\n")
             progress.step(failed)
         sys.stderr.write("%s: %d tasks in %.1f s on %d workers\n"
                          % (label, len(tasks), time.monotonic() - started, workers))

@@ -248,7 +248,7 @@ class ClusterTest(unittest.TestCase):
         proc = subprocess.run([sys.executable, RUNNER, "--scheduler", self.address, "--tasks",
                                os.path.join(folder, "tasks.json")], capture_output=True,
                               text=True, timeout=240)
-        self.assertEqual(proc.returncode, 1, proc.stderr)  # some failed
+        self.assertEqual(proc.returncode, 10, proc.stderr)  # some failed
         self.assertTrue(os.path.isfile(out[0]))
         self.assertFalse(os.path.exists(out[1]))
         with open(out[1] + ".error") as f:

@@ -69,7 +69,12 @@ class LsCommand final : public Command {
                    path_.c_str());
     }
     if (json_ == "-") {
-      std::fputs((TreeJson(*tree).dump(1) + "\n").c_str(), stdout);
+      // Names that are not UTF-8 are written with U+FFFD, as in --json FILE.
+      std::fputs((TreeJson(*tree).dump(
+                      1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                  "\n")
+                     .c_str(),
+                 stdout);
     } else {
       std::fputs(FormatDumpTree(*tree, summary_).c_str(), stdout);
       if (!json_.empty()) {

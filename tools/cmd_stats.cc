@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -112,7 +113,12 @@ class StatsCommand final : public Command {
     ASSIGN_OR_RETURN(dump::DumpTree part, ScanTaskFolders(path_, shard_.list));
     nlohmann::ordered_json json = TreeJson(part);
     nlohmann::ordered_json texts = nlohmann::ordered_json::object();
-    for (const dump::DumpEntry& entry : part.entries) {
+    // The client's filters: statistics only of what it will merge.
+    ASSIGN_OR_RETURN(DumpFilter filter, DumpFilter::Create(filter_options_));
+    const dump::DumpTree kept =
+        filter.empty() ? dump::DumpTree() : FilterTree(part, filter);
+    const dump::DumpTree& wanted = filter.empty() ? part : kept;
+    for (const dump::DumpEntry& entry : wanted.entries) {
       if (entry.kind != dump::EntryKind::kStats &&
           entry.kind != dump::EntryKind::kTensor) {
         continue;
@@ -129,25 +135,47 @@ class StatsCommand final : public Command {
 
   absl::StatusOr<dump::DumpTree> Scan(std::vector<std::string>& failed) {
     if (cluster_.scheduler.empty()) return dump::ScanDumpTree(path_);
+    // A task's texts, for files of its own listing only; all or none.
     auto collect = [&](const nlohmann::json& shard) -> absl::Status {
       const auto texts = shard.find("texts");
       if (texts == shard.end() || !texts->is_object()) {
         return absl::DataLossError("a worker's listing without texts");
       }
+      std::set<std::string> listed;
+      for (const auto& entry : shard["entries"]) {
+        listed.insert(entry["relative"].get<std::string>());
+      }
+      std::map<std::string, absl::StatusOr<std::string>> found;
       for (const auto& [relative, text] : texts->items()) {
+        if (!listed.count(relative)) {
+          return absl::DataLossError(
+              "a worker's text of a file it did not list");
+        }
         if (text.contains("text") && text["text"].is_string()) {
-          texts_[relative] = text["text"].get<std::string>();
+          found.emplace(relative, text["text"].get<std::string>());
         } else if (text.contains("error") && text["error"].is_string()) {
-          texts_[relative] =
-              absl::DataLossError(text["error"].get<std::string>());
+          found.emplace(relative,
+                        absl::DataLossError(text["error"].get<std::string>()));
         } else {
           return absl::DataLossError("a worker's text is neither");
         }
       }
+      texts_.merge(found);
       return absl::OkStatus();
     };
+    std::vector<std::string> filters;
+    for (const std::string& t : filter_options_.op_types) {
+      filters.insert(filters.end(), {"--op-type", t});
+    }
+    if (!filter_options_.match.empty()) {
+      filters.insert(filters.end(), {"--match", filter_options_.match});
+    }
+    if (!filter_options_.iterations.empty()) {
+      filters.insert(filters.end(),
+                     {"--iterations", filter_options_.iterations});
+    }
     ASSIGN_OR_RETURN(ClusterScan scan,
-                     ScanOnCluster("stats", path_, cluster_, collect));
+                     ScanOnCluster("stats", path_, cluster_, collect, filters));
     failed = std::move(scan.failed);
     return std::move(scan.tree);
   }

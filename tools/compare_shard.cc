@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <map>
 #include <utility>
 
 #include "acl/acl_version.h"
@@ -19,6 +21,11 @@ namespace pb = ::acldump::tools::shard;
 
 // A task holds its folders' header names and its pairs' metrics.
 constexpr size_t kMaxTaskBytes = size_t{2} << 30;
+// What a result's error histogram may hold (the report makes 40 bins over
+// the decades of finite doubles, and samples 2,000 points).
+constexpr int kMaxDetailBins = 1000;
+constexpr double kMaxDetailDecades = 700;
+constexpr int kMaxDetailSample = 100000;
 
 // ---- to the wire ----
 
@@ -251,6 +258,14 @@ absl::StatusOr<TensorComparison> Get(const pb::TensorComparison& p) {
     if (d.sample_a_size() != d.sample_b_size()) {
       return absl::DataLossError("sample columns of different lengths");
     }
+    // The report draws these: a range it can walk decade by decade.
+    if (d.bins_size() < 1 || d.bins_size() > kMaxDetailBins ||
+        !std::isfinite(d.bin_low()) || !std::isfinite(d.bin_high()) ||
+        !(d.bin_low() < d.bin_high()) ||
+        d.bin_high() - d.bin_low() > kMaxDetailDecades ||
+        d.sample_a_size() > kMaxDetailSample) {
+      return absl::DataLossError("an error histogram out of range");
+    }
     ErrorDetail detail;
     detail.bin_low = d.bin_low();
     detail.bin_high = d.bin_high();
@@ -359,11 +374,17 @@ absl::StatusOr<std::vector<CompareTaskFiles>> WriteCompareTasks(
     for (const std::string& t : filter_options.op_types) task.add_op_types(t);
     task.set_match(filter_options.match);
     task.set_iterations(filter_options.iterations);
+    std::map<const CompareSide*, uint32_t> sides;
+    auto side = [&](const CompareSide* s) {
+      auto [it, added] = sides.emplace(s, task.sides_size());
+      if (added) Put(*s, *task.add_sides());
+      return it->second;
+    };
     for (size_t i : file.pairs) {
       pb::PairSpec& spec = *task.add_pairs();
       spec.set_index(i);
-      Put(*folders.pairs[i].first, *spec.mutable_a());
-      Put(*folders.pairs[i].second, *spec.mutable_b());
+      spec.set_a(side(folders.pairs[i].first));
+      spec.set_b(side(folders.pairs[i].second));
     }
     std::string bytes;
     if (!task.SerializeToString(&bytes)) {
@@ -389,12 +410,21 @@ absl::Status RunCompareTask(const std::string& task_path,
   const CompareOptions options{task.atol(), task.rtol()};
   pb::TaskResult result;
   result.set_version(ACLDUMP_VERSION_STRING);
+  std::vector<CompareSide> sides;
+  sides.reserve(task.sides_size());
+  for (const pb::CompareSide& side : task.sides()) {
+    ASSIGN_OR_RETURN(CompareSide s, Get(side));
+    sides.push_back(std::move(s));
+  }
   for (const pb::PairSpec& spec : task.pairs()) {
-    ASSIGN_OR_RETURN(const CompareSide a, Get(spec.a()));
-    ASSIGN_OR_RETURN(const CompareSide b, Get(spec.b()));
+    if (spec.a() >= sides.size() || spec.b() >= sides.size()) {
+      return absl::DataLossError(StrCat("compare task '", task_path,
+                                        "' pairs a folder it does not hold"));
+    }
+    const CompareSide& a = sides[spec.a()];
     pb::PairResult& p = *result.add_pairs();
     p.set_pair(spec.index());
-    Put(CompareSides(a, b, options, filter), a, p);
+    Put(CompareSides(a, sides[spec.b()], options, filter), a, p);
   }
   std::string bytes;
   if (!result.SerializeToString(&bytes)) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -226,6 +227,68 @@ TEST(CompareShardTest, OutOfRangeOperatorIndicesAreRejected) {
   EXPECT_THAT(merged.failed, ElementsAre(0u, 1u, 2u));  // all or nothing
   EXPECT_THAT(merged.result.notes.back(), HasSubstr("operator 99 of 2"));
   EXPECT_EQ(merged.result.tensors_compared, 0u);
+}
+
+TEST(CompareShardTest, ImpossibleHistogramsAreRefused) {
+  auto t = MakeTrees("shard_histogram");
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  const std::vector<CompareTaskFiles> files = RunAllTasks(t->dir, plan, {}, 1);
+  shard::TaskResult good;
+  {
+    std::ifstream in(files[0].result, std::ios::binary);
+    ASSERT_TRUE(good.ParseFromIstream(&in));
+  }
+  // Pair 1 holds the tensor outside the tolerance, with its histogram.
+  shard::ErrorDetail* detail = nullptr;
+  for (auto& op : *good.mutable_pairs(1)->mutable_ops()) {
+    for (auto& tensor : *op.mutable_tensors()) {
+      if (tensor.has_detail()) detail = tensor.mutable_detail();
+    }
+  }
+  ASSERT_NE(detail, nullptr);
+  const auto broken = [&](auto change) {
+    shard::TaskResult r = good;
+    for (auto& op : *r.mutable_pairs(1)->mutable_ops()) {
+      for (auto& tensor : *op.mutable_tensors()) {
+        if (tensor.has_detail()) change(*tensor.mutable_detail());
+      }
+    }
+    std::ofstream out(files[0].result, std::ios::binary | std::ios::trunc);
+    r.SerializeToOstream(&out);
+    out.close();
+    return MergeCompareResults(plan, files);
+  };
+  using D = shard::ErrorDetail;
+  for (auto change : std::vector<std::function<void(D&)>>{
+           [](D& d) { d.set_bin_low(-1e300); },
+           [](D& d) { d.set_bin_low(-INFINITY); },
+           [](D& d) { d.set_bin_high(d.bin_low()); },
+           [](D& d) { d.clear_bins(); }, [](D& d) { d.add_sample_a(1); }}) {
+    const MergedCompare merged = broken(change);
+    EXPECT_THAT(merged.failed, ElementsAre(0u, 1u, 2u));
+  }
+  EXPECT_THAT(broken([](D& d) { d.set_bin_low(-1e300); }).result.notes.back(),
+              HasSubstr("an error histogram out of range"));
+  EXPECT_TRUE(broken([](D&) {}).failed.empty());
+}
+
+TEST(CompareShardTest, AFolderInManyPairsIsWrittenOnce) {
+  const std::string root = NewTempDir("shard_once");
+  WriteRun(root + "/a", -1);
+  fs::create_directories(root + "/ref");
+  Tensor b(DType::kFloat32, Shape{4});
+  std::fill(b.as<float>(), b.as<float>() + 4, 1.0f);
+  ASSERT_TRUE(WriteNpyFile(root + "/ref/b.npy", b.view()).ok());
+  absl::StatusOr<CompareTree> a = LoadCompareTree(root + "/a", {});
+  absl::StatusOr<CompareTree> ref = LoadCompareTree(root + "/ref", {});
+  ASSERT_TRUE(a.ok() && ref.ok());
+  const std::vector<CompareTaskFiles> files =
+      RunAllTasks(root + "/tasks", PairFolders(*a, *ref), {}, 1);
+  shard::CompareTask task;
+  std::ifstream in(files[0].task, std::ios::binary);
+  ASSERT_TRUE(task.ParseFromIstream(&in));
+  EXPECT_EQ(task.pairs_size(), 3);
+  EXPECT_EQ(task.sides_size(), 4);  // three folders of A, the references once
 }
 
 TEST(CompareShardTest, TasksOfAnotherReleaseAreRefused) {

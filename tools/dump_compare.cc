@@ -425,7 +425,7 @@ class TensorLoader {
     const dump::DumpFileContents& contents = *it->second;
     const auto& h = contents.header;
     const int count = is_input ? h.input_size() : h.output_size();
-    if (static_cast<int>(position) >= count) {
+    if (count < 0 || position >= static_cast<uint32_t>(count)) {
       out.error = "no such tensor";
       return out;
     }

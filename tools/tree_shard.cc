@@ -11,6 +11,7 @@
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 
 namespace acldump::tools {
 namespace {
@@ -117,6 +118,27 @@ std::string JoinPath(const std::string& root, const std::string& relative) {
   return (fs::path(root) / relative).string();
 }
 
+// A worker's entry must be below one of its task's folders, named without
+// "." or ".." (a listing is untrusted: it must not point the client
+// elsewhere).
+bool InTaskFolders(const std::string& relative,
+                   const std::vector<std::string>& folders) {
+  const fs::path path(relative);
+  if (relative.empty() || path.is_absolute()) return false;
+  for (const fs::path& part : path) {
+    if (part == "." || part == ".." || part.empty()) return false;
+  }
+  for (const std::string& folder : folders) {
+    if (folder.empty() || relative == folder ||
+        (relative.size() > folder.size() &&
+         relative.compare(0, folder.size(), folder) == 0 &&
+         relative[folder.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 nlohmann::ordered_json TreeJson(const dump::DumpTree& tree) {
@@ -155,7 +177,9 @@ nlohmann::ordered_json TreeJson(const dump::DumpTree& tree) {
 absl::Status EntriesFromJson(const nlohmann::json& json,
                              std::vector<dump::DumpEntry>& entries,
                              std::vector<std::string>& problems) {
-  if (!json.is_object() || json.value("schema", "") != "acldump.ls/1") {
+  const auto schema = json.is_object() ? json.find("schema") : json.end();
+  if (!json.is_object() || schema == json.end() || !schema->is_string() ||
+      *schema != "acldump.ls/1") {
     return absl::DataLossError("not a dump listing (schema acldump.ls/1)");
   }
   const auto version = json.find("version");
@@ -238,10 +262,15 @@ absl::StatusOr<ScanPlan> PlanScan(const std::string& root, size_t want) {
 absl::StatusOr<dump::DumpTree> ScanPart(const std::string& root,
                                         const std::string& sub) {
   if (sub.empty()) return dump::ScanDumpTree(root);
-  ASSIGN_OR_RETURN(dump::DumpTree part,
-                   dump::ScanDumpTree(JoinPath(root, sub)));
+  const std::string path = JoinPath(root, sub);
+  std::error_code error;
+  // A file's records (a pack's) are named beside it, as in its folder.
+  const std::string folder = fs::is_directory(path, error)
+                                 ? sub
+                                 : fs::path(sub).parent_path().string();
+  ASSIGN_OR_RETURN(dump::DumpTree part, dump::ScanDumpTree(path));
   for (dump::DumpEntry& e : part.entries) {
-    e.relative = e.relative.empty() ? sub : JoinPath(sub, e.relative);
+    e.relative = e.relative.empty() ? sub : JoinPath(folder, e.relative);
   }
   part.root = root;
   return part;
@@ -273,6 +302,15 @@ absl::StatusOr<dump::DumpTree> ScanTaskFolders(const std::string& root,
                      ScanPart(root, folder.get<std::string>()));
     for (dump::DumpEntry& e : part.entries) entries.push_back(std::move(e));
     problems.insert(problems.end(), part.problems.begin(), part.problems.end());
+  }
+  for (const dump::DumpEntry& e : entries) {
+    if (!IsUtf8(e.relative) ||
+        (e.name && !IsUtf8(e.name->op_name + e.name->op_type))) {
+      return absl::FailedPreconditionError(
+          StrCat("the file name ", Quote(e.relative),
+                 " is not UTF-8, which a cluster's tasks cannot carry: run "
+                 "without --scheduler, or rename it"));
+    }
   }
   dump::DumpTree tree = dump::BuildDumpTree(root, std::move(entries));
   tree.problems = std::move(problems);
@@ -307,6 +345,13 @@ ClusterScan MergeScanTasks(
         return absl::DataLossError("a worker's listing is not JSON");
       }
       RETURN_IF_ERROR(EntriesFromJson(json, part, part_problems));
+      for (const dump::DumpEntry& e : part) {
+        if (!InTaskFolders(e.relative, task.folders)) {
+          return absl::DataLossError(
+              StrCat("the listing names ", Quote(e.relative),
+                     ", outside the folders of its task"));
+        }
+      }
       return on_shard ? on_shard(json) : absl::OkStatus();
     }();
     if (!read.ok()) {
@@ -334,8 +379,17 @@ ClusterScan MergeScanTasks(
 absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::string& command, const std::string& root,
     const ClusterOptions& options,
-    const std::function<absl::Status(const nlohmann::json&)>& on_shard) {
+    const std::function<absl::Status(const nlohmann::json&)>& on_shard,
+    const std::vector<std::string>& task_args) {
   ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(root, kShardsWanted));
+  for (const std::string& sub : plan.folders) {
+    if (!IsUtf8(sub)) {
+      return absl::FailedPreconditionError(
+          StrCat("the folder ", Quote(JoinPath(root, sub)),
+                 " is not UTF-8, which a cluster's tasks cannot carry: run "
+                 "without --scheduler, or rename it"));
+    }
+  }
   ASSIGN_OR_RETURN(TaskFolder folder, TaskFolder::Create(options, command));
   // Consecutive folders per task: neighbours in the tree, one walk each.
   const size_t count = plan.folders.empty()
@@ -353,6 +407,8 @@ absl::StatusOr<ClusterScan> ScanOnCluster(
     tasks[k].task = {{ToolPath(), command, root, "--shard-list", list,
                       "--shard-out", output},
                      output};
+    tasks[k].task.argv.insert(tasks[k].task.argv.end(), task_args.begin(),
+                              task_args.end());
     cluster_tasks.push_back(tasks[k].task);
   }
   RETURN_IF_ERROR(

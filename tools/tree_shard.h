@@ -63,7 +63,8 @@ absl::Status WriteJsonFile(const std::string& path,
                            const nlohmann::ordered_json& json);
 
 // A scan of `root` on the cluster: the planned folders in tasks of several,
-// each `<tool> <command> <root> --shard-list <file> --shard-out <file>`. The
+// each `<tool> <command> <root> --shard-list <file> --shard-out <file>`
+// followed by `task_args`. The
 // folders of a task no worker delivered are listed in the tree's problems
 // and in `failed`. `on_shard` sees each task's JSON (the command's own
 // fields).
@@ -87,7 +88,8 @@ ClusterScan MergeScanTasks(
 absl::StatusOr<ClusterScan> ScanOnCluster(
     const std::string& command, const std::string& root,
     const ClusterOptions& options,
-    const std::function<absl::Status(const nlohmann::json&)>& on_shard = {});
+    const std::function<absl::Status(const nlohmann::json&)>& on_shard = {},
+    const std::vector<std::string>& task_args = {});
 
 }  // namespace acldump::tools
 

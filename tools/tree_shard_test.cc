@@ -10,6 +10,7 @@
 
 #include "acl/acl_version.h"
 #include "base/strings.h"
+#include "dump/format/pack.h"
 #include "dump/format/testing/dump_test_util.h"
 
 namespace acldump::tools {
@@ -43,6 +44,11 @@ std::string MakeTree(const std::string& name) {
             "Min Value,Avg Value,Count,Nan Count,Negative Inf Count,Positive "
             "Inf Count\nOutput,0,8,DT_FLOAT,ND,2,2,1,1.5,2,0,0,0\n");
   WriteText(root + "/acl.json", "{}");
+  // A packed single-operator dump beside the model folders: its records are
+  // named in its folder, whoever scans it.
+  const std::string record = "Relu.r.1.0.5";
+  WriteText(root + "/20250101120000/0/" + std::string(dump::kPackFileName),
+            dump::PackFrame(record.size(), 3) + record + "abc");
   fs::create_directory_symlink(root + "/20250101120000", root + "/link");
   return root;
 }
@@ -95,7 +101,7 @@ TEST(TreeShardTest, AScanInPartsIsTheWholeScan) {
   const std::string root = MakeTree("parts");
   absl::StatusOr<dump::DumpTree> whole = dump::ScanDumpTree(root);
   ASSERT_TRUE(whole.ok());
-  ASSERT_EQ(whole->runs.size(), 8u);
+  ASSERT_EQ(whole->runs.size(), 9u);  // 8 model folders, the single-op one
   for (size_t want : {1, 2, 3, 8, 100}) {
     const dump::DumpTree parts = ScanInParts(root, want);
     EXPECT_EQ(Listing(parts), Listing(*whole)) << "want " << want;
@@ -255,14 +261,48 @@ TEST(TreeShardTest, FoldersOfFailedTasksAreReportedNotLost) {
   EXPECT_EQ(scan.tree.problems.size(), lost);
   EXPECT_THAT(scan.tree.problems[0], HasSubstr("was not read: KilledWorker"));
   // What the other tasks found is all there.
-  EXPECT_EQ(scan.tree.runs.size(),
-            8 - lost);  // one run per planned (iteration) folder
+  // One run per planned (iteration) folder, and the client's single-op one.
+  EXPECT_EQ(scan.tree.runs.size(), 8 - lost + 1);
   // A task the command refuses (`on_shard`) adds nothing either.
   const ClusterScan refused = MergeScanTasks(
       root, ClientPart(root, loose), tasks,
       [](const nlohmann::json&) { return absl::DataLossError("no texts"); });
-  EXPECT_EQ(refused.tree.runs.size(), 0u);
+  EXPECT_EQ(refused.tree.runs.size(), 1u);  // the client's own
   EXPECT_EQ(refused.failed.size(), 8u);
+}
+
+TEST(TreeShardTest, ListingsOutsideTheirTaskAreRefused) {
+  const std::string root = MakeTree("merge_outside");
+  const std::string dir = NewTempDir("merge_outside_tasks");
+  std::vector<std::string> loose;
+  std::vector<ScanTask> tasks = RunScanTasks(root, dir, 2, loose);
+  for (const char* relative :
+       {"../elsewhere/x", "/etc/passwd", "20250101120000/./x", ""}) {
+    absl::StatusOr<dump::DumpTree> part =
+        ScanPart(root, tasks[0].folders.front());
+    ASSERT_TRUE(part.ok());
+    part->entries.front().relative = relative;
+    ASSERT_TRUE(WriteJsonFile(tasks[0].task.output, TreeJson(*part)).ok());
+    const ClusterScan scan =
+        MergeScanTasks(root, ClientPart(root, loose), tasks);
+    ASSERT_EQ(scan.failed.size(), tasks[0].folders.size()) << relative;
+    EXPECT_THAT(scan.failed[0], HasSubstr("outside the folders of its task"));
+  }
+  // Another task's folder is outside too.
+  absl::StatusOr<dump::DumpTree> other = ScanPart(root, tasks[1].folders[0]);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(WriteJsonFile(tasks[0].task.output, TreeJson(*other)).ok());
+  EXPECT_EQ(MergeScanTasks(root, ClientPart(root, loose), tasks).failed.size(),
+            tasks[0].folders.size());
+}
+
+TEST(TreeShardTest, TasksSpreadSmallTreesAndCapLargeOnes) {
+  EXPECT_EQ(TaskCount(1, 32), 1u);
+  EXPECT_EQ(TaskCount(16, 32), 16u);  // a pair each: the cluster is used
+  EXPECT_EQ(TaskCount(64, 32), 64u);
+  EXPECT_EQ(TaskCount(2400, 32), 75u);  // 32 each
+  EXPECT_EQ(TaskCount(1000000, 32), 512u);
+  EXPECT_EQ(TaskCount(0, 32), 1u);
 }
 
 TEST(TreeShardTest, ShardFilesAreWholeOrAbsent) {

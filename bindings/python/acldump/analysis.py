@@ -91,14 +91,14 @@ def _scheduler_of(client):
 def _run(argv, ok_codes=(0,), progress=False):
     """Runs the tool (its results go to files); with `progress`, its messages (a cluster run's
     progress lines) are passed on to this process's stderr as they come."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines = []
-    for line in proc.stderr:
-        lines.append(line)
-        if progress:
-            sys.stderr.write(line)
-            sys.stderr.flush()
-    proc.wait()
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          errors="replace") as proc:
+        for line in proc.stderr:
+            lines.append(line)
+            if progress:
+                sys.stderr.write(line)
+                sys.stderr.flush()
     if proc.returncode not in ok_codes:
         raise ToolError(argv, proc.returncode, "".join(lines))
     proc.stderr = "".join(lines)
@@ -148,14 +148,19 @@ def open_tree(paths, client=None, scratch=None):
 # ---------------------------------------------------------------------------
 # stats: per-tensor statistics as a Dask DataFrame, a partition per dump folder.
 
-def _folder_stats(tool, folder):
-    """The rows `dump stats` merges for one folder: its stats CSVs, or statistics computed from
-    its tensor dumps. Runs where the partition is computed (a worker, or a local thread)."""
+def _folder_stats(tool, folder, files):
+    """The rows `dump stats` merges for the files of one folder (its stats CSVs, or statistics
+    computed from its tensor dumps). Runs where the partition is computed (a worker, or a local
+    thread)."""
     import pandas as pd
     with tempfile.TemporaryDirectory(prefix="acldump-stats-") as tmp:
-        out = os.path.join(tmp, "stats.csv")
-        _run([tool, "stats", folder, "--csv", out])
+        out, rows = os.path.join(tmp, "stats.csv"), os.path.join(tmp, "stats.json")
+        _run([tool, "stats", folder, "--csv", out, "--json", rows])
         frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+        with open(rows, encoding="utf-8") as f:
+            origin = [row["file"] for row in json.load(f)["rows"]]
+    # `dump stats` scans below the folder too: keep this folder's files, each once.
+    frame = frame[[path in files for path in origin]].reset_index(drop=True)
     for column in STATS_PREFIX + STATS_COLUMNS:
         if column not in frame.columns:
             frame[column] = ""
@@ -186,13 +191,16 @@ def stats(tree, client=None):
     import dask.dataframe as dd
     if not hasattr(tree, "columns"):
         tree = open_tree(tree, client=client)
-    folders = sorted(set(tree.loc[tree["kind"].isin(["stats", "tensor"]), "folder"]))
-    if not folders:
+    dumps = tree.loc[tree["kind"].isin(["stats", "tensor"]), ["folder", "path"]]
+    if dumps.empty:
         raise ValueError("no stats CSV or tensor dump in the tree")
     tool = find_tool()
-    parts = [dask.delayed(_folder_stats, pure=True)(tool, f, dask_key_name="acldump-stats-%s"
-                                                     % uuid.uuid5(uuid.NAMESPACE_URL, f))
-             for f in folders]
+    parts = []
+    for folder, paths in sorted(dumps.groupby("folder")["path"]):
+        files = frozenset(paths)
+        key = uuid.uuid5(uuid.NAMESPACE_URL, folder + "\0" + "\0".join(sorted(files)))
+        parts.append(dask.delayed(_folder_stats, pure=True)(
+            tool, folder, files, dask_key_name="acldump-stats-%s" % key))
     return dd.from_delayed(parts, meta=_stats_meta(), verify_meta=False)
 
 
