@@ -224,6 +224,28 @@ class ClusterTest(unittest.TestCase):
         self.assertIn("cannot reach the scheduler at tcp://127.0.0.1:9", proc.stderr)
         self.assertIn("the cluster run did not complete", proc.stderr)
 
+    def test_the_runner_needs_a_python_with_dask(self):
+        for python, message in (("/nonexistent/python3", "cannot start '/nonexistent/python3'"),
+                                ("/bin/false", "the cluster run did not complete")):
+            env = dict(os.environ, ACLDUMP_PYTHON=python)
+            proc = subprocess.run([DUMP, "ls", self.a, "--scheduler", self.address],
+                                  capture_output=True, text=True, env=env, cwd=WORK)
+            self.assertEqual(proc.returncode, 1, proc.stderr)
+            self.assertIn(message, proc.stderr)
+
+    def test_paths_that_are_not_utf8_stay_off_the_cluster(self):
+        latin1 = os.path.join(os.fsencode(WORK), b"r\xe9sultats")
+        if not os.path.lexists(latin1):
+            os.symlink(os.fsencode(self.a), latin1)
+        proc = subprocess.run([os.fsencode(DUMP), b"ls", latin1, b"--scheduler",
+                               os.fsencode(self.address)], capture_output=True, cwd=WORK)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(b"is not UTF-8, which a cluster's tasks cannot carry", proc.stderr)
+        # Without a cluster the path works as any other.
+        proc = subprocess.run([os.fsencode(DUMP), b"ls", latin1, b"--summary"],
+                              capture_output=True, cwd=WORK)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
     def test_scratch_must_be_writable(self):
         proc = run("ls", self.a, "--scheduler", self.address, "--scratch",
                    os.path.join(WORK, "no", "such", "folder"), ok=(1,))
