@@ -1,10 +1,12 @@
 #include "tools/dump_compare.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "base/status_macros.h"
@@ -74,6 +76,37 @@ absl::StatusOr<OpRecord> RecordOfDumpFile(const dump::DumpEntry& entry) {
   op.timestamp_us = entry.name->timestamp_us;
   op.path = entry.path;
   return op;
+}
+
+// The records of many dump files' headers, in order. Reading a header is
+// mostly waiting on the file system, so several threads read at once (a
+// network file system answers them in parallel).
+std::vector<absl::StatusOr<OpRecord>> ReadRecords(
+    const std::vector<const dump::DumpEntry*>& entries) {
+  std::vector<absl::StatusOr<OpRecord>> records(entries.size(),
+                                                absl::UnknownError("not read"));
+  std::atomic<size_t> next{0}, done{0};
+  auto read = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < entries.size();) {
+      records[i] = RecordOfDumpFile(*entries[i]);
+      done.fetch_add(1);
+    }
+  };
+  Progress progress("reading headers", entries.size());
+  {
+    const size_t helpers = std::min<size_t>(
+        std::clamp(std::thread::hardware_concurrency(), 1u, 8u) - 1,
+        entries.size() / 64);
+    std::vector<std::jthread> pool;
+    for (size_t t = 0; t < helpers; ++t) pool.emplace_back(read);
+    // This thread reads too, and draws the progress.
+    for (size_t i; (i = next.fetch_add(1)) < entries.size();) {
+      records[i] = RecordOfDumpFile(*entries[i]);
+      progress.Update(done.fetch_add(1) + 1);
+    }
+  }
+  progress.Finish();
+  return records;
 }
 
 void PlaceSide(const dump::DumpRun& run, CompareSide& side) {
@@ -167,10 +200,14 @@ absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
         StrCat("no folder of '", tree.root, "' holds model '", options.model,
                "' (models present: ", StrJoin(models, ", "), ")"));
   }
-  size_t total = 0;
-  for (const dump::DumpRun* run : runs) total += run->files.size();
-  Progress progress("reading headers", total);
-  size_t done = 0;
+  std::vector<const dump::DumpEntry*> tensors;
+  for (const dump::DumpRun* run : runs) {
+    for (const dump::DumpEntry* entry : run->files) {
+      if (entry->kind == dump::EntryKind::kTensor) tensors.push_back(entry);
+    }
+  }
+  std::vector<absl::StatusOr<OpRecord>> records = ReadRecords(tensors);
+  size_t next = 0;
   for (const dump::DumpRun* run : runs) {
     CompareSide folder;
     folder.kind = SideKind::kDump;
@@ -178,9 +215,8 @@ absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
     PlaceSide(*run, folder);
     folder.description = StrCat(run->Describe(), " in ", run->directory);
     for (const dump::DumpEntry* entry : run->files) {
-      progress.Update(++done);
       if (entry->kind != dump::EntryKind::kTensor) continue;
-      ASSIGN_OR_RETURN(OpRecord op, RecordOfDumpFile(*entry));
+      ASSIGN_OR_RETURN(OpRecord op, std::move(records[next++]));
       if (!options.filter.MatchesType(op.type) ||
           !options.filter.MatchesName(op.name, op.original_names)) {
         ++side.ops_filtered_out;
@@ -190,7 +226,6 @@ absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
     }
     side.folders.push_back(std::move(folder));
   }
-  progress.Finish();
   size_t ops = 0;
   for (const CompareSide& f : side.folders) ops += f.ops.size();
   if (ops == 0) {

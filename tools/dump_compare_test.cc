@@ -64,6 +64,34 @@ const CompareSide& Load(const std::string& path) {
   return tree.folders.empty() ? *empty : tree.folders[0];
 }
 
+// Enough files that several threads read the headers: the operators still
+// come in execution order, and a damaged file is named, the first in order.
+TEST(CompareTest, ManyHeadersAreReadInOrder) {
+  const std::string root = NewTempDir("many_headers");
+  const std::string dir = ModelFolder(root + "/a", 0);
+  std::vector<std::string> paths;
+  for (int i = 0; i < 300; ++i) {
+    paths.push_back(WriteDumpFile(
+        dir, FakeOp{"Add", StrCat("op", i), {}, {}, {{{1.0f * i}}}}, i,
+        1000 + i));
+  }
+  const CompareTree& tree = LoadTree(root + "/a");
+  ASSERT_EQ(tree.folders.size(), 1u);
+  ASSERT_EQ(tree.folders[0].ops.size(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(tree.folders[0].ops[i].name, StrCat("op", i));
+  }
+  for (int i : {250, 170}) {
+    std::FILE* f = std::fopen(paths[i].c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not a dump file", f);
+    std::fclose(f);
+  }
+  absl::StatusOr<CompareTree> damaged = LoadCompareTree(root + "/a", {});
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_THAT(damaged.status().message(), HasSubstr(paths[170]));
+}
+
 TEST(CompareTest, IdenticalDumpsMatch) {
   const std::string root = NewTempDir("identical");
   WriteChain(ModelFolder(root + "/a", 0), {}, true);
