@@ -50,6 +50,12 @@ std::string MakeTree(const std::string& name) {
   WriteText(root + "/20250101120000/0/" + std::string(dump::kPackFileName),
             dump::PackFrame(record.size(), 3) + record + "abc");
   fs::create_directory_symlink(root + "/20250101120000", root + "/link");
+  // A dump file linked in from elsewhere is named where the link is.
+  const std::string outside = NewTempDir(name + "_outside");
+  const std::string linked = WriteDumpFile(
+      outside, FakeOp{"Add", "linked", {}, {}, {{{1, 2}}}}, 7, 70);
+  fs::create_symlink(linked, ModelFolder(root, 1, "net", "20250101120000") +
+                                 "/" + fs::path(linked).filename().string());
   return root;
 }
 

@@ -282,7 +282,9 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
             StrCat("cannot read '", path, "': ", error.message()));
       }
       if (!it->is_regular_file(error)) continue;
-      const fs::path relative = fs::relative(it->path(), path, error);
+      // Named by where the link is, not where it points (and without a
+      // realpath() per file).
+      const fs::path relative = it->path().lexically_relative(path);
       files.emplace_back(absolute_root / relative, relative.string());
     }
   } else {
