@@ -158,8 +158,8 @@ absl::StatusOr<TaskFolder> TaskFolder::Create(const ClusterOptions& options,
         "cannot create a task folder in '", parent, "': ", std::strerror(errno),
         " (give --scratch a folder you can write)"));
   }
-  // Workers may run as another user of a shared file system.
-  fs::permissions(pattern, fs::perms::owner_all | fs::perms::group_all);
+  // Left private (0700): another user able to write here could plant
+  // results that pass every check and change the verdict.
   return TaskFolder(pattern);
 }
 

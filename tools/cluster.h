@@ -44,7 +44,7 @@ absl::Status WriteFileWhole(const std::string& path, std::string_view bytes);
 // This tool's absolute path, for the tasks' argv[0].
 std::string ToolPath();
 
-// A new, private folder for one run's plan and outputs (under
+// A new folder, private to this user (0700), for one run's tasks (under
 // options.scratch), removed by the destructor.
 class TaskFolder {
  public:

@@ -239,20 +239,19 @@ TEST(CompareShardTest, ImpossibleHistogramsAreRefused) {
     ASSERT_TRUE(good.ParseFromIstream(&in));
   }
   // Pair 1 holds the tensor outside the tolerance, with its histogram.
-  shard::ErrorDetail* detail = nullptr;
-  for (auto& op : *good.mutable_pairs(1)->mutable_ops()) {
-    for (auto& tensor : *op.mutable_tensors()) {
-      if (tensor.has_detail()) detail = tensor.mutable_detail();
-    }
-  }
-  ASSERT_NE(detail, nullptr);
-  const auto broken = [&](auto change) {
-    shard::TaskResult r = good;
+  const auto details = [](shard::TaskResult& r) {
+    std::vector<shard::ErrorDetail*> found;
     for (auto& op : *r.mutable_pairs(1)->mutable_ops()) {
       for (auto& tensor : *op.mutable_tensors()) {
-        if (tensor.has_detail()) change(*tensor.mutable_detail());
+        if (tensor.has_detail()) found.push_back(tensor.mutable_detail());
       }
     }
+    return found;
+  };
+  ASSERT_FALSE(details(good).empty());
+  const auto broken = [&](auto change) {
+    shard::TaskResult r = good;
+    for (shard::ErrorDetail* d : details(r)) change(*d);
     std::ofstream out(files[0].result, std::ios::binary | std::ios::trunc);
     r.SerializeToOstream(&out);
     out.close();
@@ -322,6 +321,19 @@ TEST(CompareShardTest, TasksOfAnotherReleaseAreRefused) {
     out << "garbage";
   }
   EXPECT_EQ(RunCompareTask(task, result).code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(CompareShardTest, AResultThatCannotBeWrittenIsAnError) {
+  auto t = MakeTrees("shard_no_result");
+  fs::create_directories(t->dir);
+  absl::StatusOr<std::vector<CompareTaskFiles>> files =
+      WriteCompareTasks(t->dir, PairFolders(t->a, t->b), {}, {}, 1);
+  ASSERT_TRUE(files.ok());
+  const std::string result = t->dir + "/no/such/result.pb";
+  absl::Status written = RunCompareTask((*files)[0].task, result);
+  EXPECT_FALSE(written.ok());
+  EXPECT_THAT(written.message(), HasSubstr("cannot create"));
+  EXPECT_FALSE(fs::exists(result));
 }
 
 TEST(CompareShardTest, TasksCannotBeWrittenWhereThereIsNoFolder) {

@@ -302,6 +302,45 @@ TEST(TreeShardTest, ListingsOutsideTheirTaskAreRefused) {
             tasks[0].folders.size());
 }
 
+TEST(TreeShardTest, BadTaskListsAndUnsendableNamesFailTheTask) {
+  const std::string root = MakeTree("task_lists");
+  const std::string dir = NewTempDir("task_lists_files");
+  const auto scan = [&](const std::string& text) {
+    WriteText(dir + "/list.json", text);
+    return ScanTaskFolders(root, dir + "/list.json").status();
+  };
+  EXPECT_TRUE(scan(R"(["20250101120000/0/net/1/0"])").ok());
+  EXPECT_THAT(scan(R"({"a": 1})").message(), HasSubstr("not a JSON array"));
+  EXPECT_THAT(scan("[1]").message(), HasSubstr("not text"));
+  EXPECT_EQ(scan(R"(["no/such/folder"])").code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(ScanTaskFolders(root, dir + "/missing.json").ok());
+  // A file name that JSON cannot carry: the task says which.
+  WriteText(ModelFolder(root, 0, "net", "20250101120000") + "/r\xe9sum\xe9",
+            "x");
+  absl::Status latin1 = scan(R"(["20250101120000/0/net/1/0"])");
+  EXPECT_EQ(latin1.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(latin1.message(), HasSubstr("is not UTF-8"));
+}
+
+TEST(TreeShardTest, TaskFoldersArePrivateAndRemoved) {
+  const std::string scratch = NewTempDir("scratch");
+  std::string path;
+  {
+    absl::StatusOr<TaskFolder> folder =
+        TaskFolder::Create({"tcp://x:1", scratch}, "ls");
+    ASSERT_TRUE(folder.ok()) << folder.status();
+    path = folder->path();
+    EXPECT_THAT(path, HasSubstr(scratch + "/acldump-ls-"));
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+              fs::perms::owner_all);
+    WriteText(path + "/result", "x");
+  }
+  EXPECT_FALSE(fs::exists(path));
+  absl::StatusOr<TaskFolder> nowhere =
+      TaskFolder::Create({"tcp://x:1", scratch + "/no/such"}, "ls");
+  EXPECT_THAT(nowhere.status().message(), HasSubstr("give --scratch"));
+}
+
 TEST(TreeShardTest, TasksSpreadSmallTreesAndCapLargeOnes) {
   EXPECT_EQ(TaskCount(1, 32), 1u);
   EXPECT_EQ(TaskCount(16, 32), 16u);  // a pair each: the cluster is used
