@@ -9,7 +9,7 @@
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kernels/blas.h"
+#include "kernels/threading.h"
 #include "kernels/dnnl_engine.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
@@ -409,7 +409,7 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
   g.relu = activation == "Relu";
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
-  ConfigureBlasOnce();
+  
   return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1),
                       Shape(out_dims), pads, auto_pad);
 }
@@ -599,7 +599,7 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
       {"pads_begin", StrCat("[", StrJoin(g.pad_begin, ","), "]")},
       {"output", StrCat("[", StrJoin(out_dims, ","), "]")},
       {"workspace_bytes", StrCat(workspace)}};
-  ConfigureBlasOnce();
+  
   auto run = [g, has_bias](std::span<const TensorView> in,
                            std::span<const TensorView> out,
                            std::span<std::byte> ws) -> absl::Status {

@@ -3,7 +3,7 @@
 // as errors.
 #include <cstring>
 
-#include "kernels/blas.h"
+#include "kernels/threading.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "oneapi/dnnl/dnnl.h"
@@ -151,7 +151,7 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
       }
     });
   };
-  ConfigureBlasOnce();
+  
   std::vector<std::pair<std::string, std::string>> params = {
       {"M", StrCat(m)},
       {"N", StrCat(n)},
@@ -241,7 +241,7 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
       }
     });
   };
-  ConfigureBlasOnce();
+  
   std::vector<std::pair<std::string, std::string>> params = {
       {"M", StrCat(m)},
       {"N", StrCat(n)},

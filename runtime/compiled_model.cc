@@ -7,6 +7,7 @@
 #include "base/error_kind.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "kernels/threading.h"
 #include "runtime/node_prepare.h"
 
 namespace acldump {
@@ -367,7 +368,14 @@ CompiledModel::~CompiledModel() = default;
 
 absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
     Graph graph, const OpRegistry& registry, CompileOptions options) {
-  return ModelCompiler(std::move(graph), registry, options).Run();
+  const int threads = options.intra_op_threads > 0 ? options.intra_op_threads
+                                                   : IntraOpThreads();
+  // Kernels plan their work for the threads they will run on.
+  ScopedIntraOpThreads scope(threads);
+  ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
+                   ModelCompiler(std::move(graph), registry, options).Run());
+  model->intra_op_threads_ = threads;
+  return model;
 }
 
 void CompiledModel::Rebind(Memory memory, std::byte* base) {
@@ -576,6 +584,7 @@ absl::Status CompiledModel::Run(std::optional<uint64_t> numbered,
   }
   const uint64_t iteration = numbered.value_or(iteration_);
   iteration_ = iteration + 1;
+  ScopedIntraOpThreads threads(intra_op_threads_);
   const bool observed =
       observer_ != nullptr && observer_->BeginIteration(iteration);
   absl::Status status =

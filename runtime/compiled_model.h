@@ -52,6 +52,10 @@ struct CompileOptions {
   // Activations, workspace and weights together may not exceed this; checked
   // from the plan before anything is allocated (kOutOfMemory).
   size_t max_memory_bytes = DefaultModelMemoryLimit();
+  // Threads one execution may use; 0 takes the process setting
+  // (IntraOpThreads()) at compile time. Fixed for the model's life: kernels
+  // plan their work for it when they are prepared.
+  int intra_op_threads = 0;
 };
 
 class CompiledModel {
@@ -67,6 +71,7 @@ class CompiledModel {
   // Executed nodes in order; task_id = index.
   const std::vector<StepInfo>& steps() const { return step_infos_; }
   const MemoryPlanStats& memory_plan() const { return plan_stats_; }
+  int intra_op_threads() const { return intra_op_threads_; }
 
   // Runs the model in caller memory: `work` (at least memory_plan().
   // work_bytes()) holds activations and workspace, `weights` (at least
@@ -170,6 +175,7 @@ class CompiledModel {
   std::shared_ptr<ExecutionObserver> observer_;
   std::vector<uint8_t> step_flags_;
   uint64_t iteration_ = 0;
+  int intra_op_threads_ = 1;
 };
 
 }  // namespace acldump

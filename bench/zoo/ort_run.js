@@ -1,6 +1,10 @@
-// Runs an ONNX model once with ONNX Runtime (onnxruntime-node, CPU) on .npy inputs and writes
-// its outputs as output_<k>.npy: the reference side of the model zoo comparison (run.sh).
+// Runs an ONNX model with ONNX Runtime (onnxruntime-node, CPU) on .npy inputs: the reference side
+// of the model zoo (run.sh).
 //   node ort_run.js model.onnx out_dir input_0.npy [input_1.npy ...]
+//     runs once and writes the outputs as out_dir/output_<k>.npy;
+//   node ort_run.js --time RUNS --threads N model.onnx - input_0.npy ...
+//     runs twice to warm up, then RUNS times with N intra-op threads (sequential execution, all
+//     graph optimisations), and prints each run's milliseconds as JSON: {"threads": N, "ms": [...]}.
 // NODE_PATH must reach a node_modules holding onnxruntime-node.
 'use strict';
 const fs = require('fs');
@@ -45,14 +49,41 @@ function writeNpy(file, tensor) {
 }
 
 async function main() {
-  const [model, outDir, ...inputs] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  let runs = 0;
+  let threads = 0;
+  while (args.length >= 2 && args[0].startsWith('--')) {
+    const [flag, value] = args.splice(0, 2);
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`bad value for ${flag}: ${value}`);
+    if (flag === '--time') runs = n;
+    else if (flag === '--threads') threads = n;
+    else throw new Error(`unknown option ${flag}`);
+  }
+  const [model, outDir, ...inputs] = args;
   if (!model || !outDir || inputs.length === 0) {
-    console.error('usage: node ort_run.js model.onnx out_dir input.npy...');
+    console.error('usage: node ort_run.js [--time RUNS] [--threads N] model.onnx out_dir input.npy...');
     process.exit(2);
   }
-  const session = await ort.InferenceSession.create(model, {executionProviders: ['cpu']});
+  const options = {executionProviders: ['cpu']};
+  if (threads > 0) {
+    Object.assign(options, {intraOpNumThreads: threads, interOpNumThreads: 1,
+                            executionMode: 'sequential', graphOptimizationLevel: 'all'});
+  }
+  const session = await ort.InferenceSession.create(model, options);
   const feeds = {};
   session.inputNames.forEach((name, i) => { feeds[name] = readNpy(inputs[i]); });
+  if (runs > 0) {
+    const ms = [];
+    for (let i = 0; i < runs + 2; ++i) {
+      const start = process.hrtime.bigint();
+      await session.run(feeds);
+      const stop = process.hrtime.bigint();
+      if (i >= 2) ms.push(Number(stop - start) / 1e6);
+    }
+    console.log(JSON.stringify({threads, ms}));
+    return;
+  }
   const results = await session.run(feeds);
   session.outputNames.forEach((name, k) => {
     writeNpy(path.join(outDir, `output_${k}.npy`), results[name]);

