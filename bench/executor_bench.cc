@@ -15,6 +15,7 @@
 #include "bench/dump_fixture.h"
 #include "bench/resnet18.h"
 #include "bench/zoo_graphs.h"
+#include "kernels/threading.h"
 
 namespace acldump::bench {
 namespace {
@@ -185,6 +186,9 @@ void RegisterAll() {
 }  // namespace acldump::bench
 
 int main(int argc, char** argv) {
+  // One execution thread, the dump writer on the other core: the gate's
+  // ratios are about what dumping adds to that thread.
+  acldump::SetIntraOpThreads(1);
   benchmark::Initialize(&argc, argv);
   acldump::bench::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();

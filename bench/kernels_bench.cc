@@ -2,9 +2,11 @@
 // underneath), elementwise GB/s, and the transcendental activations.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <random>
 
 #include "kernels/ops.h"
+#include "kernels/threading.h"
 
 namespace acldump::bench {
 namespace {
@@ -17,8 +19,10 @@ struct Prepared {
   AlignedBuffer workspace;
 };
 
+// Inputs listed in `constant` are known at prepare time, as a model's
+// weights are (kernels may pack them then).
 Prepared Prepare(const std::string& op, std::vector<TensorInfo> inputs,
-                 const Attributes& attrs) {
+                 const Attributes& attrs, std::vector<size_t> constant = {}) {
   Prepared p;
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -30,7 +34,11 @@ Prepared Prepare(const std::string& op, std::vector<TensorInfo> inputs,
     }
   }
   for (const Tensor& t : p.inputs) p.in.push_back(t.view());
-  for (size_t i = 0; i < p.in.size(); ++i) constants.push_back(nullptr);
+  for (size_t i = 0; i < p.in.size(); ++i) {
+    const bool known =
+        std::find(constant.begin(), constant.end(), i) != constant.end();
+    constants.push_back(known ? &p.in[i] : nullptr);
+  }
   OpContext context{op, attrs, inputs, constants, 1};
   auto prepared = BuiltinOps().Prepare(context);
   if (!prepared.ok()) std::abort();
@@ -85,6 +93,8 @@ BENCHMARK(BM_Conv)
     ->Args({256, 14, 512, 1, 2})
     ->Unit(benchmark::kMicrosecond);
 
+// Args: M, K, N, and whether B is a constant (packed once at prepare time,
+// as model weights are) or a runtime input.
 void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   Attributes attrs;
@@ -93,13 +103,16 @@ void BM_Gemm(benchmark::State& state) {
                        {{DType::kFloat32, Shape({m, k})},
                         {DType::kFloat32, Shape({n, k})},
                         {DType::kFloat32, Shape({n})}},
-                       attrs);
+                       attrs, state.range(3) ? std::vector<size_t>{1, 2}
+                                             : std::vector<size_t>{});
   Run(state, p, 2.0 * m * n * k, 0);
 }
 BENCHMARK(BM_Gemm)
-    ->Args({1, 512, 1000})
-    ->Args({256, 256, 256})
-    ->Args({64, 1024, 1024})
+    ->ArgsProduct({{1}, {512}, {1000}, {0, 1}})
+    ->ArgsProduct({{256}, {256}, {256}, {0, 1}})
+    ->ArgsProduct({{64}, {1024}, {1024}, {0, 1}})
+    ->ArgsProduct({{197}, {768}, {3072}, {0, 1}})
+    ->ArgsProduct({{16}, {128}, {384}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_Add(benchmark::State& state) {
@@ -141,4 +154,11 @@ BENCHMARK(BM_Softmax)->Args({197 * 12, 197})->Args({1, 1000});
 }  // namespace
 }  // namespace acldump::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  // Single-thread kernel speed; kernels prepared here plan for this thread.
+  acldump::ScopedIntraOpThreads one_thread(1);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
 #include "kernels/vector_math.h"
 
 namespace acldump {
@@ -101,8 +103,38 @@ void BinaryBroadcast(const BroadcastLoop& loop, const A* a, const B* b, O* out,
   });
 }
 
+// Pow of float32 by a constant scalar 2 (LayerNorm's variance in exported
+// transformers): x * x is the correctly rounded square, which is also what the
+// general path's double-precision pow rounds to, so the bits do not change.
+std::optional<PreparedKernel> PrepareFloat32Square(const OpContext& context) {
+  const TensorView* exponent = context.constant(1);
+  if (context.inputs[0].dtype != DType::kFloat32 || exponent == nullptr ||
+      exponent->NumElements() != 1 ||
+      context.inputs[1].shape.rank() > context.inputs[0].shape.rank()) {
+    return std::nullopt;
+  }
+  absl::StatusOr<double> value = ReadScalarAsDouble(*exponent, "exponent");
+  if (!value.ok() || *value != 2.0) return std::nullopt;
+  auto run = [](std::span<const TensorView> in, std::span<const TensorView> out,
+                std::span<std::byte>) -> absl::Status {
+    const float* x = in[0].as<const float>();
+    float* y = out[0].as<float>();
+    ParallelFor(in[0].NumElements(), kElementwiseGrain,
+                [&](size_t begin, size_t end) {
+                  for (size_t i = begin; i < end; ++i) y[i] = x[i] * x[i];
+                });
+    return absl::OkStatus();
+  };
+  return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
+}
+
 absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
                                                  BinaryOp op) {
+  if (op == BinaryOp::kPow) {
+    if (std::optional<PreparedKernel> square = PrepareFloat32Square(context)) {
+      return std::move(*square);
+    }
+  }
   if (op == BinaryOp::kMod) {
     ASSIGN_OR_RETURN(int64_t fmod, context.attrs.GetInt("fmod", 0));
     if (IsFloating(context.inputs[0].dtype) && fmod != 1) {

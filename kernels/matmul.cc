@@ -3,7 +3,7 @@
 // as errors.
 #include <cstring>
 
-#include "kernels/threading.h"
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "oneapi/dnnl/dnnl.h"
@@ -77,6 +77,45 @@ void ApplyRelu(T* data, int64_t count) {
   }
 }
 
+// Below this many rows of A the packed kernel's few accumulator chains wait
+// on FMA latency; the general GEMM does better on matrix-vector products.
+constexpr int64_t kMinPackedRows = 4;
+
+// MatMul with constant 2-D float32 weights: every row of A, across all its
+// batch dimensions, against B packed once.
+absl::StatusOr<PreparedKernel> PrepareMatMulPackedB(const TensorView& b,
+                                                    Shape out_shape, int64_t m,
+                                                    int64_t n, int64_t k,
+                                                    bool relu) {
+  auto packed = std::make_shared<const PackedMatrixB>(
+      PackedMatrixB::Pack(b.as<const float>(), k, n, n, false));
+  // A's rows are contiguous with stride K across its batch dimensions.
+  const int64_t all_rows = n > 0 ? out_shape.NumElements() / n : 0;
+  auto run = [packed, all_rows, n, k, relu](std::span<const TensorView> in,
+                                            std::span<const TensorView> out,
+                                            std::span<std::byte>) -> absl::Status {
+    float* c = out[0].as<float>();
+    if (all_rows < kMinPackedRows && k > 0) {
+      RETURN_IF_ERROR(Gemm<float>(false, false, all_rows, n, k, 1.0f,
+                                  in[0].as<const float>(), k,
+                                  in[1].as<const float>(), n, 0.0f, c, n));
+    } else {
+      GemmPackedB(all_rows, in[0].as<const float>(), k, *packed, c, n, 1.0f,
+                  0.0f);
+    }
+    if (relu) ApplyRelu(c, out[0].NumElements());
+    return absl::OkStatus();
+  };
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"M", StrCat(m)},
+      {"N", StrCat(n)},
+      {"K", StrCat(k)},
+      {"rows", StrCat(all_rows)},
+      {"packed_b", "1"}};
+  return Prepared({TensorInfo{DType::kFloat32, std::move(out_shape)}},
+                  MakeKernel(std::move(run), 0, std::move(params)));
+}
+
 absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
   const TensorInfo& a = context.inputs[0];
   const TensorInfo& b = context.inputs[1];
@@ -114,6 +153,11 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
   if (!b_vector) out_dims.push_back(n);
   ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
 
+  const TensorView* constant_b = context.constant(1);
+  if (a.dtype == DType::kFloat32 && constant_b != nullptr &&
+      b.shape.rank() == 2) {
+    return PrepareMatMulPackedB(*constant_b, Shape(out_dims), m, n, k, relu);
+  }
   // Offsets (in matrices) of A and B for each output batch.
   std::vector<int64_t> a_index;
   std::vector<int64_t> b_index;
@@ -208,6 +252,14 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
     c_loop.emplace(out_shape, c_only);
   }
   const DType dtype = a.dtype;
+  // Constant float32 weights are packed once (A transposed keeps the general
+  // GEMM: it would need A packed on every call).
+  std::shared_ptr<const PackedMatrixB> packed;
+  const TensorView* constant_b = context.constant(1);
+  if (dtype == DType::kFloat32 && constant_b != nullptr && !trans_a) {
+    packed = std::make_shared<const PackedMatrixB>(PackedMatrixB::Pack(
+        constant_b->as<const float>(), k, n, b.shape[1], trans_b != 0));
+  }
   auto run = [=](std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
@@ -226,6 +278,14 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
               y[o + i] = c[off[0] + i * st[0]];
           });
           gemm_beta = beta;
+        }
+        if constexpr (std::is_same_v<T, float>) {
+          if (packed != nullptr && m >= kMinPackedRows) {
+            GemmPackedB(m, in[0].as<const float>(), in[0].shape[1], *packed, y,
+                        n, alpha, gemm_beta);
+            if (relu) ApplyRelu(y, m * n);
+            return absl::OkStatus();
+          }
         }
         if (k == 0) {
           for (int64_t i = 0; i < m * n; ++i)
@@ -247,7 +307,8 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
       {"N", StrCat(n)},
       {"K", StrCat(k)},
       {"transA", StrCat(trans_a)},
-      {"transB", StrCat(trans_b)}};
+      {"transB", StrCat(trans_b)},
+      {"packed_b", packed != nullptr ? "1" : "0"}};
   return Prepared({TensorInfo{dtype, out_shape}},
                   MakeKernel(std::move(run), 0, std::move(params)));
 }

@@ -37,6 +37,10 @@ class ScopedIntraOpThreads {
   int previous_;
 };
 
+// Items of a cheap elementwise loop below which a second thread costs more
+// than it saves (waking an OpenMP thread takes microseconds).
+inline constexpr size_t kElementwiseGrain = 16384;
+
 // Calls fn(begin, end) on disjoint ranges covering [0, n), on up to the
 // scope's threads (IntraOpThreads() outside any scope), each range at least `grain` items long (one call
 // on the calling thread when n < 2 * grain). Ranges depend only on n, grain

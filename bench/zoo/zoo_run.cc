@@ -4,9 +4,13 @@
 //     runs once and writes the outputs as out_dir/output_<k>.npy;
 //   zoo_run --time RUNS --threads N model.om - input_0.npy ...
 //     runs twice to warm up, then RUNS times, and prints the time of each run
-//     in milliseconds as JSON: {"threads": N, "ms": [...]}.
+//     in milliseconds as JSON: {"threads": N, "ms": [...]};
+//   zoo_run --profile RUNS [--threads N] model.om - input_0.npy ...
+//     runs RUNS times with an observer timing every node, and prints the time
+//     per op type (fused nodes count under their type) to stderr.
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +25,44 @@
 
 namespace acldump {
 namespace {
+
+// Times every node: where an execution's time goes, by op type.
+class ProfilingObserver final : public ExecutionObserver {
+ public:
+  bool BeginIteration(uint64_t) override { return true; }
+  void BeforeNode(const NodeEvent&) override { start_ = Clock::now(); }
+  void AfterNode(const NodeEvent& event) override {
+    Entry& entry = by_type_[event.step.op_type];
+    entry.ms +=
+        std::chrono::duration<double, std::milli>(Clock::now() - start_)
+            .count();
+    ++entry.nodes;
+  }
+  void Print(int runs) const {
+    std::vector<std::pair<double, std::string>> rows;
+    double total = 0;
+    for (const auto& [type, entry] : by_type_) {
+      rows.emplace_back(entry.ms / runs, type);
+      total += entry.ms / runs;
+    }
+    std::sort(rows.rbegin(), rows.rend());
+    for (const auto& [ms, type] : rows) {
+      std::fprintf(stderr, "%-24s %9.3f ms %5.1f %% %5lld nodes\n",
+                   type.c_str(), ms, 100 * ms / total,
+                   static_cast<long long>(by_type_.at(type).nodes / runs));
+    }
+    std::fprintf(stderr, "%-24s %9.3f ms\n", "total", total);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Entry {
+    double ms = 0;
+    int64_t nodes = 0;
+  };
+  Clock::time_point start_;
+  std::map<std::string, Entry> by_type_;
+};
 
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "zoo_run: %s\n", std::string(status.message()).c_str());
@@ -37,12 +79,15 @@ int ParseCount(const char* text) {
 
 int Main(int argc, char** argv) {
   int runs = 0;
+  int profile_runs = 0;
   int threads = 1;
   int arg = 1;
   for (; arg + 1 < argc && std::strncmp(argv[arg], "--", 2) == 0; arg += 2) {
     const int value = ParseCount(argv[arg + 1]);
     if (std::strcmp(argv[arg], "--time") == 0 && value > 0) {
       runs = value;
+    } else if (std::strcmp(argv[arg], "--profile") == 0 && value > 0) {
+      profile_runs = value;
     } else if (std::strcmp(argv[arg], "--threads") == 0 && value > 0) {
       threads = value;
     } else {
@@ -53,7 +98,7 @@ int Main(int argc, char** argv) {
   }
   if (argc - arg < 3) {
     std::fprintf(stderr,
-                 "usage: %s [--time RUNS] [--threads N] model.om out_dir "
+                 "usage: %s [--time RUNS | --profile RUNS] [--threads N] model.om out_dir "
                  "input.npy...\n",
                  argv[0]);
     return 2;
@@ -78,6 +123,21 @@ int Main(int argc, char** argv) {
   }
   for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
 
+  if (profile_runs > 0) {
+    absl::Status status = (*model)->Execute(in, out);  // warm-up
+    if (!status.ok()) return Fail(status);
+    auto profiler = std::make_shared<ProfilingObserver>();
+    status = (*model)->AttachObserver(
+        profiler, std::vector<uint8_t>((*model)->steps().size(),
+                                       kObserveBefore | kObserveAfter));
+    if (!status.ok()) return Fail(status);
+    for (int i = 0; i < profile_runs; ++i) {
+      status = (*model)->Execute(in, out);
+      if (!status.ok()) return Fail(status);
+    }
+    profiler->Print(profile_runs);
+    return 0;
+  }
   if (runs > 0) {
     std::vector<double> ms;
     for (int i = 0; i < runs + 2; ++i) {

@@ -1,0 +1,183 @@
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/threading.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace acldump::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<float>;
+
+// A tile of C is kMaxRows x (two vectors): 12 accumulators, two B vectors and
+// one broadcast A value fit the 16 registers of AVX2.
+constexpr int64_t kMaxRows = 6;
+// Rows of A kept hot (in L2) while the panels of B stream past them.
+constexpr int64_t kRowBlock = 16 * kMaxRows;
+
+int64_t PanelWidthImpl() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
+
+// C tile (kRows x cols, cols <= panel width) from `depth` steps of A's rows
+// against one panel of B. The first depth block applies beta * C; later blocks
+// add to what the earlier ones stored.
+template <int kRows>
+HWY_INLINE void Tile(int64_t depth, const float* HWY_RESTRICT a, int64_t lda,
+                     const float* HWY_RESTRICT panel, float* HWY_RESTRICT c,
+                     int64_t ldc, int64_t cols, float alpha, float beta,
+                     bool first) {
+  const D d;
+  using V = hn::Vec<D>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V acc0[kRows];
+  V acc1[kRows];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    acc0[r] = hn::Zero(d);
+    acc1[r] = hn::Zero(d);
+  }
+  for (int64_t p = 0; p < depth; ++p) {
+    const V b0 = hn::LoadU(d, panel + p * 2 * lanes);
+    const V b1 = hn::LoadU(d, panel + p * 2 * lanes + lanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const V av = hn::Set(d, a[r * lda + p]);
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+  }
+  const V va = hn::Set(d, alpha);
+  const V vb = hn::Set(d, beta);
+  HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    V out0 = hn::Mul(acc0[r], va);
+    V out1 = hn::Mul(acc1[r], va);
+    if (cols == 2 * lanes) {
+      if (!first) {
+        out0 = hn::Add(hn::LoadU(d, row), out0);
+        out1 = hn::Add(hn::LoadU(d, row + lanes), out1);
+      } else if (beta != 0.0f) {
+        out0 = hn::MulAdd(vb, hn::LoadU(d, row), out0);
+        out1 = hn::MulAdd(vb, hn::LoadU(d, row + lanes), out1);
+      }
+      hn::StoreU(out0, d, row);
+      hn::StoreU(out1, d, row + lanes);
+    } else {
+      hn::Store(out0, d, partial);
+      hn::Store(out1, d, partial + lanes);
+      for (int64_t j = 0; j < cols; ++j) {
+        row[j] = !first          ? row[j] + partial[j]
+                 : beta != 0.0f ? beta * row[j] + partial[j]
+                                 : partial[j];
+      }
+    }
+  }
+}
+
+void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
+                     const PackedMatrixB& b, float* c, int64_t ldc, float alpha,
+                     float beta) {
+  const int64_t width = b.panel_width();
+  const int64_t n = b.n();
+  const int64_t k = b.k();
+  const int64_t panels = (n + width - 1) / width;
+  // At least ~256k multiply-adds per thread: waking a thread costs
+  // microseconds.
+  const int64_t per_panel = std::max<int64_t>(1, m * k * width);
+  const size_t grain = static_cast<size_t>(
+      std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
+  ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
+    for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
+      const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
+      const bool first = k0 == 0;
+      for (int64_t i0 = 0; i0 < m; i0 += kRowBlock) {
+        const int64_t rows_end = std::min(m, i0 + kRowBlock);
+        for (int64_t panel = static_cast<int64_t>(first_panel);
+             panel < static_cast<int64_t>(end_panel); ++panel) {
+          const float* bp = b.Panel(k0, panel);
+          const int64_t cols = std::min(width, n - panel * width);
+          for (int64_t i = i0; i < rows_end; i += kMaxRows) {
+            const float* ap = a + i * lda + k0;
+            float* cp = c + i * ldc + panel * width;
+            switch (std::min(kMaxRows, rows_end - i)) {
+#define ACLDUMP_GEMM_TILE(ROWS)                                        \
+  case ROWS:                                                           \
+    Tile<ROWS>(depth, ap, lda, bp, cp, ldc, cols, alpha, beta, first); \
+    break;
+              ACLDUMP_GEMM_TILE(1)
+              ACLDUMP_GEMM_TILE(2)
+              ACLDUMP_GEMM_TILE(3)
+              ACLDUMP_GEMM_TILE(4)
+              ACLDUMP_GEMM_TILE(5)
+              ACLDUMP_GEMM_TILE(6)
+#undef ACLDUMP_GEMM_TILE
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace acldump::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace acldump {
+
+HWY_EXPORT(PanelWidthImpl);
+HWY_EXPORT(GemmPackedBImpl);
+
+PackedMatrixB PackedMatrixB::Pack(const float* b, int64_t k, int64_t n,
+                                  int64_t ldb, bool transposed) {
+  PackedMatrixB packed;
+  const int64_t width = HWY_DYNAMIC_DISPATCH(PanelWidthImpl)();
+  packed.k_ = k;
+  packed.n_ = n;
+  packed.panel_width_ = width;
+  packed.padded_n_ = (n + width - 1) / width * width;
+  packed.data_ = AlignedBuffer(
+      std::max<size_t>(1, k * packed.padded_n_ * sizeof(float)));
+  float* out = reinterpret_cast<float*>(packed.data_.data());
+  for (int64_t k0 = 0; k0 < k; k0 += kDepthBlock) {
+    const int64_t depth = std::min(kDepthBlock, k - k0);
+    for (int64_t panel = 0; panel * width < n; ++panel) {
+      float* dst = out + k0 * packed.padded_n_ + panel * depth * width;
+      const int64_t cols = std::min(width, n - panel * width);
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int64_t j = 0; j < cols; ++j) {
+          const int64_t col = panel * width + j;
+          dst[p * width + j] =
+              transposed ? b[col * ldb + k0 + p] : b[(k0 + p) * ldb + col];
+        }
+        // Padding columns stay 0 (the buffer starts zeroed).
+      }
+    }
+  }
+  return packed;
+}
+
+void GemmPackedB(int64_t m, const float* a, int64_t lda, const PackedMatrixB& b,
+                 float* c, int64_t ldc, float alpha, float beta) {
+  if (m <= 0 || b.n() <= 0) return;
+  if (b.k() == 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      float* row = c + i * ldc;
+      for (int64_t j = 0; j < b.n(); ++j) {
+        row[j] = beta != 0.0f ? beta * row[j] : 0.0f;
+      }
+    }
+    return;
+  }
+  HWY_DYNAMIC_DISPATCH(GemmPackedBImpl)(m, a, lda, b, c, ldc, alpha, beta);
+}
+
+}  // namespace acldump
+#endif  // HWY_ONCE

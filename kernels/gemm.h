@@ -1,0 +1,58 @@
+// Float32 GEMM against a right-hand matrix packed once: the weights of MatMul
+// and Gemm nodes are constant, so their packing (the part of a GEMM call that
+// is pure data movement) moves from every execution to model load.
+//
+// The kernel is a register-blocked outer-product loop on the widest SIMD
+// target the CPU has (Highway's dynamic dispatch). Each element of C is summed
+// over K in the same order whatever the thread count, so results are
+// bit-identical on 1 or N threads.
+#ifndef ACLDUMP_KERNELS_GEMM_H_
+#define ACLDUMP_KERNELS_GEMM_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/tensor.h"
+
+namespace acldump {
+
+// B [K, N] in panels: for each block of kGemmDepthBlock rows of K, the columns
+// in panels of panel_width(), each panel's rows contiguous and the last panel
+// zero-padded.
+class PackedMatrixB {
+ public:
+  PackedMatrixB() = default;
+  // b is [k, n] with row stride ldb, or, transposed, [n, k] with row stride
+  // ldb.
+  static PackedMatrixB Pack(const float* b, int64_t k, int64_t n, int64_t ldb,
+                            bool transposed);
+
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  int64_t panel_width() const { return panel_width_; }
+  size_t bytes() const { return data_.size(); }
+  // The panel holding columns [panel * panel_width(), ...) of the depth
+  // block starting at row `k_begin`.
+  const float* Panel(int64_t k_begin, int64_t panel) const {
+    const int64_t depth = std::min<int64_t>(kDepthBlock, k_ - k_begin);
+    return reinterpret_cast<const float*>(data_.data()) +
+           k_begin * padded_n_ + panel * depth * panel_width_;
+  }
+
+  static constexpr int64_t kDepthBlock = 256;
+
+ private:
+  int64_t k_ = 0, n_ = 0, padded_n_ = 0, panel_width_ = 0;
+  AlignedBuffer data_;
+};
+
+// C[m, n] = alpha * A[m, k] * B + beta * C, A row-major with row stride lda,
+// C with row stride ldc. beta == 0 never reads C (it may hold anything).
+// Runs on the intra-op threads of the calling thread (kernels/threading.h).
+void GemmPackedB(int64_t m, const float* a, int64_t lda, const PackedMatrixB& b,
+                 float* c, int64_t ldc, float alpha, float beta);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_GEMM_H_

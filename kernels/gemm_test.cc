@@ -1,0 +1,121 @@
+#include "kernels/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/threading.h"
+
+namespace acldump {
+namespace {
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// C = alpha * A * B + beta * C in double, B [k, n] (or [n, k] transposed).
+std::vector<double> Reference(int64_t m, int64_t n, int64_t k,
+                              const std::vector<float>& a,
+                              const std::vector<float>& b, bool transposed,
+                              const std::vector<float>& c, float alpha,
+                              float beta) {
+  std::vector<double> out(m * n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        sum += double{a[i * k + p]} *
+               (transposed ? b[j * k + p] : b[p * n + j]);
+      }
+      out[i * n + j] = alpha * sum + (beta != 0 ? beta * c[i * n + j] : 0.0);
+    }
+  }
+  return out;
+}
+
+struct Case {
+  int64_t m, n, k;
+  bool transposed;
+  float alpha, beta;
+};
+
+class GemmPackedBTest : public ::testing::TestWithParam<Case> {};
+
+// Edges of every blocking: rows not a multiple of the 6-row tile or of the
+// row block, columns not a multiple of the panel, depth over several blocks.
+TEST_P(GemmPackedBTest, MatchesDoubleReference) {
+  const Case c = GetParam();
+  const std::vector<float> a = Random(c.m * c.k, 1);
+  const std::vector<float> b = Random(c.k * c.n, 2);
+  const std::vector<float> c0 = Random(c.m * c.n, 3);
+  const PackedMatrixB packed = PackedMatrixB::Pack(
+      b.data(), c.k, c.n, c.transposed ? c.k : c.n, c.transposed);
+  std::vector<float> out = c0;
+  GemmPackedB(c.m, a.data(), c.k, packed, out.data(), c.n, c.alpha, c.beta);
+  const std::vector<double> ref =
+      Reference(c.m, c.n, c.k, a, b, c.transposed, c0, c.alpha, c.beta);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    // float accumulation over k terms of magnitude <= 1.
+    ASSERT_NEAR(out[i], ref[i], 1e-6 * (c.k + 1) + 1e-6) << "element " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, GemmPackedBTest,
+    ::testing::Values(Case{1, 1, 1, false, 1, 0}, Case{1, 1000, 512, false, 1, 0},
+                      Case{7, 17, 3, false, 1, 0}, Case{197, 130, 600, false, 1, 0},
+                      Case{13, 33, 257, true, 1, 1}, Case{100, 16, 40, true, 0.5f, 2},
+                      Case{5, 9, 0, false, 1, 1}, Case{96, 48, 256, false, 1, 0}));
+
+TEST(GemmPackedB, BetaZeroNeverReadsC) {
+  const std::vector<float> a = Random(4 * 8, 4);
+  const std::vector<float> b = Random(8 * 5, 5);
+  const PackedMatrixB packed = PackedMatrixB::Pack(b.data(), 8, 5, 5, false);
+  std::vector<float> out(4 * 5, std::numeric_limits<float>::quiet_NaN());
+  GemmPackedB(4, a.data(), 8, packed, out.data(), 5, 1.0f, 0.0f);
+  for (float x : out) EXPECT_FALSE(std::isnan(x));
+}
+
+TEST(GemmPackedB, NanAndInfReachTheirRowsOnly) {
+  std::vector<float> a = Random(3 * 4, 6);
+  a[1 * 4 + 2] = std::numeric_limits<float>::quiet_NaN();
+  a[2 * 4 + 0] = std::numeric_limits<float>::infinity();
+  std::vector<float> b(4 * 3, 1.0f);
+  const PackedMatrixB packed = PackedMatrixB::Pack(b.data(), 4, 3, 3, false);
+  std::vector<float> out(3 * 3);
+  GemmPackedB(3, a.data(), 4, packed, out.data(), 3, 1.0f, 0.0f);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_TRUE(std::isfinite(out[j]));
+    EXPECT_TRUE(std::isnan(out[3 + j]));
+    EXPECT_EQ(out[6 + j], std::numeric_limits<float>::infinity());
+  }
+}
+
+TEST(GemmPackedB, SameBitsOnOneAndFourThreads) {
+  const int64_t m = 61, n = 300, k = 700;
+  const std::vector<float> a = Random(m * k, 7);
+  const std::vector<float> b = Random(k * n, 8);
+  const PackedMatrixB packed = PackedMatrixB::Pack(b.data(), k, n, n, false);
+  std::vector<float> one(m * n), four(m * n);
+  {
+    ScopedIntraOpThreads threads(1);
+    GemmPackedB(m, a.data(), k, packed, one.data(), n, 1.0f, 0.0f);
+  }
+  {
+    ScopedIntraOpThreads threads(4);
+    GemmPackedB(m, a.data(), k, packed, four.data(), n, 1.0f, 0.0f);
+  }
+  EXPECT_EQ(std::memcmp(one.data(), four.data(), one.size() * sizeof(float)),
+            0);
+}
+
+}  // namespace
+}  // namespace acldump
