@@ -143,6 +143,9 @@ BENCHMARK_CAPTURE(BM_Unary, Sigmoid, "Sigmoid")->Arg(1 << 14)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, Tanh, "Tanh")->Arg(1 << 14)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, Erf, "Erf")->Arg(1 << 14)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, Exp, "Exp")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, HardSwish, "HardSwish")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, HardSigmoid, "HardSigmoid")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, Relu, "Relu")->Arg(1 << 14)->Arg(1 << 20);
 
 void BM_Softmax(benchmark::State& state) {
   const int64_t rows = state.range(0), cols = state.range(1);

@@ -432,8 +432,12 @@ absl::StatusOr<PreparedKernel> PrepareUnaryWith(const OpContext& context,
       } else {
         const T* x = in[0].as<const T>();
         T* y = out[0].as<T>();
-        const int64_t n = in[0].NumElements();
-        for (int64_t i = 0; i < n; ++i) y[i] = Store<T>(fn(Load(x[i]), params));
+        ParallelFor(in[0].NumElements(), kElementwiseGrain,
+                    [&](size_t begin, size_t end) {
+                      for (size_t i = begin; i < end; ++i) {
+                        y[i] = Store<T>(fn(Load(x[i]), params));
+                      }
+                    });
         return absl::OkStatus();
       }
     });
@@ -441,14 +445,19 @@ absl::StatusOr<PreparedKernel> PrepareUnaryWith(const OpContext& context,
   return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
 }
 
+// A float32 array function y = f(x) run in parts on the intra-op threads.
+template <typename F>
 absl::StatusOr<PreparedKernel> PrepareFloat32Array(const OpContext& context,
-                                                   void (*fn)(const float*,
-                                                              float*, size_t)) {
+                                                   F fn) {
   auto run = [fn](std::span<const TensorView> in,
                   std::span<const TensorView> out,
                   std::span<std::byte>) -> absl::Status {
-    fn(in[0].as<const float>(), out[0].as<float>(),
-       static_cast<size_t>(in[0].NumElements()));
+    const float* x = in[0].as<const float>();
+    float* y = out[0].as<float>();
+    ParallelFor(in[0].NumElements(), kElementwiseGrain,
+                [&](size_t begin, size_t end) {
+                  fn(x + begin, y + begin, end - begin);
+                });
     return absl::OkStatus();
   };
   return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
@@ -477,6 +486,23 @@ ACLDUMP_VECTOR_UNARY(Sigmoid, SigmoidFloat32,
                      x >= 0 ? 1 / (1 + std::exp(-x))
                             : std::exp(x) / (1 + std::exp(x)))
 ACLDUMP_VECTOR_UNARY(Tanh, TanhFloat32, std::tanh(x))
+
+// Swish (ONNX opset 24, and what the converter makes of Sigmoid + Mul):
+// x * sigmoid(alpha * x).
+absl::StatusOr<PreparedKernel> PrepareSwish(const OpContext& context) {
+  ASSIGN_OR_RETURN(float alpha, context.attrs.GetFloat("alpha", 1.0f));
+  if (context.inputs[0].dtype == DType::kFloat32 && alpha == 1.0f) {
+    return PrepareFloat32Array(context, SwishFloat32);
+  }
+  return PrepareUnaryWith(
+      context, kFloatTypes, UnaryParams{alpha},
+      [](auto x, const UnaryParams& p) -> decltype(x) {
+        using C = decltype(x);
+        const C z = static_cast<C>(p.alpha) * x;
+        return x * (z >= 0 ? 1 / (1 + std::exp(-z))
+                           : std::exp(z) / (1 + std::exp(z)));
+      });
+}
 ACLDUMP_VECTOR_UNARY(Erf, ErfFloat32, std::erf(x))
 ACLDUMP_VECTOR_UNARY(Exp, ExpFloat32, std::exp(x))
 ACLDUMP_FLOAT_UNARY(Log, std::log(x))
@@ -554,6 +580,12 @@ absl::StatusOr<PreparedKernel> PrepareSelu(const OpContext& context) {
 absl::StatusOr<PreparedKernel> PrepareHardSigmoid(const OpContext& context) {
   ASSIGN_OR_RETURN(float alpha, context.attrs.GetFloat("alpha", 0.2f));
   ASSIGN_OR_RETURN(float beta, context.attrs.GetFloat("beta", 0.5f));
+  if (context.inputs[0].dtype == DType::kFloat32) {
+    return PrepareFloat32Array(
+        context, [alpha, beta](const float* x, float* y, size_t n) {
+          HardSigmoidFloat32(x, y, n, alpha, beta);
+        });
+  }
   return PrepareUnaryWith(
       context, kFloatTypes, UnaryParams{alpha, beta},
       [](auto x, const UnaryParams& p) -> decltype(x) {
@@ -574,6 +606,9 @@ absl::StatusOr<PreparedKernel> PrepareThresholdedRelu(
 }
 
 absl::StatusOr<PreparedKernel> PrepareHardSwish(const OpContext& context) {
+  if (context.inputs[0].dtype == DType::kFloat32) {
+    return PrepareFloat32Array(context, HardSwishFloat32);
+  }
   return PrepareUnaryWith(context, kFloatTypes, UnaryParams{},
                           [](auto x, const UnaryParams&) -> decltype(x) {
                             using C = decltype(x);
@@ -674,6 +709,16 @@ absl::StatusOr<PreparedKernel> PrepareClip(const OpContext& context) {
     ASSIGN_OR_RETURN(double v,
                      ReadScalarAsDouble(*bound, i == 1 ? "min" : "max"));
     (i == 1 ? lo : hi) = v;
+  }
+  if (dtype == DType::kFloat32) {
+    // As below: bounds beyond float's range are float's range.
+    const double limit = std::numeric_limits<float>::max();
+    const float l = static_cast<float>(std::clamp(lo, -limit, limit));
+    const float h = static_cast<float>(std::clamp(hi, -limit, limit));
+    return PrepareFloat32Array(context, [l, h](const float* x, float* y,
+                                               size_t n) {
+      ClipFloat32(x, y, n, l, h);
+    });
   }
   auto run = [dtype, lo, hi](std::span<const TensorView> in,
                              std::span<const TensorView> out,
@@ -803,6 +848,7 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry) {
       {"Selu", 1, 1, 1, 1, PrepareSelu},
       {"HardSigmoid", 1, 1, 1, 1, PrepareHardSigmoid},
       {"HardSwish", 1, 1, 1, 1, PrepareHardSwish},
+      {"Swish", 1, 1, 1, 1, PrepareSwish},
       {"ThresholdedRelu", 1, 1, 1, 1, PrepareThresholdedRelu},
       {"Sigmoid", 1, 1, 1, 1, PrepareSigmoid},
       {"Tanh", 1, 1, 1, 1, PrepareTanh},

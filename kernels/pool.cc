@@ -9,6 +9,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -551,6 +552,25 @@ absl::StatusOr<PreparedKernel> PrepareAveragePool(const OpContext& context) {
 // ---------------------------------------------------------------------------------------------
 // GlobalAveragePool / GlobalMaxPool: one value per (n, c) plane.
 
+// The sum in double over eight interleaved partial sums (element i goes to
+// sum i % 8), which the compiler keeps in vector registers; the order is fixed,
+// so the result does not depend on threads.
+template <typename T>
+double SumAsDouble(const T* x, int64_t n) {
+  constexpr int kLanes = 8;
+  double partial[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      partial[j] += static_cast<double>(Load(x[i + j]));
+    }
+  }
+  for (int j = 0; i < n; ++i, ++j) partial[j] += static_cast<double>(Load(x[i]));
+  double sum = 0;
+  for (double p : partial) sum += p;
+  return sum;
+}
+
 template <bool kMax>
 absl::StatusOr<PreparedKernel> PrepareGlobalPool(const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
@@ -576,20 +596,20 @@ absl::StatusOr<PreparedKernel> PrepareGlobalPool(const OpContext& context) {
       using C = ComputeType<T>;
       const T* xs = in[0].as<const T>();
       T* ys = out[0].as<T>();
-      for (int64_t p = 0; p < planes; ++p) {
-        const T* xp = xs + p * size;
-        if constexpr (kMax) {
-          C m = -std::numeric_limits<C>::infinity();
-          for (int64_t i = 0; i < size; ++i)
-            m = NanPropagatingMax(m, Load(xp[i]));
-          ys[p] = Store<T>(m);
-        } else {
-          double sum = 0;
-          for (int64_t i = 0; i < size; ++i)
-            sum += static_cast<double>(Load(xp[i]));
-          ys[p] = Store<T>(sum / static_cast<double>(size));
+      ParallelFor(planes, std::max<int64_t>(1, kElementwiseGrain / size),
+                  [&](size_t begin, size_t end) {
+        for (size_t p = begin; p < end; ++p) {
+          const T* xp = xs + p * size;
+          if constexpr (kMax) {
+            C m = -std::numeric_limits<C>::infinity();
+            for (int64_t i = 0; i < size; ++i)
+              m = NanPropagatingMax(m, Load(xp[i]));
+            ys[p] = Store<T>(m);
+          } else {
+            ys[p] = Store<T>(SumAsDouble(xp, size) / static_cast<double>(size));
+          }
         }
-      }
+      });
       return absl::OkStatus();
     });
   };

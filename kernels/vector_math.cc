@@ -52,6 +52,15 @@ struct SigmoidOp {
   }
 };
 
+// x * sigmoid(x): the product of x and SigmoidOp's result, so a fused
+// Sigmoid + Mul gives the bits of the two nodes run apart.
+struct SwishOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    return hn::Mul(x, SigmoidOp()(d, x));
+  }
+};
+
 struct TanhOp {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
@@ -88,11 +97,44 @@ struct ErfOp {
   }
 };
 
+// x * clamp(x / 6 + 1/2, 0, 1), in the operations of the scalar definition
+// (a division, not a multiplication by 1/6), so the bits match it. NaN and
+// -inf give NaN through the product, as in the scalar form.
+struct HardSwishOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V t = hn::Add(hn::Div(x, hn::Set(d, 6.0f)), hn::Set(d, 0.5f));
+    return hn::Mul(x, hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
+  }
+};
+
+struct HardSigmoidOp {
+  float alpha, beta;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V t = hn::MulAdd(hn::Set(d, alpha), x, hn::Set(d, beta));
+    return KeepNaN(d, x,
+                   hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
+  }
+};
+
+// Compares and selects: NaN fails both compares and stays NaN.
+struct ClipOp {
+  float lo, hi;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V l = hn::Set(d, lo);
+    const V h = hn::Set(d, hi);
+    const V v = hn::IfThenElse(hn::Lt(x, l), l, x);
+    return hn::IfThenElse(hn::Gt(v, h), h, v);
+  }
+};
+
 template <class Op>
-HWY_INLINE void Apply(const float* HWY_RESTRICT x, float* y, size_t n) {
+HWY_INLINE void Apply(const float* HWY_RESTRICT x, float* y, size_t n,
+                      const Op op = Op()) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
-  const Op op;
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     hn::StoreU(op(d, hn::LoadU(d, x + i)), d, y + i);
@@ -110,8 +152,19 @@ void ExpImpl(const float* x, float* y, size_t n) { Apply<ExpOp>(x, y, n); }
 void SigmoidImpl(const float* x, float* y, size_t n) {
   Apply<SigmoidOp>(x, y, n);
 }
+void SwishImpl(const float* x, float* y, size_t n) { Apply<SwishOp>(x, y, n); }
 void TanhImpl(const float* x, float* y, size_t n) { Apply<TanhOp>(x, y, n); }
 void ErfImpl(const float* x, float* y, size_t n) { Apply<ErfOp>(x, y, n); }
+void HardSwishImpl(const float* x, float* y, size_t n) {
+  Apply<HardSwishOp>(x, y, n);
+}
+void HardSigmoidImpl(const float* x, float* y, size_t n, float alpha,
+                     float beta) {
+  Apply(x, y, n, HardSigmoidOp{alpha, beta});
+}
+void ClipImpl(const float* x, float* y, size_t n, float lo, float hi) {
+  Apply(x, y, n, ClipOp{lo, hi});
+}
 
 }  // namespace acldump::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -121,8 +174,12 @@ namespace acldump {
 
 HWY_EXPORT(ExpImpl);
 HWY_EXPORT(SigmoidImpl);
+HWY_EXPORT(SwishImpl);
 HWY_EXPORT(TanhImpl);
 HWY_EXPORT(ErfImpl);
+HWY_EXPORT(HardSwishImpl);
+HWY_EXPORT(HardSigmoidImpl);
+HWY_EXPORT(ClipImpl);
 
 void ExpFloat32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ExpImpl)(x, y, n);
@@ -130,11 +187,24 @@ void ExpFloat32(const float* x, float* y, size_t n) {
 void SigmoidFloat32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(SigmoidImpl)(x, y, n);
 }
+void SwishFloat32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(SwishImpl)(x, y, n);
+}
 void TanhFloat32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(TanhImpl)(x, y, n);
 }
 void ErfFloat32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ErfImpl)(x, y, n);
+}
+void HardSwishFloat32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(HardSwishImpl)(x, y, n);
+}
+void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
+                        float beta) {
+  HWY_DYNAMIC_DISPATCH(HardSigmoidImpl)(x, y, n, alpha, beta);
+}
+void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi) {
+  HWY_DYNAMIC_DISPATCH(ClipImpl)(x, y, n, lo, hi);
 }
 
 }  // namespace acldump

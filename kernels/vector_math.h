@@ -14,8 +14,18 @@ namespace acldump {
 // y[i] = f(x[i]) for i < n; x and y may be the same array.
 void ExpFloat32(const float* x, float* y, size_t n);
 void SigmoidFloat32(const float* x, float* y, size_t n);
+// x * SigmoidFloat32(x), bit for bit.
+void SwishFloat32(const float* x, float* y, size_t n);
 void TanhFloat32(const float* x, float* y, size_t n);
 void ErfFloat32(const float* x, float* y, size_t n);
+// The piecewise-linear activations: x * clamp(x / 6 + 1/2, 0, 1) and x
+// clipped to [lo, hi] by compares, exactly as their scalar definitions; and
+// clamp(alpha * x + beta, 0, 1) with alpha * x + beta as one fused
+// multiply-add. NaN in gives NaN out.
+void HardSwishFloat32(const float* x, float* y, size_t n);
+void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
+                        float beta);
+void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi);
 
 }  // namespace acldump
 

@@ -1,5 +1,6 @@
 #include "kernels/vector_math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -131,6 +132,59 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"tanh", TanhFloat32, Tanh, 20.0f, 3.0},
         Case{"erf", ErfFloat32, Erf, 6.0f, 7.0}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// The piecewise-linear activations against their scalar definitions, bit
+// for bit (HardSigmoid with its multiply-add fused, as documented), over a
+// sweep with NaN, infinities and the kinks.
+TEST(PiecewiseLinear, SameBitsAsScalarDefinitions) {
+  std::vector<float> xs = Sweep(1e6f);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {std::numeric_limits<float>::quiet_NaN(), inf, -inf, -3.0f,
+                  3.0f, 0.0f, -0.0f, 2.5f, -2.5f, 6.0f, -6.0f}) {
+    xs.push_back(v);
+  }
+  std::vector<float> y(xs.size());
+  auto same = [](float got, float want) {
+    return (std::isnan(got) && std::isnan(want)) ||
+           std::memcmp(&got, &want, sizeof got) == 0;
+  };
+  HardSwishFloat32(xs.data(), y.data(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float x = xs[i];
+    const float want = x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f);
+    ASSERT_TRUE(same(y[i], want)) << "HardSwish(" << x << ") = " << y[i];
+  }
+  HardSigmoidFloat32(xs.data(), y.data(), xs.size(), 0.2f, 0.5f);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float x = xs[i];
+    const float want = std::clamp(std::fma(0.2f, x, 0.5f), 0.0f, 1.0f);
+    ASSERT_TRUE(same(y[i], want)) << "HardSigmoid(" << x << ") = " << y[i];
+  }
+  ClipFloat32(xs.data(), y.data(), xs.size(), 0.0f, 6.0f);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float x = xs[i];
+    const float want = x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
+    ASSERT_TRUE(same(y[i], want)) << "Clip(" << x << ") = " << y[i];
+  }
+}
+
+// A fused Sigmoid + Mul gives the bits of the two run apart.
+TEST(Swish, SameBitsAsSigmoidTimesX) {
+  std::vector<float> xs = Sweep(100.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  xs.insert(xs.end(), {std::numeric_limits<float>::quiet_NaN(), inf, -inf});
+  std::vector<float> swish(xs.size()), sigmoid(xs.size());
+  SwishFloat32(xs.data(), swish.data(), xs.size());
+  SigmoidFloat32(xs.data(), sigmoid.data(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want = xs[i] * sigmoid[i];
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(swish[i])) << xs[i];
+    } else {
+      ASSERT_EQ(swish[i], want) << xs[i];
+    }
+  }
+}
 
 }  // namespace
 }  // namespace acldump

@@ -185,6 +185,31 @@ std::vector<Pattern> Patterns() {
       patterns.push_back(std::move(p));
     }
   }
+  // Sigmoid(x) * x, either operand order of the Mul.
+  for (bool sigmoid_first : {true, false}) {
+    Pattern p;
+    p.name = sigmoid_first ? "Sigmoid+Mul(s, x)" : "Sigmoid+Mul(x, s)";
+    Graph& g = p.graph;
+    g.name = "swish";
+    g.inputs.push_back({"x", {DType::kFloat32, Shape({kRows, kK})}});
+    g.outputs.push_back({"y", {DType::kFloat32, Shape({kRows, kK})}});
+    g.nodes.push_back({"sigmoid", "Sigmoid", {"x"}, {"s"}});
+    g.nodes.push_back({"mul", "Mul",
+                       sigmoid_first ? std::vector<std::string>{"s", "x"}
+                                     : std::vector<std::string>{"x", "s"},
+                       {"y"}});
+    for (GraphNode& node : g.nodes) node.original_names = {node.name};
+    p.fused_nodes = 1;
+    p.reference = [](const std::vector<float>& x) {
+      std::vector<double> y(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double v = x[i];
+        y[i] = v * (1.0 / (1.0 + std::exp(-v)));
+      }
+      return y;
+    };
+    patterns.push_back(std::move(p));
+  }
   // Gemm / MatMul (+ Add) (+ Relu) over A = x [kRows, kK].
   struct MatrixCase {
     const char* name;
@@ -269,8 +294,7 @@ std::vector<double> ToDouble(const std::vector<float>& v) {
 }
 
 TEST(NanInfFidelityTest, EveryFusionKeepsNanAndInfWhereUnfusedOnnxHasThem) {
-  PassOptions unfused;
-  unfused.fold_batch_norm = unfused.fuse_matmul_add = unfused.fuse_relu = false;
+  const PassOptions unfused = PassOptions::Unfused();
   for (Pattern& p : Patterns()) {
     const size_t n = p.graph.inputs[0].info.NumElements();
     // Injections: one special value at the first, a middle and the last
@@ -325,8 +349,7 @@ TEST(NanInfFidelityTest, ResNetWithOneNanInputPixelHasTheSameNanCountsFused) {
       ReadNpyFile("testdata/resnet_tiny.input.input.npy");
   ASSERT_TRUE(input.ok()) << input.status();
   input->as<float>()[5 * 32 + 5] = kNaN;  // element [0, 0, 5, 5]
-  PassOptions unfused;
-  unfused.fold_batch_norm = unfused.fuse_matmul_add = unfused.fuse_relu = false;
+  const PassOptions unfused = PassOptions::Unfused();
   for (const PassOptions& options : {PassOptions(), unfused}) {
     absl::StatusOr<Graph> graph =
         ConvertOnnxFile("testdata/resnet_tiny.onnx", options);

@@ -386,6 +386,30 @@ absl::Status FuseRelu(Graph& graph) {
   return absl::OkStatus();
 }
 
+// X -> Sigmoid -> S, Mul(X, S) (SiLU, as PyTorch exports it): one Swish node
+// reading X, named for both.
+absl::Status FuseSwish(Graph& graph) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& sigmoid = graph.nodes[i];
+    if (sigmoid.op_type != "Sigmoid" || sigmoid.inputs.size() != 1 ||
+        sigmoid.outputs.size() != 1) {
+      continue;
+    }
+    const int mul_index = SoleConsumer(graph, sigmoid.outputs[0]);
+    if (mul_index < 0) continue;
+    const GraphNode& mul = graph.nodes[mul_index];
+    if (mul.op_type != "Mul" || mul.inputs.size() != 2) continue;
+    const std::string& other =
+        mul.inputs[0] == sigmoid.outputs[0] ? mul.inputs[1] : mul.inputs[0];
+    if (other != sigmoid.inputs[0]) continue;
+    GraphNode merged;
+    merged.op_type = "Swish";
+    merged.inputs = sigmoid.inputs;
+    Merge(graph, static_cast<int>(i), mul_index, std::move(merged));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry) {
   for (GraphNode& node : graph.nodes) {
     const OpDef* def = registry.Find(node.op_type);
@@ -428,6 +452,7 @@ absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
   if (options.fold_batch_norm) RETURN_IF_ERROR(FoldBatchNormIntoConv(graph));
   if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
   if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
+  if (options.fuse_swish) RETURN_IF_ERROR(FuseSwish(graph));
   RemoveUnusedConstants(graph);
   if (options.mark_no_task) RETURN_IF_ERROR(MarkNoTaskNodes(graph, registry));
   return absl::OkStatus();

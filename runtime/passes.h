@@ -18,7 +18,16 @@ struct PassOptions {
   bool fold_batch_norm = true;
   bool fuse_matmul_add = true;
   bool fuse_relu = true;
+  bool fuse_swish = true;  // Sigmoid(x) * x as one Swish node
   bool mark_no_task = true;
+
+  // Every node kept as imported (constants still folded).
+  static PassOptions Unfused() {
+    PassOptions options;
+    options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu =
+        options.fuse_swish = false;
+    return options;
+  }
 };
 
 // Type and shape of every value (inputs, initializers, node outputs), by shape

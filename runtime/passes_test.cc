@@ -67,8 +67,7 @@ TEST(ConverterTest, MlpFusesMatMulAddIntoGemmAndKeepsConstant) {
 }
 
 TEST(ConverterTest, NoFusionKeepsEveryOnnxNode) {
-  PassOptions options;
-  options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu = false;
+  const PassOptions options = PassOptions::Unfused();
   absl::StatusOr<Graph> graph =
       ConvertOnnxFile("testdata/resnet_tiny.onnx", options);
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -112,9 +111,8 @@ TEST(ConstantFoldingTest, FoldsShapeArithmeticIntoInitializers) {
 TEST(ConverterTest, FusedAndUnfusedGraphsAgree) {
   for (const char* model : {"resnet_tiny", "mlp_block"}) {
     const std::string path = std::string("testdata/") + model + ".onnx";
-    PassOptions plain;
-    plain.fold_batch_norm = plain.fuse_matmul_add = plain.fuse_relu =
-        plain.mark_no_task = false;
+    PassOptions plain = PassOptions::Unfused();
+    plain.mark_no_task = false;
     auto fused = CompiledModel::Compile(*ConvertOnnxFile(path), BuiltinOps());
     auto unfused =
         CompiledModel::Compile(*ConvertOnnxFile(path, plain), BuiltinOps());

@@ -93,18 +93,15 @@ int main(int argc, char** argv) {
       ->excludes(batch_option);
   app.add_flag(
       "--no-fusion", no_fusion,
-      "keep every ONNX node (no BatchNorm folding or Relu/Add fusion)");
+      "keep every ONNX node (no BatchNorm folding, no Relu, Add or "
+      "Sigmoid+Mul fusion)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  acldump::PassOptions options;
-  if (no_fusion) {
-    options.fold_batch_norm = false;
-    options.fuse_matmul_add = false;
-    options.fuse_relu = false;
-  }
+  const acldump::PassOptions options =
+      no_fusion ? acldump::PassOptions::Unfused() : acldump::PassOptions();
   acldump::ImportOptions import_options;
   if (!input_shape.empty()) {
     absl::StatusOr<acldump::InputShapes> shapes =

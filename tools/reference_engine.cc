@@ -464,10 +464,7 @@ class CaptureObserver final : public ExecutionObserver {
 absl::Status RunUnfused(const ReferenceOptions& options,
                         ReferenceSummary& summary, Json& manifest,
                         Json& files) {
-  PassOptions passes;
-  passes.fold_batch_norm = false;
-  passes.fuse_matmul_add = false;
-  passes.fuse_relu = false;
+  PassOptions passes = PassOptions::Unfused();
   passes.mark_no_task = false;
   ImportOptions import;
   if (!options.input_shape.empty()) {
