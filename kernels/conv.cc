@@ -9,8 +9,8 @@
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kernels/threading.h"
 #include "kernels/dnnl_engine.h"
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 
@@ -257,6 +257,64 @@ absl::StatusOr<PreparedKernel> MakeDnnlConv(
   return Prepared({TensorInfo{DType::kFloat32, y_shape}}, std::move(kernel));
 }
 
+// A 1x1 convolution with stride 1 and no padding on NCHW data is a GEMM per
+// image: Y [out, H*W] = W [out, in] * X [in, H*W], with the weights packed
+// once. It reads and writes the caller's layout directly, where oneDNN's
+// blocked kernels need both reordered on every call.
+class PointwiseConvKernel final : public Kernel {
+ public:
+  PointwiseConvKernel(const TensorView& weights, int64_t batch,
+                      int64_t in_channels, int64_t out_channels, int64_t size,
+                      bool has_bias, bool relu)
+      : weights_(PackedMatrixA::Pack(weights.as<const float>(), out_channels,
+                                     in_channels, in_channels)),
+        batch_(batch),
+        in_channels_(in_channels),
+        out_channels_(out_channels),
+        size_(size),
+        has_bias_(has_bias),
+        relu_(relu) {}
+
+  absl::Status Run(std::span<const TensorView> in,
+                   std::span<const TensorView> out,
+                   std::span<std::byte>) const override {
+    const GemmEpilogue epilogue{
+        has_bias_ ? in[2].as<const float>() : nullptr, relu_};
+    for (int64_t n = 0; n < batch_; ++n) {
+      GemmPackedA(weights_, size_,
+                  in[0].as<const float>() + n * in_channels_ * size_, size_,
+                  out[0].as<float>() + n * out_channels_ * size_, size_,
+                  epilogue);
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<std::pair<std::string, std::string>> LaunchParams()
+      const override {
+    return {{"implementation", "packed_gemm:nchw"},
+            {"M", StrCat(out_channels_)},
+            {"N", StrCat(size_)},
+            {"K", StrCat(in_channels_)},
+            {"batch", StrCat(batch_)},
+            {"fused_relu", relu_ ? "1" : "0"}};
+  }
+
+ private:
+  PackedMatrixA weights_;
+  int64_t batch_, in_channels_, out_channels_, size_;
+  bool has_bias_, relu_;
+};
+
+bool IsPointwise(const ConvGeometry& g) {
+  if (g.group != 1 || g.KernelSize() != 1 || g.in_spatial != g.out_spatial) {
+    return false;
+  }
+  for (size_t d = 0; d < g.kernel.size(); ++d) {
+    if (g.strides[d] != 1 || g.pads_begin[d] != 0) return false;
+  }
+  return true;
+}
+
 // Conv and ConvTranspose: float32 X [N, C, spatial...] with 1 to 3 spatial
 // dimensions and W of the same rank.
 absl::Status CheckConvOperands(const TensorInfo& x, const TensorInfo& w) {
@@ -409,7 +467,13 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
   g.relu = activation == "Relu";
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
-  
+  if (IsPointwise(g) && context.constant(1) != nullptr) {
+    return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
+                    std::make_unique<PointwiseConvKernel>(
+                        *context.constant(1), g.batch, g.in_channels,
+                        g.out_channels, g.InSpatialSize(), has_bias, g.relu));
+  }
+
   return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1),
                       Shape(out_dims), pads, auto_pad);
 }

@@ -63,6 +63,7 @@ TEST(ConvTest, SweepsPadsStridesDilationsGroups) {
       {1, 3, 10, 11, 2, 3, 2, 1, 2, 3, 2, 1, 0, 2, 1, 0},
       {1, 8, 6, 6, 8, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1},   // depthwise
       {1, 16, 5, 5, 8, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // pointwise fast path
+      {2, 24, 9, 11, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // and batched
       {1, 4, 5, 5, 4, 1, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},   // 1x1 strided
       {1, 2, 4, 4, 3, 5, 5, 1, 1, 1, 1, 1, 2, 2, 2,
        2},  // kernel larger than image

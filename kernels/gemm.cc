@@ -126,6 +126,138 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
   });
 }
 
+// C tile (kRows x cols) += A panel * B columns, B rows `ldb` apart. The first
+// depth block starts from the bias, the last applies Relu.
+template <int kRows>
+HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
+                      const float* HWY_RESTRICT b, int64_t ldb,
+                      float* HWY_RESTRICT c, int64_t ldc, int64_t cols,
+                      bool first, bool last, const float* bias, bool relu) {
+  const D d;
+  using V = hn::Vec<D>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kTile = PackedMatrixA::kRowTile;
+  V acc0[kRows];
+  V acc1[kRows];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    acc0[r] = hn::Zero(d);
+    acc1[r] = hn::Zero(d);
+  }
+  for (int64_t p = 0; p < depth; ++p) {
+    const V b0 = hn::LoadU(d, b + p * ldb);
+    const V b1 = hn::LoadU(d, b + p * ldb + lanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const V av = hn::Set(d, a_panel[p * kTile + r]);
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+  }
+  const V zero = hn::Zero(d);
+  HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    const bool full = cols == 2 * lanes;
+    V out0 = acc0[r];
+    V out1 = acc1[r];
+    if (!first) {
+      if (full) {
+        out0 = hn::Add(hn::LoadU(d, row), out0);
+        out1 = hn::Add(hn::LoadU(d, row + lanes), out1);
+      } else {
+        hn::Store(out0, d, partial);
+        hn::Store(out1, d, partial + lanes);
+        for (int64_t j = 0; j < cols; ++j) partial[j] = row[j] + partial[j];
+        out0 = hn::Load(d, partial);
+        out1 = hn::Load(d, partial + lanes);
+      }
+    } else if (bias != nullptr) {
+      const V vb = hn::Set(d, bias[r]);
+      out0 = hn::Add(out0, vb);
+      out1 = hn::Add(out1, vb);
+    }
+    if (last && relu) {
+      // A compare, not Max: NaN fails it and stays NaN.
+      out0 = hn::IfThenElse(hn::Lt(out0, zero), zero, out0);
+      out1 = hn::IfThenElse(hn::Lt(out1, zero), zero, out1);
+    }
+    if (full) {
+      hn::StoreU(out0, d, row);
+      hn::StoreU(out1, d, row + lanes);
+    } else {
+      hn::Store(out0, d, partial);
+      hn::Store(out1, d, partial + lanes);
+      for (int64_t j = 0; j < cols; ++j) row[j] = partial[j];
+    }
+  }
+}
+
+void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
+                     int64_t ldb, float* c, int64_t ldc,
+                     const GemmEpilogue& epilogue) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t width = 2 * lanes;
+  const int64_t m = a.m();
+  const int64_t k = a.k();
+  constexpr int64_t kTile = PackedMatrixA::kRowTile;
+  const int64_t panels = (n + width - 1) / width;
+  const int64_t per_panel = std::max<int64_t>(1, m * k * width);
+  const size_t grain = static_cast<size_t>(
+      std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
+  ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
+    // The last, narrower panel of B, zero-padded to the full width.
+    HWY_ALIGN float edge[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
+                         sizeof(float)];
+    for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
+      const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
+      const bool first = k0 == 0;
+      const bool last = k0 + depth == k;
+      for (int64_t i0 = 0; i0 < m; i0 += kRowBlock) {
+        const int64_t rows_end = std::min(m, i0 + kRowBlock);
+        for (int64_t panel = static_cast<int64_t>(first_panel);
+             panel < static_cast<int64_t>(end_panel); ++panel) {
+          const int64_t j = panel * width;
+          const int64_t cols = std::min(width, n - j);
+          const float* bp = b + k0 * ldb + j;
+          int64_t bstride = ldb;
+          if (cols < width) {
+            for (int64_t p = 0; p < depth; ++p) {
+              for (int64_t q = 0; q < width; ++q) {
+                edge[p * width + q] = q < cols ? bp[p * ldb + q] : 0.0f;
+              }
+            }
+            bp = edge;
+            bstride = width;
+          }
+          for (int64_t i = i0; i < rows_end; i += kTile) {
+            const float* ap = a.Panel(k0, i / kTile);
+            float* cp = c + i * ldc + j;
+            const float* bias =
+                epilogue.bias != nullptr ? epilogue.bias + i : nullptr;
+            switch (std::min(kTile, rows_end - i)) {
+#define ACLDUMP_GEMM_TILE_A(ROWS)                                          \
+  case ROWS:                                                               \
+    TileA<ROWS>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
+                epilogue.relu);                                            \
+    break;
+              ACLDUMP_GEMM_TILE_A(1)
+              ACLDUMP_GEMM_TILE_A(2)
+              ACLDUMP_GEMM_TILE_A(3)
+              ACLDUMP_GEMM_TILE_A(4)
+              ACLDUMP_GEMM_TILE_A(5)
+              ACLDUMP_GEMM_TILE_A(6)
+#undef ACLDUMP_GEMM_TILE_A
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace acldump::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -134,6 +266,47 @@ namespace acldump {
 
 HWY_EXPORT(PanelWidthImpl);
 HWY_EXPORT(GemmPackedBImpl);
+HWY_EXPORT(GemmPackedAImpl);
+
+PackedMatrixA PackedMatrixA::Pack(const float* a, int64_t m, int64_t k,
+                                  int64_t lda) {
+  PackedMatrixA packed;
+  packed.m_ = m;
+  packed.k_ = k;
+  packed.padded_m_ = (m + kRowTile - 1) / kRowTile * kRowTile;
+  packed.data_ = AlignedBuffer(
+      std::max<size_t>(1, k * packed.padded_m_ * sizeof(float)));
+  float* out = reinterpret_cast<float*>(packed.data_.data());
+  for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
+    const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
+    for (int64_t panel = 0; panel * kRowTile < m; ++panel) {
+      float* dst = out + k0 * packed.padded_m_ + panel * depth * kRowTile;
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int64_t r = 0; r < kRowTile; ++r) {
+          const int64_t row = panel * kRowTile + r;
+          dst[p * kRowTile + r] = row < m ? a[row * lda + k0 + p] : 0.0f;
+        }
+      }
+    }
+  }
+  return packed;
+}
+
+void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b,
+                 int64_t ldb, float* c, int64_t ldc,
+                 const GemmEpilogue& epilogue) {
+  if (a.m() <= 0 || n <= 0) return;
+  if (a.k() == 0) {
+    for (int64_t i = 0; i < a.m(); ++i) {
+      const float value =
+          epilogue.bias != nullptr ? epilogue.bias[i] : 0.0f;
+      const float out = epilogue.relu && value < 0.0f ? 0.0f : value;
+      std::fill(c + i * ldc, c + i * ldc + n, out);
+    }
+    return;
+  }
+  HWY_DYNAMIC_DISPATCH(GemmPackedAImpl)(a, n, b, ldb, c, ldc, epilogue);
+}
 
 PackedMatrixB PackedMatrixB::Pack(const float* b, int64_t k, int64_t n,
                                   int64_t ldb, bool transposed) {

@@ -47,6 +47,48 @@ class PackedMatrixB {
   AlignedBuffer data_;
 };
 
+// A [M, K] in panels of kGemmRowTile rows: for each block of
+// PackedMatrixB::kDepthBlock columns of K, the panels in order, each panel
+// column by column (kGemmRowTile values per step of K), the last panel
+// zero-padded. For a 1x1 convolution A is the weights [out, in].
+class PackedMatrixA {
+ public:
+  PackedMatrixA() = default;
+  static PackedMatrixA Pack(const float* a, int64_t m, int64_t k, int64_t lda);
+
+  int64_t m() const { return m_; }
+  int64_t k() const { return k_; }
+  size_t bytes() const { return data_.size(); }
+  const float* Panel(int64_t k_begin, int64_t panel) const {
+    const int64_t depth =
+        std::min<int64_t>(PackedMatrixB::kDepthBlock, k_ - k_begin);
+    return reinterpret_cast<const float*>(data_.data()) +
+           k_begin * padded_m_ + panel * depth * kRowTile;
+  }
+
+  static constexpr int64_t kRowTile = 6;
+
+ private:
+  int64_t m_ = 0, k_ = 0, padded_m_ = 0;
+  AlignedBuffer data_;
+};
+
+// What to do with C after the GEMM, row by row: add bias[row] (when not
+// null), then Relu (negatives to 0, NaN kept).
+struct GemmEpilogue {
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
+// C[m, n] = A * B[k, n] (+ epilogue) for A packed once and B read in place,
+// rows of B with stride ldb, rows of C with stride ldc: a 1x1 convolution of
+// an NCHW image, W [out, in] times X [in, H*W]. Split over the columns on the
+// intra-op threads; each element sums over K in the same order whatever the
+// split.
+void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b,
+                 int64_t ldb, float* c, int64_t ldc,
+                 const GemmEpilogue& epilogue);
+
 // C[m, n] = alpha * A[m, k] * B + beta * C, A row-major with row stride lda,
 // C with row stride ldc. beta == 0 never reads C (it may hold anything).
 // Runs on the intra-op threads of the calling thread (kernels/threading.h).

@@ -117,5 +117,59 @@ TEST(GemmPackedB, SameBitsOnOneAndFourThreads) {
             0);
 }
 
+// A [m, k] packed, B [k, n] in place with a wider row stride, bias and Relu:
+// the 1x1 convolution form.
+TEST(GemmPackedA, MatchesDoubleReferenceWithBiasAndRelu) {
+  struct Shape3 {
+    int64_t m, n, k;
+  };
+  for (const Shape3& s : {Shape3{1, 1, 1}, Shape3{7, 17, 3}, Shape3{32, 49, 96},
+                          Shape3{100, 300, 600}, Shape3{6, 16, 256},
+                          Shape3{13, 5, 257}}) {
+    const int64_t ldb = s.n + 3;
+    const std::vector<float> a = Random(s.m * s.k, 11);
+    const std::vector<float> b = Random(s.k * ldb, 12);
+    const std::vector<float> bias = Random(s.m, 13);
+    const PackedMatrixA packed = PackedMatrixA::Pack(a.data(), s.m, s.k, s.k);
+    for (bool relu : {false, true}) {
+      std::vector<float> c(s.m * s.n, -7.0f);
+      GemmPackedA(packed, s.n, b.data(), ldb, c.data(), s.n,
+                  GemmEpilogue{bias.data(), relu});
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          double want = bias[i];
+          for (int64_t p = 0; p < s.k; ++p) {
+            want += double{a[i * s.k + p]} * b[p * ldb + j];
+          }
+          if (relu && want < 0) want = 0;
+          ASSERT_NEAR(c[i * s.n + j], want, 1e-6 * (s.k + 1) + 1e-6)
+              << s.m << "x" << s.n << "x" << s.k << " at " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmPackedA, ReluKeepsNanAndSameBitsOnAnyThreadCount) {
+  const int64_t m = 40, n = 333, k = 300;
+  std::vector<float> a = Random(m * k, 14);
+  std::vector<float> b = Random(k * n, 15);
+  b[5 * n + 7] = std::numeric_limits<float>::quiet_NaN();
+  const PackedMatrixA packed = PackedMatrixA::Pack(a.data(), m, k, k);
+  std::vector<float> one(m * n), three(m * n);
+  {
+    ScopedIntraOpThreads threads(1);
+    GemmPackedA(packed, n, b.data(), n, one.data(), n, GemmEpilogue{nullptr, true});
+  }
+  {
+    ScopedIntraOpThreads threads(3);
+    GemmPackedA(packed, n, b.data(), n, three.data(), n,
+                GemmEpilogue{nullptr, true});
+  }
+  for (int64_t i = 0; i < m; ++i) EXPECT_TRUE(std::isnan(one[i * n + 7]));
+  EXPECT_EQ(std::memcmp(one.data(), three.data(), one.size() * sizeof(float)),
+            0);
+}
+
 }  // namespace
 }  // namespace acldump

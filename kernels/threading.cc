@@ -8,7 +8,6 @@
 #include <thread>
 
 namespace acldump {
-namespace {
 
 int MachineCores() {
   const unsigned cores = std::thread::hardware_concurrency();
@@ -16,7 +15,7 @@ int MachineCores() {
                               cores, kMaxIntraOpThreads));
 }
 
-int InitialThreads() {
+int DefaultIntraOpThreads() {
   if (const char* env = std::getenv("ACLDUMP_INTRA_OP_THREADS")) {
     char* end = nullptr;
     const long parsed = std::strtol(env, &end, 10);
@@ -28,8 +27,10 @@ int InitialThreads() {
   return MachineCores();
 }
 
+namespace {
+
 std::atomic<int>& Setting() {
-  static std::atomic<int> threads{InitialThreads()};
+  static std::atomic<int> threads{DefaultIntraOpThreads()};
   return threads;
 }
 

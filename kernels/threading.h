@@ -14,12 +14,17 @@ namespace acldump {
 // The largest setting accepted.
 inline constexpr int kMaxIntraOpThreads = 256;
 
+// The machine's cores (at most kMaxIntraOpThreads).
+int MachineCores();
+// ACLDUMP_INTRA_OP_THREADS from the environment when that is a number in
+// [1, kMaxIntraOpThreads], else the machine's cores.
+int DefaultIntraOpThreads();
+
 // Sets the process-wide number of intra-op threads; 0 means the machine's
 // cores. Values outside [0, kMaxIntraOpThreads] are clamped.
 void SetIntraOpThreads(int threads);
-// The current setting, resolved (>= 1). Until SetIntraOpThreads is called it
-// is ACLDUMP_INTRA_OP_THREADS from the environment when that is a number in
-// [1, kMaxIntraOpThreads], else the machine's cores.
+// The current setting, resolved (>= 1); DefaultIntraOpThreads() until
+// SetIntraOpThreads is called.
 int IntraOpThreads();
 
 // Runs the calling thread's kernels on `threads` threads while in scope:

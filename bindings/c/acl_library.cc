@@ -6,10 +6,13 @@
 #include <functional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "acl/acl.h"
 #include "api_support.h"
 #include "base/file_reader.h"
 #include "base/strings.h"
+#include "kernels/threading.h"
 #include "library.h"
 
 namespace acldump::capi {
@@ -40,6 +43,42 @@ aclError CheckSameContent(const Library& lib, const char* path, size_t hash) {
                      " differs from that of the first aclInit of this "
                      "process; only the same content is accepted again after "
                      "aclFinalize (start a new process to change it)"));
+}
+
+// The runtime settings of aclInit's config: {"acldump": {"intra_op_threads":
+// N}} with N in [0, kMaxIntraOpThreads] (0: the machine's cores). Without the
+// key, ACLDUMP_INTRA_OP_THREADS or the machine's cores.
+aclError ReadRuntimeSettings(const char* path, const std::string& content,
+                             int* threads) {
+  *threads = DefaultIntraOpThreads();
+  // Text that is not JSON was reported by the dump config already.
+  const nlohmann::json root = nlohmann::json::parse(content, nullptr, false);
+  if (!root.is_object() || !root.contains("acldump")) return ACL_SUCCESS;
+  auto fail = [path](std::string_view what) {
+    return Fail(ACL_ERROR_INVALID_FILE,
+                StrCat("aclInit config file '", path, "': ", what));
+  };
+  const nlohmann::json& settings = root["acldump"];
+  if (!settings.is_object()) {
+    return fail(
+        "\"acldump\" must be an object, e.g. {\"intra_op_threads\": 2}");
+  }
+  for (const auto& [key, value] : settings.items()) {
+    if (key != "intra_op_threads") {
+      return fail(StrCat("\"acldump\" has no key \"", key,
+                         "\" (known: \"intra_op_threads\")"));
+    }
+    if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
+        value.get<int64_t>() > kMaxIntraOpThreads) {
+      return fail(StrCat("\"acldump.intra_op_threads\" is ", value.dump(),
+                         ": it must be an integer from 0 (the machine's "
+                         "cores) to ",
+                         kMaxIntraOpThreads));
+    }
+    const int64_t n = value.get<int64_t>();
+    *threads = n == 0 ? MachineCores() : static_cast<int>(n);
+  }
+  return ACL_SUCCESS;
 }
 
 }  // namespace
@@ -79,10 +118,16 @@ aclError aclInit(const char* configPath) {
     if (aclError e = CheckSameContent(lib, configPath, hash)) return e;
     auto state = std::make_shared<State>();
     // An empty file is no config, as in the SDK.
+    int threads = DefaultIntraOpThreads();
     if (!content.empty()) {
       absl::Status configured = state->dump.ConfigureFromAclInit(configPath);
       if (!configured.ok()) return FailAclInit(configured);
+      if (aclError e = ReadRuntimeSettings(configPath, content, &threads)) {
+        return e;
+      }
     }
+    // Models loaded from now on run on this many threads.
+    SetIntraOpThreads(threads);
     lib.state = std::move(state);
     if (!lib.init_content_hash) lib.init_content_hash = hash;
     return ACL_SUCCESS;
