@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/dnnl_engine.h"
 #include "kernels/gemm.h"
+#include "kernels/vector_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 
@@ -28,7 +30,11 @@ struct ConvGeometry {
   std::vector<int64_t> strides;
   std::vector<int64_t> dilations;
   std::vector<int64_t> pads_begin;
-  bool relu = false;
+  // A fused activation: Relu (clamp to [0, +inf]) or Clip, by compares so
+  // NaN stays NaN.
+  std::string activation;
+  bool clamp = false;
+  float lo = 0.0f, hi = 0.0f;
 
   int64_t InSpatialSize() const { return Product(in_spatial); }
   int64_t OutSpatialSize() const { return Product(out_spatial); }
@@ -61,11 +67,6 @@ memory::format_tag PlainTag(size_t rank) {
                      : memory::format_tag::ncdhw;
 }
 
-// Relu as ONNX defines it: negatives become 0, NaN stays NaN (a comparison
-// with NaN is false). Vectorises to a compare and blend.
-void ApplyRelu(float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = y[i] < 0.0f ? 0.0f : y[i];
-}
 
 // A convolution primitive prepared for fixed shapes. Run() is not reentrant (it
 // rebinds the memory objects); a compiled model serialises its executions.
@@ -125,10 +126,12 @@ class DnnlConvKernel final : public Kernel {
                             any_dst, strides, dilations, pad_l, pad_r);
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      // A fused Relu is applied by ApplyRelu after the convolution, not as a
-      // oneDNN post-op: oneDNN's relu computes max(x, 0), which turns NaN into
-      // 0, where ONNX's Relu keeps NaN.
-      relu_ = g.relu;
+      // A fused Relu or Clip is applied after the convolution, not as a
+      // oneDNN post-op: oneDNN computes max(x, 0), which turns NaN into 0,
+      // where ONNX's Relu and Clip keep NaN.
+      clamp_ = g.clamp;
+      lo_ = g.lo;
+      hi_ = g.hi;
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       conv_ = dnnl::convolution_forward(pd);
       src_md_ = pd.src_desc();
@@ -208,7 +211,10 @@ class DnnlConvKernel final : public Kernel {
       conv_.execute(stream, args);
       if (reorder_dst_) dst_reorder_.execute(stream, dst, user_dst);
       stream.wait();
-      if (relu_) ApplyRelu(out[0].as<float>(), out[0].NumElements());
+      if (clamp_) {
+        float* y = out[0].as<float>();
+        ClipFloat32(y, y, out[0].NumElements(), lo_, hi_);
+      }
     } catch (const dnnl::error& e) {
       return absl::InternalError(
           StrCat("oneDNN convolution failed: ", e.what()));
@@ -228,7 +234,8 @@ class DnnlConvKernel final : public Kernel {
   memory::desc user_src_md_, user_dst_md_, user_w_md_, src_md_, dst_md_, w_md_,
       bias_md_, scratch_md_;
   bool reorder_src_ = false, reorder_dst_ = false, reorder_w_ = false,
-       has_bias_ = false, relu_ = false;
+       has_bias_ = false, clamp_ = false;
+  float lo_ = 0.0f, hi_ = 0.0f;
   dnnl::reorder src_reorder_, dst_reorder_, w_reorder_;
   AlignedBuffer packed_weights_;
   size_t src_offset_ = 0, dst_offset_ = 0, w_offset_ = 0, scratch_offset_ = 0,
@@ -252,7 +259,7 @@ absl::StatusOr<PreparedKernel> MakeDnnlConv(
       {"auto_pad", auto_pad},
       {"pads_begin", StrCat("[", StrJoin(g.pads_begin, ","), "]")},
       {"out_spatial", StrCat("[", StrJoin(g.out_spatial, ","), "]")},
-      {"fused_relu", g.relu ? "1" : "0"},
+      {"fused_activation", g.activation},
       {"workspace_bytes", StrCat(kernel->WorkspaceBytes())}};
   return Prepared({TensorInfo{DType::kFloat32, y_shape}}, std::move(kernel));
 }
@@ -265,7 +272,7 @@ class PointwiseConvKernel final : public Kernel {
  public:
   PointwiseConvKernel(const TensorView& weights, int64_t batch,
                       int64_t in_channels, int64_t out_channels, int64_t size,
-                      bool has_bias, bool relu)
+                      bool has_bias, const GemmEpilogue& activation)
       : weights_(PackedMatrixA::Pack(weights.as<const float>(), out_channels,
                                      in_channels, in_channels)),
         batch_(batch),
@@ -273,13 +280,13 @@ class PointwiseConvKernel final : public Kernel {
         out_channels_(out_channels),
         size_(size),
         has_bias_(has_bias),
-        relu_(relu) {}
+        activation_(activation) {}
 
   absl::Status Run(std::span<const TensorView> in,
                    std::span<const TensorView> out,
                    std::span<std::byte>) const override {
-    const GemmEpilogue epilogue{
-        has_bias_ ? in[2].as<const float>() : nullptr, relu_};
+    GemmEpilogue epilogue = activation_;
+    epilogue.bias = has_bias_ ? in[2].as<const float>() : nullptr;
     for (int64_t n = 0; n < batch_; ++n) {
       GemmPackedA(weights_, size_,
                   in[0].as<const float>() + n * in_channels_ * size_, size_,
@@ -296,13 +303,17 @@ class PointwiseConvKernel final : public Kernel {
             {"N", StrCat(size_)},
             {"K", StrCat(in_channels_)},
             {"batch", StrCat(batch_)},
-            {"fused_relu", relu_ ? "1" : "0"}};
+            {"fused_clamp", activation_.clamp
+                                ? StrCat("[", activation_.lo, ", ",
+                                         activation_.hi, "]")
+                                : std::string("none")}};
   }
 
  private:
   PackedMatrixA weights_;
   int64_t batch_, in_channels_, out_channels_, size_;
-  bool has_bias_, relu_;
+  bool has_bias_;
+  GemmEpilogue activation_;
 };
 
 bool IsPointwise(const ConvGeometry& g) {
@@ -458,20 +469,28 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
   }
   const bool has_bias = context.has_input(2);
   RETURN_IF_ERROR(CheckConvBias(context, g.out_channels));
-  ASSIGN_OR_RETURN(std::string activation,
+  ASSIGN_OR_RETURN(g.activation,
                    context.attrs.GetString("fused_activation", ""));
-  if (!activation.empty() && activation != "Relu") {
-    return InvalidArgument("fused_activation '", activation,
-                           "' is not supported (only Relu)");
+  if (g.activation == "Relu") {
+    g.clamp = true;
+    g.lo = 0.0f;
+    g.hi = std::numeric_limits<float>::infinity();
+  } else if (g.activation == "Clip") {
+    g.clamp = true;
+    ASSIGN_OR_RETURN(g.lo, context.attrs.GetFloat("fused_clip_min", 0.0f));
+    ASSIGN_OR_RETURN(g.hi, context.attrs.GetFloat("fused_clip_max", 0.0f));
+  } else if (!g.activation.empty()) {
+    return InvalidArgument("fused_activation '", g.activation,
+                           "' is not supported (Relu or Clip)");
   }
-  g.relu = activation == "Relu";
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
   if (IsPointwise(g) && context.constant(1) != nullptr) {
     return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
                     std::make_unique<PointwiseConvKernel>(
                         *context.constant(1), g.batch, g.in_channels,
-                        g.out_channels, g.InSpatialSize(), has_bias, g.relu));
+                        g.out_channels, g.InSpatialSize(), has_bias,
+                        GemmEpilogue{nullptr, g.clamp, g.lo, g.hi}));
   }
 
   return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1),

@@ -127,12 +127,13 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
 }
 
 // C tile (kRows x cols) += A panel * B columns, B rows `ldb` apart. The first
-// depth block starts from the bias, the last applies Relu.
+// depth block starts from the bias, the last clamps.
 template <int kRows>
 HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
                       const float* HWY_RESTRICT b, int64_t ldb,
                       float* HWY_RESTRICT c, int64_t ldc, int64_t cols,
-                      bool first, bool last, const float* bias, bool relu) {
+                      bool first, bool last, const float* bias,
+                      const GemmEpilogue& epilogue) {
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -154,7 +155,6 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
       acc1[r] = hn::MulAdd(av, b1, acc1[r]);
     }
   }
-  const V zero = hn::Zero(d);
   HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {
@@ -178,10 +178,14 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
       out0 = hn::Add(out0, vb);
       out1 = hn::Add(out1, vb);
     }
-    if (last && relu) {
-      // A compare, not Max: NaN fails it and stays NaN.
-      out0 = hn::IfThenElse(hn::Lt(out0, zero), zero, out0);
-      out1 = hn::IfThenElse(hn::Lt(out1, zero), zero, out1);
+    if (last && epilogue.clamp) {
+      // Compares, not Min/Max: NaN fails them and stays NaN.
+      const V lo = hn::Set(d, epilogue.lo);
+      const V hi = hn::Set(d, epilogue.hi);
+      out0 = hn::IfThenElse(hn::Lt(out0, lo), lo, out0);
+      out1 = hn::IfThenElse(hn::Lt(out1, lo), lo, out1);
+      out0 = hn::IfThenElse(hn::Gt(out0, hi), hi, out0);
+      out1 = hn::IfThenElse(hn::Gt(out1, hi), hi, out1);
     }
     if (full) {
       hn::StoreU(out0, d, row);
@@ -241,7 +245,7 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
 #define ACLDUMP_GEMM_TILE_A(ROWS)                                          \
   case ROWS:                                                               \
     TileA<ROWS>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
-                epilogue.relu);                                            \
+                epilogue);                                                 \
     break;
               ACLDUMP_GEMM_TILE_A(1)
               ACLDUMP_GEMM_TILE_A(2)
@@ -300,7 +304,11 @@ void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b,
     for (int64_t i = 0; i < a.m(); ++i) {
       const float value =
           epilogue.bias != nullptr ? epilogue.bias[i] : 0.0f;
-      const float out = epilogue.relu && value < 0.0f ? 0.0f : value;
+      float out = value;
+      if (epilogue.clamp) {
+        out = out < epilogue.lo ? epilogue.lo : out;
+        out = out > epilogue.hi ? epilogue.hi : out;
+      }
       std::fill(c + i * ldc, c + i * ldc + n, out);
     }
     return;

@@ -74,10 +74,13 @@ class PackedMatrixA {
 };
 
 // What to do with C after the GEMM, row by row: add bias[row] (when not
-// null), then Relu (negatives to 0, NaN kept).
+// null), then clamp to [lo, hi] by compares (NaN kept): Relu is lo = 0,
+// hi = +inf.
 struct GemmEpilogue {
   const float* bias = nullptr;
-  bool relu = false;
+  bool clamp = false;
+  float lo = 0.0f;
+  float hi = 0.0f;
 };
 
 // C[m, n] = A * B[k, n] (+ epilogue) for A packed once and B read in place,

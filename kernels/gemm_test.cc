@@ -13,6 +13,8 @@
 namespace acldump {
 namespace {
 
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
 std::vector<float> Random(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -134,7 +136,7 @@ TEST(GemmPackedA, MatchesDoubleReferenceWithBiasAndRelu) {
     for (bool relu : {false, true}) {
       std::vector<float> c(s.m * s.n, -7.0f);
       GemmPackedA(packed, s.n, b.data(), ldb, c.data(), s.n,
-                  GemmEpilogue{bias.data(), relu});
+                  GemmEpilogue{bias.data(), relu, 0.0f, kInf});
       for (int64_t i = 0; i < s.m; ++i) {
         for (int64_t j = 0; j < s.n; ++j) {
           double want = bias[i];
@@ -159,12 +161,13 @@ TEST(GemmPackedA, ReluKeepsNanAndSameBitsOnAnyThreadCount) {
   std::vector<float> one(m * n), three(m * n);
   {
     ScopedIntraOpThreads threads(1);
-    GemmPackedA(packed, n, b.data(), n, one.data(), n, GemmEpilogue{nullptr, true});
+    GemmPackedA(packed, n, b.data(), n, one.data(), n,
+                GemmEpilogue{nullptr, true, 0.0f, kInf});
   }
   {
     ScopedIntraOpThreads threads(3);
     GemmPackedA(packed, n, b.data(), n, three.data(), n,
-                GemmEpilogue{nullptr, true});
+                GemmEpilogue{nullptr, true, 0.0f, kInf});
   }
   for (int64_t i = 0; i < m; ++i) EXPECT_TRUE(std::isnan(one[i * n + 7]));
   EXPECT_EQ(std::memcmp(one.data(), three.data(), one.size() * sizeof(float)),

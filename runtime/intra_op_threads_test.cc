@@ -68,12 +68,12 @@ class CapturingObserver final : public ExecutionObserver {
   std::vector<std::vector<std::byte>> outputs;
 };
 
-struct Run {
+struct Outcome {
   std::vector<float> y, pooled;
   std::vector<std::vector<std::byte>> steps;
 };
 
-Run RunOn(int threads, const std::vector<float>& x) {
+Outcome RunOn(int threads, const std::vector<float>& x) {
   Graph graph = SplitGraph();
   EXPECT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
   CompileOptions options;
@@ -87,7 +87,7 @@ Run RunOn(int threads, const std::vector<float>& x) {
                                    std::vector<uint8_t>(
                                        (*model)->steps().size(), kObserveAfter))
                   .ok());
-  Run run;
+  Outcome run;
   run.y.resize(1024 * 256);
   run.pooled.resize(16);
   const HostBuffer in[] = {{x.data(), x.size() * sizeof(float)}};
@@ -104,10 +104,10 @@ TEST(IntraOpThreadsTest, OneTwoAndThreeThreadsGiveTheSameBits) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<float> dist(-3, 3);
   for (float& v : x) v = dist(rng);
-  const Run one = RunOn(1, x);
+  const Outcome one = RunOn(1, x);
   ASSERT_EQ(one.steps.size(), 6u);  // Sigmoid + Mul fused; Reshape aliased
   for (int threads : {2, 3}) {
-    const Run many = RunOn(threads, x);
+    const Outcome many = RunOn(threads, x);
     EXPECT_EQ(std::memcmp(one.y.data(), many.y.data(),
                           one.y.size() * sizeof(float)),
               0)

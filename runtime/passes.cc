@@ -1,6 +1,9 @@
 #include "runtime/passes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <set>
 
 #include "base/status_macros.h"
@@ -366,6 +369,38 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
+// The float32 bounds of a Clip node, as its kernel computes them (bounds
+// beyond float's range are float's range), when they are known before
+// execution.
+std::optional<std::pair<float, float>> ClipBounds(const Graph& graph,
+                                                  const GraphNode& clip) {
+  double bounds[2] = {-std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity()};
+  const char* names[2] = {"min", "max"};
+  for (int i = 0; i < 2; ++i) {
+    if (clip.attrs.Has(names[i])) {
+      absl::StatusOr<float> v = clip.attrs.GetFloat(names[i], 0.0f);
+      if (!v.ok()) return std::nullopt;
+      bounds[i] = *v;
+    }
+    if (clip.inputs.size() > static_cast<size_t>(i + 1) &&
+        !clip.inputs[i + 1].empty()) {
+      const Tensor* t = ConstantValue(graph, clip.inputs[i + 1]);
+      if (t == nullptr || t->dtype() != DType::kFloat32 ||
+          t->NumElements() != 1) {
+        return std::nullopt;
+      }
+      bounds[i] = t->as<float>()[0];
+    }
+  }
+  const double limit = std::numeric_limits<float>::max();
+  return std::pair<float, float>(
+      static_cast<float>(std::clamp(bounds[0], -limit, limit)),
+      static_cast<float>(std::clamp(bounds[1], -limit, limit)));
+}
+
+// Relu after Conv, Gemm or MatMul, and Clip with known bounds after Conv,
+// become the node's fused_activation.
 absl::Status FuseRelu(Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const GraphNode& node = graph.nodes[i];
@@ -374,14 +409,27 @@ absl::Status FuseRelu(Graph& graph) {
         node.outputs.size() != 1 || node.attrs.Has("fused_activation")) {
       continue;
     }
-    const int relu_index = SoleConsumer(graph, node.outputs[0]);
-    if (relu_index < 0 || graph.nodes[relu_index].op_type != "Relu") continue;
+    const int next_index = SoleConsumer(graph, node.outputs[0]);
+    if (next_index < 0) continue;
+    const GraphNode& next = graph.nodes[next_index];
     GraphNode merged;
     merged.op_type = node.op_type;
     merged.inputs = node.inputs;
     merged.attrs = node.attrs;
-    merged.attrs.Set("fused_activation", std::string("Relu"));
-    Merge(graph, static_cast<int>(i), relu_index, std::move(merged));
+    if (next.op_type == "Relu") {
+      merged.attrs.Set("fused_activation", std::string("Relu"));
+    } else if (next.op_type == "Clip" && node.op_type == "Conv" &&
+               next.inputs[0] == node.outputs[0]) {
+      const std::optional<std::pair<float, float>> bounds =
+          ClipBounds(graph, next);
+      if (!bounds) continue;
+      merged.attrs.Set("fused_activation", std::string("Clip"));
+      merged.attrs.Set("fused_clip_min", bounds->first);
+      merged.attrs.Set("fused_clip_max", bounds->second);
+    } else {
+      continue;
+    }
+    Merge(graph, static_cast<int>(i), next_index, std::move(merged));
   }
   return absl::OkStatus();
 }

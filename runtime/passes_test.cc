@@ -162,11 +162,16 @@ TEST(ConverterTest, PaddleStyleModelWithConstantWeightsFusesAndMatchesPyTorch) {
   absl::StatusOr<Graph> graph =
       ConvertOnnxFile("testdata/ocr_tiny.onnx", PassOptions(), import);
   ASSERT_TRUE(graph.ok()) << graph.status();
-  const GraphNode* stem = FindNode(*graph, "conv1bn1");
+  // Conv + BatchNormalization + Clip (ReLU6, bounds in Constant nodes): one
+  // node named for all three.
+  const GraphNode* stem = FindNode(*graph, "conv1bn1relu6");
   ASSERT_NE(stem, nullptr);
-  EXPECT_THAT(stem->original_names, ElementsAre("conv1", "bn1"));
+  EXPECT_THAT(stem->original_names, ElementsAre("conv1", "bn1", "relu6"));
+  EXPECT_EQ(*stem->attrs.GetString("fused_activation", ""), "Clip");
+  EXPECT_EQ(*stem->attrs.GetFloat("fused_clip_max", 0.0f), 6.0f);
   for (const GraphNode& node : graph->nodes) {
     EXPECT_NE(node.op_type, "BatchNormalization");
+    EXPECT_NE(node.op_type, "Clip");
     EXPECT_NE(node.name, "bn1.scale");  // folded Constant nodes are gone
   }
   EXPECT_EQ(graph->outputs[0].info.ToString(), "float32[1,4,24,24]");
