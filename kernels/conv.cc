@@ -6,10 +6,13 @@
 // once at prepare time.
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "kernels/depthwise_conv.h"
 #include "kernels/dnnl_engine.h"
 #include "kernels/gemm.h"
 #include "kernels/vector_math.h"
@@ -316,6 +319,66 @@ class PointwiseConvKernel final : public Kernel {
   GemmEpilogue activation_;
 };
 
+// Depthwise (one filter per channel) 2-D convolution on NCHW data.
+class DepthwiseConvKernel final : public Kernel {
+ public:
+  DepthwiseConvKernel(const DepthwiseGeometry& geometry, bool has_bias,
+                      const GemmEpilogue& activation)
+      : geometry_(geometry), has_bias_(has_bias), activation_(activation) {}
+
+  absl::Status Run(std::span<const TensorView> in,
+                   std::span<const TensorView> out,
+                   std::span<std::byte>) const override {
+    DepthwiseConv2D(geometry_, in[0].as<const float>(), in[1].as<const float>(),
+                    has_bias_ ? in[2].as<const float>() : nullptr,
+                    out[0].as<float>(), activation_);
+    return absl::OkStatus();
+  }
+
+  std::vector<std::pair<std::string, std::string>> LaunchParams()
+      const override {
+    const DepthwiseGeometry& g = geometry_;
+    return {{"implementation", "depthwise:nchw"},
+            {"kernel", StrCat("[", g.kernel_h, ",", g.kernel_w, "]")},
+            {"strides", StrCat("[", g.stride_h, ",", g.stride_w, "]")},
+            {"pads_begin", StrCat("[", g.pad_top, ",", g.pad_left, "]")},
+            {"out_spatial", StrCat("[", g.out_h, ",", g.out_w, "]")},
+            {"fused_clamp", activation_.clamp
+                                ? StrCat("[", activation_.lo, ", ",
+                                         activation_.hi, "]")
+                                : std::string("none")}};
+  }
+
+ private:
+  DepthwiseGeometry geometry_;
+  bool has_bias_;
+  GemmEpilogue activation_;
+};
+
+// The depthwise geometry when this convolution is one DepthwiseConv2D runs:
+// 2-D, one filter per channel, no dilation.
+std::optional<DepthwiseGeometry> AsDepthwise(const ConvGeometry& g) {
+  if (g.kernel.size() != 2 || g.group != g.in_channels ||
+      g.group != g.out_channels || g.dilations != std::vector<int64_t>{1, 1}) {
+    return std::nullopt;
+  }
+  DepthwiseGeometry d;
+  d.planes = g.batch * g.in_channels;
+  d.channels = g.in_channels;
+  d.in_h = g.in_spatial[0];
+  d.in_w = g.in_spatial[1];
+  d.out_h = g.out_spatial[0];
+  d.out_w = g.out_spatial[1];
+  d.kernel_h = g.kernel[0];
+  d.kernel_w = g.kernel[1];
+  d.stride_h = g.strides[0];
+  d.stride_w = g.strides[1];
+  d.pad_top = g.pads_begin[0];
+  d.pad_left = g.pads_begin[1];
+  if (!DepthwiseSupported(d)) return std::nullopt;
+  return d;
+}
+
 bool IsPointwise(const ConvGeometry& g) {
   if (g.group != 1 || g.KernelSize() != 1 || g.in_spatial != g.out_spatial) {
     return false;
@@ -485,6 +548,13 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
   }
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
+  if (std::optional<DepthwiseGeometry> depthwise =
+          AsDepthwise(g)) {
+    return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
+                    std::make_unique<DepthwiseConvKernel>(
+                        *depthwise, has_bias,
+                        GemmEpilogue{nullptr, g.clamp, g.lo, g.hi}));
+  }
   if (IsPointwise(g) && context.constant(1) != nullptr) {
     return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
                     std::make_unique<PointwiseConvKernel>(

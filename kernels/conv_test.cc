@@ -1,6 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "kernels/testing/op_tester.h"
@@ -62,6 +64,16 @@ TEST(ConvTest, SweepsPadsStridesDilationsGroups) {
       {2, 4, 9, 8, 6, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1},
       {1, 3, 10, 11, 2, 3, 2, 1, 2, 3, 2, 1, 0, 2, 1, 0},
       {1, 8, 6, 6, 8, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1},   // depthwise
+      // Depthwise on NCHW: widths around the vector length, strides 1 and 2,
+      // 3x3 and 5x5, asymmetric and no padding, batches.
+      {2, 5, 19, 37, 5, 3, 3, 5, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 4, 20, 41, 4, 3, 3, 4, 2, 2, 1, 1, 0, 0, 1, 1},
+      {1, 3, 23, 50, 3, 5, 5, 3, 2, 2, 1, 1, 2, 2, 2, 2},
+      {1, 6, 9, 16, 6, 5, 5, 6, 1, 1, 1, 1, 2, 2, 2, 2},
+      {1, 2, 7, 9, 2, 3, 3, 2, 1, 2, 1, 1, 0, 1, 0, 0},
+      {1, 2, 3, 3, 2, 5, 5, 2, 1, 1, 1, 1, 2, 2, 2, 2},  // all border
+      {1, 3, 12, 70, 3, 7, 3, 3, 3, 1, 1, 1, 3, 1, 3, 1},
+      {1, 2, 8, 8, 2, 3, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2},  // dilated: oneDNN
       {1, 16, 5, 5, 8, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // pointwise fast path
       {2, 24, 9, 11, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // and batched
       {1, 4, 5, 5, 4, 1, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},   // 1x1 strided
@@ -139,6 +151,52 @@ TEST(ConvTest, FusedReluAppliesAfterBias) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]),
             (std::vector<float>{1.5f, 0.0f, 0.0f, 1.25f}));
+}
+
+// Every implementation (1x1 GEMM, depthwise, oneDNN) clamps after the bias
+// and keeps NaN; padding taps multiply an infinite weight by zero, as ONNX's
+// zero padding does.
+TEST(ConvTest, FusedClipAndNanInEveryImplementation) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    const char* name;
+    int64_t group, k;
+    std::vector<float> w;
+  };
+  for (const Case& c : {Case{"1x1", 1, 1, {1.0f, -1.0f}},
+                        Case{"depthwise", 2, 3, std::vector<float>(18, 0.5f)},
+                        Case{"depthwise, inf weight", 2, 3,
+                             {inf, 0, 0, 0, 0, 0, 0, 0, 0,
+                              0, 0, 0, 0, 1, 0, 0, 0, 0}}}) {
+    const int64_t in_c = c.group == 1 ? 1 : 2;
+    std::vector<float> x(in_c * 3 * 3);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 4.0f;
+    x[4] = nan;
+    auto out = OpTester("Conv")
+                   .Input<float>({1, in_c, 3, 3}, x)
+                   .Input<float>({2, 1, c.k, c.k}, c.w)
+                   .Input<float>({2}, {0.5f, -0.5f})
+                   .Attr("group", c.group)
+                   .Attr("pads", std::vector<int64_t>(4, c.k / 2))
+                   .Attr("fused_activation", std::string("Clip"))
+                   .Attr("fused_clip_min", -1.0f)
+                   .Attr("fused_clip_max", 2.0f)
+                   .Run();
+    ASSERT_TRUE(out.ok()) << c.name << ": " << out.status();
+    const std::vector<float> y = Values<float>((*out)[0]);
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (std::isnan(y[i])) continue;
+      EXPECT_GE(y[i], -1.0f) << c.name << " " << i;
+      EXPECT_LE(y[i], 2.0f) << c.name << " " << i;
+    }
+    // The NaN pixel (channel 0, centre) reaches channel 0's centre output.
+    EXPECT_TRUE(std::isnan(y[4])) << c.name;
+    if (std::string(c.name) == "depthwise, inf weight") {
+      // inf * 0 at the padded top-left tap of output (0, 0): NaN, as ONNX.
+      EXPECT_TRUE(std::isnan(y[0])) << c.name;
+    }
+  }
 }
 
 TEST(ConvTest, ReportsBadGeometry) {

@@ -215,33 +215,32 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
     // The last, narrower panel of B, zero-padded to the full width.
     HWY_ALIGN float edge[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
                          sizeof(float)];
+    // Per depth block and panel of B (kept in L1), every row tile of A.
     for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
       const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
       const bool first = k0 == 0;
       const bool last = k0 + depth == k;
-      for (int64_t i0 = 0; i0 < m; i0 += kRowBlock) {
-        const int64_t rows_end = std::min(m, i0 + kRowBlock);
-        for (int64_t panel = static_cast<int64_t>(first_panel);
-             panel < static_cast<int64_t>(end_panel); ++panel) {
-          const int64_t j = panel * width;
-          const int64_t cols = std::min(width, n - j);
-          const float* bp = b + k0 * ldb + j;
-          int64_t bstride = ldb;
-          if (cols < width) {
-            for (int64_t p = 0; p < depth; ++p) {
-              for (int64_t q = 0; q < width; ++q) {
-                edge[p * width + q] = q < cols ? bp[p * ldb + q] : 0.0f;
-              }
+      for (int64_t panel = static_cast<int64_t>(first_panel);
+           panel < static_cast<int64_t>(end_panel); ++panel) {
+        const int64_t j = panel * width;
+        const int64_t cols = std::min(width, n - j);
+        const float* bp = b + k0 * ldb + j;
+        int64_t bstride = ldb;
+        if (cols < width) {
+          for (int64_t p = 0; p < depth; ++p) {
+            for (int64_t q = 0; q < width; ++q) {
+              edge[p * width + q] = q < cols ? bp[p * ldb + q] : 0.0f;
             }
-            bp = edge;
-            bstride = width;
           }
-          for (int64_t i = i0; i < rows_end; i += kTile) {
-            const float* ap = a.Panel(k0, i / kTile);
-            float* cp = c + i * ldc + j;
-            const float* bias =
-                epilogue.bias != nullptr ? epilogue.bias + i : nullptr;
-            switch (std::min(kTile, rows_end - i)) {
+          bp = edge;
+          bstride = width;
+        }
+        for (int64_t i = 0; i < m; i += kTile) {
+          const float* ap = a.Panel(k0, i / kTile);
+          float* cp = c + i * ldc + j;
+          const float* bias =
+              epilogue.bias != nullptr ? epilogue.bias + i : nullptr;
+          switch (std::min(kTile, m - i)) {
 #define ACLDUMP_GEMM_TILE_A(ROWS)                                          \
   case ROWS:                                                               \
     TileA<ROWS>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
@@ -252,9 +251,8 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
               ACLDUMP_GEMM_TILE_A(3)
               ACLDUMP_GEMM_TILE_A(4)
               ACLDUMP_GEMM_TILE_A(5)
-              ACLDUMP_GEMM_TILE_A(6)
+            ACLDUMP_GEMM_TILE_A(6)
 #undef ACLDUMP_GEMM_TILE_A
-            }
           }
         }
       }
