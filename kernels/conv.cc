@@ -15,6 +15,7 @@
 #include "kernels/depthwise_conv.h"
 #include "kernels/dnnl_engine.h"
 #include "kernels/gemm.h"
+#include "kernels/threading.h"
 #include "kernels/vector_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
@@ -596,8 +597,10 @@ absl::Status RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
       const float* xg = x + (n * g.in_channels + grp * ic_g) * in_size;
       const float* wg = w + grp * ic_g * rows;
       float* yg = y + (n * g.out_channels + grp * oc_g) * out_size;
-      // cols [oc_g * taps, in_size] = W_g^T [oc_g * taps, ic_g] x X_g.
+      // cols [oc_g * taps, in_size] = W_g^T [oc_g * taps, ic_g] x X_g, on
+      // one thread (a K split over threads would change the bits).
       if (ic_g > 0 && in_size > 0) {
+        ScopedIntraOpThreads one_thread(1);
         if (dnnl_sgemm('T', 'N', rows, in_size, ic_g, 1.0f, wg, rows, xg,
                        in_size, 0.0f, cols, in_size) != dnnl_success) {
           return absl::ResourceExhaustedError(

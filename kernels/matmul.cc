@@ -6,6 +6,7 @@
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
 #include "oneapi/dnnl/dnnl.h"
 
 namespace acldump {
@@ -25,6 +26,9 @@ absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
                   T beta, T* c, int64_t ldc) {
   if constexpr (std::is_same_v<T, float>) {
+    // One thread: oneDNN may split K over threads, and a split sum would
+    // change the bits with the thread count. Callers split whole GEMMs.
+    ScopedIntraOpThreads one_thread(1);
     const dnnl_status_t status =
         dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
                    lda, b, ldb, beta, c, ldc);
@@ -180,16 +184,25 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
         const T* pa = in[0].as<const T>();
         const T* pb = in[1].as<const T>();
         T* pc = out[0].as<T>();
-        for (size_t i = 0; i < a_index.size(); ++i) {
-          T* c = pc + static_cast<int64_t>(i) * m * n;
-          if (k == 0) {
-            std::fill(c, c + m * n, Store<T>(0.0f));
-            continue;
+        // Batches (attention heads) on the intra-op threads, each GEMM on
+        // one: the same bits on any thread count.
+        std::vector<absl::Status> failures(a_index.size());
+        const size_t grain = static_cast<size_t>(
+            std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, m * n * k)));
+        ParallelFor(a_index.size(), grain, [&](size_t begin, size_t end) {
+          for (size_t i = begin; i < end; ++i) {
+            T* c = pc + static_cast<int64_t>(i) * m * n;
+            if (k == 0) {
+              std::fill(c, c + m * n, Store<T>(0.0f));
+              continue;
+            }
+            failures[i] = Gemm<T>(false, false, m, n, k, Store<T>(1.0f),
+                                  pa + a_index[i] * m * k, k,
+                                  pb + b_index[i] * k * n, n, Store<T>(0.0f),
+                                  c, n);
           }
-          RETURN_IF_ERROR(Gemm<T>(
-              false, false, m, n, k, Store<T>(1.0f), pa + a_index[i] * m * k, k,
-              pb + b_index[i] * k * n, n, Store<T>(0.0f), c, n));
-        }
+        });
+        for (const absl::Status& failure : failures) RETURN_IF_ERROR(failure);
         if (relu) ApplyRelu(pc, out[0].NumElements());
         return absl::OkStatus();
       }

@@ -110,6 +110,43 @@ TEST_F(InitConfigTest, BadConfigsLeaveTheLibraryUninitialised) {
   });
 }
 
+// {"acldump": {"intra_op_threads": N}}: the threads one model execution
+// uses (0: the machine's cores); anything else there is refused with the key.
+TEST_F(InitConfigTest, IntraOpThreadsSetting) {
+  for (const char* threads : {"0", "1", "2"}) {
+    IN_FRESH_PROCESS({
+      const std::string config = WriteFile(
+          "threads.json", std::string(R"({"acldump":{"intra_op_threads":)") +
+                              threads + "}}");
+      ASSERT_EQ(aclInit(config.c_str()), ACL_SUCCESS) << Message();
+      LoadAndRun();
+      EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    });
+  }
+  struct Bad {
+    const char* config;
+    const char* message;
+  };
+  for (const Bad& bad :
+       {Bad{R"({"acldump": 2})", "\"acldump\" must be an object"},
+        Bad{R"({"acldump": {"intra_op_threads": -1}})",
+            "\"acldump.intra_op_threads\" is -1: it must be an integer from 0"},
+        Bad{R"({"acldump": {"intra_op_threads": 257}})", "is 257"},
+        Bad{R"({"acldump": {"intra_op_threads": "2"}})", "is \"2\""},
+        Bad{R"({"acldump": {"intra_op_threads": 1.5}})", "is 1.5"},
+        Bad{R"({"acldump": {"threads": 2}})",
+            "\"acldump\" has no key \"threads\" (known: "
+            "\"intra_op_threads\")"}}) {
+    IN_FRESH_PROCESS({
+      const std::string config = WriteFile("bad_threads.json", bad.config);
+      EXPECT_EQ(aclInit(config.c_str()), ACL_ERROR_INVALID_FILE) << bad.config;
+      EXPECT_THAT(Message(), HasSubstr(bad.message));
+      EXPECT_THAT(Message(), HasSubstr("bad_threads.json"));
+      EXPECT_EQ(aclmdlInitDump(), ACL_ERROR_UNINITIALIZE);
+    });
+  }
+}
+
 TEST_F(InitConfigTest, LaterAclInitNeedsTheFirstContent) {
   IN_FRESH_PROCESS({
     const std::string config = DumpConfig("same", "prob");
