@@ -66,31 +66,44 @@ void Run(benchmark::State& state, Prepared& p, double flops, double bytes) {
 
 // (channels_in, size, channels_out, kernel, stride) of ResNet-18's
 // convolutions.
+// Args: in channels, size, out channels, kernel, stride, groups (1 or
+// depthwise), and whether the weights are constants, as a model's are (the
+// 1x1 and depthwise kernels on NCHW need that; runtime weights go to
+// oneDNN).
 void BM_Conv(benchmark::State& state) {
   const int64_t cin = state.range(0), hw = state.range(1),
                 cout = state.range(2), k = state.range(3),
-                stride = state.range(4);
+                stride = state.range(4), group = state.range(5);
   Attributes attrs;
   attrs.Set("strides", std::vector<int64_t>{stride, stride});
   attrs.Set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+  attrs.Set("group", group);
   attrs.Set("fused_activation", std::string("Relu"));
   Prepared p = Prepare("Conv",
                        {{DType::kFloat32, Shape({1, cin, hw, hw})},
-                        {DType::kFloat32, Shape({cout, cin, k, k})},
+                        {DType::kFloat32, Shape({cout, cin / group, k, k})},
                         {DType::kFloat32, Shape({cout})}},
-                       attrs);
+                       attrs, state.range(6) ? std::vector<size_t>{1, 2}
+                                             : std::vector<size_t>{});
   const double out_hw =
       static_cast<double>(p.outputs[0].shape()[2] * p.outputs[0].shape()[3]);
-  Run(state, p, 2.0 * cout * cin * k * k * out_hw, 0);
+  Run(state, p, 2.0 * cout * (cin / group) * k * k * out_hw, 0);
 }
 BENCHMARK(BM_Conv)
-    ->Args({3, 224, 64, 7, 2})
-    ->Args({64, 56, 64, 3, 1})
-    ->Args({64, 56, 128, 3, 2})
-    ->Args({128, 28, 128, 3, 1})
-    ->Args({256, 14, 256, 3, 1})
-    ->Args({512, 7, 512, 3, 1})
-    ->Args({256, 14, 512, 1, 2})
+    // ResNet-18
+    ->Args({3, 224, 64, 7, 2, 1, 0})
+    ->Args({64, 56, 64, 3, 1, 1, 0})
+    ->Args({64, 56, 128, 3, 2, 1, 0})
+    ->Args({128, 28, 128, 3, 1, 1, 0})
+    ->Args({256, 14, 256, 3, 1, 1, 0})
+    ->Args({512, 7, 512, 3, 1, 1, 0})
+    ->Args({256, 14, 512, 1, 2, 1, 0})
+    // MobileNetV2: 1x1 expand and project, depthwise 3x3; oneDNN vs NCHW
+    ->ArgsProduct({{16}, {112}, {96}, {1}, {1}, {1}, {0, 1}})
+    ->ArgsProduct({{144}, {56}, {24}, {1}, {1}, {1}, {0, 1}})
+    ->ArgsProduct({{960}, {7}, {160}, {1}, {1}, {1}, {0, 1}})
+    ->ArgsProduct({{96}, {112}, {96}, {3}, {2}, {96}, {0, 1}})
+    ->ArgsProduct({{144}, {56}, {144}, {3}, {1}, {144}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 // Args: M, K, N, and whether B is a constant (packed once at prepare time,

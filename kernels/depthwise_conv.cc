@@ -19,7 +19,9 @@ using D = hn::ScalableTag<float>;
 // multiply-add chains instead of one, which would wait on each FMA's latency.
 constexpr int64_t kRowBlock = 4;
 
-template <int kRows>
+// kStride and kKernelW are compile-time so the tap loop unrolls; kKernelW 0
+// reads the width from g.
+template <int kRows, int kStride, int kKernelW>
 HWY_INLINE void Rows(const DepthwiseGeometry& g, const float* HWY_RESTRICT padded,
                      int64_t padded_w, const float* HWY_RESTRICT w, float start,
                      float* HWY_RESTRICT y, const GemmEpilogue& e, int64_t oy,
@@ -27,7 +29,8 @@ HWY_INLINE void Rows(const DepthwiseGeometry& g, const float* HWY_RESTRICT padde
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t sw = g.stride_w;
+  constexpr int64_t sw = kStride;
+  const int64_t kernel_w = kKernelW > 0 ? kKernelW : g.kernel_w;
   const int64_t row_step = g.stride_h * padded_w;
   for (int64_t ox = 0; ox < out_w_v; ox += lanes) {
     V acc[kRows];
@@ -35,13 +38,14 @@ HWY_INLINE void Rows(const DepthwiseGeometry& g, const float* HWY_RESTRICT padde
     for (int r = 0; r < kRows; ++r) acc[r] = hn::Set(d, start);
     for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
       const float* in = padded + (oy * g.stride_h + ky) * padded_w + ox * sw;
-      const float* wk = w + ky * g.kernel_w;
-      for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+      const float* wk = w + ky * kernel_w;
+#pragma GCC unroll 7
+      for (int64_t kx = 0; kx < kernel_w; ++kx) {
         const V wv = hn::Set(d, wk[kx]);
 #pragma GCC unroll 4
         for (int r = 0; r < kRows; ++r) {
           V v;
-          if (sw == 1) {
+          if constexpr (sw == 1) {
             v = hn::LoadU(d, in + r * row_step + kx);
           } else {
             V odd;
@@ -102,21 +106,42 @@ void Plane(const DepthwiseGeometry& g, const float* HWY_RESTRICT x,
     std::copy(x + iy * g.in_w, x + iy * g.in_w + copied, dst + left);
     std::fill(dst + left + copied, dst + padded_w, 0.0f);
   }
-  for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
-    switch (std::min<int64_t>(kRowBlock, g.out_h - oy)) {
-      case 4:
-        Rows<4>(g, padded, padded_w, w, start, y, e, oy, out_w_v, tail);
-        break;
+  auto rows = [&]<int kStride, int kKernelW>() {
+    for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
+      switch (std::min<int64_t>(kRowBlock, g.out_h - oy)) {
+#define ACLDUMP_DEPTHWISE_ROWS(N)                                          \
+  case N:                                                                  \
+    Rows<N, kStride, kKernelW>(g, padded, padded_w, w, start, y, e, oy,    \
+                               out_w_v, tail);                             \
+    break;
+        ACLDUMP_DEPTHWISE_ROWS(4)
+        ACLDUMP_DEPTHWISE_ROWS(3)
+        ACLDUMP_DEPTHWISE_ROWS(2)
+        ACLDUMP_DEPTHWISE_ROWS(1)
+#undef ACLDUMP_DEPTHWISE_ROWS
+      }
+    }
+  };
+  auto by_width = [&]<int kStride>() {
+    switch (g.kernel_w) {
       case 3:
-        Rows<3>(g, padded, padded_w, w, start, y, e, oy, out_w_v, tail);
+        rows.template operator()<kStride, 3>();
         break;
-      case 2:
-        Rows<2>(g, padded, padded_w, w, start, y, e, oy, out_w_v, tail);
+      case 5:
+        rows.template operator()<kStride, 5>();
+        break;
+      case 7:
+        rows.template operator()<kStride, 7>();
         break;
       default:
-        Rows<1>(g, padded, padded_w, w, start, y, e, oy, out_w_v, tail);
+        rows.template operator()<kStride, 0>();
         break;
     }
+  };
+  if (sw == 1) {
+    by_width.template operator()<1>();
+  } else {
+    by_width.template operator()<2>();
   }
 }
 

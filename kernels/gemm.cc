@@ -212,8 +212,7 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
   const size_t grain = static_cast<size_t>(
       std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
   ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
-    // The last, narrower panel of B, zero-padded to the full width.
-    HWY_ALIGN float edge[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
+    HWY_ALIGN float panel_copy[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
                          sizeof(float)];
     // Per depth block and panel of B (kept in L1), every row tile of A.
     for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
@@ -224,17 +223,22 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
            panel < static_cast<int64_t>(end_panel); ++panel) {
         const int64_t j = panel * width;
         const int64_t cols = std::min(width, n - j);
-        const float* bp = b + k0 * ldb + j;
-        int64_t bstride = ldb;
-        if (cols < width) {
-          for (int64_t p = 0; p < depth; ++p) {
+        // The panel is copied together (zero-padded past n): its rows lie
+        // an image plane apart, a page or more, and reading them in place
+        // would miss the TLB on every step of K.
+        const float* source = b + k0 * ldb + j;
+        for (int64_t p = 0; p < depth; ++p) {
+          if (cols == width) {
+            std::memcpy(panel_copy + p * width, source + p * ldb,
+                        width * sizeof(float));
+          } else {
             for (int64_t q = 0; q < width; ++q) {
-              edge[p * width + q] = q < cols ? bp[p * ldb + q] : 0.0f;
+              panel_copy[p * width + q] = q < cols ? source[p * ldb + q] : 0.0f;
             }
           }
-          bp = edge;
-          bstride = width;
         }
+        const float* bp = panel_copy;
+        const int64_t bstride = width;
         for (int64_t i = 0; i < m; i += kTile) {
           const float* ap = a.Panel(k0, i / kTile);
           float* cp = c + i * ldc + j;

@@ -1,5 +1,7 @@
 #include "kernels/tensor.h"
 
+#include <sys/mman.h>
+
 #include <cstring>
 #include <new>
 
@@ -11,11 +13,20 @@ std::string TensorInfo::ToString() const {
   return StrCat(DTypeName(dtype), shape.ToString());
 }
 
+// Buffers this large (arenas, packed weights) go on 2 MiB pages where the
+// kernel allows it: kernels walk NCHW planes a page or more apart, and with
+// 4 KiB pages every such step misses the TLB.
+constexpr size_t kHugePage = size_t{2} << 20;
+
 AlignedBuffer::AlignedBuffer(size_t bytes, bool zeroed) : size_(bytes) {
   if (bytes == 0) return;
-  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  const bool huge = bytes >= kHugePage;
+  const size_t alignment = huge ? kHugePage : kAlignment;
+  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
+  // Advice only: without transparent huge pages nothing changes.
+  if (huge) madvise(p, rounded, MADV_HUGEPAGE);
   if (zeroed) std::memset(p, 0, rounded);
   data_.reset(static_cast<std::byte*>(p));
 }
