@@ -83,8 +83,10 @@ inline C ApplyBinary(BinaryOp op, C a, C b) {
 template <typename A, typename B, typename O, typename F>
 void BinaryBroadcast(const BroadcastLoop& loop, const A* a, const B* b, O* out,
                      F&& element) {
-  loop.ForEachRun([&](int64_t out_offset, const int64_t* offsets, int64_t count,
-                      const int64_t* strides) {
+  loop.ParallelForEachRun(kElementwiseGrain, [&](int64_t out_offset,
+                                                 const int64_t* offsets,
+                                                 int64_t count,
+                                                 const int64_t* strides) {
     const A* pa = a + offsets[0];
     const B* pb = b + offsets[1];
     O* po = out + out_offset;

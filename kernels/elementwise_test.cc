@@ -1,12 +1,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
 
 #include "kernels/kernel_util.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -308,6 +310,55 @@ TEST(CastTest, ConvertsBetweenTypes) {
   out = OpTester("Cast").Input<float>({1}, {1}).Attr("to", int64_t{8}).Run();
   EXPECT_THAT(out.status().message(),
               HasSubstr("cast to ONNX data type 8 is not supported"));
+}
+
+}  // namespace
+}  // namespace acldump
+
+namespace acldump {
+namespace {
+
+// The parallel walk makes the serial walk's calls, split: every output element
+// once, with the input offsets the serial walk gives it.
+TEST(BroadcastLoopTest, ParallelRunsMatchTheSerialWalk) {
+  struct Case {
+    Shape out, a, b;
+  };
+  const Case cases[] = {
+      {Shape({1, 96, 56, 56}), Shape({1, 96, 56, 56}), Shape({1, 96, 1, 1})},
+      {Shape({4, 3, 5000}), Shape({4, 3, 5000}), Shape({4, 3, 5000})},
+      {Shape({7, 1, 9, 1000}), Shape({7, 1, 1, 1000}), Shape({9, 1})},
+      {Shape({}), Shape({}), Shape({})},
+      {Shape({0, 4}), Shape({0, 4}), Shape({4})}};
+  for (const Case& c : cases) {
+    const Shape inputs[] = {c.a, c.b};
+    const BroadcastLoop loop(c.out, inputs);
+    const int64_t n = c.out.NumElements();
+    std::vector<int64_t> serial_a(n, -1), serial_b(n, -1);
+    loop.ForEachRun([&](int64_t o, const int64_t* off, int64_t count,
+                        const int64_t* st) {
+      for (int64_t i = 0; i < count; ++i) {
+        serial_a[o + i] = off[0] + i * st[0];
+        serial_b[o + i] = off[1] + i * st[1];
+      }
+    });
+    for (int threads : {1, 2, 3}) {
+      ScopedIntraOpThreads scope(threads);
+      std::vector<int64_t> a(n, -1), b(n, -1);
+      std::vector<std::atomic<int>> visits(n);
+      loop.ParallelForEachRun(100, [&](int64_t o, const int64_t* off,
+                                       int64_t count, const int64_t* st) {
+        for (int64_t i = 0; i < count; ++i) {
+          a[o + i] = off[0] + i * st[0];
+          b[o + i] = off[1] + i * st[1];
+          visits[o + i]++;
+        }
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(visits[i].load(), 1) << i;
+      EXPECT_EQ(a, serial_a) << c.out.ToString() << " on " << threads;
+      EXPECT_EQ(b, serial_b) << c.out.ToString() << " on " << threads;
+    }
+  }
 }
 
 }  // namespace

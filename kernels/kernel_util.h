@@ -3,6 +3,7 @@
 #ifndef ACLDUMP_KERNELS_KERNEL_UTIL_H_
 #define ACLDUMP_KERNELS_KERNEL_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 #include "kernels/half.h"
 #include "kernels/op_registry.h"
 #include "kernels/tensor.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 
@@ -193,6 +195,12 @@ class BroadcastLoop {
   // offset/stride per input (stride 0 = broadcast).
   template <typename F>
   void ForEachRun(F&& f) const;
+  // The same calls, split over the intra-op threads (kernels/threading.h) in
+  // parts of at least `grain` elements: whole runs, or parts of the single
+  // run of same-shaped inputs. f must be safe to call concurrently on
+  // disjoint outputs.
+  template <typename F>
+  void ParallelForEachRun(size_t grain, F&& f) const;
   int64_t inner_count() const { return dims_.empty() ? 1 : dims_.back(); }
   int64_t num_elements() const { return num_elements_; }
 
@@ -232,6 +240,62 @@ void BroadcastLoop::ForEachRun(F&& f) const {
     }
     if (axis == static_cast<size_t>(-1)) return;
   }
+}
+
+template <typename F>
+void BroadcastLoop::ParallelForEachRun(size_t grain, F&& f) const {
+  if (num_elements_ == 0) return;
+  const size_t num_inputs = strides_.size();
+  if (dims_.size() <= 1) {
+    // One run: split it.
+    std::vector<int64_t> inner(num_inputs, 0);
+    for (size_t i = 0; i < num_inputs && !dims_.empty(); ++i) {
+      inner[i] = strides_[i][0];
+    }
+    ParallelFor(num_elements_, grain, [&](size_t begin, size_t end) {
+      std::vector<int64_t> offsets(num_inputs);
+      for (size_t i = 0; i < num_inputs; ++i) {
+        offsets[i] = static_cast<int64_t>(begin) * inner[i];
+      }
+      f(static_cast<int64_t>(begin), offsets.data(),
+        static_cast<int64_t>(end - begin), inner.data());
+    });
+    return;
+  }
+  const size_t rank = dims_.size();
+  const int64_t inner_count = dims_[rank - 1];
+  const int64_t runs = num_elements_ / inner_count;
+  const size_t run_grain = std::max<size_t>(
+      1, grain / static_cast<size_t>(std::max<int64_t>(1, inner_count)));
+  ParallelFor(runs, run_grain, [&](size_t begin, size_t end) {
+    std::vector<int64_t> offsets(num_inputs, 0), inner(num_inputs);
+    std::vector<int64_t> counter(rank, 0);
+    for (size_t i = 0; i < num_inputs; ++i) inner[i] = strides_[i][rank - 1];
+    // The outer counter of run `begin` (the last outer axis fastest).
+    int64_t r = static_cast<int64_t>(begin);
+    for (size_t axis = rank - 1; axis-- > 0;) {
+      counter[axis] = r % dims_[axis];
+      r /= dims_[axis];
+      for (size_t i = 0; i < num_inputs; ++i) {
+        offsets[i] += counter[axis] * strides_[i][axis];
+      }
+    }
+    int64_t out_offset = static_cast<int64_t>(begin) * inner_count;
+    for (size_t run = begin; run < end; ++run) {
+      f(out_offset, offsets.data(), inner_count, inner.data());
+      out_offset += inner_count;
+      size_t axis = rank - 1;
+      while (axis-- > 0) {
+        ++counter[axis];
+        for (size_t i = 0; i < num_inputs; ++i) offsets[i] += strides_[i][axis];
+        if (counter[axis] < dims_[axis]) break;
+        for (size_t i = 0; i < num_inputs; ++i) {
+          offsets[i] -= strides_[i][axis] * dims_[axis];
+        }
+        counter[axis] = 0;
+      }
+    }
+  });
 }
 
 }  // namespace acldump

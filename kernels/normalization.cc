@@ -6,6 +6,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -135,17 +136,18 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
       using C = ComputeType<T>;
       const T* xs = in[0].as<const T>();
       T* ys = out[0].as<T>();
-      for (int64_t n = 0; n < batch; ++n) {
-        for (int64_t c = 0; c < channels; ++c) {
-          const int64_t offset = (n * channels + c) * spatial;
-          const C center = static_cast<C>(mean[c]);
-          const C scale = static_cast<C>(a[c]);
-          const C shift = static_cast<C>(b[c]);
-          const T* xp = xs + offset;
-          T* yp = ys + offset;
-          Affine(xp, yp, spatial, center, scale, shift);
-        }
-      }
+      ParallelFor(batch * channels,
+                  std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(
+                                                               1, spatial)),
+                  [&](size_t begin, size_t end) {
+                    for (size_t plane = begin; plane < end; ++plane) {
+                      const int64_t c = static_cast<int64_t>(plane) % channels;
+                      const int64_t offset = plane * spatial;
+                      Affine(xs + offset, ys + offset, spatial,
+                             static_cast<C>(mean[c]), static_cast<C>(a[c]),
+                             static_cast<C>(b[c]));
+                    }
+                  });
       return absl::OkStatus();
     });
   };

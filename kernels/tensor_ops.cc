@@ -15,6 +15,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -309,15 +310,38 @@ absl::StatusOr<PreparedKernel> PrepareConcat(const OpContext& context) {
     out_shape[axis] += in.shape[axis];
     chunks.push_back(in.shape[axis] * inner * static_cast<int64_t>(esize));
   }
-  auto run = [outer, chunks](std::span<const TensorView> in,
-                             std::span<const TensorView> out,
-                             std::span<std::byte>) -> absl::Status {
+  int64_t row_bytes = 0;
+  for (int64_t chunk : chunks) row_bytes += chunk;
+  auto run = [outer, chunks, row_bytes](std::span<const TensorView> in,
+                                        std::span<const TensorView> out,
+                                        std::span<std::byte>) -> absl::Status {
     std::byte* dst = out[0].as<std::byte>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (size_t i = 0; i < chunks.size(); ++i) {
-        CopyRaw(dst, in[i].as<const std::byte>() + o * chunks[i], chunks[i]);
-        dst += chunks[i];
+    // Rows (one per outer index) on the intra-op threads; a single row (the
+    // channel concatenation of one image) by its inputs.
+    auto copy_row = [&](int64_t o, size_t first, size_t end) {
+      std::byte* at = dst + o * row_bytes;
+      for (size_t i = 0; i < first; ++i) at += chunks[i];
+      for (size_t i = first; i < end; ++i) {
+        CopyRaw(at, in[i].as<const std::byte>() + o * chunks[i], chunks[i]);
+        at += chunks[i];
       }
+    };
+    constexpr size_t kGrainBytes = size_t{1} << 18;
+    if (outer == 1) {
+      const size_t grain = row_bytes >= static_cast<int64_t>(2 * kGrainBytes)
+                               ? 1
+                               : chunks.size();
+      ParallelFor(chunks.size(), grain,
+                  [&](size_t begin, size_t end) { copy_row(0, begin, end); });
+    } else {
+      ParallelFor(outer,
+                  std::max<size_t>(1, kGrainBytes /
+                                          std::max<int64_t>(1, row_bytes)),
+                  [&](size_t begin, size_t end) {
+                    for (size_t o = begin; o < end; ++o) {
+                      copy_row(static_cast<int64_t>(o), 0, chunks.size());
+                    }
+                  });
     }
     return absl::OkStatus();
   };
