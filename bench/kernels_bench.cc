@@ -104,6 +104,14 @@ BENCHMARK(BM_Conv)
     ->ArgsProduct({{960}, {7}, {160}, {1}, {1}, {1}, {0, 1}})
     ->ArgsProduct({{96}, {112}, {96}, {3}, {2}, {96}, {0, 1}})
     ->ArgsProduct({{144}, {56}, {144}, {3}, {1}, {144}, {0, 1}})
+    // First layers: 3 input channels
+    ->Args({3, 224, 16, 3, 2, 1, 0})
+    ->Args({3, 224, 32, 3, 2, 1, 0})
+    // MobileNetV3-small: 5x5 depthwise and 1x1 on 14x14 and 7x7 planes
+    ->ArgsProduct({{240}, {14}, {240}, {5}, {1}, {240}, {0, 1}})
+    ->ArgsProduct({{576}, {7}, {576}, {5}, {1}, {576}, {0, 1}})
+    ->ArgsProduct({{96}, {7}, {576}, {1}, {1}, {1}, {0, 1}})
+    ->ArgsProduct({{40}, {14}, {240}, {1}, {1}, {1}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 // Args: M, K, N, and whether B is a constant (packed once at prepare time,

@@ -229,8 +229,10 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
         const float* source = b + k0 * ldb + j;
         for (int64_t p = 0; p < depth; ++p) {
           if (cols == width) {
-            std::memcpy(panel_copy + p * width, source + p * ldb,
-                        width * sizeof(float));
+            // Two vectors, inline: a memcpy call per 64 bytes costs more.
+            hn::Store(hn::LoadU(d, source + p * ldb), d, panel_copy + p * width);
+            hn::Store(hn::LoadU(d, source + p * ldb + lanes), d,
+                      panel_copy + p * width + lanes);
           } else {
             for (int64_t q = 0; q < width; ++q) {
               panel_copy[p * width + q] = q < cols ? source[p * ldb + q] : 0.0f;
