@@ -79,12 +79,13 @@ void BM_Conv(benchmark::State& state) {
   attrs.Set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
   attrs.Set("group", group);
   attrs.Set("fused_activation", std::string("Relu"));
-  Prepared p = Prepare("Conv",
-                       {{DType::kFloat32, Shape({1, cin, hw, hw})},
-                        {DType::kFloat32, Shape({cout, cin / group, k, k})},
-                        {DType::kFloat32, Shape({cout})}},
-                       attrs, state.range(6) ? std::vector<size_t>{1, 2}
-                                             : std::vector<size_t>{});
+  Prepared p = Prepare(
+      "Conv",
+      {{DType::kFloat32, Shape({1, cin, hw, hw})},
+       {DType::kFloat32, Shape({cout, cin / group, k, k})},
+       {DType::kFloat32, Shape({cout})}},
+      attrs,
+      state.range(6) ? std::vector<size_t>{1, 2} : std::vector<size_t>{});
   const double out_hw =
       static_cast<double>(p.outputs[0].shape()[2] * p.outputs[0].shape()[3]);
   Run(state, p, 2.0 * cout * (cin / group) * k * k * out_hw, 0);
@@ -120,12 +121,13 @@ void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   Attributes attrs;
   attrs.Set("transB", int64_t{1});
-  Prepared p = Prepare("Gemm",
-                       {{DType::kFloat32, Shape({m, k})},
-                        {DType::kFloat32, Shape({n, k})},
-                        {DType::kFloat32, Shape({n})}},
-                       attrs, state.range(3) ? std::vector<size_t>{1, 2}
-                                             : std::vector<size_t>{});
+  Prepared p = Prepare(
+      "Gemm",
+      {{DType::kFloat32, Shape({m, k})},
+       {DType::kFloat32, Shape({n, k})},
+       {DType::kFloat32, Shape({n})}},
+      attrs,
+      state.range(3) ? std::vector<size_t>{1, 2} : std::vector<size_t>{});
   Run(state, p, 2.0 * m * n * k, 0);
 }
 BENCHMARK(BM_Gemm)
@@ -165,7 +167,9 @@ BENCHMARK_CAPTURE(BM_Unary, Tanh, "Tanh")->Arg(1 << 14)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, Erf, "Erf")->Arg(1 << 14)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, Exp, "Exp")->Arg(1 << 14)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, HardSwish, "HardSwish")->Arg(1 << 14)->Arg(1 << 20);
-BENCHMARK_CAPTURE(BM_Unary, HardSigmoid, "HardSigmoid")->Arg(1 << 14)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_Unary, HardSigmoid, "HardSigmoid")
+    ->Arg(1 << 14)
+    ->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_Unary, Relu, "Relu")->Arg(1 << 14)->Arg(1 << 20);
 
 void BM_Softmax(benchmark::State& state) {

@@ -6,19 +6,19 @@
 // once at prepare time.
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 
 #include "kernels/depthwise_conv.h"
 #include "kernels/dnnl_engine.h"
 #include "kernels/gemm.h"
-#include "kernels/threading.h"
-#include "kernels/vector_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
+#include "kernels/vector_math.h"
 
 namespace acldump {
 namespace {
@@ -70,7 +70,6 @@ memory::format_tag PlainTag(size_t rank) {
          : rank == 4 ? memory::format_tag::nchw
                      : memory::format_tag::ncdhw;
 }
-
 
 // A convolution primitive prepared for fixed shapes. Run() is not reentrant (it
 // rebinds the memory objects); a compiled model serialises its executions.
@@ -307,10 +306,10 @@ class PointwiseConvKernel final : public Kernel {
             {"N", StrCat(size_)},
             {"K", StrCat(in_channels_)},
             {"batch", StrCat(batch_)},
-            {"fused_clamp", activation_.clamp
-                                ? StrCat("[", activation_.lo, ", ",
-                                         activation_.hi, "]")
-                                : std::string("none")}};
+            {"fused_clamp",
+             activation_.clamp
+                 ? StrCat("[", activation_.lo, ", ", activation_.hi, "]")
+                 : std::string("none")}};
   }
 
  private:
@@ -344,10 +343,10 @@ class DepthwiseConvKernel final : public Kernel {
             {"strides", StrCat("[", g.stride_h, ",", g.stride_w, "]")},
             {"pads_begin", StrCat("[", g.pad_top, ",", g.pad_left, "]")},
             {"out_spatial", StrCat("[", g.out_h, ",", g.out_w, "]")},
-            {"fused_clamp", activation_.clamp
-                                ? StrCat("[", activation_.lo, ", ",
-                                         activation_.hi, "]")
-                                : std::string("none")}};
+            {"fused_clamp",
+             activation_.clamp
+                 ? StrCat("[", activation_.lo, ", ", activation_.hi, "]")
+                 : std::string("none")}};
   }
 
  private:
@@ -549,12 +548,11 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
   }
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
-  if (std::optional<DepthwiseGeometry> depthwise =
-          AsDepthwise(g)) {
-    return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
-                    std::make_unique<DepthwiseConvKernel>(
-                        *depthwise, has_bias,
-                        GemmEpilogue{nullptr, g.clamp, g.lo, g.hi}));
+  if (std::optional<DepthwiseGeometry> depthwise = AsDepthwise(g)) {
+    return Prepared(
+        {TensorInfo{DType::kFloat32, Shape(out_dims)}},
+        std::make_unique<DepthwiseConvKernel>(
+            *depthwise, has_bias, GemmEpilogue{nullptr, g.clamp, g.lo, g.hi}));
   }
   if (IsPointwise(g) && context.constant(1) != nullptr) {
     return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
@@ -755,7 +753,7 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
       {"pads_begin", StrCat("[", StrJoin(g.pad_begin, ","), "]")},
       {"output", StrCat("[", StrJoin(out_dims, ","), "]")},
       {"workspace_bytes", StrCat(workspace)}};
-  
+
   auto run = [g, has_bias](std::span<const TensorView> in,
                            std::span<const TensorView> out,
                            std::span<std::byte> ws) -> absl::Status {

@@ -63,7 +63,7 @@ TEST(ConvTest, SweepsPadsStridesDilationsGroups) {
       {1, 3, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       {2, 4, 9, 8, 6, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1},
       {1, 3, 10, 11, 2, 3, 2, 1, 2, 3, 2, 1, 0, 2, 1, 0},
-      {1, 8, 6, 6, 8, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1},   // depthwise
+      {1, 8, 6, 6, 8, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1},  // depthwise
       // Depthwise on NCHW: widths around the vector length, strides 1 and 2,
       // 3x3 and 5x5, asymmetric and no padding, batches.
       {2, 5, 19, 37, 5, 3, 3, 5, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -73,10 +73,10 @@ TEST(ConvTest, SweepsPadsStridesDilationsGroups) {
       {1, 2, 7, 9, 2, 3, 3, 2, 1, 2, 1, 1, 0, 1, 0, 0},
       {1, 2, 3, 3, 2, 5, 5, 2, 1, 1, 1, 1, 2, 2, 2, 2},  // all border
       {1, 3, 12, 70, 3, 7, 3, 3, 3, 1, 1, 1, 3, 1, 3, 1},
-      {1, 2, 8, 8, 2, 3, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2},  // dilated: oneDNN
+      {1, 2, 8, 8, 2, 3, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2},   // dilated: oneDNN
       {1, 16, 5, 5, 8, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // pointwise fast path
       {2, 24, 9, 11, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // and batched
-      {1, 4, 5, 5, 4, 1, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},   // 1x1 strided
+      {1, 4, 5, 5, 4, 1, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},     // 1x1 strided
       {1, 2, 4, 4, 3, 5, 5, 1, 1, 1, 1, 1, 2, 2, 2,
        2},  // kernel larger than image
   };
@@ -164,11 +164,13 @@ TEST(ConvTest, FusedClipAndNanInEveryImplementation) {
     int64_t group, k;
     std::vector<float> w;
   };
-  for (const Case& c : {Case{"1x1", 1, 1, {1.0f, -1.0f}},
-                        Case{"depthwise", 2, 3, std::vector<float>(18, 0.5f)},
-                        Case{"depthwise, inf weight", 2, 3,
-                             {inf, 0, 0, 0, 0, 0, 0, 0, 0,
-                              0, 0, 0, 0, 1, 0, 0, 0, 0}}}) {
+  for (const Case& c :
+       {Case{"1x1", 1, 1, {1.0f, -1.0f}},
+        Case{"depthwise", 2, 3, std::vector<float>(18, 0.5f)},
+        Case{"depthwise, inf weight",
+             2,
+             3,
+             {inf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}}}) {
     const int64_t in_c = c.group == 1 ? 1 : 2;
     std::vector<float> x(in_c * 3 * 3);
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 4.0f;

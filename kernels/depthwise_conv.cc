@@ -22,8 +22,9 @@ constexpr int64_t kRowBlock = 4;
 // kStride and kKernelW are compile-time so the tap loop unrolls; kKernelW 0
 // reads the width from g.
 template <int kRows, int kStride, int kKernelW>
-HWY_INLINE void Rows(const DepthwiseGeometry& g, const float* HWY_RESTRICT padded,
-                     int64_t padded_w, const float* HWY_RESTRICT w, float start,
+HWY_INLINE void Rows(const DepthwiseGeometry& g,
+                     const float* HWY_RESTRICT padded, int64_t padded_w,
+                     const float* HWY_RESTRICT w, float start,
                      float* HWY_RESTRICT y, const GemmEpilogue& e, int64_t oy,
                      int64_t out_w_v, float* HWY_RESTRICT tail) {
   const D d;
@@ -109,10 +110,10 @@ void Plane(const DepthwiseGeometry& g, const float* HWY_RESTRICT x,
   auto rows = [&]<int kStride, int kKernelW>() {
     for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
       switch (std::min<int64_t>(kRowBlock, g.out_h - oy)) {
-#define ACLDUMP_DEPTHWISE_ROWS(N)                                          \
-  case N:                                                                  \
-    Rows<N, kStride, kKernelW>(g, padded, padded_w, w, start, y, e, oy,    \
-                               out_w_v, tail);                             \
+#define ACLDUMP_DEPTHWISE_ROWS(N)                                       \
+  case N:                                                               \
+    Rows<N, kStride, kKernelW>(g, padded, padded_w, w, start, y, e, oy, \
+                               out_w_v, tail);                          \
     break;
         ACLDUMP_DEPTHWISE_ROWS(4)
         ACLDUMP_DEPTHWISE_ROWS(3)
@@ -150,9 +151,9 @@ void DepthwiseImpl(const DepthwiseGeometry& g, const float* x, const float* w,
   const int64_t in_plane = g.in_h * g.in_w;
   const int64_t out_plane = g.out_h * g.out_w;
   const int64_t taps = g.kernel_h * g.kernel_w;
-  const size_t grain = static_cast<size_t>(std::max<int64_t>(
-      1, static_cast<int64_t>(kElementwiseGrain) /
-             std::max<int64_t>(1, out_plane * taps / 4)));
+  const size_t grain = static_cast<size_t>(
+      std::max<int64_t>(1, static_cast<int64_t>(kElementwiseGrain) /
+                               std::max<int64_t>(1, out_plane * taps / 4)));
   ParallelFor(g.planes, grain, [&](size_t begin, size_t end) {
     // Kept per thread: allocated by the first execution only.
     thread_local std::vector<float> scratch;
@@ -179,8 +180,8 @@ bool DepthwiseSupported(const DepthwiseGeometry& g) {
          g.kernel_w <= 7 && g.pad_top >= 0 && g.pad_left >= 0;
 }
 
-void DepthwiseConv2D(const DepthwiseGeometry& g, const float* x,
-                     const float* w, const float* bias, float* y,
+void DepthwiseConv2D(const DepthwiseGeometry& g, const float* x, const float* w,
+                     const float* bias, float* y,
                      const GemmEpilogue& epilogue) {
   HWY_DYNAMIC_DISPATCH(DepthwiseImpl)(g, x, w, bias, y, epilogue);
 }

@@ -28,9 +28,8 @@ bool DepthwiseSupported(const DepthwiseGeometry& g);
 // y[p] = bias[c] + sum over taps of w[c] * x[p] for every plane p (channel
 // c = p % channels), zero padding, then the epilogue's clamp. bias may be
 // null.
-void DepthwiseConv2D(const DepthwiseGeometry& g, const float* x,
-                     const float* w, const float* bias, float* y,
-                     const GemmEpilogue& epilogue);
+void DepthwiseConv2D(const DepthwiseGeometry& g, const float* x, const float* w,
+                     const float* bias, float* y, const GemmEpilogue& epilogue);
 
 }  // namespace acldump
 

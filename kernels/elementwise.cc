@@ -83,26 +83,25 @@ inline C ApplyBinary(BinaryOp op, C a, C b) {
 template <typename A, typename B, typename O, typename F>
 void BinaryBroadcast(const BroadcastLoop& loop, const A* a, const B* b, O* out,
                      F&& element) {
-  loop.ParallelForEachRun(kElementwiseGrain, [&](int64_t out_offset,
-                                                 const int64_t* offsets,
-                                                 int64_t count,
-                                                 const int64_t* strides) {
-    const A* pa = a + offsets[0];
-    const B* pb = b + offsets[1];
-    O* po = out + out_offset;
-    if (strides[0] == 1 && strides[1] == 1) {
-      for (int64_t i = 0; i < count; ++i) po[i] = element(pa[i], pb[i]);
-    } else if (strides[0] == 1 && strides[1] == 0) {
-      const B vb = *pb;
-      for (int64_t i = 0; i < count; ++i) po[i] = element(pa[i], vb);
-    } else if (strides[0] == 0 && strides[1] == 1) {
-      const A va = *pa;
-      for (int64_t i = 0; i < count; ++i) po[i] = element(va, pb[i]);
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        po[i] = element(pa[i * strides[0]], pb[i * strides[1]]);
-    }
-  });
+  loop.ParallelForEachRun(
+      kElementwiseGrain, [&](int64_t out_offset, const int64_t* offsets,
+                             int64_t count, const int64_t* strides) {
+        const A* pa = a + offsets[0];
+        const B* pb = b + offsets[1];
+        O* po = out + out_offset;
+        if (strides[0] == 1 && strides[1] == 1) {
+          for (int64_t i = 0; i < count; ++i) po[i] = element(pa[i], pb[i]);
+        } else if (strides[0] == 1 && strides[1] == 0) {
+          const B vb = *pb;
+          for (int64_t i = 0; i < count; ++i) po[i] = element(pa[i], vb);
+        } else if (strides[0] == 0 && strides[1] == 1) {
+          const A va = *pa;
+          for (int64_t i = 0; i < count; ++i) po[i] = element(va, pb[i]);
+        } else {
+          for (int64_t i = 0; i < count; ++i)
+            po[i] = element(pa[i * strides[0]], pb[i * strides[1]]);
+        }
+      });
 }
 
 // Pow of float32 by a constant scalar 2 (LayerNorm's variance in exported
@@ -496,14 +495,14 @@ absl::StatusOr<PreparedKernel> PrepareSwish(const OpContext& context) {
   if (context.inputs[0].dtype == DType::kFloat32 && alpha == 1.0f) {
     return PrepareFloat32Array(context, SwishFloat32);
   }
-  return PrepareUnaryWith(
-      context, kFloatTypes, UnaryParams{alpha},
-      [](auto x, const UnaryParams& p) -> decltype(x) {
-        using C = decltype(x);
-        const C z = static_cast<C>(p.alpha) * x;
-        return x * (z >= 0 ? 1 / (1 + std::exp(-z))
-                           : std::exp(z) / (1 + std::exp(z)));
-      });
+  return PrepareUnaryWith(context, kFloatTypes, UnaryParams{alpha},
+                          [](auto x, const UnaryParams& p) -> decltype(x) {
+                            using C = decltype(x);
+                            const C z = static_cast<C>(p.alpha) * x;
+                            return x * (z >= 0
+                                            ? 1 / (1 + std::exp(-z))
+                                            : std::exp(z) / (1 + std::exp(z)));
+                          });
 }
 ACLDUMP_VECTOR_UNARY(Erf, ErfFloat32, std::erf(x))
 ACLDUMP_VECTOR_UNARY(Exp, ExpFloat32, std::exp(x))
@@ -717,10 +716,10 @@ absl::StatusOr<PreparedKernel> PrepareClip(const OpContext& context) {
     const double limit = std::numeric_limits<float>::max();
     const float l = static_cast<float>(std::clamp(lo, -limit, limit));
     const float h = static_cast<float>(std::clamp(hi, -limit, limit));
-    return PrepareFloat32Array(context, [l, h](const float* x, float* y,
-                                               size_t n) {
-      ClipFloat32(x, y, n, l, h);
-    });
+    return PrepareFloat32Array(context,
+                               [l, h](const float* x, float* y, size_t n) {
+                                 ClipFloat32(x, y, n, l, h);
+                               });
   }
   auto run = [dtype, lo, hi](std::span<const TensorView> in,
                              std::span<const TensorView> out,

@@ -335,13 +335,13 @@ TEST(BroadcastLoopTest, ParallelRunsMatchTheSerialWalk) {
     const BroadcastLoop loop(c.out, inputs);
     const int64_t n = c.out.NumElements();
     std::vector<int64_t> serial_a(n, -1), serial_b(n, -1);
-    loop.ForEachRun([&](int64_t o, const int64_t* off, int64_t count,
-                        const int64_t* st) {
-      for (int64_t i = 0; i < count; ++i) {
-        serial_a[o + i] = off[0] + i * st[0];
-        serial_b[o + i] = off[1] + i * st[1];
-      }
-    });
+    loop.ForEachRun(
+        [&](int64_t o, const int64_t* off, int64_t count, const int64_t* st) {
+          for (int64_t i = 0; i < count; ++i) {
+            serial_a[o + i] = off[0] + i * st[0];
+            serial_b[o + i] = off[1] + i * st[1];
+          }
+        });
     for (int threads : {1, 2, 3}) {
       ScopedIntraOpThreads scope(threads);
       std::vector<int64_t> a(n, -1), b(n, -1);

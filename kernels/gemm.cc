@@ -73,9 +73,9 @@ HWY_INLINE void Tile(int64_t depth, const float* HWY_RESTRICT a, int64_t lda,
       hn::Store(out0, d, partial);
       hn::Store(out1, d, partial + lanes);
       for (int64_t j = 0; j < cols; ++j) {
-        row[j] = !first          ? row[j] + partial[j]
+        row[j] = !first         ? row[j] + partial[j]
                  : beta != 0.0f ? beta * row[j] + partial[j]
-                                 : partial[j];
+                                : partial[j];
       }
     }
   }
@@ -91,8 +91,8 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
   // At least ~256k multiply-adds per thread: waking a thread costs
   // microseconds.
   const int64_t per_panel = std::max<int64_t>(1, m * k * width);
-  const size_t grain = static_cast<size_t>(
-      std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
+  const size_t grain =
+      static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
   ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
     for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
       const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
@@ -209,11 +209,11 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
   constexpr int64_t kTile = PackedMatrixA::kRowTile;
   const int64_t panels = (n + width - 1) / width;
   const int64_t per_panel = std::max<int64_t>(1, m * k * width);
-  const size_t grain = static_cast<size_t>(
-      std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
+  const size_t grain =
+      static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
   ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
     HWY_ALIGN float panel_copy[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
-                         sizeof(float)];
+                               sizeof(float)];
     // Per depth block and panel of B (kept in L1), every row tile of A.
     for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
       const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
@@ -230,7 +230,8 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
         for (int64_t p = 0; p < depth; ++p) {
           if (cols == width) {
             // Two vectors, inline: a memcpy call per 64 bytes costs more.
-            hn::Store(hn::LoadU(d, source + p * ldb), d, panel_copy + p * width);
+            hn::Store(hn::LoadU(d, source + p * ldb), d,
+                      panel_copy + p * width);
             hn::Store(hn::LoadU(d, source + p * ldb + lanes), d,
                       panel_copy + p * width + lanes);
           } else {
@@ -247,16 +248,16 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
           const float* bias =
               epilogue.bias != nullptr ? epilogue.bias + i : nullptr;
           switch (std::min(kTile, m - i)) {
-#define ACLDUMP_GEMM_TILE_A(ROWS)                                          \
-  case ROWS:                                                               \
+#define ACLDUMP_GEMM_TILE_A(ROWS)                                         \
+  case ROWS:                                                              \
     TileA<ROWS>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
-                epilogue);                                                 \
+                epilogue);                                                \
     break;
-              ACLDUMP_GEMM_TILE_A(1)
-              ACLDUMP_GEMM_TILE_A(2)
-              ACLDUMP_GEMM_TILE_A(3)
-              ACLDUMP_GEMM_TILE_A(4)
-              ACLDUMP_GEMM_TILE_A(5)
+            ACLDUMP_GEMM_TILE_A(1)
+            ACLDUMP_GEMM_TILE_A(2)
+            ACLDUMP_GEMM_TILE_A(3)
+            ACLDUMP_GEMM_TILE_A(4)
+            ACLDUMP_GEMM_TILE_A(5)
             ACLDUMP_GEMM_TILE_A(6)
 #undef ACLDUMP_GEMM_TILE_A
           }
@@ -282,8 +283,8 @@ PackedMatrixA PackedMatrixA::Pack(const float* a, int64_t m, int64_t k,
   packed.m_ = m;
   packed.k_ = k;
   packed.padded_m_ = (m + kRowTile - 1) / kRowTile * kRowTile;
-  packed.data_ = AlignedBuffer(
-      std::max<size_t>(1, k * packed.padded_m_ * sizeof(float)));
+  packed.data_ =
+      AlignedBuffer(std::max<size_t>(1, k * packed.padded_m_ * sizeof(float)));
   float* out = reinterpret_cast<float*>(packed.data_.data());
   for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
     const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
@@ -300,14 +301,12 @@ PackedMatrixA PackedMatrixA::Pack(const float* a, int64_t m, int64_t k,
   return packed;
 }
 
-void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b,
-                 int64_t ldb, float* c, int64_t ldc,
-                 const GemmEpilogue& epilogue) {
+void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b, int64_t ldb,
+                 float* c, int64_t ldc, const GemmEpilogue& epilogue) {
   if (a.m() <= 0 || n <= 0) return;
   if (a.k() == 0) {
     for (int64_t i = 0; i < a.m(); ++i) {
-      const float value =
-          epilogue.bias != nullptr ? epilogue.bias[i] : 0.0f;
+      const float value = epilogue.bias != nullptr ? epilogue.bias[i] : 0.0f;
       float out = value;
       if (epilogue.clamp) {
         out = out < epilogue.lo ? epilogue.lo : out;
@@ -328,8 +327,8 @@ PackedMatrixB PackedMatrixB::Pack(const float* b, int64_t k, int64_t n,
   packed.n_ = n;
   packed.panel_width_ = width;
   packed.padded_n_ = (n + width - 1) / width * width;
-  packed.data_ = AlignedBuffer(
-      std::max<size_t>(1, k * packed.padded_n_ * sizeof(float)));
+  packed.data_ =
+      AlignedBuffer(std::max<size_t>(1, k * packed.padded_n_ * sizeof(float)));
   float* out = reinterpret_cast<float*>(packed.data_.data());
   for (int64_t k0 = 0; k0 < k; k0 += kDepthBlock) {
     const int64_t depth = std::min(kDepthBlock, k - k0);

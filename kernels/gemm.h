@@ -36,8 +36,8 @@ class PackedMatrixB {
   // block starting at row `k_begin`.
   const float* Panel(int64_t k_begin, int64_t panel) const {
     const int64_t depth = std::min<int64_t>(kDepthBlock, k_ - k_begin);
-    return reinterpret_cast<const float*>(data_.data()) +
-           k_begin * padded_n_ + panel * depth * panel_width_;
+    return reinterpret_cast<const float*>(data_.data()) + k_begin * padded_n_ +
+           panel * depth * panel_width_;
   }
 
   static constexpr int64_t kDepthBlock = 256;
@@ -62,8 +62,8 @@ class PackedMatrixA {
   const float* Panel(int64_t k_begin, int64_t panel) const {
     const int64_t depth =
         std::min<int64_t>(PackedMatrixB::kDepthBlock, k_ - k_begin);
-    return reinterpret_cast<const float*>(data_.data()) +
-           k_begin * padded_m_ + panel * depth * kRowTile;
+    return reinterpret_cast<const float*>(data_.data()) + k_begin * padded_m_ +
+           panel * depth * kRowTile;
   }
 
   static constexpr int64_t kRowTile = 6;
@@ -88,9 +88,8 @@ struct GemmEpilogue {
 // an NCHW image, W [out, in] times X [in, H*W]. Split over the columns on the
 // intra-op threads; each element sums over K in the same order whatever the
 // split.
-void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b,
-                 int64_t ldb, float* c, int64_t ldc,
-                 const GemmEpilogue& epilogue);
+void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b, int64_t ldb,
+                 float* c, int64_t ldc, const GemmEpilogue& epilogue);
 
 // C[m, n] = alpha * A[m, k] * B + beta * C, A row-major with row stride lda,
 // C with row stride ldc. beta == 0 never reads C (it may hold anything).

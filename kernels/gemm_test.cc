@@ -34,8 +34,8 @@ std::vector<double> Reference(int64_t m, int64_t n, int64_t k,
     for (int64_t j = 0; j < n; ++j) {
       double sum = 0;
       for (int64_t p = 0; p < k; ++p) {
-        sum += double{a[i * k + p]} *
-               (transposed ? b[j * k + p] : b[p * n + j]);
+        sum +=
+            double{a[i * k + p]} * (transposed ? b[j * k + p] : b[p * n + j]);
       }
       out[i * n + j] = alpha * sum + (beta != 0 ? beta * c[i * n + j] : 0.0);
     }
@@ -70,12 +70,15 @@ TEST_P(GemmPackedBTest, MatchesDoubleReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, GemmPackedBTest,
-    ::testing::Values(Case{1, 1, 1, false, 1, 0}, Case{1, 1000, 512, false, 1, 0},
-                      Case{7, 17, 3, false, 1, 0}, Case{197, 130, 600, false, 1, 0},
-                      Case{13, 33, 257, true, 1, 1}, Case{100, 16, 40, true, 0.5f, 2},
-                      Case{5, 9, 0, false, 1, 1}, Case{96, 48, 256, false, 1, 0}));
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmPackedBTest,
+                         ::testing::Values(Case{1, 1, 1, false, 1, 0},
+                                           Case{1, 1000, 512, false, 1, 0},
+                                           Case{7, 17, 3, false, 1, 0},
+                                           Case{197, 130, 600, false, 1, 0},
+                                           Case{13, 33, 257, true, 1, 1},
+                                           Case{100, 16, 40, true, 0.5f, 2},
+                                           Case{5, 9, 0, false, 1, 1},
+                                           Case{96, 48, 256, false, 1, 0}));
 
 TEST(GemmPackedB, BetaZeroNeverReadsC) {
   const std::vector<float> a = Random(4 * 8, 4);
@@ -125,9 +128,9 @@ TEST(GemmPackedA, MatchesDoubleReferenceWithBiasAndRelu) {
   struct Shape3 {
     int64_t m, n, k;
   };
-  for (const Shape3& s : {Shape3{1, 1, 1}, Shape3{7, 17, 3}, Shape3{32, 49, 96},
-                          Shape3{100, 300, 600}, Shape3{6, 16, 256},
-                          Shape3{13, 5, 257}}) {
+  for (const Shape3& s :
+       {Shape3{1, 1, 1}, Shape3{7, 17, 3}, Shape3{32, 49, 96},
+        Shape3{100, 300, 600}, Shape3{6, 16, 256}, Shape3{13, 5, 257}}) {
     const int64_t ldb = s.n + 3;
     const std::vector<float> a = Random(s.m * s.k, 11);
     const std::vector<float> b = Random(s.k * ldb, 12);

@@ -205,6 +205,10 @@ class BroadcastLoop {
   int64_t num_elements() const { return num_elements_; }
 
  private:
+  // f for runs [begin, end) (rank >= 1).
+  template <typename F>
+  void RunsInRange(int64_t begin, int64_t end, F& f) const;
+
   std::vector<int64_t> dims_;                  // merged output dims
   std::vector<std::vector<int64_t>> strides_;  // per input, per merged dim
   int64_t num_elements_ = 1;
@@ -212,33 +216,46 @@ class BroadcastLoop {
 
 template <typename F>
 void BroadcastLoop::ForEachRun(F&& f) const {
-  const size_t num_inputs = strides_.size();
-  std::vector<int64_t> offsets(num_inputs, 0);
-  std::vector<int64_t> inner(num_inputs, 0);
   if (num_elements_ == 0) return;
   if (dims_.empty()) {
-    f(int64_t{0}, offsets.data(), int64_t{1}, inner.data());
+    const std::vector<int64_t> zeros(strides_.size(), 0);
+    f(int64_t{0}, zeros.data(), int64_t{1}, zeros.data());
     return;
   }
+  RunsInRange(0, num_elements_ / dims_.back(), f);
+}
+
+template <typename F>
+void BroadcastLoop::RunsInRange(int64_t begin, int64_t end, F& f) const {
+  const size_t num_inputs = strides_.size();
   const size_t rank = dims_.size();
-  for (size_t i = 0; i < num_inputs; ++i) inner[i] = strides_[i][rank - 1];
-  const int64_t inner_count = dims_[rank - 1];
+  std::vector<int64_t> offsets(num_inputs, 0), inner(num_inputs);
   std::vector<int64_t> counter(rank, 0);
-  int64_t out_offset = 0;
-  while (true) {
+  for (size_t i = 0; i < num_inputs; ++i) inner[i] = strides_[i][rank - 1];
+  // The outer counter (dims 0..rank-2, the last fastest) of run `begin`.
+  int64_t r = begin;
+  for (size_t axis = rank - 1; axis-- > 0;) {
+    counter[axis] = r % dims_[axis];
+    r /= dims_[axis];
+    for (size_t i = 0; i < num_inputs; ++i) {
+      offsets[i] += counter[axis] * strides_[i][axis];
+    }
+  }
+  const int64_t inner_count = dims_[rank - 1];
+  int64_t out_offset = begin * inner_count;
+  for (int64_t run = begin; run < end; ++run) {
     f(out_offset, offsets.data(), inner_count, inner.data());
     out_offset += inner_count;
-    // Advance the outer counter (dims 0..rank-2).
     size_t axis = rank - 1;
     while (axis-- > 0) {
       ++counter[axis];
       for (size_t i = 0; i < num_inputs; ++i) offsets[i] += strides_[i][axis];
       if (counter[axis] < dims_[axis]) break;
-      for (size_t i = 0; i < num_inputs; ++i)
+      for (size_t i = 0; i < num_inputs; ++i) {
         offsets[i] -= strides_[i][axis] * dims_[axis];
+      }
       counter[axis] = 0;
     }
-    if (axis == static_cast<size_t>(-1)) return;
   }
 }
 
@@ -262,40 +279,13 @@ void BroadcastLoop::ParallelForEachRun(size_t grain, F&& f) const {
     });
     return;
   }
-  const size_t rank = dims_.size();
-  const int64_t inner_count = dims_[rank - 1];
-  const int64_t runs = num_elements_ / inner_count;
+  const int64_t inner_count = dims_.back();
   const size_t run_grain = std::max<size_t>(
       1, grain / static_cast<size_t>(std::max<int64_t>(1, inner_count)));
-  ParallelFor(runs, run_grain, [&](size_t begin, size_t end) {
-    std::vector<int64_t> offsets(num_inputs, 0), inner(num_inputs);
-    std::vector<int64_t> counter(rank, 0);
-    for (size_t i = 0; i < num_inputs; ++i) inner[i] = strides_[i][rank - 1];
-    // The outer counter of run `begin` (the last outer axis fastest).
-    int64_t r = static_cast<int64_t>(begin);
-    for (size_t axis = rank - 1; axis-- > 0;) {
-      counter[axis] = r % dims_[axis];
-      r /= dims_[axis];
-      for (size_t i = 0; i < num_inputs; ++i) {
-        offsets[i] += counter[axis] * strides_[i][axis];
-      }
-    }
-    int64_t out_offset = static_cast<int64_t>(begin) * inner_count;
-    for (size_t run = begin; run < end; ++run) {
-      f(out_offset, offsets.data(), inner_count, inner.data());
-      out_offset += inner_count;
-      size_t axis = rank - 1;
-      while (axis-- > 0) {
-        ++counter[axis];
-        for (size_t i = 0; i < num_inputs; ++i) offsets[i] += strides_[i][axis];
-        if (counter[axis] < dims_[axis]) break;
-        for (size_t i = 0; i < num_inputs; ++i) {
-          offsets[i] -= strides_[i][axis] * dims_[axis];
-        }
-        counter[axis] = 0;
-      }
-    }
-  });
+  ParallelFor(
+      num_elements_ / inner_count, run_grain, [&](size_t begin, size_t end) {
+        RunsInRange(static_cast<int64_t>(begin), static_cast<int64_t>(end), f);
+      });
 }
 
 }  // namespace acldump

@@ -95,9 +95,10 @@ absl::StatusOr<PreparedKernel> PrepareMatMulPackedB(const TensorView& b,
       PackedMatrixB::Pack(b.as<const float>(), k, n, n, false));
   // A's rows are contiguous with stride K across its batch dimensions.
   const int64_t all_rows = n > 0 ? out_shape.NumElements() / n : 0;
-  auto run = [packed, all_rows, n, k, relu](std::span<const TensorView> in,
-                                            std::span<const TensorView> out,
-                                            std::span<std::byte>) -> absl::Status {
+  auto run = [packed, all_rows, n, k, relu](
+                 std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
     float* c = out[0].as<float>();
     if (all_rows < kMinPackedRows && k > 0) {
       RETURN_IF_ERROR(Gemm<float>(false, false, all_rows, n, k, 1.0f,
@@ -187,8 +188,8 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
         // Batches (attention heads) on the intra-op threads, each GEMM on
         // one: the same bits on any thread count.
         std::vector<absl::Status> failures(a_index.size());
-        const size_t grain = static_cast<size_t>(
-            std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, m * n * k)));
+        const size_t grain = static_cast<size_t>(std::max<int64_t>(
+            1, (int64_t{1} << 18) / std::max<int64_t>(1, m * n * k)));
         ParallelFor(a_index.size(), grain, [&](size_t begin, size_t end) {
           for (size_t i = begin; i < end; ++i) {
             T* c = pc + static_cast<int64_t>(i) * m * n;
@@ -196,10 +197,9 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
               std::fill(c, c + m * n, Store<T>(0.0f));
               continue;
             }
-            failures[i] = Gemm<T>(false, false, m, n, k, Store<T>(1.0f),
-                                  pa + a_index[i] * m * k, k,
-                                  pb + b_index[i] * k * n, n, Store<T>(0.0f),
-                                  c, n);
+            failures[i] = Gemm<T>(
+                false, false, m, n, k, Store<T>(1.0f), pa + a_index[i] * m * k,
+                k, pb + b_index[i] * k * n, n, Store<T>(0.0f), c, n);
           }
         });
         for (const absl::Status& failure : failures) RETURN_IF_ERROR(failure);
@@ -208,7 +208,7 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
       }
     });
   };
-  
+
   std::vector<std::pair<std::string, std::string>> params = {
       {"M", StrCat(m)},
       {"N", StrCat(n)},
@@ -314,7 +314,7 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
       }
     });
   };
-  
+
   std::vector<std::pair<std::string, std::string>> params = {
       {"M", StrCat(m)},
       {"N", StrCat(n)},

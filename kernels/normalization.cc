@@ -137,8 +137,8 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
       const T* xs = in[0].as<const T>();
       T* ys = out[0].as<T>();
       ParallelFor(batch * channels,
-                  std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(
-                                                               1, spatial)),
+                  std::max<int64_t>(
+                      1, kElementwiseGrain / std::max<int64_t>(1, spatial)),
                   [&](size_t begin, size_t end) {
                     for (size_t plane = begin; plane < end; ++plane) {
                       const int64_t c = static_cast<int64_t>(plane) % channels;

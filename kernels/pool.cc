@@ -565,7 +565,8 @@ double SumAsDouble(const T* x, int64_t n) {
       partial[j] += static_cast<double>(Load(x[i + j]));
     }
   }
-  for (int j = 0; i < n; ++i, ++j) partial[j] += static_cast<double>(Load(x[i]));
+  for (int j = 0; i < n; ++i, ++j)
+    partial[j] += static_cast<double>(Load(x[i]));
   double sum = 0;
   for (double p : partial) sum += p;
   return sum;
@@ -598,18 +599,19 @@ absl::StatusOr<PreparedKernel> PrepareGlobalPool(const OpContext& context) {
       T* ys = out[0].as<T>();
       ParallelFor(planes, std::max<int64_t>(1, kElementwiseGrain / size),
                   [&](size_t begin, size_t end) {
-        for (size_t p = begin; p < end; ++p) {
-          const T* xp = xs + p * size;
-          if constexpr (kMax) {
-            C m = -std::numeric_limits<C>::infinity();
-            for (int64_t i = 0; i < size; ++i)
-              m = NanPropagatingMax(m, Load(xp[i]));
-            ys[p] = Store<T>(m);
-          } else {
-            ys[p] = Store<T>(SumAsDouble(xp, size) / static_cast<double>(size));
-          }
-        }
-      });
+                    for (size_t p = begin; p < end; ++p) {
+                      const T* xp = xs + p * size;
+                      if constexpr (kMax) {
+                        C m = -std::numeric_limits<C>::infinity();
+                        for (int64_t i = 0; i < size; ++i)
+                          m = NanPropagatingMax(m, Load(xp[i]));
+                        ys[p] = Store<T>(m);
+                      } else {
+                        ys[p] = Store<T>(SumAsDouble(xp, size) /
+                                         static_cast<double>(size));
+                      }
+                    }
+                  });
       return absl::OkStatus();
     });
   };

@@ -334,14 +334,14 @@ absl::StatusOr<PreparedKernel> PrepareConcat(const OpContext& context) {
       ParallelFor(chunks.size(), grain,
                   [&](size_t begin, size_t end) { copy_row(0, begin, end); });
     } else {
-      ParallelFor(outer,
-                  std::max<size_t>(1, kGrainBytes /
-                                          std::max<int64_t>(1, row_bytes)),
-                  [&](size_t begin, size_t end) {
-                    for (size_t o = begin; o < end; ++o) {
-                      copy_row(static_cast<int64_t>(o), 0, chunks.size());
-                    }
-                  });
+      ParallelFor(
+          outer,
+          std::max<size_t>(1, kGrainBytes / std::max<int64_t>(1, row_bytes)),
+          [&](size_t begin, size_t end) {
+            for (size_t o = begin; o < end; ++o) {
+              copy_row(static_cast<int64_t>(o), 0, chunks.size());
+            }
+          });
     }
     return absl::OkStatus();
   };

@@ -11,8 +11,9 @@ namespace acldump {
 
 int MachineCores() {
   const unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 ? 1 : static_cast<int>(std::min<unsigned>(
-                              cores, kMaxIntraOpThreads));
+  return cores == 0
+             ? 1
+             : static_cast<int>(std::min<unsigned>(cores, kMaxIntraOpThreads));
 }
 
 int DefaultIntraOpThreads() {
@@ -82,7 +83,8 @@ void ParallelFor(size_t n, size_t grain,
     const size_t begin = k * base + std::min(k, extra);
     return std::pair<size_t, size_t>(begin, begin + base + (k < extra));
   };
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) \
+    schedule(static, 1)
   for (size_t k = 0; k < chunks; ++k) {
     const auto [begin, end] = range(k);
     fn(begin, end);

@@ -47,10 +47,11 @@ class ScopedIntraOpThreads {
 inline constexpr size_t kElementwiseGrain = 16384;
 
 // Calls fn(begin, end) on disjoint ranges covering [0, n), on up to the
-// scope's threads (IntraOpThreads() outside any scope), each range at least `grain` items long (one call
-// on the calling thread when n < 2 * grain). Ranges depend only on n, grain
-// and the thread count, and each item is handled once, so kernels whose items
-// are independent give the same bits on any thread count.
+// scope's threads (IntraOpThreads() outside any scope), each range at least
+// `grain` items long (one call on the calling thread when n < 2 * grain).
+// Ranges depend only on n, grain and the thread count, and each item is handled
+// once, so kernels whose items are independent give the same bits on any thread
+// count.
 void ParallelFor(size_t n, size_t grain,
                  absl::FunctionRef<void(size_t, size_t)> fn);
 

@@ -113,8 +113,7 @@ struct HardSigmoidOp {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
     const V t = hn::MulAdd(hn::Set(d, alpha), x, hn::Set(d, beta));
-    return KeepNaN(d, x,
-                   hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
+    return KeepNaN(d, x, hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
   }
 };
 

@@ -83,9 +83,9 @@ Outcome RunOn(int threads, const std::vector<float>& x) {
   EXPECT_EQ((*model)->intra_op_threads(), threads);
   auto observer = std::make_shared<CapturingObserver>();
   EXPECT_TRUE((*model)
-                  ->AttachObserver(observer,
-                                   std::vector<uint8_t>(
-                                       (*model)->steps().size(), kObserveAfter))
+                  ->AttachObserver(
+                      observer, std::vector<uint8_t>((*model)->steps().size(),
+                                                     kObserveAfter))
                   .ok());
   Outcome run;
   run.y.resize(1024 * 256);
@@ -108,9 +108,9 @@ TEST(IntraOpThreadsTest, OneTwoAndThreeThreadsGiveTheSameBits) {
   ASSERT_EQ(one.steps.size(), 6u);  // Sigmoid + Mul fused; Reshape aliased
   for (int threads : {2, 3}) {
     const Outcome many = RunOn(threads, x);
-    EXPECT_EQ(std::memcmp(one.y.data(), many.y.data(),
-                          one.y.size() * sizeof(float)),
-              0)
+    EXPECT_EQ(
+        std::memcmp(one.y.data(), many.y.data(), one.y.size() * sizeof(float)),
+        0)
         << threads << " threads";
     EXPECT_EQ(std::memcmp(one.pooled.data(), many.pooled.data(),
                           one.pooled.size() * sizeof(float)),

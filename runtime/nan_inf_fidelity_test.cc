@@ -220,7 +220,8 @@ std::vector<Pattern> Patterns() {
     g.inputs.push_back({"x", {DType::kFloat32, Shape({kRows, kK})}});
     g.outputs.push_back({"y", {DType::kFloat32, Shape({kRows, kK})}});
     g.nodes.push_back({"sigmoid", "Sigmoid", {"x"}, {"s"}});
-    g.nodes.push_back({"mul", "Mul",
+    g.nodes.push_back({"mul",
+                       "Mul",
                        sigmoid_first ? std::vector<std::string>{"s", "x"}
                                      : std::vector<std::string>{"x", "s"},
                        {"y"}});

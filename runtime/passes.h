@@ -17,7 +17,7 @@ struct PassOptions {
   bool fold_constants = true;
   bool fold_batch_norm = true;
   bool fuse_matmul_add = true;
-  bool fuse_relu = true;  // Relu into Conv/Gemm/MatMul, Clip into Conv
+  bool fuse_relu = true;   // Relu into Conv/Gemm/MatMul, Clip into Conv
   bool fuse_swish = true;  // Sigmoid(x) * x as one Swish node
   bool mark_no_task = true;
 

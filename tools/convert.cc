@@ -91,10 +91,9 @@ int main(int argc, char** argv) {
                  "\"224,224;320,320\") for the 4-D inputs whose height and "
                  "width are -1 in --input-shape (or symbolic)")
       ->excludes(batch_option);
-  app.add_flag(
-      "--no-fusion", no_fusion,
-      "keep every ONNX node (no BatchNorm folding, no Relu, Add or "
-      "Sigmoid+Mul fusion)");
+  app.add_flag("--no-fusion", no_fusion,
+               "keep every ONNX node (no BatchNorm folding, no Relu, Add or "
+               "Sigmoid+Mul fusion)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

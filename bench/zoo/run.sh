@@ -108,20 +108,10 @@ table="$(printf '%s\n' \
   "| model | --input-shape | converts | outputs | max abs error | max rel error | cosine | matches |" \
   "|---|---|---|---|---|---|---|---|" "${rows[@]}")"
 # A partial run (ZOO_MODELS) prints its tables but leaves the README's whole-zoo tables alone.
-readme="$root/bench/README.md"
-[ -n "${ZOO_MODELS:-}" ] && readme=/dev/null
-[ "$readme" = /dev/null ] || "$python" - "$readme" "$table" <<'PY'
-import sys
-path, table = sys.argv[1], sys.argv[2]
-text = open(path).read()
-begin, end = "<!-- zoo-table-begin -->", "<!-- zoo-table-end -->"
-if begin in text and end in text:
-    head, rest = text.split(begin, 1)
-    text = head + begin + "\n" + table + "\n" + end + rest.split(end, 1)[1]
-else:
-    text += "\n" + begin + "\n" + table + "\n" + end + "\n"
-open(path, "w").write(text)
-PY
+if [ -z "${ZOO_MODELS:-}" ]; then
+  "$python" "$root/bench/zoo/timing.py" --write-table zoo-table --readme "$root/bench/README.md" \
+    <<<"$table"
+fi
 echo "$table"
 
 if [ "${ZOO_TIMING:-1}" != "0" ] && [ ${#converted_models[@]} -gt 0 ]; then

@@ -3,6 +3,7 @@
 
   timing.py --work DIR --zoo-run BIN --ort-run ort_run.js --node-path DIR \
       [--threads 1,2] [--rounds 3] [--seconds 1.0] [--readme bench/README.md] model...
+  timing.py --write-table MARKER --readme bench/README.md < table.md
 
 For every model, thread count and round, both engines run in their own process (ORT first in even
 rounds, acldump first in odd ones): two warm-up runs, then as many runs as fill about --seconds.
@@ -79,9 +80,10 @@ def table(results, models, thread_counts):
     return "\n".join(lines)
 
 
-def write_readme(path, text):
+def write_readme(path, text, marker="zoo-timing"):
+    """Puts `text` between the README's <!-- marker-begin/end --> lines (appended if absent)."""
     content = open(path).read()
-    begin, end = "<!-- zoo-timing-begin -->", "<!-- zoo-timing-end -->"
+    begin, end = f"<!-- {marker}-begin -->", f"<!-- {marker}-end -->"
     if begin in content and end in content:
         head, rest = content.split(begin, 1)
         content = head + begin + "\n" + text + "\n" + end + rest.split(end, 1)[1]
@@ -94,17 +96,28 @@ def write_readme(path, text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--zoo-run", required=True)
-    parser.add_argument("--ort-run", required=True)
-    parser.add_argument("--node-path", required=True)
+    parser.add_argument("--work")
+    parser.add_argument("--zoo-run")
+    parser.add_argument("--ort-run")
+    parser.add_argument("--node-path")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--readme")
     parser.add_argument("--no-readme", action="store_true")
-    parser.add_argument("models", nargs="+")
+    parser.add_argument("--write-table", metavar="MARKER",
+                        help="only put the table read from stdin between MARKER's lines of "
+                             "--readme (run.sh's accuracy table)")
+    parser.add_argument("models", nargs="*")
     args = parser.parse_args()
+    if args.write_table:
+        write_readme(args.readme, sys.stdin.read().strip("\n"), args.write_table)
+        return
+    if not args.models:
+        parser.error("name at least one model")
+    for flag in ("work", "zoo_run", "ort_run", "node_path"):
+        if getattr(args, flag) is None:
+            parser.error(f"--{flag.replace('_', '-')} is required to time models")
     thread_counts = [int(t) for t in args.threads.split(",")]
     env = dict(os.environ, NODE_PATH=args.node_path)
     results = {}

@@ -10,10 +10,10 @@
 //     per op type (fused nodes count under their type) to stderr.
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,9 +33,8 @@ class ProfilingObserver final : public ExecutionObserver {
   void BeforeNode(const NodeEvent&) override { start_ = Clock::now(); }
   void AfterNode(const NodeEvent& event) override {
     Entry& entry = by_type_[event.step.op_type];
-    entry.ms +=
-        std::chrono::duration<double, std::milli>(Clock::now() - start_)
-            .count();
+    entry.ms += std::chrono::duration<double, std::milli>(Clock::now() - start_)
+                    .count();
     ++entry.nodes;
   }
   void Print(int runs) const {
@@ -73,8 +72,9 @@ int Fail(const absl::Status& status) {
 int ParseCount(const char* text) {
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
-  return (*end == '\0' && value > 0 && value <= 100000) ? static_cast<int>(value)
-                                                        : 0;
+  return (*end == '\0' && value > 0 && value <= 100000)
+             ? static_cast<int>(value)
+             : 0;
 }
 
 int Main(int argc, char** argv) {
@@ -98,7 +98,8 @@ int Main(int argc, char** argv) {
   }
   if (argc - arg < 3) {
     std::fprintf(stderr,
-                 "usage: %s [--time RUNS | --profile RUNS] [--threads N] model.om out_dir "
+                 "usage: %s [--time RUNS | --profile RUNS] [--threads N] "
+                 "model.om out_dir "
                  "input.npy...\n",
                  argv[0]);
     return 2;
@@ -146,8 +147,8 @@ int Main(int argc, char** argv) {
       const auto stop = std::chrono::steady_clock::now();
       if (!status.ok()) return Fail(status);
       if (i >= 2) {
-        ms.push_back(std::chrono::duration<double, std::milli>(stop - start)
-                         .count());
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(stop - start).count());
       }
     }
     std::printf("{\"threads\": %d, \"ms\": [", threads);
@@ -160,8 +161,8 @@ int Main(int argc, char** argv) {
   absl::Status status = (*model)->Execute(in, out);
   if (!status.ok()) return Fail(status);
   for (size_t k = 0; k < outputs.size(); ++k) {
-    status = WriteNpyFile(StrCat(out_dir, "/output_", k, ".npy"),
-                          outputs[k].view());
+    status =
+        WriteNpyFile(StrCat(out_dir, "/output_", k, ".npy"), outputs[k].view());
     if (!status.ok()) return Fail(status);
   }
   return 0;

@@ -4,9 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "acl/acl.h"
 #include "api_support.h"

@@ -116,8 +116,8 @@ TEST_F(InitConfigTest, IntraOpThreadsSetting) {
   for (const char* threads : {"0", "1", "2"}) {
     IN_FRESH_PROCESS({
       const std::string config = WriteFile(
-          "threads.json", std::string(R"({"acldump":{"intra_op_threads":)") +
-                              threads + "}}");
+          "threads.json",
+          std::string(R"({"acldump":{"intra_op_threads":)") + threads + "}}");
       ASSERT_EQ(aclInit(config.c_str()), ACL_SUCCESS) << Message();
       LoadAndRun();
       EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
