@@ -1,12 +1,12 @@
-// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad) on oneDNN,
-// with bias and an optional fused Relu (applied after the convolution so NaN
-// stays NaN). oneDNN's fast kernels want
-// blocked layouts, so the kernel reorders the NCHW input into a blocked copy
-// and the blocked result back, in its workspace; constant weights are packed
-// once at prepare time.
+// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad), with bias
+// and an optional fused Relu or Clip (applied by compares after the sum, so
+// NaN stays NaN). 1x1 convolutions with constant weights run as a GEMM on the
+// NCHW planes and 2-D depthwise ones on their own NCHW kernel; the rest on
+// oneDNN, whose fast kernels want blocked layouts: that path reorders the NCHW
+// input into a blocked copy and the blocked result back, in its workspace, and
+// packs constant weights once at prepare time.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <oneapi/dnnl/dnnl.hpp>

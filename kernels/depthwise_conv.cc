@@ -84,7 +84,6 @@ void Plane(const DepthwiseGeometry& g, const float* HWY_RESTRICT x,
            const float* HWY_RESTRICT w, float start, float* HWY_RESTRICT y,
            const GemmEpilogue& e, std::vector<float>& scratch) {
   const D d;
-  using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t sw = g.stride_w;
   const int64_t out_w_v = (g.out_w + lanes - 1) / lanes * lanes;

@@ -1,6 +1,7 @@
-// MatMul (numpy semantics) and Gemm: float32 on oneDNN's GEMM, which picks
-// the best kernels for this CPU at run time and reports allocation failures
-// as errors.
+// MatMul (numpy semantics) and Gemm. Float32 with constant weights runs on
+// the packed-weight GEMM (kernels/gemm.h); the rest on oneDNN's GEMM, which
+// picks its kernels for this CPU at run time and reports allocation failures
+// as errors, one GEMM per thread.
 #include <cstring>
 
 #include "kernels/gemm.h"

@@ -71,7 +71,7 @@ def main():
     parser.add_argument("--convert", default="bazel-bin/tools/convert")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    os.environ.setdefault("ACLDUMP_BLAS_THREADS", "1")
+    os.environ.setdefault("ACLDUMP_INTRA_OP_THREADS", "1")
     work = args.out_dir or tempfile.mkdtemp(prefix="acldump-peer-")
     os.makedirs(work, exist_ok=True)
 
