@@ -23,6 +23,42 @@ constexpr int64_t kRowBlock = 16 * kMaxRows;
 
 int64_t PanelWidthImpl() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
 
+// Two vectors of C per row of A, summed over `depth` steps: A(r, p) at
+// a[r * a_row + p * a_step], row p of B (two vectors) at b + p * b_step.
+template <int kRows>
+struct Accumulators {
+  hn::Vec<D> lo[kRows];
+  hn::Vec<D> hi[kRows];
+};
+
+template <int kRows>
+HWY_INLINE Accumulators<kRows> Accumulate(int64_t depth,
+                                          const float* HWY_RESTRICT a,
+                                          int64_t a_row, int64_t a_step,
+                                          const float* HWY_RESTRICT b,
+                                          int64_t b_step) {
+  const D d;
+  using V = hn::Vec<D>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  Accumulators<kRows> acc;
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    acc.lo[r] = hn::Zero(d);
+    acc.hi[r] = hn::Zero(d);
+  }
+  for (int64_t p = 0; p < depth; ++p) {
+    const V b0 = hn::LoadU(d, b + p * b_step);
+    const V b1 = hn::LoadU(d, b + p * b_step + lanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const V av = hn::Set(d, a[r * a_row + p * a_step]);
+      acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
+      acc.hi[r] = hn::MulAdd(av, b1, acc.hi[r]);
+    }
+  }
+  return acc;
+}
+
 // C tile (kRows x cols, cols <= panel width) from `depth` steps of A's rows
 // against one panel of B. The first depth block applies beta * C; later blocks
 // add to what the earlier ones stored.
@@ -34,31 +70,16 @@ HWY_INLINE void Tile(int64_t depth, const float* HWY_RESTRICT a, int64_t lda,
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  V acc0[kRows];
-  V acc1[kRows];
-#pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) {
-    acc0[r] = hn::Zero(d);
-    acc1[r] = hn::Zero(d);
-  }
-  for (int64_t p = 0; p < depth; ++p) {
-    const V b0 = hn::LoadU(d, panel + p * 2 * lanes);
-    const V b1 = hn::LoadU(d, panel + p * 2 * lanes + lanes);
-#pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-      const V av = hn::Set(d, a[r * lda + p]);
-      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
-      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
-    }
-  }
+  const Accumulators<kRows> acc =
+      Accumulate<kRows>(depth, a, lda, 1, panel, 2 * lanes);
   const V va = hn::Set(d, alpha);
   const V vb = hn::Set(d, beta);
   HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {
     float* row = c + r * ldc;
-    V out0 = hn::Mul(acc0[r], va);
-    V out1 = hn::Mul(acc1[r], va);
+    V out0 = hn::Mul(acc.lo[r], va);
+    V out1 = hn::Mul(acc.hi[r], va);
     if (cols == 2 * lanes) {
       if (!first) {
         out0 = hn::Add(hn::LoadU(d, row), out0);
@@ -137,31 +158,15 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  constexpr int64_t kTile = PackedMatrixA::kRowTile;
-  V acc0[kRows];
-  V acc1[kRows];
-#pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) {
-    acc0[r] = hn::Zero(d);
-    acc1[r] = hn::Zero(d);
-  }
-  for (int64_t p = 0; p < depth; ++p) {
-    const V b0 = hn::LoadU(d, b + p * ldb);
-    const V b1 = hn::LoadU(d, b + p * ldb + lanes);
-#pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-      const V av = hn::Set(d, a_panel[p * kTile + r]);
-      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
-      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
-    }
-  }
+  const Accumulators<kRows> acc = Accumulate<kRows>(
+      depth, a_panel, 1, PackedMatrixA::kRowTile, b, ldb);
   HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {
     float* row = c + r * ldc;
     const bool full = cols == 2 * lanes;
-    V out0 = acc0[r];
-    V out1 = acc1[r];
+    V out0 = acc.lo[r];
+    V out1 = acc.hi[r];
     if (!first) {
       if (full) {
         out0 = hn::Add(hn::LoadU(d, row), out0);
