@@ -17,7 +17,7 @@ using D = hn::ScalableTag<float>;
 
 // Output rows interleaved per vector of columns: kRows independent
 // multiply-add chains instead of one, which would wait on each FMA's latency.
-constexpr int64_t kRowBlock = 4;
+constexpr int kRowBlock = 4;
 
 // kStride and kKernelW are compile-time so the tap loop unrolls; kKernelW 0
 // reads the width from g.
@@ -106,20 +106,17 @@ void Plane(const DepthwiseGeometry& g, const float* HWY_RESTRICT x,
     std::copy(x + iy * g.in_w, x + iy * g.in_w + copied, dst + left);
     std::fill(dst + left + copied, dst + padded_w, 0.0f);
   }
+  // Four rows at a time, then single rows: two instantiations per stride and
+  // width keep the per-target code (and its compile time) small.
   auto rows = [&]<int kStride, int kKernelW>() {
-    for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
-      switch (std::min<int64_t>(kRowBlock, g.out_h - oy)) {
-#define ACLDUMP_DEPTHWISE_ROWS(N)                                       \
-  case N:                                                               \
-    Rows<N, kStride, kKernelW>(g, padded, padded_w, w, start, y, e, oy, \
-                               out_w_v, tail);                          \
-    break;
-        ACLDUMP_DEPTHWISE_ROWS(4)
-        ACLDUMP_DEPTHWISE_ROWS(3)
-        ACLDUMP_DEPTHWISE_ROWS(2)
-        ACLDUMP_DEPTHWISE_ROWS(1)
-#undef ACLDUMP_DEPTHWISE_ROWS
-      }
+    int64_t oy = 0;
+    for (; oy + kRowBlock <= g.out_h; oy += kRowBlock) {
+      Rows<kRowBlock, kStride, kKernelW>(g, padded, padded_w, w, start, y, e,
+                                         oy, out_w_v, tail);
+    }
+    for (; oy < g.out_h; ++oy) {
+      Rows<1, kStride, kKernelW>(g, padded, padded_w, w, start, y, e, oy,
+                                 out_w_v, tail);
     }
   };
   auto by_width = [&]<int kStride>() {
@@ -129,9 +126,6 @@ void Plane(const DepthwiseGeometry& g, const float* HWY_RESTRICT x,
         break;
       case 5:
         rows.template operator()<kStride, 5>();
-        break;
-      case 7:
-        rows.template operator()<kStride, 7>();
         break;
       default:
         rows.template operator()<kStride, 0>();

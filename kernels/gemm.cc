@@ -158,8 +158,8 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const Accumulators<kRows> acc = Accumulate<kRows>(
-      depth, a_panel, 1, PackedMatrixA::kRowTile, b, ldb);
+  const Accumulators<kRows> acc =
+      Accumulate<kRows>(depth, a_panel, 1, PackedMatrixA::kRowTile, b, ldb);
   HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {

@@ -1,11 +1,21 @@
 #include "kernels/threading.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
+
+// libgomp (oneDNN's OpenMP runtime), declared here rather than through
+// <omp.h> and "#pragma omp": GOMP_parallel is what GCC emits for a parallel
+// region, called directly so the team is oneDNN's whichever compiler built
+// this file (clang lowers OpenMP pragmas for another runtime).
+extern "C" {
+void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads,
+                   unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+void omp_set_num_threads(int num_threads);
+}
 
 namespace acldump {
 
@@ -33,6 +43,27 @@ namespace {
 std::atomic<int>& Setting() {
   static std::atomic<int> threads{DefaultIntraOpThreads()};
   return threads;
+}
+
+// Chunk k of a ParallelFor: equal ranges, the first n % chunks one item
+// longer.
+struct ParallelJob {
+  size_t n;
+  size_t chunks;
+  absl::FunctionRef<void(size_t, size_t)> fn;
+};
+
+void RunChunks(void* data) {
+  const ParallelJob& job = *static_cast<const ParallelJob*>(data);
+  const size_t base = job.n / job.chunks;
+  const size_t extra = job.n % job.chunks;
+  // A team smaller than asked for (a nested region) still covers every chunk.
+  const size_t team = static_cast<size_t>(omp_get_num_threads());
+  for (size_t k = static_cast<size_t>(omp_get_thread_num()); k < job.chunks;
+       k += team) {
+    const size_t begin = k * base + std::min(k, extra);
+    job.fn(begin, begin + base + (k < extra));
+  }
 }
 
 // The innermost ScopedIntraOpThreads of this thread (0: none) and what this
@@ -76,19 +107,8 @@ void ParallelFor(size_t n, size_t grain,
     if (n > 0) fn(0, n);
     return;
   }
-  // Equal ranges, the first n % chunks one item longer.
-  const size_t base = n / chunks;
-  const size_t extra = n % chunks;
-  auto range = [&](size_t k) {
-    const size_t begin = k * base + std::min(k, extra);
-    return std::pair<size_t, size_t>(begin, begin + base + (k < extra));
-  };
-#pragma omp parallel for num_threads(static_cast <int>(chunks)) \
-    schedule(static, 1)
-  for (size_t k = 0; k < chunks; ++k) {
-    const auto [begin, end] = range(k);
-    fn(begin, end);
-  }
+  ParallelJob job{n, chunks, fn};
+  GOMP_parallel(RunChunks, &job, static_cast<unsigned>(chunks), 0);
 }
 
 }  // namespace acldump
