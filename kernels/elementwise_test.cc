@@ -125,6 +125,44 @@ TEST(BinaryTest, PowWithMixedTypesAndFloat16) {
   EXPECT_TRUE(std::isinf(static_cast<float>((*out)[0].as<Float16>()[1])));
 }
 
+// Pow by a constant 2 squares: the same bits as the general path's pow in
+// double, NaN and infinities included; an exponent of higher rank still
+// broadcasts the output up, and a runtime exponent takes the general path.
+TEST(BinaryTest, PowByConstantTwoSquaresExactly) {
+  std::vector<float> x = Random(5000, 9, -1e19f, 1e19f);
+  const float inf = std::numeric_limits<float>::infinity();
+  x.insert(x.end(), {std::numeric_limits<float>::quiet_NaN(), inf, -inf, 0.0f,
+                     -0.0f, 1e-30f, 3.4e38f});
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (bool constant : {true, false}) {
+    OpTester tester("Pow");
+    tester.Input<float>({n}, x);
+    if (constant) {
+      tester.Input<float>({}, {2.0f});
+    } else {
+      tester.RuntimeInput<float>({}, {2.0f});
+    }
+    auto out = tester.Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<float> y = Values<float>((*out)[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      const float want = static_cast<float>(std::pow(double{x[i]}, 2.0));
+      if (std::isnan(want)) {
+        ASSERT_TRUE(std::isnan(y[i])) << x[i];
+      } else {
+        ASSERT_EQ(y[i], want) << x[i] << (constant ? " constant" : " runtime");
+      }
+    }
+  }
+  auto out = OpTester("Pow")
+                 .Input<float>({2}, {3, -4})
+                 .Input<float>({1, 1}, {2.0f})
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), Shape({1, 2}));
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(9, 16));
+}
+
 TEST(BinaryTest, RejectsMismatchedTypesAndShapes) {
   auto out = OpTester("Add")
                  .Input<float>({2}, {1, 2})
