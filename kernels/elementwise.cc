@@ -712,10 +712,8 @@ absl::StatusOr<PreparedKernel> PrepareClip(const OpContext& context) {
     (i == 1 ? lo : hi) = v;
   }
   if (dtype == DType::kFloat32) {
-    // As below: bounds beyond float's range are float's range.
-    const double limit = std::numeric_limits<float>::max();
-    const float l = static_cast<float>(std::clamp(lo, -limit, limit));
-    const float h = static_cast<float>(std::clamp(hi, -limit, limit));
+    const float l = ClipBoundFloat32(lo);
+    const float h = ClipBoundFloat32(hi);
     return PrepareFloat32Array(context,
                                [l, h](const float* x, float* y, size_t n) {
                                  ClipFloat32(x, y, n, l, h);

@@ -163,6 +163,43 @@ TEST(BinaryTest, PowByConstantTwoSquaresExactly) {
   EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(9, 16));
 }
 
+// Swish: x * sigmoid(alpha * x) on the vector path (float32, alpha 1) and
+// the scalar one (another alpha, float64), against double references; NaN
+// stays NaN and -inf gives NaN (-inf * 0), as Sigmoid then Mul do.
+TEST(UnaryTest, SwishMatchesReferenceOnBothPaths) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = Random(1000, 10, -30, 30);
+  x.insert(x.end(), {0.0f, std::numeric_limits<float>::quiet_NaN(), inf, -inf});
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (float alpha : {1.0f, 1.702f}) {
+    auto out =
+        OpTester("Swish").Input<float>({n}, x).Attr("alpha", alpha).Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<float> y = Values<float>((*out)[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = x[i];
+      // alpha * x is a float product, as in the tensor's type.
+      const double z = static_cast<float>(alpha * x[i]);
+      const double want = v / (1.0 + std::exp(-z));
+      if (std::isnan(v) || v == -inf) {
+        EXPECT_TRUE(std::isnan(y[i])) << "alpha " << alpha << ", x " << v;
+      } else if (std::isinf(v)) {
+        EXPECT_EQ(y[i], inf);
+      } else {
+        EXPECT_NEAR(y[i], want, 1e-6 * std::abs(want) + 1e-30)
+            << "alpha " << alpha << ", x " << v;
+      }
+    }
+  }
+  std::vector<double> xd = {-3.0, 0.5, 2.0};
+  auto out = OpTester("Swish").Input<double>({3}, xd).Attr("alpha", 2.0f).Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<double> yd = Values<double>((*out)[0]);
+  for (size_t i = 0; i < xd.size(); ++i) {
+    EXPECT_NEAR(yd[i], xd[i] / (1.0 + std::exp(-2.0 * xd[i])), 1e-12);
+  }
+}
+
 TEST(BinaryTest, RejectsMismatchedTypesAndShapes) {
   auto out = OpTester("Add")
                  .Input<float>({2}, {1, 2})

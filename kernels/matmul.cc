@@ -3,6 +3,7 @@
 // picks its kernels for this CPU at run time and reports allocation failures
 // as errors, one GEMM per thread.
 #include <cstring>
+#include <mutex>
 
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
@@ -188,7 +189,10 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
         T* pc = out[0].as<T>();
         // Batches (attention heads) on the intra-op threads, each GEMM on
         // one: the same bits on any thread count.
-        std::vector<absl::Status> failures(a_index.size());
+        // The first failure in batch order; no allocation when none fails.
+        std::mutex failure_mutex;
+        size_t failed_batch = a_index.size();
+        absl::Status failure;
         const size_t grain = static_cast<size_t>(std::max<int64_t>(
             1, (int64_t{1} << 18) / std::max<int64_t>(1, m * n * k)));
         ParallelFor(a_index.size(), grain, [&](size_t begin, size_t end) {
@@ -198,12 +202,19 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
               std::fill(c, c + m * n, Store<T>(0.0f));
               continue;
             }
-            failures[i] = Gemm<T>(
+            absl::Status status = Gemm<T>(
                 false, false, m, n, k, Store<T>(1.0f), pa + a_index[i] * m * k,
                 k, pb + b_index[i] * k * n, n, Store<T>(0.0f), c, n);
+            if (!status.ok()) {
+              std::lock_guard<std::mutex> lock(failure_mutex);
+              if (i < failed_batch) {
+                failed_batch = i;
+                failure = std::move(status);
+              }
+            }
           }
         });
-        for (const absl::Status& failure : failures) RETURN_IF_ERROR(failure);
+        RETURN_IF_ERROR(failure);
         if (relu) ApplyRelu(pc, out[0].NumElements());
         return absl::OkStatus();
       }

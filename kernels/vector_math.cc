@@ -1,6 +1,8 @@
 #include "kernels/vector_math.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vector_math.cc"
@@ -204,6 +206,11 @@ void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
 }
 void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi) {
   HWY_DYNAMIC_DISPATCH(ClipImpl)(x, y, n, lo, hi);
+}
+
+float ClipBoundFloat32(double bound) {
+  const double limit = std::numeric_limits<float>::max();
+  return static_cast<float>(std::clamp(bound, -limit, limit));
 }
 
 }  // namespace acldump

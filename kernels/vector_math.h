@@ -26,6 +26,9 @@ void HardSwishFloat32(const float* x, float* y, size_t n);
 void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
                         float beta);
 void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi);
+// A Clip bound as float32 Clip applies it: bounds beyond float's range are
+// float's range (the Clip kernel and the Conv+Clip fusion share this).
+float ClipBoundFloat32(double bound);
 
 }  // namespace acldump
 

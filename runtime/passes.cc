@@ -8,6 +8,7 @@
 
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "kernels/vector_math.h"
 #include "runtime/node_prepare.h"
 
 namespace acldump {
@@ -369,9 +370,8 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
-// The float32 bounds of a Clip node, as its kernel computes them (bounds
-// beyond float's range are float's range), when they are known before
-// execution.
+// The float32 bounds of a Clip node, as its kernel computes them, when they
+// are known before execution.
 std::optional<std::pair<float, float>> ClipBounds(const Graph& graph,
                                                   const GraphNode& clip) {
   double bounds[2] = {-std::numeric_limits<double>::infinity(),
@@ -393,10 +393,8 @@ std::optional<std::pair<float, float>> ClipBounds(const Graph& graph,
       bounds[i] = t->as<float>()[0];
     }
   }
-  const double limit = std::numeric_limits<float>::max();
-  return std::pair<float, float>(
-      static_cast<float>(std::clamp(bounds[0], -limit, limit)),
-      static_cast<float>(std::clamp(bounds[1], -limit, limit)));
+  return std::pair<float, float>(ClipBoundFloat32(bounds[0]),
+                                 ClipBoundFloat32(bounds[1]));
 }
 
 // Relu after Conv, Gemm or MatMul, and Clip with known bounds after Conv,
