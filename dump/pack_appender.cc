@@ -83,32 +83,47 @@ absl::Status PackAppender::AppendAll(Target& target,
   return written;
 }
 
-absl::Status PackAppender::AppendRecord(const FolderTree::Folder& folder,
-                                        const RenderedFile& file) {
-  const std::string name = StrCat(file.name, file.suffix);
-  if (name.size() > kMaxPackNameBytes) {
-    return absl::InvalidArgumentError(StrCat(
-        "record name of ", name.size(), " bytes exceeds ", kMaxPackNameBytes));
+absl::Status PackAppender::AppendRecords(const FolderTree::Folder& folder,
+                                         std::span<const RenderedFile> files) {
+  names_.clear();
+  frames_.clear();
+  for (const RenderedFile& file : files) {
+    names_.push_back(StrCat(file.name, file.suffix));
+    if (names_.back().size() > kMaxPackNameBytes) {
+      return absl::InvalidArgumentError(
+          StrCat("record name of ", names_.back().size(), " bytes exceeds ",
+                 kMaxPackNameBytes));
+    }
   }
-  uint64_t data_bytes = file.head.size();
-  for (std::string_view payload : file.payloads) data_bytes += payload.size();
   ASSIGN_OR_RETURN(Target * target, OpenTarget(folder, kPackFileName, true));
-  const uint64_t offset = target->size;
-  const std::string frame = PackFrame(name.size(), data_bytes);
+  uint64_t offset = target->size;
+  index_lines_.clear();
+  for (size_t i = 0; i < files.size(); ++i) {
+    uint64_t data_bytes = files[i].head.size();
+    for (std::string_view payload : files[i].payloads) {
+      data_bytes += payload.size();
+    }
+    frames_.push_back(PackFrame(names_[i].size(), data_bytes));
+    index_lines_ += PackIndexLine(offset, names_[i], data_bytes);
+    offset += frames_.back().size() + names_[i].size() + data_bytes;
+  }
   iovecs_.clear();
-  iovecs_.push_back({const_cast<char*>(frame.data()), frame.size()});
-  iovecs_.push_back({const_cast<char*>(name.data()), name.size()});
-  iovecs_.push_back({const_cast<char*>(file.head.data()), file.head.size()});
-  for (std::string_view payload : file.payloads) {
-    iovecs_.push_back({const_cast<char*>(payload.data()), payload.size()});
+  for (size_t i = 0; i < files.size(); ++i) {
+    iovecs_.push_back({frames_[i].data(), frames_[i].size()});
+    iovecs_.push_back({names_[i].data(), names_[i].size()});
+    iovecs_.push_back(
+        {const_cast<char*>(files[i].head.data()), files[i].head.size()});
+    for (std::string_view payload : files[i].payloads) {
+      iovecs_.push_back({const_cast<char*>(payload.data()), payload.size()});
+    }
   }
   RETURN_IF_ERROR(AppendAll(*target, iovecs_));
   if (target->index_fd >= 0) {
-    const std::string line = PackIndexLine(offset, name, data_bytes);
-    const iovec part = {const_cast<char*>(line.data()), line.size()};
+    const iovec part = {index_lines_.data(), index_lines_.size()};
     if (!WriteAll(fs_, target->index_fd, std::span<const iovec>(&part, 1),
                   target->path)
              .ok()) {
+      // Readers scan the pack when its index falls short: nothing is lost.
       fs_.Close(target->index_fd, target->path).IgnoreError();
       target->index_fd = -1;
     }
@@ -116,28 +131,76 @@ absl::Status PackAppender::AppendRecord(const FolderTree::Folder& folder,
   return absl::OkStatus();
 }
 
-absl::Status PackAppender::AppendStatsRows(const FolderTree::Folder& folder,
-                                           const RenderedFile& file) {
+absl::Status PackAppender::AppendStatsRows(
+    const FolderTree::Folder& folder, std::span<const RenderedFile> files) {
   std::string header;
-  ASSIGN_OR_RETURN(std::string rows,
-                   MergedStatsRows(file.name, file.head, &header));
+  rows_.clear();
+  for (const RenderedFile& file : files) {
+    ASSIGN_OR_RETURN(std::string rows,
+                     MergedStatsRows(file.name, file.head, &header));
+    rows_ += rows;
+  }
   ASSIGN_OR_RETURN(Target * target,
                    OpenTarget(folder, kMergedStatsFileName, false));
   iovecs_.clear();
   if (target->size == 0) {
-    iovecs_.push_back({const_cast<char*>(header.data()), header.size()});
+    iovecs_.push_back({header.data(), header.size()});
   }
-  iovecs_.push_back({const_cast<char*>(rows.data()), rows.size()});
+  iovecs_.push_back({rows_.data(), rows_.size()});
   return AppendAll(*target, iovecs_);
 }
 
-absl::Status PackAppender::Append(const RenderedFile& file,
-                                  std::string* final_path) {
-  ASSIGN_OR_RETURN(FolderTree::Folder folder, tree_.Open(file.directory));
-  *final_path = StrCat(folder.path, "/", file.name, file.suffix);
+void PackAppender::AppendRun(std::span<const RenderedFile> files,
+                             std::span<absl::Status> results,
+                             std::span<std::string> paths) {
+  absl::StatusOr<FolderTree::Folder> folder = tree_.Open(files[0].directory);
+  if (!folder.ok()) {
+    for (absl::Status& result : results) result = folder.status();
+    return;
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    paths[i] = StrCat(folder->path, "/", files[i].name, files[i].suffix);
+  }
   // Stats records are CSVs (".csv"); everything else is a dump file.
-  if (file.suffix == ".csv") return AppendStatsRows(folder, file);
-  return AppendRecord(folder, file);
+  const bool stats = files[0].suffix == ".csv";
+  auto append = [&](std::span<const RenderedFile> part) {
+    return stats ? AppendStatsRows(*folder, part)
+                 : AppendRecords(*folder, part);
+  };
+  const absl::Status together = append(files);
+  // A torn append that could not be cut back (data loss) takes nothing more;
+  // any other failure left the target as it was, so each record gets its own
+  // try (a full disk may still take some).
+  if (together.ok() || files.size() == 1 || absl::IsDataLoss(together)) {
+    for (absl::Status& result : results) result = together;
+    return;
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    results[i] = append(files.subspan(i, 1));
+  }
+}
+
+void PackAppender::AppendBatch(std::span<const RenderedFile> files,
+                               std::span<absl::Status> results,
+                               std::span<std::string> paths) {
+  size_t begin = 0;
+  while (begin < files.size()) {
+    if (!results[begin].ok()) {
+      ++begin;
+      continue;
+    }
+    const bool stats = files[begin].suffix == ".csv";
+    size_t end = begin + 1;
+    while (end < files.size() && results[end].ok() &&
+           files[end].directory == files[begin].directory &&
+           (files[end].suffix == ".csv") == stats) {
+      ++end;
+    }
+    AppendRun(files.subspan(begin, end - begin),
+              results.subspan(begin, end - begin),
+              paths.subspan(begin, end - begin));
+    begin = end;
+  }
 }
 
 }  // namespace acldump::dump

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,14 @@ class PackAppender {
   PackAppender(const PackAppender&) = delete;
   PackAppender& operator=(const PackAppender&) = delete;
 
-  // Appends `file`; `final_path` names the record as its own file would be
-  // named (for failure reports).
-  absl::Status Append(const RenderedFile& file, std::string* final_path);
+  // Appends each file whose result is OK, setting its result and its path
+  // (the record named as its own file would be, for failure reports).
+  // Consecutive records of one folder go out in one append (records, then
+  // their index lines); when that fails, each is appended on its own, so every
+  // record still succeeds or fails by itself.
+  void AppendBatch(std::span<const RenderedFile> files,
+                   std::span<absl::Status> results,
+                   std::span<std::string> paths);
 
  private:
   // An open dump.pack (with its index) or statistic.csv.
@@ -49,10 +55,15 @@ class PackAppender {
   absl::StatusOr<Target*> OpenTarget(const FolderTree::Folder& folder,
                                      std::string_view file_name, bool indexed);
   void Close(Target& target);
-  absl::Status AppendRecord(const FolderTree::Folder& folder,
-                            const RenderedFile& file);
+  // Appends `files` (all bound for `folder`, all records or all stats) as
+  // one write.
+  absl::Status AppendRecords(const FolderTree::Folder& folder,
+                             std::span<const RenderedFile> files);
   absl::Status AppendStatsRows(const FolderTree::Folder& folder,
-                               const RenderedFile& file);
+                               std::span<const RenderedFile> files);
+  // One run of AppendBatch: files[begin, end) share a folder and a kind.
+  void AppendRun(std::span<const RenderedFile> files,
+                 std::span<absl::Status> results, std::span<std::string> paths);
   // Writes `data` at the end of `target`, or cuts it back and fails.
   absl::Status AppendAll(Target& target, std::span<const iovec> data);
 
@@ -60,6 +71,10 @@ class PackAppender {
   FolderTree& tree_;
   std::list<Target> open_;  // most recently used first
   std::vector<iovec> iovecs_;
+  std::vector<std::string> names_;
+  std::vector<std::string> frames_;
+  std::string index_lines_;
+  std::string rows_;
 };
 
 }  // namespace acldump::dump

@@ -7,8 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <set>
 
@@ -71,11 +73,7 @@ class TornWriteFileSystem final : public ForwardingFileSystem {
   }
   absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
                                const std::string& path) override {
-    if (!fail_on.empty() && data.size() > 1 &&
-        std::string_view(static_cast<const char*>(data[1].iov_base),
-                         data[1].iov_len)
-                .find(fail_on) != std::string_view::npos) {
-      fail_on.clear();
+    if (!fail_on.empty() && data.size() > 1 && Names(data, fail_on)) {
       // Part of the frame reaches the file before the disk fills up.
       iovec part = data[0];
       part.iov_len = 9;
@@ -83,6 +81,52 @@ class TornWriteFileSystem final : public ForwardingFileSystem {
           ForwardingFileSystem::Write(fd, {&part, 1}, path).status());
       return absl::ResourceExhaustedError("No space left on device (injected)");
     }
+    return ForwardingFileSystem::Write(fd, data, path);
+  }
+
+ private:
+  static bool Names(std::span<const iovec> data, std::string_view name) {
+    for (const iovec& part : data) {
+      if (std::string_view(static_cast<const char*>(part.iov_base),
+                           part.iov_len)
+              .starts_with(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+// Blocks the writer thread in its first job until released, so that the jobs
+// submitted meanwhile reach it as one batch.
+class HeldRenderer final : public JobRenderer {
+ public:
+  absl::Status Render(const WriteJob&, RenderedFile& file) const override {
+    entered_.set_value();
+    released_.wait();
+    file.directory = "0/m/1/9";
+    file.name = "Held.held.0.0.1";
+    file.head = "held";
+    return absl::OkStatus();
+  }
+  void AwaitWriter() { entered_.get_future().wait(); }
+  void Release() { release_.set_value(); }
+
+ private:
+  mutable std::promise<void> entered_;
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+};
+
+// Counts the appends to packs (writes of several parts) and to their indexes
+// or statistic.csv (writes of one part).
+class CountingFileSystem final : public ForwardingFileSystem {
+ public:
+  std::atomic<int> multi_part_writes{0};
+  std::atomic<int> single_part_writes{0};
+  absl::StatusOr<size_t> Write(int fd, std::span<const iovec> data,
+                               const std::string& path) override {
+    ++(data.size() > 1 ? multi_part_writes : single_part_writes);
     return ForwardingFileSystem::Write(fd, data, path);
   }
 };
@@ -112,20 +156,41 @@ class PackTest : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
+  // `one_batch`: the records reach the writer thread together, after a held
+  // record of folder 9.
   absl::Status Write(const std::vector<std::pair<uint64_t, bool>>& records,
-                     FileSystem* file_system = nullptr) {
+                     FileSystem* file_system = nullptr, bool one_batch = false,
+                     const std::vector<uint64_t>& after_flush = {}) {
     DumpWriter::Options options;
     options.root = root_.string();
     options.packed = true;
     options.fs = file_system;
     DumpWriter writer(options);
     auto renderer = std::make_shared<RecordRenderer>();
+    auto held = std::make_shared<HeldRenderer>();
+    if (one_batch) {
+      WriteJob job;
+      job.renderer = held;
+      writer.Submit(std::move(job));
+      writer.Kick();
+      held->AwaitWriter();
+    }
     for (const auto& [i, stats] : records) {
       WriteJob job;
       job.renderer = renderer;
       job.sequence = i;
       job.iteration = i % 2;
       job.timestamp_us = stats ? 1 : 0;
+      writer.Submit(std::move(job));
+    }
+    if (one_batch) held->Release();
+    if (after_flush.empty()) return writer.Flush();
+    writer.Flush().IgnoreError();  // the final Flush reports every failure
+    for (uint64_t i : after_flush) {
+      WriteJob job;
+      job.renderer = renderer;
+      job.sequence = i;
+      job.iteration = i % 2;
       writer.Submit(std::move(job));
     }
     return writer.Flush();
@@ -171,6 +236,41 @@ TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
   EXPECT_EQ(pack->records[2].data_bytes, Content(4).size());
 }
 
+TEST_F(PackTest, ABatchOfRecordsIsOneAppendWithTheSameBytes) {
+  CountingFileSystem counting;
+  ASSERT_TRUE(Write({{0, false}, {2, false}, {4, false}, {1, false}}, &counting,
+                    /*one_batch=*/true)
+                  .ok());
+  // Folder 9 (the held record), folder 0 (three records), folder 1: one pack
+  // append and one index append each.
+  EXPECT_EQ(counting.multi_part_writes, 3);
+  EXPECT_EQ(counting.single_part_writes, 3);
+  const std::string batched = ReadFile(Folder(0) / kPackFileName);
+  const std::string batched_index = ReadFile(Folder(0) / kPackIndexFileName);
+  // Record by record, the files are the same.
+  fs::remove_all(root_);
+  fs::create_directories(root_);
+  for (uint64_t i : {0, 2, 4}) ASSERT_TRUE(Write({{i, false}}).ok());
+  EXPECT_EQ(ReadFile(Folder(0) / kPackFileName), batched);
+  EXPECT_EQ(ReadFile(Folder(0) / kPackIndexFileName), batched_index);
+  // Stats rows of a batch: one append to statistic.csv.
+  fs::remove_all(root_);
+  fs::create_directories(root_);
+  CountingFileSystem counting_stats;
+  ASSERT_TRUE(
+      Write({{0, true}, {2, true}, {4, true}}, &counting_stats, true).ok());
+  // The held record's pack and index, then one append of the header and the
+  // rows of three records.
+  EXPECT_EQ(counting_stats.multi_part_writes, 2);
+  EXPECT_EQ(counting_stats.single_part_writes, 1);
+  absl::StatusOr<std::vector<MergedStatsRecord>> rows =
+      SplitMergedStats(ReadFile(Folder(0) / kMergedStatsFileName));
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[2].name, "Add.add4.4.0.1004.csv");
+  EXPECT_EQ((*rows)[2].csv, StatsCsv(4));
+}
+
 TEST_F(PackTest, ACrashMidRecordLosesThatRecordOnly) {
   ASSERT_TRUE(Write({{0, false}, {2, false}}).ok());
   const fs::path pack = Folder(0) / kPackFileName;
@@ -198,11 +298,14 @@ TEST_F(PackTest, ACrashMidRecordLosesThatRecordOnly) {
 
 TEST_F(PackTest, AFailedWriteIsCutBackAndReported) {
   TornWriteFileSystem torn;
-  torn.fail_on = "add2.";
-  absl::Status flushed = Write({{0, false}, {2, false}, {4, false}}, &torn);
+  torn.fail_on = "Add.add2.";
+  // One append of the three records fails half-way; each is then appended on
+  // its own and only the torn one is missing.
+  absl::Status flushed = Write({{0, false}, {2, false}, {4, false}}, &torn,
+                               /*one_batch=*/true);
   ASSERT_FALSE(flushed.ok());
   EXPECT_THAT(std::string(flushed.message()),
-              HasSubstr("1 of 3 dump files could not be written"));
+              HasSubstr("1 of 4 dump files could not be written"));
   EXPECT_THAT(std::string(flushed.message()), HasSubstr("Add.add2.2.0.1002"));
   absl::StatusOr<PackContents> contents =
       ReadPackContents((Folder(0) / kPackFileName).string());
@@ -219,13 +322,17 @@ TEST_F(PackTest, AFailedWriteIsCutBackAndReported) {
 
 TEST_F(PackTest, APartialRecordThatCannotBeCutBackStopsThePack) {
   TornWriteFileSystem torn;
-  torn.fail_on = "add2.";
+  torn.fail_on = "Add.add2.";
   torn.fail_truncate = true;
-  absl::Status flushed = Write({{0, false}, {2, false}, {4, false}}, &torn);
+  absl::Status flushed = Write({{0, false}, {2, false}, {4, false}}, &torn,
+                               /*one_batch=*/true, /*after_flush=*/{6});
   ASSERT_FALSE(flushed.ok());
-  // The record after the partial one is reported, never written out of reach.
+  // The append of the batch tore and stays torn: every record of it is
+  // reported, and so is a later one, never written after the partial bytes
+  // (out of readers' reach).
   EXPECT_THAT(std::string(flushed.message()),
-              HasSubstr("2 of 3 dump files could not be written"));
+              HasSubstr("4 of 5 dump files could not be written"));
+  EXPECT_THAT(std::string(flushed.message()), HasSubstr("Add.add6.6.0.1006"));
   EXPECT_THAT(std::string(flushed.message()),
               HasSubstr("cutting back the partial record failed"));
   EXPECT_THAT(std::string(flushed.message()),
@@ -233,7 +340,7 @@ TEST_F(PackTest, APartialRecordThatCannotBeCutBackStopsThePack) {
   absl::StatusOr<PackContents> contents =
       ReadPackContents((Folder(0) / kPackFileName).string());
   ASSERT_TRUE(contents.ok());
-  ASSERT_EQ(contents->records.size(), 1u);
+  EXPECT_TRUE(contents->records.empty());
   EXPECT_THAT(contents->problem, HasSubstr("a truncated record frame"));
 }
 

@@ -19,6 +19,9 @@ constexpr size_t kReportedFailures = 5;
 constexpr size_t kWakeBatch = 8;
 constexpr size_t kWakeBytes = size_t{1} << 20;
 constexpr auto kBatchWait = std::chrono::milliseconds(2);
+// Jobs the packed layout takes from the queue at once: consecutive records of
+// one pack (or stats rows of one statistic.csv) become one append.
+constexpr size_t kMaxBatchJobs = 256;
 
 }  // namespace
 
@@ -149,8 +152,8 @@ void DumpWriter::Kick() {
 }
 
 void DumpWriter::Run() {
+  std::vector<WriteJob> batch;
   while (true) {
-    WriteJob job;
     bool notify_space;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -172,56 +175,77 @@ void DumpWriter::Run() {
         writer_state_ = WriterState::kRunning;
       }
       if (queue_size_ == 0) return;  // stopping with nothing left
-      job = std::move(queue_[queue_head_]);
-      queue_head_ = (queue_head_ + 1) % queue_.size();
-      --queue_size_;
-      queued_bytes_ -= job.used;
+      const size_t take =
+          options_.packed ? std::min(queue_size_, kMaxBatchJobs) : 1;
+      for (size_t i = 0; i < take; ++i) {
+        WriteJob& job = queue_[queue_head_];
+        queued_bytes_ -= job.used;
+        batch.push_back(std::move(job));
+        queue_head_ = (queue_head_ + 1) % queue_.size();
+        --queue_size_;
+      }
       busy_ = true;
       notify_space = queue_waiters_ > 0 && queue_size_ <= ResumeLevel();
     }
     if (notify_space) space_ready_.notify_all();
-    WriteOne(job);
-    ReleaseBuffer(std::move(job.buffer));
+    WriteBatch(batch);
+    for (WriteJob& job : batch) ReleaseBuffer(std::move(job.buffer));
+    batch.clear();
   }
 }
 
-void DumpWriter::WriteOne(WriteJob& job) {
-  scratch_.directory.clear();
-  scratch_.name.clear();
-  scratch_.suffix.clear();
-  scratch_.head.clear();
-  scratch_.payloads.clear();
-  scratch_.mode = 0640;
-  absl::Status status = job.renderer->Render(job, scratch_);
-  // Where the file was meant to go, for the failure report.
+std::string DumpWriter::IntendedPath(const RenderedFile& file) const {
   std::string path = options_.root;
   if (!options_.time_base.empty()) {
     StrAppend(
         path, "/",
         tree_.time_folder().empty() ? options_.time_base : tree_.time_folder());
   }
-  if (!scratch_.directory.empty()) StrAppend(path, "/", scratch_.directory);
-  StrAppend(path, "/", scratch_.name, scratch_.suffix);
-  if (status.ok()) {
-    if (options_.packed) {
-      if (!packs_) packs_ = std::make_unique<PackAppender>(fs_, tree_);
-      status = packs_->Append(scratch_, &path);
-    } else {
-      status = WriteFile(scratch_, &path);
+  if (!file.directory.empty()) StrAppend(path, "/", file.directory);
+  StrAppend(path, "/", file.name, file.suffix);
+  return path;
+}
+
+void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
+  const size_t n = batch.size();
+  if (rendered_.size() < n) rendered_.resize(n);
+  results_.resize(n);
+  paths_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    RenderedFile& file = rendered_[i];
+    file.directory.clear();
+    file.name.clear();
+    file.suffix.clear();
+    file.head.clear();
+    file.payloads.clear();
+    file.mode = 0640;
+    results_[i] = batch[i].renderer->Render(batch[i], file);
+    paths_[i] = IntendedPath(file);
+  }
+  const std::span<const RenderedFile> files(rendered_.data(), n);
+  if (options_.packed) {
+    if (!packs_) packs_ = std::make_unique<PackAppender>(fs_, tree_);
+    packs_->AppendBatch(files, results_, paths_);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      if (results_[i].ok()) results_[i] = WriteFile(files[i], &paths_[i]);
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (time_folder_.empty()) time_folder_ = tree_.time_folder();
-  if (status.ok()) {
-    ++stats_.files_written;
-    stats_.bytes_written += scratch_.head.size();
-    for (std::string_view payload : scratch_.payloads)
-      stats_.bytes_written += payload.size();
-    return;
-  }
-  ++stats_.files_failed;
-  if (failures_.size() < kMaxRecordedFailures) {
-    failures_.push_back({std::move(path), std::string(status.message())});
+  for (size_t i = 0; i < n; ++i) {
+    if (results_[i].ok()) {
+      ++stats_.files_written;
+      stats_.bytes_written += files[i].head.size();
+      for (std::string_view payload : files[i].payloads)
+        stats_.bytes_written += payload.size();
+      continue;
+    }
+    ++stats_.files_failed;
+    if (failures_.size() < kMaxRecordedFailures) {
+      failures_.push_back(
+          {std::move(paths_[i]), std::string(results_[i].message())});
+    }
   }
 }
 

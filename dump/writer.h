@@ -136,7 +136,11 @@ class DumpWriter {
   bool BatchReady() const;
   // Queue length at which producers blocked on a full queue resume.
   size_t ResumeLevel() const;
-  void WriteOne(WriteJob& job);
+  // Renders and writes the jobs taken from the queue together (one for the
+  // SDK layout; the packed layout appends runs of records per system call).
+  void WriteBatch(std::vector<WriteJob>& batch);
+  // Where `file` was meant to go, for failure reports.
+  std::string IntendedPath(const RenderedFile& file) const;
   absl::Status WriteFile(const RenderedFile& file, std::string* final_path);
   absl::Status WriteInto(const FolderTree::Folder& folder,
                          const RenderedFile& file, std::string* final_path);
@@ -173,7 +177,9 @@ class DumpWriter {
   FolderTree tree_;
   std::unique_ptr<PackAppender>
       packs_;  // the packed layout's, made at first use
-  RenderedFile scratch_;
+  std::vector<RenderedFile> rendered_;
+  std::vector<absl::Status> results_;
+  std::vector<std::string> paths_;
   std::vector<iovec> iovecs_;
 
   std::thread thread_;

@@ -1,0 +1,116 @@
+// What dumping every operator output costs on the zoo models (run.sh): each
+// model runs without an observer and with stats or full tensors of every
+// output, in the SDK and the packed layout, in one process.
+//   zoo_dump_cost [--rounds R] [--seconds S] model.om
+// prints one JSON line: per mode, the milliseconds per execution including
+// the final flush (a dump is only as fast as its data lands), the fastest of
+// R rounds (modes in rotating order within a round), and the bytes written per
+// execution. One intra-op thread: the writer has the other core.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/dump_fixture.h"
+#include "kernels/threading.h"
+
+namespace acldump::bench {
+namespace {
+
+constexpr Mode kModes[] = {Mode::kNoObserver, Mode::kStats, Mode::kTensorAll,
+                           Mode::kStatsPacked, Mode::kTensorAllPacked};
+
+struct Measured {
+  double ms = 0;
+  double mb = 0;
+};
+
+// `runs` executions after one warm-up, plus the final flush.
+Measured TimeMode(const std::string& bytes, Mode mode, int runs) {
+  DumpedModel model(bytes, mode, {});
+  model.Run();  // first touch of arena and buffer pools
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < runs; ++i) model.Run();
+  const uint64_t written = model.Finish();
+  const double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  // The warm-up's dumps count in `written`.
+  return {ms / runs, static_cast<double>(written) / 1e6 / (runs + 1)};
+}
+
+int Main(int argc, char** argv) {
+  int rounds = 3;
+  double seconds = 1.0;
+  int arg = 1;
+  for (; arg + 1 < argc && std::strncmp(argv[arg], "--", 2) == 0; arg += 2) {
+    char* end = nullptr;
+    const double value = std::strtod(argv[arg + 1], &end);
+    const bool number = *end == '\0' && value > 0 && value <= 1000;
+    if (std::strcmp(argv[arg], "--rounds") == 0 && number) {
+      rounds = static_cast<int>(value);
+    } else if (std::strcmp(argv[arg], "--seconds") == 0 && number) {
+      seconds = value;
+    } else {
+      std::fprintf(stderr, "zoo_dump_cost: bad option %s %s\n", argv[arg],
+                   argv[arg + 1]);
+      return 2;
+    }
+  }
+  if (argc - arg != 1 || rounds < 1) {
+    std::fprintf(stderr, "usage: %s [--rounds R] [--seconds S] model.om\n",
+                 argv[0]);
+    return 2;
+  }
+  std::ifstream in(argv[arg], std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  if (!in) {
+    std::fprintf(stderr, "zoo_dump_cost: cannot read %s\n", argv[arg]);
+    return 1;
+  }
+  const std::string bytes = contents.str();
+  SetIntraOpThreads(1);
+
+  // Sizes the timed runs from the model's own speed: ~`seconds` per mode
+  // without dumping, at least 3.
+  const Measured probe = TimeMode(bytes, Mode::kNoObserver, 3);
+  const int runs = std::clamp(
+      static_cast<int>(seconds * 1000 / std::max(probe.ms, 1e-3)), 3, 500);
+  size_t nodes = 0;
+  {
+    DumpedModel model(bytes, Mode::kNoObserver, {});
+    nodes = model.num_steps();
+  }
+  std::map<Mode, Measured> best;
+  for (Mode mode : kModes) {
+    best[mode].ms = std::numeric_limits<double>::infinity();
+  }
+  constexpr size_t kCount = std::size(kModes);
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < kCount; ++i) {
+      const Mode mode = kModes[(i + round) % kCount];
+      const Measured m = TimeMode(bytes, mode, runs);
+      if (m.ms < best[mode].ms) best[mode] = m;
+    }
+  }
+  std::printf("{\"nodes\": %zu, \"runs\": %d", nodes, runs);
+  for (Mode mode : kModes) {
+    std::printf(", \"%s_ms\": %.4f, \"%s_mb\": %.4f", ModeName(mode),
+                best[mode].ms, ModeName(mode), best[mode].mb);
+  }
+  std::printf("}\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace acldump::bench
+
+int main(int argc, char** argv) { return acldump::bench::Main(argc, argv); }
