@@ -7,19 +7,31 @@
 
 namespace acldump::dump {
 
-PackAppender::~PackAppender() {
+namespace {
+
+// Index lines kept per open pack; beyond this the pack goes without an index
+// frame (readers scan its frames) rather than holding memory without bound.
+constexpr size_t kMaxIndexBytes = size_t{16} << 20;
+
+}  // namespace
+
+PackAppender::~PackAppender() { CloseAll(); }
+
+void PackAppender::CloseAll() {
   for (Target& target : open_) Close(target);
+  open_.clear();
 }
 
 void PackAppender::Close(Target& target) {
-  if (target.index_fd >= 0) {
-    fs_.Close(target.index_fd, target.path).IgnoreError();
-    target.index_fd = -1;
+  if (target.fd < 0) return;
+  if (target.indexed && !target.index.empty()) {
+    const std::string frame = PackIndexFrame(target.index, target.size);
+    const iovec part = {const_cast<char*>(frame.data()), frame.size()};
+    // Without its index frame a pack is still read whole, by scanning.
+    AppendAll(target, std::span<const iovec>(&part, 1)).IgnoreError();
   }
-  if (target.fd >= 0) {
-    fs_.Close(target.fd, target.path).IgnoreError();
-    target.fd = -1;
-  }
+  fs_.Close(target.fd, target.path).IgnoreError();
+  target.fd = -1;
 }
 
 absl::StatusOr<PackAppender::Target*> PackAppender::OpenTarget(
@@ -39,6 +51,7 @@ absl::StatusOr<PackAppender::Target*> PackAppender::OpenTarget(
   Target target;
   target.key = key;
   target.path = key;
+  target.broken = broken_.contains(key);
   ASSIGN_OR_RETURN(target.fd,
                    fs_.OpenForAppendAt(folder.fd, file_name, target.path));
   absl::StatusOr<uint64_t> size = fs_.FileSize(target.fd, target.path);
@@ -47,13 +60,9 @@ absl::StatusOr<PackAppender::Target*> PackAppender::OpenTarget(
     return size.status();
   }
   target.size = *size;
-  if (indexed) {
-    const std::string index_path = StrCat(folder.path, "/", kPackIndexFileName);
-    // Without an index, readers scan the pack: nothing is lost.
-    absl::StatusOr<int> index =
-        fs_.OpenForAppendAt(folder.fd, kPackIndexFileName, index_path);
-    if (index.ok()) target.index_fd = *index;
-  }
+  // A pack that exists already (closed earlier, or another writer's) may
+  // hold records this one does not know: no index frame for it.
+  target.indexed = indexed && target.size == 0;
   open_.push_front(std::move(target));
   return &open_.front();
 }
@@ -76,6 +85,7 @@ absl::Status PackAppender::AppendAll(Target& target,
   absl::Status cut = fs_.Truncate(target.fd, target.size, target.path);
   if (!cut.ok()) {
     target.broken = true;
+    broken_.insert(target.key);
     return absl::DataLossError(
         StrCat(written.message(),
                "; cutting back the partial record failed: ", cut.message()));
@@ -118,14 +128,12 @@ absl::Status PackAppender::AppendRecords(const FolderTree::Folder& folder,
     }
   }
   RETURN_IF_ERROR(AppendAll(*target, iovecs_));
-  if (target->index_fd >= 0) {
-    const iovec part = {index_lines_.data(), index_lines_.size()};
-    if (!WriteAll(fs_, target->index_fd, std::span<const iovec>(&part, 1),
-                  target->path)
-             .ok()) {
-      // Readers scan the pack when its index falls short: nothing is lost.
-      fs_.Close(target->index_fd, target->path).IgnoreError();
-      target->index_fd = -1;
+  if (target->indexed) {
+    if (target->index.size() + index_lines_.size() <= kMaxIndexBytes) {
+      target->index += index_lines_;
+    } else {
+      target->indexed = false;
+      std::string().swap(target->index);
     }
   }
   return absl::OkStatus();

@@ -1,8 +1,9 @@
 // The packed layout's side of the dump writer (see dump/format/pack.h): a
-// rendered file becomes a record appended to its folder's dump.pack (plus an
-// index line), or, for a stats CSV, rows appended to its folder's
-// statistic.csv. An append that fails half-way is cut back, so every record
-// stays complete or absent. Writer-thread only.
+// rendered file becomes a record appended to its folder's dump.pack, or, for a
+// stats CSV, rows appended to its folder's statistic.csv. A pack's index is
+// kept in memory and appended as the pack's index frame when the pack is
+// closed: no second file per folder. An append that fails half-way is cut
+// back, so every record stays complete or absent. Writer-thread only.
 #ifndef ACLDUMP_DUMP_PACK_APPENDER_H_
 #define ACLDUMP_DUMP_PACK_APPENDER_H_
 
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <list>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +38,9 @@ class PackAppender {
   void AppendBatch(std::span<const RenderedFile> files,
                    std::span<absl::Status> results,
                    std::span<std::string> paths);
+  // Closes every open pack, appending its index (a flush: readers then find
+  // each record through the index).
+  void CloseAll();
 
  private:
   // An open dump.pack (with its index) or statistic.csv.
@@ -43,8 +48,11 @@ class PackAppender {
     std::string key;  // folder path + file name
     std::string path;
     int fd = -1;
-    int index_fd = -1;  // dump.pack.index; -1 once an index write failed
     uint64_t size = 0;
+    // The index lines of every record, while they describe the whole pack
+    // (it was new when opened, and the lines stayed below their bound).
+    bool indexed = false;
+    std::string index;
     // Ends in a partial record that could not be cut back: appending more
     // would put records where readers cannot reach them.
     bool broken = false;
@@ -70,6 +78,9 @@ class PackAppender {
   FileSystem& fs_;
   FolderTree& tree_;
   std::list<Target> open_;  // most recently used first
+  // Keys of targets that ended in a partial record: they stay refused when
+  // closed and opened again (a flush closes every target).
+  std::set<std::string, std::less<>> broken_;
   std::vector<iovec> iovecs_;
   std::vector<std::string> names_;
   std::vector<std::string> frames_;

@@ -206,7 +206,7 @@ TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(Folder(0)))
     names.insert(e.path().filename().string());
-  EXPECT_THAT(names, ElementsAre("dump.pack", "dump.pack.index"));
+  EXPECT_THAT(names, ElementsAre("dump.pack"));  // the index is inside
   absl::StatusOr<PackContents> pack =
       ReadPackContents((Folder(0) / kPackFileName).string());
   ASSERT_TRUE(pack.ok()) << pack.status();
@@ -227,13 +227,77 @@ TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
       ReadDumpTreeFile((Folder(0) / "Add.add9.9.0.1009").string(), 1 << 20,
                        "dump file")
           .status()));
-  // The same from scanning the frames when the index is gone.
-  fs::remove(Folder(0) / kPackIndexFileName);
-  pack = ReadPackContents((Folder(0) / kPackFileName).string());
+  // The same from scanning the frames when the index frame is gone.
+  const fs::path pack_path = Folder(0) / kPackFileName;
+  const std::string whole = ReadFile(pack_path);
+  const uint64_t records_end =
+      pack->records[2].data_offset + pack->records[2].data_bytes;
+  fs::resize_file(pack_path, records_end);
+  pack = ReadPackContents(pack_path.string());
   ASSERT_TRUE(pack.ok());
   EXPECT_FALSE(pack->from_index);
+  EXPECT_TRUE(pack->problem.empty());
   ASSERT_EQ(pack->records.size(), 3u);
   EXPECT_EQ(pack->records[2].data_bytes, Content(4).size());
+  // Packs of earlier versions: the index lines in dump.pack.index.
+  std::ofstream(Folder(0) / kPackIndexFileName, std::ios::binary)
+      << whole.substr(records_end + kPackFrameBytes,
+                      whole.size() - records_end - kPackFrameBytes - 8);
+  pack = ReadPackContents(pack_path.string());
+  ASSERT_TRUE(pack.ok());
+  EXPECT_TRUE(pack->from_index);
+  ASSERT_EQ(pack->records.size(), 3u);
+  EXPECT_EQ(pack->records[1].name, "Add.add2.2.0.1002");
+}
+
+TEST_F(PackTest, AFlushCompletesEveryPackWithItsIndex) {
+  DumpWriter::Options options;
+  options.root = root_.string();
+  options.packed = true;
+  DumpWriter writer(options);
+  auto renderer = std::make_shared<RecordRenderer>();
+  for (uint64_t i : {0, 2}) {
+    WriteJob job;
+    job.renderer = renderer;
+    job.sequence = i;
+    writer.Submit(std::move(job));
+  }
+  ASSERT_TRUE(writer.Flush().ok());
+  // The writer lives on: what a reader sees after aclmdlFinalizeDump.
+  absl::StatusOr<PackContents> pack =
+      ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  EXPECT_TRUE(pack->from_index);
+  ASSERT_EQ(pack->records.size(), 2u);
+  // A record after the flush follows the index frame; the pack reads whole.
+  WriteJob job;
+  job.renderer = renderer;
+  job.sequence = 4;
+  writer.Submit(std::move(job));
+  ASSERT_TRUE(writer.Flush().ok());
+  pack = ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  EXPECT_FALSE(pack->from_index);
+  EXPECT_TRUE(pack->problem.empty());
+  ASSERT_EQ(pack->records.size(), 3u);
+  EXPECT_EQ(pack->records[2].name, "Add.add4.4.0.1004");
+}
+
+TEST_F(PackTest, APackWrittenAgainIsReadWhole) {
+  // Two writers (two dump sessions) append to one folder: the first pack's
+  // index frame ends up between records and no longer describes the pack.
+  ASSERT_TRUE(Write({{0, false}, {2, false}}).ok());
+  ASSERT_TRUE(Write({{4, false}}).ok());
+  absl::StatusOr<PackContents> pack =
+      ReadPackContents((Folder(0) / kPackFileName).string());
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  EXPECT_FALSE(pack->from_index);
+  EXPECT_TRUE(pack->problem.empty());
+  ASSERT_EQ(pack->records.size(), 3u);
+  EXPECT_EQ(pack->records[2].name, "Add.add4.4.0.1004");
+  EXPECT_EQ(*ReadDumpTreeFile((Folder(0) / "Add.add4.4.0.1004").string(),
+                              1 << 20, "dump"),
+            Content(4));
 }
 
 TEST_F(PackTest, ABatchOfRecordsIsOneAppendWithTheSameBytes) {
@@ -241,26 +305,29 @@ TEST_F(PackTest, ABatchOfRecordsIsOneAppendWithTheSameBytes) {
   ASSERT_TRUE(Write({{0, false}, {2, false}, {4, false}, {1, false}}, &counting,
                     /*one_batch=*/true)
                   .ok());
-  // Folder 9 (the held record), folder 0 (three records), folder 1: one pack
-  // append and one index append each.
+  // Folder 9 (the held record), folder 0 (three records), folder 1: one
+  // append of records and one of the index frame each.
   EXPECT_EQ(counting.multi_part_writes, 3);
   EXPECT_EQ(counting.single_part_writes, 3);
-  const std::string batched = ReadFile(Folder(0) / kPackFileName);
-  const std::string batched_index = ReadFile(Folder(0) / kPackIndexFileName);
-  // Record by record, the files are the same.
-  fs::remove_all(root_);
-  fs::create_directories(root_);
-  for (uint64_t i : {0, 2, 4}) ASSERT_TRUE(Write({{i, false}}).ok());
-  EXPECT_EQ(ReadFile(Folder(0) / kPackFileName), batched);
-  EXPECT_EQ(ReadFile(Folder(0) / kPackIndexFileName), batched_index);
+  // The records back to back, then the index frame pointing at itself.
+  std::string expected;
+  std::string lines;
+  for (uint64_t i : {0, 2, 4}) {
+    const std::string name = StrCat("Add.add", i, ".", i, ".0.", 1000 + i);
+    lines += PackIndexLine(expected.size(), name, Content(i).size());
+    expected += PackFrame(name.size(), Content(i).size()) + name + Content(i);
+  }
+  expected += PackIndexFrame(lines, expected.size());
+  EXPECT_EQ(ReadFile(Folder(0) / kPackFileName), expected);
+  EXPECT_FALSE(fs::exists(Folder(0) / kPackIndexFileName));
   // Stats rows of a batch: one append to statistic.csv.
   fs::remove_all(root_);
   fs::create_directories(root_);
   CountingFileSystem counting_stats;
   ASSERT_TRUE(
       Write({{0, true}, {2, true}, {4, true}}, &counting_stats, true).ok());
-  // The held record's pack and index, then one append of the header and the
-  // rows of three records.
+  // The held record and its index frame, then one append of the header and
+  // the rows of three records.
   EXPECT_EQ(counting_stats.multi_part_writes, 2);
   EXPECT_EQ(counting_stats.single_part_writes, 1);
   absl::StatusOr<std::vector<MergedStatsRecord>> rows =

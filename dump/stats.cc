@@ -42,6 +42,11 @@ inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
 
 // Stats over float32 values produced by `load(i)` (one vector at element i),
 // for the first n - n % Lanes elements; the caller handles the tail.
+//
+// Two independent sets of accumulators hide the add latency, and finiteness
+// is checked once per block, on its sums: a NaN or an infinity makes them
+// non-finite (so does a sum that overflows float; that block is redone
+// element by element in double, which is exact anyway).
 template <class D, class Load>
 void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
   const size_t lanes = hn::Lanes(d);
@@ -52,29 +57,39 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
   uint64_t vector_count = 0;
   for (size_t i = 0; i < vector_end;) {
     const size_t block_end = std::min(vector_end, i + kBlock);
-    auto sum = hn::Zero(d);
-    auto sum_sq = hn::Zero(d);
-    auto bmax = vmax;
-    auto bmin = vmin;
-    bool clean = true;
-    for (size_t j = i; j < block_end; j += lanes) {
-      const auto v = load(j);
-      if (!hn::AllTrue(d, hn::IsFinite(v))) {
-        clean = false;
-        break;
-      }
-      sum = hn::Add(sum, v);
-      sum_sq = hn::MulAdd(v, v, sum_sq);
-      bmax = hn::Max(bmax, v);
-      bmin = hn::Min(bmin, v);
+    auto sum0 = hn::Zero(d), sum1 = hn::Zero(d);
+    auto sq0 = hn::Zero(d), sq1 = hn::Zero(d);
+    auto max0 = vmax, max1 = vmax;
+    auto min0 = vmin, min1 = vmin;
+    size_t j = i;
+    for (; j + 2 * lanes <= block_end; j += 2 * lanes) {
+      const auto a = load(j);
+      const auto b = load(j + lanes);
+      sum0 = hn::Add(sum0, a);
+      sum1 = hn::Add(sum1, b);
+      sq0 = hn::MulAdd(a, a, sq0);
+      sq1 = hn::MulAdd(b, b, sq1);
+      max0 = hn::Max(max0, a);
+      max1 = hn::Max(max1, b);
+      min0 = hn::Min(min0, a);
+      min1 = hn::Min(min1, b);
     }
-    if (clean) {
+    if (j < block_end) {
+      const auto a = load(j);
+      sum0 = hn::Add(sum0, a);
+      sq0 = hn::MulAdd(a, a, sq0);
+      max0 = hn::Max(max0, a);
+      min0 = hn::Min(min0, a);
+    }
+    const auto sum = hn::Add(sum0, sum1);
+    const auto sum_sq = hn::Add(sq0, sq1);
+    if (hn::AllTrue(d, hn::And(hn::IsFinite(sum), hn::IsFinite(sum_sq)))) {
       vector_sum += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
       vector_sum_squares +=
           static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum_sq)));
       vector_count += block_end - i;
-      vmax = bmax;
-      vmin = bmin;
+      vmax = hn::Max(max0, max1);
+      vmin = hn::Min(min0, min1);
     } else {
       // Redo this block element by element (NaN/Inf are rare: overflow is what
       // users look for).

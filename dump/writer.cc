@@ -158,15 +158,28 @@ void DumpWriter::Run() {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       busy_ = false;
-      if (queue_size_ == 0) {
+      while (queue_size_ == 0) {
+        if (flushing_ && packs_open_) {
+          // A flush leaves every pack complete, its index appended.
+          busy_ = true;
+          lock.unlock();
+          packs_->CloseAll();
+          lock.lock();
+          busy_ = false;
+          packs_open_ = false;
+          continue;
+        }
+        if (stopping_) return;  // nothing left (packs close with the writer)
         idle_.notify_all();
         writer_state_ = WriterState::kIdle;
-        work_ready_.wait(lock, [&] { return queue_size_ > 0 || stopping_; });
+        work_ready_.wait(lock, [&] {
+          return queue_size_ > 0 || stopping_ || (flushing_ && packs_open_);
+        });
         // The first job of a burst woke us: give producers a moment to queue
         // more, so the next wake-up covers a batch (a full batch, enough
         // bytes, Kick, Flush or the timeout ends this). Only after sleeping:
         // queued work is never left waiting.
-        if (!BatchReady() && !stopping_ && !flushing_) {
+        if (queue_size_ > 0 && !BatchReady() && !stopping_ && !flushing_) {
           writer_state_ = WriterState::kBatching;
           work_ready_.wait_for(lock, kBatchWait, [&] {
             return BatchReady() || stopping_ || flushing_;
@@ -174,7 +187,6 @@ void DumpWriter::Run() {
         }
         writer_state_ = WriterState::kRunning;
       }
-      if (queue_size_ == 0) return;  // stopping with nothing left
       const size_t take =
           options_.packed ? std::min(queue_size_, kMaxBatchJobs) : 1;
       for (size_t i = 0; i < take; ++i) {
@@ -185,6 +197,7 @@ void DumpWriter::Run() {
         --queue_size_;
       }
       busy_ = true;
+      packs_open_ = options_.packed;
       notify_space = queue_waiters_ > 0 && queue_size_ <= ResumeLevel();
     }
     if (notify_space) space_ready_.notify_all();
@@ -305,7 +318,7 @@ absl::Status DumpWriter::Flush() {
   std::unique_lock<std::mutex> lock(mutex_);
   flushing_ = true;
   work_ready_.notify_one();
-  idle_.wait(lock, [&] { return queue_size_ == 0 && !busy_; });
+  idle_.wait(lock, [&] { return queue_size_ == 0 && !busy_ && !packs_open_; });
   flushing_ = false;
   if (stats_.files_failed == 0) return absl::OkStatus();
   std::string message =

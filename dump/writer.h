@@ -161,6 +161,7 @@ class DumpWriter {
   size_t queue_waiters_ = 0;   // producers blocked on a full queue
   size_t memory_waiters_ = 0;  // producers blocked on the memory budget
   bool busy_ = false;          // the writer thread holds a job
+  bool packs_open_ = false;    // packed records appended since the last flush
   enum class WriterState { kRunning, kIdle, kBatching };
   WriterState writer_state_ = WriterState::kRunning;
   bool flushing_ = false;

@@ -43,16 +43,13 @@ bool ParseUint(std::string_view text, uint64_t& out) {
          end == text.data() + text.size();
 }
 
-// The records the index lists, when they describe the pack exactly: frames
-// back to back from offset 0 to its end.
-std::optional<std::vector<PackRecord>> RecordsFromIndex(
-    const std::string& index_path, uint64_t pack_size) {
-  absl::StatusOr<std::string> text =
-      ReadRegularFile(index_path, kMaxPackIndexBytes, "pack index");
-  if (!text.ok()) return std::nullopt;
+// The records index lines list, when they describe the first `pack_size`
+// bytes of the pack exactly: frames back to back from offset 0.
+std::optional<std::vector<PackRecord>> RecordsFromIndexLines(
+    std::string_view text, uint64_t pack_size) {
   std::vector<PackRecord> records;
   uint64_t expected = 0;
-  std::string_view rest = *text;
+  std::string_view rest = text;
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
     if (end == std::string_view::npos) return std::nullopt;  // torn line
@@ -80,6 +77,37 @@ std::optional<std::vector<PackRecord>> RecordsFromIndex(
   return records;
 }
 
+// From an earlier version's dump.pack.index beside the pack.
+std::optional<std::vector<PackRecord>> RecordsFromIndexFile(
+    const std::string& index_path, uint64_t pack_size) {
+  absl::StatusOr<std::string> text =
+      ReadRegularFile(index_path, kMaxPackIndexBytes, "pack index");
+  if (!text.ok()) return std::nullopt;
+  return RecordsFromIndexLines(*text, pack_size);
+}
+
+// From the index frame the pack ends with, when there is one.
+std::optional<std::vector<PackRecord>> RecordsFromIndexFrame(
+    const RandomAccessFile& file) {
+  const uint64_t size = file.size();
+  if (size < kPackFrameBytes + 8) return std::nullopt;
+  absl::StatusOr<std::string> tail = file.ReadAt(size - 8, 8);
+  if (!tail.ok()) return std::nullopt;
+  const uint64_t at = LoadLittleEndian(tail->data(), 8);
+  if (at > size - kPackFrameBytes - 8) return std::nullopt;
+  absl::StatusOr<std::string> frame = file.ReadAt(at, kPackFrameBytes);
+  if (!frame.ok() || std::string_view(*frame).substr(0, 4) != kPackIndexMagic ||
+      LoadLittleEndian(frame->data() + 4, 4) != 0 ||
+      LoadLittleEndian(frame->data() + 8, 8) != size - at - kPackFrameBytes ||
+      size - at - kPackFrameBytes - 8 > kMaxPackIndexBytes) {
+    return std::nullopt;
+  }
+  absl::StatusOr<std::string> lines =
+      file.ReadAt(at + kPackFrameBytes, size - at - kPackFrameBytes - 8);
+  if (!lines.ok()) return std::nullopt;
+  return RecordsFromIndexLines(*lines, at);
+}
+
 // Reads frames from the start; stops at the first that is truncated or
 // corrupt, saying so.
 PackContents ScanFrames(const RandomAccessFile& file) {
@@ -94,6 +122,15 @@ PackContents ScanFrames(const RandomAccessFile& file) {
                                : file.ReadAt(offset, kPackFrameBytes);
     if (!frame.ok()) {
       reason = "a truncated record frame";
+    } else if (std::string_view(*frame).substr(0, 4) == kPackIndexMagic) {
+      // An index: records before it are already scanned, later ones follow.
+      const uint64_t data_bytes = LoadLittleEndian(frame->data() + 8, 8);
+      if (LoadLittleEndian(frame->data() + 4, 4) == 0 &&
+          data_bytes <= left - kPackFrameBytes) {
+        offset += kPackFrameBytes + data_bytes;
+        continue;
+      }
+      reason = "a truncated or corrupt index frame";
     } else if (std::string_view(*frame).substr(0, 4) != kPackMagic) {
       reason = "no record frame (\"ADPK\")";
     } else {
@@ -182,13 +219,26 @@ std::string PackIndexLine(uint64_t offset, std::string_view name,
                 name, "\n");
 }
 
+std::string PackIndexFrame(std::string_view lines, uint64_t pack_bytes) {
+  std::string frame = PackFrame(0, lines.size() + 8);
+  std::memcpy(frame.data(), kPackIndexMagic.data(), 4);
+  frame += lines;
+  char offset[8];
+  StoreLittleEndian(pack_bytes, 8, offset);
+  frame.append(offset, 8);
+  return frame;
+}
+
 absl::StatusOr<PackContents> ReadPackContents(const std::string& path) {
   ASSIGN_OR_RETURN(RandomAccessFile file,
                    RandomAccessFile::Open(path, "dump pack"));
-  const std::string index_path =
-      (fs::path(path).parent_path() / kPackIndexFileName).string();
-  if (std::optional<std::vector<PackRecord>> records =
-          RecordsFromIndex(index_path, file.size())) {
+  std::optional<std::vector<PackRecord>> records = RecordsFromIndexFrame(file);
+  if (!records) {
+    records = RecordsFromIndexFile(
+        (fs::path(path).parent_path() / kPackIndexFileName).string(),
+        file.size());
+  }
+  if (records) {
     PackContents contents;
     contents.records = *std::move(records);
     contents.from_index = true;

@@ -4,13 +4,18 @@
 //    ("ADPK", u32 name length, u64 data length, little-endian), the record's
 //    file name as the SDK layout would have named it, then exactly that
 //    file's bytes;
-//  - dump.pack.index: one "offset,size,name" line per record (offset of its
-//    frame, size of frame + name + data), appended after each record;
+//    When the writer is done with a pack (at the latest when the dump is
+//    finalized) it appends an index frame: "ADPI", a name length of 0, the
+//    data length, then one "offset,size,name" line per record (offset of its
+//    frame, size of frame + name + data) and the index frame's own offset
+//    (u64), so the index is found from the pack's last 8 bytes. Scanners skip
+//    index frames. (Packs of earlier versions kept the lines in a separate
+//    dump.pack.index; readers still take it.)
 //  - statistic.csv: every stats record's rows, each prefixed by the record's
 //    Op Type, Op Name, Task ID, Stream ID and Timestamp.
 // Appending keeps every record complete or absent: a crash loses at most the
-// record being written (a reader ignores a truncated tail and rebuilds the
-// index by scanning the frames when it does not match the pack).
+// record being written (a reader ignores a truncated tail and finds the
+// records by scanning the frames when no index describes the pack exactly).
 //
 // Readers see packed records as if the SDK layout's files existed: the path
 // "{folder}/{record name}" of a record reads through ReadPackedFile (and
@@ -32,6 +37,7 @@ inline constexpr std::string_view kPackFileName = "dump.pack";
 inline constexpr std::string_view kPackIndexFileName = "dump.pack.index";
 inline constexpr std::string_view kMergedStatsFileName = "statistic.csv";
 inline constexpr std::string_view kPackMagic = "ADPK";
+inline constexpr std::string_view kPackIndexMagic = "ADPI";
 inline constexpr size_t kPackFrameBytes = 16;
 inline constexpr size_t kMaxPackNameBytes = 4096;
 // The leading columns of statistic.csv, before a stats CSV's own.
@@ -43,6 +49,9 @@ std::string PackFrame(size_t name_bytes, uint64_t data_bytes);
 // The index line of a record whose frame starts at `offset`.
 std::string PackIndexLine(uint64_t offset, std::string_view name,
                           uint64_t data_bytes);
+// The index frame of a pack whose records take its first `pack_bytes` bytes,
+// described by `lines` (PackIndexLine of each, in order).
+std::string PackIndexFrame(std::string_view lines, uint64_t pack_bytes);
 
 struct PackRecord {
   std::string name;
@@ -55,7 +64,9 @@ struct PackContents {
   // Set when the pack ends in a truncated or corrupt record (a crash while
   // it was written): what was ignored, and where.
   std::string problem;
-  bool from_index = false;  // the index matched; else the frames were scanned
+  // An index (the pack's index frame, or an earlier version's
+  // dump.pack.index) matched; else the frames were scanned.
+  bool from_index = false;
 };
 
 // The records of the pack at `path` (untrusted): from its index when the index

@@ -384,23 +384,44 @@ def _read_file(path, limit):
 # ---------------------------------------------------------------------------
 # The packed layout ("dump_layout": "packed"): a folder's records in dump.pack, each a
 # 16-byte frame ("ADPK", u32 name length, u64 data length), the name its file would have in
-# the SDK layout, then that file's bytes; dump.pack.index lists "offset,size,name" per record;
-# stats rows in statistic.csv, prefixed by the record's identity. A record reads as
-# "{folder}/{name}", as if its file existed.
+# the SDK layout, then that file's bytes. A finished pack ends in an index frame ("ADPI", a
+# name length of 0, the data length; "offset,size,name" per record, then the frame's own offset
+# as u64); packs of earlier versions kept those lines in dump.pack.index instead. Stats rows go
+# to statistic.csv, prefixed by the record's identity. A record reads as "{folder}/{name}", as
+# if its file existed.
 
 PACK_FILE, PACK_INDEX_FILE, MERGED_STATS_FILE = "dump.pack", "dump.pack.index", "statistic.csv"
-_PACK_MAGIC = b"ADPK"
+_PACK_MAGIC, _PACK_INDEX_MAGIC = b"ADPK", b"ADPI"
 _MAX_PACK_NAME = 4096
 _MERGED_STATS_COLUMNS = ["Op Type", "Op Name", "Task ID", "Stream ID", "Timestamp"]
 _pack_cache = {}
 
 
-def _pack_from_index(pack_path, size):
+def _pack_from_index_frame(f, size):
+    if size < 24:
+        return None
+    f.seek(size - 8)
+    at = int.from_bytes(f.read(8), "little")
+    if at > size - 24:
+        return None
+    f.seek(at)
+    frame = f.read(16)
+    if (frame[:4] != _PACK_INDEX_MAGIC or int.from_bytes(frame[4:8], "little") != 0
+            or int.from_bytes(frame[8:16], "little") != size - at - 16):
+        return None
+    return _records_from_index(f.read(size - at - 24), at)
+
+
+def _pack_from_index_file(pack_path, size):
     try:
         with open(os.path.join(os.path.dirname(pack_path), PACK_INDEX_FILE), "rb") as f:
             text = f.read()
     except OSError:
         return None
+    return _records_from_index(text, size)
+
+
+def _records_from_index(text, size):
     records, expected = [], 0
     for line in text.split(b"\n")[:-1] if text.endswith(b"\n") else [None]:
         if line is None:
@@ -425,6 +446,12 @@ def _scan_pack(f, size):
         left = size - offset
         if len(frame) < 16:
             problem = "a truncated record frame"
+        elif frame[:4] == _PACK_INDEX_MAGIC:
+            data_bytes = int.from_bytes(frame[8:16], "little")
+            if int.from_bytes(frame[4:8], "little") == 0 and data_bytes <= left - 16:
+                offset += 16 + data_bytes
+                continue
+            problem = "a truncated or corrupt index frame"
         elif frame[:4] != _PACK_MAGIC:
             problem = 'no record frame ("ADPK")'
         else:
@@ -454,11 +481,11 @@ def read_pack(path):
     cached = _pack_cache.get(path)
     if cached is not None and cached[0] == key:
         return cached[1]
-    records = _pack_from_index(path, st.st_size)
-    result = (records, None)
-    if records is None:
-        with open(path, "rb") as f:
-            result = _scan_pack(f, st.st_size)
+    with open(path, "rb") as f:
+        records = _pack_from_index_frame(f, st.st_size)
+        if records is None:
+            records = _pack_from_index_file(path, st.st_size)
+        result = (records, None) if records is not None else _scan_pack(f, st.st_size)
     if len(_pack_cache) > 64:
         _pack_cache.clear()
     _pack_cache[path] = (key, result)
