@@ -20,8 +20,11 @@ constexpr size_t kWakeBatch = 8;
 constexpr size_t kWakeBytes = size_t{1} << 20;
 constexpr auto kBatchWait = std::chrono::milliseconds(2);
 // Jobs the packed layout takes from the queue at once: consecutive records of
-// one pack (or stats rows of one statistic.csv) become one append.
+// one pack (or stats rows of one statistic.csv) become one append. Bytes are
+// capped too: a batch's buffers return to producers only once it is written,
+// and large tensors gain nothing from sharing a system call.
 constexpr size_t kMaxBatchJobs = 256;
+constexpr size_t kMaxBatchBytes = size_t{1} << 20;
 
 }  // namespace
 
@@ -187,15 +190,17 @@ void DumpWriter::Run() {
         }
         writer_state_ = WriterState::kRunning;
       }
-      const size_t take =
-          options_.packed ? std::min(queue_size_, kMaxBatchJobs) : 1;
-      for (size_t i = 0; i < take; ++i) {
+      size_t batch_bytes = 0;
+      do {
         WriteJob& job = queue_[queue_head_];
         queued_bytes_ -= job.used;
+        batch_bytes += job.used;
         batch.push_back(std::move(job));
         queue_head_ = (queue_head_ + 1) % queue_.size();
         --queue_size_;
-      }
+      } while (options_.packed && queue_size_ > 0 &&
+               batch.size() < kMaxBatchJobs &&
+               batch_bytes + queue_[queue_head_].used <= kMaxBatchBytes);
       busy_ = true;
       packs_open_ = options_.packed;
       notify_space = queue_waiters_ > 0 && queue_size_ <= ResumeLevel();

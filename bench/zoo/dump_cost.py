@@ -38,20 +38,20 @@ def measure(args, model, env):
 
 
 def table(results, models):
-    head = ["model", "nodes", "no dump ms"] + [label for _, label in MODES]
+    head = ["model", "nodes", "no dump ms", "tensor MB/run"] + [label for _, label in MODES]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ok = [m for m in models if m in results]
     for model in models:
         r = results.get(model)
         if r is None:
-            lines.append("| " + " | ".join([model, "", "failed"] + [""] * len(MODES)) + " |")
+            lines.append("| " + " | ".join([model, "", "failed", ""] + [""] * len(MODES)) + " |")
             continue
         base = r["no_observer_ms"]
-        cells = [model, str(r["nodes"]), "%.2f" % base]
+        cells = [model, str(r["nodes"]), "%.2f" % base, "%.1f" % r["tensor_all_mb"]]
         cells += ["%.2fx" % (r[f"{mode}_ms"] / base) for mode, _ in MODES]
         lines.append("| " + " | ".join(cells) + " |")
     for label, fold in (("geomean", geomean), ("worst", max)):
-        cells = [f"**{label}**", "", ""]
+        cells = [f"**{label}**", "", "", ""]
         for mode, _ in MODES:
             ratios = [results[m][f"{mode}_ms"] / results[m]["no_observer_ms"] for m in ok]
             cells.append("**%.2fx**" % fold(ratios) if ratios else "")

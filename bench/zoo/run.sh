@@ -6,7 +6,9 @@
 # OCR ones with --input-shape), runs acldump and ONNX Runtime (onnxruntime-node, CPU) on the same
 # seeded input, compares every output and writes the table into bench/README.md. Then it times
 # both engines on every model that converted, at 1 and 2 intra-op threads, interleaved (timing.py),
-# and writes that table too. ZOO_TIMING=0 skips the timing; ZOO_THREADS (default 1,2) and
+# and writes that table too; then it measures what dumping every output costs on each model, SDK
+# and packed layouts (dump_cost.py), and writes that table. ZOO_TIMING=0 skips the timing,
+# ZOO_DUMP_COST=0 the dump cost; ZOO_THREADS (default 1,2) and
 # ZOO_ROUNDS (default 3) change it; ZOO_MODELS (space-separated) picks models
 # and leaves the README as it is.
 #
@@ -64,7 +66,7 @@ done
 echo "zoo: building the converter" >&2
 # ZOO_OUTPUT_BASE: a Bazel output base of your own (e.g. one per worktree).
 bazel=(./bazelw ${ZOO_OUTPUT_BASE:+--output_base="$ZOO_OUTPUT_BASE"})
-(cd "$root" && "${bazel[@]}" build //tools:convert //bench/zoo:zoo_run >&2)
+(cd "$root" && "${bazel[@]}" build //tools:convert //bench/zoo:zoo_run //bench/zoo:zoo_dump_cost >&2)
 bin="$(cd "$root" && "${bazel[@]}" info bazel-bin 2>/dev/null)"
 
 models=(resnet18 mobilenet_v2 mobilenet_v3_small squeezenet1_1 shufflenet_v2_x1_0 densenet121
@@ -120,4 +122,11 @@ if [ "${ZOO_TIMING:-1}" != "0" ] && [ ${#converted_models[@]} -gt 0 ]; then
     --ort-run "$root/bench/zoo/ort_run.js" --node-path "$deps/node_modules" \
     --threads "${ZOO_THREADS:-1,2}" --rounds "${ZOO_ROUNDS:-3}" ${ZOO_MODELS:+--no-readme} --readme "$root/bench/README.md" \
     "${converted_models[@]}" >"$work/timing.json"
+fi
+
+if [ "${ZOO_DUMP_COST:-1}" != "0" ] && [ ${#converted_models[@]} -gt 0 ]; then
+  echo "zoo: measuring what dumping every output costs" >&2
+  "$python" "$root/bench/zoo/dump_cost.py" --work "$work" \
+    --zoo-dump-cost "$bin/bench/zoo/zoo_dump_cost" ${ZOO_MODELS:+--no-readme} \
+    --readme "$root/bench/README.md" "${converted_models[@]}" >"$work/dump_cost.json"
 fi
