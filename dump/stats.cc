@@ -14,9 +14,10 @@ HWY_BEFORE_NAMESPACE();
 namespace acldump::dump::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Elements per block: partial sums stay in float32 lanes for one block (few
-// additions per lane, so little rounding), then move to double.
-constexpr size_t kBlock = 512;
+// Elements per block: partial sums stay in float32 lanes for one block (64
+// additions per lane of the three accumulator sets, so little rounding), then
+// move to double.
+constexpr size_t kBlock = 1536;
 
 // Scalar fallback for a block that holds a NaN or an infinity.
 inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
@@ -43,7 +44,7 @@ inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
 // Stats over float32 values produced by `load(i)` (one vector at element i),
 // for the first n - n % Lanes elements; the caller handles the tail.
 //
-// Two independent sets of accumulators hide the add latency, and finiteness
+// Three independent sets of accumulators hide the add latency, and finiteness
 // is checked once per block, on its sums: a NaN or an infinity makes them
 // non-finite (so does a sum that overflows float; that block is redone
 // element by element in double, which is exact anyway).
@@ -57,30 +58,39 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
   uint64_t vector_count = 0;
   for (size_t i = 0; i < vector_end;) {
     const size_t block_end = std::min(vector_end, i + kBlock);
-    auto sum0 = hn::Zero(d), sum1 = hn::Zero(d);
-    auto sq0 = hn::Zero(d), sq1 = hn::Zero(d);
-    auto max0 = vmax, max1 = vmax;
-    auto min0 = vmin, min1 = vmin;
+    auto sum0 = hn::Zero(d), sum1 = hn::Zero(d), sum2 = hn::Zero(d);
+    auto sq0 = hn::Zero(d), sq1 = hn::Zero(d), sq2 = hn::Zero(d);
+    auto max0 = vmax, max1 = vmax, max2 = vmax;
+    auto min0 = vmin, min1 = vmin, min2 = vmin;
     size_t j = i;
-    for (; j + 2 * lanes <= block_end; j += 2 * lanes) {
+    for (; j + 3 * lanes <= block_end; j += 3 * lanes) {
       const auto a = load(j);
       const auto b = load(j + lanes);
+      const auto c = load(j + 2 * lanes);
       sum0 = hn::Add(sum0, a);
       sum1 = hn::Add(sum1, b);
+      sum2 = hn::Add(sum2, c);
       sq0 = hn::MulAdd(a, a, sq0);
       sq1 = hn::MulAdd(b, b, sq1);
+      sq2 = hn::MulAdd(c, c, sq2);
       max0 = hn::Max(max0, a);
       max1 = hn::Max(max1, b);
+      max2 = hn::Max(max2, c);
       min0 = hn::Min(min0, a);
       min1 = hn::Min(min1, b);
+      min2 = hn::Min(min2, c);
     }
-    if (j < block_end) {
+    for (; j < block_end; j += lanes) {
       const auto a = load(j);
       sum0 = hn::Add(sum0, a);
       sq0 = hn::MulAdd(a, a, sq0);
       max0 = hn::Max(max0, a);
       min0 = hn::Min(min0, a);
     }
+    sum1 = hn::Add(sum1, sum2);
+    sq1 = hn::Add(sq1, sq2);
+    max1 = hn::Max(max1, max2);
+    min1 = hn::Min(min1, min2);
     const auto sum = hn::Add(sum0, sum1);
     const auto sum_sq = hn::Add(sq0, sq1);
     if (hn::AllTrue(d, hn::And(hn::IsFinite(sum), hn::IsFinite(sum_sq)))) {
