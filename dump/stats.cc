@@ -41,6 +41,30 @@ inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
   }
 }
 
+// One accumulator set of a block: sums, sums of squares, maxima, minima.
+template <class D>
+struct BlockSums {
+  using V = hn::Vec<D>;
+  BlockSums(D d, V max_start, V min_start)
+      : sum(hn::Zero(d)),
+        sum_squares(hn::Zero(d)),
+        max(max_start),
+        min(min_start) {}
+  void Take(V v) {
+    sum = hn::Add(sum, v);
+    sum_squares = hn::MulAdd(v, v, sum_squares);
+    max = hn::Max(max, v);
+    min = hn::Min(min, v);
+  }
+  void Merge(const BlockSums& other) {
+    sum = hn::Add(sum, other.sum);
+    sum_squares = hn::Add(sum_squares, other.sum_squares);
+    max = hn::Max(max, other.max);
+    min = hn::Min(min, other.min);
+  }
+  V sum, sum_squares, max, min;
+};
+
 // Stats over float32 values produced by `load(i)` (one vector at element i),
 // for the first n - n % Lanes elements; the caller handles the tail.
 //
@@ -58,48 +82,25 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
   uint64_t vector_count = 0;
   for (size_t i = 0; i < vector_end;) {
     const size_t block_end = std::min(vector_end, i + kBlock);
-    auto sum0 = hn::Zero(d), sum1 = hn::Zero(d), sum2 = hn::Zero(d);
-    auto sq0 = hn::Zero(d), sq1 = hn::Zero(d), sq2 = hn::Zero(d);
-    auto max0 = vmax, max1 = vmax, max2 = vmax;
-    auto min0 = vmin, min1 = vmin, min2 = vmin;
+    BlockSums<D> p0(d, vmax, vmin), p1(d, vmax, vmin), p2(d, vmax, vmin);
     size_t j = i;
     for (; j + 3 * lanes <= block_end; j += 3 * lanes) {
-      const auto a = load(j);
-      const auto b = load(j + lanes);
-      const auto c = load(j + 2 * lanes);
-      sum0 = hn::Add(sum0, a);
-      sum1 = hn::Add(sum1, b);
-      sum2 = hn::Add(sum2, c);
-      sq0 = hn::MulAdd(a, a, sq0);
-      sq1 = hn::MulAdd(b, b, sq1);
-      sq2 = hn::MulAdd(c, c, sq2);
-      max0 = hn::Max(max0, a);
-      max1 = hn::Max(max1, b);
-      max2 = hn::Max(max2, c);
-      min0 = hn::Min(min0, a);
-      min1 = hn::Min(min1, b);
-      min2 = hn::Min(min2, c);
+      p0.Take(load(j));
+      p1.Take(load(j + lanes));
+      p2.Take(load(j + 2 * lanes));
     }
-    for (; j < block_end; j += lanes) {
-      const auto a = load(j);
-      sum0 = hn::Add(sum0, a);
-      sq0 = hn::MulAdd(a, a, sq0);
-      max0 = hn::Max(max0, a);
-      min0 = hn::Min(min0, a);
-    }
-    sum1 = hn::Add(sum1, sum2);
-    sq1 = hn::Add(sq1, sq2);
-    max1 = hn::Max(max1, max2);
-    min1 = hn::Min(min1, min2);
-    const auto sum = hn::Add(sum0, sum1);
-    const auto sum_sq = hn::Add(sq0, sq1);
+    for (; j < block_end; j += lanes) p0.Take(load(j));
+    p0.Merge(p1);
+    p0.Merge(p2);
+    const auto sum = p0.sum;
+    const auto sum_sq = p0.sum_squares;
     if (hn::AllTrue(d, hn::And(hn::IsFinite(sum), hn::IsFinite(sum_sq)))) {
       vector_sum += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
       vector_sum_squares +=
           static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum_sq)));
       vector_count += block_end - i;
-      vmax = hn::Max(max0, max1);
-      vmin = hn::Min(min0, min1);
+      vmax = p0.max;
+      vmin = p0.min;
     } else {
       // Redo this block element by element (NaN/Inf are rare: overflow is what
       // users look for).
