@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <string_view>
 
 #include "base/strings.h"
+#include "bench/bench_dir.h"
 #include "kernels/ops.h"
 #include "runtime/model_registry.h"
 
@@ -48,48 +48,6 @@ std::string Die(const absl::Status& status) {
   std::fprintf(stderr, "bench setup failed: %s\n",
                std::string(status.message()).c_str());
   std::exit(1);
-}
-
-// The folder every dump tree of this process goes below. Spent trees are
-// emptied, not deleted, until the process exits: on ext4 without a journal
-// (this VM's disk) each new inode is allocated past every inode deleted in the
-// last 1-6 minutes, so a benchmark that deletes its dumps as it goes measures
-// its own deletions (file creation went from ~30 us to ~1 ms per file).
-class BenchRoot {
- public:
-  BenchRoot() {
-    const char* base = std::getenv("ACLDUMP_BENCH_DIR");
-    path_ = StrCat(base ? base : fs::temp_directory_path().string(),
-                   "/acldump_bench_", getpid());
-    // ACLDUMP_BENCH_KEEP=1: the caller (the gate) removes the folder after
-    // every suite has run.
-    const char* keep = std::getenv("ACLDUMP_BENCH_KEEP");
-    remove_at_exit_ = keep == nullptr || std::string_view(keep) != "1";
-  }
-  ~BenchRoot() {
-    std::error_code ignored;
-    if (remove_at_exit_) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  bool remove_at_exit_ = true;
-};
-
-const std::string& BenchRootPath() {
-  static BenchRoot root;
-  return root.path();
-}
-
-// Gives the space of a spent dump tree back without freeing its inodes.
-void EmptyTree(const std::string& dir) {
-  std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->is_regular_file(error)) fs::resize_file(it->path(), 0, error);
-    error.clear();
-  }
 }
 
 }  // namespace

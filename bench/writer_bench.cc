@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "bench/bench_dir.h"
 #include "dump/writer.h"
 
 namespace acldump::bench {
@@ -39,12 +40,8 @@ std::vector<AlignedBuffer> Sources(size_t bytes) {
 }
 
 std::string Folder(const char* name) {
-  const char* base = std::getenv("ACLDUMP_BENCH_DIR");
-  const std::string dir =
-      StrCat(base ? base : fs::temp_directory_path().string(),
-             "/acldump_writer_bench_", getpid(), "_", name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const std::string dir = StrCat(BenchRootPath(), "/writer_bench_", name);
+  fs::create_directories(dir + "/spent");
   return dir;
 }
 
@@ -60,9 +57,16 @@ class RawRenderer final : public dump::JobRenderer {
   }
 };
 
-void RemoveFiles(const std::string& dir, size_t bytes) {
-  for (size_t i = 0; i < FilesFor(bytes); ++i)
-    std::remove(StrCat(dir, "/t", i).c_str());
+// Moves the files of one way aside, emptied, for the next iteration to create
+// them again: deleting them would slow every file created in the next minutes
+// (see bench_dir.h), the floor's most of all.
+void RetireFiles(const std::string& dir, size_t bytes) {
+  static uint64_t retired = 0;
+  for (size_t i = 0; i < FilesFor(bytes); ++i) {
+    const std::string file = StrCat(dir, "/t", i);
+    ::truncate(file.c_str(), 0);
+    std::rename(file.c_str(), StrCat(dir, "/spent/", retired++).c_str());
+  }
 }
 
 void WriteFully(int fd, const AlignedBuffer& source, size_t bytes) {
@@ -155,11 +159,11 @@ void BM_WriterVsRawWrite(benchmark::State& state) {
   // page faults cost ~12 us per page on this VM), then reuses it for every
   // tensor.
   WriteAllThroughWriter(writer, renderer, sources, bytes);
-  RemoveFiles(writer_dir, bytes);
+  RetireFiles(writer_dir, bytes);
   RawWriteAll(raw_dir, sources, bytes);
-  RemoveFiles(raw_dir, bytes);
+  RetireFiles(raw_dir, bytes);
   SafeWriteAll(floor_fd, sources, bytes);
-  RemoveFiles(floor_dir, bytes);
+  RetireFiles(floor_dir, bytes);
 
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::duration d) {
@@ -174,15 +178,15 @@ void BM_WriterVsRawWrite(benchmark::State& state) {
       if (way == 0) {
         RawWriteAll(raw_dir, sources, bytes);
         raw_s = seconds(Clock::now() - start);
-        RemoveFiles(raw_dir, bytes);
+        RetireFiles(raw_dir, bytes);
       } else if (way == 1) {
         SafeWriteAll(floor_fd, sources, bytes);
         floor_s = seconds(Clock::now() - start);
-        RemoveFiles(floor_dir, bytes);
+        RetireFiles(floor_dir, bytes);
       } else {
         WriteAllThroughWriter(writer, renderer, sources, bytes);
         writer_s = seconds(Clock::now() - start);
-        RemoveFiles(writer_dir, bytes);
+        RetireFiles(writer_dir, bytes);
       }
     }
     raw_times.push_back(raw_s);
