@@ -166,9 +166,6 @@ void PackAppender::AppendRun(std::span<const RenderedFile> files,
     for (absl::Status& result : results) result = folder.status();
     return;
   }
-  for (size_t i = 0; i < files.size(); ++i) {
-    paths[i] = StrCat(folder->path, "/", files[i].name, files[i].suffix);
-  }
   // Stats records are CSVs (".csv"); everything else is a dump file.
   const bool stats = files[0].suffix == ".csv";
   auto append = [&](std::span<const RenderedFile> part) {
@@ -181,10 +178,16 @@ void PackAppender::AppendRun(std::span<const RenderedFile> files,
   // try (a full disk may still take some).
   if (together.ok() || files.size() == 1 || absl::IsDataLoss(together)) {
     for (absl::Status& result : results) result = together;
-    return;
+  } else {
+    for (size_t i = 0; i < files.size(); ++i) {
+      results[i] = append(files.subspan(i, 1));
+    }
   }
+  // Failures name the record as its own file would be named.
   for (size_t i = 0; i < files.size(); ++i) {
-    results[i] = append(files.subspan(i, 1));
+    if (!results[i].ok()) {
+      paths[i] = StrCat(folder->path, "/", files[i].name, files[i].suffix);
+    }
   }
 }
 

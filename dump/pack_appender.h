@@ -30,11 +30,11 @@ class PackAppender {
   PackAppender(const PackAppender&) = delete;
   PackAppender& operator=(const PackAppender&) = delete;
 
-  // Appends each file whose result is OK, setting its result and its path
-  // (the record named as its own file would be, for failure reports).
-  // Consecutive records of one folder go out in one append (records, then
-  // their index lines); when that fails, each is appended on its own, so every
-  // record still succeeds or fails by itself.
+  // Appends each file whose result is OK, setting its result and, when that
+  // fails, its path (the record named as its own file would be, for the
+  // report). Consecutive records of one folder go out in one append; when
+  // that fails, each is appended on its own, so every record still succeeds
+  // or fails by itself. Index lines are kept for the pack's index frame.
   void AppendBatch(std::span<const RenderedFile> files,
                    std::span<absl::Status> results,
                    std::span<std::string> paths);

@@ -45,12 +45,16 @@ std::string StatsCsv(uint64_t i) {
                 ",", i, ",", i, ",1,0,0,0\n");
 }
 
+std::string RecordName(uint64_t i) {
+  return StrCat("Add.add", i, ".", i, ".0.", 1000 + i);
+}
+
 class RecordRenderer final : public JobRenderer {
  public:
   absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
     const uint64_t i = job.sequence;
     file.directory = StrCat("0/m/1/", job.iteration);
-    file.name = StrCat("Add.add", i, ".", i, ".0.", 1000 + i);
+    file.name = RecordName(i);
     if (job.timestamp_us == 1) {  // a stats record
       file.suffix = ".csv";
       file.head = StatsCsv(i);
@@ -131,6 +135,18 @@ class CountingFileSystem final : public ForwardingFileSystem {
   }
 };
 
+// Refuses to make iteration 1's folder.
+class NoFolderFileSystem final : public ForwardingFileSystem {
+ public:
+  absl::Status MakeDirectoryAt(int dir, std::string_view name, int mode,
+                               const std::string& path) override {
+    if (path.ends_with("/0/m/1/1")) {
+      return absl::PermissionDeniedError("Permission denied (injected)");
+    }
+    return ForwardingFileSystem::MakeDirectoryAt(dir, name, mode, path);
+  }
+};
+
 // Fails every write to the pack's index.
 class NoIndexFileSystem final : public ForwardingFileSystem {
  public:
@@ -198,6 +214,14 @@ class PackTest : public ::testing::Test {
   fs::path Folder(int iteration) const {
     return root_ / StrCat("0/m/1/", iteration);
   }
+  absl::StatusOr<PackContents> Pack(int iteration) const {
+    return ReadPackContents((Folder(iteration) / kPackFileName).string());
+  }
+  // Record i of folder 0 as readers see it: its SDK-layout file.
+  absl::StatusOr<std::string> Record(uint64_t i) const {
+    return ReadDumpTreeFile((Folder(0) / RecordName(i)).string(), 1 << 20,
+                            "dump file");
+  }
   fs::path root_;
 };
 
@@ -207,8 +231,7 @@ TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
   for (const auto& e : fs::directory_iterator(Folder(0)))
     names.insert(e.path().filename().string());
   EXPECT_THAT(names, ElementsAre("dump.pack"));  // the index is inside
-  absl::StatusOr<PackContents> pack =
-      ReadPackContents((Folder(0) / kPackFileName).string());
+  absl::StatusOr<PackContents> pack = Pack(0);
   ASSERT_TRUE(pack.ok()) << pack.status();
   EXPECT_TRUE(pack->from_index);
   EXPECT_TRUE(pack->problem.empty());
@@ -216,17 +239,11 @@ TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
   EXPECT_EQ(pack->records[1].name, "Add.add2.2.0.1002");
   // Each record reads as its SDK-layout file.
   for (uint64_t i : {0, 2, 4}) {
-    const std::string path =
-        (Folder(0) / StrCat("Add.add", i, ".", i, ".0.", 1000 + i)).string();
-    absl::StatusOr<std::string> bytes =
-        ReadDumpTreeFile(path, 1 << 20, "dump file");
+    absl::StatusOr<std::string> bytes = Record(i);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     EXPECT_EQ(*bytes, Content(i));
   }
-  EXPECT_TRUE(absl::IsNotFound(
-      ReadDumpTreeFile((Folder(0) / "Add.add9.9.0.1009").string(), 1 << 20,
-                       "dump file")
-          .status()));
+  EXPECT_TRUE(absl::IsNotFound(Record(9).status()));
   // The same from scanning the frames when the index frame is gone.
   const fs::path pack_path = Folder(0) / kPackFileName;
   const std::string whole = ReadFile(pack_path);
@@ -264,8 +281,7 @@ TEST_F(PackTest, AFlushCompletesEveryPackWithItsIndex) {
   }
   ASSERT_TRUE(writer.Flush().ok());
   // The writer lives on: what a reader sees after aclmdlFinalizeDump.
-  absl::StatusOr<PackContents> pack =
-      ReadPackContents((Folder(0) / kPackFileName).string());
+  absl::StatusOr<PackContents> pack = Pack(0);
   ASSERT_TRUE(pack.ok()) << pack.status();
   EXPECT_TRUE(pack->from_index);
   ASSERT_EQ(pack->records.size(), 2u);
@@ -275,7 +291,7 @@ TEST_F(PackTest, AFlushCompletesEveryPackWithItsIndex) {
   job.sequence = 4;
   writer.Submit(std::move(job));
   ASSERT_TRUE(writer.Flush().ok());
-  pack = ReadPackContents((Folder(0) / kPackFileName).string());
+  pack = Pack(0);
   ASSERT_TRUE(pack.ok()) << pack.status();
   EXPECT_FALSE(pack->from_index);
   EXPECT_TRUE(pack->problem.empty());
@@ -288,16 +304,13 @@ TEST_F(PackTest, APackWrittenAgainIsReadWhole) {
   // index frame ends up between records and no longer describes the pack.
   ASSERT_TRUE(Write({{0, false}, {2, false}}).ok());
   ASSERT_TRUE(Write({{4, false}}).ok());
-  absl::StatusOr<PackContents> pack =
-      ReadPackContents((Folder(0) / kPackFileName).string());
+  absl::StatusOr<PackContents> pack = Pack(0);
   ASSERT_TRUE(pack.ok()) << pack.status();
   EXPECT_FALSE(pack->from_index);
   EXPECT_TRUE(pack->problem.empty());
   ASSERT_EQ(pack->records.size(), 3u);
   EXPECT_EQ(pack->records[2].name, "Add.add4.4.0.1004");
-  EXPECT_EQ(*ReadDumpTreeFile((Folder(0) / "Add.add4.4.0.1004").string(),
-                              1 << 20, "dump"),
-            Content(4));
+  EXPECT_EQ(*Record(4), Content(4));
 }
 
 TEST_F(PackTest, ABatchOfRecordsIsOneAppendWithTheSameBytes) {
@@ -313,7 +326,7 @@ TEST_F(PackTest, ABatchOfRecordsIsOneAppendWithTheSameBytes) {
   std::string expected;
   std::string lines;
   for (uint64_t i : {0, 2, 4}) {
-    const std::string name = StrCat("Add.add", i, ".", i, ".0.", 1000 + i);
+    const std::string name = RecordName(i);
     lines += PackIndexLine(expected.size(), name, Content(i).size());
     expected += PackFrame(name.size(), Content(i).size()) + name + Content(i);
   }
@@ -374,17 +387,14 @@ TEST_F(PackTest, AFailedWriteIsCutBackAndReported) {
   EXPECT_THAT(std::string(flushed.message()),
               HasSubstr("1 of 4 dump files could not be written"));
   EXPECT_THAT(std::string(flushed.message()), HasSubstr("Add.add2.2.0.1002"));
-  absl::StatusOr<PackContents> contents =
-      ReadPackContents((Folder(0) / kPackFileName).string());
+  absl::StatusOr<PackContents> contents = Pack(0);
   ASSERT_TRUE(contents.ok());
   EXPECT_TRUE(contents->from_index);
   EXPECT_TRUE(contents->problem.empty());
   ASSERT_EQ(contents->records.size(), 2u);
   EXPECT_EQ(contents->records[0].name, "Add.add0.0.0.1000");
   EXPECT_EQ(contents->records[1].name, "Add.add4.4.0.1004");
-  EXPECT_EQ(*ReadDumpTreeFile((Folder(0) / "Add.add4.4.0.1004").string(),
-                              1 << 20, "dump"),
-            Content(4));
+  EXPECT_EQ(*Record(4), Content(4));
 }
 
 TEST_F(PackTest, APartialRecordThatCannotBeCutBackStopsThePack) {
@@ -404,18 +414,31 @@ TEST_F(PackTest, APartialRecordThatCannotBeCutBackStopsThePack) {
               HasSubstr("cutting back the partial record failed"));
   EXPECT_THAT(std::string(flushed.message()),
               HasSubstr("nothing more is appended to it"));
-  absl::StatusOr<PackContents> contents =
-      ReadPackContents((Folder(0) / kPackFileName).string());
+  absl::StatusOr<PackContents> contents = Pack(0);
   ASSERT_TRUE(contents.ok());
   EXPECT_TRUE(contents->records.empty());
   EXPECT_THAT(contents->problem, HasSubstr("a truncated record frame"));
 }
 
+TEST_F(PackTest, ARecordWhoseFolderCannotBeMadeIsReportedByItsPath) {
+  NoFolderFileSystem no_folder;
+  absl::Status flushed = Write({{0, false}, {1, false}, {3, true}}, &no_folder);
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("2 of 3 dump files could not be written"));
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("/0/m/1/1/Add.add1.1.0.1001: "));
+  EXPECT_THAT(std::string(flushed.message()),
+              HasSubstr("/0/m/1/1/Add.add3.3.0.1003.csv: "));
+  EXPECT_THAT(std::string(flushed.message()), HasSubstr("(injected)"));
+  absl::StatusOr<std::string> kept = Record(0);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept, Content(0));
+}
+
 TEST_F(PackTest, RecordsSurviveALostIndex) {
   NoIndexFileSystem no_index;
   ASSERT_TRUE(Write({{0, false}, {2, false}, {4, false}}, &no_index).ok());
-  absl::StatusOr<PackContents> contents =
-      ReadPackContents((Folder(0) / kPackFileName).string());
+  absl::StatusOr<PackContents> contents = Pack(0);
   ASSERT_TRUE(contents.ok());
   EXPECT_FALSE(contents->from_index);  // rebuilt from the frames
   EXPECT_TRUE(contents->problem.empty());

@@ -238,7 +238,7 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     file.payloads.clear();
     file.mode = 0640;
     results_[i] = batch[i].renderer->Render(batch[i], file);
-    paths_[i] = IntendedPath(file);
+    paths_[i].clear();  // set where the file went; else named on failure
   }
   const std::span<const RenderedFile> files(rendered_.data(), n);
   if (options_.packed) {
@@ -262,7 +262,8 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     ++stats_.files_failed;
     if (failures_.size() < kMaxRecordedFailures) {
       failures_.push_back(
-          {std::move(paths_[i]), std::string(results_[i].message())});
+          {paths_[i].empty() ? IntendedPath(files[i]) : std::move(paths_[i]),
+           std::string(results_[i].message())});
     }
   }
 }

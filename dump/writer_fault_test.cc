@@ -195,6 +195,9 @@ TEST_P(WriterFaultTest, FailedFilesAreReportedAndAbsentOthersComplete) {
   EXPECT_THAT(outcome.finalize.message(), HasSubstr("injected"));
   if (step != Step::kMkdir) {
     EXPECT_THAT(outcome.finalize.message(), HasSubstr("Softmax.attn."));
+  } else {
+    // A file whose folder could not be made is named where it was meant to go.
+    EXPECT_THAT(outcome.finalize.message(), HasSubstr("/mlp_block/1/1/"));
   }
   ASSERT_EQ(outcome.files.size(), kFilesPerRun - missing);
   for (const std::string& file : outcome.files) {

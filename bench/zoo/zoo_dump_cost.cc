@@ -11,18 +11,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/file_reader.h"
 #include "bench/dump_fixture.h"
 #include "kernels/threading.h"
 
 namespace acldump::bench {
 namespace {
+
+// The zoo's largest model (vit_b_16) is ~350 MB.
+constexpr size_t kMaxModelBytes = size_t{4} << 30;
 
 constexpr Mode kModes[] = {Mode::kNoObserver, Mode::kStats, Mode::kTensorAll,
                            Mode::kStatsPacked, Mode::kTensorAllPacked};
@@ -30,6 +32,7 @@ constexpr Mode kModes[] = {Mode::kNoObserver, Mode::kStats, Mode::kTensorAll,
 struct Measured {
   double ms = 0;
   double mb = 0;
+  size_t nodes = 0;
 };
 
 // `runs` executions after one warm-up, plus the final flush.
@@ -43,7 +46,8 @@ Measured TimeMode(const std::string& bytes, Mode mode, int runs) {
                         std::chrono::steady_clock::now() - start)
                         .count();
   // The warm-up's dumps count in `written`.
-  return {ms / runs, static_cast<double>(written) / 1e6 / (runs + 1)};
+  return {ms / runs, static_cast<double>(written) / 1e6 / (runs + 1),
+          model.num_steps()};
 }
 
 int Main(int argc, char** argv) {
@@ -69,31 +73,26 @@ int Main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  std::ifstream in(argv[arg], std::ios::binary);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  if (!in) {
-    std::fprintf(stderr, "zoo_dump_cost: cannot read %s\n", argv[arg]);
+  absl::StatusOr<std::string> bytes =
+      ReadRegularFile(argv[arg], kMaxModelBytes, "model");
+  if (!bytes.ok()) {
+    std::fprintf(stderr, "zoo_dump_cost: %s\n",
+                 std::string(bytes.status().message()).c_str());
     return 1;
   }
-  const std::string bytes = contents.str();
   SetIntraOpThreads(1);
 
   // Sizes the timed runs from the model's own speed: ~`seconds` per mode
   // without dumping, at least 3.
-  const Measured probe = TimeMode(bytes, Mode::kNoObserver, 3);
+  const Measured probe = TimeMode(*bytes, Mode::kNoObserver, 3);
   const int runs = std::clamp(
       static_cast<int>(seconds * 1000 / std::max(probe.ms, 1e-3)), 3, 500);
-  size_t nodes = 0;
-  {
-    DumpedModel model(bytes, Mode::kNoObserver, {});
-    nodes = model.num_steps();
-  }
+  const size_t nodes = probe.nodes;
   // Dumping every output writes a file per node and run in the SDK layout:
   // at most ~20,000 per mode keeps a model of hundreds of light operators
   // from taking minutes per mode.
-  const int dump_runs = std::clamp(
-      static_cast<int>(20000 / std::max<size_t>(nodes, 1)), 3, runs);
+  const int dump_runs =
+      std::clamp(static_cast<int>(20000 / std::max<size_t>(nodes, 1)), 3, runs);
   std::map<Mode, Measured> best;
   for (Mode mode : kModes) {
     best[mode].ms = std::numeric_limits<double>::infinity();
@@ -102,13 +101,13 @@ int Main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < kCount; ++i) {
       const Mode mode = kModes[(i + round) % kCount];
-      const Measured m = TimeMode(
-          bytes, mode, mode == Mode::kNoObserver ? runs : dump_runs);
+      const Measured m =
+          TimeMode(*bytes, mode, mode == Mode::kNoObserver ? runs : dump_runs);
       if (m.ms < best[mode].ms) best[mode] = m;
     }
   }
-  std::printf("{\"nodes\": %zu, \"runs\": %d, \"dump_runs\": %d", nodes,
-              runs, dump_runs);
+  std::printf("{\"nodes\": %zu, \"runs\": %d, \"dump_runs\": %d", nodes, runs,
+              dump_runs);
   for (Mode mode : kModes) {
     std::printf(", \"%s_ms\": %.4f, \"%s_mb\": %.4f", ModeName(mode),
                 best[mode].ms, ModeName(mode), best[mode].mb);
