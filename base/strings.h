@@ -4,6 +4,7 @@
 #ifndef ACLDUMP_BASE_STRINGS_H_
 #define ACLDUMP_BASE_STRINGS_H_
 
+#include <charconv>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -15,12 +16,21 @@
 namespace acldump {
 namespace strings_internal {
 
+// Text and integers are appended directly (the dump writer builds names and
+// rows with these); anything else goes through fmt.
 template <typename T>
 void AppendOne(std::string& out, const T& value) {
   if constexpr (std::is_same_v<T, absl::string_view>) {
     out.append(value.data(), value.size());
+  } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    out += std::string_view(value);
   } else if constexpr (std::is_same_v<T, bool>) {
     out += value ? "true" : "false";
+  } else if constexpr (std::is_same_v<T, char>) {
+    out += value;
+  } else if constexpr (std::is_integral_v<T>) {
+    char text[24];
+    out.append(text, std::to_chars(text, text + sizeof text, value).ptr);
   } else {
     fmt::format_to(std::back_inserter(out), "{}", value);
   }

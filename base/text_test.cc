@@ -119,5 +119,23 @@ TEST(TextTest, TrimAndSplit) {
   EXPECT_THAT(SplitOn("", ';'), ElementsAre(""));
 }
 
+TEST(StrCatTest, AppendsTextIntegersAndTheRestAsFmtWould) {
+  const std::string text = "str";
+  const char* c_string = "cs";
+  EXPECT_EQ(StrCat(text, std::string_view("sv"), absl::string_view("asv"),
+                   c_string, "lit", 'c'),
+            "strsvasvcslitc");
+  EXPECT_EQ(StrCat(int64_t{-9223372036854775807} - 1, ",",
+                   uint64_t{18446744073709551615u}, ",", uint8_t{200}, ",",
+                   int8_t{-5}, ",", 0, ",", true, false),
+            "-9223372036854775808,18446744073709551615,200,-5,0,truefalse");
+  for (const double value : {1.0, 0.1, -2.5e-7, 1e20, 123456789.0}) {
+    EXPECT_EQ(StrCat(value), fmt::format("{}", value));
+  }
+  std::string out = "a";
+  StrAppend(out, 42, "b", size_t{7});
+  EXPECT_EQ(out, "a42b7");
+}
+
 }  // namespace
 }  // namespace acldump

@@ -144,9 +144,8 @@ absl::Status PackAppender::AppendStatsRows(
   std::string header;
   rows_.clear();
   for (const RenderedFile& file : files) {
-    ASSIGN_OR_RETURN(std::string rows,
-                     MergedStatsRows(file.name, file.head, &header));
-    rows_ += rows;
+    RETURN_IF_ERROR(AppendMergedStatsRows(file.name, file.head, rows_,
+                                          header.empty() ? &header : nullptr));
   }
   ASSIGN_OR_RETURN(Target * target,
                    OpenTarget(folder, kMergedStatsFileName, false));

@@ -471,15 +471,30 @@ TEST_F(PackTest, StatsRowsGoToOneCsvPerFolder) {
   EXPECT_EQ(split->size(), 2u);
   // Names with commas and quotes survive the CSV.
   std::string header;
-  absl::StatusOr<std::string> rows =
-      MergedStatsRows("My,Op.a\"b.3.0.7.csv", StatsCsv(3), &header);
-  ASSERT_TRUE(rows.ok()) << rows.status();
-  split = SplitMergedStats(header + *rows);
+  std::string rows = "kept\n";
+  ASSERT_TRUE(
+      AppendMergedStatsRows("My,Op.a\"b.3.0.7.csv", StatsCsv(3), rows, &header)
+          .ok());
+  ASSERT_TRUE(rows.starts_with("kept\n"));
+  split = SplitMergedStats(header + rows.substr(5));
   ASSERT_TRUE(split.ok()) << split.status();
   EXPECT_EQ((*split)[0].name, "My,Op.a\"b.3.0.7.csv");
   EXPECT_EQ((*split)[0].csv, StatsCsv(3));
   EXPECT_THAT(SplitMergedStats("a,b\n1,2\n").status().message(),
               HasSubstr("does not start with the columns"));
+  // A record not named like an SDK stats file, or without a header line,
+  // adds nothing.
+  for (std::string_view bad : {"Add.add1.1.0.csv", "Add.add1.1.0.7.8.csv"}) {
+    const absl::Status status =
+        AppendMergedStatsRows(bad, StatsCsv(1), rows, nullptr);
+    EXPECT_THAT(status.message(), HasSubstr("is not named {op_type}"));
+  }
+  EXPECT_THAT(
+      AppendMergedStatsRows("Add.add1.1.0.7.csv", "no header", rows, nullptr)
+          .message(),
+      HasSubstr("has no header line"));
+  EXPECT_TRUE(rows.starts_with("kept\n"));
+  EXPECT_EQ(SplitMergedStats(header + rows.substr(5))->size(), 1u);
 }
 
 }  // namespace

@@ -50,15 +50,23 @@ TEST(SoakTest, TwoThousandIterationsWithStatsDump) {
                              {prob.data(), prob.ByteSize()}};
   size_t rss_after_warm_up = 0;
   size_t rss_half_way = 0;
+  size_t peak_half_way = 0;
   for (int i = 0; i < kIterations; ++i) {
     ASSERT_TRUE(model->Execute({&in, 1}, out).ok());
     if (i + 1 == kWarmUp || i + 1 == kIterations / 2) {
       manager.current_session()->writer().Flush().IgnoreError();
       (i + 1 == kWarmUp ? rss_after_warm_up : rss_half_way) = ResidentBytes();
+      peak_half_way =
+          manager.current_session()->writer().stats().peak_buffered_bytes;
     }
   }
   manager.current_session()->writer().Flush().IgnoreError();
   const size_t rss_end = ResidentBytes();
+  // A writer that fell further behind in the second half (a loaded machine)
+  // pooled that many more job buffers: memory it keeps, not a leak.
+  const size_t backlog_growth =
+      manager.current_session()->writer().stats().peak_buffered_bytes -
+      peak_half_way;
   auto session = manager.current_session();
   ASSERT_TRUE(manager.FinalizeDump().ok());
   const size_t growth =
@@ -72,13 +80,15 @@ TEST(SoakTest, TwoThousandIterationsWithStatsDump) {
   // there (LeakSanitizer does).
   (void)growth;
   (void)second_half;
+  (void)backlog_growth;
 #else
   // The writer may hold a backlog (max_queued_jobs small buffers) and
   // remembers one folder name per iteration; everything else is pooled.
   EXPECT_LT(growth, size_t{16} << 20) << "RSS grew by " << growth << " bytes";
-  EXPECT_LT(second_half, size_t{2} << 20)
+  EXPECT_LT(second_half, (size_t{2} << 20) + backlog_growth)
       << "RSS grew by " << second_half << " bytes over the last "
-      << kIterations / 2 << " iterations";
+      << kIterations / 2 << " iterations (the writer's backlog by "
+      << backlog_growth << ")";
 #endif
   size_t files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root + "/dump")) {

@@ -62,18 +62,23 @@ absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
   return records;
 }
 
-absl::StatusOr<std::string> MergedStatsRows(std::string_view name,
-                                            std::string_view csv,
-                                            std::string* header_out) {
+absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
+                                   std::string& rows, std::string* header_out) {
   if (name.ends_with(".csv")) name.remove_suffix(4);
-  const std::vector<std::string_view> identity = SplitOn(name, '.');
-  if (identity.size() != 5) {
+  // {op_type}.{op_name}.{task}.{stream}.{timestamp}: five cells.
+  std::string prefix;
+  size_t cells = 0;
+  for (std::string_view rest = name;; ++cells) {
+    const size_t dot = rest.find('.');
+    if (cells < 5) StrAppend(prefix, CsvField(rest.substr(0, dot)), ",");
+    if (dot == std::string_view::npos) break;
+    rest.remove_prefix(dot + 1);
+  }
+  if (cells + 1 != 5) {
     return Invalid("stats record '", name,
                    "' is not named {op_type}.{op_name}.{task}.{stream}."
                    "{timestamp}");
   }
-  std::string prefix;
-  for (std::string_view cell : identity) StrAppend(prefix, CsvField(cell), ",");
   const size_t header_end = csv.find('\n');
   if (header_end == std::string_view::npos) {
     return Invalid("stats record '", name, "' has no header line");
@@ -82,16 +87,19 @@ absl::StatusOr<std::string> MergedStatsRows(std::string_view name,
     *header_out =
         StrCat(kMergedStatsColumns, ",", csv.substr(0, header_end), "\n");
   }
-  std::string rows;
   std::string_view rest = csv.substr(header_end + 1);
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
     const std::string_view line = rest.substr(0, end);
-    if (!line.empty()) StrAppend(rows, prefix, line, "\n");
+    if (!line.empty()) {
+      rows += prefix;
+      rows += line;
+      rows += '\n';
+    }
     if (end == std::string_view::npos) break;
     rest.remove_prefix(end + 1);
   }
-  return rows;
+  return absl::OkStatus();
 }
 
 namespace {

@@ -24,12 +24,12 @@ struct MergedStatsRecord {
 // was written) is ignored; a row with fewer cells than the header is an error.
 absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
     std::string_view text);
-// The rows of a stats CSV `csv` (header line first) as statistic.csv lines for
-// the record file `name` ("….csv" or without the suffix); the header line of
-// statistic.csv is the first line of `header_out` when it is not null.
-absl::StatusOr<std::string> MergedStatsRows(std::string_view name,
-                                            std::string_view csv,
-                                            std::string* header_out);
+// Appends the rows of a stats CSV `csv` (header line first) to `rows` as
+// statistic.csv lines for the record file `name` ("….csv" or without the
+// suffix); the header line of statistic.csv is the first line of `header_out`
+// when it is not null. On error `rows` is as it was.
+absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
+                                   std::string& rows, std::string* header_out);
 
 // A file of a dump tree: the regular file at `path`, else the packed record
 // it names (ReadPackedFile); errors as ReadRegularFile's.

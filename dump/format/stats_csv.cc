@@ -44,22 +44,39 @@ bool IsInteger(int32_t data_type) {
 
 // Six significant digits, "inf", "-inf", "nan": what a default C++ stream
 // prints, as the SDK's writers do.
-std::string Real(double value) {
-  if (std::isnan(value)) return "nan";
-  return fmt::format("{:.6g}", value);
+// Number formatting is most of a stats dump's cost on the writer thread:
+// to_chars neither parses a format string nor allocates.
+template <typename T>
+void AppendNumber(std::string& out, T value) {
+  char text[32];
+  const std::to_chars_result end =
+      std::to_chars(text, text + sizeof text, value);
+  out.append(text, end.ptr);
 }
 
-// Max/Min: integers exactly, floating point like Real.
-std::string ElementValue(double value, int32_t data_type) {
+void AppendReal(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  // As printf's "%.6g".
+  char text[32];
+  const std::to_chars_result end = std::to_chars(
+      text, text + sizeof text, value, std::chars_format::general, 6);
+  out.append(text, end.ptr);
+}
+
+// Max/Min: integers exactly, floating point like AppendReal.
+void AppendElementValue(std::string& out, double value, int32_t data_type) {
   if (IsInteger(data_type) && value == std::trunc(value)) {
     if (value >= 0 && value < 0x1p64) {
-      return fmt::format("{}", static_cast<uint64_t>(value));
+      return AppendNumber(out, static_cast<uint64_t>(value));
     }
     if (value < 0 && value >= -0x1p63) {
-      return fmt::format("{}", static_cast<int64_t>(value));
+      return AppendNumber(out, static_cast<int64_t>(value));
     }
   }
-  return Real(value);
+  AppendReal(out, value);
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -94,32 +111,39 @@ double L2normOf(const TensorStats& s) {
   return std::sqrt(s.sum_squares);
 }
 
-std::string StatCell(const StatsRow& row, StatColumn column) {
-  if (!row.numeric) return "";
+// Appends ",{cell}" (the writer's hot path: no string per cell).
+void AppendStatCell(std::string& out, const StatsRow& row, StatColumn column) {
+  out += ',';
+  if (!row.numeric) return;
   const TensorStats& s = row.stats;
-  // An empty tensor has no value to summarise.
   const bool empty = s.count == 0;
+  // Max, Min, Avg and l2norm of an empty tensor are "NA".
   switch (column) {
     case StatColumn::kMax:
-      return empty ? std::string(kNA) : ElementValue(MaxOf(s), row.data_type);
+      if (empty) break;
+      return AppendElementValue(out, MaxOf(s), row.data_type);
     case StatColumn::kMin:
-      return empty ? std::string(kNA) : ElementValue(MinOf(s), row.data_type);
+      if (empty) break;
+      return AppendElementValue(out, MinOf(s), row.data_type);
     case StatColumn::kAvg:
-      return empty ? std::string(kNA) : Real(AvgOf(s));
+      if (empty) break;
+      return AppendReal(out, AvgOf(s));
     case StatColumn::kNan:
-      return fmt::format("{}", s.nan);
+      return AppendNumber(out, s.nan);
     case StatColumn::kNegativeInf:
-      return fmt::format("{}", s.negative_inf);
+      return AppendNumber(out, s.negative_inf);
     case StatColumn::kPositiveInf:
-      return fmt::format("{}", s.positive_inf);
+      return AppendNumber(out, s.positive_inf);
     case StatColumn::kL2norm:
-      return empty ? std::string(kNA) : Real(L2normOf(s));
+      if (empty) break;
+      return AppendReal(out, L2normOf(s));
   }
-  return std::string(kNA);
+  out += kNA;
 }
 
-std::string CountCell(const StatsRow& row) {
-  return row.numeric ? fmt::format("{}", row.stats.count) : "";
+void AppendCountCell(std::string& out, const StatsRow& row) {
+  out += ',';
+  if (row.numeric) AppendNumber(out, row.stats.count);
 }
 
 std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
@@ -133,8 +157,11 @@ std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
 }
 
 // A scalar's shape is empty, as the SDK's writer prints it.
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  return StrJoin(shape, "x");
+void AppendShape(std::string& out, const std::vector<int64_t>& shape) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += 'x';
+    AppendNumber(out, shape[i]);
+  }
 }
 
 template <typename... Args>
@@ -179,20 +206,21 @@ std::string FormatStatsCsv(const std::vector<StatsRow>& rows,
   for (const StatsRow& row : rows) {
     StrAppend(out, row.is_input ? "Input" : "Output", ",", row.index, ",",
               row.data_size, ",", DumpDataTypeName(row.data_type), ",",
-              FormatName(row.format), ",", ShapeText(row.shape));
+              FormatName(row.format), ",");
+    AppendShape(out, row.shape);
     if (columns.empty()) {
       for (StatColumn c :
            {StatColumn::kMax, StatColumn::kMin, StatColumn::kAvg}) {
-        StrAppend(out, ",", StatCell(row, c));
+        AppendStatCell(out, row, c);
       }
-      StrAppend(out, ",", CountCell(row));
+      AppendCountCell(out, row);
       for (StatColumn c : {StatColumn::kNan, StatColumn::kNegativeInf,
                            StatColumn::kPositiveInf}) {
-        StrAppend(out, ",", StatCell(row, c));
+        AppendStatCell(out, row, c);
       }
     } else {
-      StrAppend(out, ",", CountCell(row));
-      for (StatColumn c : chosen) StrAppend(out, ",", StatCell(row, c));
+      AppendCountCell(out, row);
+      for (StatColumn c : chosen) AppendStatCell(out, row, c);
     }
     out += '\n';
   }

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -166,6 +169,39 @@ TEST(StatsCsvTest, NumbersHaveSixSignificantDigits) {
             "Output,0,2,DT_UINT8,ND,2,2,255,0,127.5\n"
             "Output,0,2,DT_BOOL,ND,2,2,1,0,0.5\n"
             "Output,0,8,DT_FLOAT,ND,2,2,1.23457e+08,1e+06,6.22284e+07\n");
+}
+
+TEST(StatsCsvTest, RealsAreWhatPrintfWritesForPercentPoint6g) {
+  // Rounding edges, exponent switches, subnormals, the extremes of double.
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                999999.5,
+                                9999995.0,
+                                1e-4,
+                                9.99999e-5,
+                                1e-5,
+                                123456.5,
+                                0.5e-6,
+                                4.9e-324,
+                                2.2250738585072014e-308,
+                                1.7976931348623157e308,
+                                -1.0 / 3};
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t bits = random();
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    if (std::isfinite(value)) values.push_back(value);
+  }
+  const StatColumn max[] = {StatColumn::kMax};
+  for (const double value : values) {
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "%.6g", value);
+    const std::string csv = FormatStatsCsv(
+        {Row(false, 0, 8, DT_DOUBLE, FORMAT_ND, {1}, {value})}, max);
+    EXPECT_EQ(csv.substr(csv.rfind(',') + 1), std::string(expected) + "\n")
+        << value;
+  }
 }
 
 TEST(StatsCsvTest, ParsesWhatItWrites) {
