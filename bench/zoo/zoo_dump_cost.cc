@@ -1,7 +1,7 @@
 // What dumping every operator output costs on the zoo models (run.sh): each
 // model runs without an observer and with stats or full tensors of every
 // output, in the SDK and the packed layout, in one process.
-//   zoo_dump_cost [--rounds R] [--seconds S] model.om
+//   zoo_dump_cost [--rounds R] [--seconds S] [--only MODE] model.om
 // prints one JSON line: per mode, the milliseconds per execution including
 // the final flush (a dump is only as fast as its data lands), the fastest of
 // R rounds (modes in rotating order within a round), and the bytes written per
@@ -29,6 +29,10 @@ constexpr size_t kMaxModelBytes = size_t{4} << 30;
 constexpr Mode kModes[] = {Mode::kNoObserver, Mode::kStats, Mode::kTensorAll,
                            Mode::kStatsPacked, Mode::kTensorAllPacked};
 
+bool Timed(Mode mode, const std::string& only) {
+  return only.empty() || mode == Mode::kNoObserver || only == ModeName(mode);
+}
+
 struct Measured {
   double ms = 0;
   double mb = 0;
@@ -53,8 +57,14 @@ Measured TimeMode(const std::string& bytes, Mode mode, int runs) {
 int Main(int argc, char** argv) {
   int rounds = 3;
   double seconds = 1.0;
+  // --only MODE: time that mode and the no-observer baseline only.
+  std::string only;
   int arg = 1;
   for (; arg + 1 < argc && std::strncmp(argv[arg], "--", 2) == 0; arg += 2) {
+    if (std::strcmp(argv[arg], "--only") == 0) {
+      only = argv[arg + 1];
+      continue;
+    }
     char* end = nullptr;
     const double value = std::strtod(argv[arg + 1], &end);
     const bool number = *end == '\0' && value > 0 && value <= 1000;
@@ -68,9 +78,18 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  if (!only.empty() &&
+      std::none_of(std::begin(kModes), std::end(kModes),
+                   [&](Mode mode) { return only == ModeName(mode); })) {
+    std::fprintf(stderr, "zoo_dump_cost: --only %s: not one of", only.c_str());
+    for (Mode mode : kModes) std::fprintf(stderr, " %s", ModeName(mode));
+    std::fprintf(stderr, "\n");
+    return 2;
+  }
   if (argc - arg != 1 || rounds < 1) {
-    std::fprintf(stderr, "usage: %s [--rounds R] [--seconds S] model.om\n",
-                 argv[0]);
+    std::fprintf(
+        stderr, "usage: %s [--rounds R] [--seconds S] [--only MODE] model.om\n",
+        argv[0]);
     return 2;
   }
   absl::StatusOr<std::string> bytes =
@@ -101,6 +120,7 @@ int Main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < kCount; ++i) {
       const Mode mode = kModes[(i + round) % kCount];
+      if (!Timed(mode, only)) continue;
       const Measured m =
           TimeMode(*bytes, mode, mode == Mode::kNoObserver ? runs : dump_runs);
       if (m.ms < best[mode].ms) best[mode] = m;
@@ -109,6 +129,7 @@ int Main(int argc, char** argv) {
   std::printf("{\"nodes\": %zu, \"runs\": %d, \"dump_runs\": %d", nodes, runs,
               dump_runs);
   for (Mode mode : kModes) {
+    if (!Timed(mode, only)) continue;
     std::printf(", \"%s_ms\": %.4f, \"%s_mb\": %.4f", ModeName(mode),
                 best[mode].ms, ModeName(mode), best[mode].mb);
   }
