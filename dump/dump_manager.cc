@@ -82,9 +82,8 @@ absl::Status DumpManager::FinalizeDump() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_) {
-      return LifecycleFailure(
-          LifecycleError::kNotInitialized,
-          "aclmdlFinalizeDump needs aclmdlInitDump first");
+      return LifecycleFailure(LifecycleError::kNotInitialized,
+                              "aclmdlFinalizeDump needs aclmdlInitDump first");
     }
     initialized_ = false;
     set_since_init_ = false;

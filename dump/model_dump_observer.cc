@@ -46,7 +46,7 @@ class ModelDumpObserver final : public SessionObserver {
     for (uint32_t input : t.input_slots) {
       payload_.Capture(slot++, e.inputs[input], pending_);
     }
-    if (t.outputs.empty()) writer().Submit(std::move(pending_));
+    if (t.outputs.empty()) Submit(std::move(pending_));
   }
 
   void AfterNode(const NodeEvent& e) override {
@@ -59,7 +59,7 @@ class ModelDumpObserver final : public SessionObserver {
     size_t slot = t.input_slots.size();
     for (uint32_t o : t.outputs)
       payload_.Capture(slot++, e.outputs[o], pending_);
-    writer().Submit(std::move(pending_));
+    Submit(std::move(pending_));
   }
 
  private:
@@ -69,7 +69,7 @@ class ModelDumpObserver final : public SessionObserver {
     WriteJob job = NewJob(op.renderer, op.bytes);
     payload_.Begin(1, job);
     payload_.Capture(0, e.inputs[op.slot], job);
-    writer().Submit(std::move(job));
+    Submit(std::move(job));
   }
 
   // A failed node leaves a half-filled job: its data is incomplete, so it is

@@ -80,7 +80,7 @@ class OverflowObserver final : public SessionObserver {
       payload_->Capture(slot++, out, job);
     }
     const uint64_t timestamp = job.timestamp_us;
-    writer().Submit(std::move(job));
+    Submit(std::move(job));
     OverflowRecord record;
     record.model_id = model_id_;
     record.task_id = e.step.task_id;
@@ -90,7 +90,7 @@ class OverflowObserver final : public SessionObserver {
     debug.timestamp_us = timestamp;
     std::memcpy(debug.buffer.data(), bytes.data(), bytes.size());
     debug.used = bytes.size();
-    writer().Submit(std::move(debug));
+    Submit(std::move(debug));
   }
 
  private:

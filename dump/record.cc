@@ -17,13 +17,15 @@ int32_t FormatOf(const TensorInfo& info) {
 
 void RecordSpec::Place(const WriteJob& job, std::string_view suffix,
                        RenderedFile& file) const {
-  file.directory =
-      per_iteration ? StrCat(directory, "/", job.iteration) : directory;
-  file.name = DumpFileName(
-      op_type, op_name,
+  // Appended, not assigned: the writer's strings keep their capacity.
+  file.directory.assign(directory);
+  if (per_iteration) StrAppend(file.directory, "/", job.iteration);
+  file.name.clear();
+  AppendDumpFileName(
+      file.name, op_type, op_name,
       task_id_from_job ? static_cast<uint32_t>(job.sequence) : task_id,
       /*stream_id=*/0, job.timestamp_us);
-  file.suffix = std::string(suffix);
+  file.suffix.assign(suffix);
 }
 
 std::vector<uint32_t> PresentInputs(const StepInfo& step) {

@@ -1,6 +1,13 @@
 #include "dump/session_observer.h"
 
 namespace acldump::dump {
+namespace {
+
+// Small jobs sent to the writer together: one lock per this many instead of
+// one per node.
+constexpr size_t kOutboxJobs = 32;
+
+}  // namespace
 
 SessionObserver::SessionObserver(std::shared_ptr<DumpSession> session,
                                  bool filter_steps)
@@ -21,6 +28,7 @@ absl::Status SessionObserver::EndIteration(uint64_t) {
   if (inside_) {
     inside_ = false;
     OnIterationEnd();
+    writer_.SubmitAll(outbox_);
     writer_.Kick();
     session_->ExitExecution();
   }
@@ -35,6 +43,22 @@ WriteJob SessionObserver::NewJob(
   job.timestamp_us = NowMicros();
   job.buffer = writer_.AcquireBuffer(bytes);
   return job;
+}
+
+}  // namespace acldump::dump
+
+namespace acldump::dump {
+
+void SessionObserver::Submit(WriteJob job) {
+  if (DumpWriter::IsSmall(job.buffer)) {
+    outbox_.push_back(std::move(job));
+    if (outbox_.size() >= kOutboxJobs) writer_.SubmitAll(outbox_);
+    return;
+  }
+  // The outbox holds no pooled memory, so a large job's wait for memory
+  // never waits on it; it goes first to keep the records in order.
+  writer_.SubmitAll(outbox_);
+  writer_.Submit(std::move(job));
 }
 
 }  // namespace acldump::dump

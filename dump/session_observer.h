@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "dump/session.h"
 #include "runtime/observer.h"
@@ -30,6 +31,11 @@ class SessionObserver : public ExecutionObserver {
   WriteJob NewJob(const std::shared_ptr<const JobRenderer>& renderer,
                   size_t bytes) const;
 
+  // Hands `job` to the writer. Small jobs (stats) wait in an outbox that goes
+  // to the writer in one locked step per kOutboxJobs and at the iteration's
+  // end; any other job first sends the outbox, keeping the order.
+  void Submit(WriteJob job);
+
   DumpSession& session() const { return *session_; }
   DumpWriter& writer() const { return writer_; }
   uint64_t iteration() const { return iteration_; }
@@ -40,6 +46,7 @@ class SessionObserver : public ExecutionObserver {
   const bool filter_steps_;
   uint64_t iteration_ = 0;
   bool inside_ = false;
+  std::vector<WriteJob> outbox_;
 };
 
 }  // namespace acldump::dump

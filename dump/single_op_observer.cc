@@ -44,7 +44,7 @@ class SingleOpObserver final : public SessionObserver {
     if (outputs) {
       for (const TensorView& out : e.outputs) payload.Capture(slot++, out, job);
     }
-    writer().Submit(std::move(job));
+    Submit(std::move(job));
   }
 
   void OnNodeFailure(const NodeEvent& e, const absl::Status& status) override {

@@ -25,10 +25,14 @@ StatsRow RowFor(const RecordTensor& tensor) {
 
 class StatsRecordRenderer final : public JobRenderer {
  public:
+  // Everything but the statistics is known before the first job.
   StatsRecordRenderer(RecordSpec spec, std::vector<StatColumn> columns)
-      : spec_(std::move(spec)), columns_(std::move(columns)) {
+      : spec_(std::move(spec)),
+        columns_(std::move(columns)),
+        header_(StatsCsvHeader(columns_) + "\n") {
     for (const RecordTensor& tensor : spec_.tensors) {
       rows_.push_back(RowFor(tensor));
+      leads_.push_back(StatsCsvRowLead(rows_.back()));
     }
   }
 
@@ -37,19 +41,23 @@ class StatsRecordRenderer final : public JobRenderer {
     if (job.used != rows_.size() * sizeof(TensorStats)) {
       return absl::InternalError("stats job does not match its rows");
     }
-    std::vector<StatsRow> rows = rows_;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      std::memcpy(&rows[i].stats, job.buffer.data() + i * sizeof(TensorStats),
+    file.head.assign(header_);
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      TensorStats stats;
+      std::memcpy(&stats, job.buffer.data() + i * sizeof(TensorStats),
                   sizeof(TensorStats));
+      file.head += leads_[i];
+      AppendStatsCsvCells(file.head, rows_[i], stats, columns_);
     }
-    file.head = FormatStatsCsv(rows, columns_);
     return absl::OkStatus();
   }
 
  private:
   const RecordSpec spec_;
   const std::vector<StatColumn> columns_;
+  const std::string header_;
   std::vector<StatsRow> rows_;
+  std::vector<std::string> leads_;  // per row: the cells before the stats
 };
 
 class StatsPayload final : public Payload {

@@ -19,6 +19,7 @@ constexpr size_t kReportedFailures = 5;
 constexpr size_t kWakeBatch = 8;
 constexpr size_t kWakeBytes = size_t{1} << 20;
 constexpr auto kBatchWait = std::chrono::milliseconds(2);
+constexpr size_t kLazyWakeJobs = 256;
 // Jobs the packed layout takes from the queue at once: consecutive records of
 // one pack (or stats rows of one statistic.csv) become one append. Bytes are
 // capped too: a batch's buffers return to producers only once it is written,
@@ -51,6 +52,9 @@ size_t DumpWriter::RoundedSize(size_t bytes) {
 }
 
 AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
+  if (bytes <= kSmallJobBytes) {
+    return AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
+  }
   const size_t size = RoundedSize(bytes);
   std::unique_lock<std::mutex> lock(mutex_);
   // Reuse a free buffer of the same size class (steady state: no allocation).
@@ -89,6 +93,7 @@ AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
 }
 
 void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
+  if (IsSmall(buffer)) return;  // never pooled: freed here
   const size_t size = buffer.size();
   bool notify;
   {
@@ -103,36 +108,58 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
   if (notify) space_ready_.notify_all();
 }
 
+bool DumpWriter::EnqueueLocked(WriteJob job,
+                               std::unique_lock<std::mutex>& lock) {
+  if (queue_size_ >= options_.max_queued_jobs) {
+    ++stats_.back_pressure_waits;
+    // Resume once a quarter of the queue has drained: one wake-up per
+    // batch of jobs instead of a ping-pong per job.
+    ++queue_waiters_;
+    // The writer may be asleep with jobs queued by SubmitAll before the wait.
+    if (writer_state_ != WriterState::kRunning) work_ready_.notify_one();
+    space_ready_.wait(lock, [&] { return queue_size_ <= ResumeLevel(); });
+    --queue_waiters_;
+  }
+  if (queue_size_ == queue_.size()) {
+    std::vector<WriteJob> bigger(queue_.size() * 2);
+    for (size_t i = 0; i < queue_size_; ++i) {
+      bigger[i] = std::move(queue_[(queue_head_ + i) % queue_.size()]);
+    }
+    queue_ = std::move(bigger);
+    queue_head_ = 0;
+  }
+  queued_bytes_ += job.used;
+  queue_[(queue_head_ + queue_size_) % queue_.size()] = std::move(job);
+  ++queue_size_;
+  ++stats_.jobs_submitted;
+  // Waking a sleeping writer costs the producer a system call (and, on
+  // virtual machines, an inter-processor interrupt): wake it for a batch or
+  // enough bytes; a short timed wait picks up the rest.
+  return writer_state_ == WriterState::kIdle ||
+         (writer_state_ == WriterState::kBatching && BatchReady());
+}
+
 void DumpWriter::Submit(WriteJob job) {
-  bool wake = false;
+  bool wake;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (queue_size_ >= options_.max_queued_jobs) {
-      ++stats_.back_pressure_waits;
-      // Resume once a quarter of the queue has drained: one wake-up per
-      // batch of jobs instead of a ping-pong per job.
-      ++queue_waiters_;
-      space_ready_.wait(lock, [&] { return queue_size_ <= ResumeLevel(); });
-      --queue_waiters_;
-    }
-    if (queue_size_ == queue_.size()) {
-      std::vector<WriteJob> bigger(queue_.size() * 2);
-      for (size_t i = 0; i < queue_size_; ++i) {
-        bigger[i] = std::move(queue_[(queue_head_ + i) % queue_.size()]);
-      }
-      queue_ = std::move(bigger);
-      queue_head_ = 0;
-    }
-    queued_bytes_ += job.used;
-    queue_[(queue_head_ + queue_size_) % queue_.size()] = std::move(job);
-    ++queue_size_;
-    ++stats_.jobs_submitted;
-    // Waking a sleeping writer costs the producer a system call (and, on
-    // virtual machines, an inter-processor interrupt): wake it for a batch or
-    // enough bytes; a short timed wait picks up the rest.
-    wake = writer_state_ == WriterState::kIdle ||
-           (writer_state_ == WriterState::kBatching && BatchReady());
+    wake = EnqueueLocked(std::move(job), lock);
   }
+  if (wake) work_ready_.notify_one();
+}
+
+void DumpWriter::SubmitAll(std::vector<WriteJob>& jobs) {
+  if (jobs.empty()) return;
+  bool wake;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (WriteJob& job : jobs) EnqueueLocked(std::move(job), lock);
+    // A wake-up is a system call on the executing thread: small jobs wait
+    // for a large batch, or for the producer's Kick.
+    wake = writer_state_ != WriterState::kRunning &&
+           (queue_size_ >= kLazyWakeJobs || queued_bytes_ >= kWakeBytes);
+  }
+  jobs.clear();
   if (wake) work_ready_.notify_one();
 }
 

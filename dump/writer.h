@@ -1,10 +1,10 @@
 // The background dump writer. Producers (executing threads) take a buffer from
-// a byte-bounded pool, fill it and submit a job; one writer thread renders each
-// job into a file (names, headers: all string and protobuf work happens here,
-// off the hot path) and writes it atomically: a temporary name in the same
-// folder, then a rename. When the pool is exhausted the producer waits
-// (back-pressure): nothing is ever dropped. Failures are recorded per file and
-// reported by Finish().
+// a byte-bounded pool (a small one is allocated on its own), fill it and
+// submit a job; one writer thread renders each job into a file (names,
+// headers: all string and protobuf work happens here, off the hot path) and
+// writes it atomically: a temporary name in the same folder, then a rename.
+// When the pool is exhausted the producer waits (back-pressure): nothing is
+// ever dropped. Failures are recorded per file and reported by Finish().
 #ifndef ACLDUMP_DUMP_WRITER_H_
 #define ACLDUMP_DUMP_WRITER_H_
 
@@ -108,11 +108,23 @@ class DumpWriter {
   DumpWriter(const DumpWriter&) = delete;
   DumpWriter& operator=(const DumpWriter&) = delete;
 
+  // Jobs of at most this many bytes (stats of a node, a tiny tensor) get a
+  // buffer of their own, outside the pool and its lock: the queue's job limit
+  // bounds them.
+  static constexpr size_t kSmallJobBytes = 1024;
+  static bool IsSmall(const AlignedBuffer& buffer) {
+    return buffer.size() <= kSmallJobBytes;
+  }
+
   // Producer side. Waits while the buffered bytes would exceed the budget (a
   // single job larger than the budget waits for the queue to drain, then
   // proceeds alone).
   AlignedBuffer AcquireBuffer(size_t bytes);
   void Submit(WriteJob job);
+  // Submits `jobs` in order, taking the queue's lock once; leaves `jobs`
+  // empty. Wakes the writer only for a large backlog: the producer calls Kick
+  // when it is done for a while.
+  void SubmitAll(std::vector<WriteJob>& jobs);
   // Wakes the writer for whatever is queued (a producer calls it when it has
   // submitted all it will for a while, e.g. at the end of an iteration).
   void Kick();
@@ -145,6 +157,9 @@ class DumpWriter {
   absl::Status WriteInto(const FolderTree::Folder& folder,
                          const RenderedFile& file, std::string* final_path);
   void ReleaseBuffer(AlignedBuffer buffer);
+  // Queues one job (mutex_ held via `lock`, which a full queue waits on);
+  // returns whether the writer should be woken.
+  bool EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock);
   static size_t RoundedSize(size_t bytes);
 
   Options options_;

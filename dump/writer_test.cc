@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/strings.h"
+#include "dump/format/pack.h"
 
 namespace acldump::dump {
 namespace {
@@ -54,14 +55,17 @@ class WriterTest : public ::testing::Test {
   }
 
   // Job `i` holds `bytes` bytes of the value i % 251.
-  void SubmitJob(DumpWriter& writer, uint64_t i, size_t bytes) {
+  WriteJob MakeJob(DumpWriter& writer, uint64_t i, size_t bytes) {
     WriteJob job;
     job.renderer = renderer_;
     job.sequence = i;
     job.buffer = writer.AcquireBuffer(bytes);
     std::memset(job.buffer.data(), static_cast<int>(i % 251), bytes);
     job.used = bytes;
-    writer.Submit(std::move(job));
+    return job;
+  }
+  void SubmitJob(DumpWriter& writer, uint64_t i, size_t bytes) {
+    writer.Submit(MakeJob(writer, i, bytes));
   }
 
   void ExpectAllFiles(uint64_t jobs, size_t bytes) {
@@ -155,6 +159,63 @@ TEST_F(WriterTest, DestructorWritesWhatIsQueued) {
     for (uint64_t i = 0; i < 20; ++i) SubmitJob(writer, i, 64);
   }
   ExpectAllFiles(20, 64);
+}
+
+TEST_F(WriterTest, SmallJobsStayOutsideThePoolAndItsBudget) {
+  SlowFileSystem slow;
+  DumpWriter::Options options;
+  options.root = dir_;
+  options.fs = &slow;
+  options.memory_budget = 4096;  // one pooled page
+  DumpWriter writer(options);
+  constexpr uint64_t kJobs = 40;
+  for (uint64_t i = 0; i < kJobs; ++i) {
+    WriteJob job = MakeJob(writer, i, DumpWriter::kSmallJobBytes);
+    EXPECT_TRUE(DumpWriter::IsSmall(job.buffer));
+    writer.Submit(std::move(job));
+  }
+  ASSERT_TRUE(writer.Flush().ok());
+  const WriterStats stats = writer.stats();
+  EXPECT_EQ(stats.files_written, kJobs);
+  EXPECT_EQ(stats.back_pressure_waits, 0u);
+  EXPECT_EQ(stats.peak_buffered_bytes, 0u);
+  ExpectAllFiles(kJobs, DumpWriter::kSmallJobBytes);
+  // One byte more is pooled and counted.
+  WriteJob pooled = MakeJob(writer, kJobs, DumpWriter::kSmallJobBytes + 1);
+  EXPECT_FALSE(DumpWriter::IsSmall(pooled.buffer));
+  EXPECT_EQ(writer.stats().peak_buffered_bytes, 4096u);
+  writer.ReturnBuffer(std::move(pooled.buffer));
+}
+
+TEST_F(WriterTest, SubmitAllOnAFullQueueKeepsOrderAndLosesNothing) {
+  SlowFileSystem slow;
+  DumpWriter::Options options;
+  options.root = dir_;
+  options.fs = &slow;
+  options.max_queued_jobs = 4;
+  options.packed = true;  // one pack: its records show the order
+  constexpr uint64_t kJobs = 40;
+  {
+    DumpWriter writer(options);
+    std::vector<WriteJob> jobs;
+    for (uint64_t i = 0; i < kJobs; ++i) {
+      jobs.push_back(MakeJob(writer, i, i % 2 ? 100 : 5000));
+    }
+    writer.SubmitAll(jobs);
+    EXPECT_TRUE(jobs.empty());
+    ASSERT_TRUE(writer.Flush().ok());
+    const WriterStats stats = writer.stats();
+    EXPECT_EQ(stats.files_written, kJobs);
+    EXPECT_GT(stats.back_pressure_waits, 0u);
+  }
+  absl::StatusOr<PackContents> pack =
+      ReadPackContents(StrCat(dir_, "/", kPackFileName));
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  ASSERT_EQ(pack->records.size(), kJobs);
+  for (uint64_t i = 0; i < kJobs; ++i) {
+    EXPECT_EQ(pack->records[i].name, StrCat("job", i, ".bin"));
+    EXPECT_EQ(pack->records[i].data_bytes, i % 2 ? 100u : 5000u);
+  }
 }
 
 }  // namespace

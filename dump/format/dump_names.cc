@@ -2,8 +2,10 @@
 
 #include <time.h>
 
+#include <charconv>
 #include <functional>
 
+#include "base/strings.h"
 #include "fmt/format.h"
 
 namespace acldump::dump {
@@ -29,16 +31,22 @@ std::string FormatTm(const std::tm& tm) {
 }  // namespace
 
 std::string CsvField(std::string_view field) {
+  std::string out;
+  AppendCsvField(out, field);
+  return out;
+}
+
+void AppendCsvField(std::string& out, std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    return std::string(field);
+    out += field;
+    return;
   }
-  std::string out = "\"";
+  out += '"';
   for (char c : field) {
     if (c == '"') out += '"';
     out += c;
   }
   out += '"';
-  return out;
 }
 
 std::string EscapeNamePart(std::string_view name) {
@@ -52,8 +60,32 @@ std::string EscapeNamePart(std::string_view name) {
 std::string DumpFileName(std::string_view op_type, std::string_view op_name,
                          uint32_t task_id, uint32_t stream_id,
                          uint64_t timestamp_us) {
-  return fmt::format("{}.{}.{}.{}.{:016d}", EscapeNamePart(op_type),
-                     EscapeNamePart(op_name), task_id, stream_id, timestamp_us);
+  std::string name;
+  AppendDumpFileName(name, op_type, op_name, task_id, stream_id, timestamp_us);
+  return name;
+}
+
+void AppendDumpFileName(std::string& out, std::string_view op_type,
+                        std::string_view op_name, uint32_t task_id,
+                        uint32_t stream_id, uint64_t timestamp_us) {
+  auto escaped = [&out](std::string_view part) {
+    const size_t start = out.size();
+    out += part;
+    for (size_t i = start; i < out.size(); ++i) {
+      char& c = out[i];
+      if (c == ' ' || c == '.' || c == '/' || c == '\\') c = '_';
+    }
+    out += '.';
+  };
+  escaped(op_type);
+  escaped(op_name);
+  StrAppend(out, task_id, ".", stream_id, ".");
+  char digits[24];
+  const char* end =
+      std::to_chars(digits, digits + sizeof digits, timestamp_us).ptr;
+  const size_t length = static_cast<size_t>(end - digits);
+  if (length < 16) out.append(16 - length, '0');
+  out.append(digits, length);
 }
 
 bool ExceedsNameMax(std::string_view name) {

@@ -21,6 +21,10 @@ std::string EscapeNamePart(std::string_view name);
 std::string DumpFileName(std::string_view op_type, std::string_view op_name,
                          uint32_t task_id, uint32_t stream_id,
                          uint64_t timestamp_us);
+// The same name appended to `out` (the writer reuses one string's capacity).
+void AppendDumpFileName(std::string& out, std::string_view op_type,
+                        std::string_view op_name, uint32_t task_id,
+                        uint32_t stream_id, uint64_t timestamp_us);
 
 // True when a file or folder name is too long to be created as is: the
 // writer then uses HashedName instead and records the pair in mapping.csv.
@@ -31,6 +35,7 @@ std::string HashedName(std::string_view full_path);
 // A CSV field: as is, or quoted per RFC 4180 when it holds ',', '"', CR or
 // LF.
 std::string CsvField(std::string_view field);
+void AppendCsvField(std::string& out, std::string_view field);
 // "hash,original_name\n" for the folder's mapping.csv; unquoted as the SDK
 // writes it, except that a field holding ',', '"', CR or LF is quoted per RFC
 // 4180 so the file stays readable.

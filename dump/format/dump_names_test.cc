@@ -26,6 +26,19 @@ TEST(DumpNamesTest, FileName) {
             "Relu.block_1_relu.12.7.0000000000000042");
   EXPECT_EQ(DumpFileName("Add", "a", 4294967295u, 4294967295u, 0),
             "Add.a.4294967295.4294967295.0000000000000000");
+  // More than 16 digits are kept whole; appending keeps what was there.
+  std::string out = "dir/";
+  AppendDumpFileName(out, "My Op", "x\\y", 1, 0, 18446744073709551615u);
+  EXPECT_EQ(out, "dir/My_Op.x_y.1.0.18446744073709551615");
+}
+
+TEST(DumpNamesTest, CsvFieldsAreQuotedOnlyWhenNeeded) {
+  EXPECT_EQ(CsvField("plain"), "plain");
+  EXPECT_EQ(CsvField("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  std::string out = "x,";
+  AppendCsvField(out, "line\nbreak");
+  EXPECT_EQ(out, "x,\"line\nbreak\"");
 }
 
 TEST(DumpNamesTest, HashedNames) {

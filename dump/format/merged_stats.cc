@@ -70,7 +70,10 @@ absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
   size_t cells = 0;
   for (std::string_view rest = name;; ++cells) {
     const size_t dot = rest.find('.');
-    if (cells < 5) StrAppend(prefix, CsvField(rest.substr(0, dot)), ",");
+    if (cells < 5) {
+      AppendCsvField(prefix, rest.substr(0, dot));
+      prefix += ',';
+    }
     if (dot == std::string_view::npos) break;
     rest.remove_prefix(dot + 1);
   }

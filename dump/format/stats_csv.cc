@@ -112,10 +112,10 @@ double L2normOf(const TensorStats& s) {
 }
 
 // Appends ",{cell}" (the writer's hot path: no string per cell).
-void AppendStatCell(std::string& out, const StatsRow& row, StatColumn column) {
+void AppendStatCell(std::string& out, const StatsRow& row, const TensorStats& s,
+                    StatColumn column) {
   out += ',';
   if (!row.numeric) return;
-  const TensorStats& s = row.stats;
   const bool empty = s.count == 0;
   // Max, Min, Avg and l2norm of an empty tensor are "NA".
   switch (column) {
@@ -141,9 +141,10 @@ void AppendStatCell(std::string& out, const StatsRow& row, StatColumn column) {
   out += kNA;
 }
 
-void AppendCountCell(std::string& out, const StatsRow& row) {
+void AppendCountCell(std::string& out, const StatsRow& row,
+                     const TensorStats& s) {
   out += ',';
-  if (row.numeric) AppendNumber(out, row.stats.count);
+  if (row.numeric) AppendNumber(out, s.count);
 }
 
 std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
@@ -198,31 +199,46 @@ std::string StatsCsvHeader(std::span<const StatColumn> columns) {
   return out;
 }
 
+std::string StatsCsvRowLead(const StatsRow& row) {
+  std::string out = StrCat(
+      row.is_input ? "Input" : "Output", ",", row.index, ",", row.data_size,
+      ",", DumpDataTypeName(row.data_type), ",", FormatName(row.format), ",");
+  AppendShape(out, row.shape);
+  return out;
+}
+
+void AppendStatsCsvCells(std::string& out, const StatsRow& row,
+                         const TensorStats& stats,
+                         std::span<const StatColumn> columns) {
+  if (columns.empty()) {
+    for (StatColumn c :
+         {StatColumn::kMax, StatColumn::kMin, StatColumn::kAvg}) {
+      AppendStatCell(out, row, stats, c);
+    }
+    AppendCountCell(out, row, stats);
+    for (StatColumn c : {StatColumn::kNan, StatColumn::kNegativeInf,
+                         StatColumn::kPositiveInf}) {
+      AppendStatCell(out, row, stats, c);
+    }
+  } else {
+    AppendCountCell(out, row, stats);
+    // The chosen statistics in StatColumn order, each once.
+    for (StatColumn c : kAllStatColumns) {
+      if (std::find(columns.begin(), columns.end(), c) != columns.end()) {
+        AppendStatCell(out, row, stats, c);
+      }
+    }
+  }
+  out += '\n';
+}
+
 std::string FormatStatsCsv(const std::vector<StatsRow>& rows,
                            std::span<const StatColumn> columns) {
-  const std::vector<StatColumn> chosen = Chosen(columns);
   std::string out = StatsCsvHeader(columns);
   out += '\n';
   for (const StatsRow& row : rows) {
-    StrAppend(out, row.is_input ? "Input" : "Output", ",", row.index, ",",
-              row.data_size, ",", DumpDataTypeName(row.data_type), ",",
-              FormatName(row.format), ",");
-    AppendShape(out, row.shape);
-    if (columns.empty()) {
-      for (StatColumn c :
-           {StatColumn::kMax, StatColumn::kMin, StatColumn::kAvg}) {
-        AppendStatCell(out, row, c);
-      }
-      AppendCountCell(out, row);
-      for (StatColumn c : {StatColumn::kNan, StatColumn::kNegativeInf,
-                           StatColumn::kPositiveInf}) {
-        AppendStatCell(out, row, c);
-      }
-    } else {
-      AppendCountCell(out, row);
-      for (StatColumn c : chosen) AppendStatCell(out, row, c);
-    }
-    out += '\n';
+    out += StatsCsvRowLead(row);
+    AppendStatsCsvCells(out, row, row.stats, columns);
   }
   return out;
 }

@@ -58,6 +58,15 @@ std::string_view StatColumnHeader(StatColumn column);
 // order (duplicates ignored).
 std::string StatsCsvHeader(std::span<const StatColumn> columns);
 
+// A row in two parts, for writers that format many rows of the same tensors:
+// the leading cells ("Output,0,32,DT_FLOAT,NCHW,1x2x2x2"), and the rest with
+// the statistics `stats` (the row's own are not read) and the newline, for
+// the header StatsCsvHeader(columns) gives.
+std::string StatsCsvRowLead(const StatsRow& row);
+void AppendStatsCsvCells(std::string& out, const StatsRow& row,
+                         const TensorStats& stats,
+                         std::span<const StatColumn> columns);
+
 // Header + one line per row, each ending in '\n'.
 std::string FormatStatsCsv(const std::vector<StatsRow>& rows,
                            std::span<const StatColumn> columns);
