@@ -8,6 +8,7 @@
 #ifndef ACLDUMP_DUMP_WRITER_H_
 #define ACLDUMP_DUMP_WRITER_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -177,10 +178,15 @@ class DumpWriter {
   size_t memory_waiters_ = 0;  // producers blocked on the memory budget
   bool busy_ = false;          // the writer thread holds a job
   bool packs_open_ = false;    // packed records appended since the last flush
-  enum class WriterState { kRunning, kIdle, kBatching };
+  // kIdle: asleep until woken. kBatching: woken, waiting briefly for more.
+  // kPolling: dumping is under way, so the writer looks at the queue on its
+  // own every few hundred microseconds and producers need not wake it.
+  enum class WriterState { kRunning, kIdle, kBatching, kPolling };
   WriterState writer_state_ = WriterState::kRunning;
   bool flushing_ = false;
   bool stopping_ = false;
+  // When the writer thread last finished a batch (only it reads this).
+  std::chrono::steady_clock::time_point last_batch_end_;
   size_t buffered_bytes_ = 0;  // acquired and not yet released
   std::multimap<size_t, AlignedBuffer> free_buffers_;
   size_t free_bytes_ = 0;
