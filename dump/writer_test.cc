@@ -218,5 +218,32 @@ TEST_F(WriterTest, SubmitAllOnAFullQueueKeepsOrderAndLosesNothing) {
   }
 }
 
+TEST_F(WriterTest, WorkQueuedWhileTheWriterPollsIsWrittenWithoutFlush) {
+  DumpWriter::Options options;
+  options.root = dir_;
+  DumpWriter writer(options);
+  auto wait_for_files = [&](uint64_t files) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (writer.stats().files_written < files &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return writer.stats().files_written;
+  };
+  SubmitJob(writer, 0, 10);
+  ASSERT_EQ(wait_for_files(1), 1u);
+  // The writer has just been busy, so it polls instead of sleeping: neither
+  // SubmitAll (a small backlog) nor Kick wakes it, and it still takes these.
+  for (uint64_t round = 1; round <= 20; ++round) {
+    std::vector<WriteJob> jobs;
+    jobs.push_back(MakeJob(writer, round, 10));
+    writer.SubmitAll(jobs);
+    writer.Kick();
+    ASSERT_EQ(wait_for_files(round + 1), round + 1);
+  }
+  ExpectAllFiles(21, 10);
+}
+
 }  // namespace
 }  // namespace acldump::dump
