@@ -84,15 +84,22 @@ class WriterTest : public ::testing::Test {
     }
   }
 
+  // Writes below dir_ through a file system slow enough for producers to
+  // outrun the writer.
+  DumpWriter::Options SlowOptions() {
+    DumpWriter::Options options;
+    options.root = dir_;
+    options.fs = &slow_;
+    return options;
+  }
+
   std::string dir_;
   std::shared_ptr<SequenceRenderer> renderer_;
+  SlowFileSystem slow_;
 };
 
 TEST_F(WriterTest, FullQueueMakesProducersWaitAndLosesNothing) {
-  SlowFileSystem slow;
-  DumpWriter::Options options;
-  options.root = dir_;
-  options.fs = &slow;
+  DumpWriter::Options options = SlowOptions();
   options.max_queued_jobs = 4;
   DumpWriter writer(options);
   constexpr uint64_t kJobs = 60;
@@ -114,10 +121,7 @@ TEST_F(WriterTest, FullQueueMakesProducersWaitAndLosesNothing) {
 }
 
 TEST_F(WriterTest, MemoryBudgetMakesProducersWaitAndLosesNothing) {
-  SlowFileSystem slow;
-  DumpWriter::Options options;
-  options.root = dir_;
-  options.fs = &slow;
+  DumpWriter::Options options = SlowOptions();
   options.memory_budget = 3 * 4096;  // three page-sized buffers
   DumpWriter writer(options);
   constexpr uint64_t kJobs = 30;
@@ -151,10 +155,7 @@ TEST_F(WriterTest, WorkBelowABatchIsWrittenWithoutFlush) {
 
 TEST_F(WriterTest, DestructorWritesWhatIsQueued) {
   {
-    SlowFileSystem slow;
-    DumpWriter::Options options;
-    options.root = dir_;
-    options.fs = &slow;
+    DumpWriter::Options options = SlowOptions();
     DumpWriter writer(options);
     for (uint64_t i = 0; i < 20; ++i) SubmitJob(writer, i, 64);
   }
@@ -162,10 +163,7 @@ TEST_F(WriterTest, DestructorWritesWhatIsQueued) {
 }
 
 TEST_F(WriterTest, SmallJobsStayOutsideThePoolAndItsBudget) {
-  SlowFileSystem slow;
-  DumpWriter::Options options;
-  options.root = dir_;
-  options.fs = &slow;
+  DumpWriter::Options options = SlowOptions();
   options.memory_budget = 4096;  // one pooled page
   DumpWriter writer(options);
   constexpr uint64_t kJobs = 40;
@@ -188,10 +186,7 @@ TEST_F(WriterTest, SmallJobsStayOutsideThePoolAndItsBudget) {
 }
 
 TEST_F(WriterTest, SubmitAllOnAFullQueueKeepsOrderAndLosesNothing) {
-  SlowFileSystem slow;
-  DumpWriter::Options options;
-  options.root = dir_;
-  options.fs = &slow;
+  DumpWriter::Options options = SlowOptions();
   options.max_queued_jobs = 4;
   options.packed = true;  // one pack: its records show the order
   constexpr uint64_t kJobs = 40;
