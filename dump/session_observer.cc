@@ -45,10 +45,6 @@ WriteJob SessionObserver::NewJob(
   return job;
 }
 
-}  // namespace acldump::dump
-
-namespace acldump::dump {
-
 void SessionObserver::Submit(WriteJob job) {
   if (DumpWriter::IsSmall(job.buffer)) {
     outbox_.push_back(std::move(job));

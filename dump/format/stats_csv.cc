@@ -43,17 +43,9 @@ bool IsInteger(int32_t data_type) {
 }
 
 // Six significant digits, "inf", "-inf", "nan": what a default C++ stream
-// prints, as the SDK's writers do.
-// Number formatting is most of a stats dump's cost on the writer thread:
-// to_chars neither parses a format string nor allocates.
-template <typename T>
-void AppendNumber(std::string& out, T value) {
-  char text[32];
-  const std::to_chars_result end =
-      std::to_chars(text, text + sizeof text, value);
-  out.append(text, end.ptr);
-}
-
+// prints, as the SDK's writers do. Number formatting is most of a stats dump's
+// cost on the writer thread: to_chars neither parses a format string nor
+// allocates (StrAppend uses it for integers too).
 void AppendReal(std::string& out, double value) {
   if (std::isnan(value)) {
     out += "nan";
@@ -70,10 +62,10 @@ void AppendReal(std::string& out, double value) {
 void AppendElementValue(std::string& out, double value, int32_t data_type) {
   if (IsInteger(data_type) && value == std::trunc(value)) {
     if (value >= 0 && value < 0x1p64) {
-      return AppendNumber(out, static_cast<uint64_t>(value));
+      return StrAppend(out, static_cast<uint64_t>(value));
     }
     if (value < 0 && value >= -0x1p63) {
-      return AppendNumber(out, static_cast<int64_t>(value));
+      return StrAppend(out, static_cast<int64_t>(value));
     }
   }
   AppendReal(out, value);
@@ -129,11 +121,11 @@ void AppendStatCell(std::string& out, const StatsRow& row, const TensorStats& s,
       if (empty) break;
       return AppendReal(out, AvgOf(s));
     case StatColumn::kNan:
-      return AppendNumber(out, s.nan);
+      return StrAppend(out, s.nan);
     case StatColumn::kNegativeInf:
-      return AppendNumber(out, s.negative_inf);
+      return StrAppend(out, s.negative_inf);
     case StatColumn::kPositiveInf:
-      return AppendNumber(out, s.positive_inf);
+      return StrAppend(out, s.positive_inf);
     case StatColumn::kL2norm:
       if (empty) break;
       return AppendReal(out, L2normOf(s));
@@ -144,7 +136,7 @@ void AppendStatCell(std::string& out, const StatsRow& row, const TensorStats& s,
 void AppendCountCell(std::string& out, const StatsRow& row,
                      const TensorStats& s) {
   out += ',';
-  if (row.numeric) AppendNumber(out, s.count);
+  if (row.numeric) StrAppend(out, s.count);
 }
 
 std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
@@ -161,7 +153,7 @@ std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
 void AppendShape(std::string& out, const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) out += 'x';
-    AppendNumber(out, shape[i]);
+    StrAppend(out, shape[i]);
   }
 }
 
