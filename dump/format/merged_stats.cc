@@ -65,22 +65,16 @@ absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
 absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
                                    std::string& rows, std::string* header_out) {
   if (name.ends_with(".csv")) name.remove_suffix(4);
-  // {op_type}.{op_name}.{task}.{stream}.{timestamp}: five cells.
-  std::string prefix;
-  size_t cells = 0;
-  for (std::string_view rest = name;; ++cells) {
-    const size_t dot = rest.find('.');
-    if (cells < 5) {
-      AppendCsvField(prefix, rest.substr(0, dot));
-      prefix += ',';
-    }
-    if (dot == std::string_view::npos) break;
-    rest.remove_prefix(dot + 1);
-  }
-  if (cells + 1 != 5) {
+  const std::vector<std::string_view> identity = SplitOn(name, '.');
+  if (identity.size() != 5) {
     return Invalid("stats record '", name,
                    "' is not named {op_type}.{op_name}.{task}.{stream}."
                    "{timestamp}");
+  }
+  std::string prefix;
+  for (std::string_view cell : identity) {
+    AppendCsvField(prefix, cell);
+    prefix += ',';
   }
   const size_t header_end = csv.find('\n');
   if (header_end == std::string_view::npos) {
