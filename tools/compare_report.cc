@@ -9,6 +9,7 @@
 
 #include "base/strings.h"
 #include "base/text.h"
+#include "dump/format/dump_names.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli_util.h"
 
@@ -258,16 +259,6 @@ Json OpJson(const OpComparison& op) {
   for (const TensorComparison& t : op.tensors) tensors.push_back(TensorJson(t));
   j["tensors"] = std::move(tensors);
   return j;
-}
-
-std::string CsvField(const std::string& field) {
-  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string CsvNumber(double v) {
@@ -999,7 +990,7 @@ std::string CompareCsv(const TreeCompareResult& result, const ReportContext&) {
   auto line = [&](const std::vector<std::string>& cells) {
     for (size_t i = 0; i < cells.size(); ++i) {
       if (i > 0) out += ',';
-      out += CsvField(cells[i]);
+      dump::AppendCsvField(out, cells[i]);
     }
     out += '\n';
   };
