@@ -139,14 +139,13 @@ void AppendCountCell(std::string& out, const StatsRow& row,
   if (row.numeric) StrAppend(out, s.count);
 }
 
-std::vector<StatColumn> Chosen(std::span<const StatColumn> columns) {
-  std::vector<StatColumn> chosen;
+// Calls `f` for each chosen statistic in StatColumn order, each once (the
+// header and every row agree on it).
+template <typename F>
+void ForEachChosen(std::span<const StatColumn> columns, F f) {
   for (StatColumn c : kAllStatColumns) {
-    if (std::find(columns.begin(), columns.end(), c) != columns.end()) {
-      chosen.push_back(c);
-    }
+    if (std::find(columns.begin(), columns.end(), c) != columns.end()) f(c);
   }
-  return chosen;
 }
 
 // A scalar's shape is empty, as the SDK's writer prints it.
@@ -187,7 +186,8 @@ std::string_view StatColumnHeader(StatColumn column) {
 std::string StatsCsvHeader(std::span<const StatColumn> columns) {
   if (columns.empty()) return std::string(kDefaultStatsCsvHeader);
   std::string out = StrCat(kLeadingColumns, ",Count");
-  for (StatColumn c : Chosen(columns)) StrAppend(out, ",", StatColumnHeader(c));
+  ForEachChosen(
+      columns, [&](StatColumn c) { StrAppend(out, ",", StatColumnHeader(c)); });
   return out;
 }
 
@@ -214,12 +214,8 @@ void AppendStatsCsvCells(std::string& out, const StatsRow& row,
     }
   } else {
     AppendCountCell(out, row, stats);
-    // The chosen statistics in StatColumn order, each once.
-    for (StatColumn c : kAllStatColumns) {
-      if (std::find(columns.begin(), columns.end(), c) != columns.end()) {
-        AppendStatCell(out, row, stats, c);
-      }
-    }
+    ForEachChosen(columns,
+                  [&](StatColumn c) { AppendStatCell(out, row, stats, c); });
   }
   out += '\n';
 }
