@@ -108,6 +108,62 @@ TEST(ConvTest, SweepsPadsStridesDilationsGroups) {
   }
 }
 
+// The depthwise kernel has compile-time paths (3x3 and 5x5 with equal
+// strides: weights in registers, input rows shared between output rows) and
+// a generic one; all must sum each output as bias, then the taps in (ky, kx)
+// order, one float32 multiply-add at a time: the same bits whatever the path,
+// the plane width or the thread count.
+TEST(ConvTest, DepthwiseSumsTapsInOneOrderOnEveryPath) {
+  struct Case {
+    int64_t h, w, k, sh, sw, pad;
+  };
+  const Case cases[] = {
+      {9, 14, 3, 1, 1, 1},  {7, 7, 3, 1, 1, 1},   {12, 33, 3, 2, 2, 1},
+      {14, 14, 3, 2, 2, 0}, {11, 17, 5, 1, 1, 2}, {14, 28, 5, 2, 2, 2},
+      {8, 9, 7, 1, 1, 3},   {10, 20, 3, 2, 1, 1}, {6, 40, 3, 1, 2, 1},
+  };
+  for (const Case& c : cases) {
+    const int64_t channels = 3;
+    const auto x = Random(channels * c.h * c.w, 4);
+    const auto w = Random(channels * c.k * c.k, 5);
+    const auto bias = Random(channels, 6);
+    const int64_t oh = (c.h + 2 * c.pad - c.k) / c.sh + 1;
+    const int64_t ow = (c.w + 2 * c.pad - c.k) / c.sw + 1;
+    auto out =
+        OpTester("Conv")
+            .Input<float>({1, channels, c.h, c.w}, x)
+            .Input<float>({channels, 1, c.k, c.k}, w)
+            .Input<float>({channels}, bias)
+            .Attr("strides", std::vector<int64_t>{c.sh, c.sw})
+            .Attr("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad})
+            .Attr("group", channels)
+            .Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    const auto got = Values<float>((*out)[0]);
+    ASSERT_EQ(got.size(), static_cast<size_t>(channels * oh * ow));
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float sum = bias[ch];
+          for (int64_t ky = 0; ky < c.k; ++ky) {
+            for (int64_t kx = 0; kx < c.k; ++kx) {
+              const int64_t iy = oy * c.sh + ky - c.pad;
+              const int64_t ix = ox * c.sw + kx - c.pad;
+              const bool inside = iy >= 0 && iy < c.h && ix >= 0 && ix < c.w;
+              sum =
+                  std::fma(w[(ch * c.k + ky) * c.k + kx],
+                           inside ? x[(ch * c.h + iy) * c.w + ix] : 0.0f, sum);
+            }
+          }
+          ASSERT_EQ(got[(ch * oh + oy) * ow + ox], sum)
+              << c.k << "x" << c.k << " strides " << c.sh << "," << c.sw << " "
+              << c.h << "x" << c.w << " at " << ch << "," << oy << "," << ox;
+        }
+      }
+    }
+  }
+}
+
 TEST(ConvTest, Conv1DAnd3DUseGenericIm2Col) {
   // 1-D: x = [1,2,3,4,5], w = [1,0,-1], pad 1 -> [-2,-2,-2,-2,4].
   auto out = OpTester("Conv")

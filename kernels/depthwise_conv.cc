@@ -19,123 +19,225 @@ using D = hn::ScalableTag<float>;
 // multiply-add chains instead of one, which would wait on each FMA's latency.
 constexpr int kRowBlock = 4;
 
-// kStride and kKernelW are compile-time so the tap loop unrolls; kKernelW 0
-// reads the width from g.
-template <int kRows, int kStride, int kKernelW>
-HWY_INLINE void Rows(const DepthwiseGeometry& g,
-                     const float* HWY_RESTRICT padded, int64_t padded_w,
-                     const float* HWY_RESTRICT w, float start,
-                     float* HWY_RESTRICT y, const GemmEpilogue& e, int64_t oy,
-                     int64_t out_w_v, float* HWY_RESTRICT tail) {
+// The zero-padded copy of one plane that the row kernels read: every output
+// column is a full vector of taps, so there are no border cases, and padding
+// taps multiply zeros exactly as ONNX's zero padding does. For stride 2 each
+// padded row is stored as its even columns, then its odd ones, so the taps of
+// a vector of outputs are contiguous loads instead of de-interleaving loads.
+struct PaddedLayout {
+  int64_t row_floats = 0;  // one padded row (both halves for stride 2)
+  int64_t half = 0;        // stride 2: the floats of each half
+  int64_t rows = 0;
+  int64_t out_w_v = 0;  // out_w rounded up to whole vectors
+
+  PaddedLayout(const DepthwiseGeometry& g, int64_t lanes) {
+    out_w_v = (g.out_w + lanes - 1) / lanes * lanes;
+    rows = (g.out_h - 1) * g.stride_h + g.kernel_h;
+    if (g.stride_w == 1) {
+      row_floats = half = out_w_v + g.kernel_w - 1;
+    } else {
+      // Column c = 2 * ox + kx is at (c % 2) * half + c / 2.
+      half = out_w_v + g.kernel_w / 2;
+      row_floats = 2 * half;
+    }
+  }
+  // Where padded column c of a row lives.
+  float* At(float* row, const DepthwiseGeometry& g, int64_t c) const {
+    return g.stride_w == 1 ? row + c : row + (c % 2) * half + c / 2;
+  }
+  const float* Tap(const float* row, const DepthwiseGeometry& g, int64_t ox,
+                   int64_t kx) const {
+    return g.stride_w == 1 ? row + ox + kx
+                           : row + (kx % 2) * half + kx / 2 + ox;
+  }
+};
+
+// Copies plane x into the padded layout. Only the input's own columns are
+// written, the same ones for every plane of a node, so the zeros around them
+// are written once per run, not once per plane.
+void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
+               const float* HWY_RESTRICT x, float* HWY_RESTRICT padded) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t width = g.stride_w == 1 ? layout.row_floats : 2 * layout.half;
+  const int64_t copied = std::clamp<int64_t>(width - g.pad_left, 0, g.in_w);
+  const int64_t first_row = std::max<int64_t>(0, g.pad_top);
+  const int64_t last_row = std::min(layout.rows, g.pad_top + g.in_h);
+  for (int64_t r = first_row; r < last_row; ++r) {
+    const float* src = x + (r - g.pad_top) * g.in_w;
+    float* row = padded + r * layout.row_floats;
+    if (g.stride_w == 1) {
+      float* dst = row + g.pad_left;
+      int64_t i = 0;
+      for (; i + lanes <= copied; i += lanes)
+        hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+      for (; i < copied; ++i) dst[i] = src[i];
+      continue;
+    }
+    // Input columns 2j and 2j + 1 land in opposite halves.
+    float* even_dst = layout.At(row, g, g.pad_left);
+    float* odd_dst = layout.At(row, g, g.pad_left + 1);
+    int64_t j = 0;
+    for (; 2 * (j + lanes) <= copied; j += lanes) {
+      hn::Vec<D> even, odd;
+      hn::LoadInterleaved2(d, src + 2 * j, even, odd);
+      hn::StoreU(even, d, even_dst + j);
+      hn::StoreU(odd, d, odd_dst + j);
+    }
+    for (; 2 * j + 1 < copied; ++j) {
+      even_dst[j] = src[2 * j];
+      odd_dst[j] = src[2 * j + 1];
+    }
+    if (2 * j < copied) even_dst[j] = src[2 * j];
+  }
+}
+
+// One output vector: the epilogue's clamp, then a store that never writes
+// past the row.
+HWY_INLINE void StoreOut(const DepthwiseGeometry& g, hn::Vec<D> out,
+                         float* HWY_RESTRICT row, const GemmEpilogue& e,
+                         int64_t ox, float* HWY_RESTRICT tail) {
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  constexpr int64_t sw = kStride;
+  if (e.clamp) {
+    // Compares, not Min/Max: NaN fails them and stays NaN.
+    const V lo = hn::Set(d, e.lo);
+    const V hi = hn::Set(d, e.hi);
+    out = hn::IfThenElse(hn::Lt(out, lo), lo, out);
+    out = hn::IfThenElse(hn::Gt(out, hi), hi, out);
+  }
+  if (ox + lanes <= g.out_w) {
+    hn::StoreU(out, d, row + ox);
+  } else {
+    hn::StoreU(out, d, tail);
+    for (int64_t i = 0; i < g.out_w - ox; ++i) row[ox + i] = tail[i];
+  }
+}
+
+// Any kernel size up to 7x7 and stride: the taps' weights are broadcast as
+// they are used. kKernelW 0 reads the width from g.
+template <int kRows, int kKernelW>
+HWY_INLINE void Rows(const DepthwiseGeometry& g, const PaddedLayout& layout,
+                     const float* HWY_RESTRICT padded,
+                     const float* HWY_RESTRICT w, float start,
+                     float* HWY_RESTRICT y, const GemmEpilogue& e, int64_t oy,
+                     float* HWY_RESTRICT tail) {
+  const D d;
+  using V = hn::Vec<D>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t kernel_w = kKernelW > 0 ? kKernelW : g.kernel_w;
-  const int64_t row_step = g.stride_h * padded_w;
-  for (int64_t ox = 0; ox < out_w_v; ox += lanes) {
+  const int64_t row_step = g.stride_h * layout.row_floats;
+  for (int64_t ox = 0; ox < layout.out_w_v; ox += lanes) {
     V acc[kRows];
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) acc[r] = hn::Set(d, start);
     for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
-      const float* in = padded + (oy * g.stride_h + ky) * padded_w + ox * sw;
+      const float* in = padded + (oy * g.stride_h + ky) * layout.row_floats;
       const float* wk = w + ky * kernel_w;
 #pragma GCC unroll 7
       for (int64_t kx = 0; kx < kernel_w; ++kx) {
         const V wv = hn::Set(d, wk[kx]);
+        const float* tap = layout.Tap(in, g, ox, kx);
 #pragma GCC unroll 4
         for (int r = 0; r < kRows; ++r) {
-          V v;
-          if constexpr (sw == 1) {
-            v = hn::LoadU(d, in + r * row_step + kx);
-          } else {
-            V odd;
-            hn::LoadInterleaved2(d, in + r * row_step + kx, v, odd);
-          }
-          acc[r] = hn::MulAdd(wv, v, acc[r]);
+          acc[r] = hn::MulAdd(wv, hn::LoadU(d, tap + r * row_step), acc[r]);
         }
       }
     }
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) {
-      V out = acc[r];
-      if (e.clamp) {
-        // Compares, not Min/Max: NaN fails them and stays NaN.
-        const V lo = hn::Set(d, e.lo);
-        const V hi = hn::Set(d, e.hi);
-        out = hn::IfThenElse(hn::Lt(out, lo), lo, out);
-        out = hn::IfThenElse(hn::Gt(out, hi), hi, out);
-      }
-      float* row = y + (oy + r) * g.out_w;
-      if (ox + lanes <= g.out_w) {
-        hn::StoreU(out, d, row + ox);
-      } else {
-        hn::StoreU(out, d, tail);
-        std::copy(tail, tail + (g.out_w - ox), row + ox);
-      }
+      StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail);
     }
   }
 }
 
-// One plane through a zero-padded copy of the input rows it reads, wide
-// enough that every output column is a full vector of taps: no border cases,
-// and padding taps multiply zeros exactly as ONNX's zero padding does.
-void Plane(const DepthwiseGeometry& g, const float* HWY_RESTRICT x,
-           const float* HWY_RESTRICT w, float start, float* HWY_RESTRICT y,
-           const GemmEpilogue& e, std::vector<float>& scratch) {
+// Square kernels with equal strides, all compile-time: the weights stay in
+// registers across the row, and each input row is loaded once per tap
+// column for all kRows output rows that read it. Every output still sums its
+// taps in the generic order (ky, then kx), so both paths give the same bits.
+template <int kRows, int kStride, int kKernel>
+HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
+                          const PaddedLayout& layout,
+                          const float* HWY_RESTRICT padded,
+                          const hn::Vec<D>* HWY_RESTRICT wv, float start,
+                          float* HWY_RESTRICT y, const GemmEpilogue& e,
+                          int64_t oy, float* HWY_RESTRICT tail) {
   const D d;
+  using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t sw = g.stride_w;
-  const int64_t out_w_v = (g.out_w + lanes - 1) / lanes * lanes;
-  // A stride-2 vector reads 2 * lanes inputs from each tap.
-  const int64_t padded_w = sw * out_w_v + g.kernel_w - 1 + (sw == 2 ? 1 : 0);
-  const int64_t padded_h = (g.out_h - 1) * g.stride_h + g.kernel_h;
-  scratch.resize(padded_h * padded_w + out_w_v);
-  float* padded = scratch.data();
-  float* tail = padded + padded_h * padded_w;
-  for (int64_t r = 0; r < padded_h; ++r) {
-    float* dst = padded + r * padded_w;
-    const int64_t iy = r - g.pad_top;
-    if (iy < 0 || iy >= g.in_h) {
-      std::fill(dst, dst + padded_w, 0.0f);
-      continue;
+  constexpr int kInputRows = (kRows - 1) * kStride + kKernel;
+  const float* rows = padded + oy * kStride * layout.row_floats;
+  for (int64_t ox = 0; ox < layout.out_w_v; ox += lanes) {
+    V acc[kRows];
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) acc[r] = hn::Set(d, start);
+#pragma GCC unroll 16
+    for (int i = 0; i < kInputRows; ++i) {
+      const float* in = rows + i * layout.row_floats;
+#pragma GCC unroll 7
+      for (int kx = 0; kx < kKernel; ++kx) {
+        const float* tap = kStride == 1
+                               ? in + ox + kx
+                               : in + (kx % 2) * layout.half + kx / 2 + ox;
+        const V v = hn::LoadU(d, tap);
+#pragma GCC unroll 4
+        for (int r = 0; r < kRows; ++r) {
+          const int ky = i - r * kStride;
+          if (ky >= 0 && ky < kKernel) {
+            acc[r] = hn::MulAdd(wv[ky * kKernel + kx], v, acc[r]);
+          }
+        }
+      }
     }
-    const int64_t left = std::min(g.pad_left, padded_w);
-    const int64_t copied = std::clamp<int64_t>(padded_w - left, 0, g.in_w);
-    std::fill(dst, dst + left, 0.0f);
-    std::copy(x + iy * g.in_w, x + iy * g.in_w + copied, dst + left);
-    std::fill(dst + left + copied, dst + padded_w, 0.0f);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail);
+    }
   }
-  // Four rows at a time, then single rows: two instantiations per stride and
-  // width keep the per-target code (and its compile time) small.
-  auto rows = [&]<int kStride, int kKernelW>() {
+}
+
+// One plane: output rows kRowBlock at a time, then single rows.
+void Plane(const DepthwiseGeometry& g, const PaddedLayout& layout,
+           const float* HWY_RESTRICT padded, const float* HWY_RESTRICT w,
+           float start, float* HWY_RESTRICT y, const GemmEpilogue& e,
+           float* HWY_RESTRICT tail) {
+  const D d;
+  auto fixed = [&]<int kStride, int kKernel>() {
+    hn::Vec<D> wv[kKernel * kKernel];
+    for (int t = 0; t < kKernel * kKernel; ++t) wv[t] = hn::Set(d, w[t]);
     int64_t oy = 0;
     for (; oy + kRowBlock <= g.out_h; oy += kRowBlock) {
-      Rows<kRowBlock, kStride, kKernelW>(g, padded, padded_w, w, start, y, e,
-                                         oy, out_w_v, tail);
+      FixedRows<kRowBlock, kStride, kKernel>(g, layout, padded, wv, start, y, e,
+                                             oy, tail);
     }
     for (; oy < g.out_h; ++oy) {
-      Rows<1, kStride, kKernelW>(g, padded, padded_w, w, start, y, e, oy,
-                                 out_w_v, tail);
+      FixedRows<1, kStride, kKernel>(g, layout, padded, wv, start, y, e, oy,
+                                     tail);
     }
   };
-  auto by_width = [&]<int kStride>() {
-    switch (g.kernel_w) {
-      case 3:
-        rows.template operator()<kStride, 3>();
-        break;
-      case 5:
-        rows.template operator()<kStride, 5>();
-        break;
-      default:
-        rows.template operator()<kStride, 0>();
-        break;
+  auto generic = [&]<int kKernelW>() {
+    int64_t oy = 0;
+    for (; oy + kRowBlock <= g.out_h; oy += kRowBlock) {
+      Rows<kRowBlock, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
+    }
+    for (; oy < g.out_h; ++oy) {
+      Rows<1, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
     }
   };
-  if (sw == 1) {
-    by_width.template operator()<1>();
+  const bool square = g.kernel_h == g.kernel_w && g.stride_h == g.stride_w;
+  if (square && g.kernel_w == 3 && g.stride_w == 1) {
+    fixed.template operator()<1, 3>();
+  } else if (square && g.kernel_w == 3 && g.stride_w == 2) {
+    fixed.template operator()<2, 3>();
+  } else if (square && g.kernel_w == 5 && g.stride_w == 1) {
+    fixed.template operator()<1, 5>();
+  } else if (square && g.kernel_w == 5 && g.stride_w == 2) {
+    fixed.template operator()<2, 5>();
+  } else if (g.kernel_w == 3) {
+    generic.template operator()<3>();
   } else {
-    by_width.template operator()<2>();
+    generic.template operator()<0>();
   }
 }
 
@@ -147,13 +249,19 @@ void DepthwiseImpl(const DepthwiseGeometry& g, const float* x, const float* w,
   const size_t grain = static_cast<size_t>(
       std::max<int64_t>(1, static_cast<int64_t>(kElementwiseGrain) /
                                std::max<int64_t>(1, out_plane * taps / 4)));
+  const PaddedLayout layout(g, static_cast<int64_t>(hn::Lanes(D())));
+  const size_t padded_floats = layout.rows * layout.row_floats;
   ParallelFor(g.planes, grain, [&](size_t begin, size_t end) {
     // Kept per thread: allocated by the first execution only.
     thread_local std::vector<float> scratch;
+    scratch.assign(padded_floats + layout.out_w_v, 0.0f);
+    float* padded = scratch.data();
+    float* tail = padded + padded_floats;
     for (size_t p = begin; p < end; ++p) {
       const int64_t c = static_cast<int64_t>(p) % g.channels;
-      Plane(g, x + p * in_plane, w + c * taps, bias ? bias[c] : 0.0f,
-            y + p * out_plane, e, scratch);
+      CopyPlane(g, layout, x + p * in_plane, padded);
+      Plane(g, layout, padded, w + c * taps, bias ? bias[c] : 0.0f,
+            y + p * out_plane, e, tail);
     }
   });
 }

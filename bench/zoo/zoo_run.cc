@@ -26,16 +26,33 @@
 namespace acldump {
 namespace {
 
-// Times every node: where an execution's time goes, by op type.
+// Times every node: where an execution's time goes, by op type and, where the
+// kernel names one, its implementation (a Conv may be a GEMM, a depthwise
+// kernel or oneDNN); then the slowest nodes, to set beside another engine's
+// per-node profile.
 class ProfilingObserver final : public ExecutionObserver {
  public:
   bool BeginIteration(uint64_t) override { return true; }
   void BeforeNode(const NodeEvent&) override { start_ = Clock::now(); }
   void AfterNode(const NodeEvent& event) override {
-    Entry& entry = by_type_[event.step.op_type];
-    entry.ms += std::chrono::duration<double, std::milli>(Clock::now() - start_)
-                    .count();
+    std::string key = event.step.op_type;
+    for (const auto& [param, value] : event.step.launch_params) {
+      if (param == "implementation") StrAppend(key, " ", value);
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - start_)
+            .count();
+    Entry& entry = by_type_[key];
+    entry.ms += ms;
     ++entry.nodes;
+    Entry& node = by_node_[event.step.task_id];
+    if (node.nodes++ == 0) {
+      node.label = StrCat(event.step.name, " ", key, " -> ",
+                          event.step.output_infos.empty()
+                              ? std::string()
+                              : event.step.output_infos[0].ToString());
+    }
+    node.ms += ms;
   }
   void Print(int runs) const {
     std::vector<std::pair<double, std::string>> rows;
@@ -46,21 +63,35 @@ class ProfilingObserver final : public ExecutionObserver {
     }
     std::sort(rows.rbegin(), rows.rend());
     for (const auto& [ms, type] : rows) {
-      std::fprintf(stderr, "%-24s %9.3f ms %5.1f %% %5lld nodes\n",
+      std::fprintf(stderr, "%-40s %9.3f ms %5.1f %% %5lld nodes\n",
                    type.c_str(), ms, 100 * ms / total,
                    static_cast<long long>(by_type_.at(type).nodes / runs));
     }
-    std::fprintf(stderr, "%-24s %9.3f ms\n", "total", total);
+    std::fprintf(stderr, "%-40s %9.3f ms\n", "total", total);
+    std::vector<const Entry*> nodes;
+    for (const auto& [task, entry] : by_node_) nodes.push_back(&entry);
+    const size_t shown = std::min<size_t>(kSlowestNodes, nodes.size());
+    std::partial_sort(
+        nodes.begin(), nodes.begin() + shown, nodes.end(),
+        [](const Entry* a, const Entry* b) { return a->ms > b->ms; });
+    std::fprintf(stderr, "slowest nodes:\n");
+    for (size_t i = 0; i < shown; ++i) {
+      std::fprintf(stderr, "%9.3f ms  %s\n", nodes[i]->ms / runs,
+                   nodes[i]->label.c_str());
+    }
   }
 
  private:
   using Clock = std::chrono::steady_clock;
+  static constexpr size_t kSlowestNodes = 20;
   struct Entry {
     double ms = 0;
     int64_t nodes = 0;
+    std::string label;
   };
   Clock::time_point start_;
   std::map<std::string, Entry> by_type_;
+  std::map<uint32_t, Entry> by_node_;
 };
 
 int Fail(const absl::Status& status) {
