@@ -23,37 +23,43 @@ constexpr int64_t kRowBlock = 16 * kMaxRows;
 
 int64_t PanelWidthImpl() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
 
-// Two vectors of C per row of A, summed over `depth` steps: A(r, p) at
-// a[r * a_row + p * a_step], row p of B (two vectors) at b + p * b_step.
-template <int kRows>
+// kVectors (1 or 2) vectors of C per row of A, summed over `depth` steps:
+// A(r, p) at a[r * a_row + p * a_step], row p of B at b + p * b_step.
+template <int kRows, int kVectors = 2>
 struct Accumulators {
   hn::Vec<D> lo[kRows];
-  hn::Vec<D> hi[kRows];
+  hn::Vec<D> hi[kVectors == 2 ? kRows : 1];
 };
 
-template <int kRows>
-HWY_INLINE Accumulators<kRows> Accumulate(int64_t depth,
-                                          const float* HWY_RESTRICT a,
-                                          int64_t a_row, int64_t a_step,
-                                          const float* HWY_RESTRICT b,
-                                          int64_t b_step) {
+template <int kRows, int kVectors = 2>
+HWY_INLINE Accumulators<kRows, kVectors> Accumulate(
+    int64_t depth, const float* HWY_RESTRICT a, int64_t a_row, int64_t a_step,
+    const float* HWY_RESTRICT b, int64_t b_step) {
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  Accumulators<kRows> acc;
+  Accumulators<kRows, kVectors> acc;
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {
     acc.lo[r] = hn::Zero(d);
-    acc.hi[r] = hn::Zero(d);
+    if constexpr (kVectors == 2) acc.hi[r] = hn::Zero(d);
   }
   for (int64_t p = 0; p < depth; ++p) {
     const V b0 = hn::LoadU(d, b + p * b_step);
-    const V b1 = hn::LoadU(d, b + p * b_step + lanes);
+    if constexpr (kVectors == 2) {
+      const V b1 = hn::LoadU(d, b + p * b_step + lanes);
 #pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-      const V av = hn::Set(d, a[r * a_row + p * a_step]);
-      acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
-      acc.hi[r] = hn::MulAdd(av, b1, acc.hi[r]);
+      for (int r = 0; r < kRows; ++r) {
+        const V av = hn::Set(d, a[r * a_row + p * a_step]);
+        acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
+        acc.hi[r] = hn::MulAdd(av, b1, acc.hi[r]);
+      }
+    } else {
+#pragma GCC unroll 6
+      for (int r = 0; r < kRows; ++r) {
+        const V av = hn::Set(d, a[r * a_row + p * a_step]);
+        acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
+      }
     }
   }
   return acc;
@@ -147,9 +153,12 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
   });
 }
 
-// C tile (kRows x cols) += A panel * B columns, B rows `ldb` apart. The first
-// depth block starts from the bias, the last clamps.
-template <int kRows>
+// C tile (kRows x cols) += A panel * B columns, B rows `ldb` apart; cols is
+// at most kVectors vectors (one for a narrow last panel, which would
+// otherwise compute a second vector of padding). The first depth block starts
+// from the bias, the last clamps. Each element of C sums over K in the same
+// order whatever kVectors.
+template <int kRows, int kVectors>
 HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
                       const float* HWY_RESTRICT b, int64_t ldb,
                       float* HWY_RESTRICT c, int64_t ldc, int64_t cols,
@@ -158,46 +167,45 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const Accumulators<kRows> acc =
-      Accumulate<kRows>(depth, a_panel, 1, PackedMatrixA::kRowTile, b, ldb);
+  const Accumulators<kRows, kVectors> acc = Accumulate<kRows, kVectors>(
+      depth, a_panel, 1, PackedMatrixA::kRowTile, b, ldb);
   HWY_ALIGN float partial[2 * HWY_MAX_BYTES / sizeof(float)];
+  const bool full = cols == kVectors * lanes;
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {
     float* row = c + r * ldc;
-    const bool full = cols == 2 * lanes;
-    V out0 = acc.lo[r];
-    V out1 = acc.hi[r];
+    V out[kVectors];
+    out[0] = acc.lo[r];
+    if constexpr (kVectors == 2) out[1] = acc.hi[r];
     if (!first) {
       if (full) {
-        out0 = hn::Add(hn::LoadU(d, row), out0);
-        out1 = hn::Add(hn::LoadU(d, row + lanes), out1);
+        for (int v = 0; v < kVectors; ++v)
+          out[v] = hn::Add(hn::LoadU(d, row + v * lanes), out[v]);
       } else {
-        hn::Store(out0, d, partial);
-        hn::Store(out1, d, partial + lanes);
+        for (int v = 0; v < kVectors; ++v)
+          hn::Store(out[v], d, partial + v * lanes);
         for (int64_t j = 0; j < cols; ++j) partial[j] = row[j] + partial[j];
-        out0 = hn::Load(d, partial);
-        out1 = hn::Load(d, partial + lanes);
+        for (int v = 0; v < kVectors; ++v)
+          out[v] = hn::Load(d, partial + v * lanes);
       }
     } else if (bias != nullptr) {
       const V vb = hn::Set(d, bias[r]);
-      out0 = hn::Add(out0, vb);
-      out1 = hn::Add(out1, vb);
+      for (int v = 0; v < kVectors; ++v) out[v] = hn::Add(out[v], vb);
     }
     if (last && epilogue.clamp) {
       // Compares, not Min/Max: NaN fails them and stays NaN.
       const V lo = hn::Set(d, epilogue.lo);
       const V hi = hn::Set(d, epilogue.hi);
-      out0 = hn::IfThenElse(hn::Lt(out0, lo), lo, out0);
-      out1 = hn::IfThenElse(hn::Lt(out1, lo), lo, out1);
-      out0 = hn::IfThenElse(hn::Gt(out0, hi), hi, out0);
-      out1 = hn::IfThenElse(hn::Gt(out1, hi), hi, out1);
+      for (int v = 0; v < kVectors; ++v) {
+        out[v] = hn::IfThenElse(hn::Lt(out[v], lo), lo, out[v]);
+        out[v] = hn::IfThenElse(hn::Gt(out[v], hi), hi, out[v]);
+      }
     }
     if (full) {
-      hn::StoreU(out0, d, row);
-      hn::StoreU(out1, d, row + lanes);
+      for (int v = 0; v < kVectors; ++v) hn::StoreU(out[v], d, row + v * lanes);
     } else {
-      hn::Store(out0, d, partial);
-      hn::Store(out1, d, partial + lanes);
+      for (int v = 0; v < kVectors; ++v)
+        hn::Store(out[v], d, partial + v * lanes);
       for (int64_t j = 0; j < cols; ++j) row[j] = partial[j];
     }
   }
@@ -252,11 +260,17 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
           float* cp = c + i * ldc + j;
           const float* bias =
               epilogue.bias != nullptr ? epilogue.bias + i : nullptr;
+          const bool narrow = cols <= lanes;
           switch (std::min(kTile, m - i)) {
-#define ACLDUMP_GEMM_TILE_A(ROWS)                                         \
-  case ROWS:                                                              \
-    TileA<ROWS>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
-                epilogue);                                                \
+#define ACLDUMP_GEMM_TILE_A(ROWS)                                              \
+  case ROWS:                                                                   \
+    if (narrow) {                                                              \
+      TileA<ROWS, 1>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
+                     epilogue);                                                \
+    } else {                                                                   \
+      TileA<ROWS, 2>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
+                     epilogue);                                                \
+    }                                                                          \
     break;
             ACLDUMP_GEMM_TILE_A(1)
             ACLDUMP_GEMM_TILE_A(2)

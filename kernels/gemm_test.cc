@@ -177,5 +177,28 @@ TEST(GemmPackedA, ReluKeepsNanAndSameBitsOnAnyThreadCount) {
             0);
 }
 
+// A narrow last panel (at most one vector of columns) runs a one-vector tile;
+// each element of C must still get the bits the two-vector tile gives it.
+TEST(GemmPackedA, NarrowLastPanelGivesTheBitsOfAFullOne) {
+  const int64_t m = 13, k = 300, wide = 64;
+  const std::vector<float> a = Random(m * k, 16);
+  const std::vector<float> b = Random(k * wide, 17);
+  const std::vector<float> bias = Random(m, 18);
+  const PackedMatrixA packed = PackedMatrixA::Pack(a.data(), m, k, k);
+  const GemmEpilogue relu{bias.data(), true, 0.0f, kInf};
+  std::vector<float> full(m * wide);
+  GemmPackedA(packed, wide, b.data(), wide, full.data(), wide, relu);
+  // 49 and 50 columns end in panels of 1 and 2 columns; 57 in one of 9.
+  for (int64_t n : {49, 50, 57, 1, 3}) {
+    std::vector<float> part(m * n);
+    GemmPackedA(packed, n, b.data(), wide, part.data(), n, relu);
+    for (int64_t i = 0; i < m; ++i) {
+      ASSERT_EQ(std::memcmp(&part[i * n], &full[i * wide], n * sizeof(float)),
+                0)
+          << "n = " << n << ", row " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace acldump
