@@ -40,13 +40,50 @@ struct ExpOp {
   }
 };
 
+// e^t for t in [-104, 0], the argument sigmoid needs: Highway's Exp
+// reduction and polynomial (Cody-Waite with a two-part ln 2, then its degree-7
+// polynomial) without what the full range needs there (a float-to-int
+// conversion with overflow fix-ups, the sign-dependent rounding, the
+// out-of-range select). n = round(t / ln 2) comes from adding 1.5 * 2^23,
+// whose low mantissa bits then hold n.
+template <class D, class V>
+HWY_INLINE V ExpNonPositive(D d, V t) {
+  const hn::RebindToSigned<D> di;
+  const V magic = hn::Set(d, 12582912.0f);
+  const V shifted =
+      hn::MulAdd(t, hn::Set(d, 1.442695040888963407359924681f), magic);
+  const V n = hn::Sub(shifted, magic);
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), t);
+  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
+  const V r2 = hn::Mul(r, r);
+  const V r4 = hn::Mul(r2, r2);
+  // 0.5 + k1 r + ... + k5 r^5 (Highway's coefficients), by Estrin's scheme.
+  const V p01 =
+      hn::MulAdd(hn::Set(d, 0.166666671633720397949219f), r, hn::Set(d, 0.5f));
+  const V p23 = hn::MulAdd(hn::Set(d, 0.00833336077630519866943359f), r,
+                           hn::Set(d, 0.0416664853692054748535156f));
+  const V p45 = hn::MulAdd(hn::Set(d, 0.000198527617612853646278381f), r,
+                           hn::Set(d, 0.00139304355252534151077271f));
+  const V poly = hn::MulAdd(p45, r4, hn::MulAdd(p23, r2, p01));
+  const V e_r = hn::Add(hn::MulAdd(poly, r2, r), hn::Set(d, 1.0f));
+  // 2^n in two factors: n reaches -151, below the smallest normal exponent.
+  const auto ni = hn::Sub(hn::BitCast(di, shifted), hn::BitCast(di, magic));
+  const auto half = hn::ShiftRight<1>(ni);
+  const auto bias = hn::Set(di, 127);
+  const V scale1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(half, bias)));
+  const V scale2 =
+      hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ni, half), bias)));
+  return hn::Mul(hn::Mul(e_r, scale1), scale2);
+}
+
 // 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below: e^-|x| never
 // overflows, so both halves keep full relative accuracy.
 struct SigmoidOp {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
     const V one = hn::Set(d, 1.0f);
-    const V e = ExpClamped(d, hn::Neg(hn::Abs(x)));
+    const V e =
+        ExpNonPositive(d, hn::Max(hn::Neg(hn::Abs(x)), hn::Set(d, -104.0f)));
     const V positive = hn::Div(one, hn::Add(one, e));
     const V result =
         hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(e, positive), positive);
