@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
@@ -285,10 +286,13 @@ void ForEachOutput(const PoolGeometry& g, F&& f) {
 // sliding loop has no bounds checks.
 
 // Floats of the padded row: begin padding, the input row, and enough after it
-// for the last window (which ceil_mode may push past the end padding).
+// for the last window (which ceil_mode may push past the end padding), plus
+// the slack the stride-2 loop reads past it.
+constexpr int64_t kRowSlack = 4;
 int64_t PaddedRowWidth(const PoolGeometry& g) {
   return std::max(g.pad_begin[1] + g.in[1],
-                  (g.out[1] - 1) * g.strides[1] + g.kernel[1]);
+                  (g.out[1] - 1) * g.strides[1] + g.kernel[1]) +
+         kRowSlack;
 }
 
 // Window maxima or sums along a padded row; kKw > 0 fixes the kernel width at
@@ -319,7 +323,29 @@ void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
     }
     return;
   }
-  for (int64_t ow = 0; ow < w_out; ++ow) {
+  int64_t ow = 0;
+  if (stride == 2) {
+    // Four outputs at a time: tap j of outputs ow..ow+3 is every other float
+    // from row[2 * ow + j], gathered from two loads. The second load reaches
+    // one float past the last window, into the row's slack.
+    typedef int Int4 __attribute__((vector_size(16)));
+    const Int4 evens = {0, 2, 4, 6};
+    for (; ow + 4 <= w_out; ow += 4) {
+      const float* window = row + 2 * ow;
+      Float4 acc = __builtin_shuffle(Load4(window), Load4(window + 4), evens);
+      for (int64_t j = 1; j < width; ++j) {
+        const Float4 v =
+            __builtin_shuffle(Load4(window + j), Load4(window + j + 4), evens);
+        if constexpr (kMax) {
+          acc = ((v > acc) | (v != v)) ? v : acc;
+        } else {
+          acc += v;
+        }
+      }
+      Store4(out + ow, acc);
+    }
+  }
+  for (; ow < w_out; ++ow) {
     const float* window = row + ow * stride;
     float acc = window[0];
     for (int64_t j = 1; j < width; ++j)
@@ -329,20 +355,17 @@ void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
 }
 
 template <bool kMax>
-void Pool2DFloat(const PoolGeometry& g, bool count_include_pad, const float* x,
-                 float* y, float* buffer) {
+void Pool2DPlanes(const PoolGeometry& g, bool count_include_pad, const float* x,
+                  float* y, float* buffer, int64_t first_plane,
+                  int64_t end_plane) {
   const int64_t h_in = g.in[0], w_in = g.in[1];
   const int64_t h_out = g.out[0], w_out = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
   const int64_t sh = g.strides[0], sw = g.strides[1];
   const int64_t pt = g.pad_begin[0], pl = g.pad_begin[1];
   const int64_t h_limit = h_in + g.pad_end[0], w_limit = w_in + g.pad_end[1];
-  const int64_t width = PaddedRowWidth(g);
-  const float pad_value = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-  for (int64_t w = 0; w < pl; ++w) buffer[w] = pad_value;
-  for (int64_t w = pl + w_in; w < width; ++w) buffer[w] = pad_value;
   float* row = buffer + pl;
-  for (int64_t p = 0; p < g.planes; ++p) {
+  for (int64_t p = first_plane; p < end_plane; ++p) {
     const float* xp = x + p * h_in * w_in;
     float* yp = y + p * h_out * w_out;
     for (int64_t oh = 0; oh < h_out; ++oh) {
@@ -387,6 +410,25 @@ void Pool2DFloat(const PoolGeometry& g, bool count_include_pad, const float* x,
       }
     }
   }
+}
+
+// Splits the planes over the intra-op threads; each thread pads rows in a
+// buffer of its own.
+template <bool kMax>
+void Pool2DFloat(const PoolGeometry& g, bool count_include_pad, const float* x,
+                 float* y) {
+  const int64_t per_plane = g.in[0] * g.in[1] * g.kernel[0];
+  const size_t grain = static_cast<size_t>(
+      std::max<int64_t>(1, static_cast<int64_t>(kElementwiseGrain) /
+                               std::max<int64_t>(1, per_plane)));
+  const float pad_value = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  ParallelFor(g.planes, grain, [&](size_t begin, size_t end) {
+    // Kept per thread: allocated by the first execution only.
+    thread_local std::vector<float> padded;
+    padded.assign(PaddedRowWidth(g), pad_value);
+    Pool2DPlanes<kMax>(g, count_include_pad, x, y, padded.data(),
+                       static_cast<int64_t>(begin), static_cast<int64_t>(end));
+  });
 }
 
 bool UseFast2D(const PoolGeometry& g, DType dtype) {
@@ -462,17 +504,14 @@ absl::StatusOr<PreparedKernel> PrepareMaxPool(const OpContext& context) {
   if (with_indices)
     outputs.push_back(TensorInfo{DType::kInt64, Shape(out_dims)});
   const bool fast = !with_indices && UseFast2D(g, x.dtype);
-  const size_t workspace =
-      fast ? static_cast<size_t>(PaddedRowWidth(g)) * sizeof(float) : 0;
   Params params = GeometryParams(g, fast);
   auto run = [g = std::move(g), dtype = x.dtype, fast,
               column_major = storage_order == 1](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
-                 std::span<std::byte> ws) -> absl::Status {
+                 std::span<std::byte>) -> absl::Status {
     if (fast) {
-      Pool2DFloat<true>(g, false, in[0].as<const float>(), out[0].as<float>(),
-                        reinterpret_cast<float*>(ws.data()));
+      Pool2DFloat<true>(g, false, in[0].as<const float>(), out[0].as<float>());
       return absl::OkStatus();
     }
     int64_t* indices = out.size() > 1 ? out[1].as<int64_t>() : nullptr;
@@ -487,7 +526,7 @@ absl::StatusOr<PreparedKernel> PrepareMaxPool(const OpContext& context) {
     });
   };
   return Prepared(std::move(outputs),
-                  MakeKernel(std::move(run), workspace, std::move(params)));
+                  MakeKernel(std::move(run), 0, std::move(params)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,18 +564,15 @@ absl::StatusOr<PreparedKernel> PrepareAveragePool(const OpContext& context) {
   std::vector<int64_t> out_dims = {x.shape[0], x.shape[1]};
   out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
   const bool fast = UseFast2D(g, x.dtype);
-  const size_t workspace =
-      fast ? static_cast<size_t>(PaddedRowWidth(g)) * sizeof(float) : 0;
   Params params = GeometryParams(g, fast);
   params.emplace_back("count_include_pad", StrCat(count_include_pad));
   auto run = [g = std::move(g), dtype = x.dtype, fast, count_include_pad](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
-                 std::span<std::byte> ws) -> absl::Status {
+                 std::span<std::byte>) -> absl::Status {
     if (fast) {
       Pool2DFloat<false>(g, count_include_pad, in[0].as<const float>(),
-                         out[0].as<float>(),
-                         reinterpret_cast<float*>(ws.data()));
+                         out[0].as<float>());
       return absl::OkStatus();
     }
     return VisitFloatDType(dtype, [&]<typename T>() -> absl::Status {
@@ -546,7 +582,7 @@ absl::StatusOr<PreparedKernel> PrepareAveragePool(const OpContext& context) {
     });
   };
   return Prepared({TensorInfo{x.dtype, Shape(std::move(out_dims))}},
-                  MakeKernel(std::move(run), workspace, std::move(params)));
+                  MakeKernel(std::move(run), 0, std::move(params)));
 }
 
 // ---------------------------------------------------------------------------------------------

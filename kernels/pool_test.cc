@@ -377,6 +377,46 @@ TEST(MaxPoolTest, NaNPropagates) {
   }
 }
 
+// The stride-2 rows run four windows at a time (SqueezeNet's 3x3, stride 2,
+// ceil mode): a NaN reaches exactly the windows that cover it, and every
+// other output is the exact maximum, in every lane and in the scalar tail.
+TEST(MaxPoolTest, StrideTwoNaNReachesItsWindowsOnly) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t h = 5, w = 23;
+  PoolSpec s{{1, 1, h, w}, {3, 3}, {2, 2}};
+  s.ceil_mode = 1;
+  for (int64_t nan_col : {0, 5, 8, 13, 22}) {
+    std::vector<float> x(h * w);
+    for (int64_t i = 0; i < h * w; ++i)
+      x[i] = static_cast<float>((i * 37) % 101);
+    x[2 * w + nan_col] = nan;
+    auto outputs =
+        MakePool("MaxPool", s).Input<float>(Shape{1, 1, h, w}, x).Run();
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    const std::vector<float> y = Values<float>((*outputs)[0]);
+    const int64_t oh = 2, ow = 11;
+    ASSERT_EQ(y.size(), static_cast<size_t>(oh * ow));
+    for (int64_t r = 0; r < oh; ++r) {
+      for (int64_t c = 0; c < ow; ++c) {
+        float want = -std::numeric_limits<float>::infinity();
+        bool has_nan = false;
+        for (int64_t i = 2 * r; i < std::min(h, 2 * r + 3); ++i) {
+          for (int64_t j = 2 * c; j < std::min(w, 2 * c + 3); ++j) {
+            has_nan |= std::isnan(x[i * w + j]);
+            if (!std::isnan(x[i * w + j])) want = std::max(want, x[i * w + j]);
+          }
+        }
+        if (has_nan) {
+          EXPECT_TRUE(std::isnan(y[r * ow + c]))
+              << nan_col << ": " << r << "," << c;
+        } else {
+          EXPECT_EQ(y[r * ow + c], want) << nan_col << ": " << r << "," << c;
+        }
+      }
+    }
+  }
+}
+
 TEST(MaxPoolTest, AllNegativeInfinity) {
   const float inf = std::numeric_limits<float>::infinity();
   PoolSpec s{{1, 1, 1, 3}, {1, 2}};
