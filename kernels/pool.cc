@@ -10,6 +10,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/plane_sum.h"
 #include "kernels/threading.h"
 
 namespace acldump {
@@ -590,7 +591,8 @@ absl::StatusOr<PreparedKernel> PrepareAveragePool(const OpContext& context) {
 
 // The sum in double over eight interleaved partial sums (element i goes to
 // sum i % 8), which the compiler keeps in vector registers; the order is fixed,
-// so the result does not depend on threads.
+// so the result does not depend on threads. SumFloat32AsDouble adds float32
+// planes in the same order on SIMD registers.
 template <typename T>
 double SumAsDouble(const T* x, int64_t n) {
   constexpr int kLanes = 8;
@@ -643,8 +645,13 @@ absl::StatusOr<PreparedKernel> PrepareGlobalPool(const OpContext& context) {
                           m = NanPropagatingMax(m, Load(xp[i]));
                         ys[p] = Store<T>(m);
                       } else {
-                        ys[p] = Store<T>(SumAsDouble(xp, size) /
-                                         static_cast<double>(size));
+                        double sum;
+                        if constexpr (std::is_same_v<T, float>) {
+                          sum = SumFloat32AsDouble(xp, size);
+                        } else {
+                          sum = SumAsDouble(xp, size);
+                        }
+                        ys[p] = Store<T>(sum / static_cast<double>(size));
                       }
                     }
                   });

@@ -470,6 +470,30 @@ TEST(GlobalPoolTest, Sweep) {
   CheckGlobal<BFloat16>({2, 3, 4, 5}, 1e-2);
 }
 
+// Float32 planes are summed on SIMD registers: element i into partial sum
+// i % 8 in double, the partials added in order, then divided by the size.
+TEST(GlobalPoolTest, AverageSumsEightPartialsInDoubleInOrder) {
+  for (int64_t size : {1, 7, 8, 9, 49, 196, 3139}) {
+    std::vector<float> x(2 * size);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(std::sin(0.37 * i) * 1e3 + 1e-3 * i);
+    auto outputs = OpTester("GlobalAveragePool")
+                       .Input<float>(Shape{1, 2, size, 1}, x)
+                       .Run();
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    const std::vector<float> y = Values<float>((*outputs)[0]);
+    for (int64_t plane = 0; plane < 2; ++plane) {
+      double partial[8] = {};
+      for (int64_t i = 0; i < size; ++i)
+        partial[i % 8] += static_cast<double>(x[plane * size + i]);
+      double sum = 0;
+      for (double p : partial) sum += p;
+      EXPECT_EQ(y[plane], static_cast<float>(sum / static_cast<double>(size)))
+          << "size " << size << ", plane " << plane;
+    }
+  }
+}
+
 TEST(GlobalPoolTest, EmptyAndErrors) {
   auto empty =
       OpTester("GlobalAveragePool").Input<float>(Shape{0, 3, 2, 2}, {}).Run();

@@ -1,0 +1,53 @@
+#include "kernels/plane_sum.h"
+
+#include <cstddef>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/plane_sum.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace acldump::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+double SumAsDoubleImpl(const float* x, int64_t n) {
+  constexpr int64_t kPartials = 8;
+  // At most eight double lanes, in kPartials / lanes vectors: partial sum j
+  // is lane j % lanes of vector j / lanes on every target.
+  const hn::CappedTag<double, kPartials> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  constexpr int64_t kLanes = static_cast<int64_t>(hn::MaxLanes(dd));
+  constexpr int64_t kVectors = kPartials / kLanes;
+  hn::Vec<decltype(dd)> acc[kVectors];
+  for (int64_t v = 0; v < kVectors; ++v) acc[v] = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + kPartials <= n; i += kPartials) {
+    for (int64_t v = 0; v < kVectors; ++v) {
+      acc[v] =
+          hn::Add(acc[v], hn::PromoteTo(dd, hn::LoadU(df, x + i + v * kLanes)));
+    }
+  }
+  HWY_ALIGN double partial[kPartials];
+  for (int64_t v = 0; v < kVectors; ++v)
+    hn::Store(acc[v], dd, partial + v * kLanes);
+  for (int64_t j = 0; i < n; ++i, ++j) partial[j] += static_cast<double>(x[i]);
+  double sum = 0;
+  for (double p : partial) sum += p;
+  return sum;
+}
+
+}  // namespace acldump::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace acldump {
+
+HWY_EXPORT(SumAsDoubleImpl);
+
+double SumFloat32AsDouble(const float* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(SumAsDoubleImpl)(x, n);
+}
+
+}  // namespace acldump
+#endif  // HWY_ONCE
