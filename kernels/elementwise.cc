@@ -606,7 +606,31 @@ absl::StatusOr<PreparedKernel> PrepareThresholdedRelu(
       });
 }
 
+// HardSwish, or, with fused_divisor set, the converter's fusion of
+// PaddlePaddle's x * Clip(x + shift, min, max) / divisor (Add, Clip, Mul, Div
+// nodes), computed step by step as those nodes would.
 absl::StatusOr<PreparedKernel> PrepareHardSwish(const OpContext& context) {
+  if (context.attrs.Has("fused_divisor")) {
+    if (context.inputs[0].dtype != DType::kFloat32) {
+      return InvalidArgument("a fused HardSwish chain takes float32, got ",
+                             DTypeName(context.inputs[0].dtype));
+    }
+    float values[4];
+    const char* names[4] = {"fused_shift", "fused_clip_min", "fused_clip_max",
+                            "fused_divisor"};
+    for (int i = 0; i < 4; ++i) {
+      if (!context.attrs.Has(names[i])) {
+        return InvalidArgument("a fused HardSwish chain needs attribute '",
+                               names[i], "'");
+      }
+      ASSIGN_OR_RETURN(values[i], context.attrs.GetFloat(names[i], 0.0f));
+    }
+    return PrepareFloat32Array(
+        context, [shift = values[0], lo = values[1], hi = values[2],
+                  divisor = values[3]](const float* x, float* y, size_t n) {
+          ShiftedClipMulDivFloat32(x, y, n, shift, lo, hi, divisor);
+        });
+  }
   if (context.inputs[0].dtype == DType::kFloat32) {
     return PrepareFloat32Array(context, HardSwishFloat32);
   }

@@ -387,6 +387,43 @@ TEST(CastTest, ConvertsBetweenTypes) {
               HasSubstr("cast to ONNX data type 8 is not supported"));
 }
 
+// The converter's fused PaddlePaddle HardSwish chain: every step rounded as
+// the Add, Clip, Mul and Div nodes would, in every lane and the tail.
+TEST(HardSwishTest, FusedChainGivesTheBitsOfItsSteps) {
+  std::vector<float> x(37);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.9f * i) * 7.0f;
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[9] = -std::numeric_limits<float>::infinity();
+  x[17] = -3.0f;
+  auto out = OpTester("HardSwish")
+                 .Input<float>({37}, x)
+                 .Attr("fused_shift", 3.0f)
+                 .Attr("fused_clip_min", 0.0f)
+                 .Attr("fused_clip_max", 6.0f)
+                 .Attr("fused_divisor", 6.0f)
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> y = Values<float>((*out)[0]);
+  for (size_t i = 0; i < x.size(); ++i) {
+    float clipped = x[i] + 3.0f;
+    clipped = clipped < 0.0f ? 0.0f : clipped;
+    clipped = clipped > 6.0f ? 6.0f : clipped;
+    const float want = (x[i] * clipped) / 6.0f;
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(y[i])) << i;
+    } else {
+      EXPECT_EQ(y[i], want) << i;
+    }
+  }
+  auto missing = OpTester("HardSwish")
+                     .Input<float>({2}, {1, 2})
+                     .Attr("fused_divisor", 6.0f)
+                     .Run();
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()),
+              ::testing::HasSubstr("needs attribute 'fused_shift'"));
+}
+
 }  // namespace
 }  // namespace acldump
 
@@ -435,6 +472,5 @@ TEST(BroadcastLoopTest, ParallelRunsMatchTheSerialWalk) {
     }
   }
 }
-
 }  // namespace
 }  // namespace acldump

@@ -168,6 +168,15 @@ struct ClipOp {
   }
 };
 
+struct ShiftedClipMulDivOp {
+  float shift, lo, hi, divisor;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V clipped = ClipOp{lo, hi}(d, hn::Add(x, hn::Set(d, shift)));
+    return hn::Div(hn::Mul(x, clipped), hn::Set(d, divisor));
+  }
+};
+
 template <class Op>
 HWY_INLINE void Apply(const float* HWY_RESTRICT x, float* y, size_t n,
                       const Op op = Op()) {
@@ -204,6 +213,11 @@ void ClipImpl(const float* x, float* y, size_t n, float lo, float hi) {
   Apply(x, y, n, ClipOp{lo, hi});
 }
 
+void ShiftedClipMulDivImpl(const float* x, float* y, size_t n, float shift,
+                           float lo, float hi, float divisor) {
+  Apply(x, y, n, ShiftedClipMulDivOp{shift, lo, hi, divisor});
+}
+
 }  // namespace acldump::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -218,6 +232,7 @@ HWY_EXPORT(ErfImpl);
 HWY_EXPORT(HardSwishImpl);
 HWY_EXPORT(HardSigmoidImpl);
 HWY_EXPORT(ClipImpl);
+HWY_EXPORT(ShiftedClipMulDivImpl);
 
 void ExpFloat32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ExpImpl)(x, y, n);
@@ -243,6 +258,11 @@ void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
 }
 void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi) {
   HWY_DYNAMIC_DISPATCH(ClipImpl)(x, y, n, lo, hi);
+}
+
+void ShiftedClipMulDivFloat32(const float* x, float* y, size_t n, float shift,
+                              float lo, float hi, float divisor) {
+  HWY_DYNAMIC_DISPATCH(ShiftedClipMulDivImpl)(x, y, n, shift, lo, hi, divisor);
 }
 
 float ClipBoundFloat32(double bound) {

@@ -26,6 +26,12 @@ void HardSwishFloat32(const float* x, float* y, size_t n);
 void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
                         float beta);
 void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi);
+// x * clip(x + shift, lo, hi) / divisor, each step rounded to float32 as the
+// Add, Clip, Mul and Div nodes it stands for (HardSwish as PaddlePaddle
+// exports it: shift 3, [0, 6], divisor 6), so a fused chain gives the bits of
+// the nodes run apart.
+void ShiftedClipMulDivFloat32(const float* x, float* y, size_t n, float shift,
+                              float lo, float hi, float divisor);
 // A Clip bound as float32 Clip applies it: bounds beyond float's range are
 // float's range (the Clip kernel and the Conv+Clip fusion share this).
 float ClipBoundFloat32(double bound);

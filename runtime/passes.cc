@@ -149,6 +149,16 @@ const Tensor* ConstantValue(const Graph& graph, const std::string& name) {
   return value.ok() ? value->get() : nullptr;
 }
 
+// The value of a one-element float32 constant.
+std::optional<float> ScalarFloat32(const Graph& graph,
+                                   const std::string& name) {
+  const Tensor* t = ConstantValue(graph, name);
+  if (t == nullptr || t->dtype() != DType::kFloat32 || t->NumElements() != 1) {
+    return std::nullopt;
+  }
+  return t->as<float>()[0];
+}
+
 // Replaces `first` by a node standing for first + second, with second's
 // outputs; removes second.
 void Merge(Graph& graph, int first, int second, GraphNode merged) {
@@ -456,6 +466,78 @@ absl::Status FuseSwish(Graph& graph) {
   return absl::OkStatus();
 }
 
+// a = Add(x, shift), c = Clip(a, min, max), m = Mul(x, c), y = Div(m, divisor)
+// with float32 scalar constants (HardSwish as PaddlePaddle exports it): one
+// HardSwish node reading x, whose fused_* attributes make it compute the four
+// steps as the nodes did.
+absl::Status FuseHardSwishChain(Graph& graph) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& add = graph.nodes[i];
+    if (add.op_type != "Add" || add.inputs.size() != 2 ||
+        add.outputs.size() != 1) {
+      continue;
+    }
+    int x_side = -1;
+    std::optional<float> shift;
+    for (int side = 0; side < 2 && !shift; ++side) {
+      shift = ScalarFloat32(graph, add.inputs[1 - side]);
+      if (shift && ConstantValue(graph, add.inputs[side]) == nullptr) {
+        x_side = side;
+      } else {
+        shift.reset();
+      }
+    }
+    if (!shift) continue;
+    const std::string x = add.inputs[x_side];
+    const int clip_index = SoleConsumer(graph, add.outputs[0]);
+    if (clip_index < 0) continue;
+    const GraphNode& clip = graph.nodes[clip_index];
+    if (clip.op_type != "Clip" || clip.inputs[0] != add.outputs[0] ||
+        clip.outputs.size() != 1) {
+      continue;
+    }
+    const std::optional<std::pair<float, float>> bounds =
+        ClipBounds(graph, clip);
+    if (!bounds) continue;
+    const int mul_index = SoleConsumer(graph, clip.outputs[0]);
+    if (mul_index < 0) continue;
+    const GraphNode& mul = graph.nodes[mul_index];
+    if (mul.op_type != "Mul" || mul.inputs.size() != 2 ||
+        mul.outputs.size() != 1) {
+      continue;
+    }
+    const std::string& other =
+        mul.inputs[0] == clip.outputs[0] ? mul.inputs[1] : mul.inputs[0];
+    if (other != x) continue;
+    const int div_index = SoleConsumer(graph, mul.outputs[0]);
+    if (div_index < 0) continue;
+    const GraphNode& div = graph.nodes[div_index];
+    if (div.op_type != "Div" || div.inputs.size() != 2 ||
+        div.inputs[0] != mul.outputs[0]) {
+      continue;
+    }
+    const std::optional<float> divisor = ScalarFloat32(graph, div.inputs[1]);
+    if (!divisor) continue;
+    GraphNode merged;
+    merged.op_type = "HardSwish";
+    merged.inputs = {x};
+    merged.attrs.Set("fused_shift", *shift);
+    merged.attrs.Set("fused_clip_min", bounds->first);
+    merged.attrs.Set("fused_clip_max", bounds->second);
+    merged.attrs.Set("fused_divisor", *divisor);
+    // Merge folds the next node into the first: Clip, then Mul, then Div
+    // (found again by their outputs, as each merge shifts the indices).
+    const std::string clip_out = clip.outputs[0];
+    const std::string mul_out = mul.outputs[0];
+    const std::string div_out = div.outputs[0];
+    GraphNode step = merged;
+    Merge(graph, static_cast<int>(i), graph.ProducerOf(clip_out), step);
+    Merge(graph, static_cast<int>(i), graph.ProducerOf(mul_out), step);
+    Merge(graph, static_cast<int>(i), graph.ProducerOf(div_out), merged);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry) {
   for (GraphNode& node : graph.nodes) {
     const OpDef* def = registry.Find(node.op_type);
@@ -499,6 +581,7 @@ absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
   if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
   if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
   if (options.fuse_swish) RETURN_IF_ERROR(FuseSwish(graph));
+  if (options.fuse_hard_swish) RETURN_IF_ERROR(FuseHardSwishChain(graph));
   RemoveUnusedConstants(graph);
   if (options.mark_no_task) RETURN_IF_ERROR(MarkNoTaskNodes(graph, registry));
   return absl::OkStatus();

@@ -19,13 +19,15 @@ struct PassOptions {
   bool fuse_matmul_add = true;
   bool fuse_relu = true;   // Relu into Conv/Gemm/MatMul, Clip into Conv
   bool fuse_swish = true;  // Sigmoid(x) * x as one Swish node
+  // x * Clip(x + 3, 0, 6) / 6 (and other constants) as one HardSwish node
+  bool fuse_hard_swish = true;
   bool mark_no_task = true;
 
   // Every node kept as imported (constants still folded).
   static PassOptions Unfused() {
     PassOptions options;
     options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu =
-        options.fuse_swish = false;
+        options.fuse_swish = options.fuse_hard_swish = false;
     return options;
   }
 };
@@ -51,6 +53,10 @@ absl::Status FoldBatchNormIntoConv(Graph& graph);
 absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry);
 // Conv / Gemm / MatMul -> Relu becomes one node with fused_activation = "Relu".
 absl::Status FuseRelu(Graph& graph);
+// Add(x, shift) -> Clip -> Mul(x, .) -> Div(., divisor), with float32 scalar
+// constants, becomes one HardSwish node that computes the four steps exactly
+// as the nodes did (fused_shift, fused_clip_min/max, fused_divisor).
+absl::Status FuseHardSwishChain(Graph& graph);
 // Reshape, Flatten, Identity, Squeeze and Unsqueeze alias their input (no task,
 //) unless their output is a graph output.
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry);

@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "kernels/npy.h"
 #include "kernels/ops.h"
 #include "runtime/compiled_model.h"
@@ -188,6 +193,116 @@ TEST(ConverterTest, PaddleStyleModelWithConstantWeightsFusesAndMatchesPyTorch) {
     const float e = expected->as<float>()[k];
     EXPECT_NEAR(y.as<float>()[k], e, 1e-4 * std::abs(e) + 1e-5) << k;
   }
+}
+
+// PaddlePaddle's HardSwish: y = Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6), with
+// the constants in Constant nodes and initializers. x is an Identity's
+// output, an intermediate value read twice.
+Graph PaddleHardSwishGraph(const std::string& divisor_name) {
+  Graph g;
+  g.name = "hardswish_chain";
+  const TensorInfo info{DType::kFloat32, Shape({2, 67})};
+  g.inputs.push_back({"in", info});
+  g.outputs.push_back({"y", info});
+  auto scalar = [](float v) {
+    auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
+    t->as<float>()[0] = v;
+    return t;
+  };
+  g.initializers["six"] = scalar(6.0f);
+  auto six_vector = std::make_shared<Tensor>(DType::kFloat32, Shape({67}));
+  std::fill_n(six_vector->as<float>(), 67, 6.0f);
+  g.initializers["six_vector"] = six_vector;
+  auto constant = [&](const std::string& name, float v) {
+    GraphNode node;
+    node.name = name;
+    node.op_type = "Constant";
+    node.outputs = {name};
+    node.attrs.Set("value", std::shared_ptr<const Tensor>(scalar(v)));
+    node.original_names = {name};
+    return node;
+  };
+  auto node = [](std::string name, std::string op,
+                 std::vector<std::string> inputs) {
+    GraphNode n;
+    n.original_names = {name};
+    n.name = std::move(name);
+    n.op_type = std::move(op);
+    n.inputs = std::move(inputs);
+    n.outputs = {n.name + ".out"};
+    return n;
+  };
+  g.nodes.push_back(node("x", "Identity", {"in"}));
+  g.nodes.push_back(constant("three", 3.0f));
+  g.nodes.push_back(constant("zero", 0.0f));
+  g.nodes.push_back(constant("six_max", 6.0f));
+  g.nodes.push_back(node("add", "Add", {"x.out", "three"}));
+  g.nodes.push_back(node("clip", "Clip", {"add.out", "zero", "six_max"}));
+  g.nodes.push_back(node("mul", "Mul", {"clip.out", "x.out"}));
+  g.nodes.push_back(node("div", "Div", {"mul.out", divisor_name}));
+  g.nodes.back().outputs = {"y"};
+  return g;
+}
+
+TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
+  Graph fused_graph = PaddleHardSwishGraph("six");
+  Graph plain_graph = fused_graph;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
+  PassOptions unfused = PassOptions::Unfused();
+  ASSERT_TRUE(OptimizeGraph(plain_graph, BuiltinOps(), unfused).ok());
+  const GraphNode* chain = FindNode(fused_graph, "addclipmuldiv");
+  ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
+  EXPECT_EQ(chain->op_type, "HardSwish");
+  EXPECT_THAT(chain->original_names, ElementsAre("add", "clip", "mul", "div"));
+  EXPECT_THAT(chain->inputs, ElementsAre("x.out"));
+  EXPECT_THAT(chain->outputs, ElementsAre("y"));
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_shift", 0.0f), 3.0f);
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_divisor", 0.0f), 6.0f);
+  for (const GraphNode& node : fused_graph.nodes) {
+    EXPECT_NE(node.op_type, "Constant") << node.name;
+  }
+  EXPECT_EQ(FindNode(plain_graph, "addclipmuldiv"), nullptr);
+
+  auto fused = CompiledModel::Compile(fused_graph, BuiltinOps());
+  auto plain = CompiledModel::Compile(plain_graph, BuiltinOps());
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  Tensor x(DType::kFloat32, Shape({2, 67}));
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            inf,
+                            -inf,
+                            -3.0f,
+                            3.0f,
+                            -3.0000002f,
+                            2.9999998f,
+                            0.0f,
+                            -0.0f,
+                            1e-40f,
+                            3e38f,
+                            -3e38f};
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    x.as<float>()[i] = i < 12 ? specials[i] : std::sin(0.7f * i) * 5.0f;
+  }
+  Tensor a(DType::kFloat32, Shape({2, 67})), b(DType::kFloat32, Shape({2, 67}));
+  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
+  const MutableHostBuffer out_a[] = {{a.data(), a.ByteSize()}};
+  const MutableHostBuffer out_b[] = {{b.data(), b.ByteSize()}};
+  ASSERT_TRUE((*fused)->Execute(in, out_a).ok());
+  ASSERT_TRUE((*plain)->Execute(in, out_b).ok());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.ByteSize()), 0);
+  EXPECT_TRUE(std::isnan(a.as<float>()[0]));
+  EXPECT_EQ(a.as<float>()[1], inf);
+  EXPECT_TRUE(std::isnan(a.as<float>()[2]));  // -inf * 0
+}
+
+TEST(FuseHardSwishChainTest, ADivisorThatIsNotAScalarIsLeftAlone) {
+  Graph graph = PaddleHardSwishGraph("six_vector");
+  ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
+  for (const GraphNode& node : graph.nodes) {
+    EXPECT_NE(node.op_type, "HardSwish") << node.name;
+  }
+  EXPECT_NE(FindNode(graph, "div"), nullptr);
 }
 
 }  // namespace
