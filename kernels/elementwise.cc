@@ -608,28 +608,50 @@ absl::StatusOr<PreparedKernel> PrepareThresholdedRelu(
 
 // HardSwish, or, with fused_divisor set, the converter's fusion of
 // PaddlePaddle's x * Clip(x + shift, min, max) / divisor (Add, Clip, Mul, Div
-// nodes), computed step by step as those nodes would.
+// nodes) and the scalar Mul/Add nodes around it, computed step by step as
+// those nodes would (HardSwishChainFloat32).
 absl::StatusOr<PreparedKernel> PrepareHardSwish(const OpContext& context) {
   if (context.attrs.Has("fused_divisor")) {
     if (context.inputs[0].dtype != DType::kFloat32) {
       return InvalidArgument("a fused HardSwish chain takes float32, got ",
                              DTypeName(context.inputs[0].dtype));
     }
-    float values[4];
-    const char* names[4] = {"fused_shift", "fused_clip_min", "fused_clip_max",
-                            "fused_divisor"};
-    for (int i = 0; i < 4; ++i) {
-      if (!context.attrs.Has(names[i])) {
+    HardSwishChain chain;
+    struct Required {
+      const char* name;
+      float* value;
+    };
+    for (const Required& r : {Required{"fused_shift", &chain.shift},
+                              Required{"fused_clip_min", &chain.lo},
+                              Required{"fused_clip_max", &chain.hi},
+                              Required{"fused_divisor", &chain.divisor}}) {
+      if (!context.attrs.Has(r.name)) {
         return InvalidArgument("a fused HardSwish chain needs attribute '",
-                               names[i], "'");
+                               r.name, "'");
       }
-      ASSIGN_OR_RETURN(values[i], context.attrs.GetFloat(names[i], 0.0f));
+      ASSIGN_OR_RETURN(*r.value, context.attrs.GetFloat(r.name, 0.0f));
     }
-    return PrepareFloat32Array(
-        context, [shift = values[0], lo = values[1], hi = values[2],
-                  divisor = values[3]](const float* x, float* y, size_t n) {
-          ShiftedClipMulDivFloat32(x, y, n, shift, lo, hi, divisor);
-        });
+    struct Optional {
+      const char* name;
+      bool* present;
+      float* value;
+    };
+    for (const Optional& o :
+         {Optional{"fused_pre_scale", &chain.has_pre_scale, &chain.pre_scale},
+          Optional{"fused_pre_shift", &chain.has_pre_shift, &chain.pre_shift},
+          Optional{"fused_post_scale", &chain.has_post_scale,
+                   &chain.post_scale},
+          Optional{"fused_post_shift", &chain.has_post_shift,
+                   &chain.post_shift}}) {
+      *o.present = context.attrs.Has(o.name);
+      if (*o.present) {
+        ASSIGN_OR_RETURN(*o.value, context.attrs.GetFloat(o.name, 0.0f));
+      }
+    }
+    return PrepareFloat32Array(context,
+                               [chain](const float* x, float* y, size_t n) {
+                                 HardSwishChainFloat32(x, y, n, chain);
+                               });
   }
   if (context.inputs[0].dtype == DType::kFloat32) {
     return PrepareFloat32Array(context, HardSwishFloat32);

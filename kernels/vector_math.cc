@@ -168,12 +168,17 @@ struct ClipOp {
   }
 };
 
-struct ShiftedClipMulDivOp {
-  float shift, lo, hi, divisor;
+struct HardSwishChainOp {
+  HardSwishChain c;
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
-    const V clipped = ClipOp{lo, hi}(d, hn::Add(x, hn::Set(d, shift)));
-    return hn::Div(hn::Mul(x, clipped), hn::Set(d, divisor));
+    if (c.has_pre_scale) x = hn::Mul(x, hn::Set(d, c.pre_scale));
+    if (c.has_pre_shift) x = hn::Add(x, hn::Set(d, c.pre_shift));
+    const V clipped = ClipOp{c.lo, c.hi}(d, hn::Add(x, hn::Set(d, c.shift)));
+    V y = hn::Div(hn::Mul(x, clipped), hn::Set(d, c.divisor));
+    if (c.has_post_scale) y = hn::Mul(y, hn::Set(d, c.post_scale));
+    if (c.has_post_shift) y = hn::Add(y, hn::Set(d, c.post_shift));
+    return y;
   }
 };
 
@@ -213,9 +218,9 @@ void ClipImpl(const float* x, float* y, size_t n, float lo, float hi) {
   Apply(x, y, n, ClipOp{lo, hi});
 }
 
-void ShiftedClipMulDivImpl(const float* x, float* y, size_t n, float shift,
-                           float lo, float hi, float divisor) {
-  Apply(x, y, n, ShiftedClipMulDivOp{shift, lo, hi, divisor});
+void HardSwishChainImpl(const float* x, float* y, size_t n,
+                        const HardSwishChain& chain) {
+  Apply(x, y, n, HardSwishChainOp{chain});
 }
 
 }  // namespace acldump::HWY_NAMESPACE
@@ -232,7 +237,7 @@ HWY_EXPORT(ErfImpl);
 HWY_EXPORT(HardSwishImpl);
 HWY_EXPORT(HardSigmoidImpl);
 HWY_EXPORT(ClipImpl);
-HWY_EXPORT(ShiftedClipMulDivImpl);
+HWY_EXPORT(HardSwishChainImpl);
 
 void ExpFloat32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ExpImpl)(x, y, n);
@@ -260,9 +265,9 @@ void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi) {
   HWY_DYNAMIC_DISPATCH(ClipImpl)(x, y, n, lo, hi);
 }
 
-void ShiftedClipMulDivFloat32(const float* x, float* y, size_t n, float shift,
-                              float lo, float hi, float divisor) {
-  HWY_DYNAMIC_DISPATCH(ShiftedClipMulDivImpl)(x, y, n, shift, lo, hi, divisor);
+void HardSwishChainFloat32(const float* x, float* y, size_t n,
+                           const HardSwishChain& chain) {
+  HWY_DYNAMIC_DISPATCH(HardSwishChainImpl)(x, y, n, chain);
 }
 
 float ClipBoundFloat32(double bound) {

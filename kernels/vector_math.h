@@ -26,12 +26,21 @@ void HardSwishFloat32(const float* x, float* y, size_t n);
 void HardSigmoidFloat32(const float* x, float* y, size_t n, float alpha,
                         float beta);
 void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi);
-// x * clip(x + shift, lo, hi) / divisor, each step rounded to float32 as the
-// Add, Clip, Mul and Div nodes it stands for (HardSwish as PaddlePaddle
-// exports it: shift 3, [0, 6], divisor 6), so a fused chain gives the bits of
-// the nodes run apart.
-void ShiftedClipMulDivFloat32(const float* x, float* y, size_t n, float shift,
-                              float lo, float hi, float divisor);
+// HardSwish as PaddlePaddle exports it, x * clip(x + 3, 0, 6) / 6, with the
+// scalar multiply-adds PP-LCNet puts around it: v = x (* pre_scale)
+// (+ pre_shift); y = v * clip(v + shift, lo, hi) / divisor (* post_scale)
+// (+ post_shift). Each step is rounded to float32 as the Mul, Add, Clip and
+// Div nodes it stands for, so a fused chain gives the bits of the nodes run
+// apart; an absent step is skipped (adding 0 would turn -0 into +0).
+struct HardSwishChain {
+  float shift = 3.0f, lo = 0.0f, hi = 6.0f, divisor = 6.0f;
+  bool has_pre_scale = false, has_pre_shift = false;
+  bool has_post_scale = false, has_post_shift = false;
+  float pre_scale = 1.0f, pre_shift = 0.0f;
+  float post_scale = 1.0f, post_shift = 0.0f;
+};
+void HardSwishChainFloat32(const float* x, float* y, size_t n,
+                           const HardSwishChain& chain);
 // A Clip bound as float32 Clip applies it: bounds beyond float's range are
 // float's range (the Clip kernel and the Conv+Clip fusion share this).
 float ClipBoundFloat32(double bound);

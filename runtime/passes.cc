@@ -466,33 +466,50 @@ absl::Status FuseSwish(Graph& graph) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// `node` as op_type(value, scalar) in either order, with a float32 scalar
+// constant: the other input and the scalar.
+struct ScalarStep {
+  std::string value;
+  float scalar = 0.0f;
+};
+std::optional<ScalarStep> ScalarOperand(const Graph& graph,
+                                        const GraphNode& node,
+                                        std::string_view op_type) {
+  if (node.op_type != op_type || node.inputs.size() != 2 ||
+      node.outputs.size() != 1) {
+    return std::nullopt;
+  }
+  for (int side = 0; side < 2; ++side) {
+    const std::optional<float> scalar =
+        ScalarFloat32(graph, node.inputs[1 - side]);
+    if (scalar && ConstantValue(graph, node.inputs[side]) == nullptr) {
+      return ScalarStep{node.inputs[side], *scalar};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 // a = Add(x, shift), c = Clip(a, min, max), m = Mul(x, c), y = Div(m, divisor)
 // with float32 scalar constants (HardSwish as PaddlePaddle exports it): one
-// HardSwish node reading x, whose fused_* attributes make it compute the four
-// steps as the nodes did.
+// HardSwish node whose fused_* attributes make it compute the steps as the
+// nodes did. A scalar Mul and/or Add that make x and read nothing else, and a
+// scalar Mul and/or Add applied to y alone (PP-LCNet's learnable affine
+// around its activations), join the node as fused_pre_* and fused_post_*.
 absl::Status FuseHardSwishChain(Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const GraphNode& add = graph.nodes[i];
-    if (add.op_type != "Add" || add.inputs.size() != 2 ||
-        add.outputs.size() != 1) {
-      continue;
-    }
-    int x_side = -1;
-    std::optional<float> shift;
-    for (int side = 0; side < 2 && !shift; ++side) {
-      shift = ScalarFloat32(graph, add.inputs[1 - side]);
-      if (shift && ConstantValue(graph, add.inputs[side]) == nullptr) {
-        x_side = side;
-      } else {
-        shift.reset();
-      }
-    }
-    if (!shift) continue;
-    const std::string x = add.inputs[x_side];
-    const int clip_index = SoleConsumer(graph, add.outputs[0]);
+    const std::optional<ScalarStep> add =
+        ScalarOperand(graph, graph.nodes[i], "Add");
+    if (!add) continue;
+    const std::string x = add->value;
+    const std::string add_out = graph.nodes[i].outputs[0];
+    const int clip_index = SoleConsumer(graph, add_out);
     if (clip_index < 0) continue;
     const GraphNode& clip = graph.nodes[clip_index];
-    if (clip.op_type != "Clip" || clip.inputs[0] != add.outputs[0] ||
+    if (clip.op_type != "Clip" || clip.inputs[0] != add_out ||
         clip.outputs.size() != 1) {
       continue;
     }
@@ -518,22 +535,64 @@ absl::Status FuseHardSwishChain(Graph& graph) {
     }
     const std::optional<float> divisor = ScalarFloat32(graph, div.inputs[1]);
     if (!divisor) continue;
+
     GraphNode merged;
     merged.op_type = "HardSwish";
-    merged.inputs = {x};
-    merged.attrs.Set("fused_shift", *shift);
+    merged.attrs.Set("fused_shift", add->scalar);
     merged.attrs.Set("fused_clip_min", bounds->first);
     merged.attrs.Set("fused_clip_max", bounds->second);
     merged.attrs.Set("fused_divisor", *divisor);
-    // Merge folds the next node into the first: Clip, then Mul, then Div
-    // (found again by their outputs, as each merge shifts the indices).
-    const std::string clip_out = clip.outputs[0];
-    const std::string mul_out = mul.outputs[0];
-    const std::string div_out = div.outputs[0];
-    GraphNode step = merged;
-    Merge(graph, static_cast<int>(i), graph.ProducerOf(clip_out), step);
-    Merge(graph, static_cast<int>(i), graph.ProducerOf(mul_out), step);
-    Merge(graph, static_cast<int>(i), graph.ProducerOf(div_out), merged);
+    // The nodes to merge, by output, in graph order.
+    std::vector<std::string> members = {add_out, clip.outputs[0],
+                                        mul.outputs[0], div.outputs[0]};
+    // Before: x = Add(Mul(x0, scale), shift), x = Add(x0, shift) or
+    // x = Mul(x0, scale), when the chain's Add and Mul are x's only readers.
+    std::string input = x;
+    const std::vector<int> x_readers = graph.ConsumersOf(x);
+    const int x_producer = graph.ProducerOf(x);
+    if (x_producer >= 0 && !graph.IsGraphOutput(x) && x_readers.size() == 2) {
+      std::optional<ScalarStep> pre_shift =
+          ScalarOperand(graph, graph.nodes[x_producer], "Add");
+      std::optional<ScalarStep> pre_scale =
+          ScalarOperand(graph, graph.nodes[x_producer], "Mul");
+      if (pre_shift) {
+        input = pre_shift->value;
+        merged.attrs.Set("fused_pre_shift", pre_shift->scalar);
+        members.insert(members.begin(), x);
+        const int scale_producer = graph.ProducerOf(input);
+        if (scale_producer >= 0 && SoleConsumer(graph, input) == x_producer) {
+          pre_scale = ScalarOperand(graph, graph.nodes[scale_producer], "Mul");
+          if (pre_scale) members.insert(members.begin(), input);
+        }
+      }
+      if (pre_scale) {
+        merged.attrs.Set("fused_pre_scale", pre_scale->scalar);
+        input = pre_scale->value;
+        if (!pre_shift) members.insert(members.begin(), x);
+      }
+    }
+    // After: y * scale and/or + shift, each the previous step's only reader.
+    std::string out = div.outputs[0];
+    for (const char* op : {"Mul", "Add"}) {
+      const int next = SoleConsumer(graph, out);
+      if (next < 0) break;
+      const std::optional<ScalarStep> step =
+          ScalarOperand(graph, graph.nodes[next], op);
+      if (!step || step->value != out) continue;
+      merged.attrs.Set(
+          std::string(op) == "Mul" ? "fused_post_scale" : "fused_post_shift",
+          step->scalar);
+      out = graph.nodes[next].outputs[0];
+      members.push_back(out);
+    }
+    merged.inputs = {input};
+    // Merge folds each next node into the first (found again by their
+    // outputs, as each merge shifts the indices).
+    const int first = graph.ProducerOf(members[0]);
+    for (size_t m = 1; m < members.size(); ++m) {
+      Merge(graph, first, graph.ProducerOf(members[m]), merged);
+    }
+    i = static_cast<size_t>(first);
   }
   return absl::OkStatus();
 }

@@ -196,9 +196,16 @@ TEST(ConverterTest, PaddleStyleModelWithConstantWeightsFusesAndMatchesPyTorch) {
 }
 
 // PaddlePaddle's HardSwish: y = Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6), with
-// the constants in Constant nodes and initializers. x is an Identity's
-// output, an intermediate value read twice.
-Graph PaddleHardSwishGraph(const std::string& divisor_name) {
+// the constants in Constant nodes and initializers. x is an intermediate
+// value read twice: an Identity's output, or with `affine`, PP-LCNet's
+// scalar multiply-add of it, and the same after the Div. With `spy`, a Neg
+// also reads the pre-activation value (a second graph output).
+struct ChainSpec {
+  std::string divisor = "six";
+  bool affine = false;
+  bool spy = false;
+};
+Graph PaddleHardSwishGraph(const ChainSpec& spec) {
   Graph g;
   g.name = "hardswish_chain";
   const TensorInfo info{DType::kFloat32, Shape({2, 67})};
@@ -210,6 +217,10 @@ Graph PaddleHardSwishGraph(const std::string& divisor_name) {
     return t;
   };
   g.initializers["six"] = scalar(6.0f);
+  g.initializers["s1"] = scalar(0.7f);
+  g.initializers["b1"] = scalar(-0.3f);
+  g.initializers["s2"] = scalar(1.3f);
+  g.initializers["b2"] = scalar(0.1f);
   auto six_vector = std::make_shared<Tensor>(DType::kFloat32, Shape({67}));
   std::fill_n(six_vector->as<float>(), 67, 6.0f);
   g.initializers["six_vector"] = six_vector;
@@ -233,36 +244,34 @@ Graph PaddleHardSwishGraph(const std::string& divisor_name) {
     return n;
   };
   g.nodes.push_back(node("x", "Identity", {"in"}));
+  std::string x = "x.out";
+  if (spec.affine) {
+    g.nodes.push_back(node("scale1", "Mul", {"s1", "x.out"}));
+    g.nodes.push_back(node("shift1", "Add", {"scale1.out", "b1"}));
+    x = "shift1.out";
+  }
+  if (spec.spy) {
+    g.nodes.push_back(node("spy", "Neg", {x}));
+    g.outputs.push_back({"spy.out", info});
+  }
   g.nodes.push_back(constant("three", 3.0f));
   g.nodes.push_back(constant("zero", 0.0f));
   g.nodes.push_back(constant("six_max", 6.0f));
-  g.nodes.push_back(node("add", "Add", {"x.out", "three"}));
+  g.nodes.push_back(node("add", "Add", {x, "three"}));
   g.nodes.push_back(node("clip", "Clip", {"add.out", "zero", "six_max"}));
-  g.nodes.push_back(node("mul", "Mul", {"clip.out", "x.out"}));
-  g.nodes.push_back(node("div", "Div", {"mul.out", divisor_name}));
+  g.nodes.push_back(node("mul", "Mul", {"clip.out", x}));
+  g.nodes.push_back(node("div", "Div", {"mul.out", spec.divisor}));
+  if (spec.affine) {
+    g.nodes.push_back(node("scale2", "Mul", {"s2", "div.out"}));
+    g.nodes.push_back(node("shift2", "Add", {"scale2.out", "b2"}));
+  }
   g.nodes.back().outputs = {"y"};
   return g;
 }
 
-TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
-  Graph fused_graph = PaddleHardSwishGraph("six");
-  Graph plain_graph = fused_graph;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
-  PassOptions unfused = PassOptions::Unfused();
-  ASSERT_TRUE(OptimizeGraph(plain_graph, BuiltinOps(), unfused).ok());
-  const GraphNode* chain = FindNode(fused_graph, "addclipmuldiv");
-  ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
-  EXPECT_EQ(chain->op_type, "HardSwish");
-  EXPECT_THAT(chain->original_names, ElementsAre("add", "clip", "mul", "div"));
-  EXPECT_THAT(chain->inputs, ElementsAre("x.out"));
-  EXPECT_THAT(chain->outputs, ElementsAre("y"));
-  EXPECT_EQ(*chain->attrs.GetFloat("fused_shift", 0.0f), 3.0f);
-  EXPECT_EQ(*chain->attrs.GetFloat("fused_divisor", 0.0f), 6.0f);
-  for (const GraphNode& node : fused_graph.nodes) {
-    EXPECT_NE(node.op_type, "Constant") << node.name;
-  }
-  EXPECT_EQ(FindNode(plain_graph, "addclipmuldiv"), nullptr);
-
+// Runs both graphs on NaN, infinities, the clip edges and a sweep: every
+// output must have the same bits.
+void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph) {
   auto fused = CompiledModel::Compile(fused_graph, BuiltinOps());
   auto plain = CompiledModel::Compile(plain_graph, BuiltinOps());
   ASSERT_TRUE(fused.ok()) << fused.status();
@@ -284,20 +293,101 @@ TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
   for (int64_t i = 0; i < x.NumElements(); ++i) {
     x.as<float>()[i] = i < 12 ? specials[i] : std::sin(0.7f * i) * 5.0f;
   }
-  Tensor a(DType::kFloat32, Shape({2, 67})), b(DType::kFloat32, Shape({2, 67}));
   const HostBuffer in[] = {{x.data(), x.ByteSize()}};
-  const MutableHostBuffer out_a[] = {{a.data(), a.ByteSize()}};
-  const MutableHostBuffer out_b[] = {{b.data(), b.ByteSize()}};
+  std::vector<Tensor> a, b;
+  std::vector<MutableHostBuffer> out_a, out_b;
+  for (const auto& out : fused_graph.outputs) {
+    a.emplace_back(out.info.dtype, out.info.shape);
+    b.emplace_back(out.info.dtype, out.info.shape);
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    out_a.push_back({a[i].data(), a[i].ByteSize()});
+    out_b.push_back({b[i].data(), b[i].ByteSize()});
+  }
   ASSERT_TRUE((*fused)->Execute(in, out_a).ok());
   ASSERT_TRUE((*plain)->Execute(in, out_b).ok());
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.ByteSize()), 0);
-  EXPECT_TRUE(std::isnan(a.as<float>()[0]));
-  EXPECT_EQ(a.as<float>()[1], inf);
-  EXPECT_TRUE(std::isnan(a.as<float>()[2]));  // -inf * 0
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(std::memcmp(a[i].data(), b[i].data(), a[i].ByteSize()), 0)
+        << "output " << i;
+  }
+}
+
+TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
+  Graph fused_graph = PaddleHardSwishGraph({});
+  Graph plain_graph = fused_graph;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
+  ASSERT_TRUE(
+      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  const GraphNode* chain = FindNode(fused_graph, "addclipmuldiv");
+  ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
+  EXPECT_EQ(chain->op_type, "HardSwish");
+  EXPECT_THAT(chain->original_names, ElementsAre("add", "clip", "mul", "div"));
+  EXPECT_THAT(chain->inputs, ElementsAre("x.out"));
+  EXPECT_THAT(chain->outputs, ElementsAre("y"));
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_shift", 0.0f), 3.0f);
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_divisor", 0.0f), 6.0f);
+  EXPECT_FALSE(chain->attrs.Has("fused_pre_scale"));
+  for (const GraphNode& node : fused_graph.nodes) {
+    EXPECT_NE(node.op_type, "Constant") << node.name;
+  }
+  EXPECT_EQ(FindNode(plain_graph, "addclipmuldiv"), nullptr);
+  ExpectSameBits(fused_graph, plain_graph);
+  // What the fused node computes at the special values.
+  auto model = CompiledModel::Compile(fused_graph, BuiltinOps());
+  ASSERT_TRUE(model.ok());
+  const float inf = std::numeric_limits<float>::infinity();
+  float x[3] = {std::numeric_limits<float>::quiet_NaN(), inf, -inf};
+  Tensor in(DType::kFloat32, Shape({2, 67})),
+      y(DType::kFloat32, Shape({2, 67}));
+  std::fill_n(in.as<float>(), in.NumElements(), 1.0f);
+  std::copy(x, x + 3, in.as<float>());
+  const HostBuffer in_buffers[] = {{in.data(), in.ByteSize()}};
+  const MutableHostBuffer out_buffers[] = {{y.data(), y.ByteSize()}};
+  ASSERT_TRUE((*model)->Execute(in_buffers, out_buffers).ok());
+  EXPECT_TRUE(std::isnan(y.as<float>()[0]));
+  EXPECT_EQ(y.as<float>()[1], inf);
+  EXPECT_TRUE(std::isnan(y.as<float>()[2]));  // -inf * 0
+  EXPECT_EQ(y.as<float>()[3], 1.0f * 4.0f / 6.0f);
+}
+
+TEST(FuseHardSwishChainTest, TakesTheScalarMultiplyAddsAroundIt) {
+  Graph fused_graph = PaddleHardSwishGraph({.affine = true});
+  Graph plain_graph = fused_graph;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
+  ASSERT_TRUE(
+      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  const GraphNode* chain =
+      FindNode(fused_graph, "scale1shift1addclipmuldivscale2shift2");
+  ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
+  EXPECT_THAT(chain->original_names,
+              ElementsAre("scale1", "shift1", "add", "clip", "mul", "div",
+                          "scale2", "shift2"));
+  EXPECT_THAT(chain->inputs, ElementsAre("x.out"));
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_pre_scale", 0.0f), 0.7f);
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_pre_shift", 0.0f), -0.3f);
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_post_scale", 0.0f), 1.3f);
+  EXPECT_EQ(*chain->attrs.GetFloat("fused_post_shift", 0.0f), 0.1f);
+  EXPECT_EQ(fused_graph.nodes.size(), 2u);  // the Identity and the chain
+  ExpectSameBits(fused_graph, plain_graph);
+}
+
+TEST(FuseHardSwishChainTest, APreActivationValueReadElsewhereStaysANode) {
+  Graph fused_graph = PaddleHardSwishGraph({.affine = true, .spy = true});
+  Graph plain_graph = fused_graph;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
+  ASSERT_TRUE(
+      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  EXPECT_NE(FindNode(fused_graph, "scale1"), nullptr);
+  EXPECT_NE(FindNode(fused_graph, "shift1"), nullptr);
+  const GraphNode* chain = FindNode(fused_graph, "addclipmuldivscale2shift2");
+  ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
+  EXPECT_THAT(chain->inputs, ElementsAre("shift1.out"));
+  EXPECT_FALSE(chain->attrs.Has("fused_pre_shift"));
+  ExpectSameBits(fused_graph, plain_graph);
 }
 
 TEST(FuseHardSwishChainTest, ADivisorThatIsNotAScalarIsLeftAlone) {
-  Graph graph = PaddleHardSwishGraph("six_vector");
+  Graph graph = PaddleHardSwishGraph({.divisor = "six_vector"});
   ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
   for (const GraphNode& node : graph.nodes) {
     EXPECT_NE(node.op_type, "HardSwish") << node.name;
