@@ -33,18 +33,22 @@ inline Float4 Load4(const float* p) {
 
 inline void Store4(float* p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 
+// max(acc, v) (NaN-propagating) or acc + v, lane by lane.
+template <bool kMax>
+inline Float4 Combine4(Float4 acc, Float4 v) {
+  if constexpr (kMax) {
+    return ((v > acc) | (v != v)) ? v : acc;
+  } else {
+    return acc + v;
+  }
+}
+
 // out[i] = max(a[i], b[i]) (NaN-propagating) or a[i] + b[i]; out may alias a.
 template <bool kMax>
 void CombineRows(const float* a, const float* b, float* out, int64_t n) {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const Float4 va = Load4(a + i);
-    const Float4 vb = Load4(b + i);
-    if constexpr (kMax) {
-      Store4(out + i, ((vb > va) | (vb != vb)) ? vb : va);
-    } else {
-      Store4(out + i, va + vb);
-    }
+    Store4(out + i, Combine4<kMax>(Load4(a + i), Load4(b + i)));
   }
   for (; i < n; ++i)
     out[i] = kMax ? NanPropagatingMax(a[i], b[i]) : a[i] + b[i];
@@ -302,47 +306,21 @@ template <bool kMax, int kKw>
 void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
               int64_t kw) {
   const int64_t width = kKw > 0 ? kKw : kw;
-  if (stride == 1) {
-    int64_t ow = 0;
-    for (; ow + 4 <= w_out; ow += 4) {
-      Float4 acc = Load4(row + ow);
-      for (int64_t j = 1; j < width; ++j) {
-        const Float4 v = Load4(row + ow + j);
-        if constexpr (kMax) {
-          acc = ((v > acc) | (v != v)) ? v : acc;
-        } else {
-          acc += v;
-        }
-      }
-      Store4(out + ow, acc);
-    }
-    for (; ow < w_out; ++ow) {
-      float acc = row[ow];
-      for (int64_t j = 1; j < width; ++j)
-        acc = kMax ? NanPropagatingMax(acc, row[ow + j]) : acc + row[ow + j];
-      out[ow] = acc;
-    }
-    return;
-  }
   int64_t ow = 0;
-  if (stride == 2) {
-    // Four outputs at a time: tap j of outputs ow..ow+3 is every other float
-    // from row[2 * ow + j], gathered from two loads. The second load reaches
-    // one float past the last window, into the row's slack.
+  if (stride == 1 || stride == 2) {
+    // Tap j of outputs ow..ow+3: four consecutive floats, or for stride 2
+    // every other float from row[2 * ow + j], gathered from two loads (the
+    // second reaches one float past the last window, into the row's slack).
     typedef int Int4 __attribute__((vector_size(16)));
     const Int4 evens = {0, 2, 4, 6};
+    auto taps = [&](int64_t j) {
+      const float* p = row + stride * ow + j;
+      return stride == 1 ? Load4(p)
+                         : __builtin_shuffle(Load4(p), Load4(p + 4), evens);
+    };
     for (; ow + 4 <= w_out; ow += 4) {
-      const float* window = row + 2 * ow;
-      Float4 acc = __builtin_shuffle(Load4(window), Load4(window + 4), evens);
-      for (int64_t j = 1; j < width; ++j) {
-        const Float4 v =
-            __builtin_shuffle(Load4(window + j), Load4(window + j + 4), evens);
-        if constexpr (kMax) {
-          acc = ((v > acc) | (v != v)) ? v : acc;
-        } else {
-          acc += v;
-        }
-      }
+      Float4 acc = taps(0);
+      for (int64_t j = 1; j < width; ++j) acc = Combine4<kMax>(acc, taps(j));
       Store4(out + ow, acc);
     }
   }
