@@ -33,6 +33,16 @@ inline Float4 Load4(const float* p) {
 
 inline void Store4(float* p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 
+// Lanes 0 and 2 of a, then lanes 0 and 2 of b.
+inline Float4 Evens(Float4 a, Float4 b) {
+#if defined(__clang__)
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+#else
+  typedef int Int4 __attribute__((vector_size(16)));
+  return __builtin_shuffle(a, b, Int4{0, 2, 4, 6});
+#endif
+}
+
 // max(acc, v) (NaN-propagating) or acc + v, lane by lane.
 template <bool kMax>
 inline Float4 Combine4(Float4 acc, Float4 v) {
@@ -311,12 +321,9 @@ void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
     // Tap j of outputs ow..ow+3: four consecutive floats, or for stride 2
     // every other float from row[2 * ow + j], gathered from two loads (the
     // second reaches one float past the last window, into the row's slack).
-    typedef int Int4 __attribute__((vector_size(16)));
-    const Int4 evens = {0, 2, 4, 6};
     auto taps = [&](int64_t j) {
       const float* p = row + stride * ow + j;
-      return stride == 1 ? Load4(p)
-                         : __builtin_shuffle(Load4(p), Load4(p + 4), evens);
+      return stride == 1 ? Load4(p) : Evens(Load4(p), Load4(p + 4));
     };
     for (; ow + 4 <= w_out; ow += 4) {
       Float4 acc = taps(0);

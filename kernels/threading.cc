@@ -17,6 +17,30 @@ int omp_get_num_threads(void);
 void omp_set_num_threads(int num_threads);
 }
 
+// libgomp is not built with ThreadSanitizer, so the ordering its barriers give
+// (the caller's writes before a region, the team's writes before its end) is
+// invisible to it. Under TSan a ParallelFor states that ordering itself.
+#if defined(__SANITIZE_THREAD__)
+#define ACLDUMP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ACLDUMP_TSAN 1
+#endif
+#endif
+#if defined(ACLDUMP_TSAN)
+extern "C" {
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
+}
+#define ACLDUMP_TSAN_ACQUIRE(addr) \
+  __tsan_acquire(const_cast<void*>(static_cast<const void*>(addr)))
+#define ACLDUMP_TSAN_RELEASE(addr) \
+  __tsan_release(const_cast<void*>(static_cast<const void*>(addr)))
+#else
+#define ACLDUMP_TSAN_ACQUIRE(addr) static_cast<void>(addr)
+#define ACLDUMP_TSAN_RELEASE(addr) static_cast<void>(addr)
+#endif
+
 namespace acldump {
 
 int MachineCores() {
@@ -51,9 +75,11 @@ struct ParallelJob {
   size_t n;
   size_t chunks;
   absl::FunctionRef<void(size_t, size_t)> fn;
+  char done = 0;  // only an address: the team's release, the caller's acquire
 };
 
 void RunChunks(void* data) {
+  ACLDUMP_TSAN_ACQUIRE(data);
   const ParallelJob& job = *static_cast<const ParallelJob*>(data);
   const size_t base = job.n / job.chunks;
   const size_t extra = job.n % job.chunks;
@@ -64,6 +90,7 @@ void RunChunks(void* data) {
     const size_t begin = k * base + std::min(k, extra);
     job.fn(begin, begin + base + (k < extra));
   }
+  ACLDUMP_TSAN_RELEASE(&job.done);
 }
 
 // The innermost ScopedIntraOpThreads of this thread (0: none) and what this
@@ -108,7 +135,9 @@ void ParallelFor(size_t n, size_t grain,
     return;
   }
   ParallelJob job{n, chunks, fn};
+  ACLDUMP_TSAN_RELEASE(&job);
   GOMP_parallel(RunChunks, &job, static_cast<unsigned>(chunks), 0);
+  ACLDUMP_TSAN_ACQUIRE(&job.done);
 }
 
 }  // namespace acldump
