@@ -25,6 +25,21 @@ const GraphNode* FindNode(const Graph& graph, std::string_view name) {
   return nullptr;
 }
 
+// Executes `model` on `inputs` into new tensors of its outputs' shapes.
+absl::StatusOr<std::vector<Tensor>> RunModel(
+    CompiledModel& model, const std::vector<Tensor>& inputs) {
+  std::vector<HostBuffer> in;
+  for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
+  std::vector<Tensor> outputs;
+  for (const auto& out : model.graph().outputs)
+    outputs.emplace_back(out.info.dtype, out.info.shape);
+  std::vector<MutableHostBuffer> out;
+  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+  absl::Status status = model.Execute(in, out);
+  if (!status.ok()) return status;
+  return outputs;
+}
+
 std::vector<std::string> NodeNames(const Graph& graph) {
   std::vector<std::string> names;
   for (const GraphNode& node : graph.nodes) names.push_back(node.name);
@@ -124,29 +139,19 @@ TEST(ConverterTest, FusedAndUnfusedGraphsAgree) {
     ASSERT_TRUE(fused.ok() && unfused.ok());
     const Graph& g = (*fused)->graph();
     std::vector<Tensor> inputs;
-    std::vector<HostBuffer> in_buffers;
     for (const auto& in : g.inputs) {
       auto t = ReadNpyFile(std::string("testdata/") + model + ".input." +
                            in.name + ".npy");
       ASSERT_TRUE(t.ok()) << t.status();
       inputs.push_back(std::move(*t));
-      in_buffers.push_back({inputs.back().data(), inputs.back().ByteSize()});
     }
-    std::vector<Tensor> out_a, out_b;
-    std::vector<MutableHostBuffer> buf_a, buf_b;
-    for (const auto& out : g.outputs) {
-      out_a.emplace_back(out.info.dtype, out.info.shape);
-      out_b.emplace_back(out.info.dtype, out.info.shape);
-    }
-    for (size_t i = 0; i < out_a.size(); ++i) {
-      buf_a.push_back({out_a[i].data(), out_a[i].ByteSize()});
-      buf_b.push_back({out_b[i].data(), out_b[i].ByteSize()});
-    }
-    ASSERT_TRUE((*fused)->Execute(in_buffers, buf_a).ok());
-    ASSERT_TRUE((*unfused)->Execute(in_buffers, buf_b).ok());
-    for (size_t i = 0; i < out_a.size(); ++i) {
-      for (int64_t k = 0; k < out_a[i].NumElements(); ++k) {
-        EXPECT_NEAR(out_a[i].as<float>()[k], out_b[i].as<float>()[k], 1e-5)
+    auto out_a = RunModel(**fused, inputs);
+    auto out_b = RunModel(**unfused, inputs);
+    ASSERT_TRUE(out_a.ok() && out_b.ok());
+    for (size_t i = 0; i < out_a->size(); ++i) {
+      for (int64_t k = 0; k < (*out_a)[i].NumElements(); ++k) {
+        EXPECT_NEAR((*out_a)[i].as<float>()[k], (*out_b)[i].as<float>()[k],
+                    1e-5)
             << model;
       }
     }
@@ -293,21 +298,15 @@ void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph) {
   for (int64_t i = 0; i < x.NumElements(); ++i) {
     x.as<float>()[i] = i < 12 ? specials[i] : std::sin(0.7f * i) * 5.0f;
   }
-  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
-  std::vector<Tensor> a, b;
-  std::vector<MutableHostBuffer> out_a, out_b;
-  for (const auto& out : fused_graph.outputs) {
-    a.emplace_back(out.info.dtype, out.info.shape);
-    b.emplace_back(out.info.dtype, out.info.shape);
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    out_a.push_back({a[i].data(), a[i].ByteSize()});
-    out_b.push_back({b[i].data(), b[i].ByteSize()});
-  }
-  ASSERT_TRUE((*fused)->Execute(in, out_a).ok());
-  ASSERT_TRUE((*plain)->Execute(in, out_b).ok());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(std::memcmp(a[i].data(), b[i].data(), a[i].ByteSize()), 0)
+  std::vector<Tensor> inputs;
+  inputs.push_back(std::move(x));
+  auto a = RunModel(**fused, inputs);
+  auto b = RunModel(**plain, inputs);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ(std::memcmp((*a)[i].data(), (*b)[i].data(), (*a)[i].ByteSize()),
+              0)
         << "output " << i;
   }
 }
@@ -336,18 +335,19 @@ TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
   auto model = CompiledModel::Compile(fused_graph, BuiltinOps());
   ASSERT_TRUE(model.ok());
   const float inf = std::numeric_limits<float>::infinity();
-  float x[3] = {std::numeric_limits<float>::quiet_NaN(), inf, -inf};
-  Tensor in(DType::kFloat32, Shape({2, 67})),
-      y(DType::kFloat32, Shape({2, 67}));
-  std::fill_n(in.as<float>(), in.NumElements(), 1.0f);
-  std::copy(x, x + 3, in.as<float>());
-  const HostBuffer in_buffers[] = {{in.data(), in.ByteSize()}};
-  const MutableHostBuffer out_buffers[] = {{y.data(), y.ByteSize()}};
-  ASSERT_TRUE((*model)->Execute(in_buffers, out_buffers).ok());
-  EXPECT_TRUE(std::isnan(y.as<float>()[0]));
-  EXPECT_EQ(y.as<float>()[1], inf);
-  EXPECT_TRUE(std::isnan(y.as<float>()[2]));  // -inf * 0
-  EXPECT_EQ(y.as<float>()[3], 1.0f * 4.0f / 6.0f);
+  std::vector<Tensor> in;
+  in.emplace_back(DType::kFloat32, Shape({2, 67}));
+  std::fill_n(in[0].as<float>(), in[0].NumElements(), 1.0f);
+  in[0].as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+  in[0].as<float>()[1] = inf;
+  in[0].as<float>()[2] = -inf;
+  auto y = RunModel(**model, in);
+  ASSERT_TRUE(y.ok()) << y.status();
+  const float* values = (*y)[0].as<float>();
+  EXPECT_TRUE(std::isnan(values[0]));
+  EXPECT_EQ(values[1], inf);
+  EXPECT_TRUE(std::isnan(values[2]));  // -inf * 0
+  EXPECT_EQ(values[3], 1.0f * 4.0f / 6.0f);
 }
 
 TEST(FuseHardSwishChainTest, TakesTheScalarMultiplyAddsAroundIt) {
