@@ -422,6 +422,16 @@ TEST(HardSwishTest, FusedChainGivesTheBitsOfItsSteps) {
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(std::string(missing.status().message()),
               ::testing::HasSubstr("needs attribute 'fused_shift'"));
+  auto float64 = OpTester("HardSwish")
+                     .Input<double>({2}, {1, 2})
+                     .Attr("fused_shift", 3.0f)
+                     .Attr("fused_clip_min", 0.0f)
+                     .Attr("fused_clip_max", 6.0f)
+                     .Attr("fused_divisor", 6.0f)
+                     .Run();
+  ASSERT_FALSE(float64.ok());
+  EXPECT_THAT(std::string(float64.status().message()),
+              ::testing::HasSubstr("takes float32, got float64"));
 }
 
 }  // namespace
