@@ -41,14 +41,11 @@ struct PaddedLayout {
       row_floats = 2 * half;
     }
   }
-  // Where padded column c of a row lives.
-  float* At(float* row, const DepthwiseGeometry& g, int64_t c) const {
-    return g.stride_w == 1 ? row + c : row + (c % 2) * half + c / 2;
-  }
-  const float* Tap(const float* row, const DepthwiseGeometry& g, int64_t ox,
-                   int64_t kx) const {
-    return g.stride_w == 1 ? row + ox + kx
-                           : row + (kx % 2) * half + kx / 2 + ox;
+  // Where padded column c of a row lives; tap kx of output column ox is
+  // column stride_w * ox + kx.
+  template <typename T>
+  T* Column(T* row, int64_t stride_w, int64_t c) const {
+    return stride_w == 1 ? row + c : row + (c % 2) * half + c / 2;
   }
 };
 
@@ -75,8 +72,8 @@ void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
       continue;
     }
     // Input columns 2j and 2j + 1 land in opposite halves.
-    float* even_dst = layout.At(row, g, g.pad_left);
-    float* odd_dst = layout.At(row, g, g.pad_left + 1);
+    float* even_dst = layout.Column(row, 2, g.pad_left);
+    float* odd_dst = layout.Column(row, 2, g.pad_left + 1);
     int64_t j = 0;
     for (; 2 * (j + lanes) <= copied; j += lanes) {
       hn::Vec<D> even, odd;
@@ -138,7 +135,7 @@ HWY_INLINE void Rows(const DepthwiseGeometry& g, const PaddedLayout& layout,
 #pragma GCC unroll 7
       for (int64_t kx = 0; kx < kernel_w; ++kx) {
         const V wv = hn::Set(d, wk[kx]);
-        const float* tap = layout.Tap(in, g, ox, kx);
+        const float* tap = layout.Column(in, g.stride_w, g.stride_w * ox + kx);
 #pragma GCC unroll 4
         for (int r = 0; r < kRows; ++r) {
           acc[r] = hn::MulAdd(wv, hn::LoadU(d, tap + r * row_step), acc[r]);
@@ -177,9 +174,7 @@ HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
       const float* in = rows + i * layout.row_floats;
 #pragma GCC unroll 7
       for (int kx = 0; kx < kKernel; ++kx) {
-        const float* tap = kStride == 1
-                               ? in + ox + kx
-                               : in + (kx % 2) * layout.half + kx / 2 + ox;
+        const float* tap = layout.Column(in, kStride, kStride * ox + kx);
         const V v = hn::LoadU(d, tap);
 #pragma GCC unroll 4
         for (int r = 0; r < kRows; ++r) {

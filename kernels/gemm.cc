@@ -46,20 +46,12 @@ HWY_INLINE Accumulators<kRows, kVectors> Accumulate(
   }
   for (int64_t p = 0; p < depth; ++p) {
     const V b0 = hn::LoadU(d, b + p * b_step);
-    if constexpr (kVectors == 2) {
-      const V b1 = hn::LoadU(d, b + p * b_step + lanes);
+    const V b1 = kVectors == 2 ? hn::LoadU(d, b + p * b_step + lanes) : b0;
 #pragma GCC unroll 6
-      for (int r = 0; r < kRows; ++r) {
-        const V av = hn::Set(d, a[r * a_row + p * a_step]);
-        acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
-        acc.hi[r] = hn::MulAdd(av, b1, acc.hi[r]);
-      }
-    } else {
-#pragma GCC unroll 6
-      for (int r = 0; r < kRows; ++r) {
-        const V av = hn::Set(d, a[r * a_row + p * a_step]);
-        acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
-      }
+    for (int r = 0; r < kRows; ++r) {
+      const V av = hn::Set(d, a[r * a_row + p * a_step]);
+      acc.lo[r] = hn::MulAdd(av, b0, acc.lo[r]);
+      if constexpr (kVectors == 2) acc.hi[r] = hn::MulAdd(av, b1, acc.hi[r]);
     }
   }
   return acc;

@@ -545,31 +545,31 @@ absl::Status FuseHardSwishChain(Graph& graph) {
     // The nodes to merge, by output, in graph order.
     std::vector<std::string> members = {add_out, clip.outputs[0],
                                         mul.outputs[0], div.outputs[0]};
-    // Before: x = Add(Mul(x0, scale), shift), x = Add(x0, shift) or
-    // x = Mul(x0, scale), when the chain's Add and Mul are x's only readers.
-    std::string input = x;
-    const std::vector<int> x_readers = graph.ConsumersOf(x);
-    const int x_producer = graph.ProducerOf(x);
-    if (x_producer >= 0 && !graph.IsGraphOutput(x) && x_readers.size() == 2) {
-      std::optional<ScalarStep> pre_shift =
-          ScalarOperand(graph, graph.nodes[x_producer], "Add");
-      std::optional<ScalarStep> pre_scale =
-          ScalarOperand(graph, graph.nodes[x_producer], "Mul");
-      if (pre_shift) {
-        input = pre_shift->value;
-        merged.attrs.Set("fused_pre_shift", pre_shift->scalar);
-        members.insert(members.begin(), x);
-        const int scale_producer = graph.ProducerOf(input);
-        if (scale_producer >= 0 && SoleConsumer(graph, input) == x_producer) {
-          pre_scale = ScalarOperand(graph, graph.nodes[scale_producer], "Mul");
-          if (pre_scale) members.insert(members.begin(), input);
+    // Before: x = Add(., shift) and/or before it Mul(., scale), walked back
+    // while every reader of the value is in the chain (x is read by the
+    // chain's Add and Mul).
+    auto read_by_members_only = [&](const std::string& value) {
+      if (graph.IsGraphOutput(value)) return false;
+      for (int reader : graph.ConsumersOf(value)) {
+        if (std::find(members.begin(), members.end(),
+                      graph.nodes[reader].outputs[0]) == members.end()) {
+          return false;
         }
       }
-      if (pre_scale) {
-        merged.attrs.Set("fused_pre_scale", pre_scale->scalar);
-        input = pre_scale->value;
-        if (!pre_shift) members.insert(members.begin(), x);
-      }
+      return true;
+    };
+    std::string input = x;
+    for (const char* op : {"Add", "Mul"}) {
+      const int producer = graph.ProducerOf(input);
+      if (producer < 0 || !read_by_members_only(input)) break;
+      const std::optional<ScalarStep> step =
+          ScalarOperand(graph, graph.nodes[producer], op);
+      if (!step) continue;
+      merged.attrs.Set(
+          std::string(op) == "Add" ? "fused_pre_shift" : "fused_pre_scale",
+          step->scalar);
+      members.insert(members.begin(), input);
+      input = step->value;
     }
     // After: y * scale and/or + shift, each the previous step's only reader.
     std::string out = div.outputs[0];

@@ -55,7 +55,9 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry);
 absl::Status FuseRelu(Graph& graph);
 // Add(x, shift) -> Clip -> Mul(x, .) -> Div(., divisor), with float32 scalar
 // constants, becomes one HardSwish node that computes the four steps exactly
-// as the nodes did (fused_shift, fused_clip_min/max, fused_divisor).
+// as the nodes did (fused_shift, fused_clip_min/max, fused_divisor), with the
+// scalar Mul/Add nodes just before x and just after the Div
+// (fused_pre_scale/shift, fused_post_scale/shift).
 absl::Status FuseHardSwishChain(Graph& graph);
 // Reshape, Flatten, Identity, Squeeze and Unsqueeze alias their input (no task,
 //) unless their output is a graph output.
