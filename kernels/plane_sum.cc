@@ -37,6 +37,32 @@ double SumAsDoubleImpl(const float* x, int64_t n) {
   return sum;
 }
 
+float MaxImpl(const float* x, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  float max = x[0];
+  if (n >= 2 * lanes) {
+    auto m0 = hn::LoadU(d, x);
+    auto m1 = hn::LoadU(d, x + lanes);
+    auto nan = hn::Or(hn::IsNaN(m0), hn::IsNaN(m1));
+    for (i = 2 * lanes; i + 2 * lanes <= n; i += 2 * lanes) {
+      const auto v0 = hn::LoadU(d, x + i);
+      const auto v1 = hn::LoadU(d, x + i + lanes);
+      nan = hn::Or(nan, hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)));
+      m0 = hn::Max(m0, v0);
+      m1 = hn::Max(m1, v1);
+    }
+    if (!hn::AllFalse(d, nan)) i = 0;  // the scalar loop finds the NaN
+    else max = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+  }
+  for (; i < n; ++i) {
+    const float v = x[i];
+    if (v > max || v != v) max = v;
+  }
+  return max;
+}
+
 }  // namespace acldump::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -47,6 +73,12 @@ HWY_EXPORT(SumAsDoubleImpl);
 
 double SumFloat32AsDouble(const float* x, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(SumAsDoubleImpl)(x, n);
+}
+
+HWY_EXPORT(MaxImpl);
+
+float MaxFloat32(const float* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(MaxImpl)(x, n);
 }
 
 }  // namespace acldump

@@ -1,5 +1,8 @@
 // Reductions: ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp over
-// a set of axes, and ArgMax/ArgMin along one axis.
+// a set of axes, and ArgMax/ArgMin along one axis. Float sums accumulate in
+// double; float32 sums and means add each contiguous run as eight partial
+// sums in a fixed order (kernels/plane_sum.h), so the bits do not depend on
+// the thread count.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,6 +11,8 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/plane_sum.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -254,13 +259,38 @@ void RunReduce(const ReducePlan& plan, const T* x, T* y,
       if (!std::isfinite(shift[o])) shift[o] = 0;
     }
   }
+  constexpr bool kPlainFloatSum =
+      std::is_same_v<T, float> &&
+      (K == ReduceKind::kSum || K == ReduceKind::kMean);
+  if constexpr (kPlainFloatSum) {
+    // Reducing the trailing axes only (LayerNorm's mean): each output sums
+    // one contiguous run, so outputs can go to the intra-op threads.
+    const size_t groups = plan.dims.size();
+    if (groups > 0 && groups <= 2 && plan.out_strides[groups - 1] == 0) {
+      const int64_t n = plan.reduce_count;
+      const size_t grain = static_cast<size_t>(
+          std::max<int64_t>(1, int64_t{kElementwiseGrain} / std::max<int64_t>(
+                                                                1, n)));
+      ParallelFor(out_count, grain, [&](size_t begin, size_t end) {
+        for (size_t o = begin; o < end; ++o) {
+          y[o] = Finish<K, T>(SumFloat32AsDouble(x + o * n, n), n, 0.0);
+        }
+      });
+      return;
+    }
+  }
   for (int64_t o = 0; o < out_count; ++o) acc[o] = Identity<K, T, A>();
   ForEachRun(plan, [&](int64_t in, int64_t out, int64_t n, int64_t stride) {
     if (stride == 0) {
       const double s = shift != nullptr ? shift[out] : 0.0;
       A local = Identity<K, T, A>();
-      for (int64_t i = 0; i < n; ++i)
-        local = Combine<K>(local, Term<K, A>(x[in + i], s));
+      if constexpr (kPlainFloatSum) {
+        // The same order as the path above, whichever path a shape takes.
+        local = SumFloat32AsDouble(x + in, n);
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          local = Combine<K>(local, Term<K, A>(x[in + i], s));
+      }
       acc[out] = Combine<K>(acc[out], local);
     } else {
       A* a = acc + out;

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/threading.h"
 #include "kernels/testing/test_values.h"
 
 namespace acldump {
@@ -223,6 +224,54 @@ void SweepIntegerReduce() {
 
 TEST(ReduceTest, SweepInt32) { SweepIntegerReduce<int32_t>(); }
 TEST(ReduceTest, SweepInt64) { SweepIntegerReduce<int64_t>(); }
+
+// Float32 ReduceSum and ReduceMean add each contiguous run of the input in
+// double as eight partial sums (element i into partial i % 8, the partials
+// added in order), runs in input order; the bits do not depend on the path
+// (trailing axes only, or runs spread over the output) or the thread count.
+TEST(ReduceTest, Float32SumsEightPartialsInDoubleInOrder) {
+  const int64_t a = 40, b = 5, n = 197;  // three chunks of outputs
+  std::vector<float> x(a * b * n);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(std::sin(0.37 * i) * 1e3 + 1e-3 * i);
+  auto run_sum = [&](const float* p, int64_t count) {
+    double partial[8] = {};
+    for (int64_t i = 0; i < count; ++i) partial[i % 8] += p[i];
+    double sum = 0;
+    for (double v : partial) sum += v;
+    return sum;
+  };
+  for (int threads : {1, 2}) {
+    ScopedIntraOpThreads scope(threads);
+    // Trailing axis: one run per output.
+    auto mean = OpTester("ReduceMean")
+                    .Input<float>(Shape{a, b, n}, x)
+                    .Attr("axes", std::vector<int64_t>{-1})
+                    .Run();
+    ASSERT_TRUE(mean.ok()) << mean.status();
+    const std::vector<float> m = Values<float>((*mean)[0]);
+    ASSERT_EQ(m.size(), static_cast<size_t>(a * b));
+    for (int64_t o = 0; o < a * b; ++o) {
+      EXPECT_EQ(m[o], static_cast<float>(run_sum(x.data() + o * n, n) /
+                                         static_cast<double>(n)))
+          << "output " << o << " on " << threads << " threads";
+    }
+    // Axes 0 and 2: each output adds a runs of n, in input order.
+    auto sum = OpTester("ReduceSum")
+                   .Input<float>(Shape{a, b, n}, x)
+                   .Input<int64_t>(Shape{2}, {0, 2})
+                   .Run();
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    const std::vector<float> s = Values<float>((*sum)[0]);
+    for (int64_t j = 0; j < b; ++j) {
+      double expected = 0;
+      for (int64_t i = 0; i < a; ++i)
+        expected += run_sum(x.data() + (i * b + j) * n, n);
+      EXPECT_EQ(s[j], static_cast<float>(expected))
+          << "output " << j << " on " << threads << " threads";
+    }
+  }
+}
 
 TEST(ReduceTest, IntegerMeanTruncatesAndL2) {
   auto mean = OpTester("ReduceMean")

@@ -1,13 +1,18 @@
 // Softmax, LogSoftmax and Hardmax. Opset 13 normalizes along one axis (default
 // -1); before opset 13 (attribute "onnx_opset" < 13, set by the importer) the
 // input is coerced to 2-D at `axis` (default 1) and each row of the 2-D view is
-// normalized.
+// normalized. Rows go to the intra-op threads whole; a float32 row sums its
+// exponentials in double in a fixed order (kernels/plane_sum.h), so the bits
+// do not depend on the thread count.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/plane_sum.h"
+#include "kernels/threading.h"
 #include "kernels/vector_math.h"
 
 namespace acldump {
@@ -41,7 +46,11 @@ void RunRow(const T* x, T* y, int64_t n) {
     return;
   } else {
     C max = Load(x[0]);
-    for (int64_t i = 1; i < n; ++i) max = NanPropagatingMax(max, Load(x[i]));
+    if constexpr (std::is_same_v<T, float>) {
+      max = MaxFloat32(x, n);
+    } else {
+      for (int64_t i = 1; i < n; ++i) max = NanPropagatingMax(max, Load(x[i]));
+    }
     double sum = 0;
     if constexpr (K == SoftmaxKind::kSoftmax && std::is_same_v<T, C>) {
       // Full-precision output buffer: keep the exponentials there for the
@@ -49,7 +58,7 @@ void RunRow(const T* x, T* y, int64_t n) {
       if constexpr (std::is_same_v<T, float>) {
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] - max;
         ExpFloat32(y, y, static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) sum += y[i];
+        sum = SumFloat32AsDouble(y, n);
       } else {
         for (int64_t i = 0; i < n; ++i) {
           const C e = std::exp(x[i] - max);
@@ -176,12 +185,19 @@ absl::StatusOr<PreparedKernel> PrepareSoftmax(const OpContext& context) {
       const T* x = in[0].as<const T>();
       T* y = out[0].as<T>();
       const int64_t block = count * inner;
+      if (inner == 1) {
+        // Rows on the intra-op threads: each row is computed whole by one.
+        const size_t grain = static_cast<size_t>(
+            std::max<int64_t>(1, int64_t{kElementwiseGrain} / count));
+        ParallelFor(outer, grain, [&](size_t begin, size_t end) {
+          for (size_t o = begin; o < end; ++o) {
+            RunRow<K>(x + o * block, y + o * block, count);
+          }
+        });
+        return absl::OkStatus();
+      }
       for (int64_t o = 0; o < outer; ++o) {
-        if (inner == 1) {
-          RunRow<K>(x + o * block, y + o * block, count);
-        } else {
-          RunColumns<K>(x + o * block, y + o * block, count, inner, ws.data());
-        }
+        RunColumns<K>(x + o * block, y + o * block, count, inner, ws.data());
       }
       return absl::OkStatus();
     });

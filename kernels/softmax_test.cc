@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -8,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/threading.h"
 #include "kernels/testing/test_values.h"
 
 namespace acldump {
@@ -179,6 +182,63 @@ TEST(SoftmaxTest, NaNRowStaysNaN) {
   EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]));
   EXPECT_FLOAT_EQ(y[2], 0.5f);
   EXPECT_FLOAT_EQ(y[3], 0.5f);
+}
+
+// A float32 row: the maximum (NaN if any element is), e^(x - max) through
+// the vector exponential, the exponentials summed in double as eight partial
+// sums (element i into partial i % 8, the partials added in order), then
+// scaled by the float32 reciprocal of the sum. Rows go to the threads whole,
+// so every thread count gives these bits.
+TEST(SoftmaxTest, RowsSumEightPartialsInDoubleOnAnyThreadCount) {
+  const int64_t rows = 200, n = 197;  // three chunks of rows
+  std::vector<float> x(rows * n);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(std::sin(0.61 * i) * 9.0 + 1e-3 * (i % 13));
+  x[5 * n + 131] = std::numeric_limits<float>::quiet_NaN();
+  x[7 * n + 3] = std::numeric_limits<float>::infinity();
+  std::vector<std::vector<float>> by_threads;
+  for (int threads : {1, 2, 3}) {
+    ScopedIntraOpThreads scope(threads);
+    auto outputs =
+        OpTester("Softmax").Input<float>(Shape{rows, n}, x).Run();
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    by_threads.push_back(Values<float>((*outputs)[0]));
+  }
+  const std::vector<float>& y = by_threads[0];
+  for (size_t t = 1; t < by_threads.size(); ++t) {
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(by_threads[t][i]),
+                std::bit_cast<uint32_t>(y[i]))
+          << "element " << i << ", thread count #" << t;
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = y.data() + r * n;
+    if (r == 5 || r == 7) {
+      // NaN anywhere in the row, or +inf (inf - inf), makes the row NaN.
+      for (int64_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(row[i])) << r;
+      continue;
+    }
+    float max = x[r * n];
+    for (int64_t i = 1; i < n; ++i) max = std::max(max, x[r * n + i]);
+    // The exponentials as the kernel computes them: y * sum recovers them to
+    // within the float32 scaling; the sum's order is what is checked exactly.
+    double partial[8] = {};
+    std::vector<float> e(n);
+    for (int64_t i = 0; i < n; ++i) e[i] = x[r * n + i] - max;
+    auto exps = OpTester("Exp").Input<float>(Shape{n}, e).Run();
+    ASSERT_TRUE(exps.ok()) << exps.status();
+    const std::vector<float> ev = Values<float>((*exps)[0]);
+    for (int64_t i = 0; i < n; ++i) partial[i % 8] += ev[i];
+    double sum = 0;
+    for (double p : partial) sum += p;
+    const float scale = static_cast<float>(1.0 / sum);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(row[i]),
+                std::bit_cast<uint32_t>(ev[i] * scale))
+          << "row " << r << ", element " << i;
+    }
+  }
 }
 
 TEST(SoftmaxTest, EmptyTensors) {
