@@ -1,4 +1,5 @@
 // BatchNormalization (inference), LayerNormalization and InstanceNormalization.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -6,6 +7,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/plane_sum.h"
 #include "kernels/threading.h"
 
 namespace acldump {
@@ -206,7 +208,91 @@ absl::StatusOr<std::vector<int64_t>> BroadcastIndex(
   return index;
 }
 
+// One row of the converter's fusion of a LayerNorm as exporters write it
+// (ReduceMean, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, Mul Scale,
+// Add B): each step in float32 as its node computes it, the means as
+// ReduceMean sums (kernels/plane_sum.h), so the bits match the unfused graph.
+void DecomposedLayerNormRow(const float* x, const float* scale,
+                            const float* bias, float* y, int64_t n,
+                            float epsilon) {
+  const double count = static_cast<double>(n);
+  const float mean = static_cast<float>(SumFloat32AsDouble(x, n) / count);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - mean;
+  const float variance =
+      static_cast<float>(SumSquaresFloat32AsDouble(y, n) / count);
+  const float deviation = std::sqrt(variance + epsilon);
+  for (int64_t i = 0; i < n; ++i) {
+    const float scaled = (y[i] / deviation) * scale[i];
+    y[i] = bias != nullptr ? scaled + bias[i] : scaled;
+  }
+}
+
+absl::StatusOr<PreparedKernel> PrepareDecomposedLayerNorm(
+    const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  if (x.dtype != DType::kFloat32) {
+    return InvalidArgument("a fused LayerNorm chain takes float32, got ",
+                           DTypeName(x.dtype));
+  }
+  const int64_t rank = static_cast<int64_t>(x.shape.rank());
+  ASSIGN_OR_RETURN(int64_t axis_attr, context.attrs.GetInt("axis", -1));
+  ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank, "axis"));
+  if (axis != rank - 1) {
+    return InvalidArgument(
+        "a fused LayerNorm chain normalizes the last axis only, got axis ",
+        axis_attr, " of rank ", rank);
+  }
+  if (context.num_outputs != 1) {
+    return InvalidArgument(
+        "a fused LayerNorm chain has one output (no mean or inverse "
+        "deviation), got ",
+        context.num_outputs);
+  }
+  ASSIGN_OR_RETURN(float epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
+  const int64_t size = x.shape[rank - 1];
+  const bool has_bias = context.has_input(2);
+  const char* names[] = {"X", "Scale", "B"};
+  for (size_t i = 1; i < (has_bias ? 3u : 2u); ++i) {
+    const TensorInfo& param = context.inputs[i];
+    if (param.dtype != DType::kFloat32 || param.shape.NumElements() != size) {
+      return InvalidArgument("input '", names[i], "' of a fused LayerNorm "
+                             "chain must be float32 with ", size,
+                             " elements (the last axis of X ",
+                             x.shape.ToString(), "), got ",
+                             DTypeName(param.dtype), " ",
+                             param.shape.ToString());
+    }
+  }
+  const int64_t rows = size > 0 ? x.shape.NumElements() / size : 0;
+  auto run = [rows, size, epsilon, has_bias](
+                 std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    const float* xs = in[0].as<const float>();
+    const float* scale = in[1].as<const float>();
+    const float* bias = has_bias ? in[2].as<const float>() : nullptr;
+    float* ys = out[0].as<float>();
+    const size_t grain = static_cast<size_t>(std::max<int64_t>(
+        1, int64_t{kElementwiseGrain} / std::max<int64_t>(1, size)));
+    ParallelFor(rows, grain, [&](size_t begin, size_t end) {
+      for (size_t r = begin; r < end; ++r) {
+        DecomposedLayerNormRow(xs + r * size, scale, bias, ys + r * size,
+                               size, epsilon);
+      }
+    });
+    return absl::OkStatus();
+  };
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"rows", StrCat(rows)},
+      {"size", StrCat(size)},
+      {"fused_decomposed", "1"}};
+  return Prepared({x}, MakeKernel(std::move(run), 0, std::move(params)));
+}
+
 absl::StatusOr<PreparedKernel> PrepareLayerNorm(const OpContext& context) {
+  ASSIGN_OR_RETURN(bool decomposed,
+                   context.attrs.GetFlag("fused_decomposed", false));
+  if (decomposed) return PrepareDecomposedLayerNorm(context);
   const TensorInfo& x = context.inputs[0];
   RETURN_IF_ERROR(RequireDType(x, kFloatTypes, "input 'X'"));
   const int64_t rank = static_cast<int64_t>(x.shape.rank());

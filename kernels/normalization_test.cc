@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/threading.h"
 #include "kernels/testing/test_values.h"
 
 namespace acldump {
@@ -349,6 +350,79 @@ void SweepInstanceNorm(double tolerance) {
     EXPECT_EQ((*outputs)[0].shape(), Shape(dims));
     ExpectNear(AsDoubles<T>((*outputs)[0]), expected, tolerance);
   }
+}
+
+// The converter's fusion of an exported LayerNorm: the steps of its nodes in
+// float32, the means as ReduceMean takes them (eight double partial sums).
+TEST(LayerNormTest, FusedDecomposedChainComputesEachStepInFloat32) {
+  const int64_t rows = 300, size = 67;  // rows over three thread chunks
+  std::vector<float> x(rows * size), scale(size), bias(size);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::sin(0.37f * i) * 4.0f + (i / size) * 10.0f;
+  for (int64_t i = 0; i < size; ++i) {
+    scale[i] = 0.5f + 0.01f * i;
+    bias[i] = -0.25f + 0.003f * i;
+  }
+  auto sum8 = [](const std::vector<float>& v) {
+    double partial[8] = {};
+    for (size_t i = 0; i < v.size(); ++i) partial[i % 8] += v[i];
+    double sum = 0;
+    for (double p : partial) sum += p;
+    return sum;
+  };
+  for (int threads : {1, 2}) {
+    ScopedIntraOpThreads scope(threads);
+    auto outputs = OpTester("LayerNormalization")
+                       .Input<float>(Shape{rows, size}, x)
+                       .Input<float>(Shape{size}, scale)
+                       .Input<float>(Shape{size}, bias)
+                       .Attr("epsilon", 1e-5f)
+                       .Attr("fused_decomposed", int64_t{1})
+                       .Run();
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    const std::vector<float> y = Values<float>((*outputs)[0]);
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<float> row(x.begin() + r * size, x.begin() + (r + 1) * size);
+      const float mean = static_cast<float>(sum8(row) / size);
+      std::vector<float> d(size), squares(size);
+      for (int64_t i = 0; i < size; ++i) {
+        d[i] = row[i] - mean;
+        squares[i] = d[i] * d[i];
+      }
+      const float variance = static_cast<float>(sum8(squares) / size);
+      const float deviation = std::sqrt(variance + 1e-5f);
+      for (int64_t i = 0; i < size; ++i) {
+        const float expected = (d[i] / deviation) * scale[i] + bias[i];
+        ASSERT_EQ(y[r * size + i], expected)
+            << "row " << r << ", element " << i << " on " << threads;
+      }
+    }
+  }
+}
+
+TEST(LayerNormTest, FusedDecomposedChainErrors) {
+  auto run = [](DType type, const Shape& scale_shape, int64_t axis) {
+    OpTester tester("LayerNormalization");
+    if (type == DType::kFloat64) {
+      tester.Input<double>(Shape{2, 4}, std::vector<double>(8, 1.0))
+          .Input<double>(Shape{4}, std::vector<double>(4, 1.0));
+    } else {
+      tester.Input<float>(Shape{2, 4}, std::vector<float>(8, 1.0f))
+          .Input<float>(scale_shape, std::vector<float>(
+                                         scale_shape.NumElements(), 1.0f));
+    }
+    return tester.Attr("axis", axis)
+        .Attr("fused_decomposed", int64_t{1})
+        .Run()
+        .status();
+  };
+  EXPECT_THAT(Message(run(DType::kFloat64, Shape{4}, -1)),
+              HasSubstr("a fused LayerNorm chain takes float32, got float64"));
+  EXPECT_THAT(Message(run(DType::kFloat32, Shape{3}, -1)),
+              HasSubstr("input 'Scale' of a fused LayerNorm chain must be "
+                        "float32 with 4 elements"));
+  EXPECT_THAT(Message(run(DType::kFloat32, Shape{4}, 0)),
+              HasSubstr("normalizes the last axis only, got axis 0"));
 }
 
 TEST(InstanceNormTest, SweepFloat32) { SweepInstanceNorm<float>(1e-5); }

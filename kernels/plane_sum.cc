@@ -11,7 +11,10 @@ HWY_BEFORE_NAMESPACE();
 namespace acldump::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-double SumAsDoubleImpl(const float* x, int64_t n) {
+// Element i (squared in float32 first when kSquares) goes to partial sum
+// i % 8 in double; the partials are added in order.
+template <bool kSquares>
+double PartialSums(const float* x, int64_t n) {
   constexpr int64_t kPartials = 8;
   // At most eight double lanes, in kPartials / lanes vectors: partial sum j
   // is lane j % lanes of vector j / lanes on every target.
@@ -24,17 +27,29 @@ double SumAsDoubleImpl(const float* x, int64_t n) {
   int64_t i = 0;
   for (; i + kPartials <= n; i += kPartials) {
     for (int64_t v = 0; v < kVectors; ++v) {
-      acc[v] =
-          hn::Add(acc[v], hn::PromoteTo(dd, hn::LoadU(df, x + i + v * kLanes)));
+      auto f = hn::LoadU(df, x + i + v * kLanes);
+      if constexpr (kSquares) f = hn::Mul(f, f);
+      acc[v] = hn::Add(acc[v], hn::PromoteTo(dd, f));
     }
   }
   HWY_ALIGN double partial[kPartials];
   for (int64_t v = 0; v < kVectors; ++v)
     hn::Store(acc[v], dd, partial + v * kLanes);
-  for (int64_t j = 0; i < n; ++i, ++j) partial[j] += static_cast<double>(x[i]);
+  for (int64_t j = 0; i < n; ++i, ++j) {
+    const float f = kSquares ? x[i] * x[i] : x[i];
+    partial[j] += static_cast<double>(f);
+  }
   double sum = 0;
   for (double p : partial) sum += p;
   return sum;
+}
+
+double SumAsDoubleImpl(const float* x, int64_t n) {
+  return PartialSums<false>(x, n);
+}
+
+double SumSquaresAsDoubleImpl(const float* x, int64_t n) {
+  return PartialSums<true>(x, n);
 }
 
 float MaxImpl(const float* x, int64_t n) {
@@ -73,6 +88,12 @@ HWY_EXPORT(SumAsDoubleImpl);
 
 double SumFloat32AsDouble(const float* x, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(SumAsDoubleImpl)(x, n);
+}
+
+HWY_EXPORT(SumSquaresAsDoubleImpl);
+
+double SumSquaresFloat32AsDouble(const float* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(SumSquaresAsDoubleImpl)(x, n);
 }
 
 HWY_EXPORT(MaxImpl);

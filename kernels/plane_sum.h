@@ -13,6 +13,9 @@ namespace acldump {
 // eight partials are added in order.
 double SumFloat32AsDouble(const float* x, int64_t n);
 
+// The same sum of the float32 squares x[i] * x[i].
+double SumSquaresFloat32AsDouble(const float* x, int64_t n);
+
 // The maximum of x[0..n), n >= 1; NaN when any element is NaN (then the last
 // NaN, as a scalar loop that lets every NaN win would leave it).
 float MaxFloat32(const float* x, int64_t n);

@@ -597,6 +597,166 @@ absl::Status FuseHardSwishChain(Graph& graph) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Whether `node` is a ReduceMean over the last axis of a rank-`rank` input
+// only, keeping dims (axes as the attribute or a constant input).
+bool MeanOfLastAxis(const Graph& graph, const GraphNode& node, size_t rank) {
+  if (node.op_type != "ReduceMean" || node.outputs.size() != 1 || rank == 0) {
+    return false;
+  }
+  absl::StatusOr<bool> keepdims = node.attrs.GetFlag("keepdims", true);
+  if (!keepdims.ok() || !*keepdims) return false;
+  std::vector<int64_t> axes;
+  if (node.attrs.Has("axes")) {
+    absl::StatusOr<std::vector<int64_t>> attr = node.attrs.GetInts("axes");
+    if (!attr.ok()) return false;
+    axes = *attr;
+  } else if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+    const Tensor* t = ConstantValue(graph, node.inputs[1]);
+    if (t == nullptr || t->dtype() != DType::kInt64) return false;
+    axes.assign(t->as<int64_t>(), t->as<int64_t>() + t->NumElements());
+  }
+  const int64_t last = static_cast<int64_t>(rank) - 1;
+  return axes.size() == 1 && (axes[0] == -1 || axes[0] == last);
+}
+
+// `node` as op_type(value, constant) in either order with a float32 constant
+// of `size` elements along the last axis of a rank-`rank` value: the
+// constant's name.
+std::optional<std::string> LastAxisParameter(const Graph& graph,
+                                             const GraphNode& node,
+                                             std::string_view op_type,
+                                             const std::string& value,
+                                             size_t rank, int64_t size) {
+  if (node.op_type != op_type || node.inputs.size() != 2 ||
+      node.outputs.size() != 1) {
+    return std::nullopt;
+  }
+  const int side = node.inputs[0] == value ? 1 : 0;
+  if (node.inputs[1 - side] != value) return std::nullopt;
+  const Tensor* t = ConstantValue(graph, node.inputs[side]);
+  if (t == nullptr || t->dtype() != DType::kFloat32 ||
+      t->NumElements() != size || t->shape().rank() == 0 ||
+      t->shape().rank() > rank || t->shape()[t->shape().rank() - 1] != size) {
+    return std::nullopt;
+  }
+  return node.inputs[side];
+}
+
+}  // namespace
+
+// LayerNorm as exporters without the LayerNormalization op write it:
+// m = ReduceMean(x, last axis), d = Sub(x, m), v = ReduceMean(Pow(d, 2)),
+// s = Sqrt(Add(v, epsilon)), y = Add(Mul(Div(d, s), scale), bias), on float32
+// with constant scale and bias (bias optional). One LayerNormalization node
+// with fused_decomposed computes each step as those nodes did.
+absl::Status FuseLayerNormChain(Graph& graph, const OpRegistry& registry) {
+  ASSIGN_OR_RETURN(auto infos, InferValueInfos(graph, registry));
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& mean = graph.nodes[i];
+    if (mean.op_type != "ReduceMean" || mean.inputs.empty()) continue;
+    const std::string x = mean.inputs[0];
+    const TensorInfo& info = infos[x];
+    const size_t rank = info.shape.rank();
+    if (info.dtype != DType::kFloat32 || !MeanOfLastAxis(graph, mean, rank)) {
+      continue;
+    }
+    const int64_t size = info.shape[rank - 1];
+    if (size <= 0) continue;
+    // Each step is the previous one's only reader, except d (Pow and Div).
+    auto next = [&](const std::string& value, std::string_view op) {
+      const int index = SoleConsumer(graph, value);
+      return index >= 0 && graph.nodes[index].op_type == op ? index : -1;
+    };
+    const int sub = next(mean.outputs[0], "Sub");
+    if (sub < 0 || graph.nodes[sub].inputs[0] != x ||
+        graph.nodes[sub].inputs[1] != mean.outputs[0]) {
+      continue;
+    }
+    const std::string d = graph.nodes[sub].outputs[0];
+    const std::vector<int> d_readers = graph.ConsumersOf(d);
+    if (graph.IsGraphOutput(d) || d_readers.size() != 2) continue;
+    int pow = -1, div = -1;
+    for (int reader : d_readers) {
+      const std::string& op = graph.nodes[reader].op_type;
+      if (op == "Pow") pow = reader;
+      if (op == "Div") div = reader;
+    }
+    if (pow < 0 || div < 0 || graph.nodes[pow].inputs[0] != d ||
+        ScalarFloat32(graph, graph.nodes[pow].inputs[1]) != 2.0f) {
+      continue;
+    }
+    const int variance = SoleConsumer(graph, graph.nodes[pow].outputs[0]);
+    if (variance < 0 ||
+        !MeanOfLastAxis(graph, graph.nodes[variance], rank)) {
+      continue;
+    }
+    const int add_epsilon = SoleConsumer(graph, graph.nodes[variance].outputs[0]);
+    if (add_epsilon < 0) continue;
+    const std::optional<ScalarStep> epsilon =
+        ScalarOperand(graph, graph.nodes[add_epsilon], "Add");
+    if (!epsilon || epsilon->value != graph.nodes[variance].outputs[0]) {
+      continue;
+    }
+    const int sqrt = next(graph.nodes[add_epsilon].outputs[0], "Sqrt");
+    if (sqrt < 0 || SoleConsumer(graph, graph.nodes[sqrt].outputs[0]) != div ||
+        graph.nodes[div].inputs[0] != d ||
+        graph.nodes[div].inputs[1] != graph.nodes[sqrt].outputs[0]) {
+      continue;
+    }
+    const int mul = SoleConsumer(graph, graph.nodes[div].outputs[0]);
+    if (mul < 0) continue;
+    const std::optional<std::string> scale =
+        LastAxisParameter(graph, graph.nodes[mul], "Mul",
+                          graph.nodes[div].outputs[0], rank, size);
+    if (!scale) continue;
+    std::vector<std::string> members = {
+        mean.outputs[0],
+        d,
+        graph.nodes[pow].outputs[0],
+        graph.nodes[variance].outputs[0],
+        graph.nodes[add_epsilon].outputs[0],
+        graph.nodes[sqrt].outputs[0],
+        graph.nodes[div].outputs[0],
+        graph.nodes[mul].outputs[0]};
+    GraphNode merged;
+    merged.op_type = "LayerNormalization";
+    merged.inputs = {x, *scale};
+    const int add_bias = SoleConsumer(graph, members.back());
+    if (add_bias >= 0) {
+      if (std::optional<std::string> bias =
+              LastAxisParameter(graph, graph.nodes[add_bias], "Add",
+                                members.back(), rank, size)) {
+        merged.inputs.push_back(*bias);
+        members.push_back(graph.nodes[add_bias].outputs[0]);
+      }
+    }
+    merged.attrs.Set("axis", int64_t{-1});
+    merged.attrs.Set("epsilon", epsilon->scalar);
+    merged.attrs.Set("fused_decomposed", int64_t{1});
+    // The fused node sits where the first ReduceMean was: a parameter made
+    // by a Constant node further down (Paddle exports) moves up before it.
+    int first = graph.ProducerOf(members[0]);
+    for (size_t p = 1; p < merged.inputs.size(); ++p) {
+      const int producer = graph.ProducerOf(merged.inputs[p]);
+      if (producer > first) {
+        std::rotate(graph.nodes.begin() + first, graph.nodes.begin() + producer,
+                    graph.nodes.begin() + producer + 1);
+        ++first;
+      }
+    }
+    // Merge folds each member into the first; the members may sit anywhere
+    // after it (the Pow and Div of d in either order), so each is found
+    // again by its output.
+    for (size_t m = 1; m < members.size(); ++m) {
+      Merge(graph, first, graph.ProducerOf(members[m]), merged);
+    }
+    i = static_cast<size_t>(first);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry) {
   for (GraphNode& node : graph.nodes) {
     const OpDef* def = registry.Find(node.op_type);
@@ -641,6 +801,9 @@ absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
   if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
   if (options.fuse_swish) RETURN_IF_ERROR(FuseSwish(graph));
   if (options.fuse_hard_swish) RETURN_IF_ERROR(FuseHardSwishChain(graph));
+  if (options.fuse_layer_norm) {
+    RETURN_IF_ERROR(FuseLayerNormChain(graph, registry));
+  }
   RemoveUnusedConstants(graph);
   if (options.mark_no_task) RETURN_IF_ERROR(MarkNoTaskNodes(graph, registry));
   return absl::OkStatus();

@@ -21,13 +21,17 @@ struct PassOptions {
   bool fuse_swish = true;  // Sigmoid(x) * x as one Swish node
   // x * Clip(x + 3, 0, 6) / 6 (and other constants) as one HardSwish node
   bool fuse_hard_swish = true;
+  // ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul(, Add) as one
+  // LayerNormalization node
+  bool fuse_layer_norm = true;
   bool mark_no_task = true;
 
   // Every node kept as imported (constants still folded).
   static PassOptions Unfused() {
     PassOptions options;
     options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu =
-        options.fuse_swish = options.fuse_hard_swish = false;
+        options.fuse_swish = options.fuse_hard_swish =
+            options.fuse_layer_norm = false;
     return options;
   }
 };

@@ -276,12 +276,13 @@ Graph PaddleHardSwishGraph(const ChainSpec& spec) {
 
 // Runs both graphs on NaN, infinities, the clip edges and a sweep: every
 // output must have the same bits.
-void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph) {
+void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph,
+                    const Shape& shape = Shape({2, 67})) {
   auto fused = CompiledModel::Compile(fused_graph, BuiltinOps());
   auto plain = CompiledModel::Compile(plain_graph, BuiltinOps());
   ASSERT_TRUE(fused.ok()) << fused.status();
   ASSERT_TRUE(plain.ok()) << plain.status();
-  Tensor x(DType::kFloat32, Shape({2, 67}));
+  Tensor x(DType::kFloat32, shape);
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
                             inf,
@@ -296,7 +297,9 @@ void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph) {
                             3e38f,
                             -3e38f};
   for (int64_t i = 0; i < x.NumElements(); ++i) {
-    x.as<float>()[i] = i < 12 ? specials[i] : std::sin(0.7f * i) * 5.0f;
+    // Later rows sit on a large offset: the mean's rounding shows there.
+    x.as<float>()[i] = i < 12 ? specials[i]
+                              : std::sin(0.7f * i) * 5.0f + (i / 67) * 1e3f;
   }
   std::vector<Tensor> inputs;
   inputs.push_back(std::move(x));
@@ -393,6 +396,106 @@ TEST(FuseHardSwishChainTest, ADivisorThatIsNotAScalarIsLeftAlone) {
     EXPECT_NE(node.op_type, "HardSwish") << node.name;
   }
   EXPECT_NE(FindNode(graph, "div"), nullptr);
+}
+
+// nn.LayerNorm over the last axis as exported without the
+// LayerNormalization op. The Pow exponent and the scale are Constant nodes
+// placed after the first ReduceMean (as Paddle exports place them); the
+// second ReduceMean takes its axes as an input (opset 18). With `spy`, a Neg
+// also reads x - mean.
+Graph DecomposedLayerNormGraph(bool spy) {
+  Graph g;
+  g.name = "layer_norm_chain";
+  const int64_t size = 67;
+  const TensorInfo info{DType::kFloat32, Shape({3, size})};
+  g.inputs.push_back({"in", info});
+  g.outputs.push_back({"y", info});
+  auto vector = [&](float base) {
+    auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({size}));
+    for (int64_t i = 0; i < size; ++i)
+      t->as<float>()[i] = base + 0.01f * static_cast<float>(i);
+    return t;
+  };
+  auto scalar = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
+  scalar->as<float>()[0] = 1e-5f;
+  g.initializers["epsilon"] = scalar;
+  g.initializers["bias"] = vector(-0.2f);
+  auto axes = std::make_shared<Tensor>(DType::kInt64, Shape({1}));
+  axes->as<int64_t>()[0] = -1;
+  g.initializers["axes"] = axes;
+  auto node = [](std::string name, std::string op,
+                 std::vector<std::string> inputs) {
+    GraphNode n;
+    n.original_names = {name};
+    n.name = std::move(name);
+    n.op_type = std::move(op);
+    n.inputs = std::move(inputs);
+    n.outputs = {n.name + ".out"};
+    return n;
+  };
+  auto constant = [&](const std::string& name,
+                      std::shared_ptr<const Tensor> value) {
+    GraphNode n = node(name, "Constant", {});
+    n.outputs = {name};
+    n.attrs.Set("value", std::move(value));
+    return n;
+  };
+  g.nodes.push_back(node("x", "Identity", {"in"}));
+  g.nodes.push_back(node("mean", "ReduceMean", {"x.out"}));
+  g.nodes.back().attrs.Set("axes", std::vector<int64_t>{-1});
+  g.nodes.push_back(node("sub", "Sub", {"x.out", "mean.out"}));
+  if (spy) {
+    g.nodes.push_back(node("spy", "Neg", {"sub.out"}));
+    g.outputs.push_back({"spy.out", info});
+  }
+  auto two = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
+  two->as<float>()[0] = 2.0f;
+  g.nodes.push_back(constant("two", two));
+  g.nodes.push_back(node("pow", "Pow", {"sub.out", "two"}));
+  g.nodes.push_back(node("variance", "ReduceMean", {"pow.out", "axes"}));
+  g.nodes.push_back(node("add_epsilon", "Add", {"epsilon", "variance.out"}));
+  g.nodes.push_back(node("sqrt", "Sqrt", {"add_epsilon.out"}));
+  g.nodes.push_back(node("div", "Div", {"sub.out", "sqrt.out"}));
+  g.nodes.push_back(constant("scale", vector(0.9f)));
+  g.nodes.push_back(node("mul", "Mul", {"div.out", "scale"}));
+  g.nodes.push_back(node("add_bias", "Add", {"bias", "mul.out"}));
+  g.nodes.back().outputs = {"y"};
+  return g;
+}
+
+TEST(FuseLayerNormChainTest, OneNodeWithEveryNameAndTheBitsOfTheNineNodes) {
+  Graph fused_graph = DecomposedLayerNormGraph(/*spy=*/false);
+  Graph plain_graph = fused_graph;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
+  ASSERT_TRUE(
+      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  const GraphNode* chain = FindNode(
+      fused_graph, "meansubpowvarianceadd_epsilonsqrtdivmuladd_bias");
+  ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
+  EXPECT_EQ(chain->op_type, "LayerNormalization");
+  EXPECT_THAT(chain->original_names,
+              ElementsAre("mean", "sub", "pow", "variance", "add_epsilon",
+                          "sqrt", "div", "mul", "add_bias"));
+  EXPECT_THAT(chain->inputs, ElementsAre("x.out", "scale", "bias"));
+  EXPECT_THAT(chain->outputs, ElementsAre("y"));
+  EXPECT_EQ(*chain->attrs.GetFloat("epsilon", 0.0f), 1e-5f);
+  EXPECT_EQ(*chain->attrs.GetInt("fused_decomposed", 0), 1);
+  // The scale's Constant moved up before the node that reads it.
+  EXPECT_THAT(NodeNames(fused_graph),
+              ElementsAre("x", "scale",
+                          "meansubpowvarianceadd_epsilonsqrtdivmuladd_bias"));
+  EXPECT_EQ(plain_graph.nodes.size(), 12u);
+  ExpectSameBits(fused_graph, plain_graph, Shape({3, 67}));
+}
+
+TEST(FuseLayerNormChainTest, ADeviationReadElsewhereLeavesTheChainAlone) {
+  Graph graph = DecomposedLayerNormGraph(/*spy=*/true);
+  ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
+  for (const GraphNode& node : graph.nodes) {
+    EXPECT_NE(node.op_type, "LayerNormalization") << node.name;
+  }
+  EXPECT_NE(FindNode(graph, "sub"), nullptr);
+  EXPECT_NE(FindNode(graph, "pow"), nullptr);
 }
 
 }  // namespace
