@@ -606,6 +606,61 @@ absl::StatusOr<PreparedKernel> PrepareThresholdedRelu(
       });
 }
 
+// Gelu (opset 20): 0.5 * x * (1 + erf(x / sqrt(2))), or with approximate
+// "tanh" 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))). With
+// fused_divisor set, the converter's fusion of the Div, Erf, Add, Mul and Mul
+// nodes exporters write for it, computed step by step as those nodes would
+// (GeluChainFloat32).
+absl::StatusOr<PreparedKernel> PrepareGelu(const OpContext& context) {
+  const absl::StatusOr<std::string> approximate_attr =
+      context.attrs.GetString("approximate", "none");
+  RETURN_IF_ERROR(approximate_attr.status());
+  const std::string_view approximate = *approximate_attr;
+  if (approximate != "none" && approximate != "tanh") {
+    return InvalidArgument("approximate '", approximate,
+                           "' is not supported ('none' or 'tanh')");
+  }
+  const bool fused = context.attrs.Has("fused_divisor");
+  if (fused || (approximate == "none" &&
+                context.inputs[0].dtype == DType::kFloat32)) {
+    if (context.inputs[0].dtype != DType::kFloat32) {
+      return InvalidArgument("a fused Gelu chain takes float32, got ",
+                             DTypeName(context.inputs[0].dtype));
+    }
+    GeluChain chain;
+    if (fused) {
+      for (auto [name, value] : {std::pair{"fused_divisor", &chain.divisor},
+                                 std::pair{"fused_shift", &chain.shift},
+                                 std::pair{"fused_scale", &chain.scale}}) {
+        if (!context.attrs.Has(name)) {
+          return InvalidArgument("a fused Gelu chain needs attribute '", name,
+                                 "'");
+        }
+        ASSIGN_OR_RETURN(*value, context.attrs.GetFloat(name, 0.0f));
+      }
+    }
+    return PrepareFloat32Array(context,
+                               [chain](const float* x, float* y, size_t n) {
+                                 GeluChainFloat32(x, y, n, chain);
+                               });
+  }
+  if (approximate == "tanh") {
+    return PrepareUnaryWith(
+        context, kFloatTypes, UnaryParams{},
+        [](auto x, const UnaryParams&) -> decltype(x) {
+          using C = decltype(x);
+          const C inner = C(0.7978845608028654) * (x + C(0.044715) * x * x * x);
+          return C(0.5) * x * (C(1) + std::tanh(inner));
+        });
+  }
+  return PrepareUnaryWith(context, kFloatTypes, UnaryParams{},
+                          [](auto x, const UnaryParams&) -> decltype(x) {
+                            using C = decltype(x);
+                            return C(0.5) * x *
+                                   (C(1) + std::erf(x / C(1.4142135623730951)));
+                          });
+}
+
 // HardSwish, or, with fused_divisor set, the converter's fusion of
 // PaddlePaddle's x * Clip(x + shift, min, max) / divisor (Add, Clip, Mul, Div
 // nodes) and the scalar Mul/Add nodes around it, computed step by step as
@@ -893,6 +948,7 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry) {
       {"Selu", 1, 1, 1, 1, PrepareSelu},
       {"HardSigmoid", 1, 1, 1, 1, PrepareHardSigmoid},
       {"HardSwish", 1, 1, 1, 1, PrepareHardSwish},
+      {"Gelu", 1, 1, 1, 1, PrepareGelu},
       {"Swish", 1, 1, 1, 1, PrepareSwish},
       {"ThresholdedRelu", 1, 1, 1, 1, PrepareThresholdedRelu},
       {"Sigmoid", 1, 1, 1, 1, PrepareSigmoid},

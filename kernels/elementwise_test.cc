@@ -482,5 +482,74 @@ TEST(BroadcastLoopTest, ParallelRunsMatchTheSerialWalk) {
     }
   }
 }
+TEST(GeluTest, ErfAndTanhFormsAgainstDouble) {
+  std::vector<float> x;
+  for (int i = -400; i <= 400; ++i) x.push_back(0.025f * i);
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (const char* approximate : {"none", "tanh"}) {
+    auto outputs = OpTester("Gelu")
+                       .Input<float>(Shape{n}, x)
+                       .Attr("approximate", std::string(approximate))
+                       .Run();
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    const std::vector<float> y = Values<float>((*outputs)[0]);
+    for (int64_t i = 0; i < n - 3; ++i) {
+      const double v = x[i];
+      const double expected =
+          std::string(approximate) == "none"
+              ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))
+              : 0.5 * v *
+                    (1 + std::tanh(std::sqrt(2 / M_PI) *
+                                   (v + 0.044715 * v * v * v)));
+      EXPECT_NEAR(y[i], expected, 2e-6 + 2e-6 * std::abs(expected))
+          << approximate << " at " << v;
+    }
+    EXPECT_EQ(y[n - 3], std::numeric_limits<float>::infinity()) << approximate;
+    EXPECT_TRUE(std::isnan(y[n - 1])) << approximate;
+  }
+}
+
+TEST(GeluTest, FusedChainAttributesAndErrors) {
+  auto fused = OpTester("Gelu")
+                   .Input<float>(Shape{3}, {-1.0f, 0.0f, 2.0f})
+                   .Attr("fused_divisor", 2.0f)
+                   .Attr("fused_shift", 1.0f)
+                   .Attr("fused_scale", 0.25f)
+                   .Run();
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  // x * (erf(x / 2) + 1) * 0.25 with the vector erf (7 ulp).
+  const std::vector<float> y = Values<float>((*fused)[0]);
+  EXPECT_NEAR(y[0], -1.0 * (std::erf(-0.5) + 1) * 0.25, 1e-6);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_NEAR(y[2], 2.0 * (std::erf(1.0) + 1) * 0.25, 1e-6);
+  auto missing = OpTester("Gelu")
+                     .Input<float>(Shape{1}, {1.0f})
+                     .Attr("fused_divisor", 2.0f)
+                     .Attr("fused_shift", 1.0f)
+                     .Run();
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("a fused Gelu chain needs attribute 'fused_scale'"));
+  auto wide = OpTester("Gelu")
+                  .Input<double>(Shape{1}, {1.0})
+                  .Attr("fused_divisor", 2.0f)
+                  .Run();
+  EXPECT_THAT(std::string(wide.status().message()),
+              HasSubstr("a fused Gelu chain takes float32, got float64"));
+  auto bad = OpTester("Gelu")
+                 .Input<float>(Shape{1}, {1.0f})
+                 .Attr("approximate", std::string("sigmoid"))
+                 .Run();
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("approximate 'sigmoid' is not supported"));
+  // Float64 takes the scalar formula.
+  auto precise = OpTester("Gelu").Input<double>(Shape{1}, {1.5}).Run();
+  ASSERT_TRUE(precise.ok()) << precise.status();
+  EXPECT_DOUBLE_EQ(Values<double>((*precise)[0])[0],
+                   0.5 * 1.5 * (1 + std::erf(1.5 / std::sqrt(2.0))));
+}
+
 }  // namespace
 }  // namespace acldump

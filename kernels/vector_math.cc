@@ -182,6 +182,16 @@ struct HardSwishChainOp {
   }
 };
 
+struct GeluChainOp {
+  GeluChain c;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V e = ErfOp()(d, hn::Div(x, hn::Set(d, c.divisor)));
+    return hn::Mul(hn::Mul(x, hn::Add(e, hn::Set(d, c.shift))),
+                   hn::Set(d, c.scale));
+  }
+};
+
 template <class Op>
 HWY_INLINE void Apply(const float* HWY_RESTRICT x, float* y, size_t n,
                       const Op op = Op()) {
@@ -221,6 +231,10 @@ void ClipImpl(const float* x, float* y, size_t n, float lo, float hi) {
 void HardSwishChainImpl(const float* x, float* y, size_t n,
                         const HardSwishChain& chain) {
   Apply(x, y, n, HardSwishChainOp{chain});
+}
+
+void GeluChainImpl(const float* x, float* y, size_t n, const GeluChain& chain) {
+  Apply(x, y, n, GeluChainOp{chain});
 }
 
 }  // namespace acldump::HWY_NAMESPACE
@@ -268,6 +282,13 @@ void ClipFloat32(const float* x, float* y, size_t n, float lo, float hi) {
 void HardSwishChainFloat32(const float* x, float* y, size_t n,
                            const HardSwishChain& chain) {
   HWY_DYNAMIC_DISPATCH(HardSwishChainImpl)(x, y, n, chain);
+}
+
+HWY_EXPORT(GeluChainImpl);
+
+void GeluChainFloat32(const float* x, float* y, size_t n,
+                      const GeluChain& chain) {
+  HWY_DYNAMIC_DISPATCH(GeluChainImpl)(x, y, n, chain);
 }
 
 float ClipBoundFloat32(double bound) {

@@ -41,6 +41,15 @@ struct HardSwishChain {
 };
 void HardSwishChainFloat32(const float* x, float* y, size_t n,
                            const HardSwishChain& chain);
+// Gelu as exporters write it without the Gelu op: x * (erf(x / divisor) +
+// shift) * scale (Div, Erf, Add, Mul, Mul nodes; sqrt(2), 1 and 1/2). Each
+// step is rounded to float32 as its node, erf as ErfFloat32, so a fused chain
+// gives the bits of the nodes run apart.
+struct GeluChain {
+  float divisor = 1.41421354f, shift = 1.0f, scale = 0.5f;
+};
+void GeluChainFloat32(const float* x, float* y, size_t n,
+                      const GeluChain& chain);
 // A Clip bound as float32 Clip applies it: bounds beyond float's range are
 // float's range (the Clip kernel and the Conv+Clip fusion share this).
 float ClipBoundFloat32(double bound);

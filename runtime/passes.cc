@@ -757,6 +757,61 @@ absl::Status FuseLayerNormChain(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
+// Gelu as exporters without the Gelu op write it: q = Div(x, sqrt 2),
+// e = Erf(q), a = Add(e, 1), m = Mul(x, a), y = Mul(m, 0.5), with float32
+// scalar constants: one Gelu node whose fused_* attributes make it compute
+// the steps as the nodes did.
+absl::Status FuseGeluChain(Graph& graph) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& div = graph.nodes[i];
+    if (div.op_type != "Div" || div.inputs.size() != 2 ||
+        div.outputs.size() != 1 ||
+        ConstantValue(graph, div.inputs[0]) != nullptr) {
+      continue;
+    }
+    const std::optional<float> divisor = ScalarFloat32(graph, div.inputs[1]);
+    if (!divisor) continue;
+    const std::string x = div.inputs[0];
+    const int erf = SoleConsumer(graph, div.outputs[0]);
+    if (erf < 0 || graph.nodes[erf].op_type != "Erf") continue;
+    const std::string erf_out = graph.nodes[erf].outputs[0];
+    const int add = SoleConsumer(graph, erf_out);
+    if (add < 0) continue;
+    const std::optional<ScalarStep> shift =
+        ScalarOperand(graph, graph.nodes[add], "Add");
+    if (!shift || shift->value != erf_out) continue;
+    const std::string add_out = graph.nodes[add].outputs[0];
+    const int mul = SoleConsumer(graph, add_out);
+    if (mul < 0) continue;
+    const GraphNode& mul_node = graph.nodes[mul];
+    if (mul_node.op_type != "Mul" || mul_node.inputs.size() != 2 ||
+        mul_node.outputs.size() != 1 ||
+        (mul_node.inputs[0] == add_out ? mul_node.inputs[1]
+                                       : mul_node.inputs[0]) != x) {
+      continue;
+    }
+    const int half = SoleConsumer(graph, mul_node.outputs[0]);
+    if (half < 0) continue;
+    const std::optional<ScalarStep> scale =
+        ScalarOperand(graph, graph.nodes[half], "Mul");
+    if (!scale || scale->value != mul_node.outputs[0]) continue;
+    GraphNode merged;
+    merged.op_type = "Gelu";
+    merged.inputs = {x};
+    merged.attrs.Set("fused_divisor", *divisor);
+    merged.attrs.Set("fused_shift", shift->scalar);
+    merged.attrs.Set("fused_scale", scale->scalar);
+    const std::vector<std::string> members = {
+        div.outputs[0], erf_out, add_out, mul_node.outputs[0],
+        graph.nodes[half].outputs[0]};
+    const int first = static_cast<int>(i);
+    for (size_t m = 1; m < members.size(); ++m) {
+      Merge(graph, first, graph.ProducerOf(members[m]), merged);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MarkNoTaskNodes(Graph& graph, const OpRegistry& registry) {
   for (GraphNode& node : graph.nodes) {
     const OpDef* def = registry.Find(node.op_type);
@@ -801,6 +856,7 @@ absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
   if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
   if (options.fuse_swish) RETURN_IF_ERROR(FuseSwish(graph));
   if (options.fuse_hard_swish) RETURN_IF_ERROR(FuseHardSwishChain(graph));
+  if (options.fuse_gelu) RETURN_IF_ERROR(FuseGeluChain(graph));
   if (options.fuse_layer_norm) {
     RETURN_IF_ERROR(FuseLayerNormChain(graph, registry));
   }

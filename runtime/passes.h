@@ -24,6 +24,8 @@ struct PassOptions {
   // ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul(, Add) as one
   // LayerNormalization node
   bool fuse_layer_norm = true;
+  // x * (erf(x / sqrt 2) + 1) * 0.5 (Div, Erf, Add, Mul, Mul) as one Gelu node
+  bool fuse_gelu = true;
   bool mark_no_task = true;
 
   // Every node kept as imported (constants still folded).
@@ -31,7 +33,7 @@ struct PassOptions {
     PassOptions options;
     options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu =
         options.fuse_swish = options.fuse_hard_swish =
-            options.fuse_layer_norm = false;
+            options.fuse_layer_norm = options.fuse_gelu = false;
     return options;
   }
 };

@@ -498,5 +498,71 @@ TEST(FuseLayerNormChainTest, ADeviationReadElsewhereLeavesTheChainAlone) {
   EXPECT_NE(FindNode(graph, "pow"), nullptr);
 }
 
+// GELU as PyTorch exports it below opset 20: Div by sqrt(2), Erf, Add 1, Mul
+// by x, Mul by 0.5, the scalars as Constant nodes.
+Graph ErfGeluGraph() {
+  Graph g;
+  g.name = "gelu_chain";
+  const TensorInfo info{DType::kFloat32, Shape({2, 67})};
+  g.inputs.push_back({"in", info});
+  g.outputs.push_back({"y", info});
+  auto node = [](std::string name, std::string op,
+                 std::vector<std::string> inputs) {
+    GraphNode n;
+    n.original_names = {name};
+    n.name = std::move(name);
+    n.op_type = std::move(op);
+    n.inputs = std::move(inputs);
+    n.outputs = {n.name + ".out"};
+    return n;
+  };
+  auto constant = [&](const std::string& name, float v) {
+    GraphNode n = node(name, "Constant", {});
+    n.outputs = {name};
+    auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
+    t->as<float>()[0] = v;
+    n.attrs.Set("value", std::shared_ptr<const Tensor>(t));
+    return n;
+  };
+  g.nodes.push_back(node("x", "Identity", {"in"}));
+  g.nodes.push_back(constant("sqrt2", 1.41421354f));
+  g.nodes.push_back(node("div", "Div", {"x.out", "sqrt2"}));
+  g.nodes.push_back(node("erf", "Erf", {"div.out"}));
+  g.nodes.push_back(constant("one", 1.0f));
+  g.nodes.push_back(node("add", "Add", {"erf.out", "one"}));
+  g.nodes.push_back(node("mul", "Mul", {"x.out", "add.out"}));
+  g.nodes.push_back(constant("half", 0.5f));
+  g.nodes.push_back(node("mul_half", "Mul", {"mul.out", "half"}));
+  g.nodes.back().outputs = {"y"};
+  return g;
+}
+
+TEST(FuseGeluChainTest, OneNodeWithEveryNameAndTheBitsOfTheFiveNodes) {
+  Graph fused_graph = ErfGeluGraph();
+  Graph plain_graph = fused_graph;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
+  ASSERT_TRUE(
+      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  EXPECT_THAT(NodeNames(fused_graph), ElementsAre("x", "diverfaddmulmul_half"));
+  const GraphNode& chain = fused_graph.nodes[1];
+  EXPECT_EQ(chain.op_type, "Gelu");
+  EXPECT_THAT(chain.original_names,
+              ElementsAre("div", "erf", "add", "mul", "mul_half"));
+  EXPECT_THAT(chain.inputs, ElementsAre("x.out"));
+  EXPECT_EQ(*chain.attrs.GetFloat("fused_divisor", 0.0f), 1.41421354f);
+  EXPECT_EQ(*chain.attrs.GetFloat("fused_shift", 0.0f), 1.0f);
+  EXPECT_EQ(*chain.attrs.GetFloat("fused_scale", 0.0f), 0.5f);
+  ExpectSameBits(fused_graph, plain_graph);
+}
+
+TEST(FuseGeluChainTest, AMulByAnotherValueIsLeftAlone) {
+  Graph graph = ErfGeluGraph();
+  graph.nodes[6].inputs = {"div.out", "add.out"};  // not x
+  ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
+  for (const GraphNode& node : graph.nodes) {
+    EXPECT_NE(node.op_type, "Gelu") << node.name;
+  }
+}
+
 }  // namespace
 }  // namespace acldump
