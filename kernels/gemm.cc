@@ -59,12 +59,13 @@ HWY_INLINE Accumulators<kRows, kVectors> Accumulate(
 
 // C tile (kRows x cols, cols <= panel width) from `depth` steps of A's rows
 // against one panel of B. The first depth block applies beta * C; later blocks
-// add to what the earlier ones stored.
+// add to what the earlier ones stored; the last adds `bias` (the panel's
+// columns) when not null, after the whole sum, as a separate Add would.
 template <int kRows>
 HWY_INLINE void Tile(int64_t depth, const float* HWY_RESTRICT a, int64_t lda,
                      const float* HWY_RESTRICT panel, float* HWY_RESTRICT c,
                      int64_t ldc, int64_t cols, float alpha, float beta,
-                     bool first) {
+                     bool first, const float* HWY_RESTRICT bias) {
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -86,15 +87,20 @@ HWY_INLINE void Tile(int64_t depth, const float* HWY_RESTRICT a, int64_t lda,
         out0 = hn::MulAdd(vb, hn::LoadU(d, row), out0);
         out1 = hn::MulAdd(vb, hn::LoadU(d, row + lanes), out1);
       }
+      if (bias != nullptr) {
+        out0 = hn::Add(out0, hn::LoadU(d, bias));
+        out1 = hn::Add(out1, hn::LoadU(d, bias + lanes));
+      }
       hn::StoreU(out0, d, row);
       hn::StoreU(out1, d, row + lanes);
     } else {
       hn::Store(out0, d, partial);
       hn::Store(out1, d, partial + lanes);
       for (int64_t j = 0; j < cols; ++j) {
-        row[j] = !first         ? row[j] + partial[j]
-                 : beta != 0.0f ? beta * row[j] + partial[j]
-                                : partial[j];
+        const float sum = !first         ? row[j] + partial[j]
+                          : beta != 0.0f ? beta * row[j] + partial[j]
+                                         : partial[j];
+        row[j] = bias != nullptr ? sum + bias[j] : sum;
       }
     }
   }
@@ -102,7 +108,7 @@ HWY_INLINE void Tile(int64_t depth, const float* HWY_RESTRICT a, int64_t lda,
 
 void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
                      const PackedMatrixB& b, float* c, int64_t ldc, float alpha,
-                     float beta) {
+                     float beta, const float* bias) {
   const int64_t width = b.panel_width();
   const int64_t n = b.n();
   const int64_t k = b.k();
@@ -122,13 +128,17 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
              panel < static_cast<int64_t>(end_panel); ++panel) {
           const float* bp = b.Panel(k0, panel);
           const int64_t cols = std::min(width, n - panel * width);
+          const float* panel_bias = bias != nullptr && k0 + depth == k
+                                        ? bias + panel * width
+                                        : nullptr;
           for (int64_t i = i0; i < rows_end; i += kMaxRows) {
             const float* ap = a + i * lda + k0;
             float* cp = c + i * ldc + panel * width;
             switch (std::min(kMaxRows, rows_end - i)) {
-#define ACLDUMP_GEMM_TILE(ROWS)                                        \
-  case ROWS:                                                           \
-    Tile<ROWS>(depth, ap, lda, bp, cp, ldc, cols, alpha, beta, first); \
+#define ACLDUMP_GEMM_TILE(ROWS)                                   \
+  case ROWS:                                                      \
+    Tile<ROWS>(depth, ap, lda, bp, cp, ldc, cols, alpha, beta, first, \
+               panel_bias);                                       \
     break;
               ACLDUMP_GEMM_TILE(1)
               ACLDUMP_GEMM_TILE(2)
@@ -360,18 +370,21 @@ PackedMatrixB PackedMatrixB::Pack(const float* b, int64_t k, int64_t n,
 }
 
 void GemmPackedB(int64_t m, const float* a, int64_t lda, const PackedMatrixB& b,
-                 float* c, int64_t ldc, float alpha, float beta) {
+                 float* c, int64_t ldc, float alpha, float beta,
+                 const float* bias) {
   if (m <= 0 || b.n() <= 0) return;
   if (b.k() == 0) {
     for (int64_t i = 0; i < m; ++i) {
       float* row = c + i * ldc;
       for (int64_t j = 0; j < b.n(); ++j) {
-        row[j] = beta != 0.0f ? beta * row[j] : 0.0f;
+        const float product = beta != 0.0f ? beta * row[j] : 0.0f;
+        row[j] = bias != nullptr ? product + bias[j] : product;
       }
     }
     return;
   }
-  HWY_DYNAMIC_DISPATCH(GemmPackedBImpl)(m, a, lda, b, c, ldc, alpha, beta);
+  HWY_DYNAMIC_DISPATCH(GemmPackedBImpl)
+  (m, a, lda, b, c, ldc, alpha, beta, bias);
 }
 
 }  // namespace acldump

@@ -91,11 +91,13 @@ struct GemmEpilogue {
 void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b, int64_t ldb,
                  float* c, int64_t ldc, const GemmEpilogue& epilogue);
 
-// C[m, n] = alpha * A[m, k] * B + beta * C, A row-major with row stride lda,
-// C with row stride ldc. beta == 0 never reads C (it may hold anything).
+// C[m, n] = alpha * A[m, k] * B + beta * C (+ bias[n]), A row-major with row
+// stride lda, C with row stride ldc. beta == 0 never reads C (it may hold
+// anything). A bias is added to the finished sum, as a separate Add would.
 // Runs on the intra-op threads of the calling thread (kernels/threading.h).
 void GemmPackedB(int64_t m, const float* a, int64_t lda, const PackedMatrixB& b,
-                 float* c, int64_t ldc, float alpha, float beta);
+                 float* c, int64_t ldc, float alpha, float beta,
+                 const float* bias = nullptr);
 
 }  // namespace acldump
 

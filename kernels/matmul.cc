@@ -1,7 +1,9 @@
 // MatMul (numpy semantics) and Gemm. Float32 with constant weights runs on
 // the packed-weight GEMM (kernels/gemm.h); the rest on oneDNN's GEMM, which
 // picks its kernels for this CPU at run time and reports allocation failures
-// as errors, one GEMM per thread.
+// as errors, one GEMM per thread. A MatMul may carry the converter's fused
+// bias (a third input along the last axis), added to the finished product as
+// the Add it replaces.
 #include <cstring>
 #include <mutex>
 
@@ -92,23 +94,27 @@ constexpr int64_t kMinPackedRows = 4;
 absl::StatusOr<PreparedKernel> PrepareMatMulPackedB(const TensorView& b,
                                                     Shape out_shape, int64_t m,
                                                     int64_t n, int64_t k,
-                                                    bool relu) {
+                                                    bool relu, bool has_bias) {
   auto packed = std::make_shared<const PackedMatrixB>(
       PackedMatrixB::Pack(b.as<const float>(), k, n, n, false));
   // A's rows are contiguous with stride K across its batch dimensions.
   const int64_t all_rows = n > 0 ? out_shape.NumElements() / n : 0;
-  auto run = [packed, all_rows, n, k, relu](
+  auto run = [packed, all_rows, n, k, relu, has_bias](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
     float* c = out[0].as<float>();
+    const float* bias = has_bias ? in[2].as<const float>() : nullptr;
     if (all_rows < kMinPackedRows && k > 0) {
       RETURN_IF_ERROR(Gemm<float>(false, false, all_rows, n, k, 1.0f,
                                   in[0].as<const float>(), k,
                                   in[1].as<const float>(), n, 0.0f, c, n));
+      for (int64_t r = 0; bias != nullptr && r < all_rows; ++r) {
+        for (int64_t j = 0; j < n; ++j) c[r * n + j] += bias[j];
+      }
     } else {
       GemmPackedB(all_rows, in[0].as<const float>(), k, *packed, c, n, 1.0f,
-                  0.0f);
+                  0.0f, bias);
     }
     if (relu) ApplyRelu(c, out[0].NumElements());
     return absl::OkStatus();
@@ -118,7 +124,8 @@ absl::StatusOr<PreparedKernel> PrepareMatMulPackedB(const TensorView& b,
       {"N", StrCat(n)},
       {"K", StrCat(k)},
       {"rows", StrCat(all_rows)},
-      {"packed_b", "1"}};
+      {"packed_b", "1"},
+      {"fused_bias", has_bias ? "1" : "0"}};
   return Prepared({TensorInfo{DType::kFloat32, std::move(out_shape)}},
                   MakeKernel(std::move(run), 0, std::move(params)));
 }
@@ -161,9 +168,27 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
   ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
 
   const TensorView* constant_b = context.constant(1);
+  const bool has_bias = context.has_input(2);
+  if (has_bias) {
+    // The converter's MatMul + Add of a bias along the last axis.
+    const TensorInfo& bias = context.inputs[2];
+    if (a.dtype != DType::kFloat32 || constant_b == nullptr ||
+        b.shape.rank() != 2 || bias.dtype != DType::kFloat32 ||
+        bias.shape.NumElements() != n || bias.shape.rank() == 0 ||
+        bias.shape[bias.shape.rank() - 1] != n) {
+      return InvalidArgument(
+          "a MatMul with a fused bias needs float32 A, constant 2-D B and a "
+          "float32 bias of N=",
+          n, " elements along the last axis; got A ", DTypeName(a.dtype), " ",
+          a.shape.ToString(), ", B ", b.shape.ToString(),
+          constant_b == nullptr ? " (not constant)" : "", ", bias ",
+          DTypeName(bias.dtype), " ", bias.shape.ToString());
+    }
+  }
   if (a.dtype == DType::kFloat32 && constant_b != nullptr &&
       b.shape.rank() == 2) {
-    return PrepareMatMulPackedB(*constant_b, Shape(out_dims), m, n, k, relu);
+    return PrepareMatMulPackedB(*constant_b, Shape(out_dims), m, n, k, relu,
+                                has_bias);
   }
   // Offsets (in matrices) of A and B for each output batch.
   std::vector<int64_t> a_index;
@@ -342,7 +367,7 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
 
 absl::Status RegisterMatMulOps(OpRegistry& registry) {
   return registry.RegisterAll({
-      {"MatMul", 2, 2, 1, 1, PrepareMatMul},
+      {"MatMul", 2, 3, 1, 1, PrepareMatMul},
       {"Gemm", 2, 3, 1, 1, PrepareGemm},
   });
 }

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <random>
 
 #include "kernels/testing/op_tester.h"
@@ -171,6 +174,62 @@ TEST(GemmTest, RejectsBadShapes) {
             .Run();
   EXPECT_THAT(out.status().message(),
               HasSubstr("fused_activation 'Gelu' is not supported"));
+}
+
+// The converter's MatMul + Add of a bias: the bias is added to the finished
+// product, so the bits are those of MatMul then Add, on the packed GEMM
+// (K over two depth blocks) and on the few-rows path.
+TEST(MatMulTest, FusedBiasGivesTheBitsOfMatMulThenAdd) {
+  const int64_t k = 300, n = 37;
+  const std::vector<float> b = Random(k * n, 2);
+  std::vector<float> bias = Random(n, 3);
+  bias[5] = std::numeric_limits<float>::infinity();
+  for (int64_t rows : {2, 13}) {
+    std::vector<float> a = Random(rows * k, 4);
+    a[7] = std::numeric_limits<float>::quiet_NaN();
+    auto fused = OpTester("MatMul")
+                     .RuntimeInput<float>({1, rows, k}, a)
+                     .Input<float>({k, n}, b)
+                     .Input<float>({1, 1, n}, bias)
+                     .Run();
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    auto product = OpTester("MatMul")
+                       .RuntimeInput<float>({1, rows, k}, a)
+                       .Input<float>({k, n}, b)
+                       .Run();
+    ASSERT_TRUE(product.ok()) << product.status();
+    auto sum = OpTester("Add")
+                   .RuntimeInput<float>({1, rows, n},
+                                        Values<float>((*product)[0]))
+                   .Input<float>({n}, bias)
+                   .Run();
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    const std::vector<float> y = Values<float>((*fused)[0]);
+    const std::vector<float> expected = Values<float>((*sum)[0]);
+    ASSERT_EQ(y.size(), expected.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(y[i]),
+                std::bit_cast<uint32_t>(expected[i]))
+          << rows << " rows, element " << i;
+    }
+  }
+}
+
+TEST(MatMulTest, FusedBiasMustRunAlongTheLastAxis) {
+  auto out = OpTester("MatMul")
+                 .RuntimeInput<float>({1, 4, 3}, Random(12, 1))
+                 .Input<float>({3, 2}, Random(6, 1))
+                 .Input<float>({4, 1}, Random(4, 1))
+                 .Run();
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("a MatMul with a fused bias needs float32 A, constant "
+                        "2-D B and a float32 bias of N=2 elements"));
+  out = OpTester("MatMul")
+            .RuntimeInput<float>({1, 4, 3}, Random(12, 1))
+            .RuntimeInput<float>({3, 2}, Random(6, 1))
+            .Input<float>({2}, Random(2, 1))
+            .Run();
+  EXPECT_THAT(out.status().message(), HasSubstr("(not constant)"));
 }
 
 }  // namespace

@@ -159,6 +159,23 @@ std::optional<float> ScalarFloat32(const Graph& graph,
   return t->as<float>()[0];
 }
 
+// A fused node takes the place of its first member and must come after what
+// it reads: the Constant nodes making `values` (Paddle exports place them
+// anywhere) move up to just before node `index`. Returns the node's new
+// index.
+int HoistConstantsBefore(Graph& graph, const std::vector<std::string>& values,
+                         int index) {
+  for (const std::string& value : values) {
+    const int producer = graph.ProducerOf(value);
+    if (producer > index && graph.nodes[producer].op_type == "Constant") {
+      std::rotate(graph.nodes.begin() + index, graph.nodes.begin() + producer,
+                  graph.nodes.begin() + producer + 1);
+      ++index;
+    }
+  }
+  return index;
+}
+
 // Replaces `first` by a node standing for first + second, with second's
 // outputs; removes second.
 void Merge(Graph& graph, int first, int second, GraphNode merged) {
@@ -351,7 +368,7 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     if (matmul.op_type != "MatMul" || matmul.attrs.size() != 0) continue;
     const TensorInfo& a = infos[matmul.inputs[0]];
     const Tensor* b = ConstantValue(graph, matmul.inputs[1]);
-    if (a.shape.rank() != 2 || b == nullptr || b->shape().rank() != 2 ||
+    if (a.shape.rank() < 2 || b == nullptr || b->shape().rank() != 2 ||
         b->dtype() != a.dtype ||
         (a.dtype != DType::kFloat32 && a.dtype != DType::kFloat64)) {
       continue;
@@ -362,6 +379,28 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     const std::string& other =
         add.inputs[0] == matmul.outputs[0] ? add.inputs[1] : add.inputs[0];
     const Tensor* c = ConstantValue(graph, other);
+    if (a.shape.rank() > 2) {
+      // Batched rows (a transformer's Linear on [batch, tokens, features]):
+      // a float32 bias along the last axis becomes the MatMul's third
+      // input, added after the product as the Add did.
+      const int64_t n = b->shape()[1];
+      if (a.dtype != DType::kFloat32 || c == nullptr ||
+          c->dtype() != DType::kFloat32 || c->NumElements() != n ||
+          c->shape().rank() == 0 || c->shape().rank() > a.shape.rank() ||
+          c->shape()[c->shape().rank() - 1] != n) {
+        continue;
+      }
+      GraphNode merged;
+      merged.op_type = "MatMul";
+      merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
+      // Copied: hoisting moves the nodes the references point into.
+      const std::string add_out = add.outputs[0];
+      const int first =
+          HoistConstantsBefore(graph, {merged.inputs[2]}, static_cast<int>(i));
+      Merge(graph, first, graph.ProducerOf(add_out), std::move(merged));
+      i = static_cast<size_t>(first);
+      continue;
+    }
     const int64_t m = a.shape[0], n = b->shape()[1];
     // C must broadcast to [M, N] without changing the output shape.
     if (c == nullptr || c->dtype() != a.dtype || c->shape().rank() > 2)
@@ -375,7 +414,11 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     GraphNode merged;
     merged.op_type = "Gemm";
     merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
-    Merge(graph, static_cast<int>(i), add_index, std::move(merged));
+    const std::string add_out = add.outputs[0];
+    const int first =
+        HoistConstantsBefore(graph, {merged.inputs[2]}, static_cast<int>(i));
+    Merge(graph, first, graph.ProducerOf(add_out), std::move(merged));
+    i = static_cast<size_t>(first);
   }
   return absl::OkStatus();
 }
@@ -735,17 +778,8 @@ absl::Status FuseLayerNormChain(Graph& graph, const OpRegistry& registry) {
     merged.attrs.Set("axis", int64_t{-1});
     merged.attrs.Set("epsilon", epsilon->scalar);
     merged.attrs.Set("fused_decomposed", int64_t{1});
-    // The fused node sits where the first ReduceMean was: a parameter made
-    // by a Constant node further down (Paddle exports) moves up before it.
-    int first = graph.ProducerOf(members[0]);
-    for (size_t p = 1; p < merged.inputs.size(); ++p) {
-      const int producer = graph.ProducerOf(merged.inputs[p]);
-      if (producer > first) {
-        std::rotate(graph.nodes.begin() + first, graph.nodes.begin() + producer,
-                    graph.nodes.begin() + producer + 1);
-        ++first;
-      }
-    }
+    const int first = HoistConstantsBefore(graph, merged.inputs,
+                                           graph.ProducerOf(members[0]));
     // Merge folds each member into the first; the members may sit anywhere
     // after it (the Pow and Div of d in either order), so each is found
     // again by its output.

@@ -16,6 +16,8 @@ namespace acldump {
 struct PassOptions {
   bool fold_constants = true;
   bool fold_batch_norm = true;
+  // MatMul + Add of a constant: Gemm for 2-D A, MatMul with its bias as a
+  // third input for batched rows
   bool fuse_matmul_add = true;
   bool fuse_relu = true;   // Relu into Conv/Gemm/MatMul, Clip into Conv
   bool fuse_swish = true;  // Sigmoid(x) * x as one Swish node
