@@ -1,10 +1,12 @@
-// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad), with bias
-// and an optional fused Relu or Clip (applied by compares after the sum, so
-// NaN stays NaN). 1x1 convolutions with constant weights run as a GEMM on the
-// NCHW planes and 2-D depthwise ones on their own NCHW kernel; the rest on
-// oneDNN, whose fast kernels want blocked layouts: that path reorders the NCHW
-// input into a blocked copy and the blocked result back, in its workspace, and
-// packs constant weights once at prepare time.
+// Conv (1-D/2-D/3-D, pads, strides, dilations, groups, auto_pad), with bias,
+// the converter's fused residual (input 3, the Add after it) and an optional
+// fused Relu, Clip (by compares after the sum, so NaN stays NaN) or
+// HardSwish, each rounded as the separate node would round it. 1x1 convolutions
+// with constant weights run as a GEMM on the NCHW planes and 2-D depthwise ones
+// on their own NCHW kernel; the rest on oneDNN, whose fast kernels want blocked
+// layouts: that path reorders the NCHW input into a blocked copy and the
+// blocked result back, in its workspace, and packs constant weights once at
+// prepare time.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -18,7 +20,6 @@
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "kernels/threading.h"
-#include "kernels/vector_math.h"
 
 namespace acldump {
 namespace {
@@ -38,7 +39,19 @@ struct ConvGeometry {
   // NaN stays NaN.
   std::string activation;
   bool clamp = false;
+  bool hard_swish = false;
   float lo = 0.0f, hi = 0.0f;
+  // The converter's Conv + Add: input 3, added before the activation.
+  bool residual = false;
+
+  GemmEpilogue Epilogue() const {
+    GemmEpilogue e;
+    e.clamp = clamp;
+    e.lo = lo;
+    e.hi = hi;
+    e.hard_swish = hard_swish;
+    return e;
+  }
 
   int64_t InSpatialSize() const { return Product(in_spatial); }
   int64_t OutSpatialSize() const { return Product(out_spatial); }
@@ -129,12 +142,12 @@ class DnnlConvKernel final : public Kernel {
                             any_dst, strides, dilations, pad_l, pad_r);
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      // A fused Relu or Clip is applied after the convolution, not as a
-      // oneDNN post-op: oneDNN computes max(x, 0), which turns NaN into 0,
-      // where ONNX's Relu and Clip keep NaN.
-      clamp_ = g.clamp;
-      lo_ = g.lo;
-      hi_ = g.hi;
+      // A fused residual, Relu, Clip or HardSwish is applied after the
+      // convolution, not as a oneDNN post-op: oneDNN computes max(x, 0),
+      // which turns NaN into 0, where ONNX's Relu and Clip keep NaN, and its
+      // sum post-op adds before the bias.
+      epilogue_ = g.Epilogue();
+      residual_ = g.residual;
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       conv_ = dnnl::convolution_forward(pd);
       src_md_ = pd.src_desc();
@@ -214,9 +227,15 @@ class DnnlConvKernel final : public Kernel {
       conv_.execute(stream, args);
       if (reorder_dst_) dst_reorder_.execute(stream, dst, user_dst);
       stream.wait();
-      if (clamp_) {
+      if (residual_ || epilogue_.clamp || epilogue_.hard_swish) {
         float* y = out[0].as<float>();
-        ClipFloat32(y, y, out[0].NumElements(), lo_, hi_);
+        const float* residual = residual_ ? in[3].as<const float>() : nullptr;
+        ParallelFor(out[0].NumElements(), kElementwiseGrain,
+                    [&](size_t begin, size_t end) {
+                      FinishGemmOutput(
+                          y + begin, residual ? residual + begin : nullptr,
+                          static_cast<int64_t>(end - begin), epilogue_);
+                    });
       }
     } catch (const dnnl::error& e) {
       return absl::InternalError(
@@ -237,8 +256,8 @@ class DnnlConvKernel final : public Kernel {
   memory::desc user_src_md_, user_dst_md_, user_w_md_, src_md_, dst_md_, w_md_,
       bias_md_, scratch_md_;
   bool reorder_src_ = false, reorder_dst_ = false, reorder_w_ = false,
-       has_bias_ = false, clamp_ = false;
-  float lo_ = 0.0f, hi_ = 0.0f;
+       has_bias_ = false, residual_ = false;
+  GemmEpilogue epilogue_;
   dnnl::reorder src_reorder_, dst_reorder_, w_reorder_;
   AlignedBuffer packed_weights_;
   size_t src_offset_ = 0, dst_offset_ = 0, w_offset_ = 0, scratch_offset_ = 0,
@@ -263,8 +282,14 @@ absl::StatusOr<PreparedKernel> MakeDnnlConv(
       {"pads_begin", StrCat("[", StrJoin(g.pads_begin, ","), "]")},
       {"out_spatial", StrCat("[", StrJoin(g.out_spatial, ","), "]")},
       {"fused_activation", g.activation},
+      {"fused_residual", g.residual ? "1" : "0"},
       {"workspace_bytes", StrCat(kernel->WorkspaceBytes())}};
   return Prepared({TensorInfo{DType::kFloat32, y_shape}}, std::move(kernel));
+}
+
+std::pair<std::string, std::string> ClampParam(const GemmEpilogue& e) {
+  return {"fused_clamp",
+          e.clamp ? StrCat("[", e.lo, ", ", e.hi, "]") : std::string("none")};
 }
 
 // A 1x1 convolution with stride 1 and no padding on NCHW data is a GEMM per
@@ -275,7 +300,8 @@ class PointwiseConvKernel final : public Kernel {
  public:
   PointwiseConvKernel(const TensorView& weights, int64_t batch,
                       int64_t in_channels, int64_t out_channels, int64_t size,
-                      bool has_bias, const GemmEpilogue& activation)
+                      bool has_bias, bool residual,
+                      const GemmEpilogue& activation)
       : weights_(PackedMatrixA::Pack(weights.as<const float>(), out_channels,
                                      in_channels, in_channels)),
         batch_(batch),
@@ -283,6 +309,7 @@ class PointwiseConvKernel final : public Kernel {
         out_channels_(out_channels),
         size_(size),
         has_bias_(has_bias),
+        residual_(residual),
         activation_(activation) {}
 
   absl::Status Run(std::span<const TensorView> in,
@@ -291,6 +318,9 @@ class PointwiseConvKernel final : public Kernel {
     GemmEpilogue epilogue = activation_;
     epilogue.bias = has_bias_ ? in[2].as<const float>() : nullptr;
     for (int64_t n = 0; n < batch_; ++n) {
+      if (residual_) {
+        epilogue.residual = in[3].as<const float>() + n * out_channels_ * size_;
+      }
       GemmPackedA(weights_, size_,
                   in[0].as<const float>() + n * in_channels_ * size_, size_,
                   out[0].as<float>() + n * out_channels_ * size_, size_,
@@ -306,16 +336,15 @@ class PointwiseConvKernel final : public Kernel {
             {"N", StrCat(size_)},
             {"K", StrCat(in_channels_)},
             {"batch", StrCat(batch_)},
-            {"fused_clamp",
-             activation_.clamp
-                 ? StrCat("[", activation_.lo, ", ", activation_.hi, "]")
-                 : std::string("none")}};
+            ClampParam(activation_),
+            {"fused_residual", residual_ ? "1" : "0"},
+            {"fused_hard_swish", activation_.hard_swish ? "1" : "0"}};
   }
 
  private:
   PackedMatrixA weights_;
   int64_t batch_, in_channels_, out_channels_, size_;
-  bool has_bias_;
+  bool has_bias_, residual_;
   GemmEpilogue activation_;
 };
 
@@ -323,15 +352,20 @@ class PointwiseConvKernel final : public Kernel {
 class DepthwiseConvKernel final : public Kernel {
  public:
   DepthwiseConvKernel(const DepthwiseGeometry& geometry, bool has_bias,
-                      const GemmEpilogue& activation)
-      : geometry_(geometry), has_bias_(has_bias), activation_(activation) {}
+                      bool residual, const GemmEpilogue& activation)
+      : geometry_(geometry),
+        has_bias_(has_bias),
+        residual_(residual),
+        activation_(activation) {}
 
   absl::Status Run(std::span<const TensorView> in,
                    std::span<const TensorView> out,
                    std::span<std::byte>) const override {
+    GemmEpilogue epilogue = activation_;
+    if (residual_) epilogue.residual = in[3].as<const float>();
     DepthwiseConv2D(geometry_, in[0].as<const float>(), in[1].as<const float>(),
                     has_bias_ ? in[2].as<const float>() : nullptr,
-                    out[0].as<float>(), activation_);
+                    out[0].as<float>(), epilogue);
     return absl::OkStatus();
   }
 
@@ -343,15 +377,14 @@ class DepthwiseConvKernel final : public Kernel {
             {"strides", StrCat("[", g.stride_h, ",", g.stride_w, "]")},
             {"pads_begin", StrCat("[", g.pad_top, ",", g.pad_left, "]")},
             {"out_spatial", StrCat("[", g.out_h, ",", g.out_w, "]")},
-            {"fused_clamp",
-             activation_.clamp
-                 ? StrCat("[", activation_.lo, ", ", activation_.hi, "]")
-                 : std::string("none")}};
+            ClampParam(activation_),
+            {"fused_residual", residual_ ? "1" : "0"},
+            {"fused_hard_swish", activation_.hard_swish ? "1" : "0"}};
   }
 
  private:
   DepthwiseGeometry geometry_;
-  bool has_bias_;
+  bool has_bias_, residual_;
   GemmEpilogue activation_;
 };
 
@@ -542,24 +575,36 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
     g.clamp = true;
     ASSIGN_OR_RETURN(g.lo, context.attrs.GetFloat("fused_clip_min", 0.0f));
     ASSIGN_OR_RETURN(g.hi, context.attrs.GetFloat("fused_clip_max", 0.0f));
+  } else if (g.activation == "HardSwish") {
+    g.hard_swish = true;
   } else if (!g.activation.empty()) {
     return InvalidArgument("fused_activation '", g.activation,
-                           "' is not supported (Relu or Clip)");
+                           "' is not supported (Relu, Clip or HardSwish)");
   }
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
   out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
+  g.residual = context.has_input(3);
+  if (g.residual) {
+    const TensorInfo& r = context.inputs[3];
+    if (r.dtype != DType::kFloat32 || r.shape != Shape(out_dims)) {
+      return InvalidArgument(
+          "the fused residual (input 3) must be float32 of the output's "
+          "shape ",
+          Shape(out_dims).ToString(), ", got ", DTypeName(r.dtype), " ",
+          r.shape.ToString());
+    }
+  }
   if (std::optional<DepthwiseGeometry> depthwise = AsDepthwise(g)) {
-    return Prepared(
-        {TensorInfo{DType::kFloat32, Shape(out_dims)}},
-        std::make_unique<DepthwiseConvKernel>(
-            *depthwise, has_bias, GemmEpilogue{nullptr, g.clamp, g.lo, g.hi}));
+    return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
+                    std::make_unique<DepthwiseConvKernel>(
+                        *depthwise, has_bias, g.residual, g.Epilogue()));
   }
   if (IsPointwise(g) && context.constant(1) != nullptr) {
-    return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
-                    std::make_unique<PointwiseConvKernel>(
-                        *context.constant(1), g.batch, g.in_channels,
-                        g.out_channels, g.InSpatialSize(), has_bias,
-                        GemmEpilogue{nullptr, g.clamp, g.lo, g.hi}));
+    return Prepared(
+        {TensorInfo{DType::kFloat32, Shape(out_dims)}},
+        std::make_unique<PointwiseConvKernel>(
+            *context.constant(1), g.batch, g.in_channels, g.out_channels,
+            g.InSpatialSize(), has_bias, g.residual, g.Epilogue()));
   }
 
   return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1),
@@ -769,7 +814,7 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
 
 absl::Status RegisterConvOps(OpRegistry& registry) {
   return registry.RegisterAll({
-      {"Conv", 2, 3, 1, 1, PrepareConv},
+      {"Conv", 2, 4, 1, 1, PrepareConv},
       {"ConvTranspose", 2, 3, 1, 1, PrepareConvTranspose},
   });
 }

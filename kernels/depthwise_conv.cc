@@ -246,6 +246,11 @@ void DepthwiseImpl(const DepthwiseGeometry& g, const float* x, const float* w,
                                std::max<int64_t>(1, out_plane * taps / 4)));
   const PaddedLayout layout(g, static_cast<int64_t>(hn::Lanes(D())));
   const size_t padded_floats = layout.rows * layout.row_floats;
+  // A residual and HardSwish follow each plane while it is in cache; the
+  // clamp then waits for the residual.
+  const bool finish = e.residual != nullptr || e.hard_swish;
+  GemmEpilogue in_plane_epilogue = e;
+  if (finish) in_plane_epilogue.clamp = false;
   ParallelFor(g.planes, grain, [&](size_t begin, size_t end) {
     // Kept per thread: allocated by the first execution only.
     thread_local std::vector<float> scratch;
@@ -255,8 +260,14 @@ void DepthwiseImpl(const DepthwiseGeometry& g, const float* x, const float* w,
     for (size_t p = begin; p < end; ++p) {
       const int64_t c = static_cast<int64_t>(p) % g.channels;
       CopyPlane(g, layout, x + p * in_plane, padded);
-      Plane(g, layout, padded, w + c * taps, bias ? bias[c] : 0.0f,
-            y + p * out_plane, e, tail);
+      float* out = y + p * out_plane;
+      Plane(g, layout, padded, w + c * taps, bias ? bias[c] : 0.0f, out,
+            in_plane_epilogue, tail);
+      if (finish) {
+        FinishGemmOutput(
+            out, e.residual != nullptr ? e.residual + p * out_plane : nullptr,
+            out_plane, e);
+      }
     }
   });
 }

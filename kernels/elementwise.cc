@@ -621,8 +621,8 @@ absl::StatusOr<PreparedKernel> PrepareGelu(const OpContext& context) {
                            "' is not supported ('none' or 'tanh')");
   }
   const bool fused = context.attrs.Has("fused_divisor");
-  if (fused || (approximate == "none" &&
-                context.inputs[0].dtype == DType::kFloat32)) {
+  if (fused ||
+      (approximate == "none" && context.inputs[0].dtype == DType::kFloat32)) {
     if (context.inputs[0].dtype != DType::kFloat32) {
       return InvalidArgument("a fused Gelu chain takes float32, got ",
                              DTypeName(context.inputs[0].dtype));
@@ -645,13 +645,13 @@ absl::StatusOr<PreparedKernel> PrepareGelu(const OpContext& context) {
                                });
   }
   if (approximate == "tanh") {
-    return PrepareUnaryWith(
-        context, kFloatTypes, UnaryParams{},
-        [](auto x, const UnaryParams&) -> decltype(x) {
-          using C = decltype(x);
-          const C inner = C(0.7978845608028654) * (x + C(0.044715) * x * x * x);
-          return C(0.5) * x * (C(1) + std::tanh(inner));
-        });
+    return PrepareUnaryWith(context, kFloatTypes, UnaryParams{},
+                            [](auto x, const UnaryParams&) -> decltype(x) {
+                              using C = decltype(x);
+                              const C inner = C(0.7978845608028654) *
+                                              (x + C(0.044715) * x * x * x);
+                              return C(0.5) * x * (C(1) + std::tanh(inner));
+                            });
   }
   return PrepareUnaryWith(context, kFloatTypes, UnaryParams{},
                           [](auto x, const UnaryParams&) -> decltype(x) {

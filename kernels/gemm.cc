@@ -135,10 +135,10 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
             const float* ap = a + i * lda + k0;
             float* cp = c + i * ldc + panel * width;
             switch (std::min(kMaxRows, rows_end - i)) {
-#define ACLDUMP_GEMM_TILE(ROWS)                                   \
-  case ROWS:                                                      \
+#define ACLDUMP_GEMM_TILE(ROWS)                                       \
+  case ROWS:                                                          \
     Tile<ROWS>(depth, ap, lda, bp, cp, ldc, cols, alpha, beta, first, \
-               panel_bias);                                       \
+               panel_bias);                                           \
     break;
               ACLDUMP_GEMM_TILE(1)
               ACLDUMP_GEMM_TILE(2)
@@ -155,6 +155,46 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
   });
 }
 
+// The epilogue's activations: clamp by compares (NaN fails them and stays
+// NaN), then HardSwish as x * clamp(x / 6 + 1/2, 0, 1) in HardSwishFloat32's
+// operations.
+HWY_INLINE hn::Vec<D> Activate(D d, hn::Vec<D> x, const GemmEpilogue& e) {
+  if (e.clamp) {
+    const auto lo = hn::Set(d, e.lo);
+    const auto hi = hn::Set(d, e.hi);
+    x = hn::IfThenElse(hn::Lt(x, lo), lo, x);
+    x = hn::IfThenElse(hn::Gt(x, hi), hi, x);
+  }
+  if (e.hard_swish) {
+    const auto t = hn::Add(hn::Div(x, hn::Set(d, 6.0f)), hn::Set(d, 0.5f));
+    x = hn::Mul(x, hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
+  }
+  return x;
+}
+
+void FinishImpl(float* y, const float* residual, int64_t n,
+                const GemmEpilogue& e) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto v = hn::LoadU(d, y + i);
+    if (residual != nullptr) v = hn::Add(v, hn::LoadU(d, residual + i));
+    hn::StoreU(Activate(d, v, e), d, y + i);
+  }
+  if (i < n) {
+    HWY_ALIGN float buffer[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float res[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::memcpy(buffer, y + i, (n - i) * sizeof(float));
+    if (residual != nullptr)
+      std::memcpy(res, residual + i, (n - i) * sizeof(float));
+    auto v = hn::Load(d, buffer);
+    if (residual != nullptr) v = hn::Add(v, hn::Load(d, res));
+    hn::Store(Activate(d, v, e), d, buffer);
+    std::memcpy(y + i, buffer, (n - i) * sizeof(float));
+  }
+}
+
 // C tile (kRows x cols) += A panel * B columns, B rows `ldb` apart; cols is
 // at most kVectors vectors (one for a narrow last panel, which would
 // otherwise compute a second vector of padding). The first depth block starts
@@ -165,7 +205,7 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
                       const float* HWY_RESTRICT b, int64_t ldb,
                       float* HWY_RESTRICT c, int64_t ldc, int64_t cols,
                       bool first, bool last, const float* bias,
-                      const GemmEpilogue& epilogue) {
+                      const float* residual, const GemmEpilogue& epilogue) {
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -194,14 +234,21 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
       const V vb = hn::Set(d, bias[r]);
       for (int v = 0; v < kVectors; ++v) out[v] = hn::Add(out[v], vb);
     }
-    if (last && epilogue.clamp) {
-      // Compares, not Min/Max: NaN fails them and stays NaN.
-      const V lo = hn::Set(d, epilogue.lo);
-      const V hi = hn::Set(d, epilogue.hi);
-      for (int v = 0; v < kVectors; ++v) {
-        out[v] = hn::IfThenElse(hn::Lt(out[v], lo), lo, out[v]);
-        out[v] = hn::IfThenElse(hn::Gt(out[v], hi), hi, out[v]);
+    if (last && residual != nullptr) {
+      const float* res = residual + r * ldc;
+      if (full) {
+        for (int v = 0; v < kVectors; ++v)
+          out[v] = hn::Add(out[v], hn::LoadU(d, res + v * lanes));
+      } else {
+        for (int v = 0; v < kVectors; ++v)
+          hn::Store(out[v], d, partial + v * lanes);
+        for (int64_t j = 0; j < cols; ++j) partial[j] = partial[j] + res[j];
+        for (int v = 0; v < kVectors; ++v)
+          out[v] = hn::Load(d, partial + v * lanes);
       }
+    }
+    if (last) {
+      for (int v = 0; v < kVectors; ++v) out[v] = Activate(d, out[v], epilogue);
     }
     if (full) {
       for (int v = 0; v < kVectors; ++v) hn::StoreU(out[v], d, row + v * lanes);
@@ -262,16 +309,19 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
           float* cp = c + i * ldc + j;
           const float* bias =
               epilogue.bias != nullptr ? epilogue.bias + i : nullptr;
+          const float* residual = epilogue.residual != nullptr
+                                      ? epilogue.residual + i * ldc + j
+                                      : nullptr;
           const bool narrow = cols <= lanes;
           switch (std::min(kTile, m - i)) {
 #define ACLDUMP_GEMM_TILE_A(ROWS)                                              \
   case ROWS:                                                                   \
     if (narrow) {                                                              \
       TileA<ROWS, 1>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
-                     epilogue);                                                \
+                     residual, epilogue);                                      \
     } else {                                                                   \
       TileA<ROWS, 2>(depth, ap, bp, bstride, cp, ldc, cols, first, last, bias, \
-                     epilogue);                                                \
+                     residual, epilogue);                                      \
     }                                                                          \
     break;
             ACLDUMP_GEMM_TILE_A(1)
@@ -297,6 +347,12 @@ namespace acldump {
 HWY_EXPORT(PanelWidthImpl);
 HWY_EXPORT(GemmPackedBImpl);
 HWY_EXPORT(GemmPackedAImpl);
+HWY_EXPORT(FinishImpl);
+
+void FinishGemmOutput(float* y, const float* residual, int64_t n,
+                      const GemmEpilogue& epilogue) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(FinishImpl)(y, residual, n, epilogue);
+}
 
 PackedMatrixA PackedMatrixA::Pack(const float* a, int64_t m, int64_t k,
                                   int64_t lda) {
@@ -327,13 +383,13 @@ void GemmPackedA(const PackedMatrixA& a, int64_t n, const float* b, int64_t ldb,
   if (a.m() <= 0 || n <= 0) return;
   if (a.k() == 0) {
     for (int64_t i = 0; i < a.m(); ++i) {
-      const float value = epilogue.bias != nullptr ? epilogue.bias[i] : 0.0f;
-      float out = value;
-      if (epilogue.clamp) {
-        out = out < epilogue.lo ? epilogue.lo : out;
-        out = out > epilogue.hi ? epilogue.hi : out;
-      }
-      std::fill(c + i * ldc, c + i * ldc + n, out);
+      float* row = c + i * ldc;
+      std::fill(row, row + n,
+                epilogue.bias != nullptr ? epilogue.bias[i] : 0.0f);
+      FinishGemmOutput(
+          row,
+          epilogue.residual != nullptr ? epilogue.residual + i * ldc : nullptr,
+          n, epilogue);
     }
     return;
   }

@@ -74,14 +74,25 @@ class PackedMatrixA {
 };
 
 // What to do with C after the GEMM, row by row: add bias[row] (when not
-// null), then clamp to [lo, hi] by compares (NaN kept): Relu is lo = 0,
-// hi = +inf.
+// null) to the first partial sum, add `residual` (laid out as C, when not
+// null) to the finished sum, then clamp to [lo, hi] by compares (NaN kept;
+// Relu is lo = 0, hi = +inf) and/or apply HardSwish as HardSwishFloat32
+// does. Each step is rounded as the separate Add, Relu/Clip and HardSwish
+// nodes would round it.
 struct GemmEpilogue {
   const float* bias = nullptr;
   bool clamp = false;
   float lo = 0.0f;
   float hi = 0.0f;
+  const float* residual = nullptr;
+  bool hard_swish = false;
 };
+
+// The epilogue's last steps on n finished values y (bias already in): add
+// residual[0..n) when not null, then the activations. For kernels that
+// write their sums without it (depthwise, oneDNN).
+void FinishGemmOutput(float* y, const float* residual, int64_t n,
+                      const GemmEpilogue& epilogue);
 
 // C[m, n] = A * B[k, n] (+ epilogue) for A packed once and B read in place,
 // rows of B with stride ldb, rows of C with stride ldc: a 1x1 convolution of

@@ -120,12 +120,9 @@ absl::StatusOr<PreparedKernel> PrepareMatMulPackedB(const TensorView& b,
     return absl::OkStatus();
   };
   std::vector<std::pair<std::string, std::string>> params = {
-      {"M", StrCat(m)},
-      {"N", StrCat(n)},
-      {"K", StrCat(k)},
-      {"rows", StrCat(all_rows)},
-      {"packed_b", "1"},
-      {"fused_bias", has_bias ? "1" : "0"}};
+      {"M", StrCat(m)},  {"N", StrCat(n)},
+      {"K", StrCat(k)},  {"rows", StrCat(all_rows)},
+      {"packed_b", "1"}, {"fused_bias", has_bias ? "1" : "0"}};
   return Prepared({TensorInfo{DType::kFloat32, std::move(out_shape)}},
                   MakeKernel(std::move(run), 0, std::move(params)));
 }

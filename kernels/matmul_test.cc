@@ -198,11 +198,11 @@ TEST(MatMulTest, FusedBiasGivesTheBitsOfMatMulThenAdd) {
                        .Input<float>({k, n}, b)
                        .Run();
     ASSERT_TRUE(product.ok()) << product.status();
-    auto sum = OpTester("Add")
-                   .RuntimeInput<float>({1, rows, n},
-                                        Values<float>((*product)[0]))
-                   .Input<float>({n}, bias)
-                   .Run();
+    auto sum =
+        OpTester("Add")
+            .RuntimeInput<float>({1, rows, n}, Values<float>((*product)[0]))
+            .Input<float>({n}, bias)
+            .Run();
     ASSERT_TRUE(sum.ok()) << sum.status();
     const std::vector<float> y = Values<float>((*fused)[0]);
     const std::vector<float> expected = Values<float>((*sum)[0]);

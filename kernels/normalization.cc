@@ -255,12 +255,12 @@ absl::StatusOr<PreparedKernel> PrepareDecomposedLayerNorm(
   for (size_t i = 1; i < (has_bias ? 3u : 2u); ++i) {
     const TensorInfo& param = context.inputs[i];
     if (param.dtype != DType::kFloat32 || param.shape.NumElements() != size) {
-      return InvalidArgument("input '", names[i], "' of a fused LayerNorm "
-                             "chain must be float32 with ", size,
-                             " elements (the last axis of X ",
-                             x.shape.ToString(), "), got ",
-                             DTypeName(param.dtype), " ",
-                             param.shape.ToString());
+      return InvalidArgument(
+          "input '", names[i],
+          "' of a fused LayerNorm "
+          "chain must be float32 with ",
+          size, " elements (the last axis of X ", x.shape.ToString(), "), got ",
+          DTypeName(param.dtype), " ", param.shape.ToString());
     }
   }
   const int64_t rows = size > 0 ? x.shape.NumElements() / size : 0;
@@ -276,8 +276,8 @@ absl::StatusOr<PreparedKernel> PrepareDecomposedLayerNorm(
         1, int64_t{kElementwiseGrain} / std::max<int64_t>(1, size)));
     ParallelFor(rows, grain, [&](size_t begin, size_t end) {
       for (size_t r = begin; r < end; ++r) {
-        DecomposedLayerNormRow(xs + r * size, scale, bias, ys + r * size,
-                               size, epsilon);
+        DecomposedLayerNormRow(xs + r * size, scale, bias, ys + r * size, size,
+                               epsilon);
       }
     });
     return absl::OkStatus();

@@ -7,8 +7,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
-#include "kernels/threading.h"
 #include "kernels/testing/test_values.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -408,8 +408,8 @@ TEST(LayerNormTest, FusedDecomposedChainErrors) {
           .Input<double>(Shape{4}, std::vector<double>(4, 1.0));
     } else {
       tester.Input<float>(Shape{2, 4}, std::vector<float>(8, 1.0f))
-          .Input<float>(scale_shape, std::vector<float>(
-                                         scale_shape.NumElements(), 1.0f));
+          .Input<float>(scale_shape,
+                        std::vector<float>(scale_shape.NumElements(), 1.0f));
     }
     return tester.Attr("axis", axis)
         .Attr("fused_decomposed", int64_t{1})

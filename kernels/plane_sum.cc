@@ -68,8 +68,10 @@ float MaxImpl(const float* x, int64_t n) {
       m0 = hn::Max(m0, v0);
       m1 = hn::Max(m1, v1);
     }
-    if (!hn::AllFalse(d, nan)) i = 0;  // the scalar loop finds the NaN
-    else max = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+    if (!hn::AllFalse(d, nan))
+      i = 0;  // the scalar loop finds the NaN
+    else
+      max = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
   }
   for (; i < n; ++i) {
     const float v = x[i];

@@ -1,6 +1,6 @@
 // Sums and maxima of float32 rows and planes (global average pool, ReduceMean,
-// Softmax) on the widest SIMD target the CPU has (Highway's dynamic dispatch). The
-// order of the additions is fixed, so the result does not depend on the
+// Softmax) on the widest SIMD target the CPU has (Highway's dynamic dispatch).
+// The order of the additions is fixed, so the result does not depend on the
 // target or the thread count.
 #ifndef ACLDUMP_KERNELS_PLANE_SUM_H_
 #define ACLDUMP_KERNELS_PLANE_SUM_H_

@@ -268,9 +268,8 @@ void RunReduce(const ReducePlan& plan, const T* x, T* y,
     const size_t groups = plan.dims.size();
     if (groups > 0 && groups <= 2 && plan.out_strides[groups - 1] == 0) {
       const int64_t n = plan.reduce_count;
-      const size_t grain = static_cast<size_t>(
-          std::max<int64_t>(1, int64_t{kElementwiseGrain} / std::max<int64_t>(
-                                                                1, n)));
+      const size_t grain = static_cast<size_t>(std::max<int64_t>(
+          1, int64_t{kElementwiseGrain} / std::max<int64_t>(1, n)));
       ParallelFor(out_count, grain, [&](size_t begin, size_t end) {
         for (size_t o = begin; o < end; ++o) {
           y[o] = Finish<K, T>(SumFloat32AsDouble(x + o * n, n), n, 0.0);

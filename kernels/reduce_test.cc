@@ -8,8 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
-#include "kernels/threading.h"
 #include "kernels/testing/test_values.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {

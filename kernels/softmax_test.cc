@@ -10,8 +10,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/testing/op_tester.h"
-#include "kernels/threading.h"
 #include "kernels/testing/test_values.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -199,8 +199,7 @@ TEST(SoftmaxTest, RowsSumEightPartialsInDoubleOnAnyThreadCount) {
   std::vector<std::vector<float>> by_threads;
   for (int threads : {1, 2, 3}) {
     ScopedIntraOpThreads scope(threads);
-    auto outputs =
-        OpTester("Softmax").Input<float>(Shape{rows, n}, x).Run();
+    auto outputs = OpTester("Softmax").Input<float>(Shape{rows, n}, x).Run();
     ASSERT_TRUE(outputs.ok()) << outputs.status();
     by_threads.push_back(Values<float>((*outputs)[0]));
   }

@@ -450,8 +450,53 @@ std::optional<std::pair<float, float>> ClipBounds(const Graph& graph,
                                  ClipBoundFloat32(bounds[1]));
 }
 
-// Relu after Conv, Gemm or MatMul, and Clip with known bounds after Conv,
-// become the node's fused_activation.
+// Add(Conv(...), r) of two float32 values of one shape (a residual block's
+// sum): the Conv takes r as input 3 and adds it to its finished output, as
+// the Add did. Of two Convs feeding the Add, the later one in the graph
+// fuses, so r is made before the fused node runs.
+absl::Status FuseConvAdd(Graph& graph, const OpRegistry& registry) {
+  ASSIGN_OR_RETURN(auto infos, InferValueInfos(graph, registry));
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& add = graph.nodes[i];
+    if (add.op_type != "Add" || add.inputs.size() != 2 ||
+        add.outputs.size() != 1 || add.inputs[0] == add.inputs[1]) {
+      continue;
+    }
+    int conv = -1;
+    std::string residual;
+    for (int side = 0; side < 2; ++side) {
+      const int producer = graph.ProducerOf(add.inputs[side]);
+      const std::string& other = add.inputs[1 - side];
+      const int other_producer = graph.ProducerOf(other);
+      if (producer <= conv || graph.nodes[producer].op_type != "Conv" ||
+          graph.nodes[producer].inputs.size() > 3 ||
+          graph.nodes[producer].attrs.Has("fused_activation") ||
+          SoleConsumer(graph, add.inputs[side]) != static_cast<int>(i) ||
+          other_producer >= producer ||
+          ConstantValue(graph, other) != nullptr) {
+        continue;
+      }
+      const TensorInfo& a = infos[add.inputs[side]];
+      const TensorInfo& b = infos[other];
+      if (a.dtype != DType::kFloat32 || b.dtype != DType::kFloat32 ||
+          a.shape != b.shape) {
+        continue;
+      }
+      conv = producer;
+      residual = other;
+    }
+    if (conv < 0) continue;
+    GraphNode merged = graph.nodes[conv];
+    merged.inputs.resize(3);  // an absent bias stays an empty name
+    merged.inputs.push_back(residual);
+    Merge(graph, conv, static_cast<int>(i), std::move(merged));
+    i = static_cast<size_t>(conv);
+  }
+  return absl::OkStatus();
+}
+
+// Relu after Conv, Gemm or MatMul, and Clip with known bounds or HardSwish
+// after Conv, become the node's fused_activation.
 absl::Status FuseRelu(Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const GraphNode& node = graph.nodes[i];
@@ -469,6 +514,9 @@ absl::Status FuseRelu(Graph& graph) {
     merged.attrs = node.attrs;
     if (next.op_type == "Relu") {
       merged.attrs.Set("fused_activation", std::string("Relu"));
+    } else if (next.op_type == "HardSwish" && node.op_type == "Conv" &&
+               next.attrs.size() == 0) {
+      merged.attrs.Set("fused_activation", std::string("HardSwish"));
     } else if (next.op_type == "Clip" && node.op_type == "Conv" &&
                next.inputs[0] == node.outputs[0]) {
       const std::optional<std::pair<float, float>> bounds =
@@ -731,11 +779,11 @@ absl::Status FuseLayerNormChain(Graph& graph, const OpRegistry& registry) {
       continue;
     }
     const int variance = SoleConsumer(graph, graph.nodes[pow].outputs[0]);
-    if (variance < 0 ||
-        !MeanOfLastAxis(graph, graph.nodes[variance], rank)) {
+    if (variance < 0 || !MeanOfLastAxis(graph, graph.nodes[variance], rank)) {
       continue;
     }
-    const int add_epsilon = SoleConsumer(graph, graph.nodes[variance].outputs[0]);
+    const int add_epsilon =
+        SoleConsumer(graph, graph.nodes[variance].outputs[0]);
     if (add_epsilon < 0) continue;
     const std::optional<ScalarStep> epsilon =
         ScalarOperand(graph, graph.nodes[add_epsilon], "Add");
@@ -754,15 +802,14 @@ absl::Status FuseLayerNormChain(Graph& graph, const OpRegistry& registry) {
         LastAxisParameter(graph, graph.nodes[mul], "Mul",
                           graph.nodes[div].outputs[0], rank, size);
     if (!scale) continue;
-    std::vector<std::string> members = {
-        mean.outputs[0],
-        d,
-        graph.nodes[pow].outputs[0],
-        graph.nodes[variance].outputs[0],
-        graph.nodes[add_epsilon].outputs[0],
-        graph.nodes[sqrt].outputs[0],
-        graph.nodes[div].outputs[0],
-        graph.nodes[mul].outputs[0]};
+    std::vector<std::string> members = {mean.outputs[0],
+                                        d,
+                                        graph.nodes[pow].outputs[0],
+                                        graph.nodes[variance].outputs[0],
+                                        graph.nodes[add_epsilon].outputs[0],
+                                        graph.nodes[sqrt].outputs[0],
+                                        graph.nodes[div].outputs[0],
+                                        graph.nodes[mul].outputs[0]};
     GraphNode merged;
     merged.op_type = "LayerNormalization";
     merged.inputs = {x, *scale};
@@ -835,9 +882,9 @@ absl::Status FuseGeluChain(Graph& graph) {
     merged.attrs.Set("fused_divisor", *divisor);
     merged.attrs.Set("fused_shift", shift->scalar);
     merged.attrs.Set("fused_scale", scale->scalar);
-    const std::vector<std::string> members = {
-        div.outputs[0], erf_out, add_out, mul_node.outputs[0],
-        graph.nodes[half].outputs[0]};
+    const std::vector<std::string> members = {div.outputs[0], erf_out, add_out,
+                                              mul_node.outputs[0],
+                                              graph.nodes[half].outputs[0]};
     const int first = static_cast<int>(i);
     for (size_t m = 1; m < members.size(); ++m) {
       Merge(graph, first, graph.ProducerOf(members[m]), merged);
@@ -887,6 +934,7 @@ absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
   if (options.fold_constants) RETURN_IF_ERROR(FoldConstants(graph, registry));
   if (options.fold_batch_norm) RETURN_IF_ERROR(FoldBatchNormIntoConv(graph));
   if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
+  if (options.fuse_conv_add) RETURN_IF_ERROR(FuseConvAdd(graph, registry));
   if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
   if (options.fuse_swish) RETURN_IF_ERROR(FuseSwish(graph));
   if (options.fuse_hard_swish) RETURN_IF_ERROR(FuseHardSwishChain(graph));

@@ -19,7 +19,12 @@ struct PassOptions {
   // MatMul + Add of a constant: Gemm for 2-D A, MatMul with its bias as a
   // third input for batched rows
   bool fuse_matmul_add = true;
-  bool fuse_relu = true;   // Relu into Conv/Gemm/MatMul, Clip into Conv
+  // Add(Conv(x), r) as a Conv with r as input 3. Off by default: a dump then
+  // loses the convolution's own output, the place where a residual block's
+  // two branches are compared.
+  bool fuse_conv_add = false;
+  // Relu into Conv/Gemm/MatMul, Clip and HardSwish into Conv
+  bool fuse_relu = true;
   bool fuse_swish = true;  // Sigmoid(x) * x as one Swish node
   // x * Clip(x + 3, 0, 6) / 6 (and other constants) as one HardSwish node
   bool fuse_hard_swish = true;
@@ -33,8 +38,8 @@ struct PassOptions {
   // Every node kept as imported (constants still folded).
   static PassOptions Unfused() {
     PassOptions options;
-    options.fold_batch_norm = options.fuse_matmul_add = options.fuse_relu =
-        options.fuse_swish = options.fuse_hard_swish =
+    options.fold_batch_norm = options.fuse_matmul_add = options.fuse_conv_add =
+        options.fuse_relu = options.fuse_swish = options.fuse_hard_swish =
             options.fuse_layer_norm = options.fuse_gelu = false;
     return options;
   }

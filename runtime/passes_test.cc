@@ -70,6 +70,48 @@ TEST(ConverterTest, ResNetFusesConvBatchNormReluWithConcatenatedNames) {
   EXPECT_EQ(graph->initializers.count("bn1.gamma"), 0u);
 }
 
+TEST(ConverterTest, ResidualAddJoinsTheLaterConvWhenAskedFor) {
+  PassOptions options;
+  options.fuse_conv_add = true;
+  absl::StatusOr<Graph> graph =
+      ConvertOnnxFile("testdata/resnet_tiny.onnx", options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_THAT(
+      NodeNames(*graph),
+      ElementsAre("conv1bn1relu1", "pool1", "conv2bn2relu2",
+                  "conv3bn3add1relu_add1", "conv4bn4relu4", "conv5bn5",
+                  "conv_scbn_scadd2relu_add2", "gap", "flatten", "fc", "prob"));
+  // The residual blocks' Add and Relu join the Conv that comes later: the
+  // other operand of the Add (made earlier) is its input 3.
+  const GraphNode* block = FindNode(*graph, "conv3bn3add1relu_add1");
+  ASSERT_NE(block, nullptr);
+  EXPECT_THAT(block->original_names,
+              ElementsAre("conv3", "bn3", "add1", "relu_add1"));
+  EXPECT_EQ(block->inputs.size(), 4u);
+  EXPECT_EQ(block->inputs[3], FindNode(*graph, "pool1")->outputs[0]);
+  EXPECT_EQ(*block->attrs.GetString("fused_activation", ""), "Relu");
+  const GraphNode* shortcut = FindNode(*graph, "conv_scbn_scadd2relu_add2");
+  ASSERT_NE(shortcut, nullptr);
+  EXPECT_EQ(shortcut->inputs[3], FindNode(*graph, "conv5bn5")->outputs[0]);
+  EXPECT_FALSE(FindNode(*graph, "conv5bn5")->attrs.Has("fused_activation"));
+  // The same bits as the model converted without it.
+  absl::StatusOr<Graph> plain = ConvertOnnxFile("testdata/resnet_tiny.onnx");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto fused_model = CompiledModel::Compile(*graph, BuiltinOps());
+  auto plain_model = CompiledModel::Compile(*plain, BuiltinOps());
+  ASSERT_TRUE(fused_model.ok()) << fused_model.status();
+  ASSERT_TRUE(plain_model.ok()) << plain_model.status();
+  std::vector<Tensor> in;
+  in.emplace_back(graph->inputs[0].info.dtype, graph->inputs[0].info.shape);
+  for (int64_t i = 0; i < in[0].NumElements(); ++i)
+    in[0].as<float>()[i] = std::sin(0.01f * i);
+  auto a = RunModel(**fused_model, in);
+  auto b = RunModel(**plain_model, in);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(std::memcmp((*a)[0].data(), (*b)[0].data(), (*a)[0].ByteSize()), 0);
+}
+
 TEST(ConverterTest, MlpFusesMatMulAddIntoGemmAndKeepsConstant) {
   absl::StatusOr<Graph> graph = ConvertOnnxFile("testdata/mlp_block.onnx");
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -298,8 +340,8 @@ void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph,
                             -3e38f};
   for (int64_t i = 0; i < x.NumElements(); ++i) {
     // Later rows sit on a large offset: the mean's rounding shows there.
-    x.as<float>()[i] = i < 12 ? specials[i]
-                              : std::sin(0.7f * i) * 5.0f + (i / 67) * 1e3f;
+    x.as<float>()[i] =
+        i < 12 ? specials[i] : std::sin(0.7f * i) * 5.0f + (i / 67) * 1e3f;
   }
   std::vector<Tensor> inputs;
   inputs.push_back(std::move(x));
@@ -469,8 +511,8 @@ TEST(FuseLayerNormChainTest, OneNodeWithEveryNameAndTheBitsOfTheNineNodes) {
   ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
   ASSERT_TRUE(
       OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
-  const GraphNode* chain = FindNode(
-      fused_graph, "meansubpowvarianceadd_epsilonsqrtdivmuladd_bias");
+  const GraphNode* chain =
+      FindNode(fused_graph, "meansubpowvarianceadd_epsilonsqrtdivmuladd_bias");
   ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
   EXPECT_EQ(chain->op_type, "LayerNormalization");
   EXPECT_THAT(chain->original_names,
@@ -601,12 +643,94 @@ TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
   ASSERT_TRUE(OptimizeGraph(g, BuiltinOps(), PassOptions()).ok());
   ASSERT_TRUE(
       OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
-  EXPECT_THAT(NodeNames(g), ElementsAre("linear/bias", "linear/MatMullinear/Add"));
+  EXPECT_THAT(NodeNames(g),
+              ElementsAre("linear/bias", "linear/MatMullinear/Add"));
   EXPECT_EQ(g.nodes[1].op_type, "MatMul");
   EXPECT_THAT(g.nodes[1].inputs, ElementsAre("in", "w", "linear/bias"));
   EXPECT_THAT(g.nodes[1].original_names,
               ElementsAre("linear/MatMul", "linear/Add"));
   ExpectSameBits(g, plain_graph, Shape({1, 2, k}));
+}
+
+// r = Neg(x), y = activation(Add(Conv(x), r)) on [1, 8, 9, 11] for each
+// Conv path: pointwise (packed GEMM), depthwise and a 3x3 one (oneDNN).
+Graph ConvAddGraph(const std::string& kind, const std::string& activation) {
+  Graph g;
+  g.name = "conv_add";
+  const Shape shape({1, 8, 9, 11});
+  g.inputs.push_back({"in", {DType::kFloat32, shape}});
+  g.outputs.push_back({"y", {DType::kFloat32, shape}});
+  const int64_t kernel = kind == "pointwise" ? 1 : 3;
+  const int64_t in_per_group = kind == "depthwise" ? 1 : 8;
+  auto w = std::make_shared<Tensor>(DType::kFloat32,
+                                    Shape({8, in_per_group, kernel, kernel}));
+  for (int64_t i = 0; i < w->NumElements(); ++i)
+    w->as<float>()[i] = std::sin(0.9f * i) * 0.3f;
+  auto b = std::make_shared<Tensor>(DType::kFloat32, Shape({8}));
+  for (int64_t i = 0; i < 8; ++i) b->as<float>()[i] = 0.1f * i - 0.3f;
+  g.initializers["w"] = w;
+  g.initializers["b"] = b;
+  auto node = [](std::string name, std::string op,
+                 std::vector<std::string> inputs) {
+    GraphNode n;
+    n.original_names = {name};
+    n.name = std::move(name);
+    n.op_type = std::move(op);
+    n.inputs = std::move(inputs);
+    n.outputs = {n.name + ".out"};
+    return n;
+  };
+  g.nodes.push_back(node("r", "Neg", {"in"}));
+  g.nodes.push_back(node("conv", "Conv", {"in", "w", "b"}));
+  if (kernel == 3) {
+    g.nodes.back().attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  }
+  if (kind == "depthwise") g.nodes.back().attrs.Set("group", int64_t{8});
+  g.nodes.push_back(node("add", "Add", {"r.out", "conv.out"}));
+  if (!activation.empty())
+    g.nodes.push_back(node("act", activation, {"add.out"}));
+  g.nodes.back().outputs = {"y"};
+  return g;
+}
+
+TEST(FuseConvAddTest, EveryConvPathGivesTheBitsOfConvAddAndActivation) {
+  for (const char* kind : {"pointwise", "depthwise", "dense"}) {
+    for (const char* activation : {"", "Relu", "HardSwish"}) {
+      SCOPED_TRACE(std::string(kind) + " " + activation);
+      Graph fused_graph = ConvAddGraph(kind, activation);
+      Graph plain_graph = fused_graph;
+      PassOptions options;
+      options.fuse_conv_add = true;
+      ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), options).ok());
+      ASSERT_TRUE(
+          OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused())
+              .ok());
+      ASSERT_EQ(fused_graph.nodes.size(), 2u)
+          << ::testing::PrintToString(NodeNames(fused_graph));
+      const GraphNode& conv = fused_graph.nodes[1];
+      EXPECT_EQ(conv.op_type, "Conv");
+      EXPECT_THAT(conv.inputs, ElementsAre("in", "w", "b", "r.out"));
+      EXPECT_EQ(*conv.attrs.GetString("fused_activation", ""), activation);
+      EXPECT_EQ(conv.original_names.size(), *activation ? 3u : 2u);
+      ExpectSameBits(fused_graph, plain_graph, Shape({1, 8, 9, 11}));
+    }
+  }
+}
+
+TEST(FuseConvAddTest, AnAddReadingTheConvTwiceOrAConstantIsLeftAlone) {
+  Graph graph = ConvAddGraph("pointwise", "");
+  // A constant of the output's shape: a bias, not a residual.
+  graph.initializers["offset"] =
+      std::make_shared<Tensor>(DType::kFloat32, Shape({1, 8, 9, 11}));
+  graph.nodes[2].inputs = {"conv.out", "offset"};
+  PassOptions options;
+  options.fuse_conv_add = true;
+  ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), options).ok());
+  EXPECT_NE(FindNode(graph, "add"), nullptr);
+  Graph twice = ConvAddGraph("pointwise", "");
+  twice.nodes[2].inputs = {"conv.out", "conv.out"};
+  ASSERT_TRUE(OptimizeGraph(twice, BuiltinOps(), options).ok());
+  EXPECT_NE(FindNode(twice, "add"), nullptr);
 }
 
 }  // namespace

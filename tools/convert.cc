@@ -1,5 +1,5 @@
 // bazel run //tools:convert -- model.onnx out.om [--json out.json]
-// [--no-fusion] [--input-shape "x:1,3,640,640;y:1,16"]
+// [--no-fusion] [--fuse-residual-add] [--input-shape "x:1,3,640,640;y:1,16"]
 // [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320"]
 #include <cstdio>
 #include <fstream>
@@ -94,13 +94,19 @@ int main(int argc, char** argv) {
   app.add_flag("--no-fusion", no_fusion,
                "keep every ONNX node (no BatchNorm folding, no Relu, Add or "
                "Sigmoid+Mul fusion)");
+  bool fuse_residual_add = false;
+  app.add_flag("--fuse-residual-add", fuse_residual_add,
+               "also fuse Add(Conv, residual) and the activation after it into "
+               "the Conv (faster; dumps then no longer show the convolution's "
+               "output before the residual is added)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  const acldump::PassOptions options =
+  acldump::PassOptions options =
       no_fusion ? acldump::PassOptions::Unfused() : acldump::PassOptions();
+  if (fuse_residual_add && !no_fusion) options.fuse_conv_add = true;
   acldump::ImportOptions import_options;
   if (!input_shape.empty()) {
     absl::StatusOr<acldump::InputShapes> shapes =
