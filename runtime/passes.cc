@@ -208,8 +208,10 @@ absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
     }
     // Values FoldConstants would fold (Constant nodes, small results of known
     // inputs, Shape/Size of static shapes) are computed too: later nodes
-    // (Reshape's shape, ...) need them to infer their shapes.
-    if (Foldable(node, prepared)) {
+    // (Reshape's shape, ...) need them to infer their shapes. A Constant of
+    // any size is known, as it is when the model is compiled: fused kernels
+    // that need constant weights then prepare alike in both.
+    if (Foldable(node, prepared) || node.op_type == "Constant") {
       ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
       for (size_t o = 0; o < node.outputs.size(); ++o)
         known[node.outputs[o]] = values[o];
@@ -395,8 +397,9 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
       merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
       // Copied: hoisting moves the nodes the references point into.
       const std::string add_out = add.outputs[0];
+      // B too: the fused kernel needs its value when it is prepared.
       const int first =
-          HoistConstantsBefore(graph, {merged.inputs[2]}, static_cast<int>(i));
+          HoistConstantsBefore(graph, merged.inputs, static_cast<int>(i));
       Merge(graph, first, graph.ProducerOf(add_out), std::move(merged));
       i = static_cast<size_t>(first);
       continue;
@@ -416,7 +419,7 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
     const std::string add_out = add.outputs[0];
     const int first =
-        HoistConstantsBefore(graph, {merged.inputs[2]}, static_cast<int>(i));
+        HoistConstantsBefore(graph, merged.inputs, static_cast<int>(i));
     Merge(graph, first, graph.ProducerOf(add_out), std::move(merged));
     i = static_cast<size_t>(first);
   }

@@ -612,13 +612,14 @@ TEST(FuseGeluChainTest, AMulByAnotherValueIsLeftAlone) {
 TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
   Graph g;
   g.name = "linear";
-  const int64_t k = 67, n = 19;
+  // Weights over the 1 MiB the converter folds: a Constant node still counts
+  // as known, as it does when the model is compiled.
+  const int64_t k = 67, n = 4001;
   g.inputs.push_back({"in", {DType::kFloat32, Shape({1, 2, k})}});
   g.outputs.push_back({"y", {DType::kFloat32, Shape({1, 2, n})}});
   auto weights = std::make_shared<Tensor>(DType::kFloat32, Shape({k, n}));
   for (int64_t i = 0; i < k * n; ++i)
     weights->as<float>()[i] = std::cos(0.3f * i) * 0.1f;
-  g.initializers["w"] = weights;
   auto bias = std::make_shared<Tensor>(DType::kFloat32, Shape({n}));
   for (int64_t i = 0; i < n; ++i) bias->as<float>()[i] = 0.5f - 0.05f * i;
   GraphNode matmul;
@@ -627,28 +628,36 @@ TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
   matmul.op_type = "MatMul";
   matmul.inputs = {"in", "w"};
   matmul.outputs = {"mm"};
-  GraphNode constant;
-  constant.name = constant.outputs.emplace_back("linear/bias");
-  constant.original_names = {constant.name};
-  constant.op_type = "Constant";
-  constant.attrs.Set("value", std::shared_ptr<const Tensor>(bias));
+  auto constant_node = [](const std::string& name,
+                          std::shared_ptr<const Tensor> value) {
+    GraphNode node;
+    node.name = node.outputs.emplace_back(name);
+    node.original_names = {name};
+    node.op_type = "Constant";
+    node.attrs.Set("value", std::move(value));
+    return node;
+  };
   GraphNode add;
   add.name = "linear/Add";
   add.original_names = {add.name};
   add.op_type = "Add";
   add.inputs = {"linear/bias", "mm"};
   add.outputs = {"y"};
-  g.nodes = {matmul, constant, add};
+  // The bias made between the MatMul and the Add: the fused node, in the
+  // MatMul's place, needs it before it.
+  g.nodes = {constant_node("w", weights), matmul,
+             constant_node("linear/bias", bias), add};
   Graph plain_graph = g;
   ASSERT_TRUE(OptimizeGraph(g, BuiltinOps(), PassOptions()).ok());
   ASSERT_TRUE(
       OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
   EXPECT_THAT(NodeNames(g),
-              ElementsAre("linear/bias", "linear/MatMullinear/Add"));
-  EXPECT_EQ(g.nodes[1].op_type, "MatMul");
-  EXPECT_THAT(g.nodes[1].inputs, ElementsAre("in", "w", "linear/bias"));
-  EXPECT_THAT(g.nodes[1].original_names,
+              ElementsAre("w", "linear/bias", "linear/MatMullinear/Add"));
+  EXPECT_EQ(g.nodes[2].op_type, "MatMul");
+  EXPECT_THAT(g.nodes[2].inputs, ElementsAre("in", "w", "linear/bias"));
+  EXPECT_THAT(g.nodes[2].original_names,
               ElementsAre("linear/MatMul", "linear/Add"));
+  ASSERT_TRUE(CompiledModel::Compile(g, BuiltinOps()).ok());
   ExpectSameBits(g, plain_graph, Shape({1, 2, k}));
 }
 
