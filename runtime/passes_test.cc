@@ -663,7 +663,8 @@ TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
 
 // r = Neg(x), y = activation(Add(Conv(x), r)) on [1, 8, 9, 11] for each
 // Conv path: pointwise (packed GEMM), depthwise and a 3x3 one (oneDNN).
-Graph ConvAddGraph(const std::string& kind, const std::string& activation) {
+Graph ConvAddGraph(const std::string& kind, const std::string& activation,
+                   bool bias = true) {
   Graph g;
   g.name = "conv_add";
   const Shape shape({1, 8, 9, 11});
@@ -690,7 +691,8 @@ Graph ConvAddGraph(const std::string& kind, const std::string& activation) {
     return n;
   };
   g.nodes.push_back(node("r", "Neg", {"in"}));
-  g.nodes.push_back(node("conv", "Conv", {"in", "w", "b"}));
+  g.nodes.push_back(node("conv", "Conv", {"in", "w"}));
+  if (bias) g.nodes.back().inputs.push_back("b");
   if (kernel == 3) {
     g.nodes.back().attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
   }
@@ -724,6 +726,19 @@ TEST(FuseConvAddTest, EveryConvPathGivesTheBitsOfConvAddAndActivation) {
       ExpectSameBits(fused_graph, plain_graph, Shape({1, 8, 9, 11}));
     }
   }
+}
+
+TEST(FuseConvAddTest, AConvWithoutBiasTakesTheResidualAsInputThree) {
+  Graph fused_graph = ConvAddGraph("dense", "Relu", /*bias=*/false);
+  Graph plain_graph = fused_graph;
+  PassOptions options;
+  options.fuse_conv_add = true;
+  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), options).ok());
+  ASSERT_TRUE(
+      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  ASSERT_EQ(fused_graph.nodes.size(), 2u);
+  EXPECT_THAT(fused_graph.nodes[1].inputs, ElementsAre("in", "w", "", "r.out"));
+  ExpectSameBits(fused_graph, plain_graph, Shape({1, 8, 9, 11}));
 }
 
 TEST(FuseConvAddTest, AnAddReadingTheConvTwiceOrAConstantIsLeftAlone) {
