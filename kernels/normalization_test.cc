@@ -364,11 +364,7 @@ TEST(LayerNormTest, FusedDecomposedChainComputesEachStepInFloat32) {
     bias[i] = -0.25f + 0.003f * i;
   }
   auto sum8 = [](const std::vector<float>& v) {
-    double partial[8] = {};
-    for (size_t i = 0; i < v.size(); ++i) partial[i % 8] += v[i];
-    double sum = 0;
-    for (double p : partial) sum += p;
-    return sum;
+    return testing::EightPartialSum(v.data(), static_cast<int64_t>(v.size()));
   };
   for (int threads : {1, 2}) {
     ScopedIntraOpThreads scope(threads);

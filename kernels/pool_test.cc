@@ -483,11 +483,8 @@ TEST(GlobalPoolTest, AverageSumsEightPartialsInDoubleInOrder) {
     ASSERT_TRUE(outputs.ok()) << outputs.status();
     const std::vector<float> y = Values<float>((*outputs)[0]);
     for (int64_t plane = 0; plane < 2; ++plane) {
-      double partial[8] = {};
-      for (int64_t i = 0; i < size; ++i)
-        partial[i % 8] += static_cast<double>(x[plane * size + i]);
-      double sum = 0;
-      for (double p : partial) sum += p;
+      const double sum =
+          testing::EightPartialSum(x.data() + plane * size, size);
       EXPECT_EQ(y[plane], static_cast<float>(sum / static_cast<double>(size)))
           << "size " << size << ", plane " << plane;
     }

@@ -234,12 +234,8 @@ TEST(ReduceTest, Float32SumsEightPartialsInDoubleInOrder) {
   std::vector<float> x(a * b * n);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(std::sin(0.37 * i) * 1e3 + 1e-3 * i);
-  auto run_sum = [&](const float* p, int64_t count) {
-    double partial[8] = {};
-    for (int64_t i = 0; i < count; ++i) partial[i % 8] += p[i];
-    double sum = 0;
-    for (double v : partial) sum += v;
-    return sum;
+  auto run_sum = [](const float* p, int64_t count) {
+    return testing::EightPartialSum(p, count);
   };
   for (int threads : {1, 2}) {
     ScopedIntraOpThreads scope(threads);

@@ -222,16 +222,13 @@ TEST(SoftmaxTest, RowsSumEightPartialsInDoubleOnAnyThreadCount) {
     for (int64_t i = 1; i < n; ++i) max = std::max(max, x[r * n + i]);
     // The exponentials as the kernel computes them: y * sum recovers them to
     // within the float32 scaling; the sum's order is what is checked exactly.
-    double partial[8] = {};
     std::vector<float> e(n);
     for (int64_t i = 0; i < n; ++i) e[i] = x[r * n + i] - max;
     auto exps = OpTester("Exp").Input<float>(Shape{n}, e).Run();
     ASSERT_TRUE(exps.ok()) << exps.status();
     const std::vector<float> ev = Values<float>((*exps)[0]);
-    for (int64_t i = 0; i < n; ++i) partial[i % 8] += ev[i];
-    double sum = 0;
-    for (double p : partial) sum += p;
-    const float scale = static_cast<float>(1.0 / sum);
+    const float scale =
+        static_cast<float>(1.0 / testing::EightPartialSum(ev.data(), n));
     for (int64_t i = 0; i < n; ++i) {
       ASSERT_EQ(std::bit_cast<uint32_t>(row[i]),
                 std::bit_cast<uint32_t>(ev[i] * scale))

@@ -381,42 +381,29 @@ absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry) {
     const std::string& other =
         add.inputs[0] == matmul.outputs[0] ? add.inputs[1] : add.inputs[0];
     const Tensor* c = ConstantValue(graph, other);
-    if (a.shape.rank() > 2) {
-      // Batched rows (a transformer's Linear on [batch, tokens, features]):
-      // a float32 bias along the last axis becomes the MatMul's third
-      // input, added after the product as the Add did.
-      const int64_t n = b->shape()[1];
-      if (a.dtype != DType::kFloat32 || c == nullptr ||
-          c->dtype() != DType::kFloat32 || c->NumElements() != n ||
-          c->shape().rank() == 0 || c->shape().rank() > a.shape.rank() ||
-          c->shape()[c->shape().rank() - 1] != n) {
-        continue;
-      }
-      GraphNode merged;
-      merged.op_type = "MatMul";
-      merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
-      // Copied: hoisting moves the nodes the references point into.
-      const std::string add_out = add.outputs[0];
-      // B too: the fused kernel needs its value when it is prepared.
-      const int first =
-          HoistConstantsBefore(graph, merged.inputs, static_cast<int>(i));
-      Merge(graph, first, graph.ProducerOf(add_out), std::move(merged));
-      i = static_cast<size_t>(first);
-      continue;
-    }
+    // 2-D A: a Gemm, whose C must broadcast to [M, N] without changing the
+    // output shape. Batched rows (a transformer's Linear on [batch, tokens,
+    // features]): a MatMul taking a float32 bias along the last axis as its
+    // third input, added after the product as the Add did.
+    const bool batched = a.shape.rank() > 2;
     const int64_t m = a.shape[0], n = b->shape()[1];
-    // C must broadcast to [M, N] without changing the output shape.
-    if (c == nullptr || c->dtype() != a.dtype || c->shape().rank() > 2)
-      continue;
+    if (c == nullptr) continue;
     const Shape& cs = c->shape();
-    const bool fits = (cs.rank() == 0) ||
-                      (cs.rank() == 1 && (cs[0] == n || cs[0] == 1)) ||
-                      (cs.rank() == 2 && (cs[0] == m || cs[0] == 1) &&
-                       (cs[1] == n || cs[1] == 1));
+    const bool fits =
+        batched ? a.dtype == DType::kFloat32 && c->dtype() == DType::kFloat32 &&
+                      c->NumElements() == n && cs.rank() > 0 &&
+                      cs.rank() <= a.shape.rank() && cs[cs.rank() - 1] == n
+                : c->dtype() == a.dtype &&
+                      ((cs.rank() == 0) ||
+                       (cs.rank() == 1 && (cs[0] == n || cs[0] == 1)) ||
+                       (cs.rank() == 2 && (cs[0] == m || cs[0] == 1) &&
+                        (cs[1] == n || cs[1] == 1)));
     if (!fits) continue;
     GraphNode merged;
-    merged.op_type = "Gemm";
+    merged.op_type = batched ? "MatMul" : "Gemm";
     merged.inputs = {matmul.inputs[0], matmul.inputs[1], other};
+    // Copied: hoisting moves the nodes the references point into. B moves
+    // too: the packed kernels need its value when they are prepared.
     const std::string add_out = add.outputs[0];
     const int first =
         HoistConstantsBefore(graph, merged.inputs, static_cast<int>(i));

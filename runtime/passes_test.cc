@@ -46,6 +46,34 @@ std::vector<std::string> NodeNames(const Graph& graph) {
   return names;
 }
 
+// A node `name` of `op` reading `inputs` and writing "{name}.out".
+GraphNode MakeNode(std::string name, std::string op,
+                   std::vector<std::string> inputs) {
+  GraphNode n;
+  n.original_names = {name};
+  n.name = std::move(name);
+  n.op_type = std::move(op);
+  n.inputs = std::move(inputs);
+  n.outputs = {n.name + ".out"};
+  return n;
+}
+
+// A Constant node making `value` under its own name.
+GraphNode ConstantNode(const std::string& name,
+                       std::shared_ptr<const Tensor> value) {
+  GraphNode n = MakeNode(name, "Constant", {});
+  n.outputs = {name};
+  n.attrs.Set("value", std::move(value));
+  return n;
+}
+
+// A Constant node making the float32 scalar `value`.
+GraphNode ScalarConstant(const std::string& name, float value) {
+  auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
+  t->as<float>()[0] = value;
+  return ConstantNode(name, t);
+}
+
 TEST(ConverterTest, ResNetFusesConvBatchNormReluWithConcatenatedNames) {
   absl::StatusOr<Graph> graph = ConvertOnnxFile("testdata/resnet_tiny.onnx");
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -271,46 +299,27 @@ Graph PaddleHardSwishGraph(const ChainSpec& spec) {
   auto six_vector = std::make_shared<Tensor>(DType::kFloat32, Shape({67}));
   std::fill_n(six_vector->as<float>(), 67, 6.0f);
   g.initializers["six_vector"] = six_vector;
-  auto constant = [&](const std::string& name, float v) {
-    GraphNode node;
-    node.name = name;
-    node.op_type = "Constant";
-    node.outputs = {name};
-    node.attrs.Set("value", std::shared_ptr<const Tensor>(scalar(v)));
-    node.original_names = {name};
-    return node;
-  };
-  auto node = [](std::string name, std::string op,
-                 std::vector<std::string> inputs) {
-    GraphNode n;
-    n.original_names = {name};
-    n.name = std::move(name);
-    n.op_type = std::move(op);
-    n.inputs = std::move(inputs);
-    n.outputs = {n.name + ".out"};
-    return n;
-  };
-  g.nodes.push_back(node("x", "Identity", {"in"}));
+  g.nodes.push_back(MakeNode("x", "Identity", {"in"}));
   std::string x = "x.out";
   if (spec.affine) {
-    g.nodes.push_back(node("scale1", "Mul", {"s1", "x.out"}));
-    g.nodes.push_back(node("shift1", "Add", {"scale1.out", "b1"}));
+    g.nodes.push_back(MakeNode("scale1", "Mul", {"s1", "x.out"}));
+    g.nodes.push_back(MakeNode("shift1", "Add", {"scale1.out", "b1"}));
     x = "shift1.out";
   }
   if (spec.spy) {
-    g.nodes.push_back(node("spy", "Neg", {x}));
+    g.nodes.push_back(MakeNode("spy", "Neg", {x}));
     g.outputs.push_back({"spy.out", info});
   }
-  g.nodes.push_back(constant("three", 3.0f));
-  g.nodes.push_back(constant("zero", 0.0f));
-  g.nodes.push_back(constant("six_max", 6.0f));
-  g.nodes.push_back(node("add", "Add", {x, "three"}));
-  g.nodes.push_back(node("clip", "Clip", {"add.out", "zero", "six_max"}));
-  g.nodes.push_back(node("mul", "Mul", {"clip.out", x}));
-  g.nodes.push_back(node("div", "Div", {"mul.out", spec.divisor}));
+  g.nodes.push_back(ScalarConstant("three", 3.0f));
+  g.nodes.push_back(ScalarConstant("zero", 0.0f));
+  g.nodes.push_back(ScalarConstant("six_max", 6.0f));
+  g.nodes.push_back(MakeNode("add", "Add", {x, "three"}));
+  g.nodes.push_back(MakeNode("clip", "Clip", {"add.out", "zero", "six_max"}));
+  g.nodes.push_back(MakeNode("mul", "Mul", {"clip.out", x}));
+  g.nodes.push_back(MakeNode("div", "Div", {"mul.out", spec.divisor}));
   if (spec.affine) {
-    g.nodes.push_back(node("scale2", "Mul", {"s2", "div.out"}));
-    g.nodes.push_back(node("shift2", "Add", {"scale2.out", "b2"}));
+    g.nodes.push_back(MakeNode("scale2", "Mul", {"s2", "div.out"}));
+    g.nodes.push_back(MakeNode("shift2", "Add", {"scale2.out", "b2"}));
   }
   g.nodes.back().outputs = {"y"};
   return g;
@@ -465,42 +474,24 @@ Graph DecomposedLayerNormGraph(bool spy) {
   auto axes = std::make_shared<Tensor>(DType::kInt64, Shape({1}));
   axes->as<int64_t>()[0] = -1;
   g.initializers["axes"] = axes;
-  auto node = [](std::string name, std::string op,
-                 std::vector<std::string> inputs) {
-    GraphNode n;
-    n.original_names = {name};
-    n.name = std::move(name);
-    n.op_type = std::move(op);
-    n.inputs = std::move(inputs);
-    n.outputs = {n.name + ".out"};
-    return n;
-  };
-  auto constant = [&](const std::string& name,
-                      std::shared_ptr<const Tensor> value) {
-    GraphNode n = node(name, "Constant", {});
-    n.outputs = {name};
-    n.attrs.Set("value", std::move(value));
-    return n;
-  };
-  g.nodes.push_back(node("x", "Identity", {"in"}));
-  g.nodes.push_back(node("mean", "ReduceMean", {"x.out"}));
+  g.nodes.push_back(MakeNode("x", "Identity", {"in"}));
+  g.nodes.push_back(MakeNode("mean", "ReduceMean", {"x.out"}));
   g.nodes.back().attrs.Set("axes", std::vector<int64_t>{-1});
-  g.nodes.push_back(node("sub", "Sub", {"x.out", "mean.out"}));
+  g.nodes.push_back(MakeNode("sub", "Sub", {"x.out", "mean.out"}));
   if (spy) {
-    g.nodes.push_back(node("spy", "Neg", {"sub.out"}));
+    g.nodes.push_back(MakeNode("spy", "Neg", {"sub.out"}));
     g.outputs.push_back({"spy.out", info});
   }
-  auto two = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
-  two->as<float>()[0] = 2.0f;
-  g.nodes.push_back(constant("two", two));
-  g.nodes.push_back(node("pow", "Pow", {"sub.out", "two"}));
-  g.nodes.push_back(node("variance", "ReduceMean", {"pow.out", "axes"}));
-  g.nodes.push_back(node("add_epsilon", "Add", {"epsilon", "variance.out"}));
-  g.nodes.push_back(node("sqrt", "Sqrt", {"add_epsilon.out"}));
-  g.nodes.push_back(node("div", "Div", {"sub.out", "sqrt.out"}));
-  g.nodes.push_back(constant("scale", vector(0.9f)));
-  g.nodes.push_back(node("mul", "Mul", {"div.out", "scale"}));
-  g.nodes.push_back(node("add_bias", "Add", {"bias", "mul.out"}));
+  g.nodes.push_back(ScalarConstant("two", 2.0f));
+  g.nodes.push_back(MakeNode("pow", "Pow", {"sub.out", "two"}));
+  g.nodes.push_back(MakeNode("variance", "ReduceMean", {"pow.out", "axes"}));
+  g.nodes.push_back(
+      MakeNode("add_epsilon", "Add", {"epsilon", "variance.out"}));
+  g.nodes.push_back(MakeNode("sqrt", "Sqrt", {"add_epsilon.out"}));
+  g.nodes.push_back(MakeNode("div", "Div", {"sub.out", "sqrt.out"}));
+  g.nodes.push_back(ConstantNode("scale", vector(0.9f)));
+  g.nodes.push_back(MakeNode("mul", "Mul", {"div.out", "scale"}));
+  g.nodes.push_back(MakeNode("add_bias", "Add", {"bias", "mul.out"}));
   g.nodes.back().outputs = {"y"};
   return g;
 }
@@ -548,33 +539,15 @@ Graph ErfGeluGraph() {
   const TensorInfo info{DType::kFloat32, Shape({2, 67})};
   g.inputs.push_back({"in", info});
   g.outputs.push_back({"y", info});
-  auto node = [](std::string name, std::string op,
-                 std::vector<std::string> inputs) {
-    GraphNode n;
-    n.original_names = {name};
-    n.name = std::move(name);
-    n.op_type = std::move(op);
-    n.inputs = std::move(inputs);
-    n.outputs = {n.name + ".out"};
-    return n;
-  };
-  auto constant = [&](const std::string& name, float v) {
-    GraphNode n = node(name, "Constant", {});
-    n.outputs = {name};
-    auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
-    t->as<float>()[0] = v;
-    n.attrs.Set("value", std::shared_ptr<const Tensor>(t));
-    return n;
-  };
-  g.nodes.push_back(node("x", "Identity", {"in"}));
-  g.nodes.push_back(constant("sqrt2", 1.41421354f));
-  g.nodes.push_back(node("div", "Div", {"x.out", "sqrt2"}));
-  g.nodes.push_back(node("erf", "Erf", {"div.out"}));
-  g.nodes.push_back(constant("one", 1.0f));
-  g.nodes.push_back(node("add", "Add", {"erf.out", "one"}));
-  g.nodes.push_back(node("mul", "Mul", {"x.out", "add.out"}));
-  g.nodes.push_back(constant("half", 0.5f));
-  g.nodes.push_back(node("mul_half", "Mul", {"mul.out", "half"}));
+  g.nodes.push_back(MakeNode("x", "Identity", {"in"}));
+  g.nodes.push_back(ScalarConstant("sqrt2", 1.41421354f));
+  g.nodes.push_back(MakeNode("div", "Div", {"x.out", "sqrt2"}));
+  g.nodes.push_back(MakeNode("erf", "Erf", {"div.out"}));
+  g.nodes.push_back(ScalarConstant("one", 1.0f));
+  g.nodes.push_back(MakeNode("add", "Add", {"erf.out", "one"}));
+  g.nodes.push_back(MakeNode("mul", "Mul", {"x.out", "add.out"}));
+  g.nodes.push_back(ScalarConstant("half", 0.5f));
+  g.nodes.push_back(MakeNode("mul_half", "Mul", {"mul.out", "half"}));
   g.nodes.back().outputs = {"y"};
   return g;
 }
@@ -628,15 +601,6 @@ TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
   matmul.op_type = "MatMul";
   matmul.inputs = {"in", "w"};
   matmul.outputs = {"mm"};
-  auto constant_node = [](const std::string& name,
-                          std::shared_ptr<const Tensor> value) {
-    GraphNode node;
-    node.name = node.outputs.emplace_back(name);
-    node.original_names = {name};
-    node.op_type = "Constant";
-    node.attrs.Set("value", std::move(value));
-    return node;
-  };
   GraphNode add;
   add.name = "linear/Add";
   add.original_names = {add.name};
@@ -645,8 +609,8 @@ TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
   add.outputs = {"y"};
   // The bias made between the MatMul and the Add: the fused node, in the
   // MatMul's place, needs it before it.
-  g.nodes = {constant_node("w", weights), matmul,
-             constant_node("linear/bias", bias), add};
+  g.nodes = {ConstantNode("w", weights), matmul,
+             ConstantNode("linear/bias", bias), add};
   Graph plain_graph = g;
   ASSERT_TRUE(OptimizeGraph(g, BuiltinOps(), PassOptions()).ok());
   ASSERT_TRUE(
@@ -680,26 +644,16 @@ Graph ConvAddGraph(const std::string& kind, const std::string& activation,
   for (int64_t i = 0; i < 8; ++i) b->as<float>()[i] = 0.1f * i - 0.3f;
   g.initializers["w"] = w;
   g.initializers["b"] = b;
-  auto node = [](std::string name, std::string op,
-                 std::vector<std::string> inputs) {
-    GraphNode n;
-    n.original_names = {name};
-    n.name = std::move(name);
-    n.op_type = std::move(op);
-    n.inputs = std::move(inputs);
-    n.outputs = {n.name + ".out"};
-    return n;
-  };
-  g.nodes.push_back(node("r", "Neg", {"in"}));
-  g.nodes.push_back(node("conv", "Conv", {"in", "w"}));
+  g.nodes.push_back(MakeNode("r", "Neg", {"in"}));
+  g.nodes.push_back(MakeNode("conv", "Conv", {"in", "w"}));
   if (bias) g.nodes.back().inputs.push_back("b");
   if (kernel == 3) {
     g.nodes.back().attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
   }
   if (kind == "depthwise") g.nodes.back().attrs.Set("group", int64_t{8});
-  g.nodes.push_back(node("add", "Add", {"r.out", "conv.out"}));
+  g.nodes.push_back(MakeNode("add", "Add", {"r.out", "conv.out"}));
   if (!activation.empty())
-    g.nodes.push_back(node("act", activation, {"add.out"}));
+    g.nodes.push_back(MakeNode("act", activation, {"add.out"}));
   g.nodes.back().outputs = {"y"};
   return g;
 }

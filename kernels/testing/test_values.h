@@ -76,6 +76,16 @@ inline std::vector<double> RandomValues(int64_t n, uint32_t seed,
   return out;
 }
 
+// The order float32 sums take in the kernels (kernels/plane_sum.h): element
+// i into double partial sum i % 8, the partials added in order.
+inline double EightPartialSum(const float* x, int64_t n) {
+  double partial[8] = {};
+  for (int64_t i = 0; i < n; ++i) partial[i % 8] += static_cast<double>(x[i]);
+  double sum = 0;
+  for (double p : partial) sum += p;
+  return sum;
+}
+
 inline int64_t Count(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
