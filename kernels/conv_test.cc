@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -256,6 +257,39 @@ TEST(ConvTest, FusedClipAndNanInEveryImplementation) {
       EXPECT_TRUE(std::isnan(y[0])) << c.name;
     }
   }
+}
+
+// The converter's residual (input 3) is added to the finished output, then
+// the activation: channel 0 is x + 0.5, channel 1 is -x + 0.25, plus the
+// residual, under Relu and HardSwish.
+TEST(ConvTest, FusedResidualComesBeforeTheActivation) {
+  for (const char* activation : {"Relu", "HardSwish"}) {
+    auto out = OpTester("Conv")
+                   .Input<float>({1, 1, 1, 2}, {1, -1})
+                   .Input<float>({2, 1, 1, 1}, {1, -1})
+                   .Input<float>({2}, {0.5f, 0.25f})
+                   .RuntimeInput<float>({1, 2, 1, 2}, {2, -4, 1, 8})
+                   .Attr("fused_activation", std::string(activation))
+                   .Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<float> sums = {3.5f, -4.5f, 0.25f, 9.25f};
+    std::vector<float> expected;
+    for (float v : sums) {
+      expected.push_back(std::string(activation) == "Relu"
+                             ? std::max(v, 0.0f)
+                             : v * std::clamp(v / 6 + 0.5f, 0.0f, 1.0f));
+    }
+    EXPECT_EQ(Values<float>((*out)[0]), expected) << activation;
+  }
+  auto wrong = OpTester("Conv")
+                   .Input<float>({1, 1, 1, 2}, {1, -1})
+                   .Input<float>({2, 1, 1, 1}, {1, -1})
+                   .AbsentInput()
+                   .RuntimeInput<float>({1, 2, 2, 1}, {2, -4, 1, 8})
+                   .Run();
+  EXPECT_THAT(std::string(wrong.status().message()),
+              HasSubstr("the fused residual (input 3) must be float32 of the "
+                        "output's shape [1,2,1,2], got float32 [1,2,2,1]"));
 }
 
 TEST(ConvTest, ReportsBadGeometry) {
