@@ -196,6 +196,7 @@ TEST(SoftmaxTest, RowsSumEightPartialsInDoubleOnAnyThreadCount) {
     x[i] = static_cast<float>(std::sin(0.61 * i) * 9.0 + 1e-3 * (i % 13));
   x[5 * n + 131] = std::numeric_limits<float>::quiet_NaN();
   x[7 * n + 3] = std::numeric_limits<float>::infinity();
+  x[9 * n + 195] = std::numeric_limits<float>::quiet_NaN();  // in the tail
   std::vector<std::vector<float>> by_threads;
   for (int threads : {1, 2, 3}) {
     ScopedIntraOpThreads scope(threads);
@@ -213,7 +214,7 @@ TEST(SoftmaxTest, RowsSumEightPartialsInDoubleOnAnyThreadCount) {
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = y.data() + r * n;
-    if (r == 5 || r == 7) {
+    if (r == 5 || r == 7 || r == 9) {
       // NaN anywhere in the row, or +inf (inf - inf), makes the row NaN.
       for (int64_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(row[i])) << r;
       continue;
