@@ -485,9 +485,9 @@ absl::Status FuseConvAdd(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
-// Relu after Conv, Gemm or MatMul, and Clip with known bounds or HardSwish
-// after Conv, become the node's fused_activation.
-absl::Status FuseRelu(Graph& graph) {
+// Relu after Conv, Gemm or MatMul, Clip with known bounds after Conv, and
+// with `hard_swish` HardSwish after Conv, become the node's fused_activation.
+absl::Status FuseRelu(Graph& graph, bool hard_swish) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const GraphNode& node = graph.nodes[i];
     if ((node.op_type != "Conv" && node.op_type != "Gemm" &&
@@ -504,8 +504,8 @@ absl::Status FuseRelu(Graph& graph) {
     merged.attrs = node.attrs;
     if (next.op_type == "Relu") {
       merged.attrs.Set("fused_activation", std::string("Relu"));
-    } else if (next.op_type == "HardSwish" && node.op_type == "Conv" &&
-               next.attrs.size() == 0) {
+    } else if (hard_swish && next.op_type == "HardSwish" &&
+               node.op_type == "Conv" && next.attrs.size() == 0) {
       merged.attrs.Set("fused_activation", std::string("HardSwish"));
     } else if (next.op_type == "Clip" && node.op_type == "Conv" &&
                next.inputs[0] == node.outputs[0]) {
@@ -925,7 +925,9 @@ absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
   if (options.fold_batch_norm) RETURN_IF_ERROR(FoldBatchNormIntoConv(graph));
   if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
   if (options.fuse_conv_add) RETURN_IF_ERROR(FuseConvAdd(graph, registry));
-  if (options.fuse_relu) RETURN_IF_ERROR(FuseRelu(graph));
+  if (options.fuse_relu) {
+    RETURN_IF_ERROR(FuseRelu(graph, options.fuse_conv_hard_swish));
+  }
   if (options.fuse_swish) RETURN_IF_ERROR(FuseSwish(graph));
   if (options.fuse_hard_swish) RETURN_IF_ERROR(FuseHardSwishChain(graph));
   if (options.fuse_gelu) RETURN_IF_ERROR(FuseGeluChain(graph));

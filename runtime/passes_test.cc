@@ -102,6 +102,7 @@ TEST(ConverterTest, ResNetFusesConvBatchNormReluWithConcatenatedNames) {
 TEST(ConverterTest, ResidualAddJoinsTheLaterConvWhenAskedFor) {
   PassOptions options;
   options.fuse_conv_add = true;
+  options.fuse_conv_hard_swish = true;
   absl::StatusOr<Graph> graph =
       ConvertOnnxFile("testdata/resnet_tiny.onnx", options);
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -676,6 +677,7 @@ TEST(FuseConvAddTest, EveryConvPathGivesTheBitsOfConvAddAndActivation) {
       Graph plain_graph = fused_graph;
       PassOptions options;
       options.fuse_conv_add = true;
+      options.fuse_conv_hard_swish = true;
       ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), options).ok());
       ASSERT_TRUE(
           OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused())
@@ -692,11 +694,24 @@ TEST(FuseConvAddTest, EveryConvPathGivesTheBitsOfConvAddAndActivation) {
   }
 }
 
+TEST(FuseConvAddTest, ByDefaultTheAddAndAHardSwishStayNodes) {
+  Graph graph = ConvAddGraph("pointwise", "HardSwish");
+  ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
+  EXPECT_THAT(NodeNames(graph), ElementsAre("r", "conv", "add", "act"));
+  // A Relu after the Conv itself still fuses by default.
+  Graph relu = ConvAddGraph("pointwise", "");
+  relu.nodes[2] = MakeNode("relu", "Relu", {"conv.out"});
+  relu.nodes[2].outputs = {"y"};
+  ASSERT_TRUE(OptimizeGraph(relu, BuiltinOps(), PassOptions()).ok());
+  EXPECT_THAT(NodeNames(relu), ElementsAre("r", "convrelu"));
+}
+
 TEST(FuseConvAddTest, AConvWithoutBiasTakesTheResidualAsInputThree) {
   Graph fused_graph = ConvAddGraph("dense", "Relu", /*bias=*/false);
   Graph plain_graph = fused_graph;
   PassOptions options;
   options.fuse_conv_add = true;
+  options.fuse_conv_hard_swish = true;
   ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), options).ok());
   ASSERT_TRUE(
       OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
@@ -713,6 +728,7 @@ TEST(FuseConvAddTest, AnAddReadingTheConvTwiceOrAConstantIsLeftAlone) {
   graph.nodes[2].inputs = {"conv.out", "offset"};
   PassOptions options;
   options.fuse_conv_add = true;
+  options.fuse_conv_hard_swish = true;
   ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), options).ok());
   EXPECT_NE(FindNode(graph, "add"), nullptr);
   Graph twice = ConvAddGraph("pointwise", "");

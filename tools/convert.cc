@@ -1,5 +1,6 @@
 // bazel run //tools:convert -- model.onnx out.om [--json out.json]
-// [--no-fusion] [--fuse-residual-add] [--input-shape "x:1,3,640,640;y:1,16"]
+// [--no-fusion] [--fuse-residual-add] [--fuse-conv-hard-swish]
+// [--input-shape "x:1,3,640,640;y:1,16"]
 // [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320"]
 #include <cstdio>
 #include <fstream>
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
                "also fuse Add(Conv, residual) and the activation after it into "
                "the Conv (faster; dumps then no longer show the convolution's "
                "output before the residual is added)");
+  bool fuse_conv_hard_swish = false;
+  app.add_flag("--fuse-conv-hard-swish", fuse_conv_hard_swish,
+               "also fuse HardSwish into the Conv before it (off by default: "
+               "slower than the separate HardSwish on the machines measured)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -107,6 +112,7 @@ int main(int argc, char** argv) {
   acldump::PassOptions options =
       no_fusion ? acldump::PassOptions::Unfused() : acldump::PassOptions();
   if (fuse_residual_add && !no_fusion) options.fuse_conv_add = true;
+  if (fuse_conv_hard_swish && !no_fusion) options.fuse_conv_hard_swish = true;
   acldump::ImportOptions import_options;
   if (!input_shape.empty()) {
     absl::StatusOr<acldump::InputShapes> shapes =
