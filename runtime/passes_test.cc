@@ -68,6 +68,32 @@ GraphNode ConstantNode(const std::string& name,
   return n;
 }
 
+// `graph` optimized with `options` and with every fusion off, for tests that
+// set a fused graph beside its unfused self.
+struct GraphPair {
+  Graph fused;
+  Graph plain;
+};
+GraphPair OptimizeBothWays(Graph graph,
+                           const PassOptions& options = PassOptions()) {
+  GraphPair pair{graph, std::move(graph)};
+  const absl::Status fused = OptimizeGraph(pair.fused, BuiltinOps(), options);
+  const absl::Status plain =
+      OptimizeGraph(pair.plain, BuiltinOps(), PassOptions::Unfused());
+  EXPECT_TRUE(fused.ok()) << fused;
+  EXPECT_TRUE(plain.ok()) << plain;
+  return pair;
+}
+
+// The default fusions plus the opt-in Conv epilogues (residual Add and
+// HardSwish).
+PassOptions ConvEpilogueOptions() {
+  PassOptions options;
+  options.fuse_conv_add = true;
+  options.fuse_conv_hard_swish = true;
+  return options;
+}
+
 // A Constant node making the float32 scalar `value`.
 GraphNode ScalarConstant(const std::string& name, float value) {
   auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({}));
@@ -100,11 +126,8 @@ TEST(ConverterTest, ResNetFusesConvBatchNormReluWithConcatenatedNames) {
 }
 
 TEST(ConverterTest, ResidualAddJoinsTheLaterConvWhenAskedFor) {
-  PassOptions options;
-  options.fuse_conv_add = true;
-  options.fuse_conv_hard_swish = true;
   absl::StatusOr<Graph> graph =
-      ConvertOnnxFile("testdata/resnet_tiny.onnx", options);
+      ConvertOnnxFile("testdata/resnet_tiny.onnx", ConvEpilogueOptions());
   ASSERT_TRUE(graph.ok()) << graph.status();
   EXPECT_THAT(
       NodeNames(*graph),
@@ -377,11 +400,7 @@ void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph,
 }
 
 TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
-  Graph fused_graph = PaddleHardSwishGraph({});
-  Graph plain_graph = fused_graph;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  auto [fused_graph, plain_graph] = OptimizeBothWays(PaddleHardSwishGraph({}));
   const GraphNode* chain = FindNode(fused_graph, "addclipmuldiv");
   ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
   EXPECT_EQ(chain->op_type, "HardSwish");
@@ -416,11 +435,8 @@ TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
 }
 
 TEST(FuseHardSwishChainTest, TakesTheScalarMultiplyAddsAroundIt) {
-  Graph fused_graph = PaddleHardSwishGraph({.affine = true});
-  Graph plain_graph = fused_graph;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  auto [fused_graph, plain_graph] =
+      OptimizeBothWays(PaddleHardSwishGraph({.affine = true}));
   const GraphNode* chain =
       FindNode(fused_graph, "scale1shift1addclipmuldivscale2shift2");
   ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
@@ -437,11 +453,8 @@ TEST(FuseHardSwishChainTest, TakesTheScalarMultiplyAddsAroundIt) {
 }
 
 TEST(FuseHardSwishChainTest, APreActivationValueReadElsewhereStaysANode) {
-  Graph fused_graph = PaddleHardSwishGraph({.affine = true, .spy = true});
-  Graph plain_graph = fused_graph;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  auto [fused_graph, plain_graph] =
+      OptimizeBothWays(PaddleHardSwishGraph({.affine = true, .spy = true}));
   EXPECT_NE(FindNode(fused_graph, "scale1"), nullptr);
   EXPECT_NE(FindNode(fused_graph, "shift1"), nullptr);
   const GraphNode* chain = FindNode(fused_graph, "addclipmuldivscale2shift2");
@@ -508,11 +521,8 @@ Graph DecomposedLayerNormGraph(bool spy) {
 }
 
 TEST(FuseLayerNormChainTest, OneNodeWithEveryNameAndTheBitsOfTheNineNodes) {
-  Graph fused_graph = DecomposedLayerNormGraph(/*spy=*/false);
-  Graph plain_graph = fused_graph;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  auto [fused_graph, plain_graph] =
+      OptimizeBothWays(DecomposedLayerNormGraph(/*spy=*/false));
   const GraphNode* chain =
       FindNode(fused_graph, "meansubpowvarianceadd_epsilonsqrtdivmuladd_bias");
   ASSERT_NE(chain, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
@@ -564,11 +574,7 @@ Graph ErfGeluGraph() {
 }
 
 TEST(FuseGeluChainTest, OneNodeWithEveryNameAndTheBitsOfTheFiveNodes) {
-  Graph fused_graph = ErfGeluGraph();
-  Graph plain_graph = fused_graph;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), PassOptions()).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  auto [fused_graph, plain_graph] = OptimizeBothWays(ErfGeluGraph());
   EXPECT_THAT(NodeNames(fused_graph), ElementsAre("x", "diverfaddmulmul_half"));
   const GraphNode& chain = fused_graph.nodes[1];
   EXPECT_EQ(chain.op_type, "Gelu");
@@ -606,34 +612,23 @@ TEST(FuseMatMulAddTest, BatchedRowsTakeTheBiasAsAThirdInputWithTheSameBits) {
     weights->as<float>()[i] = std::cos(0.3f * i) * 0.1f;
   auto bias = std::make_shared<Tensor>(DType::kFloat32, Shape({n}));
   for (int64_t i = 0; i < n; ++i) bias->as<float>()[i] = 0.5f - 0.05f * i;
-  GraphNode matmul;
-  matmul.name = "linear/MatMul";
-  matmul.original_names = {matmul.name};
-  matmul.op_type = "MatMul";
-  matmul.inputs = {"in", "w"};
-  matmul.outputs = {"mm"};
-  GraphNode add;
-  add.name = "linear/Add";
-  add.original_names = {add.name};
-  add.op_type = "Add";
-  add.inputs = {"linear/bias", "mm"};
+  GraphNode add = MakeNode("linear/Add", "Add", {"linear/bias", "mm"});
   add.outputs = {"y"};
+  GraphNode matmul = MakeNode("linear/MatMul", "MatMul", {"in", "w"});
+  matmul.outputs = {"mm"};
   // The bias made between the MatMul and the Add: the fused node, in the
   // MatMul's place, needs it before it.
   g.nodes = {ConstantNode("w", weights), matmul,
              ConstantNode("linear/bias", bias), add};
-  Graph plain_graph = g;
-  ASSERT_TRUE(OptimizeGraph(g, BuiltinOps(), PassOptions()).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
-  EXPECT_THAT(NodeNames(g),
+  auto [fused_graph, plain_graph] = OptimizeBothWays(g);
+  EXPECT_THAT(NodeNames(fused_graph),
               ElementsAre("w", "linear/bias", "linear/MatMullinear/Add"));
-  EXPECT_EQ(g.nodes[2].op_type, "MatMul");
-  EXPECT_THAT(g.nodes[2].inputs, ElementsAre("in", "w", "linear/bias"));
-  EXPECT_THAT(g.nodes[2].original_names,
-              ElementsAre("linear/MatMul", "linear/Add"));
-  ASSERT_TRUE(CompiledModel::Compile(g, BuiltinOps()).ok());
-  ExpectSameBits(g, plain_graph, Shape({1, 2, k}));
+  const GraphNode& fused = fused_graph.nodes[2];
+  EXPECT_EQ(fused.op_type, "MatMul");
+  EXPECT_THAT(fused.inputs, ElementsAre("in", "w", "linear/bias"));
+  EXPECT_THAT(fused.original_names, ElementsAre("linear/MatMul", "linear/Add"));
+  ASSERT_TRUE(CompiledModel::Compile(fused_graph, BuiltinOps()).ok());
+  ExpectSameBits(fused_graph, plain_graph, Shape({1, 2, k}));
 }
 
 // r = Neg(x), y = activation(Add(Conv(x), r)) on [1, 8, 9, 11] for each
@@ -673,15 +668,8 @@ TEST(FuseConvAddTest, EveryConvPathGivesTheBitsOfConvAddAndActivation) {
   for (const char* kind : {"pointwise", "depthwise", "dense"}) {
     for (const char* activation : {"", "Relu", "HardSwish"}) {
       SCOPED_TRACE(std::string(kind) + " " + activation);
-      Graph fused_graph = ConvAddGraph(kind, activation);
-      Graph plain_graph = fused_graph;
-      PassOptions options;
-      options.fuse_conv_add = true;
-      options.fuse_conv_hard_swish = true;
-      ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), options).ok());
-      ASSERT_TRUE(
-          OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused())
-              .ok());
+      auto [fused_graph, plain_graph] = OptimizeBothWays(
+          ConvAddGraph(kind, activation), ConvEpilogueOptions());
       ASSERT_EQ(fused_graph.nodes.size(), 2u)
           << ::testing::PrintToString(NodeNames(fused_graph));
       const GraphNode& conv = fused_graph.nodes[1];
@@ -707,14 +695,8 @@ TEST(FuseConvAddTest, ByDefaultTheAddAndAHardSwishStayNodes) {
 }
 
 TEST(FuseConvAddTest, AConvWithoutBiasTakesTheResidualAsInputThree) {
-  Graph fused_graph = ConvAddGraph("dense", "Relu", /*bias=*/false);
-  Graph plain_graph = fused_graph;
-  PassOptions options;
-  options.fuse_conv_add = true;
-  options.fuse_conv_hard_swish = true;
-  ASSERT_TRUE(OptimizeGraph(fused_graph, BuiltinOps(), options).ok());
-  ASSERT_TRUE(
-      OptimizeGraph(plain_graph, BuiltinOps(), PassOptions::Unfused()).ok());
+  auto [fused_graph, plain_graph] = OptimizeBothWays(
+      ConvAddGraph("dense", "Relu", /*bias=*/false), ConvEpilogueOptions());
   ASSERT_EQ(fused_graph.nodes.size(), 2u);
   EXPECT_THAT(fused_graph.nodes[1].inputs, ElementsAre("in", "w", "", "r.out"));
   ExpectSameBits(fused_graph, plain_graph, Shape({1, 8, 9, 11}));
@@ -726,9 +708,7 @@ TEST(FuseConvAddTest, AnAddReadingTheConvTwiceOrAConstantIsLeftAlone) {
   graph.initializers["offset"] =
       std::make_shared<Tensor>(DType::kFloat32, Shape({1, 8, 9, 11}));
   graph.nodes[2].inputs = {"conv.out", "offset"};
-  PassOptions options;
-  options.fuse_conv_add = true;
-  options.fuse_conv_hard_swish = true;
+  const PassOptions options = ConvEpilogueOptions();
   ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), options).ok());
   EXPECT_NE(FindNode(graph, "add"), nullptr);
   Graph twice = ConvAddGraph("pointwise", "");
