@@ -10,6 +10,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+// After highway.h, which it needs per target.
+#include "kernels/activation-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace acldump::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -155,20 +158,11 @@ void GemmPackedBImpl(int64_t m, const float* a, int64_t lda,
   });
 }
 
-// The epilogue's activations: clamp by compares (NaN fails them and stays
-// NaN), then HardSwish as x * clamp(x / 6 + 1/2, 0, 1) in HardSwishFloat32's
-// operations.
+// The epilogue's activations, in the operations of the Clip and HardSwish
+// kernels (kernels/activation-inl.h).
 HWY_INLINE hn::Vec<D> Activate(D d, hn::Vec<D> x, const GemmEpilogue& e) {
-  if (e.clamp) {
-    const auto lo = hn::Set(d, e.lo);
-    const auto hi = hn::Set(d, e.hi);
-    x = hn::IfThenElse(hn::Lt(x, lo), lo, x);
-    x = hn::IfThenElse(hn::Gt(x, hi), hi, x);
-  }
-  if (e.hard_swish) {
-    const auto t = hn::Add(hn::Div(x, hn::Set(d, 6.0f)), hn::Set(d, 0.5f));
-    x = hn::Mul(x, hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
-  }
+  if (e.clamp) x = ClampByCompares(d, x, e.lo, e.hi);
+  if (e.hard_swish) x = HardSwishOf(d, x);
   return x;
 }
 
@@ -239,12 +233,8 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
       for (int v = 0; v < kVectors; ++v) out[v] = hn::Add(out[v], vb);
     }
     if (last && epilogue.clamp && !finish_after) {
-      // Compares, not Min/Max: NaN fails them and stays NaN.
-      const V lo = hn::Set(d, epilogue.lo);
-      const V hi = hn::Set(d, epilogue.hi);
       for (int v = 0; v < kVectors; ++v) {
-        out[v] = hn::IfThenElse(hn::Lt(out[v], lo), lo, out[v]);
-        out[v] = hn::IfThenElse(hn::Gt(out[v], hi), hi, out[v]);
+        out[v] = ClampByCompares(d, out[v], epilogue.lo, epilogue.hi);
       }
     }
     if (full) {

@@ -9,8 +9,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
-// After highway.h, which it needs per target.
+// After highway.h, which they need per target.
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/activation-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace acldump::HWY_NAMESPACE {
@@ -136,14 +137,10 @@ struct ErfOp {
   }
 };
 
-// x * clamp(x / 6 + 1/2, 0, 1), in the operations of the scalar definition
-// (a division, not a multiplication by 1/6), so the bits match it. NaN and
-// -inf give NaN through the product, as in the scalar form.
 struct HardSwishOp {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
-    const V t = hn::Add(hn::Div(x, hn::Set(d, 6.0f)), hn::Set(d, 0.5f));
-    return hn::Mul(x, hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
+    return HardSwishOf(d, x);
   }
 };
 
@@ -156,15 +153,11 @@ struct HardSigmoidOp {
   }
 };
 
-// Compares and selects: NaN fails both compares and stays NaN.
 struct ClipOp {
   float lo, hi;
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
-    const V l = hn::Set(d, lo);
-    const V h = hn::Set(d, hi);
-    const V v = hn::IfThenElse(hn::Lt(x, l), l, x);
-    return hn::IfThenElse(hn::Gt(v, h), h, v);
+    return ClampByCompares(d, x, lo, hi);
   }
 };
 
