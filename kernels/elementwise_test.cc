@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -513,18 +514,31 @@ TEST(GeluTest, ErfAndTanhFormsAgainstDouble) {
 }
 
 TEST(GeluTest, FusedChainAttributesAndErrors) {
+  // x * (erf(x / 2) + 1) * 0.25, each step rounded to float32 and erf the
+  // Erf kernel's: the bits of the five nodes.
+  std::vector<float> x;
+  for (int i = -60; i <= 60; ++i) x.push_back(0.13f * i);
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-0.0f);
+  const int64_t n = static_cast<int64_t>(x.size());
   auto fused = OpTester("Gelu")
-                   .Input<float>(Shape{3}, {-1.0f, 0.0f, 2.0f})
+                   .Input<float>(Shape{n}, x)
                    .Attr("fused_divisor", 2.0f)
                    .Attr("fused_shift", 1.0f)
                    .Attr("fused_scale", 0.25f)
                    .Run();
   ASSERT_TRUE(fused.ok()) << fused.status();
-  // x * (erf(x / 2) + 1) * 0.25 with the vector erf (7 ulp).
+  std::vector<float> halves(x.size());
+  for (size_t i = 0; i < x.size(); ++i) halves[i] = x[i] / 2.0f;
+  auto erf = OpTester("Erf").Input<float>(Shape{n}, halves).Run();
+  ASSERT_TRUE(erf.ok()) << erf.status();
+  const std::vector<float> e = Values<float>((*erf)[0]);
   const std::vector<float> y = Values<float>((*fused)[0]);
-  EXPECT_NEAR(y[0], -1.0 * (std::erf(-0.5) + 1) * 0.25, 1e-6);
-  EXPECT_EQ(y[1], 0.0f);
-  EXPECT_NEAR(y[2], 2.0 * (std::erf(1.0) + 1) * 0.25, 1e-6);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float expected = (x[i] * (e[i] + 1.0f)) * 0.25f;
+    EXPECT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(expected))
+        << "x = " << x[i];
+  }
   auto missing = OpTester("Gelu")
                      .Input<float>(Shape{1}, {1.0f})
                      .Attr("fused_divisor", 2.0f)

@@ -552,6 +552,18 @@ TEST(FuseLayerNormChainTest, ADeviationReadElsewhereLeavesTheChainAlone) {
   EXPECT_NE(FindNode(graph, "pow"), nullptr);
 }
 
+TEST(FuseLayerNormChainTest, AMeanOverAnotherAxisLeavesTheChainAlone) {
+  Graph graph = DecomposedLayerNormGraph(/*spy=*/false);
+  graph.nodes[1].attrs.Set("axes", std::vector<int64_t>{0});  // "mean"
+  auto [fused_graph, plain_graph] = OptimizeBothWays(graph);
+  EXPECT_NE(FindNode(fused_graph, "mean"), nullptr)
+      << ::testing::PrintToString(NodeNames(fused_graph));
+  for (const GraphNode& node : fused_graph.nodes) {
+    EXPECT_NE(node.op_type, "LayerNormalization") << node.name;
+  }
+  ExpectSameBits(fused_graph, plain_graph, Shape({3, 67}));
+}
+
 // GELU as PyTorch exports it below opset 20: Div by sqrt(2), Erf, Add 1, Mul
 // by x, Mul by 0.5, the scalars as Constant nodes.
 Graph ErfGeluGraph() {
