@@ -254,6 +254,72 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
   }
 }
 
+// Columns past the last whole panel of GemmPackedA, when there are only a few
+// (a 7x7 plane is 49 columns: three panels and one): a column at a time with
+// A's packed row tiles on the lanes, eight tiles at once so the FMA chains
+// overlap, where a tile of B columns would compute a vector or two of
+// padding. Each element sums over K in TileA's order and gets its epilogue.
+void TailColumns(const PackedMatrixA& a, int64_t k0, int64_t depth,
+                 const float* b, int64_t ldb, int64_t j_begin, int64_t j_end,
+                 float* c, int64_t ldc, bool first, bool last,
+                 const GemmEpilogue& epilogue) {
+  const D d;
+  using V = hn::Vec<D>;
+  constexpr int64_t kTile = PackedMatrixA::kRowTile;
+  constexpr int kGroup = 8;
+  const int64_t m = a.m();
+  const int64_t tiles = (m + kTile - 1) / kTile;
+  HWY_ALIGN float column[PackedMatrixB::kDepthBlock];
+  // Only called with a tile on one vector's lanes; sized for any target.
+  HWY_ALIGN float lane[std::max<size_t>(kTile, HWY_MAX_BYTES / sizeof(float))] =
+      {};
+  for (int64_t j = j_begin; j < j_end; ++j) {
+    for (int64_t p = 0; p < depth; ++p) column[p] = b[(k0 + p) * ldb + j];
+    for (int64_t t0 = 0; t0 < tiles; t0 += kGroup) {
+      const int group = static_cast<int>(std::min<int64_t>(kGroup, tiles - t0));
+      const float* panel[kGroup];
+      V acc[kGroup];
+      for (int q = 0; q < kGroup; ++q) {
+        panel[q] = a.Panel(k0, t0 + std::min(q, group - 1));
+        acc[q] = hn::Zero(d);
+      }
+      for (int64_t p = 0; p < depth; ++p) {
+        const V x = hn::Set(d, column[p]);
+#pragma GCC unroll 8
+        for (int q = 0; q < kGroup; ++q) {
+          acc[q] = hn::MulAdd(hn::LoadU(d, panel[q] + p * kTile), x, acc[q]);
+        }
+      }
+      for (int q = 0; q < group; ++q) {
+        const int64_t row0 = (t0 + q) * kTile;
+        const int64_t rows = std::min<int64_t>(kTile, m - row0);
+        V out = acc[q];
+        if (!first) {
+          for (int64_t r = 0; r < rows; ++r) lane[r] = c[(row0 + r) * ldc + j];
+          out = hn::Add(hn::Load(d, lane), out);
+        } else if (epilogue.bias != nullptr) {
+          for (int64_t r = 0; r < rows; ++r) lane[r] = epilogue.bias[row0 + r];
+          out = hn::Add(out, hn::Load(d, lane));
+        }
+        if (last) {
+          if (epilogue.residual != nullptr) {
+            for (int64_t r = 0; r < rows; ++r) {
+              lane[r] = epilogue.residual[(row0 + r) * ldc + j];
+            }
+            out = hn::Add(out, hn::Load(d, lane));
+          }
+          if (epilogue.clamp) {
+            out = ClampByCompares(d, out, epilogue.lo, epilogue.hi);
+          }
+          if (epilogue.hard_swish) out = HardSwishOf(d, out);
+        }
+        hn::Store(out, d, lane);
+        for (int64_t r = 0; r < rows; ++r) c[(row0 + r) * ldc + j] = lane[r];
+      }
+    }
+  }
+}
+
 void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
                      int64_t ldb, float* c, int64_t ldc,
                      const GemmEpilogue& epilogue) {
@@ -264,19 +330,32 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
   const int64_t k = a.k();
   constexpr int64_t kTile = PackedMatrixA::kRowTile;
   const int64_t panels = (n + width - 1) / width;
+  // A last panel of at most kTailColumns columns goes to TailColumns (which
+  // needs a row tile on one vector's lanes).
+  constexpr int64_t kTailColumns = 4;
+  const int64_t tail_columns = n % width;
+  const bool tail =
+      lanes >= kTile && tail_columns != 0 && tail_columns <= kTailColumns;
   const int64_t per_panel = std::max<int64_t>(1, m * k * width);
   const size_t grain =
       static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
   ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
     HWY_ALIGN float panel_copy[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
                                sizeof(float)];
+    const int64_t tiled_end = tail && static_cast<int64_t>(end_panel) == panels
+                                  ? panels - 1
+                                  : static_cast<int64_t>(end_panel);
     // Per depth block and panel of B (kept in L1), every row tile of A.
     for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
       const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);
       const bool first = k0 == 0;
       const bool last = k0 + depth == k;
-      for (int64_t panel = static_cast<int64_t>(first_panel);
-           panel < static_cast<int64_t>(end_panel); ++panel) {
+      if (tiled_end < static_cast<int64_t>(end_panel)) {
+        TailColumns(a, k0, depth, b, ldb, n - tail_columns, n, c, ldc, first,
+                    last, epilogue);
+      }
+      for (int64_t panel = static_cast<int64_t>(first_panel); panel < tiled_end;
+           ++panel) {
         const int64_t j = panel * width;
         const int64_t cols = std::min(width, n - j);
         // The panel is copied together (zero-padded past n): its rows lie
@@ -354,8 +433,9 @@ PackedMatrixA PackedMatrixA::Pack(const float* a, int64_t m, int64_t k,
   packed.m_ = m;
   packed.k_ = k;
   packed.padded_m_ = (m + kRowTile - 1) / kRowTile * kRowTile;
+  // A vector's load past the last row tile stays inside (TailColumns).
   packed.data_ =
-      AlignedBuffer(std::max<size_t>(1, k * packed.padded_m_ * sizeof(float)));
+      AlignedBuffer(k * packed.padded_m_ * sizeof(float) + HWY_MAX_BYTES);
   float* out = reinterpret_cast<float*>(packed.data_.data());
   for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
     const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);

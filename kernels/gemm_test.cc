@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -177,26 +178,60 @@ TEST(GemmPackedA, ReluKeepsNanAndSameBitsOnAnyThreadCount) {
             0);
 }
 
-// A narrow last panel (at most one vector of columns) runs a one-vector tile;
-// each element of C must still get the bits the two-vector tile gives it.
+// A narrow last panel (at most one vector of columns) runs a one-vector tile,
+// and a last panel of up to four columns (a 7x7 plane's 49th) runs a column at
+// a time with A's rows on the lanes; each element of C must still get the bits
+// the two-vector tile gives it, whatever the epilogue and the thread count.
 TEST(GemmPackedA, NarrowLastPanelGivesTheBitsOfAFullOne) {
-  const int64_t m = 13, k = 300, wide = 64;
+  // 11 row tiles (the last of one row): more than one group of eight.
+  const int64_t m = 61, k = 300, wide = 64;
   const std::vector<float> a = Random(m * k, 16);
-  const std::vector<float> b = Random(k * wide, 17);
+  std::vector<float> b = Random(k * wide, 17);
+  b[7 * wide + 48] = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> bias = Random(m, 18);
+  const std::vector<float> residual = Random(m * wide, 19);
   const PackedMatrixA packed = PackedMatrixA::Pack(a.data(), m, k, k);
-  const GemmEpilogue relu{bias.data(), true, 0.0f, kInf};
-  std::vector<float> full(m * wide);
-  GemmPackedA(packed, wide, b.data(), wide, full.data(), wide, relu);
-  // 49 and 50 columns end in panels of 1 and 2 columns; 57 in one of 9.
-  for (int64_t n : {49, 50, 57, 1, 3}) {
-    std::vector<float> part(m * n);
-    GemmPackedA(packed, n, b.data(), wide, part.data(), n, relu);
-    for (int64_t i = 0; i < m; ++i) {
-      ASSERT_EQ(std::memcmp(&part[i * n], &full[i * wide], n * sizeof(float)),
-                0)
-          << "n = " << n << ", row " << i;
+  struct Case {
+    const char* name;
+    GemmEpilogue epilogue;
+  };
+  GemmEpilogue relu{bias.data(), true, 0.0f, kInf};
+  GemmEpilogue residual_hard_swish{bias.data()};
+  residual_hard_swish.residual = residual.data();
+  residual_hard_swish.hard_swish = true;
+  GemmEpilogue clamp_no_bias{nullptr, true, -0.5f, 0.5f};
+  clamp_no_bias.residual = residual.data();
+  for (const Case& c : {Case{"bias, relu", relu},
+                        Case{"bias, residual, hard swish", residual_hard_swish},
+                        Case{"residual, clamp", clamp_no_bias}}) {
+    std::vector<float> full(m * wide);
+    GemmPackedA(packed, wide, b.data(), wide, full.data(), wide, c.epilogue);
+    // 49, 50 and 52 columns end in panels of 1, 2 and 4 columns; 53 and 57
+    // in ones of 5 and 9 (the one-vector tile); 1 and 3 are all tail.
+    for (int64_t n : {49, 50, 52, 53, 57, 1, 3}) {
+      for (int threads : {1, 3}) {
+        ScopedIntraOpThreads scope(threads);
+        std::vector<float> part_residual(m * n);
+        for (int64_t i = 0; i < m; ++i) {
+          std::copy_n(&residual[i * wide], n, &part_residual[i * n]);
+        }
+        GemmEpilogue epilogue = c.epilogue;
+        if (epilogue.residual != nullptr) {
+          epilogue.residual = part_residual.data();
+        }
+        std::vector<float> part(m * n);
+        GemmPackedA(packed, n, b.data(), wide, part.data(), n, epilogue);
+        for (int64_t i = 0; i < m; ++i) {
+          ASSERT_EQ(
+              std::memcmp(&part[i * n], &full[i * wide], n * sizeof(float)), 0)
+              << c.name << ", n = " << n << ", " << threads << " threads, row "
+              << i;
+        }
+      }
     }
+    // The NaN in B's column 48 reaches every row, through the tail too.
+    for (int64_t i = 0; i < m; ++i)
+      EXPECT_TRUE(std::isnan(full[i * wide + 48]));
   }
 }
 
