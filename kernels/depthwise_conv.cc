@@ -52,8 +52,16 @@ struct PaddedLayout {
 // Copies plane x into the padded layout. Only the input's own columns are
 // written, the same ones for every plane of a node, so the zeros around them
 // are written once per run, not once per plane.
+// The end of the half (stride 2) of a padded row that p lies in.
+inline const float* HalfEnd(const PaddedLayout& layout, const float* row,
+                            const float* p) {
+  return p < row + layout.half ? row + layout.half : row + 2 * layout.half;
+}
+
 void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
                const float* HWY_RESTRICT x, float* HWY_RESTRICT padded) {
+  const float* x_end = x + g.in_h * g.in_w;
+  const float* padded_end = padded + layout.rows * layout.row_floats;
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t width = g.stride_w == 1 ? layout.row_floats : 2 * layout.half;
@@ -68,6 +76,17 @@ void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
       int64_t i = 0;
       for (; i + lanes <= copied; i += lanes)
         hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+      // The last columns as one vector when it can be read: lanes past the
+      // row become zeros, which is what the padding to their right (and any
+      // next row's left) holds; a next row's columns are copied later.
+      if (i < copied && src + i + lanes <= x_end &&
+          dst + i + lanes <= padded_end) {
+        hn::StoreU(
+            hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(copied - i)),
+                               hn::LoadU(d, src + i)),
+            d, dst + i);
+        continue;
+      }
       for (; i < copied; ++i) dst[i] = src[i];
       continue;
     }
@@ -81,6 +100,22 @@ void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
       hn::StoreU(even, d, even_dst + j);
       hn::StoreU(odd, d, odd_dst + j);
     }
+    // The last pairs as two vectors when they can be read and each stays in
+    // its half of the row (the lanes past the input become its padding).
+    const int64_t left = copied - 2 * j;
+    if (left > 0 && src + 2 * (j + lanes) <= x_end &&
+        even_dst + j + lanes <= HalfEnd(layout, row, even_dst) &&
+        odd_dst + j + lanes <= HalfEnd(layout, row, odd_dst)) {
+      hn::Vec<D> even, odd;
+      hn::LoadInterleaved2(d, src + 2 * j, even, odd);
+      hn::StoreU(hn::IfThenElseZero(
+                     hn::FirstN(d, static_cast<size_t>((left + 1) / 2)), even),
+                 d, even_dst + j);
+      hn::StoreU(
+          hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(left / 2)), odd),
+          d, odd_dst + j);
+      continue;
+    }
     for (; 2 * j + 1 < copied; ++j) {
       even_dst[j] = src[2 * j];
       odd_dst[j] = src[2 * j + 1];
@@ -90,10 +125,13 @@ void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
 }
 
 // One output vector: the epilogue's clamp, then a store that never writes
-// past the row.
+// past the plane. A vector past the row's end spills into the next rows,
+// which are stored later (rows ascend, and a row's vectors are stored last
+// to first), so only a plane's last vectors need the partial store.
 HWY_INLINE void StoreOut(const DepthwiseGeometry& g, hn::Vec<D> out,
                          float* HWY_RESTRICT row, const GemmEpilogue& e,
-                         int64_t ox, float* HWY_RESTRICT tail) {
+                         int64_t ox, float* HWY_RESTRICT tail,
+                         const float* plane_end) {
   const D d;
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -104,7 +142,7 @@ HWY_INLINE void StoreOut(const DepthwiseGeometry& g, hn::Vec<D> out,
     out = hn::IfThenElse(hn::Lt(out, lo), lo, out);
     out = hn::IfThenElse(hn::Gt(out, hi), hi, out);
   }
-  if (ox + lanes <= g.out_w) {
+  if (ox + lanes <= g.out_w || row + ox + lanes <= plane_end) {
     hn::StoreU(out, d, row + ox);
   } else {
     hn::StoreU(out, d, tail);
@@ -125,7 +163,7 @@ HWY_INLINE void Rows(const DepthwiseGeometry& g, const PaddedLayout& layout,
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t kernel_w = kKernelW > 0 ? kKernelW : g.kernel_w;
   const int64_t row_step = g.stride_h * layout.row_floats;
-  for (int64_t ox = 0; ox < layout.out_w_v; ox += lanes) {
+  for (int64_t ox = layout.out_w_v - lanes; ox >= 0; ox -= lanes) {
     V acc[kRows];
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) acc[r] = hn::Set(d, start);
@@ -144,7 +182,8 @@ HWY_INLINE void Rows(const DepthwiseGeometry& g, const PaddedLayout& layout,
     }
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) {
-      StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail);
+      StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail,
+               y + g.out_h * g.out_w);
     }
   }
 }
@@ -165,7 +204,7 @@ HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   constexpr int kInputRows = (kRows - 1) * kStride + kKernel;
   const float* rows = padded + oy * kStride * layout.row_floats;
-  for (int64_t ox = 0; ox < layout.out_w_v; ox += lanes) {
+  for (int64_t ox = layout.out_w_v - lanes; ox >= 0; ox -= lanes) {
     V acc[kRows];
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) acc[r] = hn::Set(d, start);
@@ -187,7 +226,8 @@ HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
     }
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) {
-      StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail);
+      StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail,
+               y + g.out_h * g.out_w);
     }
   }
 }
@@ -206,9 +246,21 @@ void Plane(const DepthwiseGeometry& g, const PaddedLayout& layout,
       FixedRows<kRowBlock, kStride, kKernel>(g, layout, padded, wv, start, y, e,
                                              oy, tail);
     }
-    for (; oy < g.out_h; ++oy) {
-      FixedRows<1, kStride, kKernel>(g, layout, padded, wv, start, y, e, oy,
-                                     tail);
+    // The last rows as one block too: a 7-row plane is 4 + 3 chains, not
+    // 4 + 1 + 1 + 1 waiting on each FMA's latency.
+    switch (g.out_h - oy) {
+      case 3:
+        FixedRows<3, kStride, kKernel>(g, layout, padded, wv, start, y, e, oy,
+                                       tail);
+        break;
+      case 2:
+        FixedRows<2, kStride, kKernel>(g, layout, padded, wv, start, y, e, oy,
+                                       tail);
+        break;
+      case 1:
+        FixedRows<1, kStride, kKernel>(g, layout, padded, wv, start, y, e, oy,
+                                       tail);
+        break;
     }
   };
   auto generic = [&]<int kKernelW>() {
@@ -216,8 +268,16 @@ void Plane(const DepthwiseGeometry& g, const PaddedLayout& layout,
     for (; oy + kRowBlock <= g.out_h; oy += kRowBlock) {
       Rows<kRowBlock, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
     }
-    for (; oy < g.out_h; ++oy) {
-      Rows<1, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
+    switch (g.out_h - oy) {
+      case 3:
+        Rows<3, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
+        break;
+      case 2:
+        Rows<2, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
+        break;
+      case 1:
+        Rows<1, kKernelW>(g, layout, padded, w, start, y, e, oy, tail);
+        break;
     }
   };
   const bool square = g.kernel_h == g.kernel_w && g.stride_h == g.stride_w;
