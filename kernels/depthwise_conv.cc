@@ -206,7 +206,7 @@ HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
   const float* rows = padded + oy * kStride * layout.row_floats;
   for (int64_t ox = layout.out_w_v - lanes; ox >= 0; ox -= lanes) {
     V acc[kRows];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) acc[r] = hn::Set(d, start);
 #pragma GCC unroll 16
     for (int i = 0; i < kInputRows; ++i) {
@@ -215,7 +215,7 @@ HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
       for (int kx = 0; kx < kKernel; ++kx) {
         const float* tap = layout.Column(in, kStride, kStride * ox + kx);
         const V v = hn::LoadU(d, tap);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int r = 0; r < kRows; ++r) {
           const int ky = i - r * kStride;
           if (ky >= 0 && ky < kKernel) {
@@ -224,7 +224,7 @@ HWY_INLINE void FixedRows(const DepthwiseGeometry& g,
         }
       }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
       StoreOut(g, acc[r], y + (oy + r) * g.out_w, e, ox, tail,
                y + g.out_h * g.out_w);
@@ -241,13 +241,19 @@ void Plane(const DepthwiseGeometry& g, const PaddedLayout& layout,
   auto fixed = [&]<int kStride, int kKernel>() {
     hn::Vec<D> wv[kKernel * kKernel];
     for (int t = 0; t < kKernel * kKernel; ++t) wv[t] = hn::Set(d, w[t]);
+    // A 7x7 plane (one vector per row) in one block of 7 chains.
+    if (g.out_h == 7 && layout.out_w_v == static_cast<int64_t>(hn::Lanes(d))) {
+      FixedRows<7, kStride, kKernel>(g, layout, padded, wv, start, y, e, 0,
+                                     tail);
+      return;
+    }
     int64_t oy = 0;
     for (; oy + kRowBlock <= g.out_h; oy += kRowBlock) {
       FixedRows<kRowBlock, kStride, kKernel>(g, layout, padded, wv, start, y, e,
                                              oy, tail);
     }
-    // The last rows as one block too: a 7-row plane is 4 + 3 chains, not
-    // 4 + 1 + 1 + 1 waiting on each FMA's latency.
+    // The last rows as one block too: a 9-row plane is 4 + 4 + 1 chains, a
+    // 6-row one 4 + 2, not single rows waiting on each FMA's latency.
     switch (g.out_h - oy) {
       case 3:
         FixedRows<3, kStride, kKernel>(g, layout, padded, wv, start, y, e, oy,
