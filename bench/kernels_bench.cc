@@ -146,6 +146,28 @@ BENCHMARK(BM_Gemm)
     ->ArgsProduct({{16}, {128}, {384}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
+// Args: channels, size, kernel, stride, pad (ceil mode on): SqueezeNet's and
+// GoogLeNet's downsampling and GoogLeNet's inception-branch pools.
+void BM_MaxPool(benchmark::State& state) {
+  const int64_t channels = state.range(0), hw = state.range(1),
+                k = state.range(2), stride = state.range(3),
+                pad = state.range(4);
+  Attributes attrs;
+  attrs.Set("kernel_shape", std::vector<int64_t>{k, k});
+  attrs.Set("strides", std::vector<int64_t>{stride, stride});
+  attrs.Set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+  attrs.Set("ceil_mode", int64_t{1});
+  Prepared p = Prepare(
+      "MaxPool", {{DType::kFloat32, Shape({1, channels, hw, hw})}}, attrs);
+  Run(state, p, 0, 4.0 * channels * hw * hw);
+}
+BENCHMARK(BM_MaxPool)
+    ->Args({64, 111, 3, 2, 0})
+    ->Args({192, 56, 3, 2, 0})
+    ->Args({192, 28, 3, 1, 1})
+    ->Args({480, 14, 3, 1, 1})
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_Add(benchmark::State& state) {
   const int64_t n = state.range(0);
   Prepared p = Prepare(

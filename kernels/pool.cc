@@ -11,6 +11,7 @@
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "kernels/plane_sum.h"
+#include "kernels/pool_2d.h"
 #include "kernels/threading.h"
 
 namespace acldump {
@@ -20,49 +21,6 @@ namespace {
 constexpr size_t kMaxSpatialRank = 8;
 
 using Params = std::vector<std::pair<std::string, std::string>>;
-
-// GCC at -O2 does not auto-vectorize loops of unknown length; vector extensions
-// (GCC and Clang) give SIMD code regardless.
-typedef float Float4 __attribute__((vector_size(16)));
-
-inline Float4 Load4(const float* p) {
-  Float4 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline void Store4(float* p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
-
-// Lanes 0 and 2 of a, then lanes 0 and 2 of b.
-inline Float4 Evens(Float4 a, Float4 b) {
-#if defined(__clang__)
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
-#else
-  typedef int Int4 __attribute__((vector_size(16)));
-  return __builtin_shuffle(a, b, Int4{0, 2, 4, 6});
-#endif
-}
-
-// max(acc, v) (NaN-propagating) or acc + v, lane by lane.
-template <bool kMax>
-inline Float4 Combine4(Float4 acc, Float4 v) {
-  if constexpr (kMax) {
-    return ((v > acc) | (v != v)) ? v : acc;
-  } else {
-    return acc + v;
-  }
-}
-
-// out[i] = max(a[i], b[i]) (NaN-propagating) or a[i] + b[i]; out may alias a.
-template <bool kMax>
-void CombineRows(const float* a, const float* b, float* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    Store4(out + i, Combine4<kMax>(Load4(a + i), Load4(b + i)));
-  }
-  for (; i < n; ++i)
-    out[i] = kMax ? NanPropagatingMax(a[i], b[i]) : a[i] + b[i];
-}
 
 int64_t CeilDiv(int64_t a, int64_t b) {
   return a >= 0 ? (a + b - 1) / b : -((-a) / b);
@@ -294,127 +252,23 @@ void ForEachOutput(const PoolGeometry& g, F&& f) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// 2-D float32 without dilation. Each output row first combines its window's
-// input rows into one padded row (vectorized), then slides the window along it;
-// the padding (-inf for max, 0 for sums) makes every window full, so the
-// sliding loop has no bounds checks.
-
-// Floats of the padded row: begin padding, the input row, and enough after it
-// for the last window (which ceil_mode may push past the end padding), plus
-// the slack the stride-2 loop reads past it.
-constexpr int64_t kRowSlack = 4;
-int64_t PaddedRowWidth(const PoolGeometry& g) {
-  return std::max(g.pad_begin[1] + g.in[1],
-                  (g.out[1] - 1) * g.strides[1] + g.kernel[1]) +
-         kRowSlack;
-}
-
-// Window maxima or sums along a padded row; kKw > 0 fixes the kernel width at
-// compile time.
-template <bool kMax, int kKw>
-void SlideRow(const float* row, float* out, int64_t w_out, int64_t stride,
-              int64_t kw) {
-  const int64_t width = kKw > 0 ? kKw : kw;
-  int64_t ow = 0;
-  if (stride == 1 || stride == 2) {
-    // Tap j of outputs ow..ow+3: four consecutive floats, or for stride 2
-    // every other float from row[2 * ow + j], gathered from two loads (the
-    // second reaches one float past the last window, into the row's slack).
-    auto taps = [&](int64_t j) {
-      const float* p = row + stride * ow + j;
-      return stride == 1 ? Load4(p) : Evens(Load4(p), Load4(p + 4));
-    };
-    for (; ow + 4 <= w_out; ow += 4) {
-      Float4 acc = taps(0);
-      for (int64_t j = 1; j < width; ++j) acc = Combine4<kMax>(acc, taps(j));
-      Store4(out + ow, acc);
-    }
-  }
-  for (; ow < w_out; ++ow) {
-    const float* window = row + ow * stride;
-    float acc = window[0];
-    for (int64_t j = 1; j < width; ++j)
-      acc = kMax ? NanPropagatingMax(acc, window[j]) : acc + window[j];
-    out[ow] = acc;
-  }
-}
-
-template <bool kMax>
-void Pool2DPlanes(const PoolGeometry& g, bool count_include_pad, const float* x,
-                  float* y, float* buffer, int64_t first_plane,
-                  int64_t end_plane) {
-  const int64_t h_in = g.in[0], w_in = g.in[1];
-  const int64_t h_out = g.out[0], w_out = g.out[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1];
-  const int64_t sh = g.strides[0], sw = g.strides[1];
-  const int64_t pt = g.pad_begin[0], pl = g.pad_begin[1];
-  const int64_t h_limit = h_in + g.pad_end[0], w_limit = w_in + g.pad_end[1];
-  float* row = buffer + pl;
-  for (int64_t p = first_plane; p < end_plane; ++p) {
-    const float* xp = x + p * h_in * w_in;
-    float* yp = y + p * h_out * w_out;
-    for (int64_t oh = 0; oh < h_out; ++oh) {
-      float* yr = yp + oh * w_out;
-      const int64_t hs = oh * sh - pt;
-      const int64_t h0 = std::max<int64_t>(hs, 0);
-      const int64_t h1 = std::min(hs + kh, h_in);
-      if (h1 <=
-          h0) {  // no input row: unreachable with the pads MakeGeometry allows
-        for (int64_t ow = 0; ow < w_out; ++ow) {
-          yr[ow] = kMax ? std::numeric_limits<float>::lowest()
-                        : std::numeric_limits<float>::quiet_NaN();
-        }
-        continue;
-      }
-      const float* src = xp + h0 * w_in;
-      if (h1 - h0 == 1) {
-        std::memcpy(row, src, static_cast<size_t>(w_in) * sizeof(float));
-      } else {
-        CombineRows<kMax>(src, src + w_in, row, w_in);
-        for (int64_t h = h0 + 2; h < h1; ++h)
-          CombineRows<kMax>(row, xp + h * w_in, row, w_in);
-      }
-      if (kw == 3) {
-        SlideRow<kMax, 3>(buffer, yr, w_out, sw, kw);
-      } else if (kw == 2) {
-        SlideRow<kMax, 2>(buffer, yr, w_out, sw, kw);
-      } else {
-        SlideRow<kMax, 0>(buffer, yr, w_out, sw, kw);
-      }
-      if constexpr (!kMax) {
-        const int64_t rows =
-            count_include_pad ? std::min(hs + kh, h_limit) - hs : h1 - h0;
-        for (int64_t ow = 0; ow < w_out; ++ow) {
-          const int64_t ws = ow * sw - pl;
-          const int64_t cols =
-              count_include_pad
-                  ? std::min(ws + kw, w_limit) - ws
-                  : std::min(ws + kw, w_in) - std::max<int64_t>(ws, 0);
-          yr[ow] /= static_cast<float>(rows * cols);
-        }
-      }
-    }
-  }
-}
-
-// Splits the planes over the intra-op threads; each thread pads rows in a
-// buffer of its own.
-template <bool kMax>
-void Pool2DFloat(const PoolGeometry& g, bool count_include_pad, const float* x,
-                 float* y) {
-  const int64_t per_plane = g.in[0] * g.in[1] * g.kernel[0];
-  const size_t grain = static_cast<size_t>(
-      std::max<int64_t>(1, static_cast<int64_t>(kElementwiseGrain) /
-                               std::max<int64_t>(1, per_plane)));
-  const float pad_value = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-  ParallelFor(g.planes, grain, [&](size_t begin, size_t end) {
-    // Kept per thread: allocated by the first execution only.
-    thread_local std::vector<float> padded;
-    padded.assign(PaddedRowWidth(g), pad_value);
-    Pool2DPlanes<kMax>(g, count_include_pad, x, y, padded.data(),
-                       static_cast<int64_t>(begin), static_cast<int64_t>(end));
-  });
+// 2-D float32 without dilation runs on the SIMD kernels of pool_2d.h.
+Pool2DGeometry Fast2DGeometry(const PoolGeometry& g) {
+  Pool2DGeometry f;
+  f.planes = g.planes;
+  f.in_h = g.in[0];
+  f.in_w = g.in[1];
+  f.out_h = g.out[0];
+  f.out_w = g.out[1];
+  f.kernel_h = g.kernel[0];
+  f.kernel_w = g.kernel[1];
+  f.stride_h = g.strides[0];
+  f.stride_w = g.strides[1];
+  f.pad_top = g.pad_begin[0];
+  f.pad_left = g.pad_begin[1];
+  f.pad_bottom = g.pad_end[0];
+  f.pad_right = g.pad_end[1];
+  return f;
 }
 
 bool UseFast2D(const PoolGeometry& g, DType dtype) {
@@ -497,7 +351,8 @@ absl::StatusOr<PreparedKernel> PrepareMaxPool(const OpContext& context) {
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
     if (fast) {
-      Pool2DFloat<true>(g, false, in[0].as<const float>(), out[0].as<float>());
+      MaxPool2DFloat32(Fast2DGeometry(g), in[0].as<const float>(),
+                       out[0].as<float>());
       return absl::OkStatus();
     }
     int64_t* indices = out.size() > 1 ? out[1].as<int64_t>() : nullptr;
@@ -557,8 +412,8 @@ absl::StatusOr<PreparedKernel> PrepareAveragePool(const OpContext& context) {
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
     if (fast) {
-      Pool2DFloat<false>(g, count_include_pad, in[0].as<const float>(),
-                         out[0].as<float>());
+      AveragePool2DFloat32(Fast2DGeometry(g), count_include_pad,
+                           in[0].as<const float>(), out[0].as<float>());
       return absl::OkStatus();
     }
     return VisitFloatDType(dtype, [&]<typename T>() -> absl::Status {

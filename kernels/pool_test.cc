@@ -181,8 +181,10 @@ void CheckPool(const std::string& op, const PoolSpec& s, uint32_t seed,
 template <typename T>
 void Sweep2D(const std::string& op, double tolerance, bool with_indices = false,
              std::vector<int64_t> dilations = {}) {
+  // The wider rows give the SIMD path whole vectors of windows and a last
+  // partial one, at either stride.
   const std::vector<std::vector<int64_t>> inputs = {
-      {1, 2, 5, 5}, {2, 1, 7, 6}, {1, 1, 4, 9}};
+      {1, 2, 5, 5}, {2, 1, 7, 6}, {1, 1, 4, 9}, {1, 1, 3, 23}, {1, 2, 2, 40}};
   const std::vector<std::vector<int64_t>> kernels = {
       {1, 1}, {2, 2}, {3, 3}, {2, 3}};
   const std::vector<std::vector<int64_t>> strides = {
@@ -377,8 +379,8 @@ TEST(MaxPoolTest, NaNPropagates) {
   }
 }
 
-// The stride-2 rows run four windows at a time (SqueezeNet's 3x3, stride 2,
-// ceil mode): a NaN reaches exactly the windows that cover it, and every
+// The stride-2 rows run a vector of windows at a time (SqueezeNet's 3x3, stride
+// 2, ceil mode): a NaN reaches exactly the windows that cover it, and every
 // other output is the exact maximum, in every lane and in the scalar tail.
 TEST(MaxPoolTest, StrideTwoNaNReachesItsWindowsOnly) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
