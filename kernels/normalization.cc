@@ -58,8 +58,9 @@ RowStats ComputeStats(const T* x, int64_t n, double epsilon) {
 // (GCC and Clang) give SIMD code regardless.
 typedef float Float4 __attribute__((vector_size(16)));
 
-// y[i] = (x[i] - center) * scale + shift.
-template <typename T, typename C>
+// y[i] = (x[i] - center) * scale + shift, then with kRelu a Relu as its own
+// node computes it on the stored value: y < 0 ? 0 : y (NaN and -0 kept).
+template <bool kRelu = false, typename T, typename C>
 void Affine(const T* x, T* y, int64_t n, C center, C scale, C shift) {
   int64_t i = 0;
   if constexpr (std::is_same_v<T, float>) {
@@ -67,10 +68,14 @@ void Affine(const T* x, T* y, int64_t n, C center, C scale, C shift) {
       Float4 v;
       std::memcpy(&v, x + i, sizeof(v));
       v = (v - center) * scale + shift;
+      if constexpr (kRelu) v = v < Float4{} ? Float4{} : v;
       std::memcpy(y + i, &v, sizeof(v));
     }
   }
-  for (; i < n; ++i) y[i] = Store<T>((Load(x[i]) - center) * scale + shift);
+  for (; i < n; ++i) {
+    const T stored = Store<T>((Load(x[i]) - center) * scale + shift);
+    y[i] = kRelu && Load(stored) < 0 ? Store<T>(C(0)) : stored;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -95,6 +100,15 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
         "running/saved mean and variance outputs are training-mode only");
   }
   ASSIGN_OR_RETURN(float epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
+  // The converter fuses a following Relu (its name stays in the node's).
+  ASSIGN_OR_RETURN(std::string activation,
+                   context.attrs.GetString("fused_activation", ""));
+  if (!activation.empty() && activation != "Relu") {
+    return InvalidArgument("fused_activation '", activation,
+                           "' is not supported: BatchNormalization fuses "
+                           "only Relu");
+  }
+  const bool relu = activation == "Relu";
   if (x.shape.rank() < 2) {
     return InvalidArgument(
         "input 'X' must have rank >= 2 (N x C x ...), got shape ",
@@ -115,8 +129,9 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
   std::vector<std::pair<std::string, std::string>> params = {
       {"N", StrCat(batch)},
       {"C", StrCat(channels)},
-      {"spatial", StrCat(spatial)}};
-  auto run = [dtype, batch, channels, spatial, epsilon](
+      {"spatial", StrCat(spatial)},
+      {"fused_activation", relu ? "Relu" : "none"}};
+  auto run = [dtype, batch, channels, spatial, epsilon, relu](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte> ws) -> absl::Status {
@@ -145,9 +160,16 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
                     for (size_t plane = begin; plane < end; ++plane) {
                       const int64_t c = static_cast<int64_t>(plane) % channels;
                       const int64_t offset = plane * spatial;
-                      Affine(xs + offset, ys + offset, spatial,
-                             static_cast<C>(mean[c]), static_cast<C>(a[c]),
-                             static_cast<C>(b[c]));
+                      const C center = static_cast<C>(mean[c]);
+                      const C scale = static_cast<C>(a[c]);
+                      const C shift = static_cast<C>(b[c]);
+                      if (relu) {
+                        Affine<true>(xs + offset, ys + offset, spatial, center,
+                                     scale, shift);
+                      } else {
+                        Affine(xs + offset, ys + offset, spatial, center, scale,
+                               shift);
+                      }
                     }
                   });
       return absl::OkStatus();
@@ -390,6 +412,15 @@ absl::StatusOr<PreparedKernel> PrepareInstanceNorm(const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
   RETURN_IF_ERROR(RequireDType(x, kFloatTypes, "input"));
   ASSIGN_OR_RETURN(float epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
+  // The converter fuses a following Relu (its name stays in the node's).
+  ASSIGN_OR_RETURN(std::string activation,
+                   context.attrs.GetString("fused_activation", ""));
+  if (!activation.empty() && activation != "Relu") {
+    return InvalidArgument("fused_activation '", activation,
+                           "' is not supported: BatchNormalization fuses "
+                           "only Relu");
+  }
+  const bool relu = activation == "Relu";
   if (x.shape.rank() < 2) {
     return InvalidArgument(
         "input must have rank >= 2 (N x C x ...), got shape ",
@@ -412,8 +443,9 @@ absl::StatusOr<PreparedKernel> PrepareInstanceNorm(const OpContext& context) {
   std::vector<std::pair<std::string, std::string>> params = {
       {"N", StrCat(batch)},
       {"C", StrCat(channels)},
-      {"spatial", StrCat(spatial)}};
-  auto run = [dtype, batch, channels, spatial, epsilon](
+      {"spatial", StrCat(spatial)},
+      {"fused_activation", relu ? "Relu" : "none"}};
+  auto run = [dtype, batch, channels, spatial, epsilon, relu](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,6 +122,51 @@ TEST(BatchNormTest, OnnxExample) {
     EXPECT_NEAR(y[i], expected[i], 1e-6) << i;
 }
 
+// The converter's fused Relu: the bits of BatchNormalization then Relu, NaN
+// and -0 kept, for float32 (vector lanes and tail) and float16 (where Relu
+// reads the rounded value).
+template <typename T>
+void ExpectFusedReluMatchesRelu() {
+  const int64_t c = 3, spatial = 11;
+  std::vector<double> xs(c * spatial);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.9 * i) * 4.0;
+  xs[2] = std::nan("");
+  xs[17] = std::nan("");
+  // Channel 1 maps 0 to -0 (mean 0, scale -1, bias -0).
+  xs[spatial + 3] = 0.0;
+  auto run = [&](const char* activation) {
+    OpTester tester("BatchNormalization");
+    tester.Input<T>(Shape{1, c, spatial}, Convert<T>(xs))
+        .template Input<T>(Shape{c}, Convert<T>({1.5, -1.0, 0.25}))
+        .template Input<T>(Shape{c}, Convert<T>({0.5, -0.0, -0.75}))
+        .template Input<T>(Shape{c}, Convert<T>({0.2, 0.0, -1.0}))
+        .template Input<T>(Shape{c}, Convert<T>({2.0, 1.0 - 1e-5, 0.5}));
+    if (activation != nullptr) {
+      tester.Attr("fused_activation", std::string(activation));
+    }
+    return tester.Run();
+  };
+  auto fused = run("Relu");
+  auto plain = run(nullptr);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto relu = OpTester("Relu")
+                  .Input<T>(Shape{1, c, spatial}, Values<T>((*plain)[0]))
+                  .Run();
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  const std::vector<T> want = Values<T>((*relu)[0]);
+  const std::vector<T> got = Values<T>((*fused)[0]);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0);
+  EXPECT_TRUE(std::isnan(static_cast<double>(AsDoubles<T>((*fused)[0])[2])));
+  EXPECT_TRUE(std::signbit(AsDoubles<T>((*fused)[0])[spatial + 3]));
+}
+
+TEST(BatchNormTest, FusedReluGivesTheBitsOfBatchNormThenRelu) {
+  ExpectFusedReluMatchesRelu<float>();
+  ExpectFusedReluMatchesRelu<Float16>();
+}
+
 TEST(BatchNormTest, Errors) {
   auto make = [](std::vector<int64_t> x_dims, int64_t c) {
     OpTester tester("BatchNormalization");
@@ -148,6 +194,13 @@ TEST(BatchNormTest, Errors) {
   EXPECT_THAT(Message(wrong_channels.status()),
               HasSubstr("input 'scale' must have shape [4] (the channel count "
                         "of X), got [3]"));
+
+  auto sigmoid =
+      make({2, 3}, 3).Attr("fused_activation", std::string("Sigmoid")).Run();
+  EXPECT_EQ(sigmoid.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(sigmoid.status()),
+              HasSubstr("fused_activation 'Sigmoid' is not supported: "
+                        "BatchNormalization fuses only Relu"));
 
   auto rank1 = make({3}, 3).Run();
   EXPECT_THAT(Message(rank1.status()),

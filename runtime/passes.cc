@@ -302,7 +302,8 @@ absl::Status FoldBatchNormIntoConv(Graph& graph) {
     if (bn_index < 0) continue;
     const GraphNode& bn = graph.nodes[bn_index];
     if (bn.op_type != "BatchNormalization" || bn.outputs.size() != 1 ||
-        bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0]) {
+        bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0] ||
+        bn.attrs.Has("fused_activation")) {
       continue;
     }
     ASSIGN_OR_RETURN(int64_t training, bn.attrs.GetInt("training_mode", 0));
@@ -485,13 +486,14 @@ absl::Status FuseConvAdd(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
-// Relu after Conv, Gemm or MatMul, Clip with known bounds after Conv, and
-// with `hard_swish` HardSwish after Conv, become the node's fused_activation.
+// Relu after Conv, Gemm, MatMul or BatchNormalization (DenseNet's
+// pre-activation), Clip with known bounds after Conv, and with `hard_swish`
+// HardSwish after Conv, become the node's fused_activation.
 absl::Status FuseRelu(Graph& graph, bool hard_swish) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const GraphNode& node = graph.nodes[i];
     if ((node.op_type != "Conv" && node.op_type != "Gemm" &&
-         node.op_type != "MatMul") ||
+         node.op_type != "MatMul" && node.op_type != "BatchNormalization") ||
         node.outputs.size() != 1 || node.attrs.Has("fused_activation")) {
       continue;
     }

@@ -599,6 +599,37 @@ TEST(FuseGeluChainTest, OneNodeWithEveryNameAndTheBitsOfTheFiveNodes) {
   ExpectSameBits(fused_graph, plain_graph);
 }
 
+// DenseNet's pre-activation: BatchNormalization then Relu, with no Conv to
+// fold into, is one BatchNormalization node named for both.
+TEST(FuseReluTest, BatchNormThenReluIsOneNodeWithTheSameBits) {
+  Graph g;
+  g.name = "bn_relu";
+  const TensorInfo info{DType::kFloat32, Shape({2, 67})};
+  g.inputs.push_back({"in", info});
+  g.outputs.push_back({"y", info});
+  g.nodes.push_back(MakeNode("x", "Identity", {"in"}));
+  auto channel_values = [](float first, float step) {
+    auto t = std::make_shared<Tensor>(DType::kFloat32, Shape({67}));
+    for (int64_t i = 0; i < 67; ++i) t->as<float>()[i] = first + step * i;
+    return t;
+  };
+  g.nodes.push_back(ConstantNode("scale", channel_values(-1.0f, 0.03f)));
+  g.nodes.push_back(ConstantNode("bias", channel_values(0.5f, -0.01f)));
+  g.nodes.push_back(ConstantNode("mean", channel_values(0.1f, 0.02f)));
+  g.nodes.push_back(ConstantNode("var", channel_values(0.5f, 0.1f)));
+  g.nodes.push_back(MakeNode("norm", "BatchNormalization",
+                             {"x.out", "scale", "bias", "mean", "var"}));
+  g.nodes.push_back(MakeNode("relu", "Relu", {"norm.out"}));
+  g.nodes.back().outputs = {"y"};
+  auto [fused_graph, plain_graph] = OptimizeBothWays(g);
+  const GraphNode* fused = FindNode(fused_graph, "normrelu");
+  ASSERT_NE(fused, nullptr) << ::testing::PrintToString(NodeNames(fused_graph));
+  EXPECT_EQ(fused->op_type, "BatchNormalization");
+  EXPECT_THAT(fused->original_names, ElementsAre("norm", "relu"));
+  EXPECT_EQ(*fused->attrs.GetString("fused_activation", ""), "Relu");
+  ExpectSameBits(fused_graph, plain_graph);
+}
+
 TEST(FuseGeluChainTest, AMulByAnotherValueIsLeftAlone) {
   Graph graph = ErfGeluGraph();
   graph.nodes[6].inputs = {"div.out", "add.out"};  // not x
