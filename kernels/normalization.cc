@@ -412,15 +412,6 @@ absl::StatusOr<PreparedKernel> PrepareInstanceNorm(const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
   RETURN_IF_ERROR(RequireDType(x, kFloatTypes, "input"));
   ASSIGN_OR_RETURN(float epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
-  // The converter fuses a following Relu (its name stays in the node's).
-  ASSIGN_OR_RETURN(std::string activation,
-                   context.attrs.GetString("fused_activation", ""));
-  if (!activation.empty() && activation != "Relu") {
-    return InvalidArgument("fused_activation '", activation,
-                           "' is not supported: BatchNormalization fuses "
-                           "only Relu");
-  }
-  const bool relu = activation == "Relu";
   if (x.shape.rank() < 2) {
     return InvalidArgument(
         "input must have rank >= 2 (N x C x ...), got shape ",
@@ -443,9 +434,8 @@ absl::StatusOr<PreparedKernel> PrepareInstanceNorm(const OpContext& context) {
   std::vector<std::pair<std::string, std::string>> params = {
       {"N", StrCat(batch)},
       {"C", StrCat(channels)},
-      {"spatial", StrCat(spatial)},
-      {"fused_activation", relu ? "Relu" : "none"}};
-  auto run = [dtype, batch, channels, spatial, epsilon, relu](
+      {"spatial", StrCat(spatial)}};
+  auto run = [dtype, batch, channels, spatial, epsilon](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
