@@ -1,5 +1,5 @@
-// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 shapes (oneDNN
-// underneath), elementwise GB/s, and the transcendental activations.
+// Kernel throughput: Conv and Gemm GFLOP/s at ResNet-18 and MobileNet shapes,
+// MaxPool, elementwise GB/s, and the transcendental activations.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
