@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
 #include "kernels/testing/op_tester.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -177,6 +179,50 @@ TEST(ConvTest, DepthwiseSumsTapsInOneOrderOnEveryPath) {
               << c.h << "x" << c.w << " at " << ch << "," << oy << "," << ox;
         }
       }
+    }
+  }
+}
+
+// Small planes store whole vectors that spill into the plane's next rows; a
+// plane's last rows must not spill into the next plane, which another thread
+// may be writing: the same bits on one and three threads (two images, so the
+// planes split across the threads sit side by side).
+TEST(ConvTest, SmallDepthwisePlanesGiveTheSameBitsOnAnyThreadCount) {
+  // Enough planes that even 3x3 ones are split over the threads.
+  const int64_t channels = 1500;
+  for (int64_t size : {7, 14, 3}) {
+    for (int64_t stride : {1, 2}) {
+      const auto x = Random(channels * size * size, 7);
+      const auto w = Random(channels * 9, 8);
+      const auto bias = Random(channels, 9);
+      auto run = [&](int threads) {
+        ScopedIntraOpThreads scope(threads);
+        return OpTester("Conv")
+            .Input<float>({2, channels, size, size},
+                          [&] {
+                            std::vector<float> two = x;
+                            two.insert(two.end(), x.rbegin(), x.rend());
+                            return two;
+                          }())
+            .Input<float>({channels, 1, 3, 3}, w)
+            .Input<float>({channels}, bias)
+            .Attr("strides", std::vector<int64_t>{stride, stride})
+            .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+            .Attr("group", channels)
+            .Attr("fused_activation", std::string("Clip"))
+            .Attr("fused_clip_min", 0.0f)
+            .Attr("fused_clip_max", 6.0f)
+            .Run();
+      };
+      auto one = run(1);
+      auto three = run(3);
+      ASSERT_TRUE(one.ok()) << one.status();
+      ASSERT_TRUE(three.ok()) << three.status();
+      const std::vector<float> a = Values<float>((*one)[0]);
+      const std::vector<float> b = Values<float>((*three)[0]);
+      ASSERT_EQ(a.size(), b.size());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+          << size << "x" << size << " stride " << stride;
     }
   }
 }
