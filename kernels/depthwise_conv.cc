@@ -49,15 +49,16 @@ struct PaddedLayout {
   }
 };
 
-// Copies plane x into the padded layout. Only the input's own columns are
-// written, the same ones for every plane of a node, so the zeros around them
-// are written once per run, not once per plane.
 // The end of the half (stride 2) of a padded row that p lies in.
 inline const float* HalfEnd(const PaddedLayout& layout, const float* row,
                             const float* p) {
   return p < row + layout.half ? row + layout.half : row + 2 * layout.half;
 }
 
+// Copies plane x into the padded layout. Only the input's own columns are
+// written (and zeros where a last vector reaches past them), the same ones
+// for every plane of a node, so the zeros around them are written once per
+// run, not once per plane.
 void CopyPlane(const DepthwiseGeometry& g, const PaddedLayout& layout,
                const float* HWY_RESTRICT x, float* HWY_RESTRICT padded) {
   const float* x_end = x + g.in_h * g.in_w;
