@@ -18,6 +18,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
+// AVX2 and AVX-512 load under a mask without touching the lanes left out.
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX2 || HWY_TARGET <= HWY_AVX3)
+constexpr bool kFaultFreeMaskedLoad = true;
+#else
+constexpr bool kFaultFreeMaskedLoad = false;
+#endif
+
 // max(acc, v) where a NaN v wins, or acc + v.
 template <bool kMax>
 HWY_INLINE V Combine(D d, V acc, V v) {
@@ -50,13 +57,27 @@ void CombineRows(const float* a, const float* b, float* out, int64_t n) {
                out + i);
   }
   if (i < n) {
-    // Masked loads (a and b may end a tensor) instead of a scalar loop,
-    // whose compares branch on the data.
-    const auto mask = hn::FirstN(d, static_cast<size_t>(n - i));
-    const V combined = Combine<kMax>(d, hn::MaskedLoad(mask, d, a + i),
-                                     hn::MaskedLoad(mask, d, b + i));
-    hn::StoreU(hn::IfThenElse(mask, combined, hn::LoadU(d, out + i)), d,
-               out + i);
+    // The last values as one vector (a scalar loop's compares would branch
+    // on the data). a and b may end a tensor: masked loads where the target
+    // has them, copies of the values where Highway emulates them with a load
+    // of the whole vector.
+    const size_t left = static_cast<size_t>(n - i);
+    const auto mask = hn::FirstN(d, left);
+    V va, vb;
+    if constexpr (kFaultFreeMaskedLoad) {
+      va = hn::MaskedLoad(mask, d, a + i);
+      vb = hn::MaskedLoad(mask, d, b + i);
+    } else {
+      HWY_ALIGN float tail_a[HWY_MAX_BYTES / sizeof(float)] = {};
+      HWY_ALIGN float tail_b[HWY_MAX_BYTES / sizeof(float)] = {};
+      std::memcpy(tail_a, a + i, left * sizeof(float));
+      std::memcpy(tail_b, b + i, left * sizeof(float));
+      va = hn::Load(d, tail_a);
+      vb = hn::Load(d, tail_b);
+    }
+    hn::StoreU(
+        hn::IfThenElse(mask, Combine<kMax>(d, va, vb), hn::LoadU(d, out + i)),
+        d, out + i);
   }
 }
 

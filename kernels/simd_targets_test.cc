@@ -1,0 +1,117 @@
+// The SIMD kernels whose code depends on the vector width (tails, spills past
+// a row, a row tile on one vector's lanes) on every target Highway built and
+// this CPU runs, against the default target: pooling bit for bit (no
+// multiply-add is involved), the depthwise convolution and the 1x1 GEMM within
+// rounding (targets without FMA round each multiply-add twice).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "kernels/gemm.h"
+#include "kernels/testing/op_tester.h"
+
+namespace acldump {
+namespace {
+
+using ::acldump::testing::OpTester;
+using ::acldump::testing::Values;
+
+std::vector<float> Wave(size_t n, float phase) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(0.37f * i + phase) * 3.0f;
+  return v;
+}
+
+std::vector<float> RunPool(const std::string& op, int64_t size, int64_t stride,
+                           int64_t pad) {
+  const std::vector<float> x = Wave(3 * size * size, 0.1f);
+  auto out = OpTester(op)
+                 .Input<float>(Shape{1, 3, size, size}, x)
+                 .Attr("kernel_shape", std::vector<int64_t>{3, 3})
+                 .Attr("strides", std::vector<int64_t>{stride, stride})
+                 .Attr("pads", std::vector<int64_t>{pad, pad, pad, pad})
+                 .Attr("ceil_mode", int64_t{1})
+                 .Run();
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? Values<float>((*out)[0]) : std::vector<float>();
+}
+
+std::vector<float> RunDepthwise(int64_t size, int64_t stride) {
+  const int64_t channels = 5;
+  auto out = OpTester("Conv")
+                 .Input<float>({1, channels, size, size},
+                               Wave(channels * size * size, 0.2f))
+                 .Input<float>({channels, 1, 3, 3}, Wave(channels * 9, 0.3f))
+                 .Input<float>({channels}, Wave(channels, 0.4f))
+                 .Attr("strides", std::vector<int64_t>{stride, stride})
+                 .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+                 .Attr("group", channels)
+                 .Run();
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? Values<float>((*out)[0]) : std::vector<float>();
+}
+
+std::vector<float> RunGemm(int64_t n) {
+  const int64_t m = 61, k = 300;
+  const std::vector<float> a = Wave(m * k, 0.5f);
+  const std::vector<float> b = Wave(k * n, 0.6f);
+  const std::vector<float> bias = Wave(m, 0.7f);
+  const PackedMatrixA packed = PackedMatrixA::Pack(a.data(), m, k, k);
+  std::vector<float> c(m * n);
+  GemmPackedA(packed, n, b.data(), n, c.data(), n,
+              GemmEpilogue{bias.data(), true, 0.0f, 6.0f});
+  return c;
+}
+
+// Every output of one target's kernels, in a fixed order.
+struct Outputs {
+  std::vector<std::vector<float>> exact, rounded;
+};
+
+Outputs RunAll() {
+  Outputs o;
+  for (int64_t size : {3, 7, 14, 23, 40}) {
+    for (int64_t stride : {1, 2}) {
+      o.exact.push_back(RunPool("MaxPool", size, stride, stride == 1 ? 1 : 0));
+      o.exact.push_back(RunPool("AveragePool", size, stride, 1));
+      o.rounded.push_back(RunDepthwise(size, stride));
+    }
+  }
+  for (int64_t n : {1, 3, 49, 52, 57, 64}) o.rounded.push_back(RunGemm(n));
+  return o;
+}
+
+TEST(SimdTargetsTest, EveryTargetComputesWhatTheDefaultOneDoes) {
+  const Outputs want = RunAll();
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    const Outputs got = RunAll();
+    hwy::SetSupportedTargetsForTest(0);
+    ASSERT_EQ(got.exact.size(), want.exact.size());
+    for (size_t i = 0; i < want.exact.size(); ++i) {
+      ASSERT_EQ(got.exact[i].size(), want.exact[i].size()) << i;
+      EXPECT_EQ(std::memcmp(got.exact[i].data(), want.exact[i].data(),
+                            want.exact[i].size() * sizeof(float)),
+                0)
+          << "pooling case " << i;
+    }
+    for (size_t i = 0; i < want.rounded.size(); ++i) {
+      ASSERT_EQ(got.rounded[i].size(), want.rounded[i].size()) << i;
+      for (size_t j = 0; j < want.rounded[i].size(); ++j) {
+        ASSERT_NEAR(got.rounded[i][j], want.rounded[i][j],
+                    1e-4f * (1.0f + std::abs(want.rounded[i][j])))
+            << "case " << i << ", element " << j;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace acldump
