@@ -10,6 +10,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+// After highway.h, which it needs per target.
+#include "kernels/activation-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace acldump::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -134,15 +137,8 @@ HWY_INLINE void StoreOut(const DepthwiseGeometry& g, hn::Vec<D> out,
                          int64_t ox, float* HWY_RESTRICT tail,
                          const float* plane_end) {
   const D d;
-  using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if (e.clamp) {
-    // Compares, not Min/Max: NaN fails them and stays NaN.
-    const V lo = hn::Set(d, e.lo);
-    const V hi = hn::Set(d, e.hi);
-    out = hn::IfThenElse(hn::Lt(out, lo), lo, out);
-    out = hn::IfThenElse(hn::Gt(out, hi), hi, out);
-  }
+  if (e.clamp) out = ClampByCompares(d, out, e.lo, e.hi);
   if (ox + lanes <= g.out_w || row + ox + lanes <= plane_end) {
     hn::StoreU(out, d, row + ox);
   } else {

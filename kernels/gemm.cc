@@ -308,10 +308,7 @@ void TailColumns(const PackedMatrixA& a, int64_t k0, int64_t depth,
             }
             out = hn::Add(out, hn::Load(d, lane));
           }
-          if (epilogue.clamp) {
-            out = ClampByCompares(d, out, epilogue.lo, epilogue.hi);
-          }
-          if (epilogue.hard_swish) out = HardSwishOf(d, out);
+          out = Activate(d, out, epilogue);
         }
         hn::Store(out, d, lane);
         for (int64_t r = 0; r < rows; ++r) c[(row0 + r) * ldc + j] = lane[r];
