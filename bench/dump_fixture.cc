@@ -52,16 +52,34 @@ std::string Die(const absl::Status& status) {
 
 }  // namespace
 
+namespace {
+
+std::shared_ptr<CompiledModel> Load(const std::string& model_bytes) {
+  auto compiled = LoadModelFromMemory(model_bytes);
+  if (!compiled.ok()) Die(compiled.status());
+  return std::move(*compiled);
+}
+
+}  // namespace
+
 DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
-                         std::vector<std::string> five_layers) {
+                         std::vector<std::string> five_layers,
+                         dump::FileSystem* fs)
+    : DumpedModel(Load(model_bytes), mode, std::move(five_layers), fs) {}
+
+DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
+                         std::vector<std::string> five_layers,
+                         dump::FileSystem* fs)
+    : model_(std::move(model)) {
   static std::atomic<int> next_tree{0};
   dir_ = StrCat(BenchRootPath(), "/", ModeName(mode), "_", next_tree++);
   fs::create_directories(dir_ + "/dump");
-  auto compiled = LoadModelFromMemory(model_bytes);
-  if (!compiled.ok()) Die(compiled.status());
-  model_ = std::move(*compiled);
+  absl::Status detached = model_->AttachObserver(nullptr, {});
+  if (!detached.ok()) Die(detached);
   const std::string name = model_->graph().name;
-  manager_ = std::make_unique<dump::DumpManager>();
+  dump::SessionOptions options = dump::SessionOptionsFromEnvironment();
+  options.fs = fs;
+  manager_ = std::make_unique<dump::DumpManager>(options);
   if (mode != Mode::kNoObserver && mode != Mode::kDumpOff) {
     std::string list;
     std::string extra;
@@ -129,6 +147,10 @@ DumpedModel::DumpedModel(const std::string& model_bytes, Mode mode,
 
 DumpedModel::~DumpedModel() {
   Finish();
+  if (model_->observer() != nullptr) {
+    absl::Status detached = model_->AttachObserver(nullptr, {});
+    if (!detached.ok()) Die(detached);
+  }
   model_.reset();
   manager_.reset();
   EmptyTree(dir_);
@@ -136,6 +158,12 @@ DumpedModel::~DumpedModel() {
 
 void DumpedModel::Run() {
   absl::Status status = model_->Execute(in_, out_);
+  if (!status.ok()) Die(status);
+}
+
+void DumpedModel::Drain() {
+  if (!session_) return;
+  absl::Status status = session_->writer().Flush();
   if (!status.ok()) Die(status);
 }
 

@@ -32,16 +32,31 @@ const char* ModeName(Mode mode);
 class DumpedModel {
  public:
   // `five_layers`: the layer names used by kTensorFive.
+  // `fs`: what the dump writer writes through (default: POSIX); outlives
+  // this.
   DumpedModel(const std::string& model_bytes, Mode mode,
-              std::vector<std::string> five_layers);
+              std::vector<std::string> five_layers,
+              dump::FileSystem* fs = nullptr);
+  // The same on a model compiled once and shared by the modes: `model`'s
+  // observer is replaced by this mode's, and detached again on destruction.
+  DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
+              std::vector<std::string> five_layers,
+              dump::FileSystem* fs = nullptr);
   ~DumpedModel();
 
   // One execution on fixed random inputs.
   void Run();
+  // Waits until the writer has written everything queued so far and taken
+  // its buffers back (the dump stays on).
+  void Drain();
   // Writes everything queued (FinalizeDump); returns the bytes written since
   // construction.
   uint64_t Finish();
   const CompiledModel& model() const { return *model_; }
+  // The dump session's writer; null for the modes without one.
+  dump::DumpWriter* writer() const {
+    return session_ ? &session_->writer() : nullptr;
+  }
   size_t num_steps() const { return model_->steps().size(); }
 
  private:

@@ -7,12 +7,13 @@
 #include "runtime/passes.h"
 
 namespace acldump::bench {
-Graph MakeResNet18Graph(uint32_t seed) {
+Graph MakeResNet18Graph(uint32_t seed, int64_t image_size) {
   Builder b(seed);
   Graph& g = b.graph();
   g.name = "resnet18";
   g.source_opset = 13;
-  g.inputs.push_back({"input", {DType::kFloat32, Shape({1, 3, 224, 224})}});
+  g.inputs.push_back(
+      {"input", {DType::kFloat32, Shape({1, 3, image_size, image_size})}});
   std::string x = b.ConvBn("input", "conv1", "bn1", 3, 64, 7, 2, true, "relu");
   Attributes pool;
   pool.Set("kernel_shape", std::vector<int64_t>{3, 3});
@@ -44,8 +45,8 @@ Graph MakeResNet18Graph(uint32_t seed) {
   return std::move(g);
 }
 
-std::string ResNet18ModelBytes() {
-  Graph graph = MakeResNet18Graph();
+std::string ResNet18ModelBytes(int64_t image_size) {
+  Graph graph = MakeResNet18Graph(18, image_size);
   absl::Status optimized = OptimizeGraph(graph, BuiltinOps(), PassOptions{});
   if (!optimized.ok()) return "";
   return SerializeModel(graph);

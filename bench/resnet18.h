@@ -11,9 +11,10 @@
 
 namespace acldump::bench {
 
-Graph MakeResNet18Graph(uint32_t seed = 18);
+// `image_size`: the input's height and width (a multiple of 32).
+Graph MakeResNet18Graph(uint32_t seed = 18, int64_t image_size = 224);
 // The converted (fused) model as .om bytes.
-std::string ResNet18ModelBytes();
+std::string ResNet18ModelBytes(int64_t image_size = 224);
 
 // A chain of `nodes` tiny Add ops on a [16] tensor: per-node overhead
 // dominates.

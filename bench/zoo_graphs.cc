@@ -22,12 +22,13 @@ std::string Relu6(Builder& b, const std::string& x, const std::string& name) {
 
 }  // namespace
 
-std::string MobileNetV2ModelBytes() {
+std::string MobileNetV2ModelBytes(int64_t image_size) {
   Builder b(2);
   Graph& g = b.graph();
   g.name = "mobilenet_v2";
   g.source_opset = 13;
-  g.inputs.push_back({"input", {DType::kFloat32, Shape({1, 3, 224, 224})}});
+  g.inputs.push_back(
+      {"input", {DType::kFloat32, Shape({1, 3, image_size, image_size})}});
   b.Scalar("relu6.min", 0.0f);
   b.Scalar("relu6.max", 6.0f);
   std::string x =

@@ -11,7 +11,8 @@
 
 namespace acldump::bench {
 
-std::string MobileNetV2ModelBytes();
+// `image_size`: the input's height and width (a multiple of 32).
+std::string MobileNetV2ModelBytes(int64_t image_size = 224);
 std::string TransformerEncoderModelBytes();
 
 }  // namespace acldump::bench
