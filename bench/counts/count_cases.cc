@@ -78,7 +78,11 @@ struct Case {
   std::function<void(const std::string& name)> run;
 };
 
-std::string ReadModel(const std::string& path) {
+// `path` below ACLDUMP_COUNTS_DATA (the runfiles; the gate runs this binary
+// in a folder of its own), or below the working directory.
+std::string ReadModel(const std::string& relative) {
+  const char* data = std::getenv("ACLDUMP_COUNTS_DATA");
+  const std::string path = data ? StrCat(data, "/", relative) : relative;
   std::ifstream in(path, std::ios::binary);
   if (!in) Fail("cannot read " + path + " (run from the runfiles)");
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -240,6 +244,17 @@ void AddModelCases(std::vector<Case>& cases, const char* family,
   }
 }
 
+// Where the cases that name paths on the executing thread (pack folders,
+// dump_path) put their files: the gate's folder, the same length on every
+// machine, rather than the benchmarks' per-process one (its pid's digits
+// would change the counts).
+std::string FixedLengthRoot(const std::string& name) {
+  const char* dir = std::getenv("ACLDUMP_BENCH_DIR");
+  const std::string root = StrCat(dir ? dir : BenchRootPath(), "/", name);
+  fs::create_directories(root);
+  return root;
+}
+
 // Random values of a trained network's activations, a few non-finite ones.
 template <typename T, typename Convert>
 std::vector<T> ActivationLike(size_t n, Convert convert) {
@@ -276,8 +291,7 @@ void StatsKernelCase(const std::string& name, DType dtype) {
 // Records as a tensor dump renders them: the SDK file's header and 4 KiB of
 // data each, named as operator dump files are, appended 64 per batch.
 void PackAppendCase(const std::string& name) {
-  const std::string root = StrCat(BenchRootPath(), "/pack_append");
-  fs::create_directories(root);
+  const std::string root = FixedLengthRoot("pack_append");
   dump::FileSystem& file_system = dump::PosixFileSystem();
   dump::FolderTree tree(file_system, root, "20261204000000");
   dump::PackAppender appender(file_system, tree);
@@ -320,8 +334,7 @@ void PackAppendCase(const std::string& name) {
 // An acl.json of the kind users write: two models, layers by original and
 // fused names, stats with their columns, steps.
 void ConfigParseCase(const std::string& name) {
-  const std::string dir = StrCat(BenchRootPath(), "/config_parse");
-  fs::create_directories(dir);
+  const std::string dir = FixedLengthRoot("config_parse");
   const std::string text = StrCat(R"({
   "dump": {
     "dump_path": ")",

@@ -103,9 +103,11 @@ def measure(binary, pattern, work_dir, extra_env):
     os.makedirs(work_dir)
     dumps = os.path.join(work_dir, "dumps")
     os.makedirs(dumps)
-    env = dict(os.environ)
-    env.update(GLIBC_TUNABLES=GLIBC_TUNABLES, ACLDUMP_INTRA_OP_THREADS="1",
-               DNNL_MAX_CPU_ISA="AVX2", ACLDUMP_BENCH_DIR=dumps)
+    # The same few variables everywhere: reading the environment (getenv) costs what its size
+    # is, which differs between `bazel run`, `bazel test` and machines.
+    env = dict(PATH="/usr/bin:/bin", LANG="C.UTF-8", GLIBC_TUNABLES=GLIBC_TUNABLES,
+               ACLDUMP_INTRA_OP_THREADS="1", DNNL_MAX_CPU_ISA="AVX2", ACLDUMP_BENCH_DIR=dumps,
+               ACLDUMP_COUNTS_DATA=runfiles_root(binary))
     env.update(extra_env)
     out = os.path.join(work_dir, "cg.out")
     # One file per thread and dump: the cases run on the main thread (01). Counting is off on
@@ -113,7 +115,8 @@ def measure(binary, pattern, work_dir, extra_env):
     # main thread's call graph.
     cmd = [valgrind(), "--tool=callgrind", "--separate-threads=yes", "--collect-atstart=no",
            "--instr-atstart=no", f"--callgrind-out-file={out}", binary, f"--cases={pattern}"]
-    proc = subprocess.run(cmd, cwd=runfiles_root(binary), env=env, capture_output=True, text=True)
+    # A working directory of the same length everywhere, for the same reason.
+    proc = subprocess.run(cmd, cwd=work_dir, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
         raise GateError(f"{os.path.basename(binary)} exited with {proc.returncode} under "
