@@ -278,7 +278,8 @@ def report(runs, baseline, args):
     if args.history:
         append_history(args.history, values, measured)
     if args.update_baseline:
-        update_baseline(first, baseline, names)
+        update_baseline(first, baseline, names, args.max_run_spread,
+                        args.update_baseline == "all")
 
     print()
     if defects:
@@ -308,13 +309,18 @@ def append_history(path, values, measured):
         f.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
-def update_baseline(run, baseline, names):
+def update_baseline(run, baseline, names, spread, everything):
     workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
     if not workspace:
         raise GateError("--update-baseline writes into the workspace: run it with bazel run")
     path = os.path.join(workspace, "bench", "counts", "baseline.json")
     cases = dict(baseline.get("cases", {}))
     for name in names:
+        old = cases.get(name, {}).get("instructions")
+        # Cases that did not move past the runs' own spread keep their lines: the commit
+        # shows what changed.
+        if old and not everything and abs(run.value(name) / old - 1) <= spread:
+            continue
         kept = {k: v for k, v in cases.get(name, {}).items() if k == "tolerance"}
         cases[name] = {"instructions": round(run.value(name)), "unit": run.cases[name]["unit"],
                        **kept, "functions": per_unit_profile(run, name)}
@@ -337,7 +343,9 @@ def main(argv=None):
     parser.add_argument("--json-out", default=None)
     parser.add_argument("--history", default=None,
                         help="append this run's counts and ratios (keyed by commit) to FILE")
-    parser.add_argument("--update-baseline", action="store_true")
+    parser.add_argument("--update-baseline", nargs="?", const="changed", choices=("changed", "all"),
+                        help="write the measured counts into the workspace's baseline: the "
+                             "cases that moved past --max-run-spread (default), or all")
     parser.add_argument("--keep", default=None, help="keep callgrind's files in this folder")
     args = parser.parse_args(argv)
     try:

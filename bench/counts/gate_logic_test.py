@@ -76,7 +76,7 @@ def run_of(values, nodes=10):
 
 
 def args(**overrides):
-    base = dict(max_run_spread=0.001, json_out=None, history=None, update_baseline=False)
+    base = dict(max_run_spread=0.001, json_out=None, history=None, update_baseline=None)
     base.update(overrides)
     return argparse.Namespace(**base)
 
@@ -188,9 +188,10 @@ class RecordsTest(unittest.TestCase):
             os.makedirs(os.path.join(workspace, "bench", "counts"))
             baseline = json.loads(json.dumps(BASELINE))
             baseline["cases"]["model/stats"]["tolerance"] = 0.02
-            values = dict(VALUES, **{"model/stats": 1_200_000})
+            # dump_off moved by less than the runs' spread: its line stays as it was.
+            values = dict(VALUES, **{"model/stats": 1_200_000, "model/dump_off": 1_000_500})
             with mock.patch.dict(os.environ, BUILD_WORKSPACE_DIRECTORY=workspace):
-                code, out = report(run_of(values), baseline=baseline, update_baseline=True)
+                code, out = report(run_of(values), baseline=baseline, update_baseline="changed")
             self.assertEqual(code, 0, out)
             with open(os.path.join(workspace, "bench", "counts", "baseline.json")) as f:
                 written = json.load(f)
@@ -200,6 +201,7 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual(stats["instructions"], 1_200_000)
         self.assertEqual(stats["tolerance"], 0.02)
         self.assertEqual(stats["functions"]["work"], 1_200_000)
+        self.assertEqual(written["cases"]["model/dump_off"]["instructions"], 1_000_000)
 
     def test_history_appends_one_line_per_run(self):
         with tempfile.TemporaryDirectory() as tmp:
