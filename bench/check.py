@@ -20,6 +20,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import history as bench_history  # noqa: E402
 
 
 def runfile(name):
@@ -161,7 +163,46 @@ def compute(results):
                      ("stats", "tensor_all", "tensor_5_layers", "stats_packed",
                       "tensor_all_packed")})
     latency = (model("no_observer"), model("tensor_all"))
-    return measured, per_node, latency
+    return measured, per_node, latency, noise_bands(ex, st, wr, measured)
+
+
+FAMILIES = {"mobilenet_v2_": "BM_MobileNetV2", "transformer_": "BM_TransformerEncoder",
+            "tiny_ops_": "BM_TinyOps1000"}
+QUIET = ("dump_off_", "not_selected_", "step_not_selected_")
+
+
+def noise_bands(ex, st, wr, measured):
+    """The run's own noise beside each gated figure, from the A/A pair of its suite: no observer
+    measured twice (executor, per model family, by the same statistic as the figure), memcpy
+    twice (stats), raw write() twice (writer, per file size). A ratio within its band of 1 is
+    not known to differ from 1 in this run."""
+    def aa(family, field):
+        first = best(ex, f"{family}/no_observer/manual_time", field)
+        again = best(ex, f"{family}/no_observer_again/manual_time", field)
+        return again, first
+
+    def rate(prefix):
+        key = next(k for k in st if k.startswith(prefix))
+        return best(st, key, "bytes_per_second")
+
+    bands = {}
+    for name, (suite, _) in measured.items():
+        if suite == "stats":
+            bands[name] = abs(rate("BM_MemcpyAgain") / rate("BM_Memcpy") - 1)
+        elif suite == "writer":
+            size = {"4k": 4096, "256k": 262144, "4m": 4194304}[name.rsplit("_", 1)[1]]
+            key = next(k for k in wr if k.startswith(f"BM_WriterVsRawWrite/{size}/"))
+            bands[name] = abs(statistics.median(b["raw_vs_raw"] for b in wr[key]) - 1)
+        else:
+            family = next((f for p, f in FAMILIES.items() if name.startswith(p)), "BM_ResNet18")
+            if name.endswith("_exec_us_per_node"):
+                again, first = aa(family, "exec_cpu_us")
+                bands[name] = abs(again - first) / 1000.0  # us over 1,000 nodes
+            else:
+                quiet = any(f"{q}vs_no_observer" in name for q in QUIET)
+                again, first = aa(family, "fastest_us" if quiet else "real_time")
+                bands[name] = abs(again / first - 1)
+    return bands
 
 
 def within(limit, value):
@@ -179,6 +220,9 @@ def main():
                              "measurements in a row (its suite is re-run for each)")
     parser.add_argument("--baseline", default=None)
     parser.add_argument("--json-out", default=None, help="also write the measured ratios here")
+    parser.add_argument("--history", default=None,
+                        help="append this run's ratios (keyed by commit) to FILE, for "
+                             "bench/history.py")
     args = parser.parse_args()
     baseline_path = args.baseline or runfile("baseline.json")
     with open(baseline_path) as f:
@@ -203,7 +247,7 @@ def main():
 
 def gate(args, baseline):
     results = {suite: run_suite(suite, args) for suite in SUITES}
-    measured, per_node, latency = compute(results)
+    measured, per_node, latency, noise = compute(results)
     history = {name: [value] for name, (_, value) in measured.items()}
     failing = [n for n, (_, v) in measured.items() if not within(baseline.get(n), v)]
     # On a shared or virtual machine one measurement past a threshold is as likely noise as a
@@ -215,12 +259,12 @@ def gate(args, baseline):
               file=sys.stderr, flush=True)
         for suite in sorted({measured[n][0] for n in failing}):
             results[suite] = run_suite(suite, args)
-        again, _, _ = compute(results)
+        again, _, _, noise = compute(results)
         for name in failing:
             history[name].append(again[name][1])
         failing = [n for n in failing if not within(baseline.get(n), again[n][1])]
 
-    print(f"\n{'ratio':40} {'measured':>10} {'limit':>14}  verdict")
+    print(f"\n{'ratio':40} {'measured':>10} {'noise':>9} {'limit':>14}  verdict")
     for name in measured:
         limit = baseline.get(name)
         values = history[name]
@@ -237,14 +281,25 @@ def gate(args, baseline):
         if limit is not None and "target" in limit and not within(
                 {k: limit["target"] for k in limit if k in ("min", "max")}, values[-1]):
             verdict += f"; target {limit['target']} missed: {limit['miss']}"
-        print(f"{name:40} {values[-1]:10.3f} {shown:>14}  {verdict}")
+        band = noise[name]
+        shown_noise = f"±{band:.3f}" if name.endswith("_per_node") else f"±{band:.1%}"
+        if limit is not None and "max" in limit and not name.endswith("_per_node") and \
+                values[-1] > limit["max"] and values[-1] - limit["max"] <= band * limit["max"]:
+            verdict += " (past the limit by less than this run's noise)"
+        print(f"{name:40} {values[-1]:10.3f} {shown_noise:>9} {shown:>14}  {verdict}")
     print(f"\nResNet-18 1x3x224x224 single thread: {latency[0]:.1f} ms plain, "
           f"{latency[1]:.1f} ms with every output dumped")
     print("per-node cost on 1,000 tiny ops (ns per node, incl. the op itself): " +
           ", ".join(f"{k} {v:.3f}" for k, v in per_node.items()))
+    print("noise: each ratio's band is |A/A - 1| of its suite's identical pair in this run "
+          "(no observer twice, memcpy twice, raw write() twice)")
     if args.json_out:
         with open(args.json_out, "w") as f:
-            json.dump({"ratios": history, "us_per_node": per_node}, f, indent=2)
+            json.dump({"ratios": history, "noise": noise, "us_per_node": per_node}, f, indent=2)
+    if args.history:
+        bench_history.append_entry(args.history, "timed",
+                                   {n: round(v[-1], 6) for n, v in history.items()},
+                                   noise={n: round(v, 6) for n, v in noise.items()})
     if failing:
         print(f"\n{len(failing)} ratio(s) regressed past bench/baseline.json in "
               f"{args.confirm} measurements in a row: {', '.join(failing)}")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <vector>
@@ -113,73 +114,70 @@ constexpr Mode kModes[] = {
     Mode::kStepNotSelected, Mode::kStats,       Mode::kTensorAll,
     Mode::kTensorFive,      Mode::kStatsPacked, Mode::kTensorAllPacked};
 
+// Every mode of one model family, and no observer once more under another
+// name: an A/A pair whose ratio is the run's own noise, which the gate
+// reports beside each ratio.
+void RegisterFamily(const std::string& family,
+                    std::function<void(benchmark::State&, Mode)> run,
+                    benchmark::TimeUnit unit, double min_time = 0) {
+  auto add = [&](const std::string& variant, Mode mode) {
+    auto* bench = benchmark::RegisterBenchmark(
+        (family + "/" + variant).c_str(),
+        [run, mode](benchmark::State& s) { run(s, mode); });
+    bench->UseManualTime()->Unit(unit);
+    if (min_time > 0) bench->MinTime(min_time);
+  };
+  for (Mode mode : kModes) add(ModeName(mode), mode);
+  add("no_observer_again", Mode::kNoObserver);
+}
+
 void RegisterAll() {
-  for (Mode mode : kModes) {
-    benchmark::RegisterBenchmark(
-        (std::string("BM_ResNet18/") + ModeName(mode)).c_str(),
-        [mode](benchmark::State& s) {
-          RunModel(s, ResNet18(), mode, kResNet18Layers);
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond)
-        ->MinTime(0.5);
-  }
+  RegisterFamily(
+      "BM_ResNet18",
+      [](benchmark::State& s, Mode mode) {
+        RunModel(s, ResNet18(), mode, kResNet18Layers);
+      },
+      benchmark::kMillisecond, 0.5);
   // Models of many light operators, where each dump record's cost shows.
-  for (Mode mode : kModes) {
-    benchmark::RegisterBenchmark(
-        (std::string("BM_MobileNetV2/") + ModeName(mode)).c_str(),
-        [mode](benchmark::State& s) {
-          RunModel(s, MobileNetV2(), mode,
-                   {"features.0.0", "features.4.add", "features.10.conv.1.0",
-                    "features.17.conv.2", "classifier.1"});
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond)
-        ->MinTime(0.5);
-  }
-  for (Mode mode : kModes) {
-    benchmark::RegisterBenchmark(
-        (std::string("BM_TransformerEncoder/") + ModeName(mode)).c_str(),
-        [mode](benchmark::State& s) {
-          RunModel(s, TransformerEncoder(), mode,
-                   {"layers.0.scores", "layers.0.softmax", "layers.0.norm1",
-                    "layers.1.relu", "layers.1.norm2"});
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
-  }
+  RegisterFamily(
+      "BM_MobileNetV2",
+      [](benchmark::State& s, Mode mode) {
+        RunModel(s, MobileNetV2(), mode,
+                 {"features.0.0", "features.4.add", "features.10.conv.1.0",
+                  "features.17.conv.2", "classifier.1"});
+      },
+      benchmark::kMillisecond, 0.5);
+  RegisterFamily(
+      "BM_TransformerEncoder",
+      [](benchmark::State& s, Mode mode) {
+        RunModel(s, TransformerEncoder(), mode,
+                 {"layers.0.scores", "layers.0.softmax", "layers.0.norm1",
+                  "layers.1.relu", "layers.1.norm2"});
+      },
+      benchmark::kMicrosecond);
   const std::string tiny = ReadFile("testdata/resnet_tiny.om");
-  for (Mode mode : kModes) {
-    benchmark::RegisterBenchmark(
-        (std::string("BM_ResnetTiny/") + ModeName(mode)).c_str(),
-        [mode, tiny](benchmark::State& s) {
-          RunModel(s, tiny, mode, kResnetTinyLayers);
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
-  }
+  RegisterFamily(
+      "BM_ResnetTiny",
+      [tiny](benchmark::State& s, Mode mode) {
+        RunModel(s, tiny, mode, kResnetTinyLayers);
+      },
+      benchmark::kMicrosecond);
   const std::string mlp = ReadFile("testdata/mlp_block.om");
-  for (Mode mode : kModes) {
-    benchmark::RegisterBenchmark(
-        (std::string("BM_MlpBlock/") + ModeName(mode)).c_str(),
-        [mode, mlp](benchmark::State& s) {
-          RunModel(s, mlp, mode, {"ln1", "fc1", "attn", "context", "pooled"});
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
-  }
+  RegisterFamily(
+      "BM_MlpBlock",
+      [mlp](benchmark::State& s, Mode mode) {
+        RunModel(s, mlp, mode, {"ln1", "fc1", "attn", "context", "pooled"});
+      },
+      benchmark::kMicrosecond);
   // Per-node cost: items/s here are nodes/s; ns per node = 1e9 /
   // items_per_second.
-  for (Mode mode : kModes) {
-    benchmark::RegisterBenchmark(
-        (std::string("BM_TinyOps1000/") + ModeName(mode)).c_str(),
-        [mode](benchmark::State& s) {
-          RunModel(s, TinyOps(), mode,
-                   {"add1", "add100", "add500", "add900", "add999"});
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
-  }
+  RegisterFamily(
+      "BM_TinyOps1000",
+      [](benchmark::State& s, Mode mode) {
+        RunModel(s, TinyOps(), mode,
+                 {"add1", "add100", "add500", "add900", "add999"});
+      },
+      benchmark::kMicrosecond);
 }
 
 }  // namespace

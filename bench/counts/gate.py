@@ -21,7 +21,6 @@ appends this run's counts and ratios, keyed by commit, for bench/history.py.
 """
 import argparse
 import concurrent.futures
-import datetime
 import glob
 import json
 import os
@@ -33,7 +32,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import callgrind_profile  # noqa: E402
+import history  # noqa: E402
 
 # A `rep movsb` / `rep stosb` counts one instruction per byte under valgrind, while a vector loop
 # counts one per 32 bytes: glibc picks between them by size and by what the CPU reports, so both
@@ -193,29 +194,6 @@ def movers(current, baseline_functions, count=TOP_MOVERS):
     return rows[:count]
 
 
-def commit_of_workspace():
-    workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
-    if not workspace:
-        return None, None
-    try:
-        sha = subprocess.run(["git", "-C", workspace, "rev-parse", "HEAD"], check=True,
-                             capture_output=True, text=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "-C", workspace, "status", "--porcelain",
-                                     "--untracked-files=no"], check=True, capture_output=True,
-                                    text=True).stdout.strip())
-        return sha, dirty
-    except (OSError, subprocess.CalledProcessError):
-        return None, None
-
-
-def workspace_path(path):
-    """A path given on the command line, relative to where `bazel run` was called."""
-    if os.path.isabs(path):
-        return path
-    base = os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
-    return os.path.join(base, path)
-
-
 def report(runs, baseline, args):
     """Prints the report; returns the exit code (0 pass, 1 regression, 3 gate defect)."""
     first, second = runs
@@ -273,7 +251,7 @@ def report(runs, baseline, args):
             print(f"  {delta:+15,.0f}  {function}{note}")
 
     if args.json_out:
-        with open(workspace_path(args.json_out), "w") as f:
+        with open(history.workspace_path(args.json_out), "w") as f:
             json.dump({"counts": values, "ratios": measured}, f, indent=1, sort_keys=True)
     if args.history:
         append_history(args.history, values, measured)
@@ -300,13 +278,8 @@ def report(runs, baseline, args):
 
 
 def append_history(path, values, measured):
-    sha, dirty = commit_of_workspace()
-    entry = {"gate": "counts", "commit": sha, "dirty": dirty,
-             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "counts": {n: round(v) for n, v in values.items()},
-             "ratios": {n: round(v, 6) for n, v in measured.items()}}
-    with open(workspace_path(path), "a") as f:
-        f.write(json.dumps(entry, sort_keys=True) + "\n")
+    history.append_entry(path, "counts", {**{n: round(v) for n, v in values.items()},
+                                          **{n: round(v, 6) for n, v in measured.items()}})
 
 
 def update_baseline(run, baseline, names, spread, everything):
@@ -365,7 +338,7 @@ def main(argv=None):
             return report(runs, baseline, args)
         finally:
             if args.keep:
-                shutil.copytree(work_dir, workspace_path(args.keep), dirs_exist_ok=True)
+                shutil.copytree(work_dir, history.workspace_path(args.keep), dirs_exist_ok=True)
             shutil.rmtree(work_dir, ignore_errors=True)
     except GateError as e:
         print(f"count gate: {e}", file=sys.stderr)

@@ -206,7 +206,8 @@ class RecordsTest(unittest.TestCase):
     def test_history_appends_one_line_per_run(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "history.jsonl")
-            with mock.patch.object(gate, "commit_of_workspace", return_value=("abc123", False)):
+            with mock.patch.object(gate.history, "commit_of_workspace",
+                                   return_value=("abc123", False)):
                 for _ in range(2):
                     report(run_of(VALUES), history=path)
             with open(path) as f:
@@ -214,8 +215,8 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual(len(lines), 2)
         self.assertEqual(lines[0]["gate"], "counts")
         self.assertEqual(lines[0]["commit"], "abc123")
-        self.assertEqual(lines[0]["counts"]["model/stats"], 1_050_000)
-        self.assertAlmostEqual(lines[0]["ratios"]["model_stats_vs_no_observer"], 1.05)
+        self.assertEqual(lines[0]["figures"]["model/stats"], 1_050_000)
+        self.assertAlmostEqual(lines[0]["figures"]["model_stats_vs_no_observer"], 1.05)
 
 
 if __name__ == "__main__":
