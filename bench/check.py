@@ -177,8 +177,9 @@ def noise_bands(ex, st, wr, measured):
     twice (stats), raw write() twice (writer, per file size). A ratio within its band of 1 is
     not known to differ from 1 in this run."""
     def aa(family, field):
-        first = best(ex, f"{family}/no_observer/manual_time", field)
-        again = best(ex, f"{family}/no_observer_again/manual_time", field)
+        first = best(ex, next(k for k in ex if k.startswith(f"{family}/no_observer/")), field)
+        again = best(ex, next(k for k in ex if k.startswith(f"{family}/no_observer_again/")),
+                     field)
         return again, first
 
     def rate(prefix):
