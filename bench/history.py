@@ -69,12 +69,22 @@ def read_entries(path):
     return entries
 
 
+TIMED_FIGURES = frozenset({
+    "dump_off_vs_no_observer", "stats_vs_no_observer", "tensor_all_vs_no_observer",
+    "mobilenet_v2_dump_off_vs_no_observer", "mobilenet_v2_stats_packed_vs_no_observer",
+    "transformer_dump_off_vs_no_observer", "tiny_ops_stats_exec_us_per_node",
+    "tiny_ops_tensor_all_exec_us_per_node", "stats_f32_vs_memcpy", "writer_vs_floor_256k"})
+
+
 def chosen(gate, name):
-    """The figures a panel draws (all of them would be unreadable)."""
+    """The figures a panel draws (all of them would be unreadable): per model the execution
+    without observer, the dump cost per record on the 1,000 tiny ops, and the other cases; the
+    timed gate's main ratios."""
     if gate == "counts":
-        return name.endswith("/no_observer") or name.endswith("_per_node") or \
+        return name.endswith("/no_observer") or name.startswith("tiny_ops_1000_") and \
+            name.endswith("_per_node") or \
             name.startswith(("stats_kernel/", "pack_append/", "model_load/", "config_parse/"))
-    return True
+    return name in TIMED_FIGURES
 
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -118,8 +128,9 @@ def panel(entries, gate, title, top, width, height):
                      f'text-anchor="middle">{html.escape(label)}</text>')
     for k, (name, points) in enumerate(series.items()):
         color = PALETTE[k % len(PALETTE)]
+        dash = ' stroke-dasharray="5,3"' if k >= len(PALETTE) else ""
         coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if v is not None]
-        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.5" '
+        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.5"{dash} '
                      f'points="{" ".join(coords)}"/>')
         for c in coords:
             cx, cy = c.split(",")

@@ -24,7 +24,8 @@ class HistoryTest(unittest.TestCase):
     def test_runs_are_drawn_relative_to_their_first(self):
         self.append("aaaaaaa1", {"resnet18/no_observer": 1000, "resnet18/stats": 1100})
         self.append("bbbbbbb2", {"resnet18/no_observer": 1010, "resnet18/stats": 1100})
-        self.append("ccccccc3", {"stats_vs_no_observer": 1.02}, gate="timed")
+        self.append("ccccccc3", {"stats_vs_no_observer": 1.02, "writer_vs_raw_write_4k": 0.9},
+                    gate="timed")
         entries = history.read_entries(self.path)
         self.assertEqual([e["commit"] for e in entries], ["aaaaaaa1", "bbbbbbb2", "ccccccc3"])
         out = os.path.join(self.tmp.name, "history.svg")
@@ -32,11 +33,12 @@ class HistoryTest(unittest.TestCase):
         with open(out) as f:
             svg = f.read()
         self.assertTrue(svg.startswith("<svg"))
-        # One line per drawn figure: no observer (drawn), stats (not: only per-node figures and
-        # no-observer runs are drawn for counts), and the timed ratio.
+        # One line per drawn figure: the no-observer count (a model's stats count is not drawn)
+        # and the timed gate's stats ratio (the 4 KiB writer row is not drawn).
         self.assertEqual(svg.count("<polyline"), 2)
         self.assertIn("resnet18/no_observer", svg)
         self.assertNotIn("resnet18/stats<", svg)
+        self.assertNotIn("writer_vs_raw_write_4k", svg)
         self.assertIn("bbbbbbb", svg)
         self.assertIn("Count gate: instructions, relative to the first run (2 runs)", svg)
         self.assertIn("Timed gate: ratios, relative to the first run (1 runs)", svg)

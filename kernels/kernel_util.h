@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/status_macros.h"
@@ -205,6 +206,10 @@ class BroadcastLoop {
   int64_t num_elements() const { return num_elements_; }
 
  private:
+  // Per input or per dimension, on the stack for the usual few: an
+  // elementwise node allocates nothing per execution.
+  using Offsets = absl::InlinedVector<int64_t, 8>;
+
   // f for runs [begin, end) (rank >= 1).
   template <typename F>
   void RunsInRange(int64_t begin, int64_t end, F& f) const;
@@ -218,7 +223,7 @@ template <typename F>
 void BroadcastLoop::ForEachRun(F&& f) const {
   if (num_elements_ == 0) return;
   if (dims_.empty()) {
-    const std::vector<int64_t> zeros(strides_.size(), 0);
+    const Offsets zeros(strides_.size(), 0);
     f(int64_t{0}, zeros.data(), int64_t{1}, zeros.data());
     return;
   }
@@ -229,8 +234,7 @@ template <typename F>
 void BroadcastLoop::RunsInRange(int64_t begin, int64_t end, F& f) const {
   const size_t num_inputs = strides_.size();
   const size_t rank = dims_.size();
-  std::vector<int64_t> offsets(num_inputs, 0), inner(num_inputs);
-  std::vector<int64_t> counter(rank, 0);
+  Offsets offsets(num_inputs, 0), inner(num_inputs), counter(rank, 0);
   for (size_t i = 0; i < num_inputs; ++i) inner[i] = strides_[i][rank - 1];
   // The outer counter (dims 0..rank-2, the last fastest) of run `begin`.
   int64_t r = begin;
@@ -265,12 +269,12 @@ void BroadcastLoop::ParallelForEachRun(size_t grain, F&& f) const {
   const size_t num_inputs = strides_.size();
   if (dims_.size() <= 1) {
     // One run: split it.
-    std::vector<int64_t> inner(num_inputs, 0);
+    Offsets inner(num_inputs, 0);
     for (size_t i = 0; i < num_inputs && !dims_.empty(); ++i) {
       inner[i] = strides_[i][0];
     }
     ParallelFor(num_elements_, grain, [&](size_t begin, size_t end) {
-      std::vector<int64_t> offsets(num_inputs);
+      Offsets offsets(num_inputs);
       for (size_t i = 0; i < num_inputs; ++i) {
         offsets[i] = static_cast<int64_t>(begin) * inner[i];
       }
