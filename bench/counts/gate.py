@@ -322,7 +322,7 @@ def main(argv=None):
     parser.add_argument("--keep", default=None, help="keep callgrind's files in this folder")
     args = parser.parse_args(argv)
     try:
-        binary = args.binary or runfile("count_cases")
+        binary = os.path.abspath(args.binary or runfile("count_cases"))
         with open(args.baseline or runfile("baseline.json")) as f:
             baseline = json.load(f)
         extra_env = dict(item.split("=", 1) for item in args.env)
