@@ -2,6 +2,7 @@
 
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "dump/format/dump_names.h"
 #include "dump/format/merged_stats.h"
 #include "dump/format/pack.h"
 
@@ -95,14 +96,21 @@ absl::Status PackAppender::AppendAll(Target& target,
 
 absl::Status PackAppender::AppendRecords(const FolderTree::Folder& folder,
                                          std::span<const RenderedFile> files) {
-  names_.clear();
+  // The strings keep their capacity from batch to batch: no allocation per
+  // record in steady state.
+  if (names_.size() < files.size()) names_.resize(files.size());
   frames_.clear();
-  for (const RenderedFile& file : files) {
-    names_.push_back(StrCat(file.name, file.suffix));
-    if (names_.back().size() > kMaxPackNameBytes) {
-      return absl::InvalidArgumentError(
-          StrCat("record name of ", names_.back().size(), " bytes exceeds ",
-                 kMaxPackNameBytes));
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string& name = names_[i];
+    name.assign(files[i].name);
+    name.append(files[i].suffix);
+    // Named as the SDK layout names files: a name too long for a file is its
+    // path's hash, recorded in the folder's mapping.csv (before the record,
+    // so no record is ever without its mapping).
+    if (ExceedsNameMax(name)) {
+      std::string hashed = HashedName(StrCat(folder.path, "/", name));
+      RETURN_IF_ERROR(tree_.RecordMapping(folder, hashed, name));
+      name = std::move(hashed);
     }
   }
   ASSIGN_OR_RETURN(Target * target, OpenTarget(folder, kPackFileName, true));

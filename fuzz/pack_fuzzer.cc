@@ -1,10 +1,13 @@
 // The packed layout's readers (untrusted files): dump.pack with or without
-// its index, and statistic.csv.
+// its index, and statistic.csv; and the tree scan over that folder. A record
+// whose name could leave its folder must never come out of either.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "dump/format/dump_names.h"
+#include "dump/format/dump_tree.h"
 #include "dump/format/merged_stats.h"
 #include "dump/format/pack.h"
 #include "fuzz/scratch.h"
@@ -35,7 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<PackContents> contents = ReadPackContents(pack);
   if (!contents.ok()) return 0;
   for (const PackRecord& record : contents->records) {
+    if (!WhyNotAFileName(record.name).empty()) __builtin_trap();
     (void)ReadPackedFile(Folder() + "/" + record.name, 1 << 20);
+  }
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(Folder());
+  if (tree.ok()) {
+    for (const DumpEntry& entry : tree->entries) {
+      if (!WhyNotARelativePath(entry.relative).empty()) __builtin_trap();
+    }
   }
   return 0;
 }

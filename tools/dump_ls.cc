@@ -143,7 +143,7 @@ std::string FilesTable(const DumpRun& run, size_t depth) {
 std::string OtherFilesLine(const DumpTree& tree) {
   std::vector<std::string> others;
   for (const DumpEntry& e : tree.entries) {
-    if (e.kind == EntryKind::kOther) {
+    if (e.kind == EntryKind::kOther && !dump::IsLayoutFile(e)) {
       others.push_back(e.relative.empty() ? e.file_name : e.relative);
     }
   }

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
+#include "dump/format/dump_names.h"
 
 namespace acldump::tools {
 namespace {
@@ -118,16 +119,12 @@ std::string JoinPath(const std::string& root, const std::string& relative) {
   return (fs::path(root) / relative).string();
 }
 
-// A worker's entry must be below one of its task's folders, named without
-// "." or ".." (a listing is untrusted: it must not point the client
-// elsewhere).
+// A worker's entry must be below one of its task's folders, named by file
+// names only (a listing is untrusted: it must not point the client
+// elsewhere), by the rule every reader of a tree applies.
 bool InTaskFolders(const std::string& relative,
                    const std::vector<std::string>& folders) {
-  const fs::path path(relative);
-  if (relative.empty() || path.is_absolute()) return false;
-  for (const fs::path& part : path) {
-    if (part == "." || part == ".." || part.empty()) return false;
-  }
+  if (!dump::WhyNotARelativePath(relative).empty()) return false;
   for (const std::string& folder : folders) {
     if (folder.empty() || relative == folder ||
         (relative.size() > folder.size() &&

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "base/strings.h"
+#include "base/text.h"
 #include "fmt/format.h"
 
 namespace acldump::dump {
@@ -29,6 +30,46 @@ std::string FormatTm(const std::tm& tm) {
 }
 
 }  // namespace
+
+std::string_view WhyNotAFileName(std::string_view name) {
+  if (name.empty()) return "it is empty";
+  if (name == "." || name == "..") return "'.' and '..' name folders";
+  if (name.size() > kMaxRecordNameBytes) return "it is longer than 4096 bytes";
+  for (const char c : name) {
+    if (c == '/') return "it holds '/'";
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      return byte == 0 ? "it holds a NUL" : "it holds a control character";
+    }
+  }
+  return {};
+}
+
+std::string WhyNotARelativePath(std::string_view relative) {
+  if (relative.empty()) return "it is empty";
+  if (relative.front() == '/') return "it is absolute";
+  size_t start = 0;
+  while (start <= relative.size()) {
+    const size_t end = std::min(relative.find('/', start), relative.size());
+    const std::string_view part = relative.substr(start, end - start);
+    if (std::string_view why = WhyNotAFileName(part); !why.empty()) {
+      return StrCat("its part ", Quote(part), " is not a file name (", why,
+                    ")");
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+absl::StatusOr<std::string> FileInFolder(std::string_view folder,
+                                         std::string_view name,
+                                         std::string_view what) {
+  if (std::string_view why = WhyNotAFileName(name); !why.empty()) {
+    return absl::InvalidArgumentError(StrCat(
+        what, " ", Quote(name), " is not a file name (", why, "): refused"));
+  }
+  return StrCat(folder, "/", name);
+}
 
 std::string CsvField(std::string_view field) {
   std::string out;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/statusor.h"
+
 namespace acldump::dump {
 
 // The longest name of a file or folder Linux file systems accept (NAME_MAX).
@@ -40,6 +42,24 @@ void AppendCsvField(std::string& out, std::string_view field);
 // writes it, except that a field holding ',', '"', CR or LF is quoted per RFC
 // 4180 so the file stays readable.
 std::string MappingCsvLine(std::string_view hashed, std::string_view original);
+
+// Names read from dump trees (pack records, statistic.csv rows, mapping.csv,
+// a cluster worker's listing) are untrusted: they become paths only through
+// these, which accept a single file name and nothing that could leave its
+// folder. A file name here is non-empty, not "." or "..", at most
+// kMaxRecordNameBytes long, and holds no '/', NUL or other control character
+// (a '\n' would break the index and CSV lines that list names).
+inline constexpr size_t kMaxRecordNameBytes = 4096;
+// Why `name` is not such a file name; empty when it is.
+std::string_view WhyNotAFileName(std::string_view name);
+// Why `relative` (components separated by '/') is not a relative path of such
+// names; empty when it is.
+std::string WhyNotARelativePath(std::string_view relative);
+// "{folder}/{name}" when `name` is a file name; else an InvalidArgument error
+// "{what} 'name' is not a file name ({reason}): refused".
+absl::StatusOr<std::string> FileInFolder(std::string_view folder,
+                                         std::string_view name,
+                                         std::string_view what);
 
 // "YYYYMMDDHHMMSS" in local time.
 std::string DumpTimeFolderName(std::time_t t);

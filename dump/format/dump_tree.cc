@@ -11,6 +11,7 @@
 
 #include "base/file_reader.h"
 #include "base/strings.h"
+#include "dump/format/dump_names.h"
 #include "dump/format/merged_stats.h"
 #include "dump/format/pack.h"
 #include "dump/format/stats_csv.h"
@@ -135,8 +136,10 @@ std::string ParentOf(const std::string& path) {
 
 // The records of a packed folder's dump.pack or statistic.csv (`container`,
 // already placed), as entries named like the SDK layout's files.
+// `mapping`: the folder's mapping.csv (a record too long for a file name is
+// packed under its hash, as the SDK layout's file would be).
 void AddPackedEntries(const DumpEntry& container, const fs::path& absolute,
-                      DumpTree& tree) {
+                      const Mapping& mapping, DumpTree& tree) {
   std::vector<std::pair<std::string, uint64_t>> records;  // name, bytes
   if (container.file_name == kPackFileName) {
     absl::StatusOr<PackContents> pack = ReadPackContents(absolute.string());
@@ -146,6 +149,9 @@ void AddPackedEntries(const DumpEntry& container, const fs::path& absolute,
     }
     if (!pack->problem.empty()) {
       tree.problems.push_back(StrCat(container.path, ": ", pack->problem));
+    }
+    for (const std::string& refused : pack->refused) {
+      tree.problems.push_back(StrCat(container.path, ": ", refused));
     }
     for (const PackRecord& record : pack->records)
       records.emplace_back(record.name, record.data_bytes);
@@ -167,14 +173,22 @@ void AddPackedEntries(const DumpEntry& container, const fs::path& absolute,
   const fs::path folder = fs::path(container.path).parent_path();
   const fs::path relative_folder = fs::path(container.relative).parent_path();
   for (const auto& [name, bytes] : records) {
+    // A record becomes an entry only under a name that stays in its folder.
+    absl::StatusOr<std::string> path =
+        FileInFolder(folder.string(), name, "the record");
+    if (!path.ok()) {
+      tree.problems.push_back(
+          StrCat(container.path, ": ", ToStd(path.status().message())));
+      continue;
+    }
     DumpEntry entry = container;
     entry.file_name = name;
-    entry.path = (folder / name).string();
+    entry.path = *std::move(path);
     entry.relative = (relative_folder / name).string();
     entry.bytes = bytes;
     entry.packed = true;
     entry.kind = EntryKind::kOther;
-    Classify(entry, Mapping());
+    Classify(entry, mapping);
     tree.entries.push_back(std::move(entry));
   }
 }
@@ -259,6 +273,13 @@ uint64_t DumpTree::DumpBytes() const {
   return bytes;
 }
 
+bool IsLayoutFile(const DumpEntry& entry) {
+  return !entry.packed && (entry.file_name == kPackFileName ||
+                           entry.file_name == kPackIndexFileName ||
+                           entry.file_name == kMergedStatsFileName ||
+                           entry.file_name == "mapping.csv");
+}
+
 absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
@@ -324,7 +345,7 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
     }
     if (entry.file_name == kPackFileName ||
         entry.file_name == kMergedStatsFileName) {
-      AddPackedEntries(entry, absolute, tree);
+      AddPackedEntries(entry, absolute, mapping->second, tree);
     }
     tree.entries.push_back(std::move(entry));
   }

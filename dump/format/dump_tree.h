@@ -108,6 +108,11 @@ struct DumpTree {
   uint64_t DumpBytes() const;  // bytes of every entry but kOther
 };
 
+// A file of the layout itself rather than a dump file or a stranger: a packed
+// folder's dump.pack, dump.pack.index and statistic.csv (their records are
+// entries of their own), and mapping.csv.
+bool IsLayoutFile(const DumpEntry& entry);
+
 // Walks `path` (a directory, recursively without following symlinked
 // folders; or a single file). Errors: the path does not exist or cannot be
 // read. A tree with no dump file is not an error (see CountKind).

@@ -11,6 +11,8 @@
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
+#include "dump/format/dump_names.h"
 
 namespace acldump::dump {
 namespace {
@@ -158,6 +160,24 @@ PackContents ScanFrames(const RandomAccessFile& file) {
   return contents;
 }
 
+// Moves the records whose names could leave their folder to `refused`.
+void RefuseUnsafeNames(PackContents& contents) {
+  std::vector<PackRecord> kept;
+  for (PackRecord& record : contents.records) {
+    const std::string_view why = WhyNotAFileName(record.name);
+    if (why.empty()) {
+      kept.push_back(std::move(record));
+      continue;
+    }
+    contents.refused.push_back(
+        StrCat("the record at offset ",
+               record.data_offset - kPackFrameBytes - record.name.size(),
+               " named ", Quote(record.name),
+               " is skipped: its name is not a file name (", why, ")"));
+  }
+  contents.records = std::move(kept);
+}
+
 struct CachedPack {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
@@ -238,13 +258,15 @@ absl::StatusOr<PackContents> ReadPackContents(const std::string& path) {
         (fs::path(path).parent_path() / kPackIndexFileName).string(),
         file.size());
   }
+  PackContents contents;
   if (records) {
-    PackContents contents;
     contents.records = *std::move(records);
     contents.from_index = true;
-    return contents;
+  } else {
+    contents = ScanFrames(file);
   }
-  return ScanFrames(file);
+  RefuseUnsafeNames(contents);
+  return contents;
 }
 
 absl::StatusOr<std::optional<PackedFileLocation>> LocatePackedFile(

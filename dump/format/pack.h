@@ -67,10 +67,14 @@ struct PackContents {
   // An index (the pack's index frame, or an earlier version's
   // dump.pack.index) matched; else the frames were scanned.
   bool from_index = false;
+  // Records left out of `records` because their names are not file names
+  // (WhyNotAFileName: "/etc/passwd", "../x"), each said as a sentence.
+  std::vector<std::string> refused;
 };
 
 // The records of the pack at `path` (untrusted): from its index when the index
-// describes the pack exactly, else by scanning the frames.
+// describes the pack exactly, else by scanning the frames. A record whose name
+// could leave its folder is never returned (see PackContents::refused).
 absl::StatusOr<PackContents> ReadPackContents(const std::string& path);
 
 // Where the record named as "{folder}/{name}" is, when the folder is packed

@@ -471,10 +471,31 @@ def _scan_pack(f, size):
     return records, problem
 
 
+def why_not_a_file_name(name):
+    """Why `name`, read from an untrusted dump tree (a pack record, a statistic.csv row), cannot
+    stand for one file of its folder; None when it can. The same rule as the C++ readers: not
+    empty, "." or "..", at most 4096 bytes, no "/", NUL or other control character."""
+    if not name:
+        return "it is empty"
+    if name in (".", ".."):
+        return "'.' and '..' name folders"
+    if len(name.encode("utf-8", "surrogateescape")) > _MAX_PACK_NAME:
+        return "it is longer than 4096 bytes"
+    for c in name:
+        if c == "/":
+            return "it holds '/'"
+        if c == "\0":
+            return "it holds a NUL"
+        if ord(c) < 0x20 or ord(c) == 0x7f:
+            return "it holds a control character"
+    return None
+
+
 def read_pack(path):
     """The records of a dump.pack: ([(name, data offset, data bytes)], problem), from its index
     when that describes the pack exactly, else by scanning the frames (problem: what a truncated
-    or corrupt tail made the scan skip, or None)."""
+    or corrupt tail made the scan skip, or None). Records whose names are not file names
+    (why_not_a_file_name) are left out and said in the problem."""
     path = os.fspath(path)
     st = os.stat(path)
     key = (st.st_size, st.st_mtime_ns)
@@ -486,6 +507,18 @@ def read_pack(path):
         if records is None:
             records = _pack_from_index_file(path, st.st_size)
         result = (records, None) if records is not None else _scan_pack(f, st.st_size)
+    kept, refused = [], []
+    for record in result[0]:
+        why = why_not_a_file_name(record[0])
+        if why is None:
+            kept.append(record)
+        else:
+            refused.append("the record at offset %d named %r is skipped: its name is not a file "
+                           "name (%s)" % (record[1] - 16 - len(record[0].encode("utf-8",
+                                                                                 "replace")),
+                                          record[0], why))
+    if refused:
+        result = (kept, "; ".join(([result[1]] if result[1] else []) + refused))
     if len(_pack_cache) > 64:
         _pack_cache.clear()
     _pack_cache[path] = (key, result)
@@ -799,13 +832,15 @@ def open_tree(path):
             e.model = mapping_of(device).get(e.model, e.model)
         entries.append(e)
         if e.file_name in (PACK_FILE, MERGED_STATS_FILE):
-            entries.extend(_packed_entries(e, absolute, problems))
+            entries.extend(_packed_entries(e, absolute, mapping_of(directory), problems))
     tree = DumpTree(path, entries)
     tree.problems = problems
     return tree
 
 
-def _packed_entries(container, absolute, problems):
+def _packed_entries(container, absolute, mapping, problems):
+    """The records of a pack or statistic.csv as entries (`mapping`: the folder's mapping.csv,
+    for records packed under the hash of a name too long for a file)."""
     if container.file_name == PACK_FILE:
         records, problem = read_pack(absolute)
         if problem:
@@ -819,6 +854,11 @@ def _packed_entries(container, absolute, problems):
             return []
     out = []
     for name, size in records:
+        why = why_not_a_file_name(name)
+        if why is not None:
+            problems.append("%s: the record %r is not a file name (%s): refused"
+                            % (container.path, name, why))
+            continue
         e = Entry()
         for slot in Entry.__slots__:
             setattr(e, slot, getattr(container, slot))
@@ -826,7 +866,7 @@ def _packed_entries(container, absolute, problems):
         e.path = os.path.join(os.path.dirname(container.path), name)
         e.relative = os.path.join(os.path.dirname(container.relative), name)
         e.kind, e.name = OTHER, None
-        _classify(e, {})
+        _classify(e, mapping)
         out.append(e)
     return out
 
