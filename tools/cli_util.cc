@@ -231,6 +231,24 @@ std::string HintOf(const absl::Status& status) {
   return payload ? std::string(*payload) : std::string();
 }
 
+absl::Status RequireRegularFile(const std::string& path,
+                                std::string_view what) {
+  std::error_code error;
+  const std::filesystem::file_status status =
+      std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) {
+    return WithHint(
+        absl::NotFoundError(StrCat(what, " '", path, "' does not exist")),
+        "relative paths are taken from the directory you ran the command in");
+  }
+  if (std::filesystem::is_regular_file(status)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      StrCat(what, " '", path, "' is not a regular file (it is ",
+             std::filesystem::is_directory(status) ? "a directory"
+                                                   : "a device, FIFO or socket",
+             ")"));
+}
+
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code) {
   std::fprintf(stderr, "dump%s%.*s: error: %.*s\n", command.empty() ? "" : " ",

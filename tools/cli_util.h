@@ -82,6 +82,12 @@ std::string AclErrorName(int32_t code);
 absl::Status WithHint(absl::Status status, std::string_view hint);
 std::string HintOf(const absl::Status& status);
 
+// OK when `path` is a regular file (symlinks followed); else an error naming
+// `what` ("model file") and what the path is instead: missing (NotFound, with
+// the hint that relative paths are the working directory's), a directory, or
+// a device, FIFO or socket (InvalidArgument).
+absl::Status RequireRegularFile(const std::string& path, std::string_view what);
+
 // Prints "dump <command>: error: <message>" and, when given, "  hint: <hint>"
 // to stderr. Returns `exit_code` so callers can `return Fail(...)`.
 int Fail(std::string_view command, std::string_view message,

@@ -79,6 +79,16 @@ void AddClusterOptions(CLI::App& command, ClusterOptions& options) {
                   "run on this dask.distributed scheduler "
                   "(tcp://host:8786); the workers need acldump installed "
                   "and the dump folders at the same paths")
+      // An empty address would silently mean "run here".
+      ->check(CLI::Validator(
+          [](std::string& address) {
+            return address.empty() ? std::string(
+                                         "needs the scheduler's "
+                                         "address, e.g. "
+                                         "tcp://host:8786")
+                                   : std::string();
+          },
+          "ADDRESS"))
       ->group("Cluster");
   command
       .add_option("--scratch", options.scratch,

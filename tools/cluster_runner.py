@@ -7,6 +7,7 @@ __main__), so workers need dask.distributed and the tool, nothing else of acldum
 """
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -67,13 +68,13 @@ class _Progress:
 def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
     """Runs the tasks of a tasks file on the scheduler; returns the runner's exit code."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, wait
     except ImportError:  # the tool tries another Python, then says so
         return _NO_DASK
     with open(tasks_path, encoding="utf-8") as f:
         spec = json.load(f)
     tasks = spec["tasks"]
-    if timeout is None:  # seconds to reach the scheduler
+    if timeout is None:  # seconds to reach the scheduler, and to wait for a worker
         timeout = float(os.environ.get("ACLDUMP_SCHEDULER_TIMEOUT", "30"))
     try:
         client = Client(scheduler, timeout=timeout)
@@ -86,6 +87,13 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
     run = uuid.uuid4().hex[:8]
     started = time.monotonic()
     with client:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except (TimeoutError, asyncio.TimeoutError):
+            sys.stderr.write("the scheduler at %s has no workers (waited %g s): start one "
+                             "(dask worker %s), or wait longer with ACLDUMP_SCHEDULER_TIMEOUT\n"
+                             % (scheduler, timeout, scheduler))
+            return _NO_RUN
         workers = len(client.scheduler_info().get("workers", {}))
         futures = {}
         for i, task in enumerate(tasks):
@@ -94,16 +102,35 @@ def run_tasks(scheduler, tasks_path, retries=2, timeout=None):
                                    retries=retries, key="acldump-%s-%s-%d" % (run, spec.get(
                                        "label", "task").replace(" ", "-"), i))
             futures[future] = task
-        for future in as_completed(list(futures)):
-            task = futures[future]
-            failed = future.status != "finished"
-            if failed:
-                error = future.exception() if future.status == "error" else None
-                why = ("%s: %s" % (type(error).__name__, error) if error is not None
-                       else "the task was %s" % future.status)
-                with open(task["output"] + ".error", "w", encoding="utf-8") as f:
-                    f.write(why + "\n")
-            progress.step(failed)
+        pending = set(futures)
+        alone_since = None  # when the scheduler was last seen without workers
+        while pending:
+            try:
+                done, pending = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
+                pending = set(pending)
+            except (TimeoutError, asyncio.TimeoutError):
+                done = ()
+            for future in done:
+                task = futures[future]
+                failed = future.status != "finished"
+                if failed:
+                    error = future.exception() if future.status == "error" else None
+                    why = ("%s: %s" % (type(error).__name__, error) if error is not None
+                           else "the task was %s" % future.status)
+                    with open(task["output"] + ".error", "w", encoding="utf-8") as f:
+                        f.write(why + "\n")
+                progress.step(failed)
+            # Every wait is bounded: tasks nobody can run are reported, not waited for.
+            if pending and not client.scheduler_info().get("workers"):
+                alone_since = alone_since or time.monotonic()
+                if time.monotonic() - alone_since > timeout:
+                    sys.stderr.write("the scheduler at %s lost its workers: %d of %d tasks did "
+                                     "not run (waited %g s for a worker; "
+                                     "ACLDUMP_SCHEDULER_TIMEOUT)\n"
+                                     % (scheduler, len(pending), len(tasks), timeout))
+                    return _NO_RUN
+            else:
+                alone_since = None
         sys.stderr.write("%s: %d tasks in %.1f s on %d workers\n"
                          % (label, len(tasks), time.monotonic() - started, workers))
     return _SOME_FAILED if progress.failed else _ALL_DONE

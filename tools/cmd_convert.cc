@@ -9,6 +9,7 @@
 #include "tools/command.h"
 #include "tools/dump_convert.h"
 #include "tools/dump_stats.h"
+#include "tools/output_folder.h"
 
 namespace acldump::tools {
 namespace {
@@ -103,11 +104,23 @@ class ConvertCommand final : public Command {
                       "dumps",
                       kExitFailure);
     }
-    const std::string out = out_.empty() ? base + "_stats.csv" : out_;
-    std::ofstream file(out, std::ios::binary);
-    file << MergedStatsCsv(*stats);
-    if (!file) {
-      return Fail("convert", StrCat("cannot write ", out), "", kExitFailure);
+    std::string out = out_;
+    if (out.empty()) {
+      // A name derived from the tree's: written by the output folder's rule
+      // (a symlink planted there is not followed).
+      absl::StatusOr<std::string> written =
+          WriteDerivedFile(base + "_stats.csv", MergedStatsCsv(*stats));
+      if (!written.ok()) {
+        return FailWith("convert", written.status(),
+                        "give the file to write with --out", kExitFailure);
+      }
+      out = *written;
+    } else {
+      std::ofstream file(out, std::ios::binary);
+      file << MergedStatsCsv(*stats);
+      if (!file) {
+        return Fail("convert", StrCat("cannot write ", out), "", kExitFailure);
+      }
     }
     for (const std::string& problem : stats->problems) {
       std::fprintf(stderr, "dump convert: skipped %s\n", problem.c_str());

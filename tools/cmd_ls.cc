@@ -49,8 +49,11 @@ class LsCommand final : public Command {
     std::vector<std::string> failed;
     absl::StatusOr<dump::DumpTree> tree = Scan(failed);
     if (!tree.ok()) {
+      // A cluster's failure says what to do itself; the hint is about paths.
       return FailWith("ls", tree.status(),
-                      "give a dump_path, or any folder or file below it",
+                      cluster_.scheduler.empty()
+                          ? "give a dump_path, or any folder or file below it"
+                          : "",
                       kExitFailure);
     }
     for (const std::string& problem : tree->problems) {

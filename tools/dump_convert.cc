@@ -14,79 +14,51 @@
 #include "dump/writer.h"
 #include "kernels/npy.h"
 #include "tools/cli_util.h"
+#include "tools/output_folder.h"
 
 namespace acldump::tools {
 namespace {
 
 namespace fs = std::filesystem;
 
-absl::Status MakeDirectories(const fs::path& dir) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) {
-    return absl::PermissionDeniedError(StrCat(
-        "cannot create directory '", dir.string(), "': ", error.message()));
-  }
-  return absl::OkStatus();
-}
-
-// Where `entry` goes under `out_dir` (its folder mirrored).
-fs::path Destination(const fs::path& out_dir, const dump::DumpEntry& entry) {
-  if (entry.relative.empty()) return out_dir / entry.file_name;
-  return out_dir / entry.relative;
+// Where `entry` goes below the output folder (its folder mirrored).
+std::string Destination(const dump::DumpEntry& entry) {
+  return entry.relative.empty() ? entry.file_name : entry.relative;
 }
 
 template <typename Tensors>
 absl::Status WriteTensors(const Tensors& protos,
                           const std::vector<std::string>& payloads,
-                          std::string_view kind, const fs::path& base,
-                          ConvertSummary& summary) {
+                          std::string_view kind, const std::string& base,
+                          OutputFolder& out, ConvertSummary& summary) {
   for (int i = 0; i < protos.size(); ++i) {
     absl::StatusOr<Tensor> tensor = dump::PayloadToTensor(
         protos[i].data_type(), protos[i].shape(), payloads[i]);
     if (!tensor.ok()) {
-      summary.skipped.push_back(StrCat(base.string(), " ", kind, " ", i, ": ",
+      summary.skipped.push_back(StrCat(base, " ", kind, " ", i, ": ",
                                        ToStd(tensor.status().message())));
       continue;
     }
-    const std::string path = StrCat(base.string(), ".", kind, ".", i, ".npy");
-    RETURN_IF_ERROR(WriteNpyFile(path, tensor->view()));
-    std::error_code error;
-    summary.bytes_written += fs::file_size(path, error);
+    ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(tensor->view()));
+    RETURN_IF_ERROR(
+        out.Write(StrCat(base, ".", kind, ".", i, ".npy"), bytes).status());
+    summary.bytes_written += bytes.size();
     ++summary.npy_files;
   }
   return absl::OkStatus();
 }
 
-// A packed record, as the file it stands for.
-absl::Status WritePackedRecord(const dump::DumpEntry& entry,
-                               const fs::path& to) {
-  ASSIGN_OR_RETURN(std::string bytes,
-                   dump::ReadDumpTreeFile(entry.path, dump::kMaxDumpFileBytes,
-                                          "dump record"));
-  std::ofstream out(to, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) {
-    return absl::PermissionDeniedError(
-        StrCat("cannot write '", to.string(), "'"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Copy(const dump::DumpEntry& entry, const fs::path& to,
+// A stats CSV or mapping.csv, as it is (a packed record as the file it stands
+// for).
+absl::Status Copy(const dump::DumpEntry& entry, OutputFolder& out,
                   ConvertSummary& summary) {
   if (entry.packed) {
-    RETURN_IF_ERROR(WritePackedRecord(entry, to));
-    summary.bytes_written += entry.bytes;
-    ++summary.copied;
-    return absl::OkStatus();
-  }
-  std::error_code error;
-  fs::copy_file(entry.path, to, fs::copy_options::overwrite_existing, error);
-  if (error) {
-    return absl::PermissionDeniedError(StrCat("cannot copy '", entry.path,
-                                              "' to '", to.string(),
-                                              "': ", error.message()));
+    ASSIGN_OR_RETURN(std::string bytes,
+                     dump::ReadDumpTreeFile(entry.path, dump::kMaxDumpFileBytes,
+                                            "dump record"));
+    RETURN_IF_ERROR(out.Write(Destination(entry), bytes).status());
+  } else {
+    RETURN_IF_ERROR(out.Copy(Destination(entry), entry.path).status());
   }
   summary.bytes_written += entry.bytes;
   ++summary.copied;
@@ -110,25 +82,24 @@ class RecordRenderer final : public dump::JobRenderer {
   std::vector<std::pair<std::string, std::string>> places_;
 };
 
-bool IsPackContainer(const dump::DumpEntry& entry) {
-  return entry.file_name == dump::kPackFileName ||
-         entry.file_name == dump::kPackIndexFileName ||
-         entry.file_name == dump::kMergedStatsFileName;
-}
-
 }  // namespace
 
 absl::StatusOr<SdkSummary> ConvertDumpToSdk(const dump::DumpTree& tree,
                                             const std::string& out_dir) {
   const fs::path out(out_dir);
-  RETURN_IF_ERROR(MakeDirectories(out));
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFolder> folder,
+                   OutputFolder::Open(out_dir));
   SdkSummary summary;
   // Packed records go through the dump writer, which names them exactly as
   // a dump in the SDK layout does (hashed names and mapping.csv included).
   auto renderer = std::make_shared<RecordRenderer>();
   std::vector<const dump::DumpEntry*> records, copies;
   for (const dump::DumpEntry& entry : tree.entries) {
-    if (IsPackContainer(entry)) continue;
+    // A pack's records are written as files; mapping.csv is copied (the
+    // hashed names it maps are kept).
+    if (dump::IsLayoutFile(entry) && entry.file_name != "mapping.csv") {
+      continue;
+    }
     (entry.packed ? records : copies).push_back(&entry);
     if (entry.packed) {
       renderer->places_.emplace_back(
@@ -164,15 +135,9 @@ absl::StatusOr<SdkSummary> ConvertDumpToSdk(const dump::DumpTree& tree,
   }
   for (const dump::DumpEntry* entry : copies) {
     progress.Update(++done, entry->file_name);
-    const fs::path destination = Destination(out, *entry);
-    RETURN_IF_ERROR(MakeDirectories(destination.parent_path()));
-    std::error_code error;
-    fs::copy_file(entry->path, destination, fs::copy_options::none, error);
-    if (error) {
-      return absl::PermissionDeniedError(StrCat("cannot copy '", entry->path,
-                                                "' to '", destination.string(),
-                                                "': ", error.message()));
-    }
+    RETURN_IF_ERROR(
+        folder->Copy(Destination(*entry), entry->path, IfExists::kRefuse)
+            .status());
     summary.bytes_written += entry->bytes;
     ++summary.copied;
   }
@@ -183,7 +148,8 @@ absl::StatusOr<SdkSummary> ConvertDumpToSdk(const dump::DumpTree& tree,
 absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
                                                 const std::string& out_dir) {
   ConvertSummary summary;
-  const fs::path out(out_dir);
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFolder> out,
+                   OutputFolder::Open(out_dir));
   std::vector<const dump::DumpEntry*> work;
   for (const dump::DumpEntry& e : tree.entries) {
     if (e.kind != dump::EntryKind::kOther || e.file_name == "mapping.csv") {
@@ -194,19 +160,18 @@ absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
   size_t done = 0;
   for (const dump::DumpEntry* entry : work) {
     progress.Update(++done, entry->file_name);
-    const fs::path destination = Destination(out, *entry);
-    RETURN_IF_ERROR(MakeDirectories(destination.parent_path()));
     if (entry->kind == dump::EntryKind::kStats ||
         entry->kind == dump::EntryKind::kOther) {
-      RETURN_IF_ERROR(Copy(*entry, destination, summary));
+      RETURN_IF_ERROR(Copy(*entry, *out, summary));
       continue;
     }
     ASSIGN_OR_RETURN(dump::DumpFileContents contents,
                      dump::ReadDumpFile(entry->path));
+    const std::string destination = Destination(*entry);
     RETURN_IF_ERROR(WriteTensors(contents.header.input(), contents.inputs,
-                                 "input", destination, summary));
+                                 "input", destination, *out, summary));
     RETURN_IF_ERROR(WriteTensors(contents.header.output(), contents.outputs,
-                                 "output", destination, summary));
+                                 "output", destination, *out, summary));
     ++summary.dump_files;
   }
   progress.Finish();

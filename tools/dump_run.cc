@@ -27,6 +27,7 @@
 #include "tools/check_config.h"
 #include "tools/cli_util.h"
 #include "tools/model_input.h"
+#include "tools/output_folder.h"
 
 namespace acldump::tools {
 namespace {
@@ -283,13 +284,7 @@ absl::Status CheckOptions(const RunOptions& options) {
   if (options.iterations == 0) {
     return absl::InvalidArgumentError("--iterations must be at least 1");
   }
-  std::error_code error;
-  if (!fs::is_regular_file(options.config, error)) {
-    return WithHint(absl::NotFoundError(StrCat("config file '", options.config,
-                                               "' does not exist")),
-                    kPathHint);
-  }
-  return absl::OkStatus();
+  return RequireRegularFile(options.config, "config file");
 }
 
 // One untimed execution per model warms caches and thread pools, so the first
@@ -371,27 +366,25 @@ absl::Status MeasureWithoutDump(const std::vector<std::string>& om_paths,
 }
 
 // The model outputs of the last iteration as
-// {output_dir}/{model}.output.{name}.npy; a name too long for the file system
-// uses the output's index instead.
+// {output_dir}/{model}.output.{name}.npy; a name too long for the file system,
+// or not a file name, uses the model's and output's indexes instead.
 absl::Status WriteOutputs(const std::string& output_dir,
                           std::vector<std::unique_ptr<ModelIo>>& io,
                           RunSummary& summary) {
-  std::error_code error;
-  fs::create_directories(output_dir, error);
-  if (error) {
-    return absl::PermissionDeniedError(
-        StrCat("cannot create '", output_dir, "': ", error.message()));
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFolder> folder,
+                   OutputFolder::Open(output_dir));
   for (size_t m = 0; m < summary.models.size(); ++m) {
     const std::vector<IoTensor>& outputs = io[m]->outputs();
     for (size_t k = 0; k < outputs.size(); ++k) {
+      // The model's name comes from its file: one that is not a file name
+      // ("../x", a NUL) is replaced, as a too-long one is.
       std::string name = StrCat(summary.models[m].name, ".output.",
                                 dump::EscapeNamePart(outputs[k].name), ".npy");
-      if (dump::ExceedsNameMax(name)) {
+      if (dump::ExceedsNameMax(name) || !dump::WhyNotAFileName(name).empty()) {
         name = StrCat("model", m, ".output.", k, ".npy");
       }
-      const std::string path = StrCat(output_dir, "/", name);
-      RETURN_IF_ERROR(WriteNpyFile(path, outputs[k].view()));
+      ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(outputs[k].view()));
+      ASSIGN_OR_RETURN(const std::string path, folder->Write(name, bytes));
       summary.models[m].outputs.push_back(
           DisplayPath(fs::absolute(path).lexically_normal().string()));
     }

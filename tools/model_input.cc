@@ -18,18 +18,7 @@ bool IsOmFile(const std::string& path) {
 }
 
 absl::StatusOr<Graph> ReadAnyModel(const std::string& path) {
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (!fs::exists(status)) {
-    return WithHint(
-        absl::NotFoundError(StrCat("model file '", path, "' does not exist")),
-        "relative paths are taken from the directory you ran the command in");
-  }
-  if (!fs::is_regular_file(status)) {
-    return absl::InvalidArgumentError(StrCat(
-        "model file '", path, "' is not a regular file (it is ",
-        fs::is_directory(status) ? "a directory" : "a device or pipe", ")"));
-  }
+  RETURN_IF_ERROR(RequireRegularFile(path, "model file"));
   const std::string extension = fs::path(path).extension().string();
   if (extension == ".om") {
     ASSIGN_OR_RETURN(Graph graph, ReadModelFile(path));

@@ -31,6 +31,7 @@
 #include "tools/array_files.h"
 #include "tools/cli_util.h"
 #include "tools/dump_run.h"
+#include "tools/output_folder.h"
 
 extern char** environ;
 
@@ -224,10 +225,11 @@ absl::Status WriteOutput(const std::string& out_dir, const std::string& name,
         StrCat(name, " output ", index, ": the file name is too long"));
     return absl::OkStatus();
   }
-  const std::string path = StrCat(out_dir, "/", file);
-  RETURN_IF_ERROR(WriteNpyFile(path, to_write));
-  std::error_code error;
-  summary.bytes += fs::file_size(path, error);
+  ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(to_write));
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFolder> folder,
+                   OutputFolder::Open(out_dir));
+  RETURN_IF_ERROR(folder->Write(file, bytes).status());
+  summary.bytes += bytes.size();
   ++summary.files;
   files.push_back({{"file", file},
                    {"op", name},
@@ -728,13 +730,7 @@ absl::StatusOr<OrtLocation> FindOnnxRuntime(const std::string& ort_dir) {
 absl::StatusOr<ReferenceSummary> WriteReferences(
     const ReferenceOptions& options) {
   ReferenceSummary summary;
-  std::error_code error;
-  if (!fs::is_regular_file(options.model, error)) {
-    return WithHint(absl::NotFoundError(StrCat("model file '", options.model,
-                                               "' does not exist")),
-                    "relative paths are taken from the directory you ran the "
-                    "command in");
-  }
+  RETURN_IF_ERROR(RequireRegularFile(options.model, "model file"));
   if (fs::path(options.model).extension() != ".onnx") {
     return absl::InvalidArgumentError(
         StrCat("'", options.model,
@@ -764,6 +760,7 @@ absl::StatusOr<ReferenceSummary> WriteReferences(
         StrCat("unknown --engine '", options.engine,
                "'; known: auto, onnxruntime, acldump-unfused"));
   }
+  std::error_code error;
   fs::create_directories(options.out_dir, error);
   if (error) {
     return absl::PermissionDeniedError(
