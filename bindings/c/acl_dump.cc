@@ -1,5 +1,7 @@
 // aclmdlInitDump / aclmdlSetDump / aclmdlFinalizeDump over the dump manager,
 // with the SDK's order of checks.
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "acl/acl.h"
@@ -13,6 +15,19 @@ using namespace acldump::capi;  // NOLINT
 namespace {
 
 constexpr size_t kMaxConfigPath = 4096;
+
+// How long aclmdlFinalizeDump waits for queued executions: a minute, or
+// ACLDUMP_FINALIZE_WAIT_MS.
+std::chrono::milliseconds FinalizeWait() {
+  if (const char* env = std::getenv("ACLDUMP_FINALIZE_WAIT_MS")) {
+    char* end = nullptr;
+    const long long ms = std::strtoll(env, &end, 10);
+    if (end != env && *end == '\0' && ms >= 0) {
+      return std::chrono::milliseconds(ms);
+    }
+  }
+  return std::chrono::minutes(1);
+}
 
 }  // namespace
 
@@ -53,8 +68,28 @@ aclError aclmdlFinalizeDump(void) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
+    // Executions queued with aclmdlExecuteAsync before this call dump as
+    // aclmdlExecute's would: the session waits for the streams' work first.
+    // Work that cannot finish (a stream waiting for an event nobody records)
+    // is waited for a bounded time and then reported, never dropped quietly.
+    size_t busy = 0;
+    if (state->dump.dump_initialized()) {
+      busy = state->runtime.DrainStreams(std::chrono::steady_clock::now() +
+                                         FinalizeWait());
+    }
     absl::Status status = state->dump.FinalizeDump();
-    return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_WRITE_FILE);
+    if (!status.ok()) return FailWith(status, ACL_ERROR_WRITE_FILE);
+    if (busy > 0) {
+      return Fail(
+          ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+          StrCat(busy, busy == 1 ? " stream" : " streams",
+                 " still had queued work after aclmdlFinalizeDump waited ",
+                 FinalizeWait().count(),
+                 " ms (is it waiting for an event not yet recorded?): the "
+                 "executions among it run without dump; synchronize the "
+                 "streams before finalizing, or set ACLDUMP_FINALIZE_WAIT_MS"));
+    }
+    return ACL_SUCCESS;
   });
 }
 

@@ -431,6 +431,24 @@ aclError HostRuntime::SynchronizeDevice() {
   return first == ACL_SUCCESS ? ACL_SUCCESS : Fail(first, message);
 }
 
+size_t HostRuntime::DrainStreams(
+    std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::shared_ptr<Stream>> streams;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [handle, context] : contexts_) {
+      streams.push_back(context->default_stream);
+    }
+    for (const auto& [handle, stream] : streams_) streams.push_back(stream);
+  }
+  size_t busy = 0;
+  for (const std::shared_ptr<Stream>& stream : streams) {
+    if (stream->OnWorkerThread()) continue;
+    if (!stream->WaitQueued(deadline)) ++busy;
+  }
+  return busy;
+}
+
 aclError HostRuntime::CreateEvent(void** handle) {
   std::shared_ptr<Context> context;
   if (aclError e = RequireCurrent(&context)) return e;

@@ -108,6 +108,11 @@ class HostRuntime {
   aclError Synchronize(Stream& stream,
                        std::optional<std::chrono::milliseconds> timeout);
   aclError SynchronizeDevice();
+  // Waits, until `deadline`, for the work queued on every stream of every
+  // context before the call (the calling thread's own stream, when it is a
+  // stream's worker, excepted: it cannot wait for itself). Returns how many
+  // streams still had such work; failures stay with their streams.
+  size_t DrainStreams(std::chrono::steady_clock::time_point deadline);
 
   // ---- Events
   aclError CreateEvent(void** handle);

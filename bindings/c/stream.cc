@@ -83,6 +83,17 @@ bool Stream::Idle() const {
   return finished_ == queued_;
 }
 
+bool Stream::WaitQueued(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const uint64_t target = queued_;
+  return done_.wait_until(lock, deadline, [&] { return finished_ >= target; });
+}
+
+bool Stream::OnWorkerThread() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return worker_.joinable() && worker_.get_id() == std::this_thread::get_id();
+}
+
 void Stream::Stop() {
   std::thread worker;
   {

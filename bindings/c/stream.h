@@ -50,6 +50,12 @@ class Stream {
                            bool* timed_out);
   // No work is queued or running.
   bool Idle() const;
+  // Waits until the work queued before the call has run, or `deadline`;
+  // false when work is left. Unlike Synchronize, failures stay for the
+  // stream's own synchronize to report.
+  bool WaitQueued(std::chrono::steady_clock::time_point deadline);
+  // The calling thread is this stream's worker (running its work).
+  bool OnWorkerThread() const;
 
   // Runs the queued work and ends the worker thread; later Enqueue calls fail.
   // Idempotent.

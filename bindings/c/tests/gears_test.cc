@@ -172,6 +172,18 @@ TEST_F(GearsTest, SetDynamicBatchSizeChecksInTheSdkOrder) {
   EXPECT_THAT(Message(), HasSubstr("[1] [2] [4]"));
   EXPECT_EQ(aclmdlSetDynamicHWSize(id, io.in, 1, 16, 16),
             ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  // Sizes past int64 are values that are no gear, in the same place of the
+  // order (they were once refused as parameters, before the model's checks).
+  for (uint64_t huge : {(uint64_t{1} << 63) + 2, UINT64_MAX}) {
+    EXPECT_EQ(aclmdlSetDynamicBatchSize(id, io.in, 1, huge),
+              ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+    EXPECT_THAT(Message(), HasSubstr("batch [" + std::to_string(huge) +
+                                     "] is not a gear"));
+    EXPECT_EQ(aclmdlSetDynamicBatchSize(id + 100, io.in, 1, huge),
+              ACL_ERROR_GE_EXEC_MODEL_ID_INVALID);
+    EXPECT_EQ(aclmdlSetDynamicHWSize(id, io.in, 1, huge, 16),
+              ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  }
   // A gear input too short for a value.
   aclmdlDataset* small = aclmdlCreateDataset();
   uint16_t two_bytes = 0;

@@ -8,7 +8,10 @@
  * aclmdlInitDump and the first aclmdlSetDump (and after aclmdlFinalizeDump),
  * models loaded get aclInit's dump config, if it had one. aclmdlFinalizeDump
  * writes everything queued and reports data that could not be written.
- * Executions on a stream (aclmdlExecuteAsync) dump exactly as aclmdlExecute.
+ * Executions on a stream (aclmdlExecuteAsync) dump exactly as aclmdlExecute:
+ * one still queued when aclmdlFinalizeDump is called is waited for (see
+ * there); one queued when its stream is destroyed, its model unloaded or
+ * aclFinalize called runs first, and dumps.
  *
  * Every call needs aclInit (ACL_ERROR_UNINITIALIZE) except the description,
  * dataset and query-size getters.
@@ -69,6 +72,14 @@ ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
  * the JSON path of the offending item). */
 ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
 /* Ends the dump session: every queued dump file is written before it returns.
+ * Executions queued with aclmdlExecuteAsync before the call are waited for
+ * first (all streams' work queued so far, as aclrtSynchronizeDevice would, the
+ * caller's own stream excepted when called from a stream callback), so they
+ * dump as aclmdlExecute's do. That wait is bounded (60 s, or
+ * ACLDUMP_FINALIZE_WAIT_MS): work still queued then (a stream waiting for an
+ * event not yet recorded) runs later without dump, and the call returns
+ * ACL_ERROR_RT_STREAM_SYNC_TIMEOUT saying how many streams. Stream failures
+ * stay for aclrtSynchronizeStream to report.
  * Needs aclmdlInitDump (else ACL_ERROR_DUMP_NOT_RUN). ACL_ERROR_WRITE_FILE when
  * files could not be written (the message says how many and which). */
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
