@@ -14,8 +14,10 @@ import io
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
+import time
 import unittest
 
 # Set by main: the LocalCluster's worker processes import this file again (multiprocessing's
@@ -33,12 +35,12 @@ def run(*argv, ok=(0,), cwd=None):
     return proc
 
 
-def dump_devices(root, data, models):
+def dump_devices(root, data, models, layout="sdk"):
     """One `dump run` process per device, all at once, each in its own time folder."""
     os.makedirs(root)
     config = os.path.join(WORK, os.path.basename(root) + ".json")
     with open(config, "w") as f:
-        json.dump({"dump": {"dump_path": root, "dump_data": data,
+        json.dump({"dump": {"dump_path": root, "dump_data": data, "dump_layout": layout,
                             "dump_list": [{"model_name": m} for m, _ in models]}}, f)
     procs = []
     for device in range(DEVICES):
@@ -223,6 +225,40 @@ class ClusterTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("cannot reach the scheduler at tcp://127.0.0.1:9", proc.stderr)
         self.assertIn("the cluster run did not complete", proc.stderr)
+
+    def test_a_scheduler_without_workers_is_a_bounded_error(self):
+        from distributed import LocalCluster
+        empty = LocalCluster(n_workers=0, processes=True, host="127.0.0.1",
+                             dashboard_address=None)
+        try:
+            env = dict(os.environ, ACLDUMP_SCHEDULER_TIMEOUT="3")
+            for command in ("ls", "stats"):
+                start = time.monotonic()
+                proc = subprocess.run([DUMP, command, self.a, "--scheduler",
+                                       empty.scheduler_address], capture_output=True, text=True,
+                                      env=env, cwd=WORK, timeout=120)
+                self.assertLess(time.monotonic() - start, 60)
+                self.assertEqual(proc.returncode, 1, proc.stderr)
+                self.assertIn("has no workers (waited 3 s)", proc.stderr)
+                # The path hint is about paths, not clusters.
+                self.assertNotIn("give a dump_path", proc.stderr)
+        finally:
+            empty.close()
+
+    def test_forged_record_names_are_refused_alike_on_the_cluster(self):
+        forged = os.path.join(WORK, "forged")
+        if not os.path.exists(forged):
+            dump_devices(forged, "tensor", [("resnet_tiny", "resnet_tiny.om")], layout="packed")
+            pack = sorted(glob.glob(os.path.join(forged, "**", "dump.pack"), recursive=True))[0]
+            with open(pack, "ab") as f:
+                for name in (b"../../Conv.escape.1.0.1764806400000000", b"/etc/passwd"):
+                    f.write(b"ADPK" + struct.pack("<IQ", len(name), 4) + name + b"evil")
+        local, cluster = self.both("ls", forged)
+        self.assertSameOutputs(local, cluster)
+        self.assertEqual(local[0].returncode, 0)
+        for proc, _ in (local, cluster):
+            self.assertEqual(proc.stderr.count("is not a file name"), 2, proc.stderr)
+            self.assertNotIn("escape", proc.stdout)
 
     def test_the_runner_needs_a_python_with_dask(self):
         for python, message in (("/nonexistent/python3", "cannot start '/nonexistent/python3'"),

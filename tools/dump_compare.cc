@@ -807,7 +807,13 @@ absl::StatusOr<CompareTree> LoadCompareTree(const std::string& path,
                                             const CompareLoadOptions& options) {
   ASSIGN_OR_RETURN(dump::DumpTree tree, dump::ScanDumpTree(path));
   if (tree.CountKind(dump::EntryKind::kTensor) > 0) {
-    return LoadDumpTree(tree, options);
+    ASSIGN_OR_RETURN(CompareTree loaded, LoadDumpTree(tree, options));
+    // What the scan skipped (a record named outside its folder, a torn
+    // pack) is said with the folders left out.
+    for (const std::string& problem : tree.problems) {
+      loaded.notes.push_back(StrCat("skipped: ", problem));
+    }
+    return loaded;
   }
   if (tree.CountKind(dump::EntryKind::kStats) > 0) {
     return absl::InvalidArgumentError(StrCat(

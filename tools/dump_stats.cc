@@ -166,6 +166,9 @@ absl::StatusOr<MergedStats> MergeStats(const dump::DumpTree& tree,
   MergedStats merged;
   for (const char* column : kMergedPrefixColumns)
     merged.header.push_back(column);
+  // What the scan skipped (a torn pack, a record named outside its folder)
+  // is reported with what the merge skips.
+  merged.problems = tree.problems;
   size_t total = 0;
   for (const dump::DumpRun& run : tree.runs) total += run.files.size();
   Progress progress("stats", total);

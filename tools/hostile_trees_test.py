@@ -132,12 +132,22 @@ class HostileTreesTest(unittest.TestCase):
 
     def test_stats_and_compare_read_nothing_outside_the_tree(self):
         stats = run("stats", self.forged)
-        self.assert_no_hostile_output(stats.stdout)
-        self.assertEqual(stats.stdout.replace(self.forged, "T"),
+        # Every forged record is a skipped line; the statistics are the clean tree's.
+        self.assertEqual(stats.stdout.count("is not a file name"), len(self.hostile_names))
+        kept = "".join(line + "\n" for line in stats.stdout.splitlines()
+                       if "is not a file name" not in line)
+        self.assertNotIn("Conv.escape", kept)
+        self.assertNotIn("Conv.secret", kept)
+        self.assertEqual(kept.replace(self.forged, "T"),
                          run("stats", self.clean).stdout.replace(self.clean, "T"))
         compare = run("compare", self.clean, self.forged)
         self.assertEqual(compare.returncode, 0)
-        self.assert_no_hostile_output(compare.stdout)
+        self.assertEqual(compare.stdout.count("is not a file name"), len(self.hostile_names),
+                         compare.stdout)
+        kept = "".join(line + "\n" for line in compare.stdout.splitlines()
+                       if "is not a file name" not in line)
+        self.assertNotIn("Conv.escape", kept)
+        self.assertNotIn("Conv.secret", kept)
 
     def test_convert_writes_nothing_outside_its_output(self):
         before = everything_below(WORK)
@@ -169,6 +179,62 @@ class HostileTreesTest(unittest.TestCase):
         self.assertEqual(proc.stdout.splitlines()[0], clean.stdout.splitlines()[0])
         self.assertEqual(proc.stdout.count("is not a file name"), len(self.hostile_names),
                          proc.stdout)
+
+
+class ForgedIndexAndStatsTest(unittest.TestCase):
+    """Forged names that an index frame describes exactly (the reader trusts the index, not a
+    scan) and forged statistic.csv rows."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+        cls.work = tempfile.mkdtemp(dir=WORK, prefix="index")
+        cls.tree = dump_model(RESNET, "resnet_tiny", os.path.join(cls.work, "tensors"))
+        folder = iteration_folders(cls.tree)[0]
+        names = [n for n in json.loads(run("ls", cls.tree, "--json", "-").stdout)["entries"]
+                 if n["packed"]]
+        keep = names[0]
+        data = HostileTreesTest.read_record(keep["path"])
+        records = [(keep["file_name"], data), ("../../../Conv.escape.1.0.1764806400000000", data),
+                   (os.path.join(cls.work, "Conv.absolute.2.0.1764806400000000"), data)]
+        body, lines = b"", b""
+        for name, payload in records:
+            lines += b"%d,%d,%s\n" % (len(body), 16 + len(name.encode()) + len(payload),
+                                      name.encode())
+            body += frame(name, payload)
+        index = b"ADPI" + struct.pack("<IQ", 0, len(lines) + 8) + lines + struct.pack("<Q", len(body))
+        with open(os.path.join(folder, "dump.pack"), "wb") as f:
+            f.write(body + index)
+        cls.stats = dump_model(RESNET, "resnet_tiny", os.path.join(cls.work, "stats"),
+                               data="stats")
+        csv_path = glob.glob(os.path.join(cls.stats, "**", "statistic.csv"), recursive=True)[0]
+        with open(csv_path) as f:
+            text = f.read()
+        first_row = text.splitlines()[1].split(",")
+        forged = ['Conv', '"line\nbreak"'] + first_row[2:]
+        with open(csv_path, "a") as f:
+            f.write(",".join(forged) + "\n")
+
+    def test_names_an_index_describes_are_refused_too(self):
+        proc = run("ls", self.tree)
+        self.assertEqual(proc.stderr.count("is not a file name"), 2, proc.stderr)
+        self.assertNotIn("escape", proc.stdout)
+        self.assertNotIn("absolute", proc.stdout)
+        out = os.path.join(self.work, "npy")
+        run("convert", self.tree, "--out", out)
+        for path in everything_below(self.work):
+            self.assertNotIn("escape", path)
+        self.assertFalse(glob.glob(os.path.join(self.work, "*.npy")))
+
+    def test_a_forged_stats_row_is_refused_and_the_rest_read(self):
+        proc = run("stats", self.stats)
+        self.assertIn("skipped: ", proc.stdout)
+        self.assertIn("it holds a control character", proc.stdout)
+        self.assertEqual(proc.stdout.count("line"), 1, proc.stdout)  # only in its skipped line
+        out = os.path.join(self.work, "stats_sdk")
+        run("convert", self.stats, "--to", "sdk", "--out", out)
+        for path in everything_below(out):
+            self.assertNotIn("\n", path)
 
 
 class LongNamesTest(unittest.TestCase):
