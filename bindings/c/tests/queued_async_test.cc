@@ -4,7 +4,6 @@
 // lost quietly. Streams are held behind a blocking callback so the work is
 // still queued when the call is made. Run under TSan too (--config=tsan).
 #include <gtest/gtest.h>
-#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bindings/c/tests/stream_blocker.h"
 
 namespace {
 
@@ -24,58 +24,7 @@ constexpr int kQueued = 50;
 
 std::string Message() { return aclGetRecentErrMsg(); }
 
-// Keeps `stream` busy until Release(): a blocking callback nobody processes
-// until then, so the work queued after it waits.
-class Blocker {
- public:
-  explicit Blocker(aclrtStream stream) : stream_(stream) {
-    aclrtContext context = nullptr;
-    EXPECT_EQ(aclrtGetCurrentContext(&context), ACL_SUCCESS);
-    thread_ = std::thread([this, context] {
-      aclrtSetCurrentContext(context);
-      subscriber_ = static_cast<uint64_t>(pthread_self());
-      ready_ = true;
-      while (!release_)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      // Until the callback ran, or was dropped with its stream (destroyed,
-      // or the runtime finalized).
-      while (!ran_) {
-        const aclError e = aclrtProcessReport(10);
-        if (e == ACL_ERROR_RT_THREAD_SUBSCRIBE || e == ACL_ERROR_UNINITIALIZE) {
-          break;
-        }
-      }
-    });
-    while (!ready_) std::this_thread::yield();
-    EXPECT_EQ(aclrtSubscribeReport(subscriber_, stream_), ACL_SUCCESS)
-        << Message();
-    EXPECT_EQ(
-        aclrtLaunchCallback(
-            [](void* ran) { *static_cast<std::atomic<bool>*>(ran) = true; },
-            &ran_, ACL_CALLBACK_BLOCK, stream_),
-        ACL_SUCCESS)
-        << Message();
-  }
-  // Lets the stream go on after `delay` (from another thread).
-  void ReleaseAfter(std::chrono::milliseconds delay) {
-    releaser_ = std::thread([this, delay] {
-      std::this_thread::sleep_for(delay);
-      release_ = true;
-    });
-  }
-  void Release() { release_ = true; }
-  ~Blocker() {
-    release_ = true;
-    if (releaser_.joinable()) releaser_.join();
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  aclrtStream stream_;
-  std::thread thread_, releaser_;
-  std::atomic<bool> ready_{false}, release_{false}, ran_{false};
-  uint64_t subscriber_ = 0;
-};
+using Blocker = acldump::testing::StreamBlocker;
 
 class QueuedAsyncTest : public ::testing::Test {
  protected:

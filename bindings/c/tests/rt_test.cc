@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bindings/c/tests/stream_blocker.h"
 
 namespace {
 
@@ -28,46 +29,7 @@ class RtTest : public ::testing::Test {
   void TearDown() override { aclFinalize(); }
 };
 
-// Keeps a stream busy until Release(): a blocking callback nobody processes
-// until then (the stream's later work waits behind it).
-class Blocker {
- public:
-  explicit Blocker(aclrtStream stream) : stream_(stream) {
-    aclrtContext context = nullptr;
-    EXPECT_EQ(aclrtGetCurrentContext(&context), ACL_SUCCESS);
-    thread_ = std::thread([this, context] {
-      aclrtSetCurrentContext(context);
-      subscriber_ = ThisThread();
-      ready_ = true;
-      while (!release_)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      while (!ran_) aclrtProcessReport(10);
-    });
-    while (!ready_) std::this_thread::yield();
-    EXPECT_EQ(aclrtSubscribeReport(subscriber_, stream_), ACL_SUCCESS)
-        << Message();
-    EXPECT_EQ(
-        aclrtLaunchCallback(
-            [](void* ran) { *static_cast<std::atomic<bool>*>(ran) = true; },
-            &ran_, ACL_CALLBACK_BLOCK, stream_),
-        ACL_SUCCESS)
-        << Message();
-  }
-  void Release() {
-    if (!thread_.joinable()) return;
-    release_ = true;
-    thread_.join();
-    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << Message();
-    EXPECT_EQ(aclrtUnSubscribeReport(subscriber_, stream_), ACL_SUCCESS);
-  }
-  ~Blocker() { Release(); }
-
- private:
-  aclrtStream stream_;
-  std::thread thread_;
-  std::atomic<bool> ready_{false}, release_{false}, ran_{false};
-  uint64_t subscriber_ = 0;
-};
+using Blocker = acldump::testing::StreamBlocker;
 
 TEST_F(RtTest, DeviceQueriesNeedNoContext) {
   aclrtRunMode mode = ACL_DEVICE;
