@@ -270,6 +270,8 @@ void TailColumns(const PackedMatrixA& a, int64_t k0, int64_t depth,
   const int64_t m = a.m();
   const int64_t tiles = (m + kTile - 1) / kTile;
   HWY_ALIGN float column[PackedMatrixB::kDepthBlock];
+  static_assert(HWY_MAX_BYTES <= PackedMatrixA::kPaddingBytes,
+                "a packed A's padding must cover this target's vector");
   // Only called with a tile on one vector's lanes; sized for any target.
   HWY_ALIGN float lane[std::max<size_t>(kTile, HWY_MAX_BYTES / sizeof(float))] =
       {};
@@ -432,7 +434,7 @@ PackedMatrixA PackedMatrixA::Pack(const float* a, int64_t m, int64_t k,
   packed.padded_m_ = (m + kRowTile - 1) / kRowTile * kRowTile;
   // A vector's load past the last row tile stays inside (TailColumns).
   packed.data_ =
-      AlignedBuffer(k * packed.padded_m_ * sizeof(float) + HWY_MAX_BYTES);
+      AlignedBuffer(k * packed.padded_m_ * sizeof(float) + kPaddingBytes);
   float* out = reinterpret_cast<float*>(packed.data_.data());
   for (int64_t k0 = 0; k0 < k; k0 += PackedMatrixB::kDepthBlock) {
     const int64_t depth = std::min(PackedMatrixB::kDepthBlock, k - k0);

@@ -67,6 +67,11 @@ class PackedMatrixA {
   }
 
   static constexpr int64_t kRowTile = 6;
+  // Bytes after the last row tile that a vector load of a tile may read
+  // (TailColumns loads a whole vector at a tile): the widest vector of any
+  // target built here, AVX-512's. HWY_MAX_BYTES cannot say it outside the
+  // per-target code, where it is the baseline target's width.
+  static constexpr size_t kPaddingBytes = 64;
 
  private:
   int64_t m_ = 0, k_ = 0, padded_m_ = 0;

@@ -366,6 +366,18 @@ class PlantedOutputsTest(unittest.TestCase):
         self.assertIn("is a symlink: not followed", proc.stderr)
         self.assert_victim_intact()
 
+    def test_convert_to_sdk_refuses_a_planted_symlink(self):
+        packed = dump_model(RESNET, "resnet_tiny", os.path.join(self.work, "packed"))
+        victim_dir = os.path.join(self.work, "victim_dir")
+        os.makedirs(victim_dir)
+        out = os.path.join(self.work, "sdk")
+        os.makedirs(out)
+        time_folder = os.listdir(packed)[0]
+        os.symlink(victim_dir, os.path.join(out, time_folder))
+        proc = run("convert", packed, "--to", "sdk", "--out", out, ok=(1,))
+        self.assertIn("not followed", proc.stderr)
+        self.assertEqual(os.listdir(victim_dir), [])
+
     def test_convert_to_csv_refuses_a_symlink_at_its_default_name(self):
         # The default file is {tree's name}_stats.csv in the working directory.
         os.symlink(self.victim, os.path.join(WORK, "tree_stats.csv"))
