@@ -1,6 +1,7 @@
 // Replays inputs (files, or every file below directories) through
 // LLVMFuzzerTestOneInput: the committed seed and regression corpora run in
-// every normal (and ASan) test run.
+// every normal (and ASan) test run. libFuzzer's own flags (-name=value) are
+// accepted and ignored, so run_fuzzers.sh can drive the replay build too.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
     const fs::path arg(argv[i]);
     if (fs::is_directory(arg)) {
       for (const auto& entry : fs::recursive_directory_iterator(arg)) {

@@ -22,6 +22,7 @@ declare -A seeds=(
   [pack]="testdata/fuzz/pack"
   [cluster]="testdata/fuzz/cluster"
 )
+# A fuzzer without an entry here still runs on its own corpus, testdata/fuzz/<name>/.
 declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy' [pack]='*' [cluster]='*')
 workspace="${BUILD_WORKSPACE_DIRECTORY:-}"
 status=0
@@ -29,9 +30,9 @@ for pair in "${pairs[@]}"; do
   name="${pair%%:*}"
   binary="${pair#*:}"
   corpus=$(mktemp -d "${TMPDIR:-/tmp}/acldump-fuzz-$name.XXXXXX")
-  for source in ${seeds[$name]} "testdata/fuzz/$name"; do
+  for source in ${seeds[$name]:-} "testdata/fuzz/$name"; do
     [ -e "$source" ] || continue
-    find -L "$source" -type f -name "${patterns[$name]}" ! -name README -exec cp {} "$corpus/" \; 2>/dev/null || true
+    find -L "$source" -type f -name "${patterns[$name]:-*}" ! -name README -exec cp {} "$corpus/" \; 2>/dev/null || true
   done
   find -L "testdata/fuzz/$name" -type f ! -name README -exec cp {} "$corpus/" \; 2>/dev/null || true
   artifacts=$(mktemp -d "${TMPDIR:-/tmp}/acldump-fuzz-$name-crashes.XXXXXX")
@@ -49,7 +50,7 @@ for pair in "${pairs[@]}"; do
       done
     fi
   fi
-  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|cov: " "$artifacts/log" | tail -3 | sed "s/^/   /"
+  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|cov: " "$artifacts/log" | tail -3 | sed "s/^/   /" || true
   echo "   corpus now $(ls "$corpus" | wc -l) inputs"
   rm -rf "$corpus"
 done
