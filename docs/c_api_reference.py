@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-HEADERS = ["acl.h", "acl_base.h", "acl_rt.h", "acl_mdl.h", "acl_op.h"]
+HEADERS = ["acl.h", "acl_base.h", "acl_rt.h", "acl_mdl.h", "acl_op.h", "acl_dump.h"]
 INCLUDE = os.path.join("bindings", "c", "include", "acl")
 
 

@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
+#include "dump/config_path.h"
 #include "dump/config_rules.h"
 #include "dump/config_schema.h"
 #include "dump/json_tree.h"
@@ -138,12 +139,20 @@ class Builder {
 
   void BuildScene() {
     const bool has_list = c_.HasElements("dump_list");
-    if (c_.Text("dump_scene") == config_internal::kLiteException) {
+    const std::string_view scene = c_.Text("dump_scene");
+    if (scene == config_internal::kLiteException ||
+        scene == config_internal::kBriefException ||
+        scene == config_internal::kNormException) {
       config_.scene = DumpScene::kException;
+      config_.exception_scene = std::string(scene);
+      config_.exception_level = scene == config_internal::kNormException
+                                    ? ExceptionLevel::kNorm
+                                    : ExceptionLevel::kBrief;
+      BuildExceptionPath();
       if (has_list) {
         c_.Warn("dump.dump_list",
-                "is ignored: exception dump (dump_scene 'lite_exception') "
-                "takes precedence over model dump");
+                StrCat("is ignored: exception dump (dump_scene '", scene,
+                       "') takes precedence over model dump"));
       }
     } else if (c_.IsOn("dump_debug")) {
       config_.scene = DumpScene::kOverflow;
@@ -156,6 +165,22 @@ class Builder {
               "and dump_debug off, no dump_scene): the config is accepted and "
               "does nothing");
     }
+  }
+
+  // The SDK does not check an exception scene's dump_path: it is used when
+  // it resolves, and a warning says why when it does not.
+  void BuildExceptionPath() {
+    if (c_.Field("dump_path") == nullptr) return;
+    absl::StatusOr<std::string> resolved =
+        ResolveUncheckedDumpPath(config_.dump_path);
+    if (resolved.ok()) {
+      config_.dump_path_resolved = *std::move(resolved);
+      return;
+    }
+    c_.Warn("dump.dump_path",
+            StrCat(resolved.status().message(),
+                   ": exception files go to $ASCEND_DUMP_PATH, "
+                   "$ASCEND_WORK_PATH or the working directory instead"));
   }
 
   const CheckContext& c_;
@@ -353,10 +378,19 @@ std::string ModelsText(const DumpConfig& config) {
 }
 
 std::string DescribeException(const DumpConfig& config) {
-  std::string text =
-      "exception dump (dump_scene lite_exception): inputs, outputs, "
-      "workspace and tiling data of operators that fail, into "
-      "$ASCEND_WORK_PATH or the working directory";
+  std::string text = StrCat(
+      "exception dump (dump_scene ", config.exception_scene, "): ",
+      config.exception_level == ExceptionLevel::kNorm
+          ? "inputs, outputs, workspace and tiling data of operators that "
+            "fail, with data types, formats and attributes"
+          : "inputs, outputs, workspace and tiling data of operators that "
+            "fail",
+      ", into extra-info/data-dump/{device} below $ASCEND_DUMP_PATH, "
+      "$ASCEND_WORK_PATH, ",
+      config.dump_path_resolved.empty()
+          ? std::string()
+          : StrCat("dump_path (", config.dump_path_resolved, "), "),
+      "or the working directory, the first that is set");
   if (!config.dump_list.empty()) {
     StrAppend(text, "; the dump_list (", config.dump_list.size(),
               config.dump_list.size() == 1 ? " entry" : " entries",

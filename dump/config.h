@@ -25,9 +25,9 @@
 // non-regular or oversized (> 10 MiB) file; kParseFile for nesting deeper
 // than 10 levels; kInvalidJson for text that is not JSON;
 // kFeatureUnsupported (status code Unimplemented) for what only an NPU can
-// do (aic_err_* and watcher scenes, watcher_nodes, dump_kernel_data, remote
-// "ip:path" dump paths); kInvalidDumpConfig (status code InvalidArgument) for
-// everything else.
+// do (aic_err_detail_dump and watcher scenes, watcher_nodes,
+// dump_kernel_data, remote "ip:path" dump paths); kInvalidDumpConfig (status
+// code InvalidArgument) for everything else.
 //
 // The input is untrusted: no function here throws or crashes on any input.
 // Thread-compatible: the functions keep no state, but dump_path checks read
@@ -103,8 +103,17 @@ enum class DumpScene {
   kOff,        // nothing, or single-operator dump only
   kModel,      // a non-empty dump_list
   kOverflow,   // dump_debug on
-  kException,  // dump_scene lite_exception
+  kException,  // dump_scene lite_exception, aic_err_brief_dump or
+               // aic_err_norm_dump
 };
+
+// What an exception dump file holds (the SDK's two levels a CPU can give).
+// kBrief (lite_exception, aic_err_brief_dump): the failing operator's
+// tensors with their shapes and sizes, its workspace and tiling data, in
+// exception_info.{stream}.{task}.{time} files. kNorm (aic_err_norm_dump): also
+// every tensor's data type and format and the operator's attributes, in
+// {op_type}.{op_name}.{task}.{time} files.
+enum class ExceptionLevel { kBrief, kNorm };
 
 struct DumpConfig {
   std::string source;  // path of the file the config came from
@@ -113,9 +122,14 @@ struct DumpConfig {
   std::string dump_path;   // as written
   // Absolute and canonical (symlinks resolved); a relative dump_path is
   // relative to the working directory at parse time, and $NAME / ${NAME} are
-  // replaced by environment variables. Empty for the exception scene, whose
-  // files go to $ASCEND_WORK_PATH or the working directory.
+  // replaced by environment variables. For an exception scene dump_path is
+  // not checked (the folder is created when a file is written): absolute, or
+  // empty when not given or unusable (a warning says why); its files go to
+  // $ASCEND_DUMP_PATH, $ASCEND_WORK_PATH, this, or the working directory,
+  // the first that is set.
   std::string dump_path_resolved;
+  ExceptionLevel exception_level = ExceptionLevel::kBrief;
+  std::string exception_scene;  // the dump_scene as written, for messages
   DumpMode mode = DumpMode::kOutput;
   DumpLevel level = DumpLevel::kAll;
   std::optional<StepSet> steps;  // unset = every iteration

@@ -241,4 +241,16 @@ absl::StatusOr<CheckedDumpPath> CheckDumpPath(const std::string& written) {
   return out;
 }
 
+absl::StatusOr<std::string> ResolveUncheckedDumpPath(
+    const std::string& written) {
+  if (written.empty()) return Invalid("is empty");
+  if (IsRemoteDumpPath(written)) {
+    return Invalid(StrCat(Quote(written, kMaxShownPathChars),
+                          " names a directory on another host (ip:path)"));
+  }
+  ASSIGN_OR_RETURN(std::string expanded, ExpandEnvironment(written));
+  if (expanded.empty()) return Invalid("is empty once expanded");
+  return Absolute(written, expanded);
+}
+
 }  // namespace acldump::dump

@@ -37,6 +37,12 @@ bool IsRemoteDumpPath(std::string_view written);
 // InvalidArgument; the message is a reason to follow "dump.dump_path: ".
 absl::StatusOr<CheckedDumpPath> CheckDumpPath(const std::string& written);
 
+// The dump_path of an exception scene, which the SDK does not check: $NAME
+// expanded and made absolute, nothing more (the folder may not exist yet).
+// An error says why it cannot be used (a variable not set, a remote path).
+absl::StatusOr<std::string> ResolveUncheckedDumpPath(
+    const std::string& written);
+
 }  // namespace acldump::dump
 
 #endif  // ACLDUMP_DUMP_CONFIG_PATH_H_

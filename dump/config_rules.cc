@@ -292,12 +292,21 @@ absl::Status CheckUniqueModelNames(const CheckContext& c) {
 
 absl::Status CheckRuntimeSupport(const CheckContext& c, const PathFacts& path) {
   const std::string_view scene = c.Text("dump_scene");
-  if (!scene.empty() && scene != kLiteException) {
+  if (scene == kDetailException) {
     return c.Unsupported(
         "dump.dump_scene",
-        StrCat(Quote(scene), " (", SceneKind(scene),
-               ") needs an NPU; use 'lite_exception' for an exception dump "
-               "of failing operators, or a dump_list for model dump"));
+        StrCat(Quote(scene),
+               " (exception dump with a core dump) records the AI Core's "
+               "local memory, registers and call stack, which a CPU does not "
+               "have; use 'aic_err_norm_dump' for the failing operator's "
+               "tensors with their data types, formats and attributes"));
+  }
+  if (scene == kWatcher) {
+    return c.Unsupported(
+        "dump.dump_scene",
+        StrCat(Quote(scene),
+               " (watcher dump) needs an NPU; use a dump_list for model "
+               "dump"));
   }
   if (const JsonNode* list = c.Field("dump_list")) {
     for (size_t i = 0; i < list->elements().size(); ++i) {

@@ -36,9 +36,9 @@ const std::vector<std::string_view> kSwitches = {"on", "off"};
 const std::vector<std::string_view> kLevels = {"op", "kernel", "all"};
 // acldump's own key (not the SDK's): one file per record, or packed.
 const std::vector<std::string_view> kLayouts = {"sdk", "packed"};
-const std::vector<std::string_view> kScenes = {
-    kLiteException, "aic_err_brief_dump", "aic_err_norm_dump",
-    "aic_err_detail_dump", kWatcher};
+const std::vector<std::string_view> kScenes = {kLiteException, kBriefException,
+                                               kNormException, kDetailException,
+                                               kWatcher};
 const std::vector<std::string_view> kKernelData = {"all", "printf", "tensor",
                                                    "assert", "timestamp"};
 
@@ -401,7 +401,9 @@ std::string ElementPath(std::string_view parent, size_t index) {
 std::string_view SceneKind(std::string_view scene) {
   if (scene == kLiteException) return "exception dump";
   if (scene == kWatcher) return "watcher dump";
-  return "AI Core error dump";
+  if (scene == kNormException) return "exception dump with tensor details";
+  if (scene == kDetailException) return "exception dump with a core dump";
+  return "exception dump";
 }
 
 absl::Status CheckContext::Error(std::string_view path,

@@ -23,6 +23,9 @@ extern const std::vector<std::string_view> kRangeKeys;   // opname_range items
 
 inline constexpr std::string_view kLiteException = "lite_exception";
 inline constexpr std::string_view kWatcher = "watcher";
+inline constexpr std::string_view kBriefException = "aic_err_brief_dump";
+inline constexpr std::string_view kNormException = "aic_err_norm_dump";
+inline constexpr std::string_view kDetailException = "aic_err_detail_dump";
 
 bool Contains(const std::vector<std::string_view>& words,
               std::string_view word);

@@ -368,8 +368,13 @@ TEST(ParseDumpConfigTest, ExceptionSceneWinsOverModelDump) {
   EXPECT_EQ(config->scene, DumpScene::kException);
   EXPECT_EQ(config->dump_list.size(), 1u);
   EXPECT_FALSE(config->model_dump());
-  EXPECT_EQ(config->dump_path, "nowhere");          // kept, not checked
-  EXPECT_TRUE(config->dump_path_resolved.empty());  // not checked
+  EXPECT_EQ(config->dump_path, "nowhere");  // kept, not checked
+  // Resolved but not checked: exception files go below it unless the
+  // environment names another folder.
+  EXPECT_EQ(config->dump_path_resolved,
+            (std::filesystem::current_path() / "nowhere").native());
+  EXPECT_THAT(DescribeDumpConfig(*config),
+              HasSubstr("dump_path (" + config->dump_path_resolved + ")"));
 }
 
 TEST(ParseDumpConfigTest, OverflowRejectsModelAndSingleOperatorDump) {

@@ -1,5 +1,7 @@
 #include "dump/dump_manager.h"
 
+#include <cstdio>
+
 #include "absl/strings/cord.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -61,6 +63,8 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
     }
   }
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
+  // As the SDK: accepted, and the config in effect stays.
+  if (YieldsToEnvironment(config)) return absl::OkStatus();
   std::shared_ptr<DumpSession> session;
   if (config.enabled()) {
     ASSIGN_OR_RETURN(session, DumpSession::Create(std::move(config), options_));
@@ -100,12 +104,60 @@ absl::Status DumpManager::FinalizeDump() {
 
 absl::Status DumpManager::ConfigureFromAclInit(const std::string& config_path) {
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
-  if (!config.enabled()) return absl::OkStatus();
+  if (!config.enabled() || YieldsToEnvironment(config)) {
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(auto session,
                    DumpSession::Create(std::move(config), options_));
   std::lock_guard<std::mutex> lock(mutex_);
   init_session_ = std::move(session);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>>
+DumpManager::EnableExceptionDumpFromEnvironment(
+    const ExceptionEnvironment& environment) {
+  if (!environment.level) return environment.warnings;
+  SessionOptions options = options_;
+  options.exception_root = environment.root;
+  ASSIGN_OR_RETURN(
+      auto session,
+      DumpSession::Create(EnvironmentExceptionConfig(environment), options));
+  std::lock_guard<std::mutex> lock(mutex_);
+  env_exception_ = std::move(session);
+  return environment.warnings;
+}
+
+std::shared_ptr<DumpSession> DumpManager::environment_exception_session()
+    const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return env_exception_;
+}
+
+std::shared_ptr<DumpSession> DumpManager::exception_session() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (env_exception_ && !env_exception_->closed()) return env_exception_;
+  std::shared_ptr<DumpSession> active = ActiveSessionLocked();
+  if (active && !active->closed() &&
+      active->config().scene == DumpScene::kException)
+    return active;
+  return nullptr;
+}
+
+bool DumpManager::YieldsToEnvironment(const DumpConfig& config) const {
+  if (config.scene != DumpScene::kException) return false;
+  std::shared_ptr<DumpSession> env;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    env = env_exception_;
+  }
+  if (!env) return false;
+  std::fprintf(stderr,
+               "[acldump] warning: %s: dump_scene '%s' is ignored: exception "
+               "dump is already on from the environment (%s)\n",
+               config.source.c_str(), config.exception_scene.c_str(),
+               env->config().source.c_str());
+  return true;
 }
 
 absl::Status DumpManager::Shutdown() {
@@ -115,6 +167,8 @@ absl::Status DumpManager::Shutdown() {
     sessions.swap(sessions_);
     if (init_session_) sessions.push_back(std::move(init_session_));
     init_session_.reset();
+    if (env_exception_) sessions.push_back(std::move(env_exception_));
+    env_exception_.reset();
     current_.reset();
     initialized_ = false;
     set_since_init_ = false;
@@ -135,11 +189,22 @@ std::shared_ptr<DumpSession> DumpManager::ActiveSessionLocked() const {
 Attachment DumpManager::OnModelLoad(const CompiledModel& model,
                                     const ModelIdentity& identity,
                                     std::vector<std::string>* warnings) {
-  std::shared_ptr<DumpSession> session;
+  std::shared_ptr<DumpSession> session, env;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     session = ActiveSessionLocked();
+    env = env_exception_;
   }
+  Attachment attachment = ConfigAttachment(session, model, identity, warnings);
+  if (!env || env->closed()) return attachment;
+  return WithExceptionDump(std::move(attachment), std::move(env),
+                           identity.device_id, model.graph().name,
+                           model.steps().size());
+}
+
+Attachment DumpManager::ConfigAttachment(
+    const std::shared_ptr<DumpSession>& session, const CompiledModel& model,
+    const ModelIdentity& identity, std::vector<std::string>* warnings) const {
   if (!session || session->closed()) return {};
   const DumpConfig& config = session->config();
   // The exception scene wins over model and single-op dump.
@@ -158,16 +223,23 @@ Attachment DumpManager::OnModelLoad(const CompiledModel& model,
 
 std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(
     int32_t device_id) {
-  std::shared_ptr<DumpSession> session;
+  std::shared_ptr<DumpSession> session, env;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     session = ActiveSessionLocked();
+    env = env_exception_;
   }
-  if (!session || session->closed()) return nullptr;
-  const DumpConfig& config = session->config();
-  if (config.scene != DumpScene::kException && !config.op_switch)
-    return nullptr;
-  return MakeSingleOpObserver(std::move(session), device_id);
+  std::shared_ptr<ExecutionObserver> observer;
+  if (session && !session->closed() &&
+      (session->config().scene == DumpScene::kException ||
+       session->config().op_switch)) {
+    observer = MakeSingleOpObserver(std::move(session), device_id);
+  }
+  if (!env || env->closed()) return observer;
+  if (!observer) return MakeSingleOpObserver(std::move(env), device_id);
+  return WithExceptionDump(Attachment{std::move(observer), {}}, std::move(env),
+                           device_id, "(single op)", 0)
+      .observer;
 }
 
 std::shared_ptr<DumpSession> DumpManager::current_session() const {

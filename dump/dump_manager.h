@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "dump/config.h"
+#include "dump/exception_env.h"
 #include "dump/observers.h"
 #include "dump/session.h"
 #include "runtime/compiled_model.h"
@@ -50,6 +51,19 @@ class DumpManager {
   // aclInit(config): a config with an enabled dump section dumps for the whole
   // process.
   absl::Status ConfigureFromAclInit(const std::string& config_path);
+  // aclInit: the exception dump the environment turns on (ASCEND_DUMP_SCENE,
+  // NPU_COLLECT_PATH; dump/exception_env.h) records failing operators for the
+  // whole process, beside whatever a config dumps; a config's own exception
+  // scene is then ignored with a warning, as by the SDK. Returns the
+  // environment's warnings (variables ignored, and why).
+  absl::StatusOr<std::vector<std::string>> EnableExceptionDumpFromEnvironment(
+      const ExceptionEnvironment& environment);
+  // The environment's exception session, or null.
+  std::shared_ptr<DumpSession> environment_exception_session() const;
+  // The session exception dumps go to (the environment's, else the config in
+  // effect when its scene is an exception scene), or null.
+  std::shared_ptr<DumpSession> exception_session() const;
+
   // aclFinalize: closes every session (aclInit's included) and reports write
   // failures.
   absl::Status Shutdown();
@@ -72,6 +86,11 @@ class DumpManager {
 
  private:
   std::shared_ptr<DumpSession> ActiveSessionLocked() const;
+  // What the config of `session` attaches to a model being loaded.
+  Attachment ConfigAttachment(const std::shared_ptr<DumpSession>& session,
+                              const CompiledModel& model,
+                              const ModelIdentity& identity,
+                              std::vector<std::string>* warnings) const;
 
   SessionOptions options_;
   mutable std::mutex mutex_;
@@ -79,8 +98,12 @@ class DumpManager {
   bool set_since_init_ = false;           // SetDump succeeded since InitDump
   std::shared_ptr<DumpSession> current_;  // from the latest SetDump
   std::vector<std::shared_ptr<DumpSession>>
-      sessions_;                               // every SetDump since InitDump
-  std::shared_ptr<DumpSession> init_session_;  // from aclInit's config
+      sessions_;                                // every SetDump since InitDump
+  std::shared_ptr<DumpSession> init_session_;   // from aclInit's config
+  std::shared_ptr<DumpSession> env_exception_;  // from the environment
+  // Whether a config's exception scene gives way to the environment's (with
+  // a warning).
+  bool YieldsToEnvironment(const DumpConfig& config) const;
 };
 
 }  // namespace acldump::dump

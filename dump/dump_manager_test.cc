@@ -28,7 +28,11 @@ namespace acldump::dump {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 constexpr char kResnet[] = "testdata/resnet_tiny.om";
 constexpr char kMlp[] = "testdata/mlp_block.om";
@@ -551,10 +555,60 @@ std::shared_ptr<CompiledModel> GatherModel() {
   graph.inputs.push_back({"data", {DType::kFloat32, Shape({4})}});
   graph.inputs.push_back({"indices", {DType::kInt64, Shape({2})}});
   graph.outputs.push_back({"out", {DType::kFloat32, Shape({2})}});
+  Attributes attrs;
+  attrs.Set("axis", int64_t{0});
   graph.nodes = {
-      {"lookup", "Gather", {"data", "indices"}, {"out"}, {}, {"lookup"}}};
+      {"lookup", "Gather", {"data", "indices"}, {"out"}, attrs, {"lookup"}}};
   return std::move(*CompiledModel::Compile(graph, BuiltinOps()));
 }
+
+// Attaches what `manager` gives the gather model on device 2, then runs it
+// with a bad index (which fails) and a good one.
+void RunGatherFailingOnce(DumpManager& manager, CompiledModel& model) {
+  std::vector<std::string> warnings;
+  Attachment attachment =
+      manager.OnModelLoad(model, ModelIdentity{7, "", 2}, &warnings);
+  ASSERT_NE(attachment.observer, nullptr);
+  ASSERT_TRUE(
+      model.AttachObserver(attachment.observer, attachment.step_flags).ok());
+  std::vector<float> data = {1, 2, 3, 4};
+  std::vector<int64_t> indices = {1, 9};
+  std::vector<float> out(2);
+  HostBuffer in[] = {{data.data(), 16}, {indices.data(), 16}};
+  MutableHostBuffer o{out.data(), 8};
+  EXPECT_FALSE(model.Execute(in, {&o, 1}).ok());
+  indices[1] = 2;
+  EXPECT_TRUE(model.Execute(in, {&o, 1}).ok());
+  EXPECT_EQ(out[1], 3.0f);
+}
+
+std::vector<std::string> AttrNames(const toolkit::dumpdata::DumpData& header) {
+  std::vector<std::string> names;
+  for (const auto& attr : header.attr()) names.push_back(attr.name());
+  return names;
+}
+
+// Clears the variables that would move exception files, for one test.
+class ScopedNoExceptionEnvironment {
+ public:
+  ScopedNoExceptionEnvironment() {
+    for (const char* name : kNames) {
+      if (const char* value = std::getenv(name)) saved_[name] = value;
+      unsetenv(name);
+    }
+  }
+  ~ScopedNoExceptionEnvironment() {
+    for (const auto& [name, value] : saved_) {
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+
+ private:
+  static constexpr const char* kNames[] = {
+      "ASCEND_DUMP_PATH", "ASCEND_WORK_PATH", "ASCEND_DUMP_SCENE",
+      "NPU_COLLECT_PATH"};
+  std::map<std::string, std::string> saved_;
+};
 
 TEST_F(DumpManagerTest,
        ExceptionDumpWritesFailingNodeReadOnlyAndWinsOverModelDump) {
@@ -571,43 +625,120 @@ TEST_F(DumpManagerTest,
               R"("dump_scene":"lite_exception","dump_list":[{"model_name":"gather"}])"))
           .ok());
   std::shared_ptr<CompiledModel> model = GatherModel();
-  std::vector<std::string> warnings;
-  Attachment attachment =
-      manager.OnModelLoad(*model, ModelIdentity{7, "", 2}, &warnings);
-  ASSERT_NE(attachment.observer, nullptr);
-  ASSERT_TRUE(
-      model->AttachObserver(attachment.observer, attachment.step_flags).ok());
-  std::vector<float> data = {1, 2, 3, 4};
-  std::vector<int64_t> indices = {1, 9};
-  std::vector<float> out(2);
-  HostBuffer in[] = {{data.data(), 16}, {indices.data(), 16}};
-  MutableHostBuffer o{out.data(), 8};
-  absl::Status status = model->Execute(in, {&o, 1});
-  ASSERT_FALSE(status.ok());
-  indices[1] = 2;
-  ASSERT_TRUE(model->Execute(in, {&o, 1}).ok());  // a good run dumps nothing
+  RunGatherFailingOnce(manager, *model);  // a good run dumps nothing
   ASSERT_TRUE(manager.FinalizeDump().ok());
   EXPECT_TRUE(FilesUnder(dump_path_).empty());
   const std::vector<std::string> files = FilesUnder(work);
   ASSERT_EQ(files.size(), 1u) << ::testing::PrintToString(files);
+  // The brief scene's name: exception_info.{stream}.{task}.{time to the ms}.
   EXPECT_TRUE(std::regex_match(
-      files[0],
-      std::regex("extra-info/data-dump/2/Gather\\.lookup\\.0\\.0\\.[0-9]{16}")))
+      files[0], std::regex("extra-info/data-dump/2/exception_info\\.0\\.0\\."
+                           "20[0-9]{2}[01][0-9][0-3][0-9][0-9]{9}")))
       << files[0];
   struct stat st;
   ASSERT_EQ(stat((work + "/" + files[0]).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0400u);
   auto contents = ReadDumpFile(work + "/" + files[0]);
   ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_THAT(contents->header.dfx_message(),
+              HasSubstr("operator 'lookup' (Gather)"));
   EXPECT_THAT(contents->header.dfx_message(), HasSubstr("index 9"));
+  EXPECT_THAT(contents->header.dfx_message(),
+              Not(HasSubstr("[AIC_INFO] all_attrs")));
+  // Brief: the operator's name and type, not its attributes.
+  EXPECT_THAT(AttrNames(contents->header),
+              ElementsAre("op_type", "original_names"));
   // data, indices, then the kernel's launch parameters as tiling data.
   ASSERT_EQ(contents->header.input_size(), 3);
   EXPECT_EQ(contents->header.input(0).input_type(), 2u);  // INPUT
   EXPECT_EQ(contents->header.input(1).input_type(), 2u);
   EXPECT_EQ(contents->header.input(2).input_type(), 7u);  // TILING_DATA
+  EXPECT_EQ(contents->header.input(1).data_type(), 8);    // DT_INT64
+  EXPECT_EQ(contents->header.input(1).format(), 0);       // not recorded
   EXPECT_EQ(contents->inputs[1],
-            std::string(reinterpret_cast<const char*>(indices.data()), 8) +
-                std::string("\x09\0\0\0\0\0\0\0", 8));
+            std::string("\x01\0\0\0\0\0\0\0\x09\0\0\0\0\0\0\0", 16));
+}
+
+TEST_F(DumpManagerTest,
+       NormExceptionDumpAddsFormatsAndAttributesBelowDumpPath) {
+  ScopedNoExceptionEnvironment no_environment;
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager.SetDump(Config(R"("dump_scene":"aic_err_norm_dump")")).ok());
+  std::shared_ptr<CompiledModel> model = GatherModel();
+  RunGatherFailingOnce(manager, *model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  // The SDK honours dump_path for exception scenes.
+  const std::vector<std::string> files = FilesUnder(dump_path_);
+  ASSERT_EQ(files.size(), 1u) << ::testing::PrintToString(files);
+  EXPECT_TRUE(std::regex_match(
+      files[0], std::regex("extra-info/data-dump/2/Gather\\.lookup\\.0\\."
+                           "20[0-9]{2}[01][0-9][0-3][0-9][0-9]{9}")))
+      << files[0];
+  auto contents = ReadDumpFile(dump_path_ + "/" + files[0]);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_THAT(contents->header.dfx_message(), HasSubstr("index 9"));
+  EXPECT_THAT(contents->header.dfx_message(),
+              HasSubstr("\n[AIC_INFO] all_attrs:axis=0"));
+  const std::vector<std::string> names = AttrNames(contents->header);
+  EXPECT_THAT(names, Contains("axis"));
+  EXPECT_THAT(names, Contains(StartsWith("launch.")));
+  EXPECT_EQ(contents->header.input(1).format(), 2);  // FORMAT_ND
+  EXPECT_EQ(contents->header.output(0).format(), 2);
+  EXPECT_EQ(contents->header.output(0).data_type(), 1);  // DT_FLOAT
+  ASSERT_EQ(contents->header.output(0).shape().dim_size(), 1);
+  EXPECT_EQ(contents->header.output(0).shape().dim(0), 2u);
+}
+
+TEST_F(DumpManagerTest, ExceptionDumpFromTheEnvironmentRunsBesideModelDump) {
+  const std::string collect = dir_ + "/collect";
+  ExceptionEnvironment environment =
+      ReadExceptionEnvironment([&](const char* name) -> const char* {
+        return std::string_view(name) == "NPU_COLLECT_PATH" ? collect.c_str()
+                                                            : nullptr;
+      });
+  ASSERT_TRUE(environment.level.has_value());
+  DumpManager manager;
+  auto warnings = manager.EnableExceptionDumpFromEnvironment(environment);
+  ASSERT_TRUE(warnings.ok()) << warnings.status();
+  EXPECT_TRUE(warnings->empty());
+  ASSERT_NE(manager.environment_exception_session(), nullptr);
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_mode":"input","dump_list":[{"model_name":"gather"}])"))
+          .ok());
+  const std::shared_ptr<DumpSession> model_dump = manager.current_session();
+  // A config's exception scene gives way to the environment's, as in the
+  // SDK: the call succeeds, with a warning, and the model dump stays.
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(
+      manager.SetDump(Config(R"("dump_scene":"aic_err_brief_dump")")).ok());
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(printed, HasSubstr("dump_scene 'aic_err_brief_dump' is ignored"));
+  EXPECT_THAT(printed, HasSubstr("NPU_COLLECT_PATH=" + collect));
+  EXPECT_EQ(manager.current_session(), model_dump);
+
+  std::shared_ptr<CompiledModel> model = GatherModel();
+  RunGatherFailingOnce(manager, *model);
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  // Both runs dumped the model dump's inputs (two data ops and Gather)...
+  EXPECT_EQ(FilesUnder(dump_path_).size(), 6u)
+      << ::testing::PrintToString(FilesUnder(dump_path_));
+  // ...and the failure went to the environment's norm dump, which stays on
+  // after FinalizeDump until the library shuts down.
+  std::vector<std::string> files = FilesUnder(collect);
+  ASSERT_EQ(files.size(), 1u) << ::testing::PrintToString(files);
+  EXPECT_THAT(files[0], StartsWith("extra-info/data-dump/2/Gather.lookup.0."));
+  EXPECT_NE(manager.environment_exception_session(), nullptr);
+
+  // Single operators are recorded too.
+  std::shared_ptr<ExecutionObserver> single = manager.SingleOpObserver(0);
+  ASSERT_NE(single, nullptr);
+  ASSERT_TRUE(manager.Shutdown().ok());
+  EXPECT_EQ(manager.environment_exception_session(), nullptr);
 }
 
 TEST_F(DumpManagerTest, OverflowDumpRecordsOpsProducingInfFromFiniteInputs) {

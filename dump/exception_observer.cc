@@ -1,9 +1,16 @@
-// Exception dump (dump_scene lite_exception): when an operator fails, its
-// inputs, outputs, workspace and launch parameters are written to
-// {root}/extra-info/data-dump/{device}/, read-only, before the failure is
-// returned.
+// Exception dump (dump_scene lite_exception / aic_err_brief_dump /
+// aic_err_norm_dump): when an operator fails, its inputs, outputs, workspace
+// and launch parameters are written to {root}/extra-info/data-dump/{device}/,
+// read-only, before the failure is returned. The brief file is named
+// exception_info.{stream}.{task}.{time}; the norm file
+// {op_type}.{op_name}.{task}.{time} and adds formats and attributes.
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
+#include "base/error_kind.h"
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
 #include "dump/format/dump_data.pb.h"
@@ -58,10 +65,15 @@ class ExceptionFileRenderer final : public JobRenderer {
   const std::vector<size_t> sizes_;
 };
 
+// Brief files describe a tensor by shape and size (and, since a CPU knows it,
+// its data type); norm files add the format.
 template <typename TensorProto>
-void Describe(const TensorInfo& info, uint32_t arg_index, TensorProto* proto) {
+void Describe(const TensorInfo& info, uint32_t arg_index, ExceptionLevel level,
+              TensorProto* proto) {
   proto->set_data_type(static_cast<OutputDataType>(ToDumpDataType(info.dtype)));
-  proto->set_format(static_cast<OutputFormat>(FormatOf(info)));
+  if (level == ExceptionLevel::kNorm) {
+    proto->set_format(static_cast<OutputFormat>(FormatOf(info)));
+  }
   for (int64_t dim : info.shape.dims()) {
     proto->mutable_shape()->add_dim(static_cast<uint64_t>(dim));
   }
@@ -77,7 +89,8 @@ void AddAttr(DumpProto& header, std::string name, std::string value) {
 
 // The header of a failure, and the payloads it announces in file order.
 DumpProto FailureHeader(const NodeEvent& e, const absl::Status& status,
-                        std::string_view model_name, const std::string& tiling,
+                        ExceptionLevel level, std::string_view model_name,
+                        const std::string& tiling,
                         std::vector<std::string_view>& payloads) {
   DumpProto header;
   header.set_version(std::string(kDumpFormatVersion));
@@ -86,7 +99,7 @@ DumpProto FailureHeader(const NodeEvent& e, const absl::Status& status,
   for (size_t i = 0; i < e.inputs.size(); ++i) {
     if (!e.inputs[i].present()) continue;
     auto* in = header.add_input();
-    Describe(e.inputs[i].info(), static_cast<uint32_t>(i), in);
+    Describe(e.inputs[i].info(), static_cast<uint32_t>(i), level, in);
     in->set_input_type(kInputTypeInput);
     payloads.emplace_back(static_cast<const char*>(e.inputs[i].data),
                           e.inputs[i].ByteSize());
@@ -102,7 +115,7 @@ DumpProto FailureHeader(const NodeEvent& e, const absl::Status& status,
   }
   for (size_t o = 0; o < e.outputs.size(); ++o) {
     auto* out = header.add_output();
-    Describe(e.outputs[o].info(), static_cast<uint32_t>(o), out);
+    Describe(e.outputs[o].info(), static_cast<uint32_t>(o), level, out);
     payloads.emplace_back(static_cast<const char*>(e.outputs[o].data),
                           e.outputs[o].ByteSize());
   }
@@ -115,17 +128,26 @@ DumpProto FailureHeader(const NodeEvent& e, const absl::Status& status,
   }
   AddAttr(header, "op_type", e.step.op_type);
   AddAttr(header, "original_names", StrJoin(e.step.original_names, ","));
-  if (e.step.attrs != nullptr) {
-    for (const auto& [name, value] : e.step.attrs->values()) {
-      AddAttr(header, name, AttrValueToString(value));
+  std::string message =
+      StrCat("model '", model_name, "', iteration ", e.iteration, ", task ",
+             e.step.task_id, ", operator '", e.step.name, "' (", e.step.op_type,
+             "): ", status.message());
+  if (level == ExceptionLevel::kNorm) {
+    // The SDK's norm dump logs the attributes as "[AIC_INFO] all_attrs:" and
+    // keeps those lines in dfx_message; here they are attrs as well.
+    std::vector<std::string> all_attrs;
+    if (e.step.attrs != nullptr) {
+      for (const auto& [name, value] : e.step.attrs->values()) {
+        AddAttr(header, name, AttrValueToString(value));
+        all_attrs.push_back(StrCat(name, "=", AttrValueToString(value)));
+      }
     }
+    for (const auto& [name, value] : e.step.launch_params) {
+      AddAttr(header, "launch." + name, value);
+    }
+    StrAppend(message, "\n[AIC_INFO] all_attrs:", StrJoin(all_attrs, ";"));
   }
-  for (const auto& [name, value] : e.step.launch_params) {
-    AddAttr(header, "launch." + name, value);
-  }
-  header.set_dfx_message(StrCat("model '", model_name, "', iteration ",
-                                e.iteration, ", task ", e.step.task_id, ": ",
-                                status.message()));
+  header.set_dfx_message(std::move(message));
   return header;
 }
 
@@ -149,7 +171,49 @@ class ExceptionObserver final : public ExecutionObserver {
   std::string model_;
 };
 
+// Forwards to another observer and writes the exception dump of failures.
+class AlongsideExceptionObserver final : public ExecutionObserver {
+ public:
+  AlongsideExceptionObserver(std::shared_ptr<ExecutionObserver> inner,
+                             std::shared_ptr<DumpSession> session,
+                             int32_t device_id, std::string model)
+      : inner_(std::move(inner)),
+        exception_(std::move(session), device_id, std::move(model)) {}
+  bool BeginIteration(uint64_t iteration) override {
+    return inner_->BeginIteration(iteration);
+  }
+  void BeforeNode(const NodeEvent& e) override { inner_->BeforeNode(e); }
+  void AfterNode(const NodeEvent& e) override { inner_->AfterNode(e); }
+  void OnNodeFailure(const NodeEvent& e, const absl::Status& status) override {
+    inner_->OnNodeFailure(e, status);
+    exception_.OnNodeFailure(e, status);
+  }
+  absl::Status EndIteration(uint64_t iteration) override {
+    return inner_->EndIteration(iteration);
+  }
+
+ private:
+  const std::shared_ptr<ExecutionObserver> inner_;
+  ExceptionObserver exception_;
+};
+
 }  // namespace
+
+Attachment WithExceptionDump(Attachment inner,
+                             std::shared_ptr<DumpSession> exception_session,
+                             int32_t device_id, std::string model_name,
+                             size_t num_steps) {
+  if (inner.observer == nullptr) {
+    return Attachment{
+        std::make_shared<ExceptionObserver>(std::move(exception_session),
+                                            device_id, std::move(model_name)),
+        std::vector<uint8_t>(num_steps, kObserveNothing)};
+  }
+  inner.observer = std::make_shared<AlongsideExceptionObserver>(
+      std::move(inner.observer), std::move(exception_session), device_id,
+      std::move(model_name));
+  return inner;
+}
 
 // Waits for the file, so it exists even if the process ends right after the
 // failure.
@@ -160,8 +224,10 @@ void WriteExceptionDump(DumpSession& session, int32_t device_id,
   for (const auto& [name, value] : e.step.launch_params) {
     StrAppend(tiling, name, "=", value, ";");
   }
+  const ExceptionLevel level = session.config().exception_level;
   std::vector<std::string_view> payloads;
-  DumpProto header = FailureHeader(e, status, model_name, tiling, payloads);
+  DumpProto header =
+      FailureHeader(e, status, level, model_name, tiling, payloads);
   size_t total = 0;
   for (std::string_view p : payloads) total += p.size();
   DumpWriter& writer = session.writer();
@@ -175,14 +241,132 @@ void WriteExceptionDump(DumpSession& session, int32_t device_id,
     job.used += p.size();
     sizes.push_back(p.size());
   }
+  const std::string time =
+      ExceptionTimestamp(std::chrono::system_clock::time_point(
+          std::chrono::microseconds(job.timestamp_us)));
   job.renderer = std::make_shared<ExceptionFileRenderer>(
       StrCat("extra-info/data-dump/", device_id),
-      DumpFileName(e.step.op_type, e.step.name, e.step.task_id, 0,
-                   job.timestamp_us),
+      level == ExceptionLevel::kNorm
+          ? StrCat(EscapeNamePart(e.step.op_type), ".",
+                   EscapeNamePart(e.step.name), ".", e.step.task_id, ".", time)
+          : StrCat(kBriefExceptionFilePrefix, ".0.", e.step.task_id, ".", time),
       std::move(header), std::move(sizes));
+  // The SDK creates the folder of exception files when it writes one.
+  std::error_code ignored;
+  std::filesystem::create_directories(writer.root(), ignored);
   writer.Submit(std::move(job));
   // Failures stay recorded for the session's report.
   writer.Flush().IgnoreError();
+}
+
+namespace {
+
+// The non-empty segments of a custom file's relative name.
+absl::StatusOr<std::vector<std::string_view>> CustomFileSegments(
+    std::string_view relative) {
+  std::vector<std::string_view> segments;
+  for (size_t begin = 0; begin <= relative.size();) {
+    size_t end = relative.find('/', begin);
+    if (end == std::string_view::npos) end = relative.size();
+    const std::string_view segment = relative.substr(begin, end - begin);
+    begin = end + 1;
+    if (segment == "..") {
+      return absl::InvalidArgumentError(
+          StrCat("fileName '", relative, "' must not contain '..'"));
+    }
+    if (!segment.empty() && segment != ".") segments.push_back(segment);
+  }
+  if (segments.empty() || relative.front() == '/') {
+    return absl::InvalidArgumentError(
+        StrCat("fileName '", relative,
+               "' must be a relative path naming a file (e.g. \"info\" or "
+               "\"step3/info\")"));
+  }
+  return segments;
+}
+
+}  // namespace
+
+absl::Status CheckCustomFileName(std::string_view relative) {
+  return CustomFileSegments(relative).status();
+}
+
+absl::StatusOr<std::string> SaveCustomExceptionFile(
+    DumpSession& session, int32_t device_id, std::string_view relative,
+    std::string_view user_tag, std::span<const CustomTensor> tensors) {
+  ASSIGN_OR_RETURN(std::vector<std::string_view> segments,
+                   CustomFileSegments(relative));
+  DumpProto header;
+  header.set_version(std::string(kDumpFormatVersion));
+  header.set_dump_time(NowMicros());
+  header.set_op_name(std::string(segments.back()));
+  if (!user_tag.empty()) AddAttr(header, "user_tag", std::string(user_tag));
+  std::vector<std::string_view> payloads;
+  auto describe = [](const CustomTensor& t, auto* proto, uint32_t index) {
+    proto->set_data_type(static_cast<OutputDataType>(ToDumpDataType(t.dtype)));
+    proto->set_format(static_cast<OutputFormat>(t.format));
+    for (uint64_t dim : t.shape) proto->mutable_shape()->add_dim(dim);
+    for (uint64_t dim : t.original_shape)
+      proto->mutable_original_shape()->add_dim(dim);
+    proto->set_size(t.bytes);
+    proto->set_arg_index(index);
+  };
+  // The file holds inputs, then outputs, then workspaces, as its header
+  // lists them.
+  for (CustomTensor::Kind kind :
+       {CustomTensor::Kind::kInput, CustomTensor::Kind::kOutput,
+        CustomTensor::Kind::kWorkspace}) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const CustomTensor& t = tensors[i];
+      if (t.kind != kind) continue;
+      const uint32_t index = static_cast<uint32_t>(i);
+      if (kind == CustomTensor::Kind::kInput) {
+        auto* in = header.add_input();
+        describe(t, in, index);
+        in->set_input_type(kInputTypeInput);
+      } else if (kind == CustomTensor::Kind::kOutput) {
+        describe(t, header.add_output(), index);
+      } else {
+        auto* space = header.add_space();
+        space->set_size(t.bytes);
+        space->set_arg_index(index);
+      }
+      payloads.emplace_back(static_cast<const char*>(t.data), t.bytes);
+    }
+  }
+  size_t total = 0;
+  for (std::string_view p : payloads) total += p.size();
+  DumpWriter& writer = session.writer();
+  WriteJob job;
+  job.timestamp_us = header.dump_time();
+  job.buffer = writer.AcquireBuffer(total);
+  std::vector<size_t> sizes;
+  for (std::string_view p : payloads) {
+    std::memcpy(job.buffer.data() + job.used, p.data(), p.size());
+    job.used += p.size();
+    sizes.push_back(p.size());
+  }
+  std::string directory = StrCat("extra-info/data-dump/", device_id);
+  for (size_t i = 0; i + 1 < segments.size(); ++i)
+    StrAppend(directory, "/", segments[i]);
+  const std::string name =
+      StrCat(segments.back(), ".custom.",
+             ExceptionTimestamp(std::chrono::system_clock::time_point(
+                 std::chrono::microseconds(job.timestamp_us))));
+  const std::string path = StrCat(writer.root(), "/", directory, "/", name);
+  job.renderer = std::make_shared<ExceptionFileRenderer>(
+      std::move(directory), name, std::move(header), std::move(sizes));
+  std::error_code ignored;
+  std::filesystem::create_directories(writer.root(), ignored);
+  const uint64_t failed_before = writer.stats().files_failed;
+  writer.Submit(std::move(job));
+  absl::Status flushed = writer.Flush();
+  if (writer.stats().files_failed > failed_before) {
+    return WithKind(absl::DataLossError(StrCat("cannot write '", path,
+                                               "': ", flushed.message())),
+                    ErrorKind::kWriteFile);
+  }
+  return path;
 }
 
 Attachment MakeExceptionObserver(std::shared_ptr<DumpSession> session,

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ Attachment MakeExceptionObserver(std::shared_ptr<DumpSession> session,
                                  const CompiledModel& model,
                                  const ModelIdentity& identity);
 
+// `inner` (may be empty) plus the exception dump of `exception_session`: a
+// failing node is recorded there whatever `inner` does (exception dump turned
+// on by the environment runs beside a config's model or single-op dump).
+Attachment WithExceptionDump(Attachment inner,
+                             std::shared_ptr<DumpSession> exception_session,
+                             int32_t device_id, std::string model_name,
+                             size_t num_steps);
+
 // For one single-op execution: dumps (dump_op_switch) or records failures
 // (exception scene).
 std::shared_ptr<ExecutionObserver> MakeSingleOpObserver(
@@ -55,6 +64,30 @@ std::shared_ptr<ExecutionObserver> MakeSingleOpObserver(
 void WriteExceptionDump(DumpSession& session, int32_t device_id,
                         const NodeEvent& e, const absl::Status& status,
                         std::string_view model_name);
+
+// A tensor the application saves beside an exception dump.
+struct CustomTensor {
+  enum class Kind { kInput, kOutput, kWorkspace };
+  Kind kind = Kind::kInput;
+  DType dtype = DType::kFloat32;  // inputs and outputs
+  int32_t format = 2;             // FORMAT_ND
+  std::vector<uint64_t> shape;
+  std::vector<uint64_t> original_shape;
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
+// OK for a relative file name without "..", else InvalidArgument.
+absl::Status CheckCustomFileName(std::string_view relative);
+
+// Saves `tensors` as a dump file named
+// {root}/extra-info/data-dump/{device}/{relative}.custom.{time}, read-only:
+// op_name its base name, `user_tag` (when not empty) its "user_tag"
+// attribute. `relative` is a relative path without "..". Waits until the file
+// is written; returns its path.
+absl::StatusOr<std::string> SaveCustomExceptionFile(
+    DumpSession& session, int32_t device_id, std::string_view relative,
+    std::string_view user_tag, std::span<const CustomTensor> tensors);
 
 }  // namespace acldump::dump
 

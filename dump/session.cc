@@ -10,6 +10,7 @@
 
 #include "base/error_kind.h"
 #include "base/strings.h"
+#include "dump/exception_env.h"
 #include "dump/format/dump_names.h"
 
 namespace acldump::dump {
@@ -39,17 +40,19 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   DumpWriter::Options writer;
   writer.memory_budget = options.writer_memory_budget;
   writer.sync = options.sync_files;
-  writer.fs = options.fs;
+  session->fs_ = std::make_unique<CallbackFileSystem>(
+      options.fs != nullptr ? *options.fs : PosixFileSystem(),
+      options.chunk_router != nullptr ? *options.chunk_router
+                                      : GlobalChunkRouter());
+  writer.fs = session->fs_.get();
   writer.packed = config.layout == DumpLayout::kPacked;
   if (config.scene == DumpScene::kException) {
     writer.root = options.exception_root;
     if (writer.root.empty()) {
-      const char* work = std::getenv("ASCEND_WORK_PATH");
-      if (work != nullptr && work[0] != '\0') {
-        writer.root = work;
-      } else {
-        char cwd[4096];
-        writer.root = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+      ExceptionEnvironment environment = ReadExceptionEnvironment();
+      writer.root = ExceptionRoot(environment, config);
+      for (std::string& warning : environment.warnings) {
+        config.warnings.push_back(std::move(warning));
       }
     }
   } else {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "dump/chunk_delivery.h"
 #include "dump/config.h"
 #include "dump/file_system.h"
 #include "dump/payload.h"
@@ -23,8 +24,11 @@ struct SessionOptions {
   size_t writer_memory_budget = size_t{256} << 20;
   bool sync_files = false;
   FileSystem* fs = nullptr;  // default: POSIX
-  // Root of exception dumps; empty = $ASCEND_WORK_PATH or the current
-  // directory.
+  // Files go to this router's consumer while one is registered; default: the
+  // process's (acldumpRegCallback).
+  ChunkRouter* chunk_router = nullptr;
+  // Root of exception dumps; empty = $ASCEND_DUMP_PATH, $ASCEND_WORK_PATH,
+  // the config's dump_path or the working directory (dump/exception_env.h).
   std::string exception_root;
 };
 
@@ -64,6 +68,7 @@ class DumpSession {
   DumpSession() = default;
   DumpConfig config_;
   std::unique_ptr<const Payload> payload_;
+  std::unique_ptr<CallbackFileSystem> fs_;  // outlives the writer
   std::unique_ptr<DumpWriter> writer_;
   std::atomic<bool> closed_{false};
   std::atomic<uint64_t> single_op_tasks_{0};

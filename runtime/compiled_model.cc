@@ -206,6 +206,8 @@ class ModelCompiler {
     info.output_names = node.outputs;
     info.input_infos = std::move(inputs.infos);
     info.output_infos = prepared.outputs;
+    // The node lives in the model's graph as long as the model.
+    info.attrs = &node.attrs;
     info.launch_params = prepared.kernel->LaunchParams();
     info.workspace_bytes = step.workspace_bytes;
     step.kernel = std::move(prepared.kernel);

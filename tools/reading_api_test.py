@@ -225,6 +225,22 @@ class ReadingApiTest(unittest.TestCase):
         names = [e.name.op_name for e in folders[0].files if e.name]
         self.assertIn("conv3bn3", names)
 
+    def test_open_tree_reads_exception_folders_as_ls_does(self):
+        folder = os.path.join("exception", "extra-info", "data-dump", "0")
+        os.makedirs(folder)
+        source = sorted(glob.glob("a/*/0/resnet_tiny/1/0/Add.add2.*"))[0]
+        shutil.copy(source, os.path.join(folder, "Add.add2.5.20250101120000456"))
+        shutil.copy(source, os.path.join(folder, "exception_info.0.6.20250101120000789"))
+        tree = acldump.open_tree("exception")
+        folders = [f for f in tree.folders if f.files]
+        self.assertEqual([(f.layout, f.device) for f in folders], [("exception", 0)])
+        self.assertEqual(folders[0].describe(), "exception dump, device 0")
+        names = [(e.name.op_type, e.name.op_name, e.name.task_id) for e in folders[0].files]
+        self.assertEqual(names, [("Add", "add2", 5), ("exception_info", "", 6)])
+        self.assertIn("exception: 2 dump files", tool("ls", "exception", "--summary").stdout)
+        self.assertTrue(np.array_equal(acldump.read_dump(folders[0].files[0].path).outputs[0].array,
+                                       acldump.read_dump(source).outputs[0].array))
+
     def test_packed_dumps_read_as_the_sdk_layout(self):
         packed = acldump.open_tree("packed")
         sdk = acldump.open_tree("a")

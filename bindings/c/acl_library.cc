@@ -11,6 +11,7 @@
 #include "api_support.h"
 #include "base/file_reader.h"
 #include "base/strings.h"
+#include "dump/exception_env.h"
 #include "kernels/threading.h"
 #include "library.h"
 
@@ -116,6 +117,14 @@ aclError aclInit(const char* configPath) {
     const size_t hash = std::hash<std::string>{}(content);
     if (aclError e = CheckSameContent(lib, configPath, hash)) return e;
     auto state = std::make_shared<State>();
+    // Before the config, which gives way to it (as in the SDK).
+    absl::StatusOr<std::vector<std::string>> from_environment =
+        state->dump.EnableExceptionDumpFromEnvironment(
+            dump::ReadExceptionEnvironment());
+    if (!from_environment.ok()) return FailAclInit(from_environment.status());
+    for (const std::string& warning : *from_environment) {
+      std::fprintf(stderr, "[acldump] warning: %s\n", warning.c_str());
+    }
     // An empty file is no config, as in the SDK.
     int threads = DefaultIntraOpThreads();
     if (!content.empty()) {

@@ -28,6 +28,11 @@ void AppendDumpFileName(std::string& out, std::string_view op_type,
                         std::string_view op_name, uint32_t task_id,
                         uint32_t stream_id, uint64_t timestamp_us);
 
+// Brief exception dump files: "exception_info.{stream}.{task}.{time}", the
+// time as ExceptionTimestamp writes it. Norm exception files are
+// "{op_type}.{op_name}.{task}.{time}".
+inline constexpr std::string_view kBriefExceptionFilePrefix = "exception_info";
+
 // True when a file or folder name is too long to be created as is: the
 // writer then uses HashedName instead and records the pair in mapping.csv.
 bool ExceedsNameMax(std::string_view name);

@@ -106,7 +106,9 @@ void Classify(DumpEntry& entry, const Mapping& mapping) {
   }
   const bool csv = EndsWith(name, ".csv");
   if (csv) name.remove_suffix(4);
-  entry.name = ParseDumpFileName(name);
+  entry.name = !csv && entry.layout == Layout::kException
+                   ? ParseExceptionFileName(name)
+                   : ParseDumpFileName(name);
   if (!entry.name) return;
   if (csv) {
     entry.kind = EntryKind::kStats;
@@ -195,7 +197,9 @@ void AddPackedEntries(const DumpEntry& container, const fs::path& absolute,
 
 }  // namespace
 
-std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
+namespace {
+
+std::vector<std::string_view> NameParts(std::string_view name) {
   std::vector<std::string_view> parts;
   size_t start = 0;
   while (true) {
@@ -204,6 +208,37 @@ std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
+  return parts;
+}
+
+}  // namespace
+
+std::optional<DumpFileNameParts> ParseExceptionFileName(std::string_view name) {
+  if (std::optional<DumpFileNameParts> parsed = ParseDumpFileName(name)) {
+    return parsed;
+  }
+  const std::vector<std::string_view> parts = NameParts(name);
+  if (parts.size() != 4 || parts[0].empty() || parts[3].size() != 17) {
+    return std::nullopt;
+  }
+  DumpFileNameParts parsed;
+  parsed.op_type = parts[0];
+  if (!ParseNumber(parts[2], parsed.task_id) ||
+      !ParseNumber(parts[3], parsed.timestamp_us)) {
+    return std::nullopt;
+  }
+  if (parts[0] == kBriefExceptionFilePrefix) {
+    if (!ParseNumber(parts[1], parsed.stream_id)) return std::nullopt;
+  } else if (parts[1].empty()) {
+    return std::nullopt;
+  } else {
+    parsed.op_name = parts[1];
+  }
+  return parsed;
+}
+
+std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
+  const std::vector<std::string_view> parts = NameParts(name);
   if (parts.size() != 5 || parts[0].empty() || parts[1].empty()) {
     return std::nullopt;
   }
@@ -325,10 +360,11 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
       mapping =
           mappings.emplace(directory.string(), ReadMapping(directory)).first;
     }
-    Classify(entry, mapping->second);
     // Every file is placed by its folder, dump file or not (a converted
-    // tree's .npy files sit in the same layout).
+    // tree's .npy files sit in the same layout); exception folders name their
+    // files their own way.
     PlaceInLayout(directory, entry);
+    Classify(entry, mapping->second);
     // A model folder too long for the file system has a hashed name that its
     // device folder's mapping.csv resolves.
     if (entry.layout == Layout::kModel && AllDigits(entry.model)) {

@@ -26,6 +26,12 @@ struct DumpFileNameParts {
 };
 // Without any ".csv" suffix. nullopt when `name` does not have that form.
 std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name);
+// The names of exception dump files (extra-info/data-dump/{device}/):
+// "exception_info.{stream}.{task}.{time}" (op_type "exception_info", no
+// op_name) or "{op_type}.{op_name}.{task}.{time}", the time as 17 digits
+// YYYYmmddHHMMSSmmm (kept in timestamp_us, which orders them), or the model
+// dump form ParseDumpFileName reads.
+std::optional<DumpFileNameParts> ParseExceptionFileName(std::string_view name);
 
 enum class EntryKind {
   kTensor,          // a dump file

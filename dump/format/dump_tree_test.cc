@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "dump/format/dump_names.h"
 #include "dump/format/testing/dump_test_util.h"
 
@@ -128,6 +130,71 @@ TEST(ScanDumpTreeTest, TimeFoldersWithASuffixAreInTheLayout) {
   EXPECT_EQ(tree->runs[0].layout, Layout::kModel);
   EXPECT_EQ(tree->runs[0].time, "20250101120000_1");
   EXPECT_EQ(tree->runs[0].iteration, 0);
+}
+
+TEST(ParseExceptionFileNameTest, BriefNormAndModelForms) {
+  std::optional<DumpFileNameParts> brief =
+      ParseExceptionFileName("exception_info.0.7.20250101120000123");
+  ASSERT_TRUE(brief.has_value());
+  EXPECT_EQ(brief->op_type, "exception_info");
+  EXPECT_EQ(brief->op_name, "");
+  EXPECT_EQ(brief->stream_id, 0u);
+  EXPECT_EQ(brief->task_id, 7u);
+  EXPECT_EQ(brief->timestamp_us, 20250101120000123u);
+
+  std::optional<DumpFileNameParts> norm =
+      ParseExceptionFileName("Gather.gather1.3.20250101120000456");
+  ASSERT_TRUE(norm.has_value());
+  EXPECT_EQ(norm->op_type, "Gather");
+  EXPECT_EQ(norm->op_name, "gather1");
+  EXPECT_EQ(norm->task_id, 3u);
+  EXPECT_EQ(norm->timestamp_us, 20250101120000456u);
+
+  // The model dump form is read as ParseDumpFileName reads it.
+  std::optional<DumpFileNameParts> model =
+      ParseExceptionFileName("Conv.conv1.3.0.0001735732800000000");
+  ASSERT_TRUE(model.has_value());
+  EXPECT_EQ(model->op_name, "conv1");
+  EXPECT_EQ(model->timestamp_us, 1735732800000000u);
+
+  EXPECT_FALSE(ParseExceptionFileName("exception_info.x.7.20250101120000123"));
+  EXPECT_FALSE(ParseExceptionFileName("Gather.gather1.3.2025010112000045"));
+  EXPECT_FALSE(ParseExceptionFileName("Gather..3.20250101120000456"));
+  EXPECT_FALSE(ParseExceptionFileName(".gather1.3.20250101120000456"));
+  EXPECT_FALSE(ParseExceptionFileName("Gather.gather1.t.20250101120000456"));
+  EXPECT_FALSE(ParseExceptionFileName("exception_info.0.7"));
+}
+
+// Exception files sit in extra-info/data-dump/{device}/ under their own
+// names; outside that folder the same names are not dump files.
+TEST(ScanDumpTreeTest, ReadsExceptionFolders) {
+  const std::string root = NewTempDir("exception");
+  const std::string folder = root + "/extra-info/data-dump/2";
+  const std::string written = WriteDumpFile(folder, Op("Gather", "g"), 3, 1);
+  const std::string norm = folder + "/Gather.g.3.20250101120000456";
+  const std::string brief = folder + "/exception_info.0.4.20250101120000789";
+  std::filesystem::copy_file(written, brief);
+  std::filesystem::rename(written, norm);
+  const std::string elsewhere = NewTempDir("exception_elsewhere");
+  std::filesystem::copy_file(norm, elsewhere + "/Gather.g.3.20250101120000456");
+
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->CountKind(EntryKind::kTensor), 2u);
+  ASSERT_EQ(tree->runs.size(), 1u);
+  const DumpRun& run = tree->runs[0];
+  EXPECT_EQ(run.layout, Layout::kException);
+  EXPECT_EQ(run.device, 2);
+  EXPECT_EQ(run.Describe(), "exception dump, device 2");
+  ASSERT_EQ(run.files.size(), 2u);
+  EXPECT_EQ(run.files[0]->name->op_name, "g");
+  EXPECT_EQ(run.files[0]->name->task_id, 3u);
+  EXPECT_EQ(run.files[1]->name->op_type, "exception_info");
+  EXPECT_EQ(run.files[1]->name->task_id, 4u);
+
+  absl::StatusOr<DumpTree> other = ScanDumpTree(elsewhere);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->CountKind(EntryKind::kTensor), 0u);
 }
 
 }  // namespace

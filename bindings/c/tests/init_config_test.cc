@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "runtime/graph.h"
+#include "runtime/model_file.h"
 
 namespace {
 
@@ -73,6 +76,57 @@ uint32_t LoadAndRun() {
   aclmdlDestroyDataset(in);
   aclmdlDestroyDataset(out);
   return id;
+}
+
+// Loads a one-Gather model and runs it with an index out of range (it
+// fails), then in range.
+void RunGatherFailingOnce() {
+  acldump::Graph graph;
+  graph.name = "gather_model";
+  graph.inputs = {{"data", {acldump::DType::kFloat32, {4}}},
+                  {"index", {acldump::DType::kInt64, {1}}}};
+  graph.outputs = {{"y", {acldump::DType::kFloat32, {1}}}};
+  acldump::GraphNode node;
+  node.name = "gather";
+  node.op_type = "Gather";
+  node.inputs = {"data", "index"};
+  node.outputs = {"y"};
+  graph.nodes.push_back(node);
+  const std::string model = acldump::SerializeModel(graph);
+  uint32_t id = 0;
+  ASSERT_EQ(aclmdlLoadFromMem(model.data(), model.size(), &id), ACL_SUCCESS)
+      << Message();
+  float data[4] = {1, 2, 3, 4}, y = 0;
+  int64_t index = 7;
+  aclmdlDataset* in = aclmdlCreateDataset();
+  aclmdlDataset* out = aclmdlCreateDataset();
+  aclDataBuffer* buffers[] = {aclCreateDataBuffer(data, sizeof(data)),
+                              aclCreateDataBuffer(&index, sizeof(index)),
+                              aclCreateDataBuffer(&y, sizeof(y))};
+  aclmdlAddDatasetBuffer(in, buffers[0]);
+  aclmdlAddDatasetBuffer(in, buffers[1]);
+  aclmdlAddDatasetBuffer(out, buffers[2]);
+  EXPECT_EQ(aclmdlExecute(id, in, out), ACL_ERROR_FAILURE);
+  index = 2;
+  EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << Message();
+  EXPECT_EQ(y, 3.0f);
+  for (aclDataBuffer* buffer : buffers) aclDestroyDataBuffer(buffer);
+  aclmdlDestroyDataset(in);
+  aclmdlDestroyDataset(out);
+  EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
+}
+
+// The files below `dir`, relative to it.
+std::vector<std::string> FilesUnder(const std::string& dir) {
+  std::vector<std::string> files;
+  if (!fs::exists(dir)) return files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) {
+      files.push_back(fs::relative(entry.path(), dir).string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 // Runs `body` in a fresh process; its failures fail the test.
@@ -219,6 +273,52 @@ TEST_F(InitConfigTest, DumpCallOrderOfChecks) {
     EXPECT_EQ(aclmdlSetDump("/nonexistent.json"), ACL_ERROR_INVALID_FILE);
     EXPECT_EQ(aclmdlFinalizeDump(), ACL_SUCCESS);
     EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+  });
+}
+
+// ASCEND_DUMP_SCENE turns exception dump on with no config; ASCEND_DUMP_PATH
+// names where its files go; an acl.json exception scene then yields to it
+// while the same file's model dump still runs.
+TEST_F(InitConfigTest, ExceptionDumpFromTheEnvironment) {
+  IN_FRESH_PROCESS({
+    const std::string dir = TempPath("env_norm");
+    fs::remove_all(dir);
+    setenv("ASCEND_DUMP_SCENE", "aic_err_norm_dump", 1);
+    setenv("ASCEND_DUMP_PATH", dir.c_str(), 1);
+    unsetenv("ASCEND_WORK_PATH");
+    unsetenv("NPU_COLLECT_PATH");
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS) << Message();
+    RunGatherFailingOnce();
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS) << Message();
+    const std::vector<std::string> files = FilesUnder(dir);
+    ASSERT_EQ(files.size(), 1u) << ::testing::PrintToString(files);
+    EXPECT_EQ(files[0].rfind("extra-info/data-dump/0/Gather.gather.0.", 0), 0u)
+        << files[0];
+  });
+  IN_FRESH_PROCESS({
+    const std::string dir = TempPath("env_brief");
+    fs::remove_all(dir);
+    setenv("ASCEND_DUMP_SCENE", "aic_err_brief_dump", 1);
+    setenv("ASCEND_WORK_PATH", dir.c_str(), 1);
+    unsetenv("ASCEND_DUMP_PATH");
+    unsetenv("NPU_COLLECT_PATH");
+    // acl.json asks for the norm scene into its own folder: ignored.
+    const std::string config_dir = TempPath("env_brief_config");
+    fs::remove_all(config_dir);
+    fs::create_directories(config_dir);
+    const std::string config = WriteFile(
+        "env_brief.json", R"({"dump":{"dump_scene":"aic_err_norm_dump",)"
+                          R"("dump_path":")" +
+                              config_dir + R"("}})");
+    ASSERT_EQ(aclInit(config.c_str()), ACL_SUCCESS) << Message();
+    RunGatherFailingOnce();
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS) << Message();
+    EXPECT_TRUE(FilesUnder(config_dir).empty());
+    const std::vector<std::string> files = FilesUnder(dir);
+    ASSERT_EQ(files.size(), 1u) << ::testing::PrintToString(files);
+    EXPECT_EQ(files[0].rfind("extra-info/data-dump/0/exception_info.0.0.", 0),
+              0u)
+        << files[0];
   });
 }
 

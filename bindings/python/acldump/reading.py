@@ -627,6 +627,24 @@ def _parse_file_name(name):
     return FileName(parts[0], parts[1], task, stream, stamp)
 
 
+def _parse_exception_file_name(name):
+    """exception_info.{stream}.{task}.{time} or {op_type}.{op_name}.{task}.{time} (time: 17
+    digits), or the model dump form."""
+    parsed = _parse_file_name(name)
+    if parsed is not None:
+        return parsed
+    parts = name.split(".")
+    if len(parts) != 4 or not parts[0] or len(parts[3]) != 17:
+        return None
+    task, stamp = _number(parts[2], 32), _number(parts[3], 64)
+    if task is None or stamp is None:
+        return None
+    if parts[0] == "exception_info":
+        stream = _number(parts[1], 32)
+        return None if stream is None else FileName(parts[0], "", task, stream, stamp)
+    return FileName(parts[0], parts[1], task, 0, stamp) if parts[1] else None
+
+
 class Entry:
     """A file of a dump tree: where it is (path, relative, layout, time, device, model,
     model_id, iteration) and what it is (kind: tensor, stats, overflow, other; op_type,
@@ -733,7 +751,8 @@ def _classify(e, mapping):
     is_csv = name.endswith(".csv")
     if is_csv:
         name = name[:-4]
-    e.name = _parse_file_name(name)
+    exception = e.layout == EXCEPTION and not is_csv
+    e.name = _parse_exception_file_name(name) if exception else _parse_file_name(name)
     if e.name is None:
         return
     if is_csv:
@@ -825,8 +844,8 @@ def open_tree(path):
         except OSError:
             e.bytes = 0
         directory = os.path.dirname(absolute)
-        _classify(e, mapping_of(directory))
         _place(directory, e)
+        _classify(e, mapping_of(directory))
         if e.layout == MODEL and _digits(e.model):
             device = os.path.dirname(os.path.dirname(os.path.dirname(directory)))
             e.model = mapping_of(device).get(e.model, e.model)
