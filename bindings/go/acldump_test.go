@@ -296,3 +296,95 @@ func TestReadmeShowsTheExample(t *testing.T) {
 		t.Error("README's Go example must be Example from example_test.go")
 	}
 }
+
+// runResnetTwice runs the model twice under a dump config and closes the dump.
+func runResnetTwice(t *testing.T, config string) error {
+	t.Helper()
+	dump, err := acldump.StartDump(config)
+	must(t, err)
+	model, err := acldump.LoadModel("testdata/resnet_tiny.om")
+	must(t, err)
+	defer model.Close()
+	image, err := acldump.NewBuffer(3 * 32 * 32 * 4)
+	must(t, err)
+	defer image.Close()
+	copy(image.Bytes(), readNpy(t, "testdata/resnet_tiny.input.input.npy"))
+	fc, err := acldump.NewBuffer(40)
+	must(t, err)
+	defer fc.Close()
+	prob, err := acldump.NewBuffer(40)
+	must(t, err)
+	defer prob.Close()
+	in, err := acldump.NewDataset(image)
+	must(t, err)
+	defer in.Close()
+	out, err := acldump.NewDataset(fc, prob)
+	must(t, err)
+	defer out.Close()
+	for i := 0; i < 2; i++ {
+		must(t, model.Execute(in, out))
+	}
+	return dump.Close()
+}
+
+func TestDumpToACallback(t *testing.T) {
+	dumpPath := t.TempDir()
+	var mu sync.Mutex
+	files := map[string][]byte{}
+	ended := map[string]bool{}
+	must(t, acldump.RegisterDumpCallback(func(c acldump.DumpChunk) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.Offset != int64(len(files[c.FileName])) {
+			t.Errorf("%s: chunk at %d after %d bytes", c.FileName, c.Offset, len(files[c.FileName]))
+		}
+		files[c.FileName] = append(files[c.FileName], c.Data...)
+		ended[c.FileName] = c.Last
+		return nil
+	}))
+	defer acldump.UnregisterDumpCallback()
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	if _, err := acldump.ExceptionInfoPath(); err == nil {
+		t.Error("ExceptionInfoPath without exception dump succeeded")
+	}
+	must(t, runResnetTwice(t, writeConfig(t, dumpPath)))
+	must(t, filepath.Walk(dumpPath, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			t.Errorf("file written while a callback is registered: %s", path)
+		}
+		return err
+	}))
+	softmax := 0
+	for name, data := range files {
+		if !strings.HasPrefix(name, dumpPath+"/") || !ended[name] {
+			t.Errorf("%s: outside the dump path or never ended", name)
+			continue
+		}
+		if !strings.HasPrefix(filepath.Base(name), "Softmax.prob.") {
+			continue
+		}
+		softmax++
+		must(t, os.WriteFile(name, data, 0o600))
+		header, err := readDumpFile(name)
+		must(t, err)
+		if header.opName != "prob" || len(header.outputs) != 1 ||
+			fmt.Sprint(header.outputs[0].shape) != "[1 10]" {
+			t.Errorf("delivered %s: header %+v", name, header)
+		}
+	}
+	if softmax != 2 || len(files) < 28 {
+		t.Errorf("%d files, %d of Softmax.prob (want 2)", len(files), softmax)
+	}
+
+	// A callback's error refuses the chunk: closing the dump reports the file.
+	acldump.UnregisterDumpCallback()
+	must(t, acldump.RegisterDumpCallback(func(acldump.DumpChunk) error {
+		return errors.New("no room")
+	}))
+	err := runResnetTwice(t, writeConfig(t, t.TempDir()))
+	if aclCode(err) != acl.ACL_ERROR_WRITE_FILE || !strings.Contains(err.Error(), "returned -1") {
+		t.Errorf("refused chunks: %v", err)
+	}
+	must(t, acldump.Finalize())
+}

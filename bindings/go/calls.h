@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dump.h"
 
 typedef struct {
   aclError code;
@@ -189,6 +190,25 @@ static inline acldump_status acldump_index_by_name(uintptr_t desc,
       input
           ? aclmdlGetInputIndexByName((const aclmdlDesc *)desc, name, index)
           : aclmdlGetOutputIndexByName((const aclmdlDesc *)desc, name, index));
+}
+
+/* ---- acl_dump.h ---- */
+
+/* In callbacks.c: registers the trampoline that calls acldumpDeliverChunk. */
+acldump_status acldump_reg_dump_callback(int32_t flag);
+static inline void acldump_unreg_dump_callback(void) { acldumpUnregCallback(); }
+static inline const void *acldump_chunk_data(const acldumpChunk *chunk) {
+  return chunk->dataBuf;
+}
+/* The path, or NULL with the message in *status. */
+static inline const char *acldump_get_path(int type, acldump_status *status) {
+  const char *path = acldumpGetPath((acldumpType)type);
+  *status = acldump_status_of_handle(path);
+  return path;
+}
+static inline acldump_status acldump_exception_info_path(char *path,
+                                                         size_t size) {
+  return acldump_status_of(acldumpGetExceptionInfoPath(path, size));
 }
 
 #endif /* ACLDUMP_GO_CALLS_H_ */

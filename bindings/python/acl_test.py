@@ -119,6 +119,80 @@ class PyAclShapeTest(unittest.TestCase):
         self.assertEqual(dump.outputs[0].array.dtype, np.float32)
         np.testing.assert_array_equal(dump.outputs[0].array.reshape(1, 10), prob)
 
+    def run_model_twice(self, config):
+        self.assertEqual(acl.mdl.init_dump(), 0)
+        self.assertEqual(acl.mdl.set_dump(config), 0, acl.get_recent_err_msg())
+        model_id, ret = acl.mdl.load_from_file(MODEL)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        image = np.load(INPUT)
+        prob = np.zeros((1, 10), np.float32)
+        inputs, outputs = acl.mdl.create_dataset(), acl.mdl.create_dataset()
+        acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(image))
+        for array in (np.zeros((1, 10), np.float32), prob):
+            acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(array))
+        for _ in range(2):
+            self.assertEqual(acl.mdl.execute(model_id, inputs, outputs), 0,
+                             acl.get_recent_err_msg())
+        ret = acl.mdl.finalize_dump()
+        self.message = acl.get_recent_err_msg()
+        self.assertEqual(acl.mdl.unload(model_id), 0)
+        return prob, ret
+
+    def test_dump_to_a_callback(self):
+        dump_path = os.path.join(self.tmp.name, "out")
+        os.mkdir(dump_path)
+        config = write_config(self.tmp.name, {"dump_path": dump_path,
+                                              "dump_list": [{"model_name": "resnet_tiny"}]})
+        files, ended, lock = {}, {}, threading.Lock()
+
+        def collect(file_name, offset, data, is_last):
+            with lock:
+                content = files.setdefault(file_name, bytearray())
+                self.assertEqual(offset, len(content))  # in file order
+                content += data
+                ended[file_name] = is_last
+
+        self.addCleanup(acl.dump.unreg_callback)
+        self.assertEqual(acl.dump.reg_callback(collect, 1), acl.ACL_ERROR_FAILURE)
+        self.assertIn("must be 0", acl.get_recent_err_msg())
+        self.assertEqual(acl.dump.reg_callback(collect), 0)
+        self.assertEqual(acl.init(), 0)
+        self.assertIsNone(acl.dump.get_path(acl.dump.DATA_DUMP))
+        prob, ret = self.run_model_twice(config)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual([f for _, _, names in os.walk(dump_path) for f in names], [])
+        self.assertTrue(files)
+        self.assertTrue(all(ended.values()))
+        for name, content in files.items():
+            self.assertTrue(name.startswith(dump_path + os.sep), name)
+            with open(name, "wb") as f:  # where the file dump would have put it
+                f.write(content)
+        self.assertEqual(sorted(iteration_dirs(dump_path)), ["0", "1"])
+        softmax = [n for n in files if os.path.basename(n).startswith("Softmax.prob.")]
+        self.assertEqual(len(softmax), 2)
+        np.testing.assert_array_equal(read_dump(softmax[0]).outputs[0].array.reshape(1, 10),
+                                      prob)
+        path, ret = acl.dump.get_exception_info_path()
+        self.assertEqual((path, ret), (None, acl.ACL_ERROR_FAILURE))
+        self.assertIn("needs exception dump", acl.get_recent_err_msg())
+
+        # A callback that returns another value (or raises) refuses the chunk: finalize_dump
+        # reports the file.
+        acl.dump.unreg_callback()
+
+        def refuse(file_name, offset, data, is_last):
+            return 3
+
+        self.assertEqual(acl.dump.reg_callback(refuse), 0)
+        os.makedirs(os.path.join(self.tmp.name, "refused"))
+        config = write_config(self.tmp.name, {
+            "dump_path": os.path.join(self.tmp.name, "refused"),
+            "dump_list": [{"model_name": "resnet_tiny"}]})
+        _, ret = self.run_model_twice(config)
+        self.assertEqual(ret, acl.ACL_ERROR_WRITE_FILE)
+        self.assertIn("the callback returned 3", self.message)
+        self.assertEqual(acl.finalize(), 0)
+
     def test_set_dump_errors(self):
         self.assertEqual(acl.init(), 0)
         try:

@@ -12,6 +12,14 @@
 
 %{
 #include "acl/acl.h"
+#include "acl/acl_dump.h"
+
+/* acldumpGetExceptionInfoPath into a buffer of the largest length: the path, or NULL (the recent
+ * error says why). */
+static const char *aclbindingExceptionInfoPath(void) {
+  static __thread char path[ACL_DUMP_MAX_FILE_PATH_LENGTH];
+  return acldumpGetExceptionInfoPath(path, sizeof path) == ACL_SUCCESS ? path : NULL;
+}
 %}
 
 %include <stdint.i>
@@ -108,9 +116,20 @@ ACL_HANDLE(aclopAttr, aclopDestroyAttr)
 %include "acl/acl_mdl.h"
 %include "acl/acl_op.h"
 %include "acl/acl.h"
+// acl_dump.h: a callback takes a function of the target language (its helpers below); the
+// application's own tensors (acldumpSaveExceptionInfo) have no binding yet.
+%ignore acldumpRegCallback;
+%ignore acldumpChunk;
+%ignore acldumpTensorInfo;
+%ignore acldumpSaveExceptionInfo;
+%ignore acldumpGetExceptionInfoPath;
+%include "acl/acl_dump.h"
+const char *aclbindingExceptionInfoPath(void);
 
 // ---- Helpers of one language's layer (defined in acl_<language>.i) ----------------------------
 #if defined(SWIGPYTHON)
+aclError AclPy_DumpRegCallback(PyObject *fn, int32_t flag);
+void AclPy_DumpUnregCallback(void);
 aclError AclPy_LaunchCallback(PyObject *fn, PyObject *user_data,
                               aclrtCallbackBlockType block_type, aclrtStream stream);
 PyObject *AclPy_BufferAddress(PyObject *object);
@@ -119,6 +138,9 @@ PyObject *AclPy_BufferAddress(PyObject *object);
 aclError launchCallback(jobject runnable, aclrtCallbackBlockType blockType, aclrtStream stream);
 // The calling thread's id for aclrtSubscribeReport.
 uint64_t currentThreadId(void);
+// acldumpRegCallback / acldumpUnregCallback with a com.acldump.DumpCallback.
+aclError registerDumpCallback(jobject dumpCallback, int32_t flag);
+void unregisterDumpCallback(void);
 // The address of a direct ByteBuffer's memory.
 uint64_t bufferAddress(void *data, size_t size);
 #endif

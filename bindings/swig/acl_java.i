@@ -90,6 +90,7 @@ ACL_JAVA_CHECKED(aclGetTensorDescElementCount)
 %rename(AclopAttr) aclopAttr;
 %rename(AclDataType) aclDataType;
 %rename(AclFormat) aclFormat;
+%rename(AcldumpType) acldumpType;
 %rename(AclrtMemMallocPolicy) aclrtMemMallocPolicy;
 %rename(AclrtMemcpyKind) aclrtMemcpyKind;
 %rename(AclrtMemAttr) aclrtMemAttr;
@@ -363,6 +364,114 @@ static uint64_t bufferAddress(void *data, size_t size) {
 %ignore aclrtLaunchCallback;
 // (launchCallback, currentThreadId and bufferAddress are declared at the end of acl.i, after
 // the C types they use.)
+
+// acldumpRegCallback with a com.acldump.DumpCallback: onChunk(fileName, offset, data, last) runs
+// on a dump writer thread, attached to the JVM as a daemon for the thread's life. 0 accepts the
+// chunk; another value or an exception (printed) refuses it. The callback is kept (a global
+// reference) until unregisterDumpCallback; a second registration keeps the first, as in C.
+%{
+static jobject acl_java_dump_callback = NULL;
+static jmethodID acl_java_dump_on_chunk = NULL;
+static pthread_mutex_t acl_java_dump_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t acl_java_attached_key;
+static pthread_once_t acl_java_attached_once = PTHREAD_ONCE_INIT;
+
+static void AclJava_Detach(void *unused) {
+  (void)unused;
+  if (acl_java_vm != NULL) (*acl_java_vm)->DetachCurrentThread(acl_java_vm);
+}
+static void AclJava_MakeAttachedKey(void) {
+  pthread_key_create(&acl_java_attached_key, AclJava_Detach);
+}
+
+// The calling thread's JNIEnv, attaching a native thread (detached when it ends).
+static JNIEnv *AclJava_Env(void) {
+  JNIEnv *env = NULL;
+  if (acl_java_vm == NULL) return NULL;
+  if ((*acl_java_vm)->GetEnv(acl_java_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) return env;
+  if ((*acl_java_vm)->AttachCurrentThreadAsDaemon(acl_java_vm, (void **)&env, NULL) != JNI_OK) {
+    return NULL;
+  }
+  pthread_once(&acl_java_attached_once, AclJava_MakeAttachedKey);
+  pthread_setspecific(acl_java_attached_key, (void *)1);
+  return env;
+}
+
+static int32_t AclJava_RunDumpCallback(const acldumpChunk *chunk, int32_t length) {
+  (void)length;
+  JNIEnv *env = AclJava_Env();
+  if (env == NULL) return -1;
+  pthread_mutex_lock(&acl_java_dump_mutex);
+  jobject callback = acl_java_dump_callback ? (*env)->NewLocalRef(env, acl_java_dump_callback)
+                                            : NULL;
+  jmethodID on_chunk = acl_java_dump_on_chunk;
+  pthread_mutex_unlock(&acl_java_dump_mutex);
+  if (callback == NULL) return -1;
+  int32_t status = -1;
+  jstring name = (*env)->NewStringUTF(env, chunk->fileName);
+  jbyteArray data = (*env)->NewByteArray(env, (jsize)chunk->bufLen);
+  if (name != NULL && data != NULL) {
+    (*env)->SetByteArrayRegion(env, data, 0, (jsize)chunk->bufLen, (const jbyte *)chunk->dataBuf);
+    status = (int32_t)(*env)->CallIntMethod(env, callback, on_chunk, name, (jlong)chunk->offset,
+                                            data, (jboolean)(chunk->isLastChunk != 0));
+  }
+  if ((*env)->ExceptionCheck(env)) {
+    (*env)->ExceptionDescribe(env);  // the writer thread has no caller to throw it to
+    (*env)->ExceptionClear(env);
+    status = -1;
+  }
+  if (name != NULL) (*env)->DeleteLocalRef(env, name);
+  if (data != NULL) (*env)->DeleteLocalRef(env, data);
+  (*env)->DeleteLocalRef(env, callback);
+  return status;
+}
+
+static aclError registerDumpCallback(jobject dumpCallback, int32_t flag) {
+  JNIEnv *env = AclJava_Env();
+  pthread_mutex_lock(&acl_java_dump_mutex);
+  const int first = acl_java_dump_callback == NULL && flag == 0;
+  if (first) {
+    jclass cls = (*env)->GetObjectClass(env, dumpCallback);
+    acl_java_dump_on_chunk =
+        (*env)->GetMethodID(env, cls, "onChunk", "(Ljava/lang/String;J[BZ)I");
+    (*env)->DeleteLocalRef(env, cls);
+    acl_java_dump_callback = dumpCallback;
+  }
+  pthread_mutex_unlock(&acl_java_dump_mutex);
+  aclError ret = acldumpRegCallback(AclJava_RunDumpCallback, flag);
+  if (!first || ret != ACL_SUCCESS) {
+    pthread_mutex_lock(&acl_java_dump_mutex);
+    if (first) acl_java_dump_callback = NULL;
+    pthread_mutex_unlock(&acl_java_dump_mutex);
+    (*env)->DeleteGlobalRef(env, dumpCallback);
+  }
+  return ret;
+}
+
+static void unregisterDumpCallback(void) {
+  acldumpUnregCallback();  // waits for chunks being delivered
+  pthread_mutex_lock(&acl_java_dump_mutex);
+  jobject callback = acl_java_dump_callback;
+  acl_java_dump_callback = NULL;
+  pthread_mutex_unlock(&acl_java_dump_mutex);
+  JNIEnv *env = AclJava_Env();
+  if (callback != NULL && env != NULL) (*env)->DeleteGlobalRef(env, callback);
+}
+%}
+%typemap(jni) jobject dumpCallback "jobject"
+%typemap(jtype) jobject dumpCallback "com.acldump.DumpCallback"
+%typemap(jstype) jobject dumpCallback "com.acldump.DumpCallback"
+%typemap(javain) jobject dumpCallback "$javainput"
+%typemap(in) jobject dumpCallback {
+  if ($input == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "the dump callback is null");
+    return $null;
+  }
+  if (acl_java_vm == NULL) (*jenv)->GetJavaVM(jenv, &acl_java_vm);
+  $1 = (*jenv)->NewGlobalRef(jenv, $input);
+}
+ACL_JAVA_CHECKED(aclbindingExceptionInfoPath)
+%ignore acldumpUnregCallback;
 
 // A direct ByteBuffer over `size` bytes at `address` (device or host memory from the runtime);
 // valid while that memory is.

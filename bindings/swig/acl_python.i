@@ -342,6 +342,76 @@ static aclError AclPy_LaunchCallback(PyObject *fn, PyObject *user_data,
 }
 // (Declared at the end of acl.i, after the C types it uses.)
 
+// acldumpRegCallback with a Python callable: fn(file_name, offset, data, is_last) for each chunk,
+// on a dump writer thread, holding the GIL. None or 0 accepts the chunk; another value or an
+// exception (printed) refuses it, and aclmdlFinalizeDump reports the file. The callable is kept
+// until acl.dump.unreg_callback (a second registration keeps the first, as the C call does).
+%{
+static PyObject *aclpy_dump_callback = NULL;  /* guarded by the GIL */
+
+static int32_t AclPy_RunDumpCallback(const acldumpChunk *chunk, int32_t length) {
+  (void)length;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int32_t status = -1;
+  PyObject *fn = aclpy_dump_callback;
+  Py_XINCREF(fn);
+  if (fn != NULL) {
+    PyObject *result = PyObject_CallFunction(
+        fn, "NLNO", PyUnicode_DecodeFSDefault(chunk->fileName), (long long)chunk->offset,
+        PyBytes_FromStringAndSize((const char *)chunk->dataBuf, (Py_ssize_t)chunk->bufLen),
+        chunk->isLastChunk ? Py_True : Py_False);
+    if (result == NULL) {
+      PyErr_Print();  /* the writer thread has no caller to raise it in */
+    } else if (result == Py_None) {
+      status = 0;
+    } else if (PyLong_Check(result)) {
+      long value = PyLong_AsLong(result);
+      if (value == -1 && PyErr_Occurred()) PyErr_Clear();
+      status = value == 0 ? 0 : (value > INT32_MAX || value < INT32_MIN ? -1 : (int32_t)value);
+    }
+    Py_XDECREF(result);
+    Py_DECREF(fn);
+  }
+  PyGILState_Release(gil);
+  return status;
+}
+
+static aclError AclPy_DumpRegCallback(PyObject *fn, int32_t flag) {
+  if (!PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "the dump callback must be callable");
+    return -1;
+  }
+  const int first = aclpy_dump_callback == NULL && flag == 0;
+  if (first) {
+    Py_INCREF(fn);
+    aclpy_dump_callback = fn;
+  }
+  aclError ret;
+  Py_BEGIN_ALLOW_THREADS
+  ret = acldumpRegCallback(AclPy_RunDumpCallback, flag);
+  Py_END_ALLOW_THREADS
+  if (ret != ACL_SUCCESS && first) {
+    Py_CLEAR(aclpy_dump_callback);
+  }
+  return ret;
+}
+
+static void AclPy_DumpUnregCallback(void) {
+  /* Waits for chunks being delivered, whose callbacks need the GIL. */
+  Py_BEGIN_ALLOW_THREADS
+  acldumpUnregCallback();
+  Py_END_ALLOW_THREADS
+  Py_CLEAR(aclpy_dump_callback);
+}
+%}
+%nothread AclPy_DumpRegCallback;  // they use the Python API and release the GIL themselves
+%nothread AclPy_DumpUnregCallback;
+%exception AclPy_DumpRegCallback {
+  $action
+  if (result == -1 && PyErr_Occurred()) SWIG_fail;
+  AclPy_RememberError();
+}
+
 // The address of a buffer's memory (bytes, bytearray, memoryview, numpy array), for
 // acl.util.bytes_to_ptr and numpy_to_ptr. Valid while the object lives, unresized.
 %{

@@ -148,4 +148,4 @@ def get_tensor_desc_element_count(desc):
     return _c.aclGetTensorDescElementCount(desc)
 
 
-from . import mdl, op, rt, util  # noqa: E402  (they use the functions above)
+from . import dump, mdl, op, rt, util  # noqa: E402  (they use the functions above)

@@ -62,6 +62,33 @@ public final class Acl implements AutoCloseable {
     return mode[0];
   }
 
+  /**
+   * acldumpRegCallback: from now on every dump file reaches {@code callback} in chunks, in file
+   * order, and no file is written. While one is registered, registering another has no effect,
+   * as in the SDK. Works before {@link #init}.
+   */
+  public static void registerDumpCallback(DumpCallback callback) {
+    AclNative.registerDumpCallback(callback, 0);
+  }
+
+  /** acldumpUnregCallback: returns once no chunk is being delivered. */
+  public static void unregisterDumpCallback() {
+    AclNative.unregisterDumpCallback();
+  }
+
+  /**
+   * acldumpGetPath: the dump path in effect for {@code dumpType} (AcldumpType.DATA_DUMP,
+   * AcldumpType.AIC_ERR_NORM_DUMP...), or null when that kind of dump is not on.
+   */
+  public static String dumpPath(com.acldump.swig.AcldumpType dumpType) {
+    return AclNative.acldumpGetPath(dumpType);
+  }
+
+  /** acldumpGetExceptionInfoPath: the exception dump folder of the current device. */
+  public static String exceptionInfoPath() {
+    return AclNative.aclbindingExceptionInfoPath();
+  }
+
   /** aclFinalize: unloads every model and ends dump sessions. */
   @Override
   public void close() {

@@ -86,6 +86,72 @@ public class AclTest {
     return buffer;
   }
 
+  private static void runResnetTwice(Path config) throws Exception {
+    try (DumpSession dump = DumpSession.start(config.toString());
+        Model model = Model.load(MODEL);
+        DataBuffer image = DataBuffer.wrap(floats(readNpyFloats(
+            "testdata/resnet_tiny.input.input.npy")));
+        DataBuffer fc = DataBuffer.allocate(40);
+        DataBuffer prob = DataBuffer.allocate(40);
+        Dataset in = Dataset.of(image);
+        Dataset out = Dataset.of(fc, prob)) {
+      for (int i = 0; i < 2; ++i) {
+        model.execute(in, out);
+      }
+    }
+  }
+
+  @Test
+  public void dumpsToACallback() throws Exception {
+    Path dumpPath = tmp.newFolder("callback").toPath();
+    Map<String, ByteArrayOutputStream> files = new TreeMap<>();
+    Map<String, Boolean> ended = new TreeMap<>();
+    List<String> problems = new java.util.ArrayList<>();
+    Acl.registerDumpCallback((fileName, offset, data, last) -> {
+      synchronized (files) {
+        ByteArrayOutputStream file =
+            files.computeIfAbsent(fileName, k -> new ByteArrayOutputStream());
+        if (offset != file.size()) problems.add(fileName + " at " + offset);
+        file.write(data, 0, data.length);
+        ended.put(fileName, last);
+      }
+      return 0;
+    });
+    try (Acl acl = Acl.init()) {
+      assertEquals(null, Acl.dumpPath(com.acldump.swig.AcldumpType.DATA_DUMP));
+      assertThrows(AclException.class, Acl::exceptionInfoPath);
+      runResnetTwice(writeConfig(dumpPath));
+      try (java.util.stream.Stream<Path> written = Files.walk(dumpPath)) {
+        assertEquals(0, written.filter(Files::isRegularFile).count());
+      }
+      assertEquals(List.of(), problems);
+      assertTrue(files.size() >= 28);
+      int softmax = 0;
+      for (Map.Entry<String, ByteArrayOutputStream> file : files.entrySet()) {
+        assertTrue(file.getKey(), file.getKey().startsWith(dumpPath + "/"));
+        assertTrue(file.getKey(), ended.get(file.getKey()));
+        Path path = Path.of(file.getKey());
+        if (!path.getFileName().toString().startsWith("Softmax.prob.")) continue;
+        ++softmax;
+        Files.write(path, file.getValue().toByteArray());
+        DumpFile dumped = DumpFile.read(path);
+        assertEquals("prob", dumped.opName);
+        assertEquals(List.of(1L, 10L), dumped.outputs.get(0).shape);
+      }
+      assertEquals(2, softmax);
+
+      // A refusing callback: closing the dump reports the files.
+      Acl.unregisterDumpCallback();
+      Acl.registerDumpCallback((fileName, offset, data, last) -> 7);
+      AclException refused = assertThrows(AclException.class,
+          () -> runResnetTwice(writeConfig(tmp.newFolder("refused").toPath())));
+      assertEquals(AclNativeConstants.ACL_ERROR_WRITE_FILE, refused.getCode());
+      assertTrue(refused.getMessage(), refused.getMessage().contains("the callback returned 7"));
+    } finally {
+      Acl.unregisterDumpCallback();
+    }
+  }
+
   @Test
   public void dumpsTwoIterations() throws Exception {
     Path dumpPath = tmp.newFolder("out").toPath();

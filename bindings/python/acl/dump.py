@@ -1,0 +1,46 @@
+"""acl.dump: acl_dump.h. Dump files delivered to a Python callable instead of the disk, and the
+dump paths in effect.
+
+``acl.dump.reg_callback(fn)`` makes every dump file reach ``fn(file_name, offset, data,
+is_last)`` in chunks (``data`` is bytes belonging at ``offset`` of the file ``file_name``, an
+absolute path; ``is_last`` on the file's last chunk); no file is written meanwhile. ``fn`` runs on
+a dump writer thread; returning None or 0 accepts the chunk, anything else (or raising) refuses
+it and ``acl.mdl.finalize_dump()`` then reports the file as not written.
+"""
+
+import atexit as _atexit
+
+from . import aclswig as _c
+
+AIC_ERR_BRIEF_DUMP = _c.AIC_ERR_BRIEF_DUMP
+AIC_ERR_NORM_DUMP = _c.AIC_ERR_NORM_DUMP
+AIC_ERR_DETAIL_DUMP = _c.AIC_ERR_DETAIL_DUMP
+DATA_DUMP = _c.DATA_DUMP
+OVERFLOW_DUMP = _c.OVERFLOW_DUMP
+
+
+def reg_callback(fn, flag=0):
+    """acldumpRegCallback: 0 on success. flag is reserved (0). While a callback is registered, a
+    second registration succeeds and has no effect, as in the SDK."""
+    return _c.AclPy_DumpRegCallback(fn, flag)
+
+
+def unreg_callback():
+    """acldumpUnregCallback: returns once no chunk is being delivered."""
+    _c.AclPy_DumpUnregCallback()
+
+
+def get_path(dump_type):
+    """acldumpGetPath: the dump path in effect for dump_type (DATA_DUMP, AIC_ERR_NORM_DUMP...), or
+    None when that kind of dump is not on."""
+    return _c.acldumpGetPath(dump_type)
+
+
+def get_exception_info_path():
+    """acldumpGetExceptionInfoPath: (path, ret); path is None when ret is not 0."""
+    path = _c.aclbindingExceptionInfoPath()
+    return path, (0 if path is not None else _c.ACL_ERROR_FAILURE)
+
+
+# A callback must not run while the interpreter shuts down.
+_atexit.register(_c.AclPy_DumpUnregCallback)
