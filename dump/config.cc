@@ -101,7 +101,13 @@ class Builder {
                                     end != nullptr ? end->text : ""});
       }
     }
-    if (!out.model_name && !out.layers && !list_ignored_) {
+    if (const JsonNode* nodes = entry.Find("watcher_nodes")) {
+      for (const JsonNode& node : nodes->elements()) {
+        out.watcher_nodes.push_back(node.text);
+      }
+    }
+    if (!out.model_name && !out.layers && !list_ignored_ &&
+        c_.Text("dump_scene") != config_internal::kWatcher) {
       c_.Warn(path,
               "names neither a model nor layers: every operator of every "
               "model is dumped");
@@ -156,6 +162,8 @@ class Builder {
       }
     } else if (c_.IsOn("dump_debug")) {
       config_.scene = DumpScene::kOverflow;
+    } else if (scene == config_internal::kWatcher) {
+      if (has_list) config_.scene = DumpScene::kWatcher;
     } else if (has_list) {
       config_.scene = DumpScene::kModel;
     }
@@ -377,6 +385,29 @@ std::string ModelsText(const DumpConfig& config) {
   return StrCat("model dump of ", StrJoin(parts, " and "));
 }
 
+std::string DescribeWatcher(const DumpConfig& config) {
+  std::vector<std::string> watched, layers;
+  bool every_operator = false;
+  for (const DumpListEntry& entry : config.dump_list) {
+    watched.insert(watched.end(), entry.watcher_nodes.begin(),
+                   entry.watcher_nodes.end());
+    if (!entry.layers) {
+      every_operator = true;
+    } else {
+      layers.insert(layers.end(), entry.layers->begin(), entry.layers->end());
+    }
+  }
+  return StrCat("watcher dump of the outputs of ", StrJoin(watched, ", "),
+                " after ",
+                every_operator ? std::string("every operator")
+                               : StrCat("each of ", StrJoin(layers, ", ")),
+                " runs and after each watcher node runs, ", DataText(config), ", ",
+                config.steps ? StrCat("steps ", config.steps->ToString())
+                             : std::string("every step"),
+                ", into ", config.dump_path_resolved,
+                config.layout == DumpLayout::kPacked ? " (packed layout)" : "");
+}
+
 std::string DescribeException(const DumpConfig& config) {
   std::string text = StrCat(
       "exception dump (dump_scene ", config.exception_scene, "): ",
@@ -459,6 +490,7 @@ std::string DescribeDumpConfig(const DumpConfig& config) {
   const std::string steps =
       config.steps ? StrCat("steps ", config.steps->ToString()) : "every step";
   const std::string into = StrCat("into ", config.dump_path_resolved);
+  if (config.scene == DumpScene::kWatcher) return DescribeWatcher(config);
   if (config.scene == DumpScene::kOverflow) {
     return StrCat(
         "overflow dump of the inputs and outputs of operators whose results "

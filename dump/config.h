@@ -89,6 +89,9 @@ struct DumpListEntry {
   std::vector<OpFilter> optype_blacklist;
   std::vector<OpFilter> opname_blacklist;
   std::vector<OpRange> opname_range;  // only with a model_name
+  // dump_scene watcher: operators (by their name after fusion) whose outputs
+  // are dumped after each `layers` operator runs.
+  std::vector<std::string> watcher_nodes;
 };
 
 // dump_level: on this runtime an operator is its kernel, so "op", "kernel"
@@ -105,6 +108,8 @@ enum class DumpScene {
   kOverflow,   // dump_debug on
   kException,  // dump_scene lite_exception, aic_err_brief_dump or
                // aic_err_norm_dump
+  kWatcher,    // dump_scene watcher: the watcher nodes' outputs after each
+               // layer operator
 };
 
 // What an exception dump file holds (the SDK's two levels a CPU can give).

@@ -25,6 +25,15 @@ absl::Status CheckScene(const CheckContext& c) {
                             key, " to 'off' or remove dump_scene"));
     }
   }
+  // The watcher dumps outputs only (the SDK's default mode for it).
+  if (scene == kWatcher && c.Field("dump_mode") != nullptr &&
+      c.Text("dump_mode") != "output") {
+    return c.Error("dump.dump_mode",
+                   StrCat(Quote(c.Text("dump_mode")),
+                          " cannot be combined with dump_scene 'watcher', "
+                          "which dumps outputs only; set dump_mode to "
+                          "'output' or remove it"));
+  }
   return absl::OkStatus();
 }
 
@@ -300,22 +309,6 @@ absl::Status CheckRuntimeSupport(const CheckContext& c, const PathFacts& path) {
                "local memory, registers and call stack, which a CPU does not "
                "have; use 'aic_err_norm_dump' for the failing operator's "
                "tensors with their data types, formats and attributes"));
-  }
-  if (scene == kWatcher) {
-    return c.Unsupported(
-        "dump.dump_scene",
-        StrCat(Quote(scene),
-               " (watcher dump) needs an NPU; use a dump_list for model "
-               "dump"));
-  }
-  if (const JsonNode* list = c.Field("dump_list")) {
-    for (size_t i = 0; i < list->elements().size(); ++i) {
-      const JsonNode* nodes = list->elements()[i].Find("watcher_nodes");
-      if (nodes == nullptr || nodes->elements().empty()) continue;
-      return c.Unsupported(
-          MemberPath(ElementPath("dump.dump_list", i), "watcher_nodes"),
-          "watcher dump needs an NPU; remove watcher_nodes");
-    }
   }
   if (c.Field("dump_kernel_data") != nullptr) {
     return c.Unsupported("dump.dump_kernel_data",

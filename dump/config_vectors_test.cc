@@ -249,7 +249,7 @@ const std::vector<Vector> kVectors = {
     {R"("dump_scene": "lite_exception", "dump_list": [{"model_name": "m"}])", kOk, "dump.dump_list: is ignored: exception dump"},
     {R"("dump_scene": "lite_exception", "dump_list": [{"model_name": "a"}, {"model_name": "a"}])", kBad, "dump.dump_list[1].model_name: duplicate model 'a'"},
     {R"("dump_scene": "lite_exception", "dump_kernel_data": "all")", kNpu, "dump.dump_kernel_data: kernel debug data"},
-    {R"("dump_scene": "lite_exception", "dump_list": [{"watcher_nodes": ["n"]}])", kNpu, "dump.dump_list[0].watcher_nodes: watcher dump needs an NPU"},
+    {R"("dump_scene": "lite_exception", "dump_list": [{"watcher_nodes": ["n"]}])", kOk, "dump.dump_list: is ignored: exception dump"},
     // NPU-only scenes: unsupported once the SDK's checks pass.
     {R"("dump_scene": "aic_err_brief_dump")", kOk, "exception dump (dump_scene aic_err_brief_dump): inputs, outputs, workspace and tiling data of operators that fail, into"},
     {R"(@path, "dump_scene": "aic_err_norm_dump")", kOk, "of operators that fail, with data types, formats and attributes, into extra-info/data-dump/{device} below $ASCEND_DUMP_PATH, $ASCEND_WORK_PATH, dump_path ("},
@@ -259,11 +259,16 @@ const std::vector<Vector> kVectors = {
     {R"("dump_scene": "aic_err_norm_dump", "dump_path": "1.2.3.4:/x")", kOk, "exception files go to $ASCEND_DUMP_PATH, $ASCEND_WORK_PATH or the working directory instead"},
     {R"("dump_scene": "aic_err_brief_dump", "dump_debug": "on")", kBad, "dump.dump_debug: 'on' cannot be combined with dump_scene 'aic_err_brief_dump' (exception dump)"},
     {R"("dump_scene": "aic_err_norm_dump", "dump_path": "testdata/no_such_dir")", kOk, "testdata/no_such_dir), or the working directory"},
-    {R"(@path, "dump_scene": "watcher", "dump_mode": "output")", kNpu, "dump.dump_scene: 'watcher' (watcher dump) needs an NPU"},
-    {R"(@path, "dump_scene": "watcher", "dump_mode": "output", "dump_list": [{"watcher_nodes": ["node1"]}])", kNpu, "dump.dump_scene"},
-    {R"(@path, "dump_scene": "watcher", "dump_mode": "output", "dump_list": [{"layer": ["A", "B"], "watcher_nodes": ["C", "D"]}])", kNpu, "dump.dump_scene"},
-    {R"(@path, "dump_scene": "watcher", "dump_mode": "output", "dump_level": "op", "dump_data": "stats", "dump_stats": ["Max", "Min"], "dump_step": "1-10")", kNpu, "dump.dump_scene"},
-    {R"(@path, "dump_scene": "watcher", "dump_mode": "input")", kNpu, "dump.dump_scene"},
+    {R"(@path, "dump_scene": "watcher", "dump_mode": "output")", kOk, "selects nothing to dump"},
+    {R"(@path, "dump_scene": "watcher", "dump_mode": "output", "dump_list": [{"watcher_nodes": ["node1"]}])", kOk, "watcher dump of the outputs of node1 after every operator runs"},
+    // The SDK documentation's example.
+    {R"(@path, "dump_scene": "watcher", "dump_mode": "output", "dump_list": [{"layer": ["A", "B"], "watcher_nodes": ["C", "D"]}])", kOk, "watcher dump of the outputs of C, D after each of A, B runs"},
+    {R"(@path, "dump_scene": "watcher", "dump_list": [{"layer": ["A"], "watcher_nodes": ["C"]}, {"watcher_nodes": ["D"]}])", kOk, "of the outputs of C, D after every operator runs"},
+    {R"(@path, "dump_scene": "watcher", "dump_data": "stats", "dump_list": [{"watcher_nodes": ["C"]}])", kOk, "stats (default columns)"},
+    {R"(@path, "dump_scene": "watcher", "dump_layout": "packed", "dump_list": [{"watcher_nodes": ["C"]}])", kOk, "(packed layout)"},
+    {R"(@path, "dump_scene": "watcher", "dump_mode": "output", "dump_level": "op", "dump_data": "stats", "dump_stats": ["Max", "Min"], "dump_step": "1-10")", kOk, "selects nothing to dump"},
+    {R"(@path, "dump_scene": "watcher", "dump_mode": "input")", kBad, "dump.dump_mode: 'input' cannot be combined with dump_scene 'watcher', which dumps outputs only"},
+    {R"(@path, "dump_scene": "watcher", "dump_mode": "all", "dump_list": [{"watcher_nodes": ["C"]}])", kBad, "dump.dump_mode: 'all' cannot be combined"},
     {R"("dump_scene": "watcher", "dump_mode": "output")", kBad, "dump.dump_path: is required"},
     {R"("dump_scene": "watcher", "dump_debug": "on")", kBad, "dump.dump_debug: 'on' cannot be combined with dump_scene 'watcher'"},
     {R"("dump_scene": "watcher", "dump_op_switch": "on")", kBad, "dump.dump_op_switch: 'on' cannot be combined with dump_scene 'watcher'"},
@@ -411,7 +416,7 @@ const std::vector<Vector> kVectors = {
     {R"(@list, "dump_kernel_data": "all")", kBad, "dump.dump_path: is required"},
     {R"(@path, "dump_kernel_data": "all", "dump_step": "x", "dump_list": [])", kBad, "dump.dump_step"},
     {R"(@path, "dump_kernel_data": "all", "dump_list": [{"model_name": "a"}, {"model_name": "a"}])", kBad, "duplicate model 'a'"},
-    {R"("dump_path": "1.2.3.4:/x", "dump_scene": "watcher")", kNpu, "dump.dump_scene"},
+    {R"("dump_path": "1.2.3.4:/x", "dump_scene": "watcher")", kNpu, "dump.dump_path"},
 };
 // clang-format on
 

@@ -212,6 +212,8 @@ Attachment DumpManager::ConfigAttachment(
     return MakeExceptionObserver(session, model, identity);
   if (config.scene == DumpScene::kOverflow)
     return MakeOverflowObserver(session, model, identity);
+  if (config.scene == DumpScene::kWatcher)
+    return MakeWatcherObserver(session, model, identity, warnings);
   DumpPlan plan = BuildDumpPlan(config, model, identity.file_stem);
   if (warnings != nullptr) {
     warnings->insert(warnings->end(), plan.warnings.begin(),

@@ -47,6 +47,14 @@ Attachment MakeExceptionObserver(std::shared_ptr<DumpSession> session,
                                  const CompiledModel& model,
                                  const ModelIdentity& identity);
 
+// Watcher dump: the watcher nodes' outputs after each layer operator and after
+// themselves. Warnings name watcher nodes and layers that match nothing.
+// Empty when no watcher node is in the model.
+Attachment MakeWatcherObserver(std::shared_ptr<DumpSession> session,
+                               const CompiledModel& model,
+                               const ModelIdentity& identity,
+                               std::vector<std::string>* warnings);
+
 // `inner` (may be empty) plus the exception dump of `exception_session`: a
 // failing node is recorded there whatever `inner` does (exception dump turned
 // on by the environment runs beside a config's model or single-op dump).

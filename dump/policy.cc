@@ -395,4 +395,74 @@ DumpPlan BuildDumpPlan(const DumpConfig& config, const CompiledModel& model,
   return plan;
 }
 
+namespace {
+
+bool Named(const StepInfo& step, std::string_view name) {
+  return step.name == name ||
+         std::find(step.original_names.begin(), step.original_names.end(),
+                   name) != step.original_names.end();
+}
+
+}  // namespace
+
+WatcherPlan BuildWatcherPlan(const DumpConfig& config,
+                             const CompiledModel& model) {
+  WatcherPlan plan;
+  const std::vector<StepInfo>& steps = model.steps();
+  const std::string& model_name = model.graph().name;
+  std::set<std::string> watcher_names, layer_names;
+  bool every_layer = false;
+  for (const DumpListEntry& entry : config.dump_list) {
+    watcher_names.insert(entry.watcher_nodes.begin(),
+                         entry.watcher_nodes.end());
+    if (!entry.layers) {
+      every_layer = true;
+    } else {
+      layer_names.insert(entry.layers->begin(), entry.layers->end());
+    }
+  }
+  std::vector<uint8_t> is_watcher(steps.size(), 0);
+  for (const std::string& name : watcher_names) {
+    auto exact =
+        std::find_if(steps.begin(), steps.end(),
+                     [&](const StepInfo& s) { return s.name == name; });
+    if (exact != steps.end()) {
+      plan.watchers.push_back(exact->task_id);
+      is_watcher[exact->task_id] = 1;
+      continue;
+    }
+    auto fused =
+        std::find_if(steps.begin(), steps.end(),
+                     [&](const StepInfo& s) { return Named(s, name); });
+    plan.warnings.push_back(
+        fused != steps.end()
+            ? StrCat(config.source, ": watcher node '", name, "' of model '",
+                     model_name, "' was fused into operator '", fused->name,
+                     "': watcher_nodes take the name after fusion, so it is "
+                     "not watched; write '",
+                     fused->name, "'")
+            : StrCat(config.source, ": watcher node '", name,
+                     "' matches no operator of model '", model_name,
+                     "' that runs a task: it is not watched"));
+  }
+  if (!every_layer) {
+    for (const std::string& name : layer_names) {
+      if (std::none_of(steps.begin(), steps.end(),
+                       [&](const StepInfo& s) { return Named(s, name); })) {
+        plan.warnings.push_back(StrCat(config.source, ": layer '", name,
+                                       "' matches no operator of model '",
+                                       model_name, "'"));
+      }
+    }
+  }
+  for (const StepInfo& step : steps) {
+    if (is_watcher[step.task_id]) continue;
+    if (every_layer ||
+        std::any_of(layer_names.begin(), layer_names.end(),
+                    [&](const std::string& name) { return Named(step, name); }))
+      plan.layers.push_back(step.task_id);
+  }
+  return plan;
+}
+
 }  // namespace acldump::dump

@@ -64,6 +64,21 @@ int MatchModelEntry(const DumpConfig& config, std::string_view file_stem,
 DumpPlan BuildDumpPlan(const DumpConfig& config, const CompiledModel& model,
                        std::string_view file_stem);
 
+// The watcher scene's plan of a model (dump_scene watcher): the layers and
+// watcher nodes of every dump_list entry taken together, as in the SDK. An
+// entry without a layer makes every operator a layer; watcher nodes are
+// matched by their name after fusion only; an operator that is both is a
+// watcher node only.
+struct WatcherPlan {
+  std::vector<uint32_t> watchers;  // their tasks, in config name order
+  std::vector<uint32_t> layers;    // tasks in execution order
+  // A fused-away watcher name (and the operator it became), names that match
+  // nothing.
+  std::vector<std::string> warnings;
+};
+WatcherPlan BuildWatcherPlan(const DumpConfig& config,
+                             const CompiledModel& model);
+
 }  // namespace acldump::dump
 
 #endif  // ACLDUMP_DUMP_POLICY_H_

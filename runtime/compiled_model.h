@@ -70,6 +70,13 @@ class CompiledModel {
   const Graph& graph() const { return graph_; }
   // Executed nodes in order; task_id = index.
   const std::vector<StepInfo>& steps() const { return step_infos_; }
+  // The views step `task` writes its outputs into, as bound for the execution
+  // under way: for an observer, which may look at a step's output memory
+  // after other steps ran (it holds that step's outputs only between the step
+  // and its last reader; the memory is shared with other values otherwise).
+  std::span<const TensorView> StepOutputs(size_t task) const {
+    return steps_[task].outputs;
+  }
   const MemoryPlanStats& memory_plan() const { return plan_stats_; }
   int intra_op_threads() const { return intra_op_threads_; }
 

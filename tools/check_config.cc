@@ -1,5 +1,6 @@
 #include "tools/check_config.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -217,6 +218,50 @@ void ListNeverDumped(const Graph& graph, ModelPlan& mp) {
   }
 }
 
+// The watcher scene's files: each watcher's own, and one per watcher after
+// each layer, in run order.
+void AddWatcherRows(const dump::DumpConfig& config, const CompiledModel& model,
+                    ModelPlan& mp, std::vector<std::string>& warnings) {
+  const dump::WatcherPlan plan = dump::BuildWatcherPlan(config, model);
+  warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+  if (plan.watchers.empty()) {
+    mp.nothing_reason =
+        "none of the watcher_nodes is an operator of this model (names after "
+        "fusion)";
+    return;
+  }
+  mp.selected = true;
+  mp.selected_by = StrCat("dump_scene watcher (", plan.watchers.size(),
+                          " watcher nodes, ", plan.layers.size(), " layers)");
+  mp.folder = StrCat(config.dump_path_resolved, "/{time}/{device}/",
+                     model.graph().name, "/{model id}/{iteration}/");
+  mp.iterations = config.steps ? StrCat("steps ", config.steps->ToString())
+                               : std::string("every iteration");
+  const bool stats = config.data == dump::DumpData::kStats;
+  const std::vector<StepInfo>& steps = model.steps();
+  std::vector<std::pair<PlanRow, uint64_t>> rows;
+  for (uint32_t w : plan.watchers) {
+    uint64_t data = 0;
+    PlanRow row = StepRow(steps[w], false, true, stats, data);
+    rows.emplace_back(std::move(row), stats ? 0 : data);
+  }
+  for (uint32_t layer : plan.layers) {
+    for (uint32_t w : plan.watchers) {
+      uint64_t data = 0;
+      PlanRow row = StepRow(steps[w], false, true, stats, data);
+      row.task = layer;
+      row.op = StrCat(steps[layer].name, "_To_", steps[w].name);
+      row.original_names.clear();
+      row.dumps = StrCat("outputs of ", steps[w].name);
+      rows.emplace_back(std::move(row), stats ? 0 : data);
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.first.task < b.first.task;
+  });
+  for (auto& [row, data] : rows) AddPlanRow(std::move(row), data, mp);
+}
+
 // The plan of `model` under `config`, and the warnings it adds.
 ModelPlan BuildModelPlan(const dump::DumpConfig& config,
                          const CompiledModel& model,
@@ -228,6 +273,11 @@ ModelPlan BuildModelPlan(const dump::DumpConfig& config,
   const Graph& graph = model.graph();
   mp.graph_name = graph.name;
   mp.executed_ops = model.steps().size();
+  if (config.scene == dump::DumpScene::kWatcher) {
+    AddWatcherRows(config, model, mp, warnings);
+    ListNeverDumped(graph, mp);
+    return mp;
+  }
   const dump::DumpPlan plan = dump::BuildDumpPlan(config, model, mp.file_stem);
   const int entry = dump::MatchModelEntry(config, mp.file_stem, graph.name);
   if (!config.model_dump()) {
@@ -265,7 +315,7 @@ std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
   std::string out = StrCat("\nmodel ", mp.model_path, ": graph '",
                            mp.graph_name, "', file stem '", mp.file_stem, "', ",
                            mp.executed_ops, " executed operators\n");
-  if (!config.model_dump()) {
+  if (!config.model_dump() && config.scene != dump::DumpScene::kWatcher) {
     out += "  the config dumps no model (no model dump_list)\n";
   } else if (!mp.selected) {
     out += "  nothing of this model would be dumped\n";
@@ -407,7 +457,9 @@ absl::StatusOr<DumpForecast> ForecastDump(const std::string& config_path,
   absl::StatusOr<dump::DumpConfig> config =
       dump::LoadDumpConfigFile(config_path);
   if (!config.ok()) return config.status();
-  if (config->enabled() && !config->model_dump()) return forecast;
+  if (config->enabled() && !config->model_dump() &&
+      config->scene != dump::DumpScene::kWatcher)
+    return forecast;
   forecast.known = true;
   ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
                    LoadForPlan(model_path));

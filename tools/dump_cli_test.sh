@@ -139,6 +139,21 @@ expect_grep layers.out "iterations: steps 0|3-5"
 expect_grep layers.out "estimated per dumped iteration: 2 files"
 expect_grep layers.out "layer 'flatten' of model 'resnet_tiny' (file 'resnet_tiny') is a no-task Flatten node"
 expect_grep layers.out "layer 'nosuch' matches no operator"
+mkdir -p watch
+cat >watcher.json <<EOF
+{"dump": {"dump_path": "watch", "dump_scene": "watcher",
+          "dump_list": [{"layer": ["conv1bn1relu1", "pool1"], "watcher_nodes": ["add1", "relu1"]}]}}
+EOF
+expect_exit 0 watcher -- "$DUMP" check-config watcher.json --model "$TD/resnet_tiny.om"
+expect_grep watcher.out "watcher dump of the outputs of add1, relu1 after each of conv1bn1relu1, pool1 runs"
+expect_grep watcher.out "selected by dump_scene watcher (1 watcher nodes, 2 layers)"
+expect_grep watcher.out "pool1_To_add1"
+expect_grep watcher.out "estimated per dumped iteration: 3 files"
+expect_grep watcher.out "watcher node 'relu1' of model 'resnet_tiny' was fused into operator 'conv1bn1relu1'"
+expect_exit 0 watcher_run -- "$DUMP" run -m "$TD/resnet_tiny.om" -c watcher.json --iterations 1
+WATCH=$(echo "$WORK"/watch/2*/0/resnet_tiny/*/0)
+[[ $(count_files "$WATCH") == 3 ]] || fail "the watcher wrote $(count_files "$WATCH") files"
+[[ -n $(find "$WATCH" -name 'Add.pool1_To_add1.1.0.*') ]] || fail "no pool1_To_add1 file"
 (cd "$RUNFILES" && "$DUMP" check-config testdata/configs/bad/mode_invalid.json \
   >"$WORK/invalid.out" 2>"$WORK/invalid.err") && fail "invalid config accepted" || true
 expect_grep invalid.err "dump.dump_mode: invalid dump_mode 'outputs'"

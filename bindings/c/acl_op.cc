@@ -6,6 +6,7 @@
 #include "acl_dtypes.h"
 #include "api_support.h"
 #include "base/strings.h"
+#include "dump/op_args_recorder.h"
 #include "kernels/ops.h"
 #include "library.h"
 #include "runtime/single_op.h"
@@ -310,6 +311,24 @@ aclError aclopExecuteV2(const char* opType, int numInputs,
     std::shared_ptr<ExecutionObserver> observer =
         state->dump.SingleOpObserver(state->runtime.CurrentDevice());
     absl::Status status = ExecuteSingleOp(BuiltinOps(), call, observer.get());
+    dump::OpArgsRecorder& args_dump = dump::GlobalOpArgsRecorder();
+    if (args_dump.active()) {
+      dump::OpArgs args;
+      args.op_type = opType;
+      args.attrs = call.attrs;
+      args.status = status;
+      auto describe = [](aclTensorDesc* desc, const TensorView& view) {
+        dump::OpArgTensor tensor;
+        tensor.info = view.info();
+        if (desc != nullptr) tensor.format = aclGetTensorDescFormat(desc);
+        return tensor;
+      };
+      for (int i = 0; i < numInputs; ++i)
+        args.inputs.push_back(describe(inputDesc[i], in_views[i]));
+      for (int i = 0; i < numOutputs; ++i)
+        args.outputs.push_back(describe(outputDesc[i], out_views[i]));
+      args_dump.Record(args);
+    }
     return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
   });
 }

@@ -14,6 +14,7 @@
 #include "base/strings.h"
 #include "dump/chunk_delivery.h"
 #include "dump/observers.h"
+#include "dump/op_args_recorder.h"
 #include "library.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
@@ -295,6 +296,36 @@ aclError acldumpSaveExceptionInfo(const char* fileName, const char* userTag,
         userTag == nullptr ? "" : userTag, converted);
     if (!saved.ok())
       return Fail(ACL_ERROR_FAILURE, ToStd(saved.status().message()));
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclopStartDumpArgs(uint32_t dumpType, const char* path) {
+  return GuardedCall([&] {
+    if (path == nullptr) return Fail(ACL_ERROR_FAILURE, "path is NULL");
+    if ((dumpType & ACL_OP_DUMP_OP_AICORE_ARGS) == 0) {
+      return Fail(ACL_ERROR_FAILURE,
+                  StrCat("dumpType is ", dumpType,
+                         ": it must include ACL_OP_DUMP_OP_AICORE_ARGS (",
+                         ACL_OP_DUMP_OP_AICORE_ARGS, ")"));
+    }
+    absl::Status status = dump::GlobalOpArgsRecorder().Start(path);
+    if (!status.ok()) {
+      return Fail(ACL_ERROR_FAILURE,
+                  StrCat("aclopStartDumpArgs: ", ToStd(status.message())));
+    }
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclopStopDumpArgs(uint32_t dumpType) {
+  return GuardedCall([&] {
+    if ((dumpType & ACL_OP_DUMP_OP_AICORE_ARGS) == 0) return ACL_SUCCESS;
+    absl::Status status = dump::GlobalOpArgsRecorder().Stop();
+    if (!status.ok()) {
+      return Fail(ACL_ERROR_FAILURE,
+                  StrCat("aclopStopDumpArgs: ", ToStd(status.message())));
+    }
     return ACL_SUCCESS;
   });
 }

@@ -193,6 +193,26 @@ class PyAclShapeTest(unittest.TestCase):
         self.assertIn("the callback returned 3", self.message)
         self.assertEqual(acl.finalize(), 0)
 
+    def test_single_op_argument_dump(self):
+        folder = os.path.join(self.tmp.name, "args")
+        self.assertEqual(acl.dump.start_dump_args(0, folder), acl.ACL_ERROR_FAILURE)
+        self.assertEqual(acl.dump.start_dump_args(acl.ACL_OP_DUMP_OP_AICORE_ARGS, folder), 0)
+        self.addCleanup(acl.dump.stop_dump_args, acl.ACL_OP_DUMP_OP_AICORE_ARGS)
+        self.assertEqual(acl.init(), 0)
+        a = np.arange(4, dtype=np.float32)
+        y = np.zeros(4, np.float32)
+        desc = acl.create_tensor_desc(acl.ACL_FLOAT, [4], acl.ACL_FORMAT_ND)
+        ret = acl.op.execute_v2("Add", [desc, desc],
+                                [acl.create_data_buffer(a), acl.create_data_buffer(a)],
+                                [desc], [acl.create_data_buffer(y)])
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual(acl.dump.stop_dump_args(acl.ACL_OP_DUMP_OP_AICORE_ARGS), 0)
+        with open(os.path.join(folder, "op_args.%d.jsonl" % os.getpid())) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual(len(lines), 1)
+        self.assertEqual(lines[0]["op_type"], "Add")
+        self.assertEqual(lines[0]["outputs"][0]["shape"], [4])
+
     def test_set_dump_errors(self):
         self.assertEqual(acl.init(), 0)
         try:

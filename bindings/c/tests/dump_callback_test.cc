@@ -5,6 +5,7 @@
 // application's own exception tensors follow the SDK's rules and codes.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 #include "dump/format/dump_file.h"
 #include "dump/format/dump_tree.h"
 #include "dump/format/merged_stats.h"
+#include "nlohmann/json.hpp"
 
 namespace {
 
@@ -369,6 +371,90 @@ TEST(SaveExceptionInfoTest, WritesTheTensorsBesideTheExceptionDump) {
   EXPECT_EQ(file->header.input(0).shape().dim(1), 3u);
   EXPECT_EQ(aclmdlFinalizeDump(), ACL_SUCCESS);
   EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+}
+
+TEST(OpArgsDumpTest, RecordsEachSingleOperatorsArguments) {
+  const std::string root = TempRoot("op_args");
+  EXPECT_EQ(aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS, nullptr),
+            ACL_ERROR_FAILURE);
+  EXPECT_EQ(aclopStartDumpArgs(0, root.c_str()), ACL_ERROR_FAILURE);
+  EXPECT_NE(
+      std::string(aclGetRecentErrMsg()).find("ACL_OP_DUMP_OP_AICORE_ARGS"),
+      std::string::npos);
+  EXPECT_EQ(aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS, ""),
+            ACL_ERROR_FAILURE);
+  std::ofstream(root + "/a_file") << "x";
+  EXPECT_EQ(aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS,
+                               (root + "/a_file").c_str()),
+            ACL_ERROR_FAILURE);
+  EXPECT_EQ(aclopStopDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS), ACL_SUCCESS);  // off
+  // Before aclInit, into a folder that does not exist yet.
+  const std::string folder = root + "/args/deeper";
+  ASSERT_EQ(aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS, folder.c_str()),
+            ACL_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS, folder.c_str()),
+            ACL_ERROR_FAILURE);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("already on"),
+            std::string::npos);
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  const int64_t dims[] = {2, 2}, wrong[] = {4};
+  aclTensorDesc* desc =
+      aclCreateTensorDesc(ACL_FLOAT, 2, dims, ACL_FORMAT_NCHW);
+  aclTensorDesc* wrong_desc =
+      aclCreateTensorDesc(ACL_FLOAT, 1, wrong, ACL_FORMAT_ND);
+  float a[] = {1, 2, 3, 4}, y[4] = {};
+  aclDataBuffer* a_buf = aclCreateDataBuffer(a, sizeof(a));
+  aclDataBuffer* y_buf = aclCreateDataBuffer(y, sizeof(y));
+  aclTensorDesc* in_desc[] = {desc, desc};
+  aclDataBuffer* in_buf[] = {a_buf, a_buf};
+  aclTensorDesc* out_desc[] = {desc};
+  aclTensorDesc* wrong_out[] = {wrong_desc};
+  aclDataBuffer* out_buf[] = {y_buf};
+  aclopAttr* attr = aclopCreateAttr();
+  ASSERT_EQ(aclopSetAttrFloat(attr, "alpha", 0.5f), ACL_SUCCESS);
+  ASSERT_EQ(aclopExecuteV2("Add", 2, in_desc, in_buf, 1, out_desc, out_buf,
+                           attr, nullptr),
+            ACL_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(aclopExecuteV2("Add", 2, in_desc, in_buf, 1, wrong_out, out_buf,
+                           nullptr, nullptr),
+            ACL_ERROR_OP_OUTPUT_NOT_MATCH);
+  EXPECT_EQ(aclopStopDumpArgs(0), ACL_SUCCESS);  // not the args type: stays on
+  ASSERT_EQ(aclopStopDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS), ACL_SUCCESS);
+  // Off: not recorded.
+  ASSERT_EQ(aclopExecuteV2("Add", 2, in_desc, in_buf, 1, out_desc, out_buf,
+                           nullptr, nullptr),
+            ACL_SUCCESS);
+  aclopDestroyAttr(attr);
+  for (aclDataBuffer* b : {a_buf, y_buf}) aclDestroyDataBuffer(b);
+  aclDestroyTensorDesc(desc);
+  aclDestroyTensorDesc(wrong_desc);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(folder))
+    files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename().string(),
+            "op_args." + std::to_string(getpid()) + ".jsonl");
+  std::ifstream in(files[0]);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["op_type"], "Add");
+  EXPECT_EQ(lines[0]["sequence"], 0);
+  EXPECT_EQ(lines[0]["status"], "ok");
+  ASSERT_EQ(lines[0]["inputs"].size(), 2u);
+  EXPECT_EQ(lines[0]["inputs"][0]["dtype"], "float32");
+  EXPECT_EQ(lines[0]["inputs"][0]["shape"], nlohmann::json::array({2, 2}));
+  EXPECT_EQ(lines[0]["inputs"][0]["format"], ACL_FORMAT_NCHW);
+  EXPECT_EQ(lines[0]["inputs"][0]["bytes"], 16);
+  EXPECT_EQ(lines[0]["attrs"]["alpha"], "0.5");
+  EXPECT_EQ(lines[1]["sequence"], 1);
+  EXPECT_NE(lines[1]["status"].get<std::string>().find("float32[4]"),
+            std::string::npos);
 }
 
 }  // namespace

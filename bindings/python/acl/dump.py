@@ -9,6 +9,7 @@ it and ``acl.mdl.finalize_dump()`` then reports the file as not written.
 """
 
 import atexit as _atexit
+import os as _os
 
 from . import aclswig as _c
 
@@ -40,6 +41,18 @@ def get_exception_info_path():
     """acldumpGetExceptionInfoPath: (path, ret); path is None when ret is not 0."""
     path = _c.aclbindingExceptionInfoPath()
     return path, (0 if path is not None else _c.ACL_ERROR_FAILURE)
+
+
+def start_dump_args(dump_type, path):
+    """aclopStartDumpArgs: while on, each single-operator execution appends a JSON line of its
+    arguments to {path}/op_args.{pid}.jsonl. dump_type must include
+    acl.ACL_OP_DUMP_OP_AICORE_ARGS."""
+    return _c.aclopStartDumpArgs(dump_type, None if path is None else _os.fspath(path))
+
+
+def stop_dump_args(dump_type):
+    """aclopStopDumpArgs: 0, or ACL_ERROR_FAILURE when lines could not be written."""
+    return _c.aclopStopDumpArgs(dump_type)
 
 
 # A callback must not run while the interpreter shuts down.

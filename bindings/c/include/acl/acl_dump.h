@@ -62,6 +62,27 @@ ACL_FUNC_VISIBILITY aclError acldumpRegCallback(
  * aclmdlFinalizeDump. Nothing registered: nothing happens. */
 ACL_FUNC_VISIBILITY void acldumpUnregCallback(void);
 
+#define ACL_OP_DUMP_OP_AICORE_ARGS 0x00000001U
+
+/* Starts the argument dump of single operators: while it is on, every
+ * aclopExecuteV2 appends one JSON line to {path}/op_args.{pid}.jsonl with what
+ * a CPU kernel has in place of the AI Core's argument table: "op_type",
+ * "inputs" and "outputs" ({"dtype", "shape", "format", "bytes"}, null for an
+ * absent optional input), "attrs" (name: value as text), "status" ("ok" or
+ * the error) and "sequence" (0, 1, ... per start). path is created when
+ * missing. dumpType must include ACL_OP_DUMP_OP_AICORE_ARGS.
+ * ACL_ERROR_FAILURE (the message says which) for a NULL or empty path, one
+ * that cannot be created, is not a directory or is not readable and
+ * writable, a dumpType without ACL_OP_DUMP_OP_AICORE_ARGS, or a dump already
+ * on. Works before aclInit and across aclFinalize, as in the SDK. */
+ACL_FUNC_VISIBILITY aclError aclopStartDumpArgs(uint32_t dumpType,
+                                                const char *path);
+/* Stops it when dumpType includes ACL_OP_DUMP_OP_AICORE_ARGS (otherwise, or
+ * when it is not on, nothing happens: ACL_SUCCESS). ACL_ERROR_FAILURE when
+ * lines could not be written since the start (the message gives how many and
+ * why); the SDK only logs that. */
+ACL_FUNC_VISIBILITY aclError aclopStopDumpArgs(uint32_t dumpType);
+
 typedef enum acldumpType {
   AIC_ERR_BRIEF_DUMP = 1,  /* exception dump, brief */
   AIC_ERR_NORM_DUMP = 2,   /* exception dump, with shapes, formats, attrs */
