@@ -213,6 +213,33 @@ class PyAclShapeTest(unittest.TestCase):
         self.assertEqual(lines[0]["op_type"], "Add")
         self.assertEqual(lines[0]["outputs"][0]["shape"], [4])
 
+    def test_save_exception_info(self):
+        config = write_config(self.tmp.name, {"dump_path": self.tmp.name,
+                                              "dump_scene": "aic_err_norm_dump"})
+        self.assertEqual(acl.init(), 0)
+        self.assertEqual(acl.mdl.init_dump(), 0)
+        self.assertEqual(acl.mdl.set_dump(config), 0, acl.get_recent_err_msg())
+        path, ret = acl.dump.get_exception_info_path()
+        self.assertEqual((path, ret), (os.path.join(self.tmp.name, "extra-info", "data-dump", "0"),
+                                       0))
+        self.assertEqual(acl.dump.get_path(acl.dump.AIC_ERR_NORM_DUMP),
+                         os.path.join(self.tmp.name, "extra-info", "data-dump"))
+        x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        ret = acl.dump.save_exception_info("mine", "tag1", [
+            {"type": acl.dump.ACL_DUMP_TENSOR_INPUT, "data": x},
+            {"type": acl.dump.ACL_DUMP_TENSOR_OUTPUT, "data": x * 2}])
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual(acl.dump.save_exception_info("../x", "", [
+            {"type": acl.dump.ACL_DUMP_TENSOR_INPUT, "data": x}]), acl.ACL_ERROR_INVALID_PARAM)
+        saved = glob.glob(os.path.join(path, "mine.custom.*"))
+        self.assertEqual(len(saved), 1)
+        dump = read_dump(saved[0])
+        self.assertEqual(dump.op_name, "mine")
+        np.testing.assert_array_equal(dump.inputs[0].array.reshape(2, 3), x)
+        np.testing.assert_array_equal(dump.outputs[0].array.reshape(2, 3), x * 2)
+        self.assertEqual(acl.mdl.finalize_dump(), 0)
+        self.assertEqual(acl.finalize(), 0)
+
     def test_set_dump_errors(self):
         self.assertEqual(acl.init(), 0)
         try:

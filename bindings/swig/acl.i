@@ -117,7 +117,7 @@ ACL_HANDLE(aclopAttr, aclopDestroyAttr)
 %include "acl/acl_op.h"
 %include "acl/acl.h"
 // acl_dump.h: a callback takes a function of the target language (its helpers below); the
-// application's own tensors (acldumpSaveExceptionInfo) have no binding yet.
+// application's own tensors (acldumpSaveExceptionInfo) are bound in Python only.
 %ignore acldumpRegCallback;
 %ignore acldumpChunk;
 %ignore acldumpTensorInfo;
@@ -129,6 +129,7 @@ const char *aclbindingExceptionInfoPath(void);
 // ---- Helpers of one language's layer (defined in acl_<language>.i) ----------------------------
 #if defined(SWIGPYTHON)
 aclError AclPy_DumpRegCallback(PyObject *fn, int32_t flag);
+aclError AclPy_SaveExceptionInfo(const char *fileName, const char *userTag, PyObject *tensors);
 void AclPy_DumpUnregCallback(void);
 aclError AclPy_LaunchCallback(PyObject *fn, PyObject *user_data,
                               aclrtCallbackBlockType block_type, aclrtStream stream);

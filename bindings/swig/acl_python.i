@@ -412,6 +412,74 @@ static void AclPy_DumpUnregCallback(void) {
   AclPy_RememberError();
 }
 
+// acldumpSaveExceptionInfo with tensors as a sequence of tuples (type, address, size, format,
+// data_type, shape, origin_shape), built by acl.dump.save_exception_info.
+%{
+static int AclPy_Dims(PyObject *sequence, uint32_t *count, uint64_t *dims) {
+  PyObject *fast = PySequence_Fast(sequence, "a shape must be a sequence of ints");
+  if (fast == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  /* More than ACL_DUMP_MAX_SHAPE_NUM dims: the count goes to C, which refuses it. */
+  *count = (uint32_t)n;
+  for (Py_ssize_t i = 0; i < n && i < ACL_DUMP_MAX_SHAPE_NUM; ++i) {
+    dims[i] = (uint64_t)PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+  }
+  Py_DECREF(fast);
+  return 0;
+}
+
+static aclError AclPy_SaveExceptionInfo(const char *fileName, const char *userTag,
+                                        PyObject *tensors) {
+  PyObject *fast = PySequence_Fast(tensors, "tensors must be a sequence");
+  if (fast == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  acldumpTensorInfo *infos = (acldumpTensorInfo *)calloc(n > 0 ? (size_t)n : 1, sizeof(*infos));
+  if (infos == NULL) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    int type, format, data_type;
+    unsigned long long address, size;
+    PyObject *shape, *origin;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "iKKiiOO", &type, &address,
+                          &size, &format, &data_type, &shape, &origin) ||
+        AclPy_Dims(shape, &infos[i].shapeNum, infos[i].shape) != 0 ||
+        AclPy_Dims(origin, &infos[i].originShapeNum, infos[i].originShape) != 0) {
+      free(infos);
+      Py_DECREF(fast);
+      return -1;
+    }
+    infos[i].type = (acldumpTensorType)type;
+    infos[i].tensorAddr = (int64_t *)(uintptr_t)address;
+    infos[i].tensorSize = (size_t)size;
+    infos[i].format = format;
+    infos[i].dataType = data_type;
+    infos[i].addrType = ACL_DUMP_ADDR_RAW;
+    infos[i].placement = ACL_DUMP_PLACEMENT_DEVICE;
+    infos[i].argsOffset = (uint32_t)i;
+  }
+  aclError ret;
+  Py_BEGIN_ALLOW_THREADS
+  ret = acldumpSaveExceptionInfo(fileName, userTag, infos, (size_t)n);
+  Py_END_ALLOW_THREADS
+  free(infos);
+  Py_DECREF(fast);
+  return ret;
+}
+%}
+%nothread AclPy_SaveExceptionInfo;  // it uses the Python API and releases the GIL itself
+%exception AclPy_SaveExceptionInfo {
+  $action
+  if (result == -1 && PyErr_Occurred()) SWIG_fail;
+  AclPy_RememberError();
+}
+
 // The address of a buffer's memory (bytes, bytearray, memoryview, numpy array), for
 // acl.util.bytes_to_ptr and numpy_to_ptr. Valid while the object lives, unresized.
 %{

@@ -55,5 +55,41 @@ def stop_dump_args(dump_type):
     return _c.aclopStopDumpArgs(dump_type)
 
 
+ACL_DUMP_TENSOR_INPUT = _c.ACL_DUMP_TENSOR_INPUT
+ACL_DUMP_TENSOR_OUTPUT = _c.ACL_DUMP_TENSOR_OUTPUT
+ACL_DUMP_TENSOR_WORKSPACE = _c.ACL_DUMP_TENSOR_WORKSPACE
+
+
+def save_exception_info(file_name, user_tag, tensors):
+    """acldumpSaveExceptionInfo: saves `tensors` as {exception path}/{file_name}.custom.{time}.
+    Each tensor is a dict: "type" (ACL_DUMP_TENSOR_INPUT/OUTPUT/WORKSPACE), "data" (a numpy array
+    or any buffer; or an address int with "size"), optional "format" (default ACL_FORMAT_ND),
+    "data_type" (default: from a numpy array's dtype, else ACL_FLOAT), "shape" (default: the
+    array's) and "origin_shape" (default: shape). Returns 0 or the error code."""
+    rows, keep = [], []
+    for t in tensors:
+        data = t["data"]
+        if isinstance(data, int):
+            address, size = data, t["size"]
+        else:
+            view = memoryview(data)
+            keep.append(data)
+            address, size = _c.AclPy_BufferAddress(data), view.nbytes
+        shape = list(t.get("shape", getattr(data, "shape", [])))
+        data_type = t.get("data_type")
+        if data_type is None:
+            data_type = _numpy_acl_type(getattr(data, "dtype", None))
+        rows.append((t["type"], address, size, t.get("format", _c.ACL_FORMAT_ND), data_type,
+                     shape, list(t.get("origin_shape", shape))))
+    return _c.AclPy_SaveExceptionInfo(file_name, user_tag, rows)
+
+
+def _numpy_acl_type(dtype):
+    names = {"float32": _c.ACL_FLOAT, "float16": _c.ACL_FLOAT16, "int8": _c.ACL_INT8,
+             "int32": _c.ACL_INT32, "uint8": _c.ACL_UINT8, "int16": _c.ACL_INT16,
+             "int64": _c.ACL_INT64, "float64": _c.ACL_DOUBLE, "bool": _c.ACL_BOOL}
+    return names.get(str(dtype), _c.ACL_FLOAT)
+
+
 # A callback must not run while the interpreter shuts down.
 _atexit.register(_c.AclPy_DumpUnregCallback)
