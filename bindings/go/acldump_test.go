@@ -388,3 +388,46 @@ func TestDumpToACallback(t *testing.T) {
 	}
 	must(t, acldump.Finalize())
 }
+
+func TestSaveExceptionInfo(t *testing.T) {
+	root := t.TempDir()
+	config := filepath.Join(t.TempDir(), "acl.json")
+	text := fmt.Sprintf(`{"dump": {"dump_path": %q, "dump_scene": "aic_err_brief_dump"}}`, root)
+	must(t, os.WriteFile(config, []byte(text), 0o644))
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	dump, err := acldump.StartDump(config)
+	must(t, err)
+	path, err := acldump.ExceptionInfoPath()
+	must(t, err)
+	if path != filepath.Join(root, "extra-info", "data-dump", "0") {
+		t.Errorf("ExceptionInfoPath = %s", path)
+	}
+	data := make([]byte, 24)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	must(t, acldump.SaveExceptionInfo("mine", "tag", []acldump.ExceptionTensor{
+		{Type: acldump.DumpTensorInput, Data: data, Format: 2, DataType: 0, Shape: []uint64{2, 3}},
+	}))
+	if err := acldump.SaveExceptionInfo("a/../b", "", []acldump.ExceptionTensor{
+		{Type: acldump.DumpTensorInput, Data: data, Shape: []uint64{6}},
+	}); aclCode(err) != acl.ACL_ERROR_INVALID_PARAM {
+		t.Errorf("a name with '..': %v", err)
+	}
+	if err := acldump.SaveExceptionInfo("x", "", nil); aclCode(err) != acl.ACL_ERROR_INVALID_PARAM {
+		t.Errorf("no tensors: %v", err)
+	}
+	saved, _ := filepath.Glob(filepath.Join(path, "mine.custom.*"))
+	if len(saved) != 1 {
+		t.Fatalf("saved files: %v", saved)
+	}
+	header, err := readDumpFile(saved[0])
+	must(t, err)
+	if header.opName != "mine" || len(header.inputs) != 1 ||
+		fmt.Sprint(header.inputs[0].shape) != "[2 3]" || header.inputs[0].size != 24 {
+		t.Errorf("header = %+v", header)
+	}
+	must(t, dump.Close())
+	must(t, acldump.Finalize())
+}

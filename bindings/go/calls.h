@@ -211,4 +211,11 @@ static inline acldump_status acldump_exception_info_path(char *path,
   return acldump_status_of(acldumpGetExceptionInfoPath(path, size));
 }
 
+static inline acldump_status acldump_save_exception_info(
+    const char *name, const char *tag, const acldumpTensorInfo *tensors,
+    size_t count) {
+  return acldump_status_of(
+      acldumpSaveExceptionInfo(name, tag, tensors, count));
+}
+
 #endif /* ACLDUMP_GO_CALLS_H_ */

@@ -99,3 +99,63 @@ func ExceptionInfoPath() (string, error) {
 	}
 	return C.GoString(p), nil
 }
+
+// Tensor types of ExceptionTensor (acldumpTensorType).
+const (
+	DumpTensorInput     = 0
+	DumpTensorOutput    = 1
+	DumpTensorWorkspace = 2
+)
+
+// ExceptionTensor is one tensor for SaveExceptionInfo: its bytes, aclFormat and aclDataType,
+// shape and original shape (at most 25 dims each).
+type ExceptionTensor struct {
+	Type        int
+	Data        []byte
+	Format      int
+	DataType    int
+	Shape       []uint64
+	OriginShape []uint64
+}
+
+// SaveExceptionInfo is acldumpSaveExceptionInfo: saves the tensors as a dump file
+// {ExceptionInfoPath}/{fileName}.custom.{time} while an exception dump is on.
+func SaveExceptionInfo(fileName, userTag string, tensors []ExceptionTensor) error {
+	count := len(tensors)
+	infos := (*C.acldumpTensorInfo)(C.calloc(C.size_t(count+1), C.sizeof_acldumpTensorInfo))
+	defer C.free(unsafe.Pointer(infos))
+	list := unsafe.Slice(infos, count+1)
+	// The data is copied into C memory: C must not keep Go pointers.
+	for i, t := range tensors {
+		info := &list[i]
+		info._type = C.acldumpTensorType(t.Type)
+		if len(t.Data) > 0 {
+			data := C.CBytes(t.Data)
+			defer C.free(data)
+			info.tensorAddr = (*C.int64_t)(data)
+		}
+		info.tensorSize = C.size_t(len(t.Data))
+		info.format = C.int32_t(t.Format)
+		info.dataType = C.int32_t(t.DataType)
+		info.addrType = C.ACL_DUMP_ADDR_RAW
+		info.placement = C.ACL_DUMP_PLACEMENT_DEVICE
+		info.argsOffset = C.uint32_t(i)
+		info.shapeNum = C.uint32_t(len(t.Shape))
+		for d := 0; d < len(t.Shape) && d < C.ACL_DUMP_MAX_SHAPE_NUM; d++ {
+			info.shape[d] = C.uint64_t(t.Shape[d])
+		}
+		info.originShapeNum = C.uint32_t(len(t.OriginShape))
+		for d := 0; d < len(t.OriginShape) && d < C.ACL_DUMP_MAX_SHAPE_NUM; d++ {
+			info.originShape[d] = C.uint64_t(t.OriginShape[d])
+		}
+	}
+	name, freeName := cString(fileName)
+	defer freeName()
+	tag, freeTag := cString(userTag)
+	defer freeTag()
+	var array *C.acldumpTensorInfo
+	if count > 0 {
+		array = infos
+	}
+	return check(C.acldump_save_exception_info(name, tag, array, C.size_t(count)))
+}

@@ -117,7 +117,7 @@ ACL_HANDLE(aclopAttr, aclopDestroyAttr)
 %include "acl/acl_op.h"
 %include "acl/acl.h"
 // acl_dump.h: a callback takes a function of the target language (its helpers below); the
-// application's own tensors (acldumpSaveExceptionInfo) are bound in Python only.
+// application's own tensors (acldumpSaveExceptionInfo) by a helper of each language.
 %ignore acldumpRegCallback;
 %ignore acldumpChunk;
 %ignore acldumpTensorInfo;

@@ -473,6 +473,71 @@ static void unregisterDumpCallback(void) {
 ACL_JAVA_CHECKED(aclbindingExceptionInfoPath)
 %ignore acldumpUnregCallback;
 
+// acldumpSaveExceptionInfo with one array entry per tensor (com.acldump.Acl.saveExceptionInfo
+// builds them): its type, bytes (copied), aclFormat, aclDataType and shape / original shape.
+%native(saveExceptionInfo) void saveExceptionInfo(jstring fileName, jstring userTag,
+                                                  jintArray types, jobjectArray data,
+                                                  jintArray formats, jintArray dataTypes,
+                                                  jobjectArray shapes, jobjectArray originShapes);
+%{
+static uint32_t AclJava_Dims(JNIEnv *jenv, jobjectArray all, jsize i, uint64_t *dims) {
+  jlongArray array = (jlongArray)(*jenv)->GetObjectArrayElement(jenv, all, i);
+  if (array == NULL) return 0;
+  jsize n = (*jenv)->GetArrayLength(jenv, array);
+  jlong *values = (*jenv)->GetLongArrayElements(jenv, array, NULL);
+  for (jsize d = 0; d < n && d < ACL_DUMP_MAX_SHAPE_NUM; ++d) dims[d] = (uint64_t)values[d];
+  (*jenv)->ReleaseLongArrayElements(jenv, array, values, JNI_ABORT);
+  (*jenv)->DeleteLocalRef(jenv, array);
+  return (uint32_t)n;  // more than the maximum: refused by the C call
+}
+
+JNIEXPORT void JNICALL Java_com_acldump_swig_AclNativeJNI_saveExceptionInfo(
+    JNIEnv *jenv, jclass cls, jstring fileName, jstring userTag, jintArray types,
+    jobjectArray data, jintArray formats, jintArray dataTypes, jobjectArray shapes,
+    jobjectArray originShapes) {
+  (void)cls;
+  const jsize n = types == NULL ? 0 : (*jenv)->GetArrayLength(jenv, types);
+  acldumpTensorInfo *infos = (acldumpTensorInfo *)calloc((size_t)n + 1, sizeof(*infos));
+  void **copies = (void **)calloc((size_t)n + 1, sizeof(void *));
+  const char *name = fileName ? (*jenv)->GetStringUTFChars(jenv, fileName, NULL) : NULL;
+  const char *tag = userTag ? (*jenv)->GetStringUTFChars(jenv, userTag, NULL) : NULL;
+  aclError ret = ACL_ERROR_BAD_ALLOC;
+  if (infos != NULL && copies != NULL) {
+    jint *type = (*jenv)->GetIntArrayElements(jenv, types, NULL);
+    jint *format = (*jenv)->GetIntArrayElements(jenv, formats, NULL);
+    jint *dtype = (*jenv)->GetIntArrayElements(jenv, dataTypes, NULL);
+    for (jsize i = 0; i < n; ++i) {
+      jbyteArray bytes = (jbyteArray)(*jenv)->GetObjectArrayElement(jenv, data, i);
+      jsize size = bytes == NULL ? 0 : (*jenv)->GetArrayLength(jenv, bytes);
+      if (size > 0 && (copies[i] = malloc((size_t)size)) != NULL) {
+        (*jenv)->GetByteArrayRegion(jenv, bytes, 0, size, (jbyte *)copies[i]);
+      }
+      if (bytes != NULL) (*jenv)->DeleteLocalRef(jenv, bytes);
+      infos[i].type = (acldumpTensorType)type[i];
+      infos[i].tensorAddr = (int64_t *)copies[i];
+      infos[i].tensorSize = copies[i] != NULL ? (size_t)size : 0;
+      infos[i].format = format[i];
+      infos[i].dataType = dtype[i];
+      infos[i].addrType = ACL_DUMP_ADDR_RAW;
+      infos[i].placement = ACL_DUMP_PLACEMENT_DEVICE;
+      infos[i].argsOffset = (uint32_t)i;
+      infos[i].shapeNum = AclJava_Dims(jenv, shapes, i, infos[i].shape);
+      infos[i].originShapeNum = AclJava_Dims(jenv, originShapes, i, infos[i].originShape);
+    }
+    (*jenv)->ReleaseIntArrayElements(jenv, types, type, JNI_ABORT);
+    (*jenv)->ReleaseIntArrayElements(jenv, formats, format, JNI_ABORT);
+    (*jenv)->ReleaseIntArrayElements(jenv, dataTypes, dtype, JNI_ABORT);
+    ret = acldumpSaveExceptionInfo(name, tag, n > 0 ? infos : NULL, (size_t)n);
+  }
+  for (jsize i = 0; copies != NULL && i < n; ++i) free(copies[i]);
+  free(copies);
+  free(infos);
+  if (name != NULL) (*jenv)->ReleaseStringUTFChars(jenv, fileName, name);
+  if (tag != NULL) (*jenv)->ReleaseStringUTFChars(jenv, userTag, tag);
+  if (ret != ACL_SUCCESS) AclJava_Throw(jenv, ret);
+}
+%}
+
 // A direct ByteBuffer over `size` bytes at `address` (device or host memory from the runtime);
 // valid while that memory is.
 %typemap(jstype) jobject deviceBuffer "java.nio.ByteBuffer"

@@ -89,6 +89,56 @@ public final class Acl implements AutoCloseable {
     return AclNative.aclbindingExceptionInfoPath();
   }
 
+  /** One tensor for {@link #saveExceptionInfo}. */
+  public static final class ExceptionTensor {
+    public static final int INPUT = 0;
+    public static final int OUTPUT = 1;
+    public static final int WORKSPACE = 2;
+    final int type;
+    final byte[] data;
+    final int format;
+    final int dataType;
+    final long[] shape;
+    final long[] originShape;
+
+    /** {@code format} and {@code dataType} are aclFormat and aclDataType values. */
+    public ExceptionTensor(int type, byte[] data, int format, int dataType, long[] shape,
+        long[] originShape) {
+      this.type = type;
+      this.data = data;
+      this.format = format;
+      this.dataType = dataType;
+      this.shape = shape;
+      this.originShape = originShape;
+    }
+  }
+
+  /**
+   * acldumpSaveExceptionInfo: saves {@code tensors} (their bytes are copied) as the dump file
+   * {@code {exceptionInfoPath}/{fileName}.custom.{time}} while an exception dump is on.
+   */
+  public static void saveExceptionInfo(
+      String fileName, String userTag, java.util.List<ExceptionTensor> tensors) {
+    int n = tensors.size();
+    int[] types = new int[n];
+    int[] formats = new int[n];
+    int[] dataTypes = new int[n];
+    byte[][] data = new byte[n][];
+    long[][] shapes = new long[n][];
+    long[][] originShapes = new long[n][];
+    for (int i = 0; i < n; ++i) {
+      ExceptionTensor t = tensors.get(i);
+      types[i] = t.type;
+      data[i] = t.data;
+      formats[i] = t.format;
+      dataTypes[i] = t.dataType;
+      shapes[i] = t.shape;
+      originShapes[i] = t.originShape == null ? t.shape : t.originShape;
+    }
+    AclNative.saveExceptionInfo(
+        fileName, userTag, types, data, formats, dataTypes, shapes, originShapes);
+  }
+
   /** aclFinalize: unloads every model and ends dump sessions. */
   @Override
   public void close() {

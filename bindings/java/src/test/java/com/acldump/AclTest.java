@@ -153,6 +153,34 @@ public class AclTest {
   }
 
   @Test
+  public void savesExceptionInfo() throws Exception {
+    Path root = tmp.newFolder("exception").toPath();
+    Path config = tmp.getRoot().toPath().resolve("exception.json");
+    Files.writeString(config, "{\"dump\": {\"dump_path\": \"" + root
+        + "\", \"dump_scene\": \"aic_err_brief_dump\"}}");
+    try (Acl acl = Acl.init(); DumpSession dump = DumpSession.start(config.toString())) {
+      String path = Acl.exceptionInfoPath();
+      assertEquals(root.resolve("extra-info/data-dump/0").toString(), path);
+      byte[] bytes = new byte[24];
+      Acl.saveExceptionInfo("mine", "tag", List.of(new Acl.ExceptionTensor(
+          Acl.ExceptionTensor.INPUT, bytes, 2, 0, new long[] {2, 3}, null)));
+      AclException bad = assertThrows(AclException.class,
+          () -> Acl.saveExceptionInfo("a/../b", "", List.of(new Acl.ExceptionTensor(
+              Acl.ExceptionTensor.INPUT, bytes, 2, 0, new long[] {6}, null))));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, bad.getCode());
+      Path saved;
+      try (java.util.stream.Stream<Path> files = Files.list(Path.of(path))) {
+        saved = files.filter(f -> f.getFileName().toString().startsWith("mine.custom."))
+            .findFirst().orElseThrow();
+      }
+      DumpFile file = DumpFile.read(saved);
+      assertEquals("mine", file.opName);
+      assertEquals(1, file.inputs.size());
+      assertEquals(List.of(2L, 3L), file.inputs.get(0).shape);
+    }
+  }
+
+  @Test
   public void dumpsTwoIterations() throws Exception {
     Path dumpPath = tmp.newFolder("out").toPath();
     Path config = writeConfig(dumpPath);
