@@ -64,7 +64,8 @@ class CallbackConsumer final : public dump::ChunkConsumer {
   const MessageCallback callback_;
 };
 
-bool ExceptionType(acldumpType type) {
+// Enum values from C callers are read as integers: any int may arrive.
+bool ExceptionType(int32_t type) {
   return type == AIC_ERR_BRIEF_DUMP || type == AIC_ERR_NORM_DUMP ||
          type == AIC_ERR_DETAIL_DUMP;
 }
@@ -104,7 +105,7 @@ absl::Status ConvertTensor(const acldumpTensorInfo& in, size_t index,
                in.originShapeNum, " exceed ACL_DUMP_MAX_SHAPE_NUM (",
                ACL_DUMP_MAX_SHAPE_NUM, ")"));
   }
-  switch (in.type) {
+  switch (RawEnum(in.type)) {
     case ACL_DUMP_TENSOR_INPUT:
       out.kind = dump::CustomTensor::Kind::kInput;
       break;
@@ -119,12 +120,12 @@ absl::Status ConvertTensor(const acldumpTensorInfo& in, size_t index,
           StrCat(name, ".type ", RawEnum(in.type),
                  " is not ACL_DUMP_TENSOR_INPUT/OUTPUT/WORKSPACE"));
   }
-  if (in.addrType != ACL_DUMP_ADDR_RAW) {
+  if (RawEnum(in.addrType) != ACL_DUMP_ADDR_RAW) {
     return absl::InvalidArgumentError(
         StrCat(name, ".addrType ", RawEnum(in.addrType),
                " is not supported: use ACL_DUMP_ADDR_RAW"));
   }
-  if (in.placement != ACL_DUMP_PLACEMENT_DEVICE) {
+  if (RawEnum(in.placement) != ACL_DUMP_PLACEMENT_DEVICE) {
     return absl::InvalidArgumentError(
         StrCat(name, ".placement ", RawEnum(in.placement),
                " is not supported: use ACL_DUMP_PLACEMENT_DEVICE"));
@@ -155,7 +156,7 @@ absl::Status ConvertTensor(const acldumpTensorInfo& in, size_t index,
 }
 
 // Where the calling thread's acldumpGetPath strings live.
-std::string& PathSlot(acldumpType type) {
+std::string& PathSlot(int32_t type) {
   thread_local std::string exception_path, data_path;
   return ExceptionType(type) ? exception_path : data_path;
 }
@@ -200,16 +201,16 @@ void acldumpUnregCallback(void) {
 const char* acldumpGetPath(acldumpType dumpType) {
   return Guarded<const char*>(nullptr, [&]() -> const char* {
     ClearError();
-    if (!ExceptionType(dumpType) && dumpType != DATA_DUMP &&
-        dumpType != OVERFLOW_DUMP) {
+    const int32_t type = RawEnum(dumpType);
+    if (!ExceptionType(type) && type != DATA_DUMP && type != OVERFLOW_DUMP) {
       Fail(ACL_ERROR_INVALID_PARAM,
-           StrCat("dumpType ", RawEnum(dumpType), " is not an acldumpType"));
+           StrCat("dumpType ", type, " is not an acldumpType"));
       return nullptr;
     }
     std::shared_ptr<State> state = Acquire();
     if (!state) return nullptr;
-    std::string& slot = PathSlot(dumpType);
-    if (ExceptionType(dumpType)) {
+    std::string& slot = PathSlot(type);
+    if (ExceptionType(type)) {
       std::shared_ptr<dump::DumpSession> session =
           state->dump.exception_session();
       if (!session) {
