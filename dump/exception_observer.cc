@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <system_error>
 
 #include "base/error_kind.h"
@@ -215,19 +216,15 @@ Attachment WithExceptionDump(Attachment inner,
   return inner;
 }
 
-// Waits for the file, so it exists even if the process ends right after the
-// failure.
-void WriteExceptionDump(DumpSession& session, int32_t device_id,
-                        const NodeEvent& e, const absl::Status& status,
-                        std::string_view model_name) {
-  std::string tiling;
-  for (const auto& [name, value] : e.step.launch_params) {
-    StrAppend(tiling, name, "=", value, ";");
-  }
-  const ExceptionLevel level = session.config().exception_level;
-  std::vector<std::string_view> payloads;
-  DumpProto header =
-      FailureHeader(e, status, level, model_name, tiling, payloads);
+namespace {
+
+// Writes one file of the exception folder: `header`, then `payloads`, named
+// `name` in `directory` (relative to the session's root), and waits until it
+// is on disk. Returns whether it was written (failures stay recorded for the
+// session's report too).
+absl::Status WriteExceptionFolderFile(
+    DumpSession& session, std::string directory, std::string name,
+    DumpProto header, std::span<const std::string_view> payloads) {
   size_t total = 0;
   for (std::string_view p : payloads) total += p.size();
   DumpWriter& writer = session.writer();
@@ -241,22 +238,46 @@ void WriteExceptionDump(DumpSession& session, int32_t device_id,
     job.used += p.size();
     sizes.push_back(p.size());
   }
-  const std::string time =
-      ExceptionTimestamp(std::chrono::system_clock::time_point(
-          std::chrono::microseconds(job.timestamp_us)));
   job.renderer = std::make_shared<ExceptionFileRenderer>(
-      StrCat("extra-info/data-dump/", device_id),
-      level == ExceptionLevel::kNorm
-          ? StrCat(EscapeNamePart(e.step.op_type), ".",
-                   EscapeNamePart(e.step.name), ".", e.step.task_id, ".", time)
-          : StrCat(kBriefExceptionFilePrefix, ".0.", e.step.task_id, ".", time),
-      std::move(header), std::move(sizes));
+      std::move(directory), std::move(name), std::move(header),
+      std::move(sizes));
   // The SDK creates the folder of exception files when it writes one.
   std::error_code ignored;
   std::filesystem::create_directories(writer.root(), ignored);
+  const uint64_t failed_before = writer.stats().files_failed;
   writer.Submit(std::move(job));
+  absl::Status flushed = writer.Flush();
+  if (writer.stats().files_failed > failed_before) return flushed;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Waits for the file, so it exists even if the process ends right after the
+// failure.
+void WriteExceptionDump(DumpSession& session, int32_t device_id,
+                        const NodeEvent& e, const absl::Status& status,
+                        std::string_view model_name) {
+  std::string tiling;
+  for (const auto& [name, value] : e.step.launch_params) {
+    StrAppend(tiling, name, "=", value, ";");
+  }
+  const ExceptionLevel level = session.config().exception_level;
+  std::vector<std::string_view> payloads;
+  DumpProto header =
+      FailureHeader(e, status, level, model_name, tiling, payloads);
+  const std::string time =
+      ExceptionTimestamp(std::chrono::system_clock::time_point(
+          std::chrono::microseconds(header.dump_time())));
+  std::string name =
+      level == ExceptionLevel::kNorm
+          ? StrCat(EscapeNamePart(e.step.op_type), ".",
+                   EscapeNamePart(e.step.name), ".", e.step.task_id, ".", time)
+          : StrCat(kBriefExceptionFilePrefix, ".0.", e.step.task_id, ".", time);
   // Failures stay recorded for the session's report.
-  writer.Flush().IgnoreError();
+  WriteExceptionFolderFile(session, StrCat("extra-info/data-dump/", device_id),
+                           std::move(name), std::move(header), payloads)
+      .IgnoreError();
 }
 
 namespace {
@@ -334,36 +355,21 @@ absl::StatusOr<std::string> SaveCustomExceptionFile(
       payloads.emplace_back(static_cast<const char*>(t.data), t.bytes);
     }
   }
-  size_t total = 0;
-  for (std::string_view p : payloads) total += p.size();
-  DumpWriter& writer = session.writer();
-  WriteJob job;
-  job.timestamp_us = header.dump_time();
-  job.buffer = writer.AcquireBuffer(total);
-  std::vector<size_t> sizes;
-  for (std::string_view p : payloads) {
-    std::memcpy(job.buffer.data() + job.used, p.data(), p.size());
-    job.used += p.size();
-    sizes.push_back(p.size());
-  }
   std::string directory = StrCat("extra-info/data-dump/", device_id);
   for (size_t i = 0; i + 1 < segments.size(); ++i)
     StrAppend(directory, "/", segments[i]);
-  const std::string name =
+  std::string name =
       StrCat(segments.back(), ".custom.",
              ExceptionTimestamp(std::chrono::system_clock::time_point(
-                 std::chrono::microseconds(job.timestamp_us))));
-  const std::string path = StrCat(writer.root(), "/", directory, "/", name);
-  job.renderer = std::make_shared<ExceptionFileRenderer>(
-      std::move(directory), name, std::move(header), std::move(sizes));
-  std::error_code ignored;
-  std::filesystem::create_directories(writer.root(), ignored);
-  const uint64_t failed_before = writer.stats().files_failed;
-  writer.Submit(std::move(job));
-  absl::Status flushed = writer.Flush();
-  if (writer.stats().files_failed > failed_before) {
+                 std::chrono::microseconds(header.dump_time()))));
+  const std::string path =
+      StrCat(session.writer().root(), "/", directory, "/", name);
+  absl::Status written =
+      WriteExceptionFolderFile(session, std::move(directory), std::move(name),
+                               std::move(header), payloads);
+  if (!written.ok()) {
     return WithKind(absl::DataLossError(StrCat("cannot write '", path,
-                                               "': ", flushed.message())),
+                                               "': ", written.message())),
                     ErrorKind::kWriteFile);
   }
   return path;
