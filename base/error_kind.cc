@@ -16,6 +16,13 @@ absl::Status WithKind(absl::Status status, ErrorKind kind) {
   return status;
 }
 
+absl::Status KindError(ErrorKind kind, std::string_view message,
+                       absl::StatusCode code) {
+  return WithKind(
+      absl::Status(code, absl::string_view(message.data(), message.size())),
+      kind);
+}
+
 std::optional<ErrorKind> KindOf(const absl::Status& status) {
   absl::optional<absl::Cord> payload = status.GetPayload(kPayloadUrl);
   if (!payload) return std::nullopt;

@@ -6,6 +6,7 @@
 #define ACLDUMP_BASE_ERROR_KIND_H_
 
 #include <optional>
+#include <string_view>
 
 #include "absl/status/status.h"
 
@@ -33,9 +34,31 @@ enum class ErrorKind : int {
   kInvalidJson,
   kFeatureUnsupported,  // valid for the NPU SDK, not available on this runtime
   kGearInvalid,         // a dynamic model's gear input names no gear
+  // Misuse of the dump lifecycle (InitDump / SetDump / FinalizeDump).
+  kDumpNotInitialized,      // SetDump/FinalizeDump without InitDump
+  kDumpAlreadyInitialized,  // InitDump twice
+  // The host runtime (devices, contexts, streams, events, memory).
+  kNotInitialized,       // the runtime is shut down or was never started
+  kInvalidParam,         // an argument is out of range (API level)
+  kRtParamInvalid,       // a runtime handle or argument is not valid
+  kRtInvalidDeviceId,    // a device id outside the supported range
+  kRtContextNull,        // no (live) context where one is needed
+  kRtStreamContext,      // a stream of another context than the current
+  kRtStreamSubscribe,    // a stream's report subscription is wrong
+  kRtThreadSubscribe,    // a thread serves no (or another) subscription
+  kRtReportTimeout,      // no callback report arrived in time
+  kRtStreamSyncTimeout,  // a stream's work did not finish in time
+  kRtMemoryFree,         // memory that cannot be freed (unknown, in use)
+  kModelParamInvalid,    // model-level argument (caller memory) is wrong
+  kFailure,              // a failure with no more specific kind
 };
 // KindOf accepts kinds up to this one.
-inline constexpr ErrorKind kLastErrorKind = ErrorKind::kGearInvalid;
+inline constexpr ErrorKind kLastErrorKind = ErrorKind::kFailure;
+
+// A status of `code` with `message`, tagged with `kind`.
+absl::Status KindError(
+    ErrorKind kind, std::string_view message,
+    absl::StatusCode code = absl::StatusCode::kFailedPrecondition);
 
 // Returns `status` (which must not be OK) tagged with `kind`.
 absl::Status WithKind(absl::Status status, ErrorKind kind);

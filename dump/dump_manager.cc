@@ -2,37 +2,12 @@
 
 #include <cstdio>
 
-#include "absl/strings/cord.h"
+#include "base/error_kind.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/policy.h"
 
 namespace acldump::dump {
-namespace {
-
-constexpr char kLifecyclePayload[] = "acldump.dev/dump_lifecycle";
-
-absl::Status LifecycleFailure(LifecycleError error, std::string message) {
-  absl::Status status = absl::FailedPreconditionError(std::move(message));
-  status.SetPayload(kLifecyclePayload,
-                    absl::Cord(std::to_string(static_cast<int>(error))));
-  return status;
-}
-
-}  // namespace
-
-std::optional<LifecycleError> LifecycleErrorOf(const absl::Status& status) {
-  absl::optional<absl::Cord> payload = status.GetPayload(kLifecyclePayload);
-  if (!payload) return std::nullopt;
-  const std::string text(*payload);
-  for (LifecycleError e :
-       {LifecycleError::kNotInitialized, LifecycleError::kAlreadyInitialized,
-        LifecycleError::kConfiguredByAclInit}) {
-    if (text == std::to_string(static_cast<int>(e))) return e;
-  }
-  return std::nullopt;
-}
-
 DumpManager::DumpManager(SessionOptions options)
     : options_(std::move(options)) {}
 
@@ -41,8 +16,8 @@ DumpManager::~DumpManager() { Shutdown().IgnoreError(); }
 absl::Status DumpManager::InitDump() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (initialized_) {
-    return LifecycleFailure(
-        LifecycleError::kAlreadyInitialized,
+    return KindError(
+        ErrorKind::kDumpAlreadyInitialized,
         "aclmdlInitDump was already called; call aclmdlFinalizeDump first");
   }
   initialized_ = true;
@@ -58,8 +33,8 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_) {
-      return LifecycleFailure(LifecycleError::kNotInitialized,
-                              "aclmdlSetDump needs aclmdlInitDump first");
+      return KindError(ErrorKind::kDumpNotInitialized,
+                       "aclmdlSetDump needs aclmdlInitDump first");
     }
   }
   ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
@@ -71,9 +46,9 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (!initialized_) {
-    return LifecycleFailure(LifecycleError::kNotInitialized,
-                            "aclmdlFinalizeDump ran while "
-                            "aclmdlSetDump was reading its config");
+    return KindError(ErrorKind::kDumpNotInitialized,
+                     "aclmdlFinalizeDump ran while "
+                     "aclmdlSetDump was reading its config");
   }
   current_ = session;
   set_since_init_ = true;
@@ -86,8 +61,8 @@ absl::Status DumpManager::FinalizeDump() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_) {
-      return LifecycleFailure(LifecycleError::kNotInitialized,
-                              "aclmdlFinalizeDump needs aclmdlInitDump first");
+      return KindError(ErrorKind::kDumpNotInitialized,
+                       "aclmdlFinalizeDump needs aclmdlInitDump first");
     }
     initialized_ = false;
     set_since_init_ = false;

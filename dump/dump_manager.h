@@ -20,31 +20,22 @@
 
 namespace acldump::dump {
 
-// Misuse of the InitDump / SetDump / FinalizeDump sequence. The C ABI gives
-// each its own aclError; no lower layer knows them.
-enum class LifecycleError {
-  kNotInitialized,       // SetDump/FinalizeDump without InitDump
-  kAlreadyInitialized,   // InitDump twice
-  kConfiguredByAclInit,  // InitDump while aclInit's dump config is active
-};
-std::optional<LifecycleError> LifecycleErrorOf(const absl::Status& status);
-
 class DumpManager {
  public:
   explicit DumpManager(
       SessionOptions options = SessionOptionsFromEnvironment());
   ~DumpManager();
 
-  // aclmdlInitDump: kAlreadyInitialized when already initialised. Allowed
+  // aclmdlInitDump: kDumpAlreadyInitialized when already initialised. Allowed
   // while aclInit's dump config is active (as the SDK does): models loaded
   // keep getting aclInit's config until SetDump sets one.
   absl::Status InitDump();
-  // aclmdlSetDump: kNotInitialized before InitDump; config errors as
+  // aclmdlSetDump: kDumpNotInitialized before InitDump; config errors as
   // LoadDumpConfigFile reports them. On success the config applies to models
   // loaded from now on; the latest call wins.
   absl::Status SetDump(const std::string& config_path);
-  // aclmdlFinalizeDump: kNotInitialized without InitDump. Writes everything the
-  // sessions since InitDump queued and reports what could not be written
+  // aclmdlFinalizeDump: kDumpNotInitialized without InitDump. Writes everything
+  // the sessions since InitDump queued and reports what could not be written
   // (kWriteFile). Models loaded with those sessions stop dumping.
   absl::Status FinalizeDump();
 

@@ -156,19 +156,15 @@ TEST_F(DumpManagerTest, LifecycleCodes) {
   DumpManager manager;
   const std::string config =
       Config(R"("dump_list":[{"model_name":"resnet_tiny"}])");
-  EXPECT_EQ(LifecycleErrorOf(manager.SetDump(config)),
-            LifecycleError::kNotInitialized);
-  EXPECT_EQ(LifecycleErrorOf(manager.FinalizeDump()),
-            LifecycleError::kNotInitialized);
+  EXPECT_EQ(KindOf(manager.SetDump(config)), ErrorKind::kDumpNotInitialized);
+  EXPECT_EQ(KindOf(manager.FinalizeDump()), ErrorKind::kDumpNotInitialized);
   ASSERT_TRUE(manager.InitDump().ok());
-  EXPECT_EQ(LifecycleErrorOf(manager.InitDump()),
-            LifecycleError::kAlreadyInitialized);
+  EXPECT_EQ(KindOf(manager.InitDump()), ErrorKind::kDumpAlreadyInitialized);
   EXPECT_EQ(KindOf(manager.SetDump(dir_ + "/missing.json")),
             ErrorKind::kInvalidFile);
   ASSERT_TRUE(manager.SetDump(config).ok());
   ASSERT_TRUE(manager.FinalizeDump().ok());
-  EXPECT_EQ(LifecycleErrorOf(manager.FinalizeDump()),
-            LifecycleError::kNotInitialized);
+  EXPECT_EQ(KindOf(manager.FinalizeDump()), ErrorKind::kDumpNotInitialized);
   // InitDump after aclInit's config succeeds, as in the SDK; aclInit's config
   // stays in effect until SetDump sets another, and again after FinalizeDump.
   DumpManager with_init;

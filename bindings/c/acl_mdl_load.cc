@@ -11,11 +11,13 @@
 #include "api_support.h"
 #include "base/strings.h"
 #include "library.h"
-#include "memory_registry.h"
+#include "runtime/host/host_runtime.h"
+#include "runtime/host/memory_registry.h"
 #include "runtime/memory_plan.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
 using namespace acldump::capi;  // NOLINT
+using namespace acldump::host;  // NOLINT
 
 namespace {
 
@@ -226,14 +228,15 @@ aclError ExecuteAsync(uint32_t model_id, const aclmdlDataset* input,
   // The checks the execution makes when it runs, made before it is queued.
   absl::Status fits = run.loaded->model->CheckBuffers(run.inputs, run.outputs);
   if (!fits.ok()) return FailWith(fits, ACL_ERROR_FAILURE);
-  std::shared_ptr<Stream> queue;
-  if (aclError e = state->runtime.ResolveStream(stream, &queue)) return e;
+  absl::StatusOr<std::shared_ptr<Stream>> queue =
+      state->runtime.ResolveStream(stream);
+  if (!queue.ok()) return Translate(queue.status());
   std::vector<const void*> used;
   for (const HostBuffer& buffer : run.inputs) used.push_back(buffer.data);
   for (const MutableHostBuffer& buffer : run.outputs)
     used.push_back(buffer.data);
   run.pins = Memory().Pin(used);
-  absl::Status queued = queue->Enqueue(std::move(run));
+  absl::Status queued = (*queue)->Enqueue(std::move(run));
   return queued.ok() ? ACL_SUCCESS
                      : FailWith(queued, ACL_ERROR_RT_PARAM_INVALID);
 }

@@ -2,9 +2,12 @@
 #include "acl/acl.h"
 #include "api_support.h"
 #include "library.h"
+#include "runtime/host/host_runtime.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
 using namespace acldump::capi;  // NOLINT
+
+static_assert(acldump::host::kMaxDeviceId == ACL_MAX_DEVICE_ID);
 
 extern "C" {
 
@@ -30,7 +33,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.SetDevice(deviceId);
+    return Translate(state->runtime.SetDevice(deviceId));
   });
 }
 
@@ -38,7 +41,7 @@ aclError aclrtResetDevice(int32_t deviceId) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.ResetDevice(deviceId);
+    return Translate(state->runtime.ResetDevice(deviceId));
   });
 }
 
@@ -47,9 +50,9 @@ aclError aclrtGetDevice(int32_t* deviceId) {
     if (deviceId == nullptr) return NullArgument("deviceId");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    std::shared_ptr<Context> context;
-    if (aclError e = state->runtime.RequireCurrent(&context)) return e;
-    *deviceId = context->device;
+    auto context = state->runtime.RequireCurrent();
+    if (!context.ok()) return Translate(context.status());
+    *deviceId = (*context)->device;
     return ACL_SUCCESS;
   });
 }
@@ -58,7 +61,7 @@ aclError aclrtSynchronizeDevice(void) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.SynchronizeDevice();
+    return Translate(state->runtime.SynchronizeDevice());
   });
 }
 
@@ -67,9 +70,9 @@ aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
     if (context == nullptr) return NullArgument("context");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    void* created = nullptr;
-    if (aclError e = state->runtime.CreateContext(deviceId, &created)) return e;
-    *context = created;
+    absl::StatusOr<void*> created = state->runtime.CreateContext(deviceId);
+    if (!created.ok()) return Translate(created.status());
+    *context = *created;
     return ACL_SUCCESS;
   });
 }
@@ -79,7 +82,7 @@ aclError aclrtDestroyContext(aclrtContext context) {
     if (context == nullptr) return NullArgument("context");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.DestroyContext(context);
+    return Translate(state->runtime.DestroyContext(context));
   });
 }
 
@@ -88,7 +91,7 @@ aclError aclrtSetCurrentContext(aclrtContext context) {
     if (context == nullptr) return NullArgument("context");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.SetCurrentContext(context);
+    return Translate(state->runtime.SetCurrentContext(context));
   });
 }
 
@@ -97,9 +100,9 @@ aclError aclrtGetCurrentContext(aclrtContext* context) {
     if (context == nullptr) return NullArgument("context");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    void* current = nullptr;
-    if (aclError e = state->runtime.GetCurrentContext(&current)) return e;
-    *context = current;
+    absl::StatusOr<void*> current = state->runtime.GetCurrentContext();
+    if (!current.ok()) return Translate(current.status());
+    *context = *current;
     return ACL_SUCCESS;
   });
 }

@@ -8,10 +8,12 @@
 #include "api_support.h"
 #include "base/strings.h"
 #include "library.h"
-#include "memory_registry.h"
+#include "runtime/host/host_runtime.h"
+#include "runtime/host/memory_registry.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
 using namespace acldump::capi;  // NOLINT
+using namespace acldump::host;  // NOLINT
 
 namespace {
 
@@ -151,17 +153,17 @@ aclError CheckMemset(void* pointer, size_t max_count, size_t count) {
 aclError RequireContext(std::shared_ptr<State>* state) {
   *state = Acquire();
   if (!*state) return ACL_ERROR_UNINITIALIZE;
-  std::shared_ptr<Context> context;
-  return (*state)->runtime.RequireCurrent(&context);
+  return Translate((*state)->runtime.RequireCurrent().status());
 }
 
 aclError Enqueue(State& state, aclrtStream stream,
                  std::vector<const void*> used, Stream::Work work) {
-  std::shared_ptr<Stream> resolved;
-  if (aclError e = state.runtime.ResolveStream(stream, &resolved)) return e;
+  absl::StatusOr<std::shared_ptr<Stream>> resolved =
+      state.runtime.ResolveStream(stream);
+  if (!resolved.ok()) return Translate(resolved.status());
   auto pins = Memory().Pin(used);
   absl::Status queued =
-      resolved->Enqueue([pins, work = std::move(work)] { return work(); });
+      (*resolved)->Enqueue([pins, work = std::move(work)] { return work(); });
   return queued.ok() ? ACL_SUCCESS
                      : FailWith(queued, ACL_ERROR_RT_PARAM_INVALID);
 }

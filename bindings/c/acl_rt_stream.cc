@@ -7,9 +7,12 @@
 #include "api_support.h"
 #include "base/strings.h"
 #include "library.h"
+#include "runtime/host/host_runtime.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
 using namespace acldump::capi;  // NOLINT
+using acldump::host::Event;
+using acldump::host::Stream;
 
 namespace {
 
@@ -19,13 +22,21 @@ aclError StreamArg(aclrtStream handle, std::shared_ptr<State>* state,
                    std::shared_ptr<Stream>* stream) {
   *state = Acquire();
   if (!*state) return ACL_ERROR_UNINITIALIZE;
-  return (*state)->runtime.ResolveStream(handle, stream);
+  absl::StatusOr<std::shared_ptr<Stream>> resolved =
+      (*state)->runtime.ResolveStream(handle);
+  if (!resolved.ok()) return Translate(resolved.status());
+  *stream = *std::move(resolved);
+  return ACL_SUCCESS;
 }
 
 aclError EventArg(aclrtEvent handle, const State& state,
                   std::shared_ptr<Event>* event) {
   if (handle == nullptr) return NullArgument("event");
-  return state.runtime.FindEvent(handle, event);
+  absl::StatusOr<std::shared_ptr<Event>> found =
+      state.runtime.FindEvent(handle);
+  if (!found.ok()) return Translate(found.status());
+  *event = *std::move(found);
+  return ACL_SUCCESS;
 }
 
 aclError Queue(Stream& stream, Stream::Work work) {
@@ -74,9 +85,9 @@ aclError aclrtCreateStream(aclrtStream* stream) {
     if (stream == nullptr) return NullArgument("stream");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    void* created = nullptr;
-    if (aclError e = state->runtime.CreateStream(&created)) return e;
-    *stream = created;
+    absl::StatusOr<void*> created = state->runtime.CreateStream();
+    if (!created.ok()) return Translate(created.status());
+    *stream = *created;
     return ACL_SUCCESS;
   });
 }
@@ -93,7 +104,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     if (stream == nullptr) return NullArgument("stream");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.DestroyStream(stream);
+    return Translate(state->runtime.DestroyStream(stream));
   });
 }
 
@@ -102,7 +113,7 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
     std::shared_ptr<State> state;
     std::shared_ptr<Stream> resolved;
     if (aclError e = StreamArg(stream, &state, &resolved)) return e;
-    return state->runtime.Synchronize(*resolved, std::nullopt);
+    return Translate(state->runtime.Synchronize(*resolved, std::nullopt));
   });
 }
 
@@ -118,7 +129,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream,
     if (aclError e = StreamArg(stream, &state, &resolved)) return e;
     std::optional<std::chrono::milliseconds> limit;
     if (timeout >= 0) limit = std::chrono::milliseconds(timeout);
-    return state->runtime.Synchronize(*resolved, limit);
+    return Translate(state->runtime.Synchronize(*resolved, limit));
   });
 }
 
@@ -157,9 +168,9 @@ aclError aclrtCreateEvent(aclrtEvent* event) {
     if (event == nullptr) return NullArgument("event");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    void* created = nullptr;
-    if (aclError e = state->runtime.CreateEvent(&created)) return e;
-    *event = created;
+    absl::StatusOr<void*> created = state->runtime.CreateEvent();
+    if (!created.ok()) return Translate(created.status());
+    *event = *created;
     return ACL_SUCCESS;
   });
 }
@@ -174,7 +185,7 @@ aclError aclrtDestroyEvent(aclrtEvent event) {
     if (event == nullptr) return NullArgument("event");
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
-    return state->runtime.DestroyEvent(event);
+    return Translate(state->runtime.DestroyEvent(event));
   });
 }
 
@@ -271,7 +282,8 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
     std::shared_ptr<State> state;
     std::shared_ptr<Stream> resolved;
     if (aclError e = StreamArg(stream, &state, &resolved)) return e;
-    return state->runtime.reports().Subscribe(threadId, resolved.get());
+    return Translate(
+        state->runtime.reports().Subscribe(threadId, resolved.get()));
   });
 }
 
@@ -314,7 +326,7 @@ aclError aclrtProcessReport(int32_t timeout) {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
     const uint64_t self = static_cast<uint64_t>(pthread_self());
-    return state->runtime.reports().Process(self, timeout);
+    return Translate(state->runtime.reports().Process(self, timeout));
   });
 }
 
@@ -323,7 +335,8 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
     std::shared_ptr<State> state;
     std::shared_ptr<Stream> resolved;
     if (aclError e = StreamArg(stream, &state, &resolved)) return e;
-    return state->runtime.reports().Unsubscribe(threadId, resolved.get());
+    return Translate(
+        state->runtime.reports().Unsubscribe(threadId, resolved.get()));
   });
 }
 

@@ -2,7 +2,6 @@
 
 #include "absl/strings/cord.h"
 #include "base/error_kind.h"
-#include "dump/dump_manager.h"
 
 namespace acldump::capi {
 namespace {
@@ -47,18 +46,36 @@ aclError FromKind(ErrorKind kind) {
       return ACL_ERROR_FEATURE_UNSUPPORTED;
     case ErrorKind::kGearInvalid:
       return ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID;
-  }
-  return ACL_ERROR_FAILURE;
-}
-
-aclError FromLifecycle(dump::LifecycleError error) {
-  switch (error) {
-    case dump::LifecycleError::kNotInitialized:
+    case ErrorKind::kDumpNotInitialized:
       return ACL_ERROR_DUMP_NOT_RUN;
-    case dump::LifecycleError::kAlreadyInitialized:
+    case ErrorKind::kDumpAlreadyInitialized:
       return ACL_ERROR_REPEAT_INITIALIZE;
-    case dump::LifecycleError::kConfiguredByAclInit:
-      return ACL_ERROR_DUMP_ALREADY_RUN;
+    case ErrorKind::kNotInitialized:
+      return ACL_ERROR_UNINITIALIZE;
+    case ErrorKind::kInvalidParam:
+      return ACL_ERROR_INVALID_PARAM;
+    case ErrorKind::kRtParamInvalid:
+      return ACL_ERROR_RT_PARAM_INVALID;
+    case ErrorKind::kRtInvalidDeviceId:
+      return ACL_ERROR_RT_INVALID_DEVICEID;
+    case ErrorKind::kRtContextNull:
+      return ACL_ERROR_RT_CONTEXT_NULL;
+    case ErrorKind::kRtStreamContext:
+      return ACL_ERROR_RT_STREAM_CONTEXT;
+    case ErrorKind::kRtStreamSubscribe:
+      return ACL_ERROR_RT_STREAM_SUBSCRIBE;
+    case ErrorKind::kRtThreadSubscribe:
+      return ACL_ERROR_RT_THREAD_SUBSCRIBE;
+    case ErrorKind::kRtReportTimeout:
+      return ACL_ERROR_RT_REPORT_TIMEOUT;
+    case ErrorKind::kRtStreamSyncTimeout:
+      return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    case ErrorKind::kRtMemoryFree:
+      return ACL_ERROR_RT_MEMORY_FREE;
+    case ErrorKind::kModelParamInvalid:
+      return ACL_ERROR_GE_PARAM_INVALID;
+    case ErrorKind::kFailure:
+      return ACL_ERROR_FAILURE;
   }
   return ACL_ERROR_FAILURE;
 }
@@ -80,9 +97,6 @@ aclError FailWith(const absl::Status& status, aclError fallback) {
   aclError code = fallback;
   if (std::optional<ErrorKind> kind = KindOf(status)) {
     code = FromKind(*kind);
-  } else if (std::optional<dump::LifecycleError> misuse =
-                 dump::LifecycleErrorOf(status)) {
-    code = FromLifecycle(*misuse);
   } else if (status.code() == absl::StatusCode::kResourceExhausted) {
     code = ACL_ERROR_STORAGE_OVER_LIMIT;
   } else if (status.code() == absl::StatusCode::kInternal) {

@@ -29,6 +29,11 @@ aclError Fail(aclError code, std::string_view message) noexcept;
 // `fallback` for an untagged error of an unexpected code) and records its
 // message.
 aclError FailWith(const absl::Status& status, aclError fallback);
+// ACL_SUCCESS for an OK status, else FailWith(status, fallback).
+inline aclError Translate(const absl::Status& status,
+                          aclError fallback = ACL_ERROR_FAILURE) {
+  return status.ok() ? ACL_SUCCESS : FailWith(status, fallback);
+}
 // As FailWith for aclInit, where text that is not JSON is a parse error
 // (ACL_ERROR_PARSE_FILE) rather than an invalid dump config, as in the SDK;
 // `fallback` ACL_ERROR_INVALID_FILE.

@@ -18,7 +18,7 @@
 #include "api_support.h"
 #include "dump/dump_manager.h"
 #include "handles.h"
-#include "host_runtime.h"
+#include "runtime/host/host_runtime.h"
 #include "runtime/model_registry.h"
 
 namespace acldump::capi {
@@ -27,7 +27,7 @@ namespace acldump::capi {
 struct State {
   ModelRegistry models;
   dump::DumpManager dump;
-  HostRuntime runtime;
+  host::HostRuntime runtime;
 };
 
 struct Library {

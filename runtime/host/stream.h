@@ -1,8 +1,8 @@
 // Streams and events of the C ABI's runtime (acl_rt.h) on the host: a stream
 // is an in-order queue of work run by its own worker thread, an event marks a
 // point in a stream's work.
-#ifndef ACLDUMP_BINDINGS_C_STREAM_H_
-#define ACLDUMP_BINDINGS_C_STREAM_H_
+#ifndef ACLDUMP_RUNTIME_HOST_STREAM_H_
+#define ACLDUMP_RUNTIME_HOST_STREAM_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 
-namespace acldump::capi {
+namespace acldump::host {
 
 // The lock and wake-up that work blocked on something outside its stream (an
 // event of another stream, a callback another thread runs) waits on, and the
@@ -107,6 +107,6 @@ class Event {
   Clock::time_point completed_at_;
 };
 
-}  // namespace acldump::capi
+}  // namespace acldump::host
 
-#endif  // ACLDUMP_BINDINGS_C_STREAM_H_
+#endif  // ACLDUMP_RUNTIME_HOST_STREAM_H_

@@ -1,9 +1,10 @@
-#include "host_runtime.h"
+#include "runtime/host/host_runtime.h"
 
-#include "api_support.h"
+#include "base/error_kind.h"
+#include "base/status_macros.h"
 #include "base/strings.h"
 
-namespace acldump::capi {
+namespace acldump::host {
 namespace {
 
 thread_local std::weak_ptr<Context> current_context;
@@ -15,20 +16,23 @@ constexpr char kNoContext[] =
 
 // Destroying a context's streams waits for their work, which includes the
 // blocking callback the calling thread may be running.
-aclError CheckNotInOwnCallback(const Context& context) {
+absl::Status CheckNotInOwnCallback(const Context& context) {
   const Stream* stream = blocking_callback_stream;
-  if (stream == nullptr || stream->context() != &context) return ACL_SUCCESS;
-  return Fail(
-      ACL_ERROR_RT_PARAM_INVALID,
+  if (stream == nullptr || stream->context() != &context) {
+    return absl::OkStatus();
+  }
+  return KindError(
+      ErrorKind::kRtParamInvalid,
       "a context cannot be destroyed from a blocking callback of one of "
       "its streams (they wait for the callback to return)");
 }
 
-aclError CheckDevice(int32_t device) {
-  if (device >= 0 && device <= ACL_MAX_DEVICE_ID) return ACL_SUCCESS;
-  return Fail(ACL_ERROR_RT_INVALID_DEVICEID,
-              StrCat("device id ", device, " is not in 0..", ACL_MAX_DEVICE_ID,
-                     " (aclrtGetDeviceCount)"));
+absl::Status CheckDevice(int32_t device) {
+  if (device >= 0 && device <= kMaxDeviceId) return absl::OkStatus();
+  return KindError(ErrorKind::kRtInvalidDeviceId,
+                   StrCat("device id ", device, " is not in 0..", kMaxDeviceId,
+                          " (aclrtGetDeviceCount)"),
+                   absl::StatusCode::kInvalidArgument);
 }
 
 std::string Address(const void* pointer) {
@@ -37,9 +41,10 @@ std::string Address(const void* pointer) {
 }
 
 // A handle that is not (or no longer) in the runtime's tables.
-aclError NotLive(aclError code, std::string_view kind, const void* handle) {
-  return Fail(code, StrCat(kind, " ", Address(handle), " is not a live ", kind,
-                           " (destroyed already?)"));
+absl::Status NotLive(ErrorKind error, std::string_view kind,
+                     const void* handle) {
+  return KindError(error, StrCat(kind, " ", Address(handle), " is not a live ",
+                                 kind, " (destroyed already?)"));
 }
 
 }  // namespace
@@ -55,15 +60,15 @@ bool ReportBoard::ServesAnyLocked(uint64_t thread) const {
   return false;
 }
 
-aclError ReportBoard::Subscribe(uint64_t thread, const Stream* stream) {
+absl::Status ReportBoard::Subscribe(uint64_t thread, const Stream* stream) {
   std::lock_guard<std::mutex> lock(sync_->mutex);
   auto [it, inserted] = subscribers_.emplace(stream, thread);
   if (!inserted) {
-    return Fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
-                StrCat("the stream is already subscribed by thread ",
-                       it->second, "; aclrtUnSubscribeReport it first"));
+    return KindError(ErrorKind::kRtStreamSubscribe,
+                     StrCat("the stream is already subscribed by thread ",
+                            it->second, "; aclrtUnSubscribeReport it first"));
   }
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
 void ReportBoard::DropLocked(const Stream* stream) {
@@ -80,21 +85,21 @@ void ReportBoard::DropLocked(const Stream* stream) {
   sync_->changed.notify_all();
 }
 
-aclError ReportBoard::Unsubscribe(uint64_t thread, const Stream* stream) {
+absl::Status ReportBoard::Unsubscribe(uint64_t thread, const Stream* stream) {
   std::lock_guard<std::mutex> lock(sync_->mutex);
   auto it = subscribers_.find(stream);
   if (it == subscribers_.end()) {
-    return Fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
-                "the stream is not subscribed (aclrtSubscribeReport)");
+    return KindError(ErrorKind::kRtStreamSubscribe,
+                     "the stream is not subscribed (aclrtSubscribeReport)");
   }
   if (it->second != thread) {
-    return Fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                StrCat("the stream is subscribed by thread ", it->second,
-                       ", not by thread ", thread));
+    return KindError(ErrorKind::kRtThreadSubscribe,
+                     StrCat("the stream is subscribed by thread ", it->second,
+                            ", not by thread ", thread));
   }
   subscribers_.erase(it);
   DropLocked(stream);
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
 bool ReportBoard::IsSubscribed(const Stream* stream) const {
@@ -108,7 +113,7 @@ void ReportBoard::Forget(const Stream* stream) {
   DropLocked(stream);
 }
 
-void ReportBoard::Deliver(const Stream* stream, aclrtCallback fn, void* data,
+void ReportBoard::Deliver(const Stream* stream, ReportCallback fn, void* data,
                           bool block) {
   std::unique_lock<std::mutex> lock(sync_->mutex);
   auto subscriber = subscribers_.find(stream);
@@ -121,13 +126,13 @@ void ReportBoard::Deliver(const Stream* stream, aclrtCallback fn, void* data,
                       [&] { return report->finished || sync_->stopping; });
 }
 
-aclError ReportBoard::Process(uint64_t thread, int32_t timeout_ms) {
+absl::Status ReportBoard::Process(uint64_t thread, int32_t timeout_ms) {
   std::unique_lock<std::mutex> lock(sync_->mutex);
   if (!ServesAnyLocked(thread)) {
-    return Fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                StrCat("thread ", thread,
-                       " serves no stream: aclrtSubscribeReport(thread id, "
-                       "stream) first"));
+    return KindError(ErrorKind::kRtThreadSubscribe,
+                     StrCat("thread ", thread,
+                            " serves no stream: aclrtSubscribeReport(thread "
+                            "id, stream) first"));
   }
   std::deque<std::shared_ptr<Report>>& mine = pending_[thread];
   auto ready = [&] {
@@ -140,17 +145,18 @@ aclError ReportBoard::Process(uint64_t thread, int32_t timeout_ms) {
   }
   if (mine.empty()) {
     if (sync_->stopping) {
-      return Fail(ACL_ERROR_UNINITIALIZE,
-                  "aclFinalize ended the runtime while this thread waited for "
-                  "callbacks");
+      return KindError(ErrorKind::kNotInitialized,
+                       "aclFinalize ended the runtime while this thread "
+                       "waited for callbacks");
     }
     if (!ServesAnyLocked(thread)) {
-      return Fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                  StrCat("thread ", thread,
-                         " stopped serving streams while it waited"));
+      return KindError(ErrorKind::kRtThreadSubscribe,
+                       StrCat("thread ", thread,
+                              " stopped serving streams while it waited"));
     }
-    return Fail(ACL_ERROR_RT_REPORT_TIMEOUT,
-                StrCat("no callback arrived within ", timeout_ms, " ms"));
+    return KindError(ErrorKind::kRtReportTimeout,
+                     StrCat("no callback arrived within ", timeout_ms, " ms"),
+                     absl::StatusCode::kDeadlineExceeded);
   }
   std::deque<std::shared_ptr<Report>> taken;
   taken.swap(mine);
@@ -163,7 +169,7 @@ aclError ReportBoard::Process(uint64_t thread, int32_t timeout_ms) {
     report->finished = true;
     sync_->changed.notify_all();
   }
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
 // ---- Runtime ------------------------------------------------------------
@@ -221,8 +227,8 @@ std::vector<std::shared_ptr<Stream>> HostRuntime::RetireContextLocked(
   return streams;
 }
 
-aclError HostRuntime::SetDevice(int32_t device) {
-  if (aclError e = CheckDevice(device)) return e;
+absl::Status HostRuntime::SetDevice(int32_t device) {
+  RETURN_IF_ERROR(CheckDevice(device));
   std::lock_guard<std::mutex> lock(mutex_);
   DeviceState& state = devices_[device];
   if (!state.default_context) {
@@ -231,29 +237,29 @@ aclError HostRuntime::SetDevice(int32_t device) {
   }
   ++state.open_count;
   current_context = state.default_context;
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
-aclError HostRuntime::ResetDevice(int32_t device) {
-  if (aclError e = CheckDevice(device)) return e;
+absl::Status HostRuntime::ResetDevice(int32_t device) {
+  RETURN_IF_ERROR(CheckDevice(device));
   std::vector<std::shared_ptr<Stream>> streams;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = devices_.find(device);
-    if (it == devices_.end() || it->second.open_count == 0) return ACL_SUCCESS;
-    if (it->second.open_count == 1 && it->second.default_context) {
-      if (aclError e = CheckNotInOwnCallback(*it->second.default_context)) {
-        return e;
-      }
+    if (it == devices_.end() || it->second.open_count == 0) {
+      return absl::OkStatus();
     }
-    if (--it->second.open_count > 0) return ACL_SUCCESS;
+    if (it->second.open_count == 1 && it->second.default_context) {
+      RETURN_IF_ERROR(CheckNotInOwnCallback(*it->second.default_context));
+    }
+    if (--it->second.open_count > 0) return absl::OkStatus();
     if (it->second.default_context) {
       streams = RetireContextLocked(it->second.default_context);
     }
     devices_.erase(it);
   }
   StopStreams(streams);
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
 std::shared_ptr<Context> HostRuntime::Current() const {
@@ -262,9 +268,10 @@ std::shared_ptr<Context> HostRuntime::Current() const {
   return context;
 }
 
-aclError HostRuntime::RequireCurrent(std::shared_ptr<Context>* context) const {
-  *context = Current();
-  return *context ? ACL_SUCCESS : Fail(ACL_ERROR_RT_CONTEXT_NULL, kNoContext);
+absl::StatusOr<std::shared_ptr<Context>> HostRuntime::RequireCurrent() const {
+  std::shared_ptr<Context> context = Current();
+  if (!context) return KindError(ErrorKind::kRtContextNull, kNoContext);
+  return context;
 }
 
 int32_t HostRuntime::CurrentDevice() const {
@@ -272,139 +279,131 @@ int32_t HostRuntime::CurrentDevice() const {
   return context ? context->device : 0;
 }
 
-aclError HostRuntime::CreateContext(int32_t device, void** handle) {
-  if (aclError e = CheckDevice(device)) return e;
+absl::StatusOr<void*> HostRuntime::CreateContext(int32_t device) {
+  RETURN_IF_ERROR(CheckDevice(device));
   auto context = std::make_shared<Context>(this, device, false);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (shut_down_) {
-      return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize is running");
+      return KindError(ErrorKind::kNotInitialized, "aclFinalize is running");
     }
     contexts_[context.get()] = context;
   }
   current_context = context;
-  *handle = context.get();
-  return ACL_SUCCESS;
+  return context.get();
 }
 
-aclError HostRuntime::DestroyContext(const void* handle) {
+absl::Status HostRuntime::DestroyContext(const void* handle) {
   std::vector<std::shared_ptr<Stream>> streams;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = contexts_.find(handle);
     if (it == contexts_.end()) {
-      return NotLive(ACL_ERROR_RT_CONTEXT_NULL, "context", handle);
+      return NotLive(ErrorKind::kRtContextNull, "context", handle);
     }
     if (it->second->is_default) {
-      return Fail(ACL_ERROR_RT_CONTEXT_NULL,
-                  StrCat("context ", Address(handle),
-                         " is the default context "
-                         "of device ",
-                         it->second->device,
-                         ", which cannot be destroyed; aclrtResetDevice "
-                         "releases it"));
+      return KindError(
+          ErrorKind::kRtContextNull,
+          StrCat("context ", Address(handle),
+                 " is the default context of "
+                 "device ",
+                 it->second->device,
+                 ", which cannot be destroyed; aclrtResetDevice releases it"));
     }
-    if (aclError e = CheckNotInOwnCallback(*it->second)) return e;
+    RETURN_IF_ERROR(CheckNotInOwnCallback(*it->second));
     streams = RetireContextLocked(it->second);
   }
   StopStreams(streams);
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
-aclError HostRuntime::SetCurrentContext(const void* handle) {
+absl::Status HostRuntime::SetCurrentContext(const void* handle) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = contexts_.find(handle);
   if (it == contexts_.end()) {
-    return NotLive(ACL_ERROR_RT_CONTEXT_NULL, "context", handle);
+    return NotLive(ErrorKind::kRtContextNull, "context", handle);
   }
   current_context = it->second;
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
-aclError HostRuntime::GetCurrentContext(void** handle) const {
-  std::shared_ptr<Context> context;
-  if (aclError e = RequireCurrent(&context)) return e;
-  *handle = context.get();
-  return ACL_SUCCESS;
+absl::StatusOr<void*> HostRuntime::GetCurrentContext() const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Context> context, RequireCurrent());
+  return context.get();
 }
 
-aclError HostRuntime::CreateStream(void** handle) {
-  std::shared_ptr<Context> context;
-  if (aclError e = RequireCurrent(&context)) return e;
+absl::StatusOr<void*> HostRuntime::CreateStream() {
+  ASSIGN_OR_RETURN(std::shared_ptr<Context> context, RequireCurrent());
   auto stream = std::make_shared<Stream>(context.get());
   std::lock_guard<std::mutex> lock(mutex_);
   if (!context->alive || shut_down_) {
-    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "the current context was destroyed");
+    return KindError(ErrorKind::kRtContextNull,
+                     "the current context was destroyed");
   }
   streams_[stream.get()] = stream;
-  *handle = stream.get();
-  return ACL_SUCCESS;
+  return stream.get();
 }
 
-aclError HostRuntime::DestroyStream(const void* handle) {
-  std::shared_ptr<Stream> stream;
-  if (aclError e = ResolveStream(handle, &stream)) return e;
+absl::Status HostRuntime::DestroyStream(const void* handle) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Stream> stream, ResolveStream(handle));
   if (BlockingCallbackStream() == stream.get()) {
-    return Fail(ACL_ERROR_RT_PARAM_INVALID,
-                "a stream cannot be destroyed from one of its own blocking "
-                "callbacks (it waits for the callback to return)");
+    return KindError(ErrorKind::kRtParamInvalid,
+                     "a stream cannot be destroyed from one of its own "
+                     "blocking callbacks (it waits for the callback to "
+                     "return)");
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (streams_.erase(handle) == 0) {
-      return Fail(ACL_ERROR_RT_PARAM_INVALID,
-                  "the stream was destroyed by another thread meanwhile");
+      return KindError(ErrorKind::kRtParamInvalid,
+                       "the stream was destroyed by another thread meanwhile");
     }
   }
   StopStreams({stream});
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
-aclError HostRuntime::ResolveStream(const void* handle,
-                                    std::shared_ptr<Stream>* stream) const {
-  std::shared_ptr<Context> context;
-  if (aclError e = RequireCurrent(&context)) return e;
-  if (handle == nullptr) {
-    *stream = context->default_stream;
-    return ACL_SUCCESS;
-  }
+absl::StatusOr<std::shared_ptr<Stream>> HostRuntime::ResolveStream(
+    const void* handle) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Context> context, RequireCurrent());
+  if (handle == nullptr) return context->default_stream;
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = streams_.find(handle);
   if (it == streams_.end()) {
-    return NotLive(ACL_ERROR_RT_PARAM_INVALID, "stream", handle);
+    return NotLive(ErrorKind::kRtParamInvalid, "stream", handle);
   }
   if (it->second->context() != context.get()) {
-    return Fail(ACL_ERROR_RT_STREAM_CONTEXT,
-                StrCat("stream ", Address(handle), " belongs to context ",
-                       Address(it->second->context()),
-                       ", not to the calling thread's current context ",
-                       Address(context.get()),
-                       " (aclrtSetCurrentContext to its context first)"));
+    return KindError(ErrorKind::kRtStreamContext,
+                     StrCat("stream ", Address(handle), " belongs to context ",
+                            Address(it->second->context()),
+                            ", not to the calling thread's current context ",
+                            Address(context.get()),
+                            " (aclrtSetCurrentContext to its context first)"));
   }
-  *stream = it->second;
-  return ACL_SUCCESS;
+  return it->second;
 }
 
-aclError HostRuntime::Synchronize(
+absl::Status HostRuntime::Synchronize(
     Stream& stream, std::optional<std::chrono::milliseconds> timeout) {
   if (BlockingCallbackStream() == &stream) {
-    return Fail(ACL_ERROR_RT_PARAM_INVALID,
-                "a stream cannot be synchronized from one of its own blocking "
-                "callbacks (it waits for the callback to return)");
+    return KindError(ErrorKind::kRtParamInvalid,
+                     "a stream cannot be synchronized from one of its own "
+                     "blocking callbacks (it waits for the callback to "
+                     "return)");
   }
   bool timed_out = false;
   absl::Status status = stream.Synchronize(timeout, &timed_out);
   if (timed_out) {
-    return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                StrCat("the stream's work did not finish within ",
-                       timeout->count(), " ms"));
+    return KindError(ErrorKind::kRtStreamSyncTimeout,
+                     StrCat("the stream's work did not finish within ",
+                            timeout->count(), " ms"),
+                     absl::StatusCode::kDeadlineExceeded);
   }
-  return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
+  return status;  // the first failure of the stream's work, as it was
 }
 
-aclError HostRuntime::SynchronizeDevice() {
-  std::shared_ptr<Context> current;
-  if (aclError e = RequireCurrent(&current)) return e;
+absl::Status HostRuntime::SynchronizeDevice() {
+  ASSIGN_OR_RETURN(std::shared_ptr<Context> current, RequireCurrent());
   std::vector<std::shared_ptr<Stream>> streams;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -419,16 +418,12 @@ aclError HostRuntime::SynchronizeDevice() {
         streams.push_back(stream);
     }
   }
-  aclError first = ACL_SUCCESS;
-  std::string message;
+  absl::Status first;
   for (const std::shared_ptr<Stream>& stream : streams) {
-    aclError e = Synchronize(*stream, std::nullopt);
-    if (e != ACL_SUCCESS && first == ACL_SUCCESS) {
-      first = e;
-      message = RecentError();
-    }
+    absl::Status synchronized = Synchronize(*stream, std::nullopt);
+    if (first.ok()) first = synchronized;
   }
-  return first == ACL_SUCCESS ? ACL_SUCCESS : Fail(first, message);
+  return first;
 }
 
 size_t HostRuntime::DrainStreams(
@@ -449,33 +444,30 @@ size_t HostRuntime::DrainStreams(
   return busy;
 }
 
-aclError HostRuntime::CreateEvent(void** handle) {
-  std::shared_ptr<Context> context;
-  if (aclError e = RequireCurrent(&context)) return e;
+absl::StatusOr<void*> HostRuntime::CreateEvent() {
+  RETURN_IF_ERROR(RequireCurrent().status());
   auto event = std::make_shared<Event>(sync_);
   std::lock_guard<std::mutex> lock(mutex_);
   events_[event.get()] = event;
-  *handle = event.get();
-  return ACL_SUCCESS;
+  return event.get();
 }
 
-aclError HostRuntime::DestroyEvent(const void* handle) {
+absl::Status HostRuntime::DestroyEvent(const void* handle) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (events_.erase(handle) == 0) {
-    return NotLive(ACL_ERROR_RT_PARAM_INVALID, "event", handle);
+    return NotLive(ErrorKind::kRtParamInvalid, "event", handle);
   }
-  return ACL_SUCCESS;
+  return absl::OkStatus();
 }
 
-aclError HostRuntime::FindEvent(const void* handle,
-                                std::shared_ptr<Event>* event) const {
+absl::StatusOr<std::shared_ptr<Event>> HostRuntime::FindEvent(
+    const void* handle) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = events_.find(handle);
   if (it == events_.end()) {
-    return NotLive(ACL_ERROR_RT_PARAM_INVALID, "event", handle);
+    return NotLive(ErrorKind::kRtParamInvalid, "event", handle);
   }
-  *event = it->second;
-  return ACL_SUCCESS;
+  return it->second;
 }
 
-}  // namespace acldump::capi
+}  // namespace acldump::host

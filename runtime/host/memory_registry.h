@@ -3,8 +3,8 @@
 // stays inside its allocation, and pins, so memory a loaded model or queued
 // stream work still uses cannot be freed under it. Process-wide (memory
 // outlives aclFinalize until the caller frees it) and thread-safe.
-#ifndef ACLDUMP_BINDINGS_C_MEMORY_REGISTRY_H_
-#define ACLDUMP_BINDINGS_C_MEMORY_REGISTRY_H_
+#ifndef ACLDUMP_RUNTIME_HOST_MEMORY_REGISTRY_H_
+#define ACLDUMP_RUNTIME_HOST_MEMORY_REGISTRY_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-namespace acldump::capi {
+namespace acldump::host {
 
 enum class MemoryKind { kDevice, kHost };
 
@@ -68,6 +68,6 @@ class MemoryRegistry {
 // The process's registry (never destroyed: usable during exit).
 MemoryRegistry& Memory();
 
-}  // namespace acldump::capi
+}  // namespace acldump::host
 
-#endif  // ACLDUMP_BINDINGS_C_MEMORY_REGISTRY_H_
+#endif  // ACLDUMP_RUNTIME_HOST_MEMORY_REGISTRY_H_

@@ -1,8 +1,8 @@
-#include "memory_registry.h"
+#include "runtime/host/memory_registry.h"
 
 #include <cstdlib>
 
-namespace acldump::capi {
+namespace acldump::host {
 
 MemoryRegistry::Pins::~Pins() {
   if (registry_ != nullptr) registry_->Unpin(bases_);
@@ -86,4 +86,4 @@ MemoryRegistry& Memory() {
   return *registry;
 }
 
-}  // namespace acldump::capi
+}  // namespace acldump::host

@@ -1,4 +1,4 @@
-#include "stream.h"
+#include "runtime/host/stream.h"
 
 #include <exception>
 #include <new>
@@ -6,7 +6,7 @@
 
 #include "base/error_kind.h"
 
-namespace acldump::capi {
+namespace acldump::host {
 namespace {
 
 // Work must not throw, but a std::bad_alloc deep inside is turned into a
@@ -149,4 +149,4 @@ std::optional<Event::Clock::time_point> Event::completed_at() const {
   return completed_at_;
 }
 
-}  // namespace acldump::capi
+}  // namespace acldump::host

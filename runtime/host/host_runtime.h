@@ -1,10 +1,10 @@
-// The state behind acl_rt.h for one aclInit..aclFinalize: devices (a use
-// count and a default context each), contexts (a thread-local current one),
-// streams, events and the callback reports threads process. Methods return an
-// aclError and record the recent error message (Fail) when they fail.
-// Thread-safe.
-#ifndef ACLDUMP_BINDINGS_C_HOST_RUNTIME_H_
-#define ACLDUMP_BINDINGS_C_HOST_RUNTIME_H_
+// The host runtime behind acl_rt.h for one aclInit..aclFinalize: devices (a
+// use count and a default context each), contexts (a thread-local current
+// one), streams, events and the callback reports threads process. Failures
+// are statuses tagged with an ErrorKind (kRtContextNull, kRtParamInvalid...),
+// which the C ABI turns into its codes. Thread-safe.
+#ifndef ACLDUMP_RUNTIME_HOST_HOST_RUNTIME_H_
+#define ACLDUMP_RUNTIME_HOST_HOST_RUNTIME_H_
 
 #include <atomic>
 #include <chrono>
@@ -16,10 +16,16 @@
 #include <optional>
 #include <vector>
 
-#include "acl/acl_rt.h"
-#include "stream.h"
+#include "absl/status/statusor.h"
+#include "runtime/host/stream.h"
 
-namespace acldump::capi {
+namespace acldump::host {
+
+// Devices are numbered 0..kMaxDeviceId (the SDK's ACL_MAX_DEVICE_ID).
+inline constexpr int32_t kMaxDeviceId = 1023;
+
+// A callback a stream delivers to the thread that processes its reports.
+using ReportCallback = void (*)(void* data);
 
 class HostRuntime;
 
@@ -44,21 +50,21 @@ class ReportBoard {
   explicit ReportBoard(std::shared_ptr<SyncPoint> sync)
       : sync_(std::move(sync)) {}
 
-  aclError Subscribe(uint64_t thread, const Stream* stream);
-  aclError Unsubscribe(uint64_t thread, const Stream* stream);
+  absl::Status Subscribe(uint64_t thread, const Stream* stream);
+  absl::Status Unsubscribe(uint64_t thread, const Stream* stream);
   bool IsSubscribed(const Stream* stream) const;
   // The stream is going away: its subscription ends, its reports are dropped.
   void Forget(const Stream* stream);
   // Run by the stream's worker when it reaches a callback: hands fn(data) to
   // the subscribed thread and, when `block`, waits until it has run (or the
   // runtime shuts down). Dropped when the stream has no subscriber by then.
-  void Deliver(const Stream* stream, aclrtCallback fn, void* data, bool block);
+  void Deliver(const Stream* stream, ReportCallback fn, void* data, bool block);
   // aclrtProcessReport for the calling thread.
-  aclError Process(uint64_t thread, int32_t timeout_ms);
+  absl::Status Process(uint64_t thread, int32_t timeout_ms);
 
  private:
   struct Report {
-    aclrtCallback fn;
+    ReportCallback fn;
     void* data;
     const Stream* stream;
     bool block;
@@ -84,30 +90,31 @@ class HostRuntime {
   void Shutdown();
 
   // ---- Devices and contexts
-  aclError SetDevice(int32_t device);
-  aclError ResetDevice(int32_t device);
+  absl::Status SetDevice(int32_t device);
+  absl::Status ResetDevice(int32_t device);
   // The calling thread's current context if it is alive and ours, else null.
   std::shared_ptr<Context> Current() const;
-  // As Current(), failing with ACL_ERROR_RT_CONTEXT_NULL.
-  aclError RequireCurrent(std::shared_ptr<Context>* context) const;
+  // As Current(), failing with kRtContextNull.
+  absl::StatusOr<std::shared_ptr<Context>> RequireCurrent() const;
   // The current context's device, 0 without one (the dump layout's device).
   int32_t CurrentDevice() const;
-  aclError CreateContext(int32_t device, void** handle);
-  aclError DestroyContext(const void* handle);
-  aclError SetCurrentContext(const void* handle);
-  aclError GetCurrentContext(void** handle) const;
+  // Handles are the objects' addresses: what the C ABI hands out.
+  absl::StatusOr<void*> CreateContext(int32_t device);
+  absl::Status DestroyContext(const void* handle);
+  absl::Status SetCurrentContext(const void* handle);
+  absl::StatusOr<void*> GetCurrentContext() const;
 
   // ---- Streams
-  aclError CreateStream(void** handle);
-  aclError DestroyStream(const void* handle);
+  absl::StatusOr<void*> CreateStream();
+  absl::Status DestroyStream(const void* handle);
   // `handle` (NULL: the current context's default stream), which must belong
   // to the current context.
-  aclError ResolveStream(const void* handle,
-                         std::shared_ptr<Stream>* stream) const;
+  absl::StatusOr<std::shared_ptr<Stream>> ResolveStream(
+      const void* handle) const;
   // Synchronizes `stream` as aclrtSynchronizeStream(WithTimeout) reports it.
-  aclError Synchronize(Stream& stream,
-                       std::optional<std::chrono::milliseconds> timeout);
-  aclError SynchronizeDevice();
+  absl::Status Synchronize(Stream& stream,
+                           std::optional<std::chrono::milliseconds> timeout);
+  absl::Status SynchronizeDevice();
   // Waits, until `deadline`, for the work queued on every stream of every
   // context before the call (the calling thread's own stream, when it is a
   // stream's worker, excepted: it cannot wait for itself). Returns how many
@@ -115,9 +122,9 @@ class HostRuntime {
   size_t DrainStreams(std::chrono::steady_clock::time_point deadline);
 
   // ---- Events
-  aclError CreateEvent(void** handle);
-  aclError DestroyEvent(const void* handle);
-  aclError FindEvent(const void* handle, std::shared_ptr<Event>* event) const;
+  absl::StatusOr<void*> CreateEvent();
+  absl::Status DestroyEvent(const void* handle);
+  absl::StatusOr<std::shared_ptr<Event>> FindEvent(const void* handle) const;
 
   const std::shared_ptr<SyncPoint>& sync() const { return sync_; }
   ReportBoard& reports() { return *reports_; }
@@ -150,6 +157,6 @@ class HostRuntime {
 // (synchronizing or destroying that stream from there would never return).
 const Stream* BlockingCallbackStream();
 
-}  // namespace acldump::capi
+}  // namespace acldump::host
 
-#endif  // ACLDUMP_BINDINGS_C_HOST_RUNTIME_H_
+#endif  // ACLDUMP_RUNTIME_HOST_HOST_RUNTIME_H_
