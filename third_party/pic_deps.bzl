@@ -21,6 +21,13 @@ filegroup(
     srcs = glob(["lib/*.a"]),
     visibility = ["//visibility:public"],
 )
+
+# Highway alone: what the instruction-count gate links statically (bench/counts/BUILD).
+filegroup(
+    name = "hwy",
+    srcs = ["lib/libhwy.a"],
+    visibility = ["//visibility:public"],
+)
 """, executable = False)
 
 pic_deps = repository_rule(
