@@ -1,5 +1,6 @@
 #include "base/error_kind.h"
 
+#include "base/status_macros.h"
 #include "gtest/gtest.h"
 
 namespace acldump {
@@ -31,6 +32,16 @@ TEST(ErrorKindTest, KindErrorCarriesCodeAndMessage) {
                       absl::StatusCode::kDeadlineExceeded)
                 .code(),
             absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST(ErrorKindTest, AnnotateKeepsTheKind) {
+  const absl::Status status =
+      Annotate(KindError(ErrorKind::kModelInputNotMatch, "input 0 is 4 bytes"),
+               "aclmdlExecuteAsync");
+  EXPECT_EQ(status.message(), "aclmdlExecuteAsync: input 0 is 4 bytes");
+  EXPECT_EQ(KindOf(status), ErrorKind::kModelInputNotMatch);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(Annotate(absl::OkStatus(), "x").ok());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/cord.h"
 #include "base/strings.h"
 
 #define ACLDUMP_CONCAT_INNER(a, b) a##b
@@ -29,11 +30,16 @@
 
 namespace acldump {
 
-// Prefixes the message of a failed status with context, keeping its code.
+// Prefixes the message of a failed status with context, keeping its code and
+// payloads (the ErrorKind an API maps to its code).
 inline absl::Status Annotate(const absl::Status& status,
                              std::string_view context) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), StrCat(context, ": ", status.message()));
+  absl::Status out(status.code(), StrCat(context, ": ", status.message()));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    out.SetPayload(url, payload);
+  });
+  return out;
 }
 
 }  // namespace acldump

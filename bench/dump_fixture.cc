@@ -12,7 +12,7 @@
 #include "base/strings.h"
 #include "bench/bench_dir.h"
 #include "kernels/ops.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump::bench {
 
@@ -55,7 +55,7 @@ std::string Die(const absl::Status& status) {
 namespace {
 
 std::shared_ptr<CompiledModel> Load(const std::string& model_bytes) {
-  auto compiled = LoadModelFromMemory(model_bytes);
+  auto compiled = LoadStaticModel(ModelSource::Memory(model_bytes));
   if (!compiled.ok()) Die(compiled.status());
   return std::move(*compiled);
 }

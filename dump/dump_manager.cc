@@ -1,5 +1,6 @@
 #include "dump/dump_manager.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/error_kind.h"
@@ -196,6 +197,26 @@ Attachment DumpManager::ConfigAttachment(
   }
   if (!plan.selected) return {};
   return MakeModelDumpObserver(session, plan, model, identity);
+}
+
+absl::Status DumpManager::OnModelLoaded(const LoadedModel& model,
+                                        int32_t device,
+                                        std::vector<std::string>* warnings) {
+  const ModelIdentity identity{model.id, model.file_stem, device};
+  std::vector<std::string> found;
+  for (size_t i = 0; i < model.model->num_plans(); ++i) {
+    CompiledModel& plan = model.model->plan(i);
+    Attachment attachment = OnModelLoad(plan, identity, &found);
+    if (!attachment.observer) continue;
+    RETURN_IF_ERROR(plan.AttachObserver(std::move(attachment.observer),
+                                        std::move(attachment.step_flags)));
+  }
+  if (warnings == nullptr) return absl::OkStatus();
+  // Gears share their layer names: one warning per distinct text.
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  warnings->insert(warnings->end(), found.begin(), found.end());
+  return absl::OkStatus();
 }
 
 std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(

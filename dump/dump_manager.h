@@ -17,14 +17,15 @@
 #include "dump/observers.h"
 #include "dump/session.h"
 #include "runtime/compiled_model.h"
+#include "runtime/model_registry.h"
 
 namespace acldump::dump {
 
-class DumpManager {
+class DumpManager final : public ModelLoadListener {
  public:
   explicit DumpManager(
       SessionOptions options = SessionOptionsFromEnvironment());
-  ~DumpManager();
+  ~DumpManager() override;
 
   // aclmdlInitDump: kDumpAlreadyInitialized when already initialised. Allowed
   // while aclInit's dump config is active (as the SDK does): models loaded
@@ -65,6 +66,10 @@ class DumpManager {
   Attachment OnModelLoad(const CompiledModel& model,
                          const ModelIdentity& identity,
                          std::vector<std::string>* warnings);
+  // The loader's hook: attaches what OnModelLoad decides to each plan of a
+  // model being loaded (every gear of a dynamic one), its warnings once each.
+  absl::Status OnModelLoaded(const LoadedModel& model, int32_t device,
+                             std::vector<std::string>* warnings) override;
   // For one single-op execution; null when nothing applies.
   std::shared_ptr<ExecutionObserver> SingleOpObserver(int32_t device_id);
 

@@ -21,7 +21,7 @@
 #include "kernels/npy.h"
 #include "kernels/ops.h"
 #include "runtime/model_file.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 #include "runtime/single_op.h"
 
 namespace acldump::dump {
@@ -79,9 +79,9 @@ Loaded Load(DumpManager& manager, ModelRegistry& registry,
   if (from_memory) {
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    compiled = LoadModelFromMemory(bytes);
+    compiled = LoadStaticModel(ModelSource::Memory(bytes));
   } else {
-    compiled = LoadModelFromFile(path);
+    compiled = LoadStaticModel(ModelSource::File(path));
     stem = FileStem(path);
   }
   EXPECT_TRUE(compiled.ok()) << compiled.status();
@@ -197,7 +197,7 @@ TEST_F(DumpManagerTest, ModeAllWritesEveryNodeWithBitIdenticalTensors) {
   ASSERT_TRUE(manager.FinalizeDump().ok());
 
   // Outputs are bit-identical to an undumped run of the same model.
-  auto plain = LoadModelFromFile(kResnet);
+  auto plain = LoadStaticModel(ModelSource::File(kResnet));
   ASSERT_TRUE(plain.ok());
   const std::vector<Tensor> reference = RunModel(**plain);
   for (size_t i = 0; i < reference.size(); ++i) {
@@ -799,7 +799,7 @@ TEST_F(DumpManagerTest,
   // Let the first iteration land, then pull the folder away.
   manager.current_session()->writer().Flush().IgnoreError();
   fs::remove_all(dump_path_);
-  auto plain = LoadModelFromFile(kMlp);
+  auto plain = LoadStaticModel(ModelSource::File(kMlp));
   const std::vector<Tensor> expected = RunModel(**plain);
   const std::vector<Tensor> got = RunModel(*loaded.model);
   EXPECT_EQ(std::memcmp(expected[0].data(), got[0].data(), got[0].ByteSize()),

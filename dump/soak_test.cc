@@ -9,7 +9,7 @@
 
 #include "dump/dump_manager.h"
 #include "kernels/npy.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump::dump {
 namespace {
@@ -37,7 +37,7 @@ TEST(SoakTest, TwoThousandIterationsWithStatsDump) {
   ASSERT_TRUE(manager.InitDump().ok());
   ASSERT_TRUE(manager.SetDump(root + "/acl.json").ok());
   std::shared_ptr<CompiledModel> model =
-      std::move(*LoadModelFromFile("testdata/resnet_tiny.om"));
+      std::move(*LoadStaticModel(ModelSource::File("testdata/resnet_tiny.om")));
   Attachment attachment =
       manager.OnModelLoad(*model, ModelIdentity{1, "resnet_tiny", 0}, nullptr);
   ASSERT_TRUE(

@@ -16,7 +16,7 @@
 #include "dump/dump_manager.h"
 #include "dump/format/dump_file.h"
 #include "kernels/npy.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump::dump {
 namespace {
@@ -137,9 +137,9 @@ Outcome DumpRun(FaultyFileSystem& faulty, const std::string& dump_path,
   EXPECT_TRUE(manager.InitDump().ok());
   EXPECT_TRUE(manager.SetDump(config).ok());
   std::shared_ptr<CompiledModel> model =
-      std::move(*LoadModelFromFile("testdata/mlp_block.om"));
+      std::move(*LoadStaticModel(ModelSource::File("testdata/mlp_block.om")));
   std::shared_ptr<CompiledModel> plain =
-      std::move(*LoadModelFromFile("testdata/mlp_block.om"));
+      std::move(*LoadStaticModel(ModelSource::File("testdata/mlp_block.om")));
   Attachment attachment =
       manager.OnModelLoad(*model, ModelIdentity{1, "mlp_block", 0}, nullptr);
   EXPECT_TRUE(

@@ -13,7 +13,7 @@
 #include "kernels/ops.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump {
 namespace {
@@ -76,11 +76,12 @@ TEST_P(ReferenceTest, FromFileAndFromMemoryMatchPyTorch) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   const std::string path = TempPath(name + ".om");
   ASSERT_TRUE(WriteModelFile(*graph, path).ok());
-  auto from_file = LoadModelFromFile(path);
+  auto from_file = LoadStaticModel(ModelSource::File(path));
   ASSERT_TRUE(from_file.ok()) << from_file.status();
   ExpectMatchesReference(Execute(**from_file, name), (*from_file)->graph(),
                          name);
-  auto from_memory = LoadModelFromMemory(SerializeModel(*graph));
+  auto from_memory =
+      LoadStaticModel(ModelSource::Memory(SerializeModel(*graph)));
   ASSERT_TRUE(from_memory.ok()) << from_memory.status();
   const ModelRun first = Execute(**from_memory, name);
   ExpectMatchesReference(first, (*from_memory)->graph(), name);

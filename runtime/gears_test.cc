@@ -15,7 +15,7 @@
 #include "runtime/geared_model.h"
 #include "runtime/model.pb.h"
 #include "runtime/model_file.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump {
 namespace {
@@ -249,7 +249,7 @@ std::vector<float> RunStatic(CompiledModel& model,
 TEST(GearedModelTest, EachGearRunsAsTheStaticConversionAtItsShape) {
   absl::StatusOr<Graph> graph = BatchModel();
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto model = LoadGearedModelFromMemory(SerializeModel(*graph));
+  auto model = LoadModel(ModelSource::Memory(SerializeModel(*graph)));
   ASSERT_TRUE(model.ok()) << model.status();
   GearedModel& geared = **model;
   ASSERT_EQ(geared.num_plans(), 3u);
@@ -377,7 +377,7 @@ TEST(GearedModelTest, TheMemoryLimitCountsEveryGear) {
 TEST(GearedModelTest, StaticToolsSayTheModelIsDynamic) {
   absl::StatusOr<Graph> graph = BatchModel();
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto model = LoadModelFromMemory(SerializeModel(*graph));
+  auto model = LoadStaticModel(ModelSource::Memory(SerializeModel(*graph)));
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(KindOf(model.status()), ErrorKind::kParseModel);
   EXPECT_THAT(Message(model.status()),

@@ -555,14 +555,6 @@ absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
   return GraphFromProto(model);
 }
 
-absl::StatusOr<Graph> ReadModelFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string bytes,
-                   ReadRegularFile(path, kMaxModelFileBytes, "model file"));
-  absl::StatusOr<Graph> graph = ParseModel(bytes);
-  if (!graph.ok()) return Annotate(graph.status(), path);
-  return graph;
-}
-
 absl::Status WriteModelFile(const Graph& graph, const std::string& path) {
   const std::string bytes = SerializeModel(graph);
   const std::string temp = path + ".tmp";

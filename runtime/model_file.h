@@ -21,9 +21,9 @@ std::string SerializeModel(const Graph& graph);
 // Parses and validates the structure of a model: magic and version, names,
 // dtypes and shapes, initializer sizes, attribute values, unique producers, no
 // dangling inputs, no cycles. Nodes come back in topological order. Errors are
-// InvalidArgument naming the offending item.
+// InvalidArgument naming the offending item. Files are read through
+// runtime/model_loader (ReadModel), which bounds the read and tags errors.
 absl::StatusOr<Graph> ParseModel(std::string_view bytes);
-absl::StatusOr<Graph> ReadModelFile(const std::string& path);
 absl::Status WriteModelFile(const Graph& graph, const std::string& path);
 
 // The model as JSON, outer "name" first (the model converter's JSON of).

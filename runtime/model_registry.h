@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/compiled_model.h"
 #include "runtime/geared_model.h"
 
 namespace acldump {
@@ -26,6 +25,18 @@ struct LoadedModel {
   // The gear aclmdlSetDynamicBatchSize / aclmdlSetDynamicHWSize last set (-1:
   // none), which aclmdlGetCurOutputDims reports.
   mutable std::atomic<int32_t> selected_gear{-1};
+};
+
+// What else a load attaches to a model once it is registered: the dump engine
+// implements this, so the runtime needs to know nothing of dumping.
+class ModelLoadListener {
+ public:
+  virtual ~ModelLoadListener() = default;
+  // Called once per load, after the model got its id and before the load
+  // returns it. A failure unloads the model and fails the load. Warnings
+  // (layers that match nothing, ...) go to `warnings`, each once.
+  virtual absl::Status OnModelLoaded(const LoadedModel& model, int32_t device,
+                                     std::vector<std::string>* warnings) = 0;
 };
 
 class ModelRegistry {
@@ -44,23 +55,6 @@ class ModelRegistry {
   std::map<uint32_t, std::shared_ptr<const LoadedModel>> models_;
   uint32_t next_id_ = 1;
 };
-
-// Reads, validates and compiles a model, static or dynamic (one plan per
-// gear). Errors are tagged kReadModelFailure (cannot read), kParseModel
-// (corrupt or inconsistent), kModelSizeInvalid (a tensor over the size limit)
-// or kOutOfMemory (over the memory limit).
-absl::StatusOr<std::unique_ptr<GearedModel>> LoadGearedModelFromFile(
-    const std::string& path, const CompileOptions& options = {});
-absl::StatusOr<std::unique_ptr<GearedModel>> LoadGearedModelFromMemory(
-    std::string_view bytes, const CompileOptions& options = {});
-// The same for a static model; a dynamic one is a kParseModel error.
-absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromFile(
-    const std::string& path, const CompileOptions& options = {});
-absl::StatusOr<std::unique_ptr<CompiledModel>> LoadModelFromMemory(
-    std::string_view bytes, const CompileOptions& options = {});
-// "dir/resnet.v2.om" -> "resnet.v2" (the dump model name of a file-loaded
-// model).
-std::string FileStem(const std::string& path);
 
 }  // namespace acldump
 

@@ -11,12 +11,9 @@
 #include "dump/config.h"
 #include "dump/format/dump_names.h"
 #include "dump/policy.h"
-#include "kernels/ops.h"
 #include "nlohmann/json.hpp"
-#include "runtime/compiled_model.h"
-#include "runtime/converter.h"
-#include "runtime/model_file.h"
-#include "runtime/model_registry.h"
+#include "runtime/gears.h"
+#include "runtime/model_loader.h"
 #include "tools/cli_util.h"
 #include "tools/model_input.h"
 
@@ -40,11 +37,18 @@ std::pair<aclError, std::string> ValidateThroughApi(const std::string& path) {
   return {code, message};
 }
 
-// Compiled only to plan: checking a model never allocates its activations.
-absl::StatusOr<std::unique_ptr<CompiledModel>> LoadForPlan(
+// Compiled through the loader, as every load is (a dynamic model gets one
+// plan per gear), only to plan: checking a model never allocates its
+// activations.
+absl::StatusOr<std::unique_ptr<GearedModel>> LoadForPlan(
     const std::string& path) {
-  ASSIGN_OR_RETURN(Graph graph, ReadAnyModel(path));
-  return CompiledModel::Compile(std::move(graph), BuiltinOps());
+  ASSIGN_OR_RETURN(Graph graph, ReadAnyModel(path, /*allow_dynamic=*/true));
+  return CompileModel(std::move(graph));
+}
+
+std::string GearName(const GearedModel& model, size_t gear) {
+  return StrCat(GearKindName(model.gear_kind()), " [",
+                StrJoin(model.gears()[gear], ","), "]");
 }
 
 std::string ShapeText(const TensorInfo& info) {
@@ -262,11 +266,11 @@ void AddWatcherRows(const dump::DumpConfig& config, const CompiledModel& model,
   for (auto& [row, data] : rows) AddPlanRow(std::move(row), data, mp);
 }
 
-// The plan of `model` under `config`, and the warnings it adds.
-ModelPlan BuildModelPlan(const dump::DumpConfig& config,
-                         const CompiledModel& model,
-                         const std::string& model_path,
-                         std::vector<std::string>& warnings) {
+// The plan of one compiled plan of a model under `config`, and the warnings
+// it adds.
+ModelPlan BuildPlanOf(const dump::DumpConfig& config,
+                      const CompiledModel& model, const std::string& model_path,
+                      std::vector<std::string>& warnings) {
   ModelPlan mp;
   mp.model_path = model_path;
   mp.file_stem = FileStem(model_path);
@@ -311,10 +315,39 @@ ModelPlan BuildModelPlan(const dump::DumpConfig& config,
   return mp;
 }
 
+// The plan of `model` (its largest gear's when dynamic; the table of every
+// gear's totals beside), and the warnings it adds, each once.
+ModelPlan BuildModelPlan(const dump::DumpConfig& config,
+                         const GearedModel& model,
+                         const std::string& model_path,
+                         std::vector<std::string>& warnings) {
+  if (!model.dynamic()) {
+    return BuildPlanOf(config, model.plan(0), model_path, warnings);
+  }
+  const size_t shown = model.largest_gear();
+  ModelPlan mp = BuildPlanOf(config, model.plan(shown), model_path, warnings);
+  mp.graph_name = model.graph().name;
+  mp.gear = GearName(model, shown);
+  for (size_t g = 0; g < model.num_plans(); ++g) {
+    std::vector<std::string> ignored;  // gears share their layer names
+    const ModelPlan gear =
+        g == shown ? mp
+                   : BuildPlanOf(config, model.plan(g), model_path, ignored);
+    mp.gears.push_back({GearName(model, g), gear.files_per_iteration,
+                        gear.bytes_per_iteration});
+  }
+  return mp;
+}
+
 std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
   std::string out = StrCat("\nmodel ", mp.model_path, ": graph '",
                            mp.graph_name, "', file stem '", mp.file_stem, "', ",
                            mp.executed_ops, " executed operators\n");
+  if (!mp.gear.empty()) {
+    StrAppend(out, "  dynamic model with ", mp.gears.size(),
+              " gears; the table is ", mp.gear,
+              "'s (the largest, which runs while no gear is set)\n");
+  }
   if (!config.model_dump() && config.scene != dump::DumpScene::kWatcher) {
     out += "  the config dumps no model (no model dump_list)\n";
   } else if (!mp.selected) {
@@ -339,6 +372,14 @@ std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
                     : StrCat(" (", HumanBytes(mp.tensor_bytes_per_iteration),
                              " tensor data)"),
               "\n");
+  }
+  if (mp.selected && !mp.gears.empty()) {
+    out += "  per gear and dumped iteration:";
+    for (const GearPlan& gear : mp.gears) {
+      StrAppend(out, " ", gear.gear, " ", gear.files_per_iteration, " files ",
+                HumanBytes(gear.bytes_per_iteration), ";");
+    }
+    out.back() = '\n';
   }
   if (!mp.never_dumped.empty()) {
     StrAppend(out, "  never dumped: ", StrJoin(mp.never_dumped, ", "), "\n");
@@ -387,7 +428,7 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
     }
   }
   if (!model_path.empty()) {
-    ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
+    ASSIGN_OR_RETURN(std::unique_ptr<GearedModel> model,
                      LoadForPlan(model_path));
     check.plan = BuildModelPlan(*config, *model, model_path, warnings);
     out += RenderPlan(*config, *check.plan);
@@ -423,6 +464,14 @@ std::string ConfigCheckJson(const std::string& config_path,
     plan["model"] = mp.model_path;
     plan["graph_name"] = mp.graph_name;
     plan["file_stem"] = mp.file_stem;
+    plan["gear"] = mp.gear.empty() ? Json(nullptr) : Json(mp.gear);
+    Json gears = Json::array();
+    for (const GearPlan& gear : mp.gears) {
+      gears.push_back({{"gear", gear.gear},
+                       {"files_per_iteration", gear.files_per_iteration},
+                       {"bytes_per_iteration", gear.bytes_per_iteration}});
+    }
+    plan["gears"] = std::move(gears);
     plan["executed_operators"] = mp.executed_ops;
     plan["selected"] = mp.selected;
     plan["selected_by"] = mp.selected_by;
@@ -461,8 +510,7 @@ absl::StatusOr<DumpForecast> ForecastDump(const std::string& config_path,
       config->scene != dump::DumpScene::kWatcher)
     return forecast;
   forecast.known = true;
-  ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
-                   LoadForPlan(model_path));
+  ASSIGN_OR_RETURN(std::unique_ptr<GearedModel> model, LoadForPlan(model_path));
   const ModelPlan plan =
       BuildModelPlan(*config, *model, model_path, forecast.warnings);
   forecast.steps = config->steps;

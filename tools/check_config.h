@@ -26,8 +26,20 @@ struct PlanRow {
   uint64_t bytes = 0;                // estimated file size
 };
 
+// A dynamic model's other gears, in the model's order (the table is the
+// largest gear's).
+struct GearPlan {
+  std::string gear;  // "batch [2]", "image size [224,224]"
+  size_t files_per_iteration = 0;
+  uint64_t bytes_per_iteration = 0;
+};
+
 struct ModelPlan {
   std::string model_path, graph_name, file_stem;
+  // A dynamic model: the gear the rows are of (the largest, which runs when
+  // no gear is set) and every gear's totals. Empty for a static model.
+  std::string gear;
+  std::vector<GearPlan> gears;
   size_t executed_ops = 0;
   bool selected = false;
   std::string selected_by;  // "dump_list[0] (model_name 'resnet_tiny')"

@@ -23,7 +23,7 @@
 #include "kernels/npy.h"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 #include "tools/check_config.h"
 #include "tools/cli_util.h"
 #include "tools/model_input.h"

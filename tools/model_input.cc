@@ -6,7 +6,7 @@
 #include "base/strings.h"
 #include "runtime/converter.h"
 #include "runtime/gears.h"
-#include "runtime/model_file.h"
+#include "runtime/model_loader.h"
 #include "tools/cli_util.h"
 
 namespace acldump::tools {
@@ -17,12 +17,13 @@ bool IsOmFile(const std::string& path) {
   return fs::path(path).extension() == ".om";
 }
 
-absl::StatusOr<Graph> ReadAnyModel(const std::string& path) {
+absl::StatusOr<Graph> ReadAnyModel(const std::string& path,
+                                   bool allow_dynamic) {
   RETURN_IF_ERROR(RequireRegularFile(path, "model file"));
   const std::string extension = fs::path(path).extension().string();
   if (extension == ".om") {
-    ASSIGN_OR_RETURN(Graph graph, ReadModelFile(path));
-    if (graph.dynamic()) {
+    ASSIGN_OR_RETURN(Graph graph, ReadModel(ModelSource::File(path)));
+    if (graph.dynamic() && !allow_dynamic) {
       return WithHint(
           absl::InvalidArgumentError(StrCat("'", path, "' is a dynamic model (",
                                             graph.gears.size(), " ",

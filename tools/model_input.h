@@ -14,8 +14,11 @@ namespace acldump::tools {
 bool IsOmFile(const std::string& path);
 
 // Reads `path` as an .om model or converts it as an .onnx model. Errors say
-// what the path is (missing, a folder, another format) with a hint.
-absl::StatusOr<Graph> ReadAnyModel(const std::string& path);
+// what the path is (missing, a folder, another format) with a hint. A dynamic
+// .om model is refused unless `allow_dynamic` (the tools run static models;
+// check-config previews every gear).
+absl::StatusOr<Graph> ReadAnyModel(const std::string& path,
+                                   bool allow_dynamic = false);
 
 }  // namespace acldump::tools
 

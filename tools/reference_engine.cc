@@ -26,6 +26,7 @@
 #include "onnx/onnx.pb.h"
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
+#include "runtime/model_loader.h"
 #include "runtime/onnx_import.h"
 #include "runtime/passes.h"
 #include "tools/array_files.h"
@@ -488,7 +489,7 @@ absl::Status RunUnfused(const ReferenceOptions& options,
   Float64Promoter promoter(graph, value_infos, BuiltinOps());
   ASSIGN_OR_RETURN(Graph promoted, promoter.Promote(summary));
   ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
-                   CompiledModel::Compile(std::move(promoted), BuiltinOps()));
+                   CompileStaticModel(std::move(promoted)));
   auto observer = std::make_shared<CaptureObserver>();
   RETURN_IF_ERROR(model->AttachObserver(
       observer, std::vector<uint8_t>(model->steps().size(), kObserveAfter)));

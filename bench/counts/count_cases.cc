@@ -44,7 +44,7 @@
 #include "hwy/targets.h"
 #include "kernels/half.h"
 #include "kernels/threading.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump::bench {
 namespace {
@@ -216,7 +216,8 @@ void AddModelCases(std::vector<Case>& cases, const char* family,
                      [bytes, mode, shared](const std::string& name) {
                        const bool first = *shared == nullptr;
                        if (first) {
-                         auto loaded = LoadModelFromMemory(bytes());
+                         auto loaded =
+                             LoadStaticModel(ModelSource::Memory(bytes()));
                          if (!loaded.ok()) Fail(name + ": cannot load");
                          *shared = std::move(*loaded);
                        }
@@ -361,9 +362,11 @@ void ConfigParseCase(const std::string& name) {
 }
 
 void ModelLoadCase(const std::string& name, const std::string& bytes) {
-  if (!LoadModelFromMemory(bytes).ok()) Fail(name + " warm-up");
+  if (!LoadStaticModel(ModelSource::Memory(bytes)).ok())
+    Fail(name + " warm-up");
   bool ok = false;
-  Measure(name, 1, "load", 0, [&] { ok = LoadModelFromMemory(bytes).ok(); });
+  Measure(name, 1, "load", 0,
+          [&] { ok = LoadStaticModel(ModelSource::Memory(bytes)).ok(); });
   if (!ok) Fail(name + ": the model did not load");
 }
 

@@ -21,7 +21,7 @@
 #include "kernels/npy.h"
 #include "kernels/threading.h"
 #include "runtime/compiled_model.h"
-#include "runtime/model_registry.h"
+#include "runtime/model_loader.h"
 
 namespace acldump {
 namespace {
@@ -137,7 +137,7 @@ int Main(int argc, char** argv) {
   }
   SetIntraOpThreads(threads);
   absl::StatusOr<std::unique_ptr<CompiledModel>> model =
-      LoadModelFromFile(argv[arg]);
+      LoadStaticModel(ModelSource::File(argv[arg]));
   if (!model.ok()) return Fail(model.status());
   const std::string out_dir = argv[arg + 1];
   std::vector<Tensor> inputs;

@@ -5,29 +5,13 @@
 #include "absl/status/status.h"
 #include "acl/acl_mdl.h"
 #include "api_support.h"
-#include "base/file_reader.h"
 #include "base/strings.h"
-#include "runtime/converter.h"
-#include "runtime/model_file.h"
-#include "runtime/onnx_import.h"
+#include "runtime/model_loader.h"
 
 using acldump::capi::Fail;
-using acldump::capi::FailWith;
 using acldump::capi::GuardedCall;
 using acldump::capi::NullArgument;
-
-namespace {
-
-// Read failures were reported before conversion began; here an operator or
-// feature the runtime lacks is unsupported, and anything else is a model
-// that does not convert.
-aclError FailConversion(const absl::Status& status) {
-  return FailWith(status, status.code() == absl::StatusCode::kUnimplemented
-                              ? ACL_ERROR_FEATURE_UNSUPPORTED
-                              : ACL_ERROR_PARSE_MODEL);
-}
-
-}  // namespace
+using acldump::capi::Translate;
 
 extern "C" {
 
@@ -48,24 +32,9 @@ aclError aclmdlConvertOnnx(const char* onnxPath, const char* omPath,
       }
       import_options.input_shapes = std::move(*shapes);
     }
-    // Read first: whatever keeps the file from being read (missing, a
-    // directory, unreadable, too large) is a read failure, as for .om models.
-    absl::StatusOr<std::string> bytes = acldump::ReadRegularFile(
-        onnxPath, acldump::kMaxOnnxFileBytes, "ONNX file");
-    if (!bytes.ok()) {
-      const absl::string_view message = bytes.status().message();
-      return Fail(ACL_ERROR_READ_MODEL_FAILURE,
-                  std::string_view(message.data(), message.size()));
-    }
-    absl::StatusOr<acldump::Graph> graph =
-        acldump::ConvertOnnx(*bytes, {}, import_options);
-    if (!graph.ok()) {
-      return FailConversion(
-          acldump::capi::WithContext(graph.status(), onnxPath));
-    }
-    absl::Status written = acldump::WriteModelFile(*graph, omPath);
-    if (!written.ok()) return FailWith(written, ACL_ERROR_WRITE_FILE);
-    return ACL_SUCCESS;
+    return Translate(
+        acldump::ConvertOnnxToModelFile(onnxPath, omPath, import_options),
+        ACL_ERROR_PARSE_MODEL);
   });
 }
 

@@ -9,11 +9,12 @@
 
 #include "acl/acl.h"
 #include "api_support.h"
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "library.h"
 #include "runtime/host/host_runtime.h"
 #include "runtime/host/memory_registry.h"
-#include "runtime/memory_plan.h"
+#include "runtime/model_loader.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
 using namespace acldump::capi;  // NOLINT
@@ -23,91 +24,35 @@ namespace {
 
 constexpr size_t kMaxModelPath = 4096;
 
-// What a model is loaded from: a file or bytes in memory.
-struct ModelSource {
+// A path's length limit, as the SDK's.
+aclError CheckPath(const char* path) {
+  const size_t length = std::strlen(path);
+  if (length == 0 || length > kMaxModelPath) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat("modelPath must be a non-empty path of at most ",
+                       kMaxModelPath, " characters"));
+  }
+  return ACL_SUCCESS;
+}
+
+// A model argument as the caller gave it: a path, or bytes.
+struct ModelArg {
   const char* path = nullptr;
   std::string_view bytes;
 };
 
-// Caller memory for a load-with-memory call (null pointers: the model's own).
-struct CallerMemory {
-  void* work = nullptr;
-  size_t work_size = 0;
-  void* weights = nullptr;
-  size_t weight_size = 0;
-};
-
-// aclmdlQuerySize's figures: never 0, so they can be passed to aclrtMalloc.
-size_t ReportedWorkBytes(const GearedModel& model) {
-  return std::max(model.work_bytes(), kPlanAlignment);
-}
-size_t ReportedWeightBytes(const GearedModel& model) {
-  return std::max(AlignToPlan(model.weight_bytes()), kPlanAlignment);
+ModelArg InMemory(const void* model, size_t size) {
+  return {nullptr, std::string_view(static_cast<const char*>(model), size)};
 }
 
-aclError CheckSource(const ModelSource& source) {
-  if (source.path != nullptr) {
-    const size_t length = std::strlen(source.path);
-    if (length == 0 || length > kMaxModelPath) {
-      return Fail(ACL_ERROR_INVALID_PARAM,
-                  StrCat("modelPath must be a non-empty path of at most ",
-                         kMaxModelPath, " characters"));
-    }
+// Checked after the other arguments, in the SDK's order.
+aclError ToSource(const ModelArg& arg, ModelSource* source) {
+  if (arg.path == nullptr) {
+    *source = ModelSource::Memory(arg.bytes);
     return ACL_SUCCESS;
   }
-  if (source.bytes.data() == nullptr || source.bytes.empty()) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
-  }
-  return ACL_SUCCESS;
-}
-
-aclError Compile(const ModelSource& source,
-                 std::unique_ptr<GearedModel>* model) {
-  if (aclError e = CheckSource(source)) return e;
-  absl::StatusOr<std::unique_ptr<GearedModel>> compiled =
-      source.path != nullptr ? LoadGearedModelFromFile(source.path)
-                             : LoadGearedModelFromMemory(source.bytes);
-  if (!compiled.ok()) return FailWith(compiled.status(), ACL_ERROR_PARSE_MODEL);
-  *model = std::move(*compiled);
-  return ACL_SUCCESS;
-}
-
-aclError CheckCallerPart(const char* what, const void* pointer, size_t size,
-                         size_t needed) {
-  if (pointer == nullptr) return ACL_SUCCESS;
-  if (size < needed) {
-    return Fail(ACL_ERROR_GE_PARAM_INVALID,
-                StrCat(what, " memory of ", size,
-                       " bytes is too small: the model needs ", needed,
-                       " (aclmdlQuerySize)"));
-  }
-  if (!Memory().Contains(pointer, size, MemoryKind::kDevice)) {
-    return Fail(ACL_ERROR_GE_PARAM_INVALID,
-                StrCat(what, " memory [", pointer, ", +", size,
-                       ") is not inside one allocation of aclrtMalloc"));
-  }
-  return ACL_SUCCESS;
-}
-
-// Binds caller memory; the returned model keeps it pinned while it lives.
-aclError BindCallerMemory(std::unique_ptr<GearedModel> model,
-                          const CallerMemory& memory,
-                          std::shared_ptr<GearedModel>* bound) {
-  if (aclError e = CheckCallerPart("work", memory.work, memory.work_size,
-                                   ReportedWorkBytes(*model))) {
-    return e;
-  }
-  if (aclError e = CheckCallerPart("weight", memory.weights, memory.weight_size,
-                                   ReportedWeightBytes(*model))) {
-    return e;
-  }
-  absl::Status status = model->BindMemory(memory.work, memory.work_size,
-                                          memory.weights, memory.weight_size);
-  if (!status.ok()) return FailWith(status, ACL_ERROR_GE_PARAM_INVALID);
-  const void* used[] = {memory.work, memory.weights};
-  std::shared_ptr<MemoryRegistry::Pins> pins = Memory().Pin(used);
-  *bound = std::shared_ptr<GearedModel>(model.release(),
-                                        [pins](GearedModel* m) { delete m; });
+  if (aclError e = CheckPath(arg.path)) return e;
+  *source = ModelSource::File(arg.path);
   return ACL_SUCCESS;
 }
 
@@ -117,59 +62,34 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
   }
 }
 
-// Registers a compiled model and attaches what the dump config in effect asks
-// for (decided now, at load) to each of its plans.
-aclError RegisterLoaded(State& state, std::shared_ptr<GearedModel> model,
-                        std::string file_stem, uint32_t* model_id) {
-  // The id is needed for the dump layout before the model is visible to other
-  // threads.
-  absl::StatusOr<uint32_t> id = state.models.Add(model, file_stem);
-  if (!id.ok()) return FailWith(id.status(), ACL_ERROR_FAILURE);
-  const dump::ModelIdentity identity{*id, std::move(file_stem),
-                                     state.runtime.CurrentDevice()};
+aclError Load(const ModelArg& arg, uint32_t* model_id,
+              const CallerMemory& memory) {
+  if (model_id == nullptr) return NullArgument("modelId");
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  LoadRequest request;
+  if (aclError e = ToSource(arg, &request.source)) return e;
+  request.memory = memory;
+  request.device = state->runtime.CurrentDevice();
   std::vector<std::string> warnings;
-  for (size_t i = 0; i < model->num_plans(); ++i) {
-    CompiledModel& plan = model->plan(i);
-    dump::Attachment attachment =
-        state.dump.OnModelLoad(plan, identity, &warnings);
-    if (!attachment.observer) continue;
-    absl::Status attached = plan.AttachObserver(
-        std::move(attachment.observer), std::move(attachment.step_flags));
-    if (!attached.ok()) {
-      state.models.Remove(*id).IgnoreError();
-      return FailWith(attached, ACL_ERROR_INTERNAL_ERROR);
-    }
-  }
-  // Gears share their layer names: one warning per distinct text.
-  std::sort(warnings.begin(), warnings.end());
-  warnings.erase(std::unique(warnings.begin(), warnings.end()), warnings.end());
+  absl::StatusOr<uint32_t> id =
+      LoadAndRegister(request, state->models, &state->dump, &warnings);
+  if (!id.ok()) return FailWith(id.status(), ACL_ERROR_PARSE_MODEL);
   PrintWarnings(warnings);
   *model_id = *id;
   return ACL_SUCCESS;
 }
 
-aclError Load(const ModelSource& source, uint32_t* model_id,
-              const CallerMemory& memory) {
-  if (model_id == nullptr) return NullArgument("modelId");
-  std::shared_ptr<State> state = Acquire();
-  if (!state) return ACL_ERROR_UNINITIALIZE;
-  std::unique_ptr<GearedModel> compiled;
-  if (aclError e = Compile(source, &compiled)) return e;
-  std::shared_ptr<GearedModel> model;
-  if (aclError e = BindCallerMemory(std::move(compiled), memory, &model)) {
-    return e;
-  }
-  return RegisterLoaded(*state, std::move(model),
-                        source.path ? FileStem(source.path) : "", model_id);
-}
-
-aclError QuerySize(const ModelSource& source, size_t* work, size_t* weight) {
+aclError QuerySize(const ModelArg& arg, size_t* work, size_t* weight) {
   if (work == nullptr) return NullArgument("workSize");
   if (weight == nullptr) return NullArgument("weightSize");
-  std::unique_ptr<GearedModel> model;
-  if (aclError e = Compile(source, &model)) return e;
-  *work = ReportedWorkBytes(*model);
-  *weight = ReportedWeightBytes(*model);
+  ModelSource source;
+  if (aclError e = ToSource(arg, &source)) return e;
+  absl::StatusOr<std::unique_ptr<GearedModel>> model = LoadModel(source);
+  if (!model.ok()) return FailWith(model.status(), ACL_ERROR_PARSE_MODEL);
+  const ModelMemoryNeeds needs = MemoryNeeds(**model);
+  *work = needs.work_bytes;
+  *weight = needs.weight_bytes;
   return ACL_SUCCESS;
 }
 
@@ -212,8 +132,7 @@ struct QueuedExecution {
 
   absl::Status operator()() const {
     absl::Status status = loaded->model->Execute(inputs, outputs);
-    return WithContext(status,
-                       StrCat("aclmdlExecuteAsync of model ", loaded->id));
+    return Annotate(status, StrCat("aclmdlExecuteAsync of model ", loaded->id));
   }
 };
 
@@ -248,7 +167,7 @@ extern "C" {
 aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
   return GuardedCall([&] {
     if (modelPath == nullptr) return NullArgument("modelPath");
-    return Load(ModelSource{modelPath, {}}, modelId, {});
+    return Load(ModelArg{modelPath, {}}, modelId, {});
   });
 }
 
@@ -258,9 +177,7 @@ aclError aclmdlLoadFromMem(const void* model, size_t modelSize,
     if (model == nullptr || modelSize == 0) {
       return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
     }
-    const ModelSource source{
-        nullptr, std::string_view(static_cast<const char*>(model), modelSize)};
-    return Load(source, modelId, {});
+    return Load(InMemory(model, modelSize), modelId, {});
   });
 }
 
@@ -269,7 +186,7 @@ aclError aclmdlLoadFromFileWithMem(const char* modelPath, uint32_t* modelId,
                                    void* weightPtr, size_t weightSize) {
   return GuardedCall([&] {
     if (modelPath == nullptr) return NullArgument("modelPath");
-    return Load(ModelSource{modelPath, {}}, modelId,
+    return Load(ModelArg{modelPath, {}}, modelId,
                 CallerMemory{workPtr, workSize, weightPtr, weightSize});
   });
 }
@@ -282,9 +199,7 @@ aclError aclmdlLoadFromMemWithMem(const void* model, size_t modelSize,
     if (model == nullptr || modelSize == 0) {
       return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
     }
-    const ModelSource source{
-        nullptr, std::string_view(static_cast<const char*>(model), modelSize)};
-    return Load(source, modelId,
+    return Load(InMemory(model, modelSize), modelId,
                 CallerMemory{workPtr, workSize, weightPtr, weightSize});
   });
 }
@@ -293,7 +208,7 @@ aclError aclmdlQuerySize(const char* fileName, size_t* workSize,
                          size_t* weightSize) {
   return GuardedCall([&] {
     if (fileName == nullptr) return NullArgument("fileName");
-    return QuerySize(ModelSource{fileName, {}}, workSize, weightSize);
+    return QuerySize(ModelArg{fileName, {}}, workSize, weightSize);
   });
 }
 
@@ -303,9 +218,7 @@ aclError aclmdlQuerySizeFromMem(const void* model, size_t modelSize,
     if (model == nullptr || modelSize == 0) {
       return Fail(ACL_ERROR_INVALID_PARAM, "model is NULL or modelSize is 0");
     }
-    const ModelSource source{
-        nullptr, std::string_view(static_cast<const char*>(model), modelSize)};
-    return QuerySize(source, workSize, weightSize);
+    return QuerySize(InMemory(model, modelSize), workSize, weightSize);
   });
 }
 

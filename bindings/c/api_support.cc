@@ -1,6 +1,5 @@
 #include "api_support.h"
 
-#include "absl/strings/cord.h"
 #include "base/error_kind.h"
 
 namespace acldump::capi {
@@ -137,17 +136,5 @@ aclError FailFromException(std::exception_ptr error) noexcept {
 }
 
 const char* RecentError() { return recent_error.c_str(); }
-
-absl::Status WithContext(const absl::Status& status, std::string_view context) {
-  if (status.ok()) return status;
-  const absl::string_view message = status.message();
-  absl::Status out(status.code(),
-                   std::string(context) + ": " +
-                       std::string(message.data(), message.size()));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-    out.SetPayload(url, payload);
-  });
-  return out;
-}
 
 }  // namespace acldump::capi

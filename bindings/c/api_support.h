@@ -42,10 +42,6 @@ aclError FailAclInit(const absl::Status& status);
 aclError NullArgument(std::string_view name);
 const char* RecentError();
 
-// Prefixes a failed status's message with `context`, keeping its code and
-// payloads (the error kind the C ABI maps to a code).
-absl::Status WithContext(const absl::Status& status, std::string_view context);
-
 // Records the exception that escaped an entry point and returns its code:
 // ACL_ERROR_BAD_ALLOC for std::bad_alloc, ACL_ERROR_INTERNAL_ERROR otherwise.
 aclError FailFromException(std::exception_ptr error) noexcept;

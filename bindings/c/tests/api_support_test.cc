@@ -1,4 +1,4 @@
-// The status -> aclError conversion: kinds, lifecycle errors, and aclInit's
+// The status -> aclError conversion: every kind, and aclInit's
 // own reading of text that is not JSON.
 #include "bindings/c/api_support.h"
 
@@ -40,12 +40,22 @@ TEST(ApiSupportTest, OutOfMemoryIsBadAlloc) {
   EXPECT_STREQ(RecentError(), "internal error: x");
 }
 
-TEST(ApiSupportTest, WithContextKeepsTheKind) {
-  const absl::Status status =
-      WithContext(Tagged(ErrorKind::kModelInputNotMatch), "aclmdlExecuteAsync");
-  EXPECT_EQ(status.message(), "aclmdlExecuteAsync: acl.json: not JSON");
-  EXPECT_EQ(KindOf(status), ErrorKind::kModelInputNotMatch);
-  EXPECT_TRUE(WithContext(absl::OkStatus(), "x").ok());
+TEST(ApiSupportTest, EveryKindHasItsOwnCode) {
+  // No kind falls through to the caller's fallback (-1 here).
+  for (int k = static_cast<int>(ErrorKind::kInvalidFile);
+       k <= static_cast<int>(kLastErrorKind); ++k) {
+    EXPECT_NE(FailWith(Tagged(static_cast<ErrorKind>(k)), -1), -1) << k;
+  }
+  EXPECT_EQ(FailWith(Tagged(ErrorKind::kDumpNotInitialized), -1),
+            ACL_ERROR_DUMP_NOT_RUN);
+  EXPECT_EQ(FailWith(Tagged(ErrorKind::kDumpAlreadyInitialized), -1),
+            ACL_ERROR_REPEAT_INITIALIZE);
+  EXPECT_EQ(FailWith(Tagged(ErrorKind::kRtContextNull), -1),
+            ACL_ERROR_RT_CONTEXT_NULL);
+  EXPECT_EQ(FailWith(Tagged(ErrorKind::kModelParamInvalid), -1),
+            ACL_ERROR_GE_PARAM_INVALID);
+  EXPECT_EQ(Translate(absl::OkStatus()), ACL_SUCCESS);
+  EXPECT_EQ(Translate(absl::DataLossError("x")), ACL_ERROR_FAILURE);
 }
 
 }  // namespace
