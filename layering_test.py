@@ -22,6 +22,16 @@ ALLOWED = {
     "tools": {"base", "kernels", "runtime", "dump/format", "dump", "bindings",
               "acl", "tools"},
 }
+# The C ABI only translates: of the runtime it sees the loader, the loaded
+# model and what it is described with, single-op execution and the host
+# runtime, never the internals (model file, passes, memory plan, converter).
+C_ABI_RUNTIME_HEADERS = {
+    "runtime/model_loader.h", "runtime/model_registry.h",
+    "runtime/geared_model.h", "runtime/compiled_model.h", "runtime/graph.h",
+    "runtime/single_op.h",
+}
+C_ABI_RUNTIME_PREFIXES = ("runtime/host/",)
+
 OURS = ("base/", "kernels/", "runtime/", "dump/", "bindings/", "tools/",
         "bench/", "fuzz/", "acl/")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -63,6 +73,12 @@ def violations(root):
         if layer_of(include) not in ALLOWED[package]:
           found.append(f"{relative}: #include \"{include}\" points up "
                        f"from {package}")
+        elif (package == "bindings/c" and include.startswith("runtime/") and
+              include not in C_ABI_RUNTIME_HEADERS and
+              not include.startswith(C_ABI_RUNTIME_PREFIXES)):
+          found.append(f"{relative}: #include \"{include}\" reaches into "
+                       f"the runtime's internals (the C ABI goes through "
+                       f"runtime/model_loader.h)")
   return found
 
 
@@ -83,7 +99,15 @@ class LayeringTest(unittest.TestCase):
       os.makedirs(os.path.join(root, "dump", "format"))
       with open(os.path.join(root, "dump", "format", "bad.h"), "w") as f:
         f.write('#include "runtime/graph.h"\n#include "kernels/dtype.h"\n')
+      os.makedirs(os.path.join(root, "bindings", "c"))
+      with open(os.path.join(root, "bindings", "c", "bad.cc"), "w") as f:
+        f.write('#include "runtime/model_file.h"\n'
+                '#include "runtime/model_loader.h"\n'
+                '#include "runtime/host/stream.h"\n')
       self.assertEqual(sorted(violations(root)), [
+          'bindings/c/bad.cc: #include "runtime/model_file.h" reaches into '
+          'the runtime\'s internals (the C ABI goes through '
+          'runtime/model_loader.h)',
           'dump/format/bad.h: #include "runtime/graph.h" points up from '
           'dump/format',
           'kernels/bad.cc: #include "dump/writer.h" points up from kernels',

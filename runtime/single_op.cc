@@ -3,6 +3,7 @@
 #include "base/error_kind.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "kernels/ops.h"
 
 namespace acldump {
 
@@ -117,6 +118,11 @@ absl::Status ExecuteSingleOp(const OpRegistry& registry,
         NodeEvent{step, 0, call.inputs, call.outputs, workspace_view});
   if (observer != nullptr) return observer->EndIteration(0);
   return absl::OkStatus();
+}
+
+absl::Status ExecuteSingleOp(const SingleOpCall& call,
+                             ExecutionObserver* observer) {
+  return ExecuteSingleOp(BuiltinOps(), call, observer);
 }
 
 }  // namespace acldump

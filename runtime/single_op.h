@@ -31,6 +31,9 @@ struct SingleOpCall {
 absl::Status ExecuteSingleOp(const OpRegistry& registry,
                              const SingleOpCall& call,
                              ExecutionObserver* observer);
+// The same with the built-in operators (what the C ABI runs).
+absl::Status ExecuteSingleOp(const SingleOpCall& call,
+                             ExecutionObserver* observer);
 
 }  // namespace acldump
 

@@ -7,7 +7,6 @@
 #include "api_support.h"
 #include "base/strings.h"
 #include "dump/op_args_recorder.h"
-#include "kernels/ops.h"
 #include "library.h"
 #include "runtime/single_op.h"
 
@@ -310,7 +309,7 @@ aclError aclopExecuteV2(const char* opType, int numInputs,
     call.outputs = out_views;
     std::shared_ptr<ExecutionObserver> observer =
         state->dump.SingleOpObserver(state->runtime.CurrentDevice());
-    absl::Status status = ExecuteSingleOp(BuiltinOps(), call, observer.get());
+    absl::Status status = ExecuteSingleOp(call, observer.get());
     dump::OpArgsRecorder& args_dump = dump::GlobalOpArgsRecorder();
     if (args_dump.active()) {
       dump::OpArgs args;
