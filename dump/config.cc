@@ -12,6 +12,7 @@
 #include "dump/config_rules.h"
 #include "dump/config_schema.h"
 #include "dump/json_tree.h"
+#include "dump/payload.h"
 
 namespace acldump::dump {
 namespace {
@@ -354,14 +355,23 @@ std::string ModesText(DumpMode mode) {
   return "";
 }
 
+}  // namespace
+
+const PayloadKind& DumpConfig::payload() const {
+  return data != nullptr ? *data : DefaultPayload();
+}
+
+namespace {
+
 std::string DataText(const DumpConfig& config) {
-  if (config.data != DumpData::kStats) return "tensor";
+  const PayloadKind& payload = config.payload();
+  if (!payload.takes_stats_columns) return std::string(payload.name);
   std::vector<std::string_view> names;
   for (StatColumn column : config.stats) {
     names.push_back(StatColumnConfigName(column));
   }
-  return names.empty() ? "stats (default columns)"
-                       : StrCat("stats (", StrJoin(names, ", "), ")");
+  return names.empty() ? StrCat(payload.name, " (default columns)")
+                       : StrCat(payload.name, " (", StrJoin(names, ", "), ")");
 }
 
 std::string ModelsText(const DumpConfig& config) {
@@ -397,15 +407,15 @@ std::string DescribeWatcher(const DumpConfig& config) {
       layers.insert(layers.end(), entry.layers->begin(), entry.layers->end());
     }
   }
-  return StrCat("watcher dump of the outputs of ", StrJoin(watched, ", "),
-                " after ",
-                every_operator ? std::string("every operator")
-                               : StrCat("each of ", StrJoin(layers, ", ")),
-                " runs and after each watcher node runs, ", DataText(config), ", ",
-                config.steps ? StrCat("steps ", config.steps->ToString())
-                             : std::string("every step"),
-                ", into ", config.dump_path_resolved,
-                config.layout == DumpLayout::kPacked ? " (packed layout)" : "");
+  return StrCat(
+      "watcher dump of the outputs of ", StrJoin(watched, ", "), " after ",
+      every_operator ? std::string("every operator")
+                     : StrCat("each of ", StrJoin(layers, ", ")),
+      " runs and after each watcher node runs, ", DataText(config), ", ",
+      config.steps ? StrCat("steps ", config.steps->ToString())
+                   : std::string("every step"),
+      ", into ", config.dump_path_resolved,
+      config.layout == DumpLayout::kPacked ? " (packed layout)" : "");
 }
 
 std::string DescribeException(const DumpConfig& config) {

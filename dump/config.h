@@ -49,7 +49,7 @@
 namespace acldump::dump {
 
 enum class DumpMode { kInput, kOutput, kAll };
-enum class DumpData { kTensor, kStats };
+struct PayloadKind;  // dump/payload.h
 // dump_layout (acldump's own key): one file per record as the SDK writes
 // them, or each folder's records packed into one file (dump/format/pack.h).
 enum class DumpLayout { kSdk, kPacked };
@@ -138,7 +138,9 @@ struct DumpConfig {
   DumpMode mode = DumpMode::kOutput;
   DumpLevel level = DumpLevel::kAll;
   std::optional<StepSet> steps;  // unset = every iteration
-  DumpData data = DumpData::kTensor;
+  // dump_data: what each record's file holds (null until parsed: the
+  // default); read it through payload().
+  const PayloadKind* data = nullptr;
   DumpLayout layout = DumpLayout::kSdk;
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
@@ -148,6 +150,9 @@ struct DumpConfig {
   // a config that selects nothing, an empty file, filters that have no
   // effect, ...
   std::vector<std::string> warnings;
+
+  // The payload dump_data names (the default, tensors, when not given).
+  const PayloadKind& payload() const;
 
   // Anything to dump at all (a config that selects nothing is valid and does
   // nothing).

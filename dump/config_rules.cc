@@ -6,6 +6,7 @@
 #include "base/strings.h"
 #include "base/text.h"
 #include "dump/config_path.h"
+#include "dump/payload.h"
 
 namespace acldump::dump::config_internal {
 namespace {
@@ -237,10 +238,19 @@ absl::Status CheckStats(const CheckContext& c) {
                    "is empty; list statistics such as [\"Max\", \"Min\"], or "
                    "remove dump_stats for the default columns");
   }
-  if (c.Text("dump_data") != "stats") {
+  const PayloadKind* data = FindPayload(c.Text("dump_data"));
+  if (data == nullptr || !data->takes_stats_columns) {
+    // The payloads whose files are statistics: "\"stats\"".
+    std::vector<std::string> takers;
+    for (const PayloadKind* kind : Payloads()) {
+      if (kind->takes_stats_columns) {
+        takers.push_back(StrCat("\"", kind->name, "\""));
+      }
+    }
     return c.Error("dump.dump_stats",
-                   "needs \"dump_data\": \"stats\"; set dump_data to 'stats' "
-                   "or remove dump_stats");
+                   StrCat("needs \"dump_data\": ", StrJoin(takers, " or "),
+                          "; set dump_data to ", StrJoin(takers, " or "),
+                          " or remove dump_stats"));
   }
   return absl::OkStatus();
 }

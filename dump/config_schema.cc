@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
+#include "dump/payload.h"
 
 namespace acldump::dump::config_internal {
 
@@ -31,7 +32,12 @@ constexpr size_t kNumStringKeys = 10;
 constexpr size_t kMaxUnknownKeyWarnings = 20;
 
 const std::vector<std::string_view> kModes = {"input", "output", "all"};
-const std::vector<std::string_view> kDataKinds = {"tensor", "stats"};
+// dump_data: the registered payloads.
+const std::vector<std::string_view> kDataKinds = [] {
+  std::vector<std::string_view> names;
+  for (const PayloadKind* kind : Payloads()) names.push_back(kind->name);
+  return names;
+}();
 const std::vector<std::string_view> kSwitches = {"on", "off"};
 const std::vector<std::string_view> kLevels = {"op", "kernel", "all"};
 // acldump's own key (not the SDK's): one file per record, or packed.
@@ -339,7 +345,7 @@ void StoreEnum(std::string_view key, std::string_view value,
                   : value == "output" ? DumpMode::kOutput
                                       : DumpMode::kAll;
   } else if (key == "dump_data") {
-    config.data = value == "stats" ? DumpData::kStats : DumpData::kTensor;
+    config.data = FindPayload(value);
   } else if (key == "dump_layout") {
     config.layout = value == "packed" ? DumpLayout::kPacked : DumpLayout::kSdk;
   } else if (key == "dump_op_switch") {

@@ -15,6 +15,7 @@
 
 #include "base/error_kind.h"
 #include "base/strings.h"
+#include "dump/payload.h"
 
 namespace acldump::dump {
 namespace {
@@ -242,7 +243,7 @@ TEST_F(SeedExamplesTest, ModelDump) {
   EXPECT_EQ(config->dump_path_resolved, dir_ + "/output");
   EXPECT_EQ(config->mode, DumpMode::kOutput);
   EXPECT_FALSE(config->op_switch);
-  EXPECT_EQ(config->data, DumpData::kTensor);
+  EXPECT_EQ(&config->payload(), &kTensorPayload);
   EXPECT_FALSE(config->steps.has_value());
   EXPECT_TRUE(config->stats.empty());
   EXPECT_NE(config->scene, DumpScene::kException);
@@ -334,7 +335,7 @@ TEST(ParseDumpConfigTest, ModesDataStepsAndStats) {
       "dump_step": "10|0|3-5", "dump_list": [{"layer": ["conv1"]}]})");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->mode, DumpMode::kAll);
-  EXPECT_EQ(config->data, DumpData::kStats);
+  EXPECT_EQ(&config->payload(), &kStatsPayload);
   // Config order, duplicates dropped.
   EXPECT_THAT(config->stats, ElementsAre(StatColumn::kPositiveInf,
                                          StatColumn::kMax, StatColumn::kAvg));

@@ -113,7 +113,7 @@ Attachment MakeOverflowObserver(std::shared_ptr<DumpSession> session,
                                 const ModelIdentity& identity) {
   // The operator's file always holds full tensors: they are what an overflow
   // is analysed with.
-  std::unique_ptr<const Payload> payload = MakeTensorPayload();
+  std::unique_ptr<const Payload> payload = kTensorPayload.make({});
   const std::string directory =
       ModelFolder(identity.device_id, model.graph().name, identity.model_id);
   std::vector<OverflowObserver::Target> targets(model.steps().size());

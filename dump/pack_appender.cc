@@ -103,7 +103,7 @@ absl::Status PackAppender::AppendRecords(const FolderTree::Folder& folder,
   for (size_t i = 0; i < files.size(); ++i) {
     std::string& name = names_[i];
     name.assign(files[i].name);
-    name.append(files[i].suffix);
+    name.append(files[i].suffix());
     // Named as the SDK layout names files: a name too long for a file is its
     // path's hash, recorded in the folder's mapping.csv (before the record,
     // so no record is ever without its mapping).
@@ -173,8 +173,8 @@ void PackAppender::AppendRun(std::span<const RenderedFile> files,
     for (absl::Status& result : results) result = folder.status();
     return;
   }
-  // Stats records are CSVs (".csv"); everything else is a dump file.
-  const bool stats = files[0].suffix == ".csv";
+  // Stats CSVs go to the folder's statistic.csv, dump files to its pack.
+  const bool stats = files[0].form == RecordFile::kStatsCsv;
   auto append = [&](std::span<const RenderedFile> part) {
     return stats ? AppendStatsRows(*folder, part)
                  : AppendRecords(*folder, part);
@@ -193,7 +193,7 @@ void PackAppender::AppendRun(std::span<const RenderedFile> files,
   // Failures name the record as its own file would be named.
   for (size_t i = 0; i < files.size(); ++i) {
     if (!results[i].ok()) {
-      paths[i] = StrCat(folder->path, "/", files[i].name, files[i].suffix);
+      paths[i] = StrCat(folder->path, "/", files[i].name, files[i].suffix());
     }
   }
 }
@@ -207,11 +207,11 @@ void PackAppender::AppendBatch(std::span<const RenderedFile> files,
       ++begin;
       continue;
     }
-    const bool stats = files[begin].suffix == ".csv";
+    const RecordFile form = files[begin].form;
     size_t end = begin + 1;
     while (end < files.size() && results[end].ok() &&
            files[end].directory == files[begin].directory &&
-           (files[end].suffix == ".csv") == stats) {
+           files[end].form == form) {
       ++end;
     }
     AppendRun(files.subspan(begin, end - begin),

@@ -56,7 +56,7 @@ class RecordRenderer final : public JobRenderer {
     file.directory = StrCat("0/m/1/", job.iteration);
     file.name = RecordName(i);
     if (job.timestamp_us == 1) {  // a stats record
-      file.suffix = ".csv";
+      file.form = RecordFile::kStatsCsv;
       file.head = StatsCsv(i);
     } else {
       file.head = Content(i);

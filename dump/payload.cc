@@ -2,14 +2,19 @@
 
 namespace acldump::dump {
 
-std::unique_ptr<const Payload> MakePayload(const DumpConfig& config) {
-  switch (config.data) {
-    case DumpData::kTensor:
-      return MakeTensorPayload();
-    case DumpData::kStats:
-      return MakeStatsPayload(config);
+std::span<const PayloadKind* const> Payloads() {
+  // The registration: one entry per payload, the default first.
+  static const PayloadKind* const kAll[] = {&kTensorPayload, &kStatsPayload};
+  return kAll;
+}
+
+const PayloadKind& DefaultPayload() { return *Payloads().front(); }
+
+const PayloadKind* FindPayload(std::string_view name) {
+  for (const PayloadKind* kind : Payloads()) {
+    if (kind->name == name) return kind;
   }
-  return MakeTensorPayload();
+  return nullptr;
 }
 
 }  // namespace acldump::dump

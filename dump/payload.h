@@ -1,15 +1,22 @@
-// What a dump record's file holds, chosen once per session: full tensors
-// (dump_data tensor) or statistics (dump_data stats). Observers fill jobs
-// through this interface without knowing which; adding a payload is one new
-// file plus one line in MakePayload.
+// What a dump record's file holds: full tensors (dump_data "tensor"),
+// statistics ("stats"), ... Each payload is one file that defines its
+// PayloadKind: its dump_data value, the file form its records take, what the
+// plan preview estimates for it, and how to make it. payloads.cc lists them;
+// the config's accepted values, the plan preview, the packed layout and the
+// readers all ask the kind, so a new payload is its file, its test and one
+// registration line.
 #ifndef ACLDUMP_DUMP_PAYLOAD_H_
 #define ACLDUMP_DUMP_PAYLOAD_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
 
-#include "dump/config.h"
+#include "dump/format/record_file.h"
+#include "dump/format/stat_columns.h"
 #include "dump/record.h"
 #include "dump/writer.h"
 
@@ -31,12 +38,40 @@ class Payload {
       RecordSpec spec) const = 0;
 };
 
-// The payload a config asks for.
-std::unique_ptr<const Payload> MakePayload(const DumpConfig& config);
+// What a config gives the payload it selects.
+struct PayloadOptions {
+  std::vector<StatColumn> stats;  // dump_stats; empty = the default columns
+};
 
-// Payload implementations (one file each).
-std::unique_ptr<const Payload> MakeTensorPayload();
-std::unique_ptr<const Payload> MakeStatsPayload(const DumpConfig& config);
+// A record as the plan preview sees it, before anything runs.
+struct RecordEstimate {
+  size_t tensors = 0;
+  uint64_t data_bytes = 0;    // the tensors' bytes
+  uint64_t header_bytes = 0;  // a dump file header's rough size
+};
+
+struct PayloadKind {
+  std::string_view name;  // the dump_data value
+  RecordFile file;        // the form its records take on disk
+  // dump_stats chooses its columns.
+  bool takes_stats_columns = false;
+  // Its files hold the tensors' bytes (the preview reports those apart).
+  bool holds_tensor_data = false;
+  // The plan preview's estimate of one record file's bytes.
+  uint64_t (*estimate_bytes)(const RecordEstimate& record) = nullptr;
+  std::unique_ptr<const Payload> (*make)(const PayloadOptions& options) =
+      nullptr;
+};
+
+// Every payload, the default ("tensor") first.
+std::span<const PayloadKind* const> Payloads();
+const PayloadKind& DefaultPayload();
+// The payload a dump_data value names; null for none.
+const PayloadKind* FindPayload(std::string_view name);
+
+// Each payload's kind, defined in its own file.
+extern const PayloadKind kTensorPayload;  // tensor_payload.cc
+extern const PayloadKind kStatsPayload;   // stats_payload.cc
 
 }  // namespace acldump::dump
 

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
+#include "dump/config.h"
 #include "dump/format/dump_file.h"
 #include "dump/format/stats_csv.h"
 #include "kernels/half.h"
@@ -87,13 +89,14 @@ TEST(TensorPayloadTest, HeaderFieldsAsTheSdkFillsThem) {
                                {1, -2, kInf, kNan, 0, 65504, -65504, 0.5f});
   const Tensor b = FloatTensor(DType::kBFloat16, {3}, {1.5f, -kInf, 2});
   const Tensor out = FloatTensor(DType::kInt32, {2, 2}, {1, -2, 3, 2147483520});
-  std::unique_ptr<const Payload> payload = MakeTensorPayload();
+  std::unique_ptr<const Payload> payload = kTensorPayload.make({});
   WriteJob job;
   RenderedFile file =
       Render(*payload, TwoInOneOut(a, b, out), {&a, &b, &out}, job);
   EXPECT_EQ(file.directory, "0/net/1/3");
   EXPECT_EQ(file.name, "Conv.conv1_relu_1.7.0.1700000000123456");
-  EXPECT_EQ(file.suffix, "");
+  EXPECT_EQ(file.form, RecordFile::kDumpFile);
+  EXPECT_EQ(file.suffix(), "");
 
   absl::StatusOr<DumpFileContents> parsed = ParseDumpFile(Bytes(file));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -159,12 +162,11 @@ TEST(StatsPayloadTest, EveryTensorKindAndNanInfCase) {
     spec.tensors.push_back({i < 2, static_cast<uint32_t>(i < 2 ? i : i - 2),
                             tensors[i]->info(), "op"});
   }
-  DumpConfig config;
-  config.data = DumpData::kStats;
-  std::unique_ptr<const Payload> payload = MakeStatsPayload(config);
+  std::unique_ptr<const Payload> payload = kStatsPayload.make({});
   WriteJob job;
   RenderedFile file = Render(*payload, spec, tensors, job);
-  EXPECT_EQ(file.suffix, ".csv");
+  EXPECT_EQ(file.form, RecordFile::kStatsCsv);
+  EXPECT_EQ(file.suffix(), ".csv");
   EXPECT_EQ(file.head,
             std::string(kDefaultStatsCsvHeader) + "\n" +
                 "Input,0,20,DT_FLOAT,ND,5,inf,-inf,nan,5,1,1,1\n"
@@ -178,13 +180,32 @@ TEST(StatsPayloadTest, EveryTensorKindAndNanInfCase) {
 
 TEST(PayloadTest, TheConfigChoosesThePayloadOnce) {
   DumpConfig config;
-  config.data = DumpData::kStats;
+  config.data = FindPayload("stats");
   RecordSpec spec;
   spec.tensors = {{false, 0, TensorInfo{DType::kFloat32, Shape({256})}, ""}};
   // Stats jobs hold a summary per tensor, tensor jobs the bytes.
-  EXPECT_LT(MakePayload(config)->JobBytes(spec), 256 * 4u);
-  config.data = DumpData::kTensor;
-  EXPECT_EQ(MakePayload(config)->JobBytes(spec), 256 * 4u + 8);
+  EXPECT_LT(config.payload().make({})->JobBytes(spec), 256 * 4u);
+  config.data = nullptr;  // not given: tensors
+  EXPECT_EQ(&config.payload(), &kTensorPayload);
+  EXPECT_EQ(config.payload().make({})->JobBytes(spec), 256 * 4u + 8);
+}
+
+TEST(PayloadTest, EveryPayloadIsRegisteredOnceAndComplete) {
+  EXPECT_EQ(&DefaultPayload(), &kTensorPayload);
+  std::set<std::string_view> names;
+  for (const PayloadKind* kind : Payloads()) {
+    SCOPED_TRACE(kind->name);
+    EXPECT_TRUE(names.insert(kind->name).second);
+    EXPECT_EQ(FindPayload(kind->name), kind);
+    ASSERT_NE(kind->make, nullptr);
+    ASSERT_NE(kind->estimate_bytes, nullptr);
+    EXPECT_NE(kind->make({}), nullptr);
+    // A record's estimate grows with its tensors.
+    EXPECT_LT(kind->estimate_bytes({1, 4, 100}),
+              kind->estimate_bytes({4, 400, 100}));
+  }
+  EXPECT_EQ(FindPayload("histogram_of_nothing"), nullptr);
+  EXPECT_EQ(FindPayload(""), nullptr);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ int32_t FormatOf(const TensorInfo& info) {
   return info.shape.rank() == 4 ? kFormatNchw : kFormatNd;
 }
 
-void RecordSpec::Place(const WriteJob& job, std::string_view suffix,
+void RecordSpec::Place(const WriteJob& job, RecordFile form,
                        RenderedFile& file) const {
   // Appended, not assigned: the writer's strings keep their capacity.
   file.directory.assign(directory);
@@ -25,7 +25,7 @@ void RecordSpec::Place(const WriteJob& job, std::string_view suffix,
       file.name, op_type, op_name,
       task_id_from_job ? static_cast<uint32_t>(job.sequence) : task_id,
       /*stream_id=*/0, job.timestamp_us);
-  file.suffix.assign(suffix);
+  file.form = form;
 }
 
 std::vector<uint32_t> PresentInputs(const StepInfo& step) {

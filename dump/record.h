@@ -39,9 +39,8 @@ struct RecordSpec {
   std::vector<std::pair<std::string, std::string>> attrs;
 
   // "{directory}/{iteration}" and "{op_type}.{op_name}.{task}.0.{time}" of a
-  // job, with `suffix` appended to the name.
-  void Place(const WriteJob& job, std::string_view suffix,
-             RenderedFile& file) const;
+  // job, as a file of `form`.
+  void Place(const WriteJob& job, RecordFile form, RenderedFile& file) const;
 };
 
 // The input slots of a step that hold tensors (absent optional inputs are

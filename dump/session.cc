@@ -64,7 +64,7 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
     // Fixed now, created with the first file.
     writer.time_base = DumpTimeFolderName(std::time(nullptr));
   }
-  session->payload_ = MakePayload(config);
+  session->payload_ = config.payload().make(PayloadOptions{config.stats});
   session->config_ = std::move(config);
   try {
     session->writer_ = std::make_unique<DumpWriter>(std::move(writer));

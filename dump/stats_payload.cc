@@ -37,7 +37,7 @@ class StatsRecordRenderer final : public JobRenderer {
   }
 
   absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
-    spec_.Place(job, ".csv", file);
+    spec_.Place(job, RecordFile::kStatsCsv, file);
     if (job.used != rows_.size() * sizeof(TensorStats)) {
       return absl::InternalError("stats job does not match its rows");
     }
@@ -86,10 +86,23 @@ class StatsPayload final : public Payload {
   const std::vector<StatColumn> columns_;
 };
 
+std::unique_ptr<const Payload> MakeStatsPayload(const PayloadOptions& options) {
+  return std::make_unique<StatsPayload>(options.stats);
+}
+
+// The CSV header, then a row per tensor.
+uint64_t EstimateStatsCsv(const RecordEstimate& record) {
+  return 160 + 110 * record.tensors;
+}
+
 }  // namespace
 
-std::unique_ptr<const Payload> MakeStatsPayload(const DumpConfig& config) {
-  return std::make_unique<StatsPayload>(config.stats);
-}
+const PayloadKind kStatsPayload = {
+    .name = "stats",
+    .file = RecordFile::kStatsCsv,
+    .takes_stats_columns = true,
+    .estimate_bytes = EstimateStatsCsv,
+    .make = MakeStatsPayload,
+};
 
 }  // namespace acldump::dump

@@ -64,7 +64,7 @@ class TensorRecordRenderer final : public JobRenderer {
   }
 
   absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
-    spec_.Place(job, "", file);
+    spec_.Place(job, RecordFile::kDumpFile, file);
     const std::byte* data = job.buffer.data();
     const size_t addresses = sizes_.size() * sizeof(uint64_t);
     size_t offset = addresses;
@@ -129,10 +129,23 @@ class TensorPayload final : public Payload {
   }
 };
 
-}  // namespace
-
-std::unique_ptr<const Payload> MakeTensorPayload() {
+std::unique_ptr<const Payload> MakeTensorPayload(const PayloadOptions&) {
   return std::make_unique<TensorPayload>();
 }
+
+// A header, then the tensors.
+uint64_t EstimateDumpFile(const RecordEstimate& record) {
+  return record.header_bytes + record.data_bytes;
+}
+
+}  // namespace
+
+const PayloadKind kTensorPayload = {
+    .name = "tensor",
+    .file = RecordFile::kDumpFile,
+    .holds_tensor_data = true,
+    .estimate_bytes = EstimateDumpFile,
+    .make = MakeTensorPayload,
+};
 
 }  // namespace acldump::dump

@@ -265,7 +265,7 @@ std::string DumpWriter::IntendedPath(const RenderedFile& file) const {
         tree_.time_folder().empty() ? options_.time_base : tree_.time_folder());
   }
   if (!file.directory.empty()) StrAppend(path, "/", file.directory);
-  StrAppend(path, "/", file.name, file.suffix);
+  StrAppend(path, "/", file.name, file.suffix());
   return path;
 }
 
@@ -278,7 +278,7 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     RenderedFile& file = rendered_[i];
     file.directory.clear();
     file.name.clear();
-    file.suffix.clear();
+    file.form = RecordFile::kDumpFile;
     file.head.clear();
     file.payloads.clear();
     file.mode = 0640;
@@ -334,7 +334,7 @@ absl::Status DumpWriter::WriteFile(const RenderedFile& file,
 absl::Status DumpWriter::WriteInto(const FolderTree::Folder& folder,
                                    const RenderedFile& file,
                                    std::string* final_path) {
-  std::string name = StrCat(file.name, file.suffix);
+  std::string name = StrCat(file.name, file.suffix());
   *final_path = StrCat(folder.path, "/", name);
   ASSIGN_OR_RETURN(int fd, fs_.CreateFileAt(folder.fd, file.mode, *final_path));
   iovecs_.clear();

@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "dump/file_system.h"
 #include "dump/folder_tree.h"
+#include "dump/format/record_file.h"
 #include "kernels/tensor.h"
 
 namespace acldump::dump {
@@ -36,16 +37,19 @@ struct RenderedFile {
   // Relative to the writer's base (its time folder, or its root without one):
   // "0/resnet/1/3"; "" = the base itself.
   std::string directory;
-  // Final file name is `name` + `suffix`; a name too long for the file system
+  // Final file name is `name` + suffix(); a name too long for the file system
   // is written as its hash, recorded in the folder's mapping.csv.
   std::string name;
-  std::string suffix;
+  // The file's form (what the packed layout appends it to, its suffix).
+  RecordFile form = RecordFile::kDumpFile;
   // Bytes written first (the dump file's 8-byte header length and header, or a
   // whole CSV text).
   std::string head;
   // Then these (views into the job's buffer).
   std::vector<std::string_view> payloads;
   int mode = 0640;
+
+  std::string_view suffix() const { return RecordFileSuffix(form); }
 };
 
 // Turns a job into a file. Runs on the writer thread; lives while jobs refer to

@@ -25,8 +25,7 @@ class SequenceRenderer final : public JobRenderer {
  public:
   absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
     file.directory = "";
-    file.name = StrCat("job", job.sequence);
-    file.suffix = ".bin";
+    file.name = StrCat("job", job.sequence, ".bin");
     file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
                                job.used);
     return absl::OkStatus();

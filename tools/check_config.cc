@@ -10,6 +10,8 @@
 #include "base/text.h"
 #include "dump/config.h"
 #include "dump/format/dump_names.h"
+#include "dump/format/record_file.h"
+#include "dump/payload.h"
 #include "dump/policy.h"
 #include "nlohmann/json.hpp"
 #include "runtime/gears.h"
@@ -143,7 +145,8 @@ void AddPlanRow(PlanRow row, uint64_t tensor_bytes, ModelPlan& mp) {
 }
 
 // A graph input is dumped as the output of its Data op.
-PlanRow DataRow(const Graph& graph, int g, const StepInfo& step, bool stats) {
+PlanRow DataRow(const Graph& graph, int g, const StepInfo& step,
+                const dump::PayloadKind& payload) {
   const TensorInfo& info = graph.inputs[g].info;
   PlanRow row;
   row.task = step.task_id;
@@ -151,14 +154,14 @@ PlanRow DataRow(const Graph& graph, int g, const StepInfo& step, bool stats) {
   row.type = "Data";
   row.dumps = "output (graph input)";
   row.tensors = {ShapeText(info)};
-  row.bytes = stats ? 250 : info.ByteSize() + 80;
+  row.bytes = payload.estimate_bytes({1, info.ByteSize(), 80});
   return row;
 }
 
 // The row of a step that dumps inputs, outputs or both; `data` is set to
 // the bytes of its tensors.
-PlanRow StepRow(const StepInfo& step, bool inputs, bool outputs, bool stats,
-                uint64_t& data) {
+PlanRow StepRow(const StepInfo& step, bool inputs, bool outputs,
+                const dump::PayloadKind& payload, uint64_t& data) {
   size_t tensors = 0;
   data = 0;
   PlanRow row;
@@ -184,7 +187,7 @@ PlanRow StepRow(const StepInfo& step, bool inputs, bool outputs, bool stats,
   row.dumps =
       inputs && outputs ? "inputs+outputs" : (inputs ? "inputs" : "outputs");
   row.bytes =
-      stats ? 160 + 110 * tensors : data + HeaderEstimate(step, tensors);
+      payload.estimate_bytes({tensors, data, HeaderEstimate(step, tensors)});
   return row;
 }
 
@@ -193,20 +196,22 @@ PlanRow StepRow(const StepInfo& step, bool inputs, bool outputs, bool stats,
 void AddPlanRows(const dump::DumpConfig& config, const CompiledModel& model,
                  const dump::DumpPlan& plan, ModelPlan& mp) {
   const Graph& graph = model.graph();
-  const bool stats = config.data == dump::DumpData::kStats;
+  const dump::PayloadKind& payload = config.payload();
+  // Tensor bytes are reported apart only where the files hold them.
+  const uint64_t tensor_share = payload.holds_tensor_data ? 1 : 0;
   std::set<int> data_ops;
   for (size_t s = 0; s < model.steps().size(); ++s) {
     const StepInfo& step = model.steps()[s];
     for (int g : plan.data_inputs[s]) {
       if (!data_ops.insert(g).second) continue;
-      AddPlanRow(DataRow(graph, g, step, stats),
-                 stats ? 0 : graph.inputs[g].info.ByteSize(), mp);
+      AddPlanRow(DataRow(graph, g, step, payload),
+                 tensor_share * graph.inputs[g].info.ByteSize(), mp);
     }
     if (!plan.dump_inputs[s] && !plan.dump_outputs[s]) continue;
     uint64_t data = 0;
     PlanRow row =
-        StepRow(step, plan.dump_inputs[s], plan.dump_outputs[s], stats, data);
-    AddPlanRow(std::move(row), stats ? 0 : data, mp);
+        StepRow(step, plan.dump_inputs[s], plan.dump_outputs[s], payload, data);
+    AddPlanRow(std::move(row), tensor_share * data, mp);
   }
 }
 
@@ -241,23 +246,24 @@ void AddWatcherRows(const dump::DumpConfig& config, const CompiledModel& model,
                      model.graph().name, "/{model id}/{iteration}/");
   mp.iterations = config.steps ? StrCat("steps ", config.steps->ToString())
                                : std::string("every iteration");
-  const bool stats = config.data == dump::DumpData::kStats;
+  const dump::PayloadKind& payload = config.payload();
+  const uint64_t tensor_share = payload.holds_tensor_data ? 1 : 0;
   const std::vector<StepInfo>& steps = model.steps();
   std::vector<std::pair<PlanRow, uint64_t>> rows;
   for (uint32_t w : plan.watchers) {
     uint64_t data = 0;
-    PlanRow row = StepRow(steps[w], false, true, stats, data);
-    rows.emplace_back(std::move(row), stats ? 0 : data);
+    PlanRow row = StepRow(steps[w], false, true, payload, data);
+    rows.emplace_back(std::move(row), tensor_share * data);
   }
   for (uint32_t layer : plan.layers) {
     for (uint32_t w : plan.watchers) {
       uint64_t data = 0;
-      PlanRow row = StepRow(steps[w], false, true, stats, data);
+      PlanRow row = StepRow(steps[w], false, true, payload, data);
       row.task = layer;
       row.op = StrCat(steps[layer].name, "_To_", steps[w].name);
       row.original_names.clear();
       row.dumps = StrCat("outputs of ", steps[w].name);
-      rows.emplace_back(std::move(row), stats ? 0 : data);
+      rows.emplace_back(std::move(row), tensor_share * data);
     }
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -365,12 +371,13 @@ std::string RenderPlan(const dump::DumpConfig& config, const ModelPlan& mp) {
            row.dumps, StrJoin(row.tensors, " "), HumanBytes(row.bytes)});
     }
     out += table.Render("  ");
-    const bool stats = config.data == dump::DumpData::kStats;
+    const dump::PayloadKind& payload = config.payload();
     StrAppend(out, "  estimated per dumped iteration: ", mp.files_per_iteration,
               " files, ", HumanBytes(mp.bytes_per_iteration),
-              stats ? " of stats CSV"
-                    : StrCat(" (", HumanBytes(mp.tensor_bytes_per_iteration),
-                             " tensor data)"),
+              payload.holds_tensor_data
+                  ? StrCat(" (", HumanBytes(mp.tensor_bytes_per_iteration),
+                           " tensor data)")
+                  : StrCat(" of ", dump::RecordFileName(payload.file)),
               "\n");
   }
   if (mp.selected && !mp.gears.empty()) {
@@ -416,7 +423,7 @@ absl::StatusOr<ConfigCheck> CheckConfig(const std::string& config_path,
   // What the parser accepted but noticed: unknown keys, filters without
   // effect, a config that selects nothing, ...
   std::vector<std::string> warnings = config->warnings;
-  if (config->model_dump() && config->data == dump::DumpData::kTensor &&
+  if (config->model_dump() && config->payload().holds_tensor_data &&
       config->mode == dump::DumpMode::kAll && !config->steps) {
     bool whole_model = false;
     for (const auto& entry : config->dump_list) whole_model |= !entry.layers;

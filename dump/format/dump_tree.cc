@@ -14,6 +14,7 @@
 #include "dump/format/dump_names.h"
 #include "dump/format/merged_stats.h"
 #include "dump/format/pack.h"
+#include "dump/format/record_file.h"
 #include "dump/format/stats_csv.h"
 
 namespace acldump::dump {
@@ -104,13 +105,12 @@ void Classify(DumpEntry& entry, const Mapping& mapping) {
   } else if (AllDigits(name)) {
     return;
   }
-  const bool csv = EndsWith(name, ".csv");
-  if (csv) name.remove_suffix(4);
-  entry.name = !csv && entry.layout == Layout::kException
+  const RecordFile form = RecordFileOfName(name, &name);
+  entry.name = form == RecordFile::kDumpFile && entry.layout == Layout::kException
                    ? ParseExceptionFileName(name)
                    : ParseDumpFileName(name);
   if (!entry.name) return;
-  if (csv) {
+  if (form == RecordFile::kStatsCsv) {
     entry.kind = EntryKind::kStats;
   } else if (name.substr(0, kOverflowPrefix.size()) == kOverflowPrefix) {
     entry.kind = EntryKind::kOverflowRecord;
