@@ -4,6 +4,23 @@
 #include <cstring>
 #include <limits>
 
+#ifndef ACLDUMP_STATS_XXHASH_
+#define ACLDUMP_STATS_XXHASH_
+// Header-only: nothing to link, nothing for a release to ship.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace acldump::dump {
+// Where each block's bytes go once its statistics are taken (the checksum).
+struct BlockSink {
+  XXH3_state_t* state = nullptr;  // null: no checksum
+  void operator()(const void* bytes, size_t size) const {
+    if (state != nullptr) XXH3_64bits_update(state, bytes, size);
+  }
+};
+}  // namespace acldump::dump
+#endif  // ACLDUMP_STATS_XXHASH_
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "dump/stats.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -73,7 +90,8 @@ struct BlockSums {
 // non-finite (so does a sum that overflows float; that block is redone
 // element by element in double, which is exact anyway).
 template <class D, class Load>
-void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
+void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
+                 const BlockSink& sink, const char* bytes, size_t width) {
   const size_t lanes = hn::Lanes(d);
   const size_t vector_end = n - n % lanes;
   auto vmax = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -109,6 +127,7 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
         AccumulateScalar(scratch, lanes, s);
       }
     }
+    sink(bytes + i * width, (block_end - i) * width);
     i = block_end;
   }
   if (vector_count > 0) {
@@ -122,19 +141,23 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch) {
   }
 }
 
-void StatsFloat32(const float* data, size_t n, TensorStats* out) {
+void StatsFloat32(const float* data, size_t n, TensorStats* out,
+                  const BlockSink* sink) {
   const hn::ScalableTag<float> d;
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
   TensorStats s;
   StatsBlocks(
-      d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch);
+      d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch, *sink,
+      reinterpret_cast<const char*>(data), sizeof(float));
   const size_t tail = n - n % hn::Lanes(d);
   AccumulateScalar(data + tail, n - tail, s);
+  (*sink)(data + tail, (n - tail) * sizeof(float));
   s.count = n;
   *out = s;
 }
 
-void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out) {
+void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out,
+                  const BlockSink* sink) {
   const hn::ScalableTag<float> d;
   const hn::Rebind<hwy::float16_t, decltype(d)> dh;
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
@@ -143,11 +166,13 @@ void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out) {
   StatsBlocks(
       d, n,
       [&](size_t i) { return hn::PromoteTo(d, hn::LoadU(dh, halves + i)); }, s,
-      scratch);
-  for (size_t i = n - n % hn::Lanes(d); i < n; ++i) {
+      scratch, *sink, reinterpret_cast<const char*>(data), sizeof(uint16_t));
+  const size_t tail = n - n % hn::Lanes(d);
+  for (size_t i = tail; i < n; ++i) {
     scratch[0] = HalfBitsToFloat(data[i]);
     AccumulateScalar(scratch, 1, s);
   }
+  (*sink)(data + tail, (n - tail) * sizeof(uint16_t));
   s.count = n;
   *out = s;
 }
@@ -209,17 +234,16 @@ TensorStats ScalarStats(const T* data, size_t n) {
   return s;
 }
 
-}  // namespace
-
-TensorStats ComputeStats(const TensorView& view) {
+TensorStats StatsOf(const TensorView& view, const BlockSink& sink) {
   const size_t n = static_cast<size_t>(view.NumElements());
   TensorStats s;
   switch (view.dtype) {
     case DType::kFloat32:
-      HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s);
+      HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s, &sink);
       return s;
     case DType::kFloat16:
-      HWY_DYNAMIC_DISPATCH(StatsFloat16)(view.as<const uint16_t>(), n, &s);
+      HWY_DYNAMIC_DISPATCH(StatsFloat16)
+      (view.as<const uint16_t>(), n, &s, &sink);
       return s;
     case DType::kBFloat16:
       return ScalarStats(view.as<const BFloat16>(), n);
@@ -241,6 +265,31 @@ TensorStats ComputeStats(const TensorView& view) {
       break;
   }
   return s;
+}
+
+// A tensor's bytes (none for an undefined one).
+size_t DataBytes(const TensorView& view) {
+  return view.dtype == DType::kUndefined ? 0 : view.ByteSize();
+}
+
+}  // namespace
+
+TensorStats ComputeStats(const TensorView& view, bool checksum) {
+  if (!checksum) return StatsOf(view, BlockSink{});
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  TensorStats s = StatsOf(view, BlockSink{&state});
+  // The scalar types were not hashed on the way: hash them now.
+  if (view.dtype != DType::kFloat32 && view.dtype != DType::kFloat16) {
+    XXH3_64bits_update(&state, view.data, DataBytes(view));
+  }
+  s.checksum = XXH3_64bits_digest(&state);
+  return s;
+}
+
+uint64_t TensorChecksum(const TensorView& view) {
+  return XXH3_64bits(view.data, DataBytes(view));
 }
 
 bool HasNonFinite(const TensorView& view) {

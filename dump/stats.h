@@ -11,7 +11,11 @@
 
 namespace acldump::dump {
 
-TensorStats ComputeStats(const TensorView& view);
+// With `checksum`, also TensorStats::checksum (XXH3-64 of the tensor's bytes),
+// hashed block by block in the same pass, while each block is in cache.
+TensorStats ComputeStats(const TensorView& view, bool checksum = false);
+// The checksum alone.
+uint64_t TensorChecksum(const TensorView& view);
 
 // True when a float tensor holds a NaN or an infinity (false for non-float
 // tensors). Stops at the first one.

@@ -1,6 +1,7 @@
 // dump_data stats: each record is a stats CSV ("{file}.csv") with one row per
 // tensor. The job holds one TensorStats per tensor, computed on the executing
 // thread in one pass; the writer formats them.
+#include <algorithm>
 #include <cstring>
 
 #include "dump/format/data_type.h"
@@ -63,7 +64,9 @@ class StatsRecordRenderer final : public JobRenderer {
 class StatsPayload final : public Payload {
  public:
   explicit StatsPayload(std::vector<StatColumn> columns)
-      : columns_(std::move(columns)) {}
+      : columns_(std::move(columns)),
+        checksum_(std::find(columns_.begin(), columns_.end(),
+                            StatColumn::kChecksum) != columns_.end()) {}
 
   size_t JobBytes(const RecordSpec& spec) const override {
     return spec.tensors.size() * sizeof(TensorStats);
@@ -73,7 +76,7 @@ class StatsPayload final : public Payload {
   }
   void Capture(size_t slot, const TensorView& view,
                WriteJob& job) const override {
-    const TensorStats stats = ComputeStats(view);
+    const TensorStats stats = ComputeStats(view, checksum_);
     std::memcpy(job.buffer.data() + slot * sizeof(TensorStats), &stats,
                 sizeof(stats));
   }
@@ -84,6 +87,7 @@ class StatsPayload final : public Payload {
 
  private:
   const std::vector<StatColumn> columns_;
+  const bool checksum_;  // computed in the statistics' pass
 };
 
 std::unique_ptr<const Payload> MakeStatsPayload(const PayloadOptions& options) {

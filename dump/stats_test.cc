@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 #include <random>
 
 #include "kernels/half.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace acldump::dump {
 namespace {
@@ -119,6 +124,57 @@ TEST(StatsTest, IntegerAndBoolTensors) {
   EXPECT_EQ(s.max, 1);
   EXPECT_EQ(s.min, 0);
   EXPECT_EQ(s.sum, 1);
+}
+
+// The one-shot hash of the whole buffer: what the checksum hashed block by
+// block in the statistics' pass must equal.
+uint64_t Whole(const Tensor& t) { return XXH3_64bits(t.data(), t.ByteSize()); }
+
+TEST(StatsTest, TheChecksumIsXxh3OfTheBytesAtEverySize) {
+  // XXH3-64 of nothing, as xxhsum -H3 prints it.
+  EXPECT_EQ(TensorChecksum(Tensor(DType::kFloat32, Shape({0})).view()),
+            0x2d06800538d394c2u);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist(0, 2);
+  // Around the statistics' block (1536 elements) and vector widths.
+  for (size_t n : {0u, 1u, 15u, 16u, 17u, 1535u, 1536u, 1537u, 4609u, 70001u}) {
+    Tensor t(DType::kFloat32, Shape({static_cast<int64_t>(n)}));
+    for (size_t i = 0; i < n; ++i) t.as<float>()[i] = dist(rng);
+    if (n > 2000) t.as<float>()[1600] = NAN;  // a block redone one by one
+    SCOPED_TRACE(n);
+    const TensorStats with = ComputeStats(t.view(), /*checksum=*/true);
+    EXPECT_EQ(with.checksum, Whole(t));
+    EXPECT_EQ(TensorChecksum(t.view()), Whole(t));
+    const TensorStats without = ComputeStats(t.view());
+    EXPECT_EQ(without.checksum, 0u);
+    EXPECT_EQ(std::memcmp(&with, &without, offsetof(TensorStats, checksum)), 0);
+  }
+}
+
+TEST(StatsTest, EveryTypeIsChecksummed) {
+  Tensor half(DType::kFloat16, Shape({3001}));
+  for (int i = 0; i < 3001; ++i) half.as<Float16>()[i] = Float16(i * 0.25f);
+  EXPECT_EQ(ComputeStats(half.view(), true).checksum, Whole(half));
+  Tensor bytes(DType::kInt8, Shape({5}));
+  for (int i = 0; i < 5; ++i) bytes.as<int8_t>()[i] = static_cast<int8_t>(-i);
+  EXPECT_EQ(ComputeStats(bytes.view(), true).checksum, Whole(bytes));
+  Tensor wide(DType::kInt64, Shape({2, 3}));
+  for (int i = 0; i < 6; ++i) wide.as<int64_t>()[i] = i * 1000003;
+  EXPECT_EQ(ComputeStats(wide.view(), true).checksum, Whole(wide));
+}
+
+TEST(StatsTest, OneUlpChangesTheChecksum) {
+  Tensor a(DType::kFloat32, Shape({4096}));
+  for (int i = 0; i < 4096; ++i) a.as<float>()[i] = std::sin(i * 0.01f);
+  Tensor b(DType::kFloat32, Shape({4096}));
+  std::memcpy(b.data(), a.data(), a.ByteSize());
+  b.as<float>()[2222] = std::nextafter(b.as<float>()[2222], 2.0f);
+  const TensorStats sa = ComputeStats(a.view(), true);
+  const TensorStats sb = ComputeStats(b.view(), true);
+  EXPECT_NE(sa.checksum, sb.checksum);
+  // The six-digit statistics cannot see it.
+  EXPECT_EQ(sa.max, sb.max);
+  EXPECT_EQ(sa.min, sb.min);
 }
 
 }  // namespace

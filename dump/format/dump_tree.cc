@@ -106,9 +106,10 @@ void Classify(DumpEntry& entry, const Mapping& mapping) {
     return;
   }
   const RecordFile form = RecordFileOfName(name, &name);
-  entry.name = form == RecordFile::kDumpFile && entry.layout == Layout::kException
-                   ? ParseExceptionFileName(name)
-                   : ParseDumpFileName(name);
+  entry.name =
+      form == RecordFile::kDumpFile && entry.layout == Layout::kException
+          ? ParseExceptionFileName(name)
+          : ParseDumpFileName(name);
   if (!entry.name) return;
   if (form == RecordFile::kStatsCsv) {
     entry.kind = EntryKind::kStats;

@@ -18,15 +18,20 @@ enum class StatColumn : uint8_t {
   kNegativeInf,
   kPositiveInf,
   kL2norm,
+  // acldump's own: the XXH3-64 hash of the tensor's bytes as they sit in
+  // memory (seed 0), 16 hex digits. Equal bytes give equal checksums, so two
+  // runs compare exactly without dumping tensors; SDK readers that look
+  // columns up by name read the file as before.
+  kChecksum,
 };
 
 inline constexpr StatColumn kAllStatColumns[] = {
-    StatColumn::kMax,   StatColumn::kMin,         StatColumn::kAvg,
-    StatColumn::kNan,   StatColumn::kNegativeInf, StatColumn::kPositiveInf,
-    StatColumn::kL2norm};
+    StatColumn::kMax,    StatColumn::kMin,         StatColumn::kAvg,
+    StatColumn::kNan,    StatColumn::kNegativeInf, StatColumn::kPositiveInf,
+    StatColumn::kL2norm, StatColumn::kChecksum};
 
 // The dump_stats spelling: "Max", "Min", "Avg", "Nan", "Negative Inf",
-// "Positive Inf", "L2norm".
+// "Positive Inf", "L2norm", "Checksum".
 constexpr std::string_view StatColumnConfigName(StatColumn column) {
   switch (column) {
     case StatColumn::kMax:
@@ -43,6 +48,8 @@ constexpr std::string_view StatColumnConfigName(StatColumn column) {
       return "Positive Inf";
     case StatColumn::kL2norm:
       return "L2norm";
+    case StatColumn::kChecksum:
+      return "Checksum";
   }
   return "";
 }
@@ -67,6 +74,7 @@ struct TensorStats {
   uint64_t nan = 0;
   uint64_t negative_inf = 0;
   uint64_t positive_inf = 0;
+  uint64_t checksum = 0;  // when asked for (StatColumn::kChecksum)
 };
 
 }  // namespace acldump::dump

@@ -107,6 +107,11 @@ double L2normOf(const TensorStats& s) {
 void AppendStatCell(std::string& out, const StatsRow& row, const TensorStats& s,
                     StatColumn column) {
   out += ',';
+  // Bytes have a checksum whatever their type.
+  if (column == StatColumn::kChecksum) {
+    fmt::format_to(std::back_inserter(out), "{:016x}", s.checksum);
+    return;
+  }
   if (!row.numeric) return;
   const bool empty = s.count == 0;
   // Max, Min, Avg and l2norm of an empty tensor are "NA".
@@ -129,6 +134,8 @@ void AppendStatCell(std::string& out, const StatsRow& row, const TensorStats& s,
     case StatColumn::kL2norm:
       if (empty) break;
       return AppendReal(out, L2normOf(s));
+    case StatColumn::kChecksum:
+      break;  // written above
   }
   out += kNA;
 }
@@ -179,6 +186,8 @@ std::string_view StatColumnHeader(StatColumn column) {
       return "Positive Inf Count";
     case StatColumn::kL2norm:
       return "l2norm";
+    case StatColumn::kChecksum:
+      return "Checksum";
   }
   return "";
 }

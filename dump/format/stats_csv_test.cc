@@ -136,11 +136,30 @@ TEST(StatsCsvTest, ChosenColumnsFollowCountInFixedOrder) {
             "Output,4,0,DT_FLOAT,ND,0x3,0,NA,0,NA\n");
 }
 
+TEST(StatsCsvTest, TheChecksumIsSixteenHexDigitsForEveryType) {
+  std::vector<StatsRow> rows = SampleRows();
+  rows[0].stats.checksum = 0x2d06800538d394c2u;
+  rows[4].stats.checksum = 0xau;  // DT_STRING: no statistics, but bytes
+  const StatColumn columns[] = {StatColumn::kChecksum, StatColumn::kMax};
+  const std::string csv = FormatStatsCsv(rows, columns);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Max "
+            "Value,Checksum");
+  EXPECT_NE(csv.find("Output,0,32,DT_FLOAT,NCHW,1x2x2x2,8,inf,"
+                     "2d06800538d394c2\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("Output,2,0,DT_STRING,ND,2,,,000000000000000a\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_EQ(StatColumnFromConfigName("Checksum"), StatColumn::kChecksum);
+}
+
 TEST(StatsCsvTest, EveryColumnHeader) {
   EXPECT_EQ(StatsCsvHeader(kAllStatColumns),
             "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Max "
             "Value,Min Value,Avg Value,Nan Count,Negative Inf Count,Positive "
-            "Inf Count,l2norm");
+            "Inf Count,l2norm,Checksum");
   EXPECT_EQ(StatsCsvHeader({}), kDefaultStatsCsvHeader);
   const StatColumn avg[] = {StatColumn::kAvg};
   EXPECT_EQ(FormatStatsCsv({}, avg),
