@@ -111,9 +111,9 @@ bool HasFloatOutput(const StepInfo& step) {
 Attachment MakeOverflowObserver(std::shared_ptr<DumpSession> session,
                                 const CompiledModel& model,
                                 const ModelIdentity& identity) {
-  // The operator's file always holds full tensors: they are what an overflow
-  // is analysed with.
-  std::unique_ptr<const Payload> payload = kTensorPayload.make({});
+  // The operator's file always holds full tensors (the default payload):
+  // they are what an overflow is analysed with.
+  std::unique_ptr<const Payload> payload = DefaultPayload().make({});
   const std::string directory =
       ModelFolder(identity.device_id, model.graph().name, identity.model_id);
   std::vector<OverflowObserver::Target> targets(model.steps().size());

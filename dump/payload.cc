@@ -2,11 +2,12 @@
 
 namespace acldump::dump {
 
-std::span<const PayloadKind* const> Payloads() {
-  // The registration: one entry per payload, the default first.
-  static const PayloadKind* const kAll[] = {&kTensorPayload, &kStatsPayload};
-  return kAll;
-}
+// The registration: each payload's kind, defined in its own file; the
+// default first.
+extern const PayloadKind kTensorPayload, kStatsPayload;
+const PayloadKind* const kRegistered[] = {&kTensorPayload, &kStatsPayload};
+
+std::span<const PayloadKind* const> Payloads() { return kRegistered; }
 
 const PayloadKind& DefaultPayload() { return *Payloads().front(); }
 

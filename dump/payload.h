@@ -69,9 +69,10 @@ const PayloadKind& DefaultPayload();
 // The payload a dump_data value names; null for none.
 const PayloadKind* FindPayload(std::string_view name);
 
-// Each payload's kind, defined in its own file.
-extern const PayloadKind kTensorPayload;  // tensor_payload.cc
-extern const PayloadKind kStatsPayload;   // stats_payload.cc
+// For payloads whose records are stats CSVs: renders jobs that hold one
+// TensorStats per tensor of `spec` into its CSV with `columns`.
+std::shared_ptr<const JobRenderer> StatsCsvRenderer(
+    RecordSpec spec, std::vector<StatColumn> columns);
 
 }  // namespace acldump::dump
 

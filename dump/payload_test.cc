@@ -89,7 +89,7 @@ TEST(TensorPayloadTest, HeaderFieldsAsTheSdkFillsThem) {
                                {1, -2, kInf, kNan, 0, 65504, -65504, 0.5f});
   const Tensor b = FloatTensor(DType::kBFloat16, {3}, {1.5f, -kInf, 2});
   const Tensor out = FloatTensor(DType::kInt32, {2, 2}, {1, -2, 3, 2147483520});
-  std::unique_ptr<const Payload> payload = kTensorPayload.make({});
+  std::unique_ptr<const Payload> payload = FindPayload("tensor")->make({});
   WriteJob job;
   RenderedFile file =
       Render(*payload, TwoInOneOut(a, b, out), {&a, &b, &out}, job);
@@ -162,7 +162,7 @@ TEST(StatsPayloadTest, EveryTensorKindAndNanInfCase) {
     spec.tensors.push_back({i < 2, static_cast<uint32_t>(i < 2 ? i : i - 2),
                             tensors[i]->info(), "op"});
   }
-  std::unique_ptr<const Payload> payload = kStatsPayload.make({});
+  std::unique_ptr<const Payload> payload = FindPayload("stats")->make({});
   WriteJob job;
   RenderedFile file = Render(*payload, spec, tensors, job);
   EXPECT_EQ(file.form, RecordFile::kStatsCsv);
@@ -186,12 +186,12 @@ TEST(PayloadTest, TheConfigChoosesThePayloadOnce) {
   // Stats jobs hold a summary per tensor, tensor jobs the bytes.
   EXPECT_LT(config.payload().make({})->JobBytes(spec), 256 * 4u);
   config.data = nullptr;  // not given: tensors
-  EXPECT_EQ(&config.payload(), &kTensorPayload);
+  EXPECT_EQ(&config.payload(), FindPayload("tensor"));
   EXPECT_EQ(config.payload().make({})->JobBytes(spec), 256 * 4u + 8);
 }
 
 TEST(PayloadTest, EveryPayloadIsRegisteredOnceAndComplete) {
-  EXPECT_EQ(&DefaultPayload(), &kTensorPayload);
+  EXPECT_EQ(&DefaultPayload(), FindPayload("tensor"));
   std::set<std::string_view> names;
   for (const PayloadKind* kind : Payloads()) {
     SCOPED_TRACE(kind->name);

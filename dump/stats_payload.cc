@@ -82,7 +82,7 @@ class StatsPayload final : public Payload {
   }
   std::shared_ptr<const JobRenderer> MakeRenderer(
       RecordSpec spec) const override {
-    return std::make_shared<StatsRecordRenderer>(std::move(spec), columns_);
+    return StatsCsvRenderer(std::move(spec), columns_);
   }
 
  private:
@@ -101,7 +101,14 @@ uint64_t EstimateStatsCsv(const RecordEstimate& record) {
 
 }  // namespace
 
-const PayloadKind kStatsPayload = {
+std::shared_ptr<const JobRenderer> StatsCsvRenderer(
+    RecordSpec spec, std::vector<StatColumn> columns) {
+  return std::make_shared<StatsRecordRenderer>(std::move(spec),
+                                               std::move(columns));
+}
+
+// extern: payload.cc registers it.
+extern const PayloadKind kStatsPayload = {
     .name = "stats",
     .file = RecordFile::kStatsCsv,
     .takes_stats_columns = true,

@@ -140,7 +140,8 @@ uint64_t EstimateDumpFile(const RecordEstimate& record) {
 
 }  // namespace
 
-const PayloadKind kTensorPayload = {
+// extern: payload.cc registers it.
+extern const PayloadKind kTensorPayload = {
     .name = "tensor",
     .file = RecordFile::kDumpFile,
     .holds_tensor_data = true,
