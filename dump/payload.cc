@@ -4,8 +4,9 @@ namespace acldump::dump {
 
 // The registration: each payload's kind, defined in its own file; the
 // default first.
-extern const PayloadKind kTensorPayload, kStatsPayload;
-const PayloadKind* const kRegistered[] = {&kTensorPayload, &kStatsPayload};
+extern const PayloadKind kTensorPayload, kStatsPayload, kChecksumPayload;
+const PayloadKind* const kRegistered[] = {&kTensorPayload, &kStatsPayload,
+                                          &kChecksumPayload};
 
 std::span<const PayloadKind* const> Payloads() { return kRegistered; }
 

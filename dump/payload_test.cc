@@ -8,12 +8,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <set>
 
+#include "base/strings.h"
 #include "dump/config.h"
 #include "dump/format/dump_file.h"
 #include "dump/format/stats_csv.h"
+#include "dump/stats.h"
 #include "kernels/half.h"
 
 namespace acldump::dump {
@@ -176,6 +179,54 @@ TEST(StatsPayloadTest, EveryTensorKindAndNanInfCase) {
                 "Output,2,8,DT_INT32,ND,2,4,-6,-1,2,0,0,0\n"
                 "Output,3,0,DT_FLOAT,ND,0x3,NA,NA,NA,0,0,0,0\n"
                 "Output,4,4,DT_FLOAT,ND,,3.96214,3.96214,3.96214,1,0,0,0\n");
+}
+
+TEST(ChecksumPayloadTest, ACsvOfCountAndChecksumOnly) {
+  const PayloadKind* checksum = FindPayload("checksum");
+  ASSERT_NE(checksum, nullptr);
+  EXPECT_EQ(checksum->file, RecordFile::kStatsCsv);
+  EXPECT_FALSE(checksum->takes_stats_columns);
+  EXPECT_FALSE(checksum->holds_tensor_data);
+  const Tensor a = FloatTensor(DType::kFloat16, {1, 2, 2, 2},
+                               {1, -2, kInf, kNan, 0, 65504, -65504, 0.5f});
+  const Tensor b = FloatTensor(DType::kBFloat16, {3}, {1.5f, -kInf, 2});
+  const Tensor out = FloatTensor(DType::kFloat32, {0, 3}, {});
+  WriteJob job;
+  RenderedFile file =
+      Render(*checksum->make({}), TwoInOneOut(a, b, out), {&a, &b, &out}, job);
+  EXPECT_EQ(file.form, RecordFile::kStatsCsv);
+  EXPECT_EQ(file.head,
+            "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,"
+            "Checksum\n"
+            "Input,0,16,DT_FLOAT16,NCHW,1x2x2x2,8," +
+                fmt::format("{:016x}", TensorChecksum(a.view())) +
+                "\n"
+                "Input,2,6,DT_BF16,ND,3,3," +
+                fmt::format("{:016x}", TensorChecksum(b.view())) +
+                "\n"
+                "Output,0,0,DT_FLOAT,ND,0x3,0,2d06800538d394c2\n");
+  // The same bytes as a stats dump's Checksum column.
+  EXPECT_EQ(TensorChecksum(a.view()), ComputeStats(a.view(), true).checksum);
+}
+
+TEST(ChecksumPayloadTest, TheConfigAcceptsItAndKeepsDumpStatsForStats) {
+  const std::string dir = testing::TempDir();
+  const std::string path = dir + "/checksum_acl.json";
+  std::ofstream(path) << R"({"dump": {"dump_path": ")" << dir
+                      << R"(", "dump_list": [{"model_name": "m"}], )"
+                      << R"("dump_data": "checksum"}})";
+  absl::StatusOr<DumpConfig> config = LoadDumpConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->payload().name, "checksum");
+  EXPECT_NE(DescribeDumpConfig(*config).find("checksum"), std::string::npos);
+  std::ofstream(path) << R"({"dump": {"dump_path": ")" << dir
+                      << R"(", "dump_list": [{"model_name": "m"}], )"
+                      << R"("dump_data": "checksum", "dump_stats": ["Max"]}})";
+  absl::Status refused = LoadDumpConfigFile(path).status();
+  EXPECT_NE(refused.message().find("dump.dump_stats: needs \"dump_data\": "
+                                   "\"stats\""),
+            std::string::npos)
+      << refused;
 }
 
 TEST(PayloadTest, TheConfigChoosesThePayloadOnce) {
