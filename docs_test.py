@@ -26,7 +26,7 @@ class DocsTest(unittest.TestCase):
     scanned = files()
     for expected in ("README.md", "docs/user-guide.md", "docs/tool-reference.md",
                      "docs/config-reference.md", "docs/dump-files.md",
-                     "docs/c-api-reference.md", "tools/dump_compare.h",
+                     "docs/c-api-reference.md", "tools/compare/compare.h",
                      "dump/format/dump_tree.h"):
       self.assertIn(expected, scanned)
 

@@ -11,7 +11,7 @@
 
 #include "dump/format/dump_names.h"
 #include "fuzz/scratch.h"
-#include "tools/output_folder.h"
+#include "tools/common/output_folder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace acldump;  // NOLINT
