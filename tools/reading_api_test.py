@@ -313,7 +313,7 @@ class ReadingApiTest(unittest.TestCase):
         for folder in packed.folders:
             for e in folder.files:
                 with open(os.path.join("expanded", e.relative), "rb") as f:
-                    self.assertEqual(f.read(), acldump.reading._read_file(e.path, 1 << 30))
+                    self.assertEqual(f.read(), acldump.packs._read_file(e.path, 1 << 30))
         again = tool("convert", "packed", "--to", "sdk", "--out", "expanded")
         self.assertEqual(again.returncode, 1)  # never overwrites
         sdk = tool("convert", "a", "--to", "sdk", "--out", "nothing")
@@ -332,8 +332,8 @@ class ReadingApiTest(unittest.TestCase):
         # Each record reads back as the SDK layout's stats file (values of the same run
         # are equal; only the timestamps in the names differ).
         for a, b in zip(folder.files, sdk_folder.files):
-            self.assertEqual(acldump.reading._read_file(a.path, 1 << 20),
-                             acldump.reading._read_file(b.path, 1 << 20))
+            self.assertEqual(acldump.packs._read_file(a.path, 1 << 20),
+                             acldump.packs._read_file(b.path, 1 << 20))
         cli = tool("stats", "packed_stats")
         sdk = tool("stats", "sdk_stats")
         self.assertEqual(cli.returncode, 0, cli.stderr)
