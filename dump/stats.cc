@@ -12,11 +12,16 @@
 
 namespace acldump::dump {
 // Where each block's bytes go once its statistics are taken (the checksum).
-struct BlockSink {
-  XXH3_state_t* state = nullptr;  // null: no checksum
+// Two types rather than a null check so that the plain stats pass compiles to
+// exactly what it was before checksums existed.
+struct HashSink {
+  XXH3_state_t* state;
   void operator()(const void* bytes, size_t size) const {
-    if (state != nullptr) XXH3_64bits_update(state, bytes, size);
+    XXH3_64bits_update(state, bytes, size);
   }
+};
+struct NoSink {
+  void operator()(const void*, size_t) const {}
 };
 }  // namespace acldump::dump
 #endif  // ACLDUMP_STATS_XXHASH_
@@ -89,9 +94,9 @@ struct BlockSums {
 // is checked once per block, on its sums: a NaN or an infinity makes them
 // non-finite (so does a sum that overflows float; that block is redone
 // element by element in double, which is exact anyway).
-template <class D, class Load>
+template <class D, class Load, class Sink>
 void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
-                 const BlockSink& sink, const char* bytes, size_t width) {
+                 const Sink& sink, const char* bytes, size_t width) {
   const size_t lanes = hn::Lanes(d);
   const size_t vector_end = n - n % lanes;
   auto vmax = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -141,23 +146,25 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
   }
 }
 
-void StatsFloat32(const float* data, size_t n, TensorStats* out,
-                  const BlockSink* sink) {
+template <class Sink>
+void Float32Stats(const float* data, size_t n, TensorStats* out,
+                  const Sink& sink) {
   const hn::ScalableTag<float> d;
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
   TensorStats s;
   StatsBlocks(
-      d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch, *sink,
+      d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch, sink,
       reinterpret_cast<const char*>(data), sizeof(float));
   const size_t tail = n - n % hn::Lanes(d);
   AccumulateScalar(data + tail, n - tail, s);
-  (*sink)(data + tail, (n - tail) * sizeof(float));
+  sink(data + tail, (n - tail) * sizeof(float));
   s.count = n;
   *out = s;
 }
 
-void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out,
-                  const BlockSink* sink) {
+template <class Sink>
+void Float16Stats(const uint16_t* data, size_t n, TensorStats* out,
+                  const Sink& sink) {
   const hn::ScalableTag<float> d;
   const hn::Rebind<hwy::float16_t, decltype(d)> dh;
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
@@ -166,15 +173,30 @@ void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out,
   StatsBlocks(
       d, n,
       [&](size_t i) { return hn::PromoteTo(d, hn::LoadU(dh, halves + i)); }, s,
-      scratch, *sink, reinterpret_cast<const char*>(data), sizeof(uint16_t));
+      scratch, sink, reinterpret_cast<const char*>(data), sizeof(uint16_t));
   const size_t tail = n - n % hn::Lanes(d);
   for (size_t i = tail; i < n; ++i) {
     scratch[0] = HalfBitsToFloat(data[i]);
     AccumulateScalar(scratch, 1, s);
   }
-  (*sink)(data + tail, (n - tail) * sizeof(uint16_t));
+  sink(data + tail, (n - tail) * sizeof(uint16_t));
   s.count = n;
   *out = s;
+}
+
+void StatsFloat32(const float* data, size_t n, TensorStats* out) {
+  Float32Stats(data, n, out, NoSink{});
+}
+void StatsFloat32Hashed(const float* data, size_t n, TensorStats* out,
+                        const HashSink* sink) {
+  Float32Stats(data, n, out, *sink);
+}
+void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out) {
+  Float16Stats(data, n, out, NoSink{});
+}
+void StatsFloat16Hashed(const uint16_t* data, size_t n, TensorStats* out,
+                        const HashSink* sink) {
+  Float16Stats(data, n, out, *sink);
 }
 
 bool NonFiniteFloat32(const float* data, size_t n) {
@@ -197,7 +219,9 @@ HWY_AFTER_NAMESPACE();
 namespace acldump::dump {
 
 HWY_EXPORT(StatsFloat32);
+HWY_EXPORT(StatsFloat32Hashed);
 HWY_EXPORT(StatsFloat16);
+HWY_EXPORT(StatsFloat16Hashed);
 HWY_EXPORT(NonFiniteFloat32);
 
 namespace {
@@ -234,16 +258,27 @@ TensorStats ScalarStats(const T* data, size_t n) {
   return s;
 }
 
-TensorStats StatsOf(const TensorView& view, const BlockSink& sink) {
+// `sink` null: no checksum.
+[[gnu::always_inline]] inline TensorStats StatsOf(const TensorView& view,
+                                                  const HashSink* sink) {
   const size_t n = static_cast<size_t>(view.NumElements());
   TensorStats s;
   switch (view.dtype) {
     case DType::kFloat32:
-      HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s, &sink);
+      if (sink == nullptr) {
+        HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s);
+      } else {
+        HWY_DYNAMIC_DISPATCH(StatsFloat32Hashed)
+        (view.as<const float>(), n, &s, sink);
+      }
       return s;
     case DType::kFloat16:
-      HWY_DYNAMIC_DISPATCH(StatsFloat16)
-      (view.as<const uint16_t>(), n, &s, &sink);
+      if (sink == nullptr) {
+        HWY_DYNAMIC_DISPATCH(StatsFloat16)(view.as<const uint16_t>(), n, &s);
+      } else {
+        HWY_DYNAMIC_DISPATCH(StatsFloat16Hashed)
+        (view.as<const uint16_t>(), n, &s, sink);
+      }
       return s;
     case DType::kBFloat16:
       return ScalarStats(view.as<const BFloat16>(), n);
@@ -272,20 +307,27 @@ size_t DataBytes(const TensorView& view) {
   return view.dtype == DType::kUndefined ? 0 : view.ByteSize();
 }
 
-}  // namespace
-
-TensorStats ComputeStats(const TensorView& view, bool checksum) {
-  if (!checksum) return StatsOf(view, BlockSink{});
+// Out of line: the hash state (over half a kilobyte, 64-byte aligned) would
+// otherwise cost every plain stats call a realigned frame.
+[[gnu::noinline]] TensorStats ChecksummedStats(const TensorView& view) {
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
   XXH3_64bits_reset(&state);
-  TensorStats s = StatsOf(view, BlockSink{&state});
+  const HashSink sink{&state};
+  TensorStats s = StatsOf(view, &sink);
   // The scalar types were not hashed on the way: hash them now.
   if (view.dtype != DType::kFloat32 && view.dtype != DType::kFloat16) {
     XXH3_64bits_update(&state, view.data, DataBytes(view));
   }
   s.checksum = XXH3_64bits_digest(&state);
   return s;
+}
+
+}  // namespace
+
+TensorStats ComputeStats(const TensorView& view, bool checksum) {
+  if (checksum) return ChecksummedStats(view);
+  return StatsOf(view, nullptr);
 }
 
 uint64_t TensorChecksum(const TensorView& view) {

@@ -23,15 +23,15 @@ __attribute__((noinline)) uint64_t PlantedStatsPassWork(
 
 namespace acldump::dump {
 
-TensorStats RealComputeStats(const TensorView& view) asm(
-    "__real__ZN7acldump4dump12ComputeStatsERKNS_10TensorViewE");
-TensorStats WrappedComputeStats(const TensorView& view) asm(
-    "__wrap__ZN7acldump4dump12ComputeStatsERKNS_10TensorViewE");
+TensorStats RealComputeStats(const TensorView& view, bool checksum) asm(
+    "__real__ZN7acldump4dump12ComputeStatsERKNS_10TensorViewEb");
+TensorStats WrappedComputeStats(const TensorView& view, bool checksum) asm(
+    "__wrap__ZN7acldump4dump12ComputeStatsERKNS_10TensorViewEb");
 
-TensorStats WrappedComputeStats(const TensorView& view) {
+TensorStats WrappedComputeStats(const TensorView& view, bool checksum) {
   static volatile uint64_t sink = 0;
   sink = sink + bench::PlantedStatsPassWork(view);
-  return RealComputeStats(view);
+  return RealComputeStats(view, checksum);
 }
 
 }  // namespace acldump::dump
