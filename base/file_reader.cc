@@ -30,8 +30,7 @@ class FileDescriptor {
 
 absl::Status OpenError(int error, std::string_view what,
                        const std::string& path) {
-  const std::string message =
-      StrCat(what, " '", path, "': ", std::strerror(error));
+  const std::string message = StrCat(what, " '", path, "': ", ErrnoText(error));
   switch (error) {
     case ENOENT:
     case ENOTDIR:
@@ -40,7 +39,7 @@ absl::Status OpenError(int error, std::string_view what,
     case EACCES:
     case EPERM:
       return absl::PermissionDeniedError(
-          StrCat(what, " '", path, "' cannot be read: ", std::strerror(error)));
+          StrCat(what, " '", path, "' cannot be read: ", ErrnoText(error)));
     case ELOOP:
       return absl::InvalidArgumentError(
           StrCat(what, " '", path, "': too many levels of symbolic links"));
@@ -101,7 +100,7 @@ absl::StatusOr<uint64_t> RegularFileSize(int fd, const std::string& path,
   struct stat info;
   if (::fstat(fd, &info) != 0) {
     return absl::InternalError(
-        StrCat("cannot stat ", what, " '", path, "': ", std::strerror(errno)));
+        StrCat("cannot stat ", what, " '", path, "': ", ErrnoText(errno)));
   }
   if (!S_ISREG(info.st_mode)) {
     return absl::InvalidArgumentError(StrCat(what, " '", path,
@@ -139,7 +138,7 @@ absl::StatusOr<std::string> RandomAccessFile::ReadAt(uint64_t offset,
     if (n <= 0) {
       return absl::InternalError(StrCat(
           "cannot read ", what_, " '", path_, "' at offset ", offset + done,
-          n < 0 ? StrCat(": ", std::strerror(errno))
+          n < 0 ? StrCat(": ", ErrnoText(errno))
                 : std::string(": it ended early")));
     }
     done += static_cast<uint64_t>(n);
@@ -188,8 +187,8 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      return absl::InternalError(StrCat("cannot read ", what, " '", path,
-                                        "': ", std::strerror(errno)));
+      return absl::InternalError(
+          StrCat("cannot read ", what, " '", path, "': ", ErrnoText(errno)));
     }
     filled += static_cast<size_t>(n);
   }

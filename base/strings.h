@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "absl/strings/string_view.h"
 #include "fmt/format.h"
@@ -60,6 +61,12 @@ std::string StrJoin(const Range& range, std::string_view separator) {
 
 inline std::string_view ToStd(absl::string_view s) {
   return {s.data(), s.size()};
+}
+
+// The text of an errno value ("No such file or directory"). Thread-safe,
+// unlike strerror.
+inline std::string ErrnoText(int error) {
+  return std::generic_category().message(error);
 }
 
 }  // namespace acldump

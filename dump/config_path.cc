@@ -28,10 +28,6 @@ absl::Status Invalid(const std::string& reason) {
   return absl::InvalidArgumentError(reason);
 }
 
-std::string ErrnoText(int error) {
-  return std::generic_category().message(error);
-}
-
 // std::stoi's reading of `text` as an IPv4 part in [0, 255]: leading
 // whitespace, an optional sign, at least one digit; what follows the digits
 // is ignored.

@@ -23,7 +23,7 @@ std::string UsableDirectory(const std::string& value, std::string* why) {
   std::filesystem::create_directories(value, error);
   char real[PATH_MAX];
   if (realpath(value.c_str(), real) == nullptr) {
-    *why = StrCat("cannot be created or resolved (", std::strerror(errno), ")");
+    *why = StrCat("cannot be created or resolved (", ErrnoText(errno), ")");
     return "";
   }
   struct stat st;

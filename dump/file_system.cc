@@ -21,7 +21,7 @@ namespace {
 absl::Status ErrnoStatus(int error, std::string_view action,
                          const std::string& path) {
   const std::string message =
-      StrCat(action, " '", path, "': ", std::strerror(error));
+      StrCat(action, " '", path, "': ", ErrnoText(error));
   switch (error) {
     case ENOENT:
       return absl::NotFoundError(message);

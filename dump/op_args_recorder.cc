@@ -49,7 +49,7 @@ absl::Status OpArgsRecorder::Start(const std::string& path) {
   }
   if (access(path.c_str(), R_OK | W_OK) != 0) {
     return absl::InvalidArgumentError(StrCat(
-        "'", path, "' is not readable and writable: ", std::strerror(errno)));
+        "'", path, "' is not readable and writable: ", ErrnoText(errno)));
   }
   const std::string file =
       StrCat(std::filesystem::absolute(path).lexically_normal().string(),
@@ -59,7 +59,7 @@ absl::Status OpArgsRecorder::Start(const std::string& path) {
            0640);
   if (fd < 0) {
     return absl::InvalidArgumentError(
-        StrCat("cannot open '", file, "': ", std::strerror(errno)));
+        StrCat("cannot open '", file, "': ", ErrnoText(errno)));
   }
   fd_ = fd;
   file_ = file;
@@ -75,7 +75,7 @@ absl::Status OpArgsRecorder::Stop() {
   active_.store(false, std::memory_order_release);
   if (close(fd_) != 0 && failed_ == 0) {
     ++failed_;
-    first_failure_ = std::strerror(errno);
+    first_failure_ = ErrnoText(errno);
   }
   fd_ = -1;
   if (failed_ == 0) return absl::OkStatus();
@@ -118,7 +118,7 @@ void OpArgsRecorder::Record(const OpArgs& args) {
   if (written == static_cast<ssize_t>(text.size())) return;
   const std::string reason =
       written < 0
-          ? std::strerror(errno)
+          ? ErrnoText(errno)
           : StrCat("short write (", written, " of ", text.size(), " bytes)");
   if (written > 0) {
     // Cut the partial line back off.

@@ -203,7 +203,7 @@ absl::Status WriteNpyFile(const std::string& path, const TensorView& view) {
       !out.flush()) {
     return absl::PermissionDeniedError(
         StrCat("cannot write '", path,
-               "': ", errno != 0 ? std::strerror(errno) : "write failed"));
+               "': ", errno != 0 ? ErrnoText(errno) : "write failed"));
   }
   return absl::OkStatus();
 }

@@ -32,19 +32,10 @@ struct DeclaredValue {
 };
 
 absl::StatusOr<DeclaredValue> ReadDeclared(const onnx::ValueInfoProto& value) {
-  if (!value.type().has_tensor_type()) {
-    return absl::UnimplementedError(
-        StrCat("'", value.name(), "' is not a tensor"));
-  }
-  const auto& tensor_type = value.type().tensor_type();
-  std::optional<DType> dtype = FromOnnxDataType(tensor_type.elem_type());
-  if (!dtype) {
-    return absl::UnimplementedError(
-        StrCat("'", value.name(), "' has ONNX data type ",
-               tensor_type.elem_type(), ", which is not supported"));
-  }
   DeclaredValue declared;
-  declared.dtype = *dtype;
+  ASSIGN_OR_RETURN(const onnx::TypeProto_Tensor* type,
+                   OnnxTensorType(value, &declared.dtype));
+  const onnx::TypeProto_Tensor& tensor_type = *type;
   declared.has_shape = tensor_type.has_shape();
   for (const auto& dim : tensor_type.shape().dim()) {
     if (dim.has_dim_value()) {

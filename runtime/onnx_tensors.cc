@@ -198,19 +198,29 @@ absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
   return attrs;
 }
 
-absl::StatusOr<TensorInfo> TensorInfoFromOnnx(
-    const onnx::ValueInfoProto& value) {
+absl::StatusOr<const onnx::TypeProto_Tensor*> OnnxTensorType(
+    const onnx::ValueInfoProto& value, DType* dtype) {
   if (!value.type().has_tensor_type()) {
     return absl::UnimplementedError(
         StrCat("'", value.name(), "' is not a tensor"));
   }
   const auto& tensor_type = value.type().tensor_type();
-  std::optional<DType> dtype = FromOnnxDataType(tensor_type.elem_type());
-  if (!dtype) {
+  std::optional<DType> known = FromOnnxDataType(tensor_type.elem_type());
+  if (!known) {
     return absl::UnimplementedError(
         StrCat("'", value.name(), "' has ONNX data type ",
                tensor_type.elem_type(), ", which is not supported"));
   }
+  *dtype = *known;
+  return &tensor_type;
+}
+
+absl::StatusOr<TensorInfo> TensorInfoFromOnnx(
+    const onnx::ValueInfoProto& value) {
+  DType dtype = DType::kUndefined;
+  ASSIGN_OR_RETURN(const onnx::TypeProto_Tensor* type,
+                   OnnxTensorType(value, &dtype));
+  const onnx::TypeProto_Tensor& tensor_type = *type;
   if (!tensor_type.has_shape()) {
     return absl::UnimplementedError(
         StrCat("'", value.name(), "' has no static shape"));
@@ -227,7 +237,7 @@ absl::StatusOr<TensorInfo> TensorInfoFromOnnx(
   absl::StatusOr<int64_t> count = CheckedNumElements(dims);
   if (!count.ok())
     return Annotate(count.status(), StrCat("'", value.name(), "'"));
-  return TensorInfo{*dtype, Shape(std::move(dims))};
+  return TensorInfo{dtype, Shape(std::move(dims))};
 }
 
 }  // namespace acldump

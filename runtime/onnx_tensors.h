@@ -21,6 +21,11 @@ void TensorToOnnx(const Tensor& tensor, onnx::TensorProto* proto);
 absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
                                               int64_t opset);
 
+// A graph value's tensor type and its dtype: Unimplemented, naming the value,
+// for a value that is not a tensor or has a data type the runtime lacks.
+absl::StatusOr<const onnx::TypeProto_Tensor*> OnnxTensorType(
+    const onnx::ValueInfoProto& value, DType* dtype);
+
 // dtype + static shape of a graph input/output; dynamic or missing dimensions
 // are an error.
 absl::StatusOr<TensorInfo> TensorInfoFromOnnx(

@@ -60,7 +60,7 @@ int RunRunner(const std::string& python, const std::string& runner,
   const int spawned = posix_spawnp(&pid, python.c_str(), nullptr, nullptr,
                                    argv.data(), environ);
   if (spawned != 0) {
-    error = StrCat("cannot start '", python, "': ", std::strerror(spawned));
+    error = StrCat("cannot start '", python, "': ", ErrnoText(spawned));
     return -1;
   }
   int status = 0;
@@ -111,7 +111,7 @@ namespace {
 absl::Status WriteAll(int fd, const std::string& path, std::string_view bytes) {
   if (fd < 0) {
     return absl::PermissionDeniedError(
-        StrCat("cannot create '", path, "': ", std::strerror(errno)));
+        StrCat("cannot create '", path, "': ", ErrnoText(errno)));
   }
   size_t done = 0;
   while (done < bytes.size()) {
@@ -122,8 +122,8 @@ absl::Status WriteAll(int fd, const std::string& path, std::string_view bytes) {
   }
   const int error = errno;
   if (close(fd) != 0 || done != bytes.size()) {
-    return absl::ResourceExhaustedError(StrCat(
-        "cannot write '", path, "': ", std::strerror(done ? error : errno)));
+    return absl::ResourceExhaustedError(
+        StrCat("cannot write '", path, "': ", ErrnoText(done ? error : errno)));
   }
   return absl::OkStatus();
 }
@@ -142,7 +142,7 @@ absl::Status WriteFileWhole(const std::string& path, std::string_view bytes) {
       temporary, bytes);
   if (written.ok() && rename(temporary.c_str(), path.c_str()) != 0) {
     written = absl::PermissionDeniedError(
-        StrCat("cannot write '", path, "': ", std::strerror(errno)));
+        StrCat("cannot write '", path, "': ", ErrnoText(errno)));
   }
   if (!written.ok()) unlink(temporary.c_str());
   return written;
@@ -165,7 +165,7 @@ absl::StatusOr<TaskFolder> TaskFolder::Create(const ClusterOptions& options,
       StrCat(fs::absolute(parent).string(), "/acldump-", command, "-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::PermissionDeniedError(StrCat(
-        "cannot create a task folder in '", parent, "': ", std::strerror(errno),
+        "cannot create a task folder in '", parent, "': ", ErrnoText(errno),
         " (give --scratch a folder you can write)"));
   }
   // Left private (0700): another user able to write here could plant

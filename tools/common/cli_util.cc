@@ -269,7 +269,7 @@ absl::StatusOr<std::unique_ptr<TempDir>> TempDir::Create(
              "-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::InternalError(StrCat("cannot create a temporary folder ",
-                                      pattern, ": ", std::strerror(errno)));
+                                      pattern, ": ", ErrnoText(errno)));
   }
   return std::unique_ptr<TempDir>(new TempDir(pattern));
 }

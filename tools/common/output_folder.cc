@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Errno() { return std::strerror(errno); }
+std::string Errno() { return ErrnoText(errno); }
 
 // Closes a descriptor when it goes out of scope.
 struct Descriptor {

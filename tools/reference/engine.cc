@@ -141,7 +141,7 @@ absl::Status RunProcess(const std::vector<std::string>& argv,
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
     return absl::InternalError(
-        StrCat("cannot start ", args[0], ": ", std::strerror(spawned)));
+        StrCat("cannot start ", args[0], ": ", ErrnoText(spawned)));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
