@@ -61,6 +61,33 @@ void BM_StatsInCacheFloat32(benchmark::State& state) {
 }
 BENCHMARK(BM_StatsInCacheFloat32);
 
+// The statistics with the tensor's checksum taken in the same pass.
+void BM_StatsChecksumFloat32(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat32);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(dump::ComputeStats(t.view(), /*checksum=*/true));
+  }
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_StatsChecksumFloat32);
+
+void BM_StatsChecksumInCacheFloat32(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat32, kInCacheBytes);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(dump::ComputeStats(t.view(), /*checksum=*/true));
+  }
+  state.SetBytesProcessed(state.iterations() * kInCacheBytes);
+}
+BENCHMARK(BM_StatsChecksumInCacheFloat32);
+
+// The checksum alone (dump_data "checksum").
+void BM_ChecksumInCacheFloat32(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat32, kInCacheBytes);
+  for (auto _ : state) benchmark::DoNotOptimize(dump::TensorChecksum(t.view()));
+  state.SetBytesProcessed(state.iterations() * kInCacheBytes);
+}
+BENCHMARK(BM_ChecksumInCacheFloat32);
+
 void BM_StatsFloat16(benchmark::State& state) {
   const Tensor t = RandomTensor(DType::kFloat16);
   for (auto _ : state) benchmark::DoNotOptimize(dump::ComputeStats(t.view()));

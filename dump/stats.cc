@@ -16,8 +16,9 @@ namespace acldump::dump {
 // exactly what it was before checksums existed.
 struct HashSink {
   XXH3_state_t* state;
+  void (*update)(void* state, const void* bytes, size_t size);
   void operator()(const void* bytes, size_t size) const {
-    XXH3_64bits_update(state, bytes, size);
+    update(state, bytes, size);
   }
 };
 struct NoSink {
@@ -28,6 +29,7 @@ struct NoSink {
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "dump/stats.cc"
+#include "dump/xxh3_avx2.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/half.h"
@@ -307,17 +309,28 @@ size_t DataBytes(const TensorView& view) {
   return view.dtype == DType::kUndefined ? 0 : view.ByteSize();
 }
 
+void Xxh3UpdateBaseline(void* state, const void* bytes, size_t size) {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(state), bytes, size);
+}
+
+uint64_t Xxh3HashBaseline(const void* bytes, size_t size) {
+  return XXH3_64bits(bytes, size);
+}
+
+bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
+
 // Out of line: the hash state (over half a kilobyte, 64-byte aligned) would
 // otherwise cost every plain stats call a realigned frame.
 [[gnu::noinline]] TensorStats ChecksummedStats(const TensorView& view) {
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
   XXH3_64bits_reset(&state);
-  const HashSink sink{&state};
+  static const auto update = HasAvx2() ? Xxh3UpdateAvx2 : Xxh3UpdateBaseline;
+  const HashSink sink{&state, update};
   TensorStats s = StatsOf(view, &sink);
   // The scalar types were not hashed on the way: hash them now.
   if (view.dtype != DType::kFloat32 && view.dtype != DType::kFloat16) {
-    XXH3_64bits_update(&state, view.data, DataBytes(view));
+    update(&state, view.data, DataBytes(view));
   }
   s.checksum = XXH3_64bits_digest(&state);
   return s;
@@ -331,7 +344,8 @@ TensorStats ComputeStats(const TensorView& view, bool checksum) {
 }
 
 uint64_t TensorChecksum(const TensorView& view) {
-  return XXH3_64bits(view.data, DataBytes(view));
+  static const auto hash = HasAvx2() ? Xxh3HashAvx2 : Xxh3HashBaseline;
+  return hash(view.data, DataBytes(view));
 }
 
 bool HasNonFinite(const TensorView& view) {

@@ -268,7 +268,8 @@ std::vector<T> ActivationLike(size_t n, Convert convert) {
   return values;
 }
 
-void StatsKernelCase(const std::string& name, DType dtype) {
+// `checksum`: the statistics and the tensor's checksum, in the same pass.
+void StatsKernelCase(const std::string& name, DType dtype, bool checksum) {
   constexpr size_t kMiB = 4;
   const size_t bytes = kMiB << 20;
   std::vector<float> f32;
@@ -284,9 +285,13 @@ void StatsKernelCase(const std::string& name, DType dtype) {
     view.data = f16.data();
     view.shape = Shape({static_cast<int64_t>(f16.size())});
   }
-  dump::TensorStats stats = dump::ComputeStats(view);  // warm-up
-  Measure(name, kMiB, "MiB", 0, [&] { stats = dump::ComputeStats(view); });
+  dump::TensorStats stats = dump::ComputeStats(view, checksum);  // warm-up
+  Measure(name, kMiB, "MiB", 0,
+          [&] { stats = dump::ComputeStats(view, checksum); });
   if (stats.nan != 1) Fail(name + ": the planted NaN was not counted");
+  if (checksum && stats.checksum != dump::TensorChecksum(view)) {
+    Fail(name + ": the checksum differs from the tensor's own");
+  }
 }
 
 // Records as a tensor dump renders them: the SDK file's header and 4 KiB of
@@ -376,10 +381,16 @@ std::vector<Case> AllCases() {
   // the heap's layout (memcmp and memcpy take other paths at other
   // alignments), which a writer thread's frees leave different in every run.
   cases.push_back({"stats_kernel/f32", [](const std::string& name) {
-                     StatsKernelCase(name, DType::kFloat32);
+                     StatsKernelCase(name, DType::kFloat32, false);
+                   }});
+  cases.push_back({"stats_kernel/f32_checksum", [](const std::string& name) {
+                     StatsKernelCase(name, DType::kFloat32, true);
                    }});
   cases.push_back({"stats_kernel/f16", [](const std::string& name) {
-                     StatsKernelCase(name, DType::kFloat16);
+                     StatsKernelCase(name, DType::kFloat16, false);
+                   }});
+  cases.push_back({"stats_kernel/f16_checksum", [](const std::string& name) {
+                     StatsKernelCase(name, DType::kFloat16, true);
                    }});
   cases.push_back({"pack_append/tensor_record", PackAppendCase});
   cases.push_back({"config_parse/acl_json", ConfigParseCase});

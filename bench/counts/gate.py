@@ -175,6 +175,11 @@ def ratios(values, cases):
             out[f"{family}_{mode}_vs_no_observer"] = values[name] / base
             if mode in WRITING_MODES and cases[name]["nodes"] > 0:
                 out[f"{family}_{mode}_per_node"] = (values[name] - base) / cases[name]["nodes"]
+    # What a checksum adds to the statistics pass it rides in.
+    for dtype in ("f32", "f16"):
+        plain, hashed = f"stats_kernel/{dtype}", f"stats_kernel/{dtype}_checksum"
+        if plain in values and hashed in values:
+            out[f"stats_kernel_{dtype}_checksum_vs_stats"] = values[hashed] / values[plain]
     return out
 
 
