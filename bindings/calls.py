@@ -226,7 +226,12 @@ CALLS = [
     Call("aclrtGetRunMode", "out runMode", py="rt.get_run_mode",
          doc="Returns (run_mode, ret): ACL_HOST (1) on this runtime.",
          java=("runMode", "aclrtGetRunMode: ACL_HOST (1) on this runtime.")),
-    Call("aclrtGetSocName", py="rt.get_soc_name", errors="none"),
+    Call("aclrtGetSocName", py=["get_soc_name", "rt.get_soc_name"], errors="none",
+         doc='The name of the SoC the runtime runs on: "acldump_cpu" (the host CPU).',
+         go=("SocName", "SocName is aclrtGetSocName: the name of the SoC the runtime runs on, "
+                        '"acldump_cpu" (the host CPU). It needs no Init.'),
+         java=("socName", "aclrtGetSocName: the name of the SoC the runtime runs on, {@code "
+                          '"acldump_cpu"} (the host CPU). It needs no {@link #init}.')),
     Call("aclrtSynchronizeDevice", py="rt.synchronize_device"),
 
     # ---- acl_rt.h: contexts ----

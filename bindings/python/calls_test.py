@@ -12,6 +12,11 @@ class GeneratedCallsTest(unittest.TestCase):
     def setUp(self):
         self.addCleanup(acl.finalize)
 
+    def test_get_soc_name_at_the_top_level_as_in_pyacl(self):
+        self.assertEqual(acl.get_soc_name(), "acldump_cpu")  # before acl.init
+        self.assertEqual(acl.rt.get_soc_name(), "acldump_cpu")
+        self.assertEqual(acl.get_soc_name.__module__, "acl")
+
     def test_query_event_is_the_older_event_status(self):
         self.assertEqual(acl.init(), 0)
         self.assertEqual(acl.rt.set_device(0), 0)
