@@ -324,6 +324,10 @@ class Model:
             if name.count(".") > 1 or ("." in name and name.split(".")[0] not in PY_MODULES[1:]):
                 raise TableError("%s: py name %r: a top-level name or one of %s"
                                  % (call.c, name, ", ".join(m + ".NAME" for m in PY_MODULES[1:])))
+        if call.doc and ('"""' in call.doc or "\\" in call.doc or call.doc.rstrip()[-1] == '"'):
+            raise TableError('%s: a docstring cannot hold """ or \\, nor end with "' % call.c)
+        if "*/" in (_doc(call.java) or ""):
+            raise TableError("%s: a javadoc cannot hold */" % call.c)
         row = Row(call, decl, args, result, errors)
         if row.java_name() and (len(outs) > 1 or any(a.cls in ("struct", "seq") for a in args)):
             raise TableError("%s: a Java method returns one value (and takes no arrays)" % call.c)
@@ -333,29 +337,31 @@ class Model:
 
     # -- typemaps applied by parameter name --
 
-    def keyed_args(self):
-        """(C type, name) -> (role, class) of each parameter whose typemaps go by name."""
+    def by_name(self):
+        """{(C types, names): (an Arg, its row's call)} of the parameters whose typemaps SWIG
+        applies by name: out-parameters, count+array pairs, void * addresses."""
         keys = {}
         for row in self.rows:
             for arg in row.args:
                 if arg.role == "out" or arg.cls == "seq" or \
                         arg.ctype.replace("const ", "") == "void *":
                     key = (tuple(arg.ctypes), tuple(arg.names))
-                    value = (arg.role, arg.cls)
-                    if keys.setdefault(key, (value, row.c))[0] != value:
-                        raise TableError("%s and %s: %s is %s in one and %s in the other"
-                                         % (keys[key][1], row.c, arg.name, keys[key][0], value))
+                    first, origin = keys.setdefault(key, (arg, row.c))
+                    if (first.role, first.cls) != (arg.role, arg.cls):
+                        raise TableError("%s and %s: %s is %s %s in one and %s %s in the other"
+                                         % (origin, row.c, arg.name, first.role, first.cls,
+                                            arg.role, arg.cls))
         return keys
 
     def _check_shared_typemaps(self):
-        keys = self.keyed_args()
+        keys = self.by_name()
         rows = {row.c: row for row in self.rows}
         used = {name: set() for name in self.special}
         for decl in self.headers.functions.values():
             params = decl.params
-            for i, param in enumerate(params):
-                for key, ((role, cls), origin) in keys.items():
-                    ctypes, names = key
+            for i in range(len(params)):
+                for (ctypes, names), (arg, origin) in keys.items():
+                    role, cls = arg.role, arg.cls
                     window = params[i:i + len(names)]
                     if tuple(p.ctype for p in window) != ctypes or \
                             tuple(p.name for p in window) != names:
@@ -372,8 +378,6 @@ class Model:
                                              "list it in shares= or rename" % (decl.name, origin,
                                                                                names[-1]))
                         used[decl.name].add(names[-1])
-                    else:
-                        raise TableError("%s is neither a row nor special" % decl.name)
         for name, special in self.special.items():
             stale = set(special.shares) - used[name]
             if stale:
@@ -410,13 +414,8 @@ def _decl(arg):
 
 
 def swig(model):
-    keys = {}
-    for row in model.rows:
-        for arg in row.args:
-            if arg.role == "out" or arg.cls == "seq" or \
-                    arg.ctype.replace("const ", "") == "void *":
-                keys.setdefault((tuple(arg.ctypes), tuple(arg.names)), arg)
-    args = [keys[k] for k in sorted(keys, key=lambda k: (k[1], k[0]))]
+    keys = model.by_name()
+    args = [keys[k][0] for k in sorted(keys, key=lambda k: (k[1], k[0]))]
     py, java, go = [], [], []
     for arg in args:
         decl = _decl(arg)
