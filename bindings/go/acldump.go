@@ -2,7 +2,9 @@
 // with the aclError code and message), handles have Close methods. The SWIG package
 // github.com/acldump/acldump-go/acl
 // is the raw API underneath. Runtime contexts are per OS thread, as in C: lock a goroutine to
-// its thread (runtime.LockOSThread) before SetDevice / NewContext and while it uses them.
+// its thread (runtime.LockOSThread) before SetDevice / NewContext and while it uses them. The
+// ordinary calls (Init, SetDevice, ...), and unexported wrappers named as their C functions that
+// the rest uses, are generated from bindings/calls.py (calls_gen.go).
 //
 //	if err := acldump.Init(""); err != nil { ... }
 //	defer acldump.Finalize()
@@ -45,29 +47,14 @@ func cString(s string) (*C.char, func()) {
 	return p, func() { C.free(unsafe.Pointer(p)) }
 }
 
-// Init is aclInit: configPath is "" (no config) or an acl.json whose "dump" section configures
-// dump for the whole process.
-func Init(configPath string) error {
-	var config *C.char
-	if configPath != "" {
-		p, free := cString(configPath)
-		defer free()
-		config = p
-	}
-	return check(C.acldump_init(config))
-}
-
 // Version is the release of the C library, "major.minor.patch" (aclrtGetVersion).
 func Version() (string, error) {
-	var major, minor, patch C.int32_t
-	if err := check(C.acldump_get_version(&major, &minor, &patch)); err != nil {
+	major, minor, patch, err := aclrtGetVersion()
+	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%d.%d.%d", major, minor, patch), nil
 }
-
-// Finalize is aclFinalize: unloads every model and ends dump sessions.
-func Finalize() error { return check(C.acldump_finalize()) }
 
 // DumpSession is a model dump session (aclmdlInitDump + aclmdlSetDump); Close is
 // aclmdlFinalizeDump, which writes every queued dump file.
@@ -76,7 +63,7 @@ type DumpSession struct{ open bool }
 // StartDump starts a dump session with the config at configPath. It applies to models loaded
 // afterwards.
 func StartDump(configPath string) (*DumpSession, error) {
-	if err := check(C.acldump_init_dump()); err != nil {
+	if err := aclmdlInitDump(); err != nil {
 		return nil, err
 	}
 	d := &DumpSession{open: true}
@@ -88,11 +75,7 @@ func StartDump(configPath string) (*DumpSession, error) {
 }
 
 // Set is aclmdlSetDump: the config for models loaded from now on.
-func (d *DumpSession) Set(configPath string) error {
-	path, free := cString(configPath)
-	defer free()
-	return check(C.acldump_set_dump(path))
-}
+func (d *DumpSession) Set(configPath string) error { return aclmdlSetDump(configPath) }
 
 // Close ends the session; it reports data that could not be written.
 func (d *DumpSession) Close() error {
@@ -100,27 +83,31 @@ func (d *DumpSession) Close() error {
 		return nil
 	}
 	d.open = false
-	return check(C.acldump_finalize_dump())
+	return aclmdlFinalizeDump()
 }
 
 // Buffer is an aclDataBuffer over C memory from aclrtMalloc (C may not keep pointers into Go
 // memory).
 type Buffer struct {
-	memory C.uintptr_t
-	handle C.uintptr_t
+	memory uintptr
+	handle uintptr
 	size   int
 }
 
 // NewBuffer allocates size (> 0) zeroed bytes (aclrtMalloc: needs Init).
 func NewBuffer(size int) (*Buffer, error) {
-	b := &Buffer{size: size}
-	if err := check(C.acldump_malloc(C.size_t(size), &b.memory)); err != nil {
+	memory, err := aclrtMalloc(size, C.ACL_MEM_MALLOC_HUGE_FIRST)
+	if err != nil {
 		return nil, err
 	}
-	if err := check(C.acldump_create_data_buffer(b.memory, C.size_t(size), &b.handle)); err != nil {
-		C.acldump_free(b.memory)
+	b := &Buffer{memory: memory, size: size}
+	var handle C.uintptr_t
+	status := C.acldump_create_data_buffer(C.uintptr_t(memory), C.size_t(size), &handle)
+	if err := check(status); err != nil {
+		aclrtFree(memory)
 		return nil, err
 	}
+	b.handle = uintptr(handle)
 	bytes := b.Bytes()
 	for i := range bytes {
 		bytes[i] = 0
@@ -130,7 +117,7 @@ func NewBuffer(size int) (*Buffer, error) {
 
 // Bytes is the buffer's memory; valid until Close.
 func (b *Buffer) Bytes() []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(uintptr(b.memory))), b.size)
+	return unsafe.Slice((*byte)(unsafe.Pointer(b.memory)), b.size)
 }
 
 // Handle is the raw SWIG handle (borrowed: do not delete it).
@@ -143,24 +130,26 @@ func (b *Buffer) Close() error {
 	}
 	acl.DeleteAclDataBuffer(b.Handle())
 	b.handle = 0
-	return check(C.acldump_free(b.memory))
+	return aclrtFree(b.memory)
 }
 
 // Dataset is an aclmdlDataset: the ordered buffers of a model's inputs or outputs. It refers to
 // the buffers without owning them.
 type Dataset struct {
-	handle  C.uintptr_t
+	handle  uintptr
 	buffers []*Buffer
 }
 
 // NewDataset makes a dataset of buffers, in order.
 func NewDataset(buffers ...*Buffer) (*Dataset, error) {
-	d := &Dataset{}
-	if err := check(C.acldump_create_dataset(&d.handle)); err != nil {
+	handle, err := aclmdlCreateDataset()
+	if err != nil {
 		return nil, err
 	}
+	d := &Dataset{handle: handle}
 	for _, b := range buffers {
-		if err := check(C.acldump_add_dataset_buffer(d.handle, b.handle)); err != nil {
+		status := C.acldump_add_dataset_buffer(C.uintptr_t(d.handle), C.uintptr_t(b.handle))
+		if err := check(status); err != nil {
 			d.Close()
 			return nil, err
 		}
@@ -190,20 +179,18 @@ type TensorInfo struct {
 type Model struct {
 	id      uint32
 	loaded  bool
-	memory  []C.uintptr_t // caller memory it was loaded with (LoadModelWithMemory)
+	memory  []uintptr // caller memory it was loaded with (LoadModelWithMemory)
 	Inputs  []TensorInfo
 	Outputs []TensorInfo
 }
 
 // LoadModel loads an .om file; its dump model name is the file name without extension.
 func LoadModel(path string) (*Model, error) {
-	p, free := cString(path)
-	defer free()
-	var id C.uint32_t
-	if err := check(C.acldump_load_from_file(p, &id)); err != nil {
+	id, err := aclmdlLoadFromFile(path)
+	if err != nil {
 		return nil, err
 	}
-	return describe(uint32(id))
+	return describe(id)
 }
 
 // LoadModelFromMemory loads a model from memory (copied); only its graph name matches dump_list.
@@ -222,14 +209,14 @@ func LoadModelFromMemory(model []byte) (*Model, error) {
 
 func describe(id uint32) (*Model, error) {
 	m := &Model{id: id, loaded: true}
-	var handle C.uintptr_t
-	if err := check(C.acldump_create_desc(&handle)); err != nil {
+	handle, err := aclmdlCreateDesc()
+	if err != nil {
 		m.Close()
 		return nil, err
 	}
 	desc := acl.SwigcptrAclmdlDesc(handle)
 	defer acl.DeleteAclmdlDesc(desc)
-	if err := check(C.acldump_get_desc(handle, C.uint32_t(id))); err != nil {
+	if err := aclmdlGetDesc(handle, id); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -272,7 +259,7 @@ func (m *Model) ID() uint32 { return m.id }
 
 // Execute runs the model once: one buffer per input and per output, in the model's order.
 func (m *Model) Execute(input, output *Dataset) error {
-	return check(C.acldump_execute(C.uint32_t(m.id), input.handle, output.handle))
+	return aclmdlExecute(m.id, input.handle, output.handle)
 }
 
 // Run executes once on inputs (raw bytes, one slice per input) and returns a copy of each
@@ -332,9 +319,9 @@ func (m *Model) Close() error {
 		return nil
 	}
 	m.loaded = false
-	err := check(C.acldump_unload(C.uint32_t(m.id)))
+	err := aclmdlUnload(m.id)
 	for _, memory := range m.memory {
-		if freeErr := check(C.acldump_free(memory)); err == nil {
+		if freeErr := aclrtFree(memory); err == nil {
 			err = freeErr
 		}
 	}

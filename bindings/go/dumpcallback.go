@@ -17,7 +17,7 @@ type DumpChunk struct {
 	Last     bool
 }
 
-// Dump types of DumpPath (acldumpType).
+// Dump types of DumpPath (acldumpType; DumpPath is generated: calls_gen.go).
 const (
 	AicErrBriefDump  = 1
 	AicErrNormDump   = 2
@@ -77,16 +77,6 @@ func acldumpDeliverChunk(chunk *C.acldumpChunk) C.int32_t {
 		return -1
 	}
 	return 0
-}
-
-// DumpPath is acldumpGetPath: the dump path in effect for dumpType (DataDump, AicErrNormDump...).
-func DumpPath(dumpType int) (string, error) {
-	var status C.acldump_status
-	path := C.acldump_get_path(C.int(dumpType), &status)
-	if err := check(status); err != nil {
-		return "", err
-	}
-	return C.GoString(path), nil
 }
 
 // ExceptionInfoPath is acldumpGetExceptionInfoPath: the exception dump folder of the current

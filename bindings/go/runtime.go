@@ -11,37 +11,22 @@ import (
 
 // Contexts are per OS thread, as in C: a goroutine that uses SetDevice, NewContext or a Stream
 // must stay on its thread (runtime.LockOSThread) for as long as it relies on its current context.
-
-// SetDevice is aclrtSetDevice: opens the device and makes its default context the calling
-// thread's current one. Each call needs a ResetDevice.
-func SetDevice(device int) error { return check(C.acldump_set_device(C.int32_t(device))) }
-
-// ResetDevice is aclrtResetDevice: releases one SetDevice.
-func ResetDevice(device int) error { return check(C.acldump_reset_device(C.int32_t(device))) }
-
-// Device is aclrtGetDevice: the device of the thread's current context.
-func Device() (int, error) {
-	var device C.int32_t
-	if err := check(C.acldump_get_device(&device)); err != nil {
-		return 0, err
-	}
-	return int(device), nil
-}
+// (SetDevice, ResetDevice, Device and ProcessReport are generated: calls_gen.go.)
 
 // Context is an aclrtContext; Close destroys it (and its streams).
-type Context struct{ handle C.uintptr_t }
+type Context struct{ handle uintptr }
 
 // NewContext is aclrtCreateContext: a context on the device, current for the calling thread.
 func NewContext(device int) (*Context, error) {
-	c := &Context{}
-	if err := check(C.acldump_create_context(C.int32_t(device), &c.handle)); err != nil {
+	handle, err := aclrtCreateContext(device)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return &Context{handle: handle}, nil
 }
 
 // SetCurrent is aclrtSetCurrentContext for the calling thread.
-func (c *Context) SetCurrent() error { return check(C.acldump_set_current_context(c.handle)) }
+func (c *Context) SetCurrent() error { return aclrtSetCurrentContext(c.handle) }
 
 // Close is aclrtDestroyContext.
 func (c *Context) Close() error {
@@ -50,34 +35,34 @@ func (c *Context) Close() error {
 	}
 	handle := c.handle
 	c.handle = 0
-	return check(C.acldump_destroy_context(handle))
+	return aclrtDestroyContext(handle)
 }
 
 // Stream is an aclrtStream of the context current when it was made: an in-order queue of work
 // run by its own worker.
-type Stream struct{ handle C.uintptr_t }
+type Stream struct{ handle uintptr }
 
 // NewStream is aclrtCreateStream.
 func NewStream() (*Stream, error) {
-	s := &Stream{}
-	if err := check(C.acldump_create_stream(&s.handle)); err != nil {
+	handle, err := aclrtCreateStream()
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &Stream{handle: handle}, nil
 }
 
 // Synchronize waits for the work queued so far; it returns the first failure among it.
-func (s *Stream) Synchronize() error { return check(C.acldump_synchronize_stream(s.handle)) }
+func (s *Stream) Synchronize() error { return aclrtSynchronizeStream(s.handle) }
 
 // SubscribeReport makes the thread with id thread (ThreadID in that thread) run the stream's
 // callbacks in its ProcessReport.
 func (s *Stream) SubscribeReport(thread uint64) error {
-	return check(C.acldump_subscribe_report(C.uint64_t(thread), s.handle))
+	return aclrtSubscribeReport(thread, s.handle)
 }
 
 // UnsubscribeReport ends the subscription; callbacks not yet run are dropped.
 func (s *Stream) UnsubscribeReport(thread uint64) error {
-	return check(C.acldump_unsubscribe_report(C.uint64_t(thread), s.handle))
+	return aclrtUnSubscribeReport(thread, s.handle)
 }
 
 var callbacks = struct {
@@ -98,7 +83,7 @@ func (s *Stream) LaunchCallback(fn func(), block bool) error {
 	if block {
 		blocking = 1
 	}
-	err := check(C.acldump_launch_callback(s.handle, C.uintptr_t(id), blocking))
+	err := check(C.acldump_launch_callback(C.uintptr_t(s.handle), C.uintptr_t(id), blocking))
 	if err != nil {
 		callbacks.Lock()
 		delete(callbacks.fns, id)
@@ -118,10 +103,6 @@ func acldumpRunCallback(id C.uintptr_t) {
 	}
 }
 
-// ProcessReport is aclrtProcessReport: runs the callbacks waiting for the calling thread,
-// waiting up to timeoutMs (-1: no limit) for the first.
-func ProcessReport(timeoutMs int) error { return check(C.acldump_process_report(C.int32_t(timeoutMs))) }
-
 // ThreadID is the calling OS thread's id for SubscribeReport (lock the goroutine to it).
 func ThreadID() uint64 { return uint64(C.acldump_thread_id()) }
 
@@ -132,7 +113,7 @@ func (s *Stream) Close() error {
 	}
 	handle := s.handle
 	s.handle = 0
-	return check(C.acldump_destroy_stream(handle))
+	return aclrtDestroyStream(handle)
 }
 
 // CopyFrom copies data into the buffer's device memory (aclrtMemcpy, host to device).
@@ -141,8 +122,8 @@ func (b *Buffer) CopyFrom(data []byte) error {
 	if len(data) > 0 {
 		src = unsafe.Pointer(&data[0])
 	}
-	return check(C.acldump_memcpy(b.memory, C.size_t(b.size), src, C.size_t(len(data)),
-		C.ACL_MEMCPY_HOST_TO_DEVICE))
+	return check(C.acldump_memcpy(C.uintptr_t(b.memory), C.size_t(b.size), src,
+		C.size_t(len(data)), C.ACL_MEMCPY_HOST_TO_DEVICE))
 }
 
 // CopyTo copies len(data) bytes of the buffer's device memory into data (device to host).
@@ -151,51 +132,50 @@ func (b *Buffer) CopyTo(data []byte) error {
 	if len(data) > 0 {
 		dst = unsafe.Pointer(&data[0])
 	}
-	return check(C.acldump_memcpy_to(dst, C.size_t(len(data)), b.memory, C.size_t(len(data)),
-		C.ACL_MEMCPY_DEVICE_TO_HOST))
+	return check(C.acldump_memcpy_to(dst, C.size_t(len(data)), C.uintptr_t(b.memory),
+		C.size_t(len(data)), C.ACL_MEMCPY_DEVICE_TO_HOST))
 }
 
 // LoadModelWithMemory loads an .om file into work and weight memory of its own from aclrtMalloc,
 // sized by aclmdlQuerySize (aclmdlLoadFromFileWithMem); Close unloads it, then frees them.
 func LoadModelWithMemory(path string) (*Model, error) {
-	p, free := cString(path)
-	defer free()
-	var workSize, weightSize C.size_t
-	if err := check(C.acldump_query_size(p, &workSize, &weightSize)); err != nil {
-		return nil, err
-	}
-	var work, weight C.uintptr_t
-	if err := check(C.acldump_malloc(workSize, &work)); err != nil {
-		return nil, err
-	}
-	if err := check(C.acldump_malloc(weightSize, &weight)); err != nil {
-		C.acldump_free(work)
-		return nil, err
-	}
-	var id C.uint32_t
-	if err := check(C.acldump_load_with_mem(p, &id, work, workSize, weight, weightSize)); err != nil {
-		C.acldump_free(work)
-		C.acldump_free(weight)
-		return nil, err
-	}
-	m, err := describe(uint32(id))
+	workSize, weightSize, err := aclmdlQuerySize(path)
 	if err != nil {
-		C.acldump_free(work)
-		C.acldump_free(weight)
 		return nil, err
 	}
-	m.memory = []C.uintptr_t{work, weight}
+	work, err := aclrtMalloc(workSize, C.ACL_MEM_MALLOC_HUGE_FIRST)
+	if err != nil {
+		return nil, err
+	}
+	weight, err := aclrtMalloc(weightSize, C.ACL_MEM_MALLOC_HUGE_FIRST)
+	if err != nil {
+		aclrtFree(work)
+		return nil, err
+	}
+	id, err := aclmdlLoadFromFileWithMem(path, work, workSize, weight, weightSize)
+	if err != nil {
+		aclrtFree(work)
+		aclrtFree(weight)
+		return nil, err
+	}
+	m, err := describe(id)
+	if err != nil {
+		aclrtFree(work)
+		aclrtFree(weight)
+		return nil, err
+	}
+	m.memory = []uintptr{work, weight}
 	return m, nil
 }
 
 // ExecuteAsync queues one execution on the stream (nil: the current context's default stream);
 // the stream's Synchronize waits for it. The buffers must stay open until then.
 func (m *Model) ExecuteAsync(input, output *Dataset, s *Stream) error {
-	var stream C.uintptr_t
+	var stream uintptr
 	if s != nil {
 		stream = s.handle
 	}
-	return check(C.acldump_execute_async(C.uint32_t(m.id), input.handle, output.handle, stream))
+	return aclmdlExecuteAsync(m.id, input.handle, output.handle, stream)
 }
 
 // InputIndex is aclmdlGetInputIndexByName; OutputIndex aclmdlGetOutputIndexByName.
@@ -203,23 +183,16 @@ func (m *Model) InputIndex(name string) (int, error)  { return m.indexByName(nam
 func (m *Model) OutputIndex(name string) (int, error) { return m.indexByName(name, false) }
 
 func (m *Model) indexByName(name string, input bool) (int, error) {
-	var handle C.uintptr_t
-	if err := check(C.acldump_create_desc(&handle)); err != nil {
+	handle, err := aclmdlCreateDesc()
+	if err != nil {
 		return 0, err
 	}
-	defer C.aclmdlDestroyDesc((*C.aclmdlDesc)(unsafe.Pointer(uintptr(handle))))
-	if err := check(C.acldump_get_desc(handle, C.uint32_t(m.id))); err != nil {
+	defer C.acldump_destroy_desc(C.uintptr_t(handle))
+	if err := aclmdlGetDesc(handle, m.id); err != nil {
 		return 0, err
 	}
-	p, free := cString(name)
-	defer free()
-	which := C.int(0)
 	if input {
-		which = 1
+		return aclmdlGetInputIndexByName(handle, name)
 	}
-	var index C.size_t
-	if err := check(C.acldump_index_by_name(handle, p, which, &index)); err != nil {
-		return 0, err
-	}
-	return int(index), nil
+	return aclmdlGetOutputIndexByName(handle, name)
 }

@@ -35,13 +35,17 @@ static const char *aclbindingExceptionInfoPath(void) {
 #else
 #error "acl.i: unsupported target language"
 #endif
+// The typemaps of the ordinary calls, by parameter name, and their %newobject lines: generated
+// from bindings/calls.py (bindings/gen_bindings.py) with the macros of acl_<language>.i.
+%include "acl_calls.i"
 
 // ---- Ownership --------------------------------------------------------------------------------
 // Each opaque handle becomes a class whose destructor is its C destroy function. Handles returned
-// by a Create function are owned by the target language (%newobject); a handle read out of another
-// object (aclmdlGetDatasetBuffer) is borrowed and never freed by the binding. Python also keeps
-// the explicit aclDestroy* calls of the pyACL shape (%delobject: the proxy forgets the handle);
-// Java and Go free through the proxy only (delete() / DeleteX), so there is one way to free.
+// by a Create function are owned by the target language (%newobject: the table's new=True rows,
+// and aclCreateDataBuffer here); a handle read out of another object (aclmdlGetDatasetBuffer)
+// is borrowed and never freed by the binding. Python also keeps the explicit aclDestroy* calls
+// of the pyACL shape (%delobject: the proxy forgets the handle); Java and Go free through the
+// proxy only (delete() / DeleteX), so there is one way to free.
 %define ACL_HANDLE(TYPE, DESTROY)
 %nodefaultctor TYPE;
 struct TYPE {};
@@ -57,10 +61,6 @@ ACL_HANDLE(aclTensorDesc, aclDestroyTensorDesc)
 ACL_HANDLE(aclopAttr, aclopDestroyAttr)
 
 %newobject aclCreateDataBuffer;
-%newobject aclmdlCreateDataset;
-%newobject aclmdlCreateDesc;
-%newobject aclCreateTensorDesc;
-%newobject aclopCreateAttr;
 
 #if defined(SWIGPYTHON)
 %delobject aclDestroyDataBuffer;

@@ -5,6 +5,8 @@
 // the same cgo call that failed. Handles are freed with DeleteX (e.g. DeleteAclDataBuffer).
 
 // ---- Out-parameters: one-element slices, written with 0 on failure ----------------------------
+// Applied to the table's out-parameters by name (acl_calls.i); addresses and runtime handles
+// (contexts, streams, events) as uintptr.
 %define ACL_GO_OUT(CTYPE, GOTYPE, NAMES...)
 %typemap(gotype) CTYPE *OUT_ %{[]GOTYPE%}
 %typemap(in) CTYPE *OUT_ (CTYPE temp = 0) {
@@ -18,20 +20,6 @@
 }
 %apply CTYPE *OUT_ { NAMES };
 %enddef
-ACL_GO_OUT(uint32_t, uint32, uint32_t *modelId, uint32_t *count)
-ACL_GO_OUT(int32_t, int32, int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
-           int32_t *patchVersion)
-// Addresses and runtime handles (contexts, streams, events) are uintptr.
-ACL_GO_OUT(void *, uintptr, void **devPtr, void **hostPtr, aclrtContext *context,
-           aclrtStream *stream, aclrtEvent *event)
-ACL_GO_OUT(size_t, int64, size_t *workSize, size_t *weightSize, size_t *free, size_t *total,
-           size_t *index)
-ACL_GO_OUT(int64_t, int64, int64_t *dimSize)
-ACL_GO_OUT(float, float32, float *ms)
-ACL_GO_OUT(aclrtRunMode, int32, aclrtRunMode *runMode)
-ACL_GO_OUT(aclrtEventRecordedStatus, int32, aclrtEventRecordedStatus *status)
-ACL_GO_OUT(aclrtEventStatus, int32, aclrtEventStatus *status)
-ACL_GO_OUT(aclrtStreamStatus, int32, aclrtStreamStatus *status)
 
 // Callbacks need a Go function: package acldump has Stream.LaunchCallback.
 %ignore aclrtLaunchCallback;
@@ -52,9 +40,7 @@ ACL_GO_OUT(aclrtStreamStatus, int32, aclrtStreamStatus *status)
   $2 = (CTYPE *)$input.array;
 }
 %enddef
-ACL_GO_SLICE(int64_t, int64, int numDims, const int64_t *dims)
-ACL_GO_SLICE(int64_t, int64, int numValues, const int64_t *values)
-ACL_GO_SLICE(float, float32, int numValues, const float *values)
+// (Applied to the table's count+array parameters by acl_calls.i.)
 
 // aclopExecuteV2: each (descs, buffers) group arrives as one []uintptr of pointer pairs
 // {desc0, buffer0, desc1, ...}; AclopExecuteV2 below builds it from two slices.

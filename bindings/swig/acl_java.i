@@ -48,32 +48,8 @@ static void AclJava_Throw(JNIEnv *jenv, aclError code) {
   if (aclGetRecentErrMsg()[0] != '\0') AclJava_Throw(jenv, ACL_ERROR_FAILURE);
 }
 %enddef
+// The table's calls without an aclError get theirs from acl_calls.i (errors="message").
 ACL_JAVA_CHECKED(aclCreateDataBuffer)
-ACL_JAVA_CHECKED(aclGetDataBufferSizeV2)
-ACL_JAVA_CHECKED(aclmdlCreateDesc)
-ACL_JAVA_CHECKED(aclmdlGetNumInputs)
-ACL_JAVA_CHECKED(aclmdlGetNumOutputs)
-ACL_JAVA_CHECKED(aclmdlGetInputSizeByIndex)
-ACL_JAVA_CHECKED(aclmdlGetOutputSizeByIndex)
-ACL_JAVA_CHECKED(aclmdlGetInputNameByIndex)
-ACL_JAVA_CHECKED(aclmdlGetOutputNameByIndex)
-ACL_JAVA_CHECKED(aclmdlGetInputDataType)
-ACL_JAVA_CHECKED(aclmdlGetOutputDataType)
-ACL_JAVA_CHECKED(aclmdlGetInputFormat)
-ACL_JAVA_CHECKED(aclmdlGetOutputFormat)
-ACL_JAVA_CHECKED(aclmdlCreateDataset)
-ACL_JAVA_CHECKED(aclmdlGetDatasetNumBuffers)
-ACL_JAVA_CHECKED(aclmdlGetDatasetBuffer)
-ACL_JAVA_CHECKED(aclCreateTensorDesc)
-ACL_JAVA_CHECKED(aclSetTensorDescName)
-ACL_JAVA_CHECKED(aclGetTensorDescType)
-ACL_JAVA_CHECKED(aclGetTensorDescNumDims)
-ACL_JAVA_CHECKED(aclGetTensorDescSize)
-ACL_JAVA_CHECKED(aclopCreateAttr)
-
-ACL_JAVA_CHECKED(aclGetDataBufferSize)
-ACL_JAVA_CHECKED(aclGetTensorDescFormat)
-ACL_JAVA_CHECKED(aclGetTensorDescElementCount)
 
 // Errors arrive in exceptions. Data buffers describe direct ByteBuffers; device memory
 // (aclrtMalloc) and host memory (aclrtMallocHost) are addresses (long), which deviceBuffer()
@@ -109,20 +85,20 @@ ACL_JAVA_CHECKED(aclGetTensorDescElementCount)
 %apply long long { uint64_t };
 
 // ---- Runtime handles and addresses: long ----------------------------------------------------
-%typemap(jni) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src, void *devPtr,
-              void *hostPtr, void *workPtr, void *weightPtr "jlong"
-%typemap(jtype) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src,
-                void *devPtr, void *hostPtr, void *workPtr, void *weightPtr "long"
-%typemap(jstype) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src,
-                 void *devPtr, void *hostPtr, void *workPtr, void *weightPtr "long"
-%typemap(javain) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src,
-                 void *devPtr, void *hostPtr, void *workPtr, void *weightPtr "$javainput"
-%typemap(in) aclrtContext, aclrtStream, aclrtEvent, void *dst, const void *src, void *devPtr,
-             void *hostPtr, void *workPtr, void *weightPtr %{
+// Runtime handles by type; void * parameters by name (ADDRESS_IN, applied by acl_calls.i).
+%typemap(jni) aclrtContext, aclrtStream, aclrtEvent, void *ADDRESS_IN, const void *ADDRESS_IN
+    "jlong"
+%typemap(jtype) aclrtContext, aclrtStream, aclrtEvent, void *ADDRESS_IN, const void *ADDRESS_IN
+    "long"
+%typemap(jstype) aclrtContext, aclrtStream, aclrtEvent, void *ADDRESS_IN, const void *ADDRESS_IN
+    "long"
+%typemap(javain) aclrtContext, aclrtStream, aclrtEvent, void *ADDRESS_IN,
+                 const void *ADDRESS_IN "$javainput"
+%typemap(in) aclrtContext, aclrtStream, aclrtEvent, void *ADDRESS_IN, const void *ADDRESS_IN %{
   $1 = ($1_ltype)(intptr_t)$input;
 %}
 
-// Out-parameters of those: one-element long[].
+// Out-parameters of those: one-element long[] (acl_calls.i applies it by name).
 %typemap(jni) void **ADDRESS_OUT "jlongArray"
 %typemap(jtype) void **ADDRESS_OUT "long[]"
 %typemap(jstype) void **ADDRESS_OUT "long[]"
@@ -139,8 +115,6 @@ ACL_JAVA_CHECKED(aclGetTensorDescElementCount)
   jlong value = (jlong)(intptr_t)temp$argnum;
   (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &value);
 }
-%apply void **ADDRESS_OUT { void **devPtr, void **hostPtr, aclrtContext *context,
-                            aclrtStream *stream, aclrtEvent *event };
 
 // Enum out-parameters: one-element int[] (the enum's value).
 %define ACL_JAVA_ENUM_OUT(CTYPE, NAMES...)
@@ -163,20 +137,9 @@ ACL_JAVA_CHECKED(aclGetTensorDescElementCount)
 }
 %apply CTYPE *ENUM_OUT { NAMES };
 %enddef
-ACL_JAVA_ENUM_OUT(aclrtRunMode, aclrtRunMode *runMode)
-ACL_JAVA_ENUM_OUT(aclrtEventRecordedStatus, aclrtEventRecordedStatus *status)
-ACL_JAVA_ENUM_OUT(aclrtEventStatus, aclrtEventStatus *status)
-ACL_JAVA_ENUM_OUT(aclrtStreamStatus, aclrtStreamStatus *status)
 
-
-// ---- Out-parameters: one-element arrays (written on success) ---------------------------------
-%apply uint32_t *OUTPUT { uint32_t *modelId, uint32_t *count };
-%apply int32_t *OUTPUT { int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
-                         int32_t *patchVersion };
-%apply unsigned long *OUTPUT { size_t *workSize, size_t *weightSize, size_t *free,
-                               size_t *total, size_t *index };
-%apply long long *OUTPUT { int64_t *dimSize };
-%apply float *OUTPUT { float *ms };
+// Other out-parameters: typemaps.i's one-element arrays (OUTPUT, written on success), applied
+// by acl_calls.i.
 
 // ---- Buffers ----------------------------------------------------------------------------------
 // aclCreateDataBuffer / aclUpdateDataBuffer: a direct ByteBuffer, all of its capacity (null: an
@@ -240,10 +203,7 @@ ACL_JAVA_ENUM_OUT(aclrtStreamStatus, aclrtStreamStatus *status)
   }
 }
 %enddef
-ACL_JAVA_ARRAY(jlongArray, jlong, long, Long, const int64_t, int numDims, const int64_t *dims)
-ACL_JAVA_ARRAY(jlongArray, jlong, long, Long, const int64_t, int numValues,
-               const int64_t *values)
-ACL_JAVA_ARRAY(jfloatArray, jfloat, float, Float, const float, int numValues, const float *values)
+// (Applied to the table's count+array parameters by acl_calls.i.)
 
 // aclopExecuteV2: each (descs, buffers) group arrives as one long[] of pointer pairs
 // {desc0, buffer0, desc1, ...}; the public method below builds it from the two arrays.

@@ -61,17 +61,8 @@ ACL_PY_REMEMBER_FAILURE(aclmdlDestroyDesc)
 PyObject *AclPy_RecentErrMsg(void);
 
 // ---- Out-parameters (written by C only on success; 0 otherwise) ------------------------------
-%typemap(in, numinputs=0) uint32_t *modelId (uint32_t temp = 0) "$1 = &temp;"
-%typemap(argout) uint32_t *modelId {
-  $result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLong(*$1));
-}
-
-%typemap(in, numinputs=0) int32_t *OUT_INT32 (int32_t temp = 0) "$1 = &temp;"
-%typemap(argout) int32_t *OUT_INT32 {
-  $result = SWIG_Python_AppendOutput($result, PyLong_FromLong(*$1));
-}
-%apply int32_t *OUT_INT32 { int32_t *deviceId, int32_t *majorVersion, int32_t *minorVersion,
-                            int32_t *patchVersion };
+// The typemaps by C type; acl_calls.i (generated from bindings/calls.py) applies them to the
+// out-parameters of the table's rows, by name.
 
 // Scalar out-parameters, as ints / floats.
 %define ACL_PY_OUT(CTYPE, CONVERT, NAMES...)
@@ -81,32 +72,22 @@ PyObject *AclPy_RecentErrMsg(void);
 }
 %apply CTYPE *OUT_ { NAMES };
 %enddef
-ACL_PY_OUT(uint32_t, PyLong_FromUnsignedLong, uint32_t *count)
-ACL_PY_OUT(size_t, PyLong_FromSize_t, size_t *workSize, size_t *weightSize, size_t *free,
-           size_t *total, size_t *index)
-ACL_PY_OUT(int64_t, PyLong_FromLongLong, int64_t *dimSize)
-ACL_PY_OUT(float, PyFloat_FromDouble, float *ms)
-ACL_PY_OUT(aclrtRunMode, PyLong_FromLong, aclrtRunMode *runMode)
-ACL_PY_OUT(aclrtEventRecordedStatus, PyLong_FromLong, aclrtEventRecordedStatus *status)
-ACL_PY_OUT(aclrtEventStatus, PyLong_FromLong, aclrtEventStatus *status)
-ACL_PY_OUT(aclrtStreamStatus, PyLong_FromLong, aclrtStreamStatus *status)
 
 // Addresses and runtime handles (contexts, streams, events) come back as ints (pyACL style).
 %typemap(in, numinputs=0) void **ADDRESS_OUT (void *temp = NULL) "$1 = &temp;"
 %typemap(argout) void **ADDRESS_OUT {
   $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(*$1));
 }
-%apply void **ADDRESS_OUT { void **devPtr, void **hostPtr, aclrtContext *context,
-                            aclrtStream *stream, aclrtEvent *event };
 
-// aclmdlGetDynamicBatch / aclmdlGetDynamicHW: pyACL's dicts, None on failure.
+// Out structs (STRUCT_OUT) of aclmdlGetDynamicBatch / aclmdlGetDynamicHW: pyACL's dicts, None on
+// failure.
 %ignore aclmdlBatch;
 %ignore aclmdlHW;
-%typemap(in, numinputs=0) aclmdlBatch *batch (aclmdlBatch temp) {
+%typemap(in, numinputs=0) aclmdlBatch *STRUCT_OUT (aclmdlBatch temp) {
   memset(&temp, 0, sizeof(temp));
   $1 = &temp;
 }
-%typemap(argout) aclmdlBatch *batch {
+%typemap(argout) aclmdlBatch *STRUCT_OUT {
   PyObject *value = Py_None;
   if (result == ACL_SUCCESS) {
     size_t count = $1->batchCount < ACL_MAX_BATCH_NUM ? $1->batchCount : ACL_MAX_BATCH_NUM;
@@ -122,11 +103,11 @@ ACL_PY_OUT(aclrtStreamStatus, PyLong_FromLong, aclrtStreamStatus *status)
   }
   $result = SWIG_Python_AppendOutput($result, value);
 }
-%typemap(in, numinputs=0) aclmdlHW *hw (aclmdlHW temp) {
+%typemap(in, numinputs=0) aclmdlHW *STRUCT_OUT (aclmdlHW temp) {
   memset(&temp, 0, sizeof(temp));
   $1 = &temp;
 }
-%typemap(argout) aclmdlHW *hw {
+%typemap(argout) aclmdlHW *STRUCT_OUT {
   PyObject *value = Py_None;
   if (result == ACL_SUCCESS) {
     size_t count = $1->hwCount < ACL_MAX_HW_NUM ? $1->hwCount : ACL_MAX_HW_NUM;
@@ -143,13 +124,14 @@ ACL_PY_OUT(aclrtStreamStatus, PyLong_FromLong, aclrtStreamStatus *status)
   $result = SWIG_Python_AppendOutput($result, value);
 }
 
-// aclmdlGet{Input,Output}Dims: pyACL's dict {"name", "dimCount", "dims"}, None on failure.
+// aclmdlIODims (aclmdlGet{Input,Output}Dims...): pyACL's dict {"name", "dimCount", "dims"}, None
+// on failure.
 %ignore aclmdlIODims;
-%typemap(in, numinputs=0) aclmdlIODims *dims (aclmdlIODims temp) {
+%typemap(in, numinputs=0) aclmdlIODims *STRUCT_OUT (aclmdlIODims temp) {
   memset(&temp, 0, sizeof(temp));
   $1 = &temp;
 }
-%typemap(argout) aclmdlIODims *dims {
+%typemap(argout) aclmdlIODims *STRUCT_OUT {
   PyObject *value = Py_None;
   if (result == ACL_SUCCESS) {
     size_t count = $1->dimCount < ACL_MAX_DIM_CNT ? $1->dimCount : ACL_MAX_DIM_CNT;
@@ -201,17 +183,19 @@ static int AclPy_Address(PyObject *input, int buffers, void **out) {
   return -1;
 }
 %}
-%typemap(in) void *data, void *dst {
+// By name (acl_calls.i applies them to the table's void * parameters): WRITABLE_IN, BUFFER_IN,
+// ADDRESS_IN. Runtime handles by type.
+%typemap(in) void *WRITABLE_IN {
   if (AclPy_Address($input, kAclPyWritableBuffer, &$1) != 0) SWIG_fail;
 }
-%typemap(in) const void *src (void *address) {
+%typemap(in) const void *BUFFER_IN (void *address) {
   if (AclPy_Address($input, kAclPyAnyBuffer, &address) != 0) SWIG_fail;
   $1 = address;
 }
-%typemap(in) void *devPtr, void *hostPtr, void *workPtr, void *weightPtr, aclrtContext,
-             aclrtStream, aclrtEvent {
+%typemap(in) void *ADDRESS_IN, aclrtContext, aclrtStream, aclrtEvent {
   if (AclPy_Address($input, kAclPyAddressOnly, &$1) != 0) SWIG_fail;
 }
+%apply void *WRITABLE_IN { void *data };  // aclCreateDataBuffer, aclUpdateDataBuffer (special)
 %typemap(out) void * {
   $result = PyLong_FromVoidPtr($1);
 }
@@ -255,9 +239,7 @@ static int AclPy_Address(PyObject *input, int buffers, void **out) {
 }
 %enddef
 
-ACL_PY_SEQUENCE(int64_t, PyLong_AsLongLong, int numDims, const int64_t *dims)
-ACL_PY_SEQUENCE(int64_t, PyLong_AsLongLong, int numValues, const int64_t *values)
-ACL_PY_SEQUENCE(float, PyFloat_AsDouble, int numValues, const float *values)
+// (Applied to the table's count+array parameters by acl_calls.i.)
 
 // aclopExecuteV2: inputs and outputs each as a sequence of (tensor desc, data buffer) pairs; an
 // absent optional input is (None, None).

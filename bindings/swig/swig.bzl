@@ -17,6 +17,10 @@ cc_headers = rule(
 _C_INCLUDE_DIR = ("$$(for f in $(locations //bindings/swig:interface); do " +
                   "case $$f in */acl/acl.h) dirname $$(dirname $$f); break;; esac; done)")
 
+# The directory of the generated acl_calls.i (under bazel-out).
+_CALLS_DIR = ("$$(for f in $(locations //bindings/swig:interface); do " +
+              "case $$f in */acl_calls.i) dirname $$f; break;; esac; done)")
+
 def acl_swig(name, language, wrapper, outs = [], outdir = "", srcjar = None, swig_opts = []):
     """A genrule that writes the C wrapper `wrapper` and the target-language files.
 
@@ -32,7 +36,7 @@ def acl_swig(name, language, wrapper, outs = [], outdir = "", srcjar = None, swi
     """
     # LP64: int64_t is long, as in the C headers.
     opts = " ".join(["-" + language, "-DSWIGWORDSIZE64"] + swig_opts)
-    includes = "-Ibindings/swig -I" + _C_INCLUDE_DIR
+    includes = "-Ibindings/swig -I" + _CALLS_DIR + " -I" + _C_INCLUDE_DIR
     if srcjar:
         cmd = ("tmp=$$(mktemp -d) && " +
                "%s %s %s -o $(location %s) -outdir $$tmp bindings/swig/acl.i && " +

@@ -7,27 +7,16 @@ After a non-zero code, ``acl.get_recent_err_msg()`` says why.
 Handles (data buffers, datasets, descriptions, tensor descs, attrs) are freed when Python drops
 them, or earlier by their ``destroy_*`` function. For a Pythonic layer (exceptions, context
 managers, numpy) see the ``acldump`` package.
+
+The ordinary calls of each module are generated from bindings/calls.py (``_calls_<module>``);
+the modules hold the special ones (buffers, callbacks, destructors).
 """
 
-import os as _os
-
 from . import aclswig as _c
+from ._calls_acl import *  # noqa: F401,F403  (init, finalize, tensor descriptions...)
 
 # Error codes, data types and formats, as in acl_base.h (ACL_SUCCESS, ACL_ERROR_*, ACL_FLOAT...).
 globals().update({k: v for k, v in vars(_c).items() if k.startswith("ACL_")})
-
-
-def _path(path):
-    return None if path is None else _os.fspath(path)
-
-
-def init(config_path=None):
-    """aclInit: config_path is None / "" (no config) or an acl.json with a "dump" section."""
-    return _c.aclInit(_path(config_path))
-
-
-def finalize():
-    return _c.aclFinalize()
 
 
 def get_recent_err_msg():
@@ -79,73 +68,8 @@ def get_data_buffer_addr(buffer):
     return _c.aclGetDataBufferAddr(buffer)
 
 
-def get_data_buffer_size_v2(buffer):
-    return _c.aclGetDataBufferSizeV2(buffer)
-
-
-def get_data_buffer_size(buffer):
-    """The size truncated to 32 bits (pyACL's first version; use get_data_buffer_size_v2)."""
-    return _c.aclGetDataBufferSize(buffer)
-
-
-def data_type_size(data_type):
-    return _c.aclDataTypeSize(data_type)
-
-
-def get_version():
-    """Returns (major, minor, patch, ret)."""
-    ret, major, minor, patch = _c.aclrtGetVersion()
-    return major, minor, patch, ret
-
-
-def float16_to_float(value):
-    return _c.aclFloat16ToFloat(value)
-
-
-def float_to_float16(value):
-    return _c.aclFloatToFloat16(value)
-
-
-# ---- Tensor descriptions (pyACL has them at the top level) ----
-
-
-def create_tensor_desc(data_type, dims, format):  # noqa: A002  (pyACL's parameter name)
-    """None (and a recent error) for bad dims or a number that is not an aclDataType."""
-    return _c.aclCreateTensorDesc(data_type, list(dims), format)
-
-
 def destroy_tensor_desc(desc):
     return _c.aclDestroyTensorDesc(desc)
-
-
-def set_tensor_desc_name(desc, name):
-    return _c.aclSetTensorDescName(desc, name)
-
-
-def get_tensor_desc_type(desc):
-    return _c.aclGetTensorDescType(desc)
-
-
-def get_tensor_desc_format(desc):
-    return _c.aclGetTensorDescFormat(desc)
-
-
-def get_tensor_desc_num_dims(desc):
-    return _c.aclGetTensorDescNumDims(desc)
-
-
-def get_tensor_desc_dim_v2(desc, index):
-    """Returns (dim, ret)."""
-    ret, dim = _c.aclGetTensorDescDimV2(desc, index)
-    return dim, ret
-
-
-def get_tensor_desc_size(desc):
-    return _c.aclGetTensorDescSize(desc)
-
-
-def get_tensor_desc_element_count(desc):
-    return _c.aclGetTensorDescElementCount(desc)
 
 
 from . import dump, mdl, op, rt, util  # noqa: E402  (they use the functions above)

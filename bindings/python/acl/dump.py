@@ -9,9 +9,9 @@ it and ``acl.mdl.finalize_dump()`` then reports the file as not written.
 """
 
 import atexit as _atexit
-import os as _os
 
 from . import aclswig as _c
+from ._calls_dump import *  # noqa: F401,F403  (the ordinary calls, from bindings/calls.py)
 
 AIC_ERR_BRIEF_DUMP = _c.AIC_ERR_BRIEF_DUMP
 AIC_ERR_NORM_DUMP = _c.AIC_ERR_NORM_DUMP
@@ -31,28 +31,10 @@ def unreg_callback():
     _c.AclPy_DumpUnregCallback()
 
 
-def get_path(dump_type):
-    """acldumpGetPath: the dump path in effect for dump_type (DATA_DUMP, AIC_ERR_NORM_DUMP...), or
-    None when that kind of dump is not on."""
-    return _c.acldumpGetPath(dump_type)
-
-
 def get_exception_info_path():
     """acldumpGetExceptionInfoPath: (path, ret); path is None when ret is not 0."""
     path = _c.aclbindingExceptionInfoPath()
     return path, (0 if path is not None else _c.ACL_ERROR_FAILURE)
-
-
-def start_dump_args(dump_type, path):
-    """aclopStartDumpArgs: while on, each single-operator execution appends a JSON line of its
-    arguments to {path}/op_args.{pid}.jsonl. dump_type must include
-    acl.ACL_OP_DUMP_OP_AICORE_ARGS."""
-    return _c.aclopStartDumpArgs(dump_type, None if path is None else _os.fspath(path))
-
-
-def stop_dump_args(dump_type):
-    """aclopStopDumpArgs: 0, or ACL_ERROR_FAILURE when lines could not be written."""
-    return _c.aclopStopDumpArgs(dump_type)
 
 
 ACL_DUMP_TENSOR_INPUT = _c.ACL_DUMP_TENSOR_INPUT

@@ -4,38 +4,11 @@ Tensor descriptions are at the package top level (acl.create_tensor_desc, ...), 
 the names here stay for older code."""
 
 from . import aclswig as _c
-
-
-def create_attr():
-    return _c.aclopCreateAttr()
+from ._calls_op import *  # noqa: F401,F403  (the ordinary calls, from bindings/calls.py)
 
 
 def destroy_attr(attr):
     return _c.aclopDestroyAttr(attr)
-
-
-def set_attr_bool(attr, name, value):
-    return _c.aclopSetAttrBool(attr, name, 1 if value else 0)
-
-
-def set_attr_int(attr, name, value):
-    return _c.aclopSetAttrInt(attr, name, value)
-
-
-def set_attr_float(attr, name, value):
-    return _c.aclopSetAttrFloat(attr, name, value)
-
-
-def set_attr_string(attr, name, value):
-    return _c.aclopSetAttrString(attr, name, value)
-
-
-def set_attr_list_int(attr, name, values):
-    return _c.aclopSetAttrListInt(attr, name, list(values))
-
-
-def set_attr_list_float(attr, name, values):
-    return _c.aclopSetAttrListFloat(attr, name, list(values))
 
 
 from . import (  # noqa: E402,F401  (kept here for older code)
@@ -54,4 +27,3 @@ def execute_v2(op_type, input_desc, inputs, output_desc, outputs, attr=None, str
         raise ValueError("each desc list must be as long as its buffer list")
     return _c.aclopExecuteV2(op_type, list(zip(input_desc, inputs)),
                              list(zip(output_desc, outputs)), attr, stream)
-

@@ -5,6 +5,9 @@ import com.acldump.swig.AclNative;
 /**
  * The initialised library: {@code Acl.init()} is aclInit, {@link #close()} is aclFinalize. Use
  * it in try-with-resources around everything else.
+ *
+ * <p>The build compiles this file with the static methods of bindings/calls.py's rows that have
+ * a java name (setDevice, getDevice, ...) written in at the {@code // @calls} line.
  */
 public final class Acl implements AutoCloseable {
   private boolean open = true;
@@ -34,33 +37,7 @@ public final class Acl implements AutoCloseable {
     return major[0] + "." + minor[0] + "." + patch[0];
   }
 
-  /**
-   * aclrtSetDevice: opens {@code deviceId} and makes its default context this thread's current
-   * one; the device names the dump folder of models the thread loads. Each call needs a {@link
-   * #resetDevice}.
-   */
-  public static void setDevice(int deviceId) {
-    AclNative.aclrtSetDevice(deviceId);
-  }
-
-  /** aclrtResetDevice: releases one {@link #setDevice}. */
-  public static void resetDevice(int deviceId) {
-    AclNative.aclrtResetDevice(deviceId);
-  }
-
-  /** aclrtGetDevice: the device of this thread's current context (error 107002 without one). */
-  public static int getDevice() {
-    int[] device = new int[1];
-    AclNative.aclrtGetDevice(device);
-    return device[0];
-  }
-
-  /** aclrtGetRunMode: ACL_HOST (1) on this runtime. */
-  public static int runMode() {
-    int[] mode = new int[1];
-    AclNative.aclrtGetRunMode(mode);
-    return mode[0];
-  }
+  // @calls (generated methods go here)
 
   /**
    * acldumpRegCallback: from now on every dump file reaches {@code callback} in chunks, in file
@@ -74,14 +51,6 @@ public final class Acl implements AutoCloseable {
   /** acldumpUnregCallback: returns once no chunk is being delivered. */
   public static void unregisterDumpCallback() {
     AclNative.unregisterDumpCallback();
-  }
-
-  /**
-   * acldumpGetPath: the dump path in effect for {@code dumpType} (AcldumpType.DATA_DUMP,
-   * AcldumpType.AIC_ERR_NORM_DUMP...), or null when that kind of dump is not on.
-   */
-  public static String dumpPath(com.acldump.swig.AcldumpType dumpType) {
-    return AclNative.acldumpGetPath(dumpType);
   }
 
   /** acldumpGetExceptionInfoPath: the exception dump folder of the current device. */

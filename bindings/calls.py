@@ -1,0 +1,350 @@
+"""The one description of the C calls the language bindings wrap.
+
+Every function of bindings/c/exported_symbols.txt is either a row of CALLS or an entry of
+SPECIAL. From each row, bindings/gen_bindings.py writes at build time:
+
+  - the SWIG directives of its parameters (out-parameter typemaps, arrays, addresses, Java's
+    exception check of calls without an aclError, %newobject) for Python, Java and Go;
+  - its pyACL function in the `acl` package (a row's `py` names, e.g. "rt.get_device" is
+    acl.rt.get_device): ``ret`` alone, or the out-parameters then ``ret``;
+  - its Go wrapper in package acldump, named as the C call, which copies the recent error
+    message in the same cgo call; `go` also exports it under that name;
+  - with `java`, a static method of com.acldump.Acl.
+
+Parameters are the C declaration's, in its order, one item each (the generator checks them
+against the header):
+
+    [out ]name[+array][:class][ as py_name][ = py_default]
+
+"out": written by the call and returned; "count+array" is a C count and its array, one
+sequence in the languages. The class is derived from the C type unless given:
+
+    int, float, enum, string  as the C type says
+    handle    an opaque handle object (aclmdlDesc *, aclDataBuffer *, ...)
+    address   a runtime handle or address (aclrtStream, void *): an int, 0 or None for NULL
+    buffer    (void *) also a writable Python buffer; rbuffer (const void *) any buffer
+    path      a string that Python also takes as os.PathLike; None stays NULL
+    fspath    the same, None refused
+    bool      an integer flag: Python and Go take a bool
+    unsigned  an unsigned integer that Python wraps modulo 2**64 (pyACL passes -1)
+    struct    an out struct (aclmdlIODims, aclmdlBatch, aclmdlHW): a dict in Python
+
+`errors` says how a call without an aclError result reports failure: "message" (it leaves a
+recent error message: Java throws AclException, Go returns an error), "null" (its NULL result
+is the failure: Go returns an error, Java null, Python None), or "none" (it cannot fail: Java
+and Go just return the value).
+`new`: the call creates a handle the language then owns. `doc` is the Python docstring; `go`
+and `java` are a name or (name, doc).
+"""
+
+
+class Call:
+    def __init__(self, c, params="", *, py, doc=None, errors=None, new=False, go=None,
+                 java=None):
+        self.c = c
+        self.params = params
+        self.py = [py] if isinstance(py, str) else list(py)
+        self.doc = doc
+        self.errors = errors
+        self.new = new
+        self.go = go
+        self.java = java
+
+
+class Special:
+    """A call whose bindings are written by hand, and why. `shares` names parameters that use
+    the typemaps the rows generate (the generator refuses any other overlap)."""
+
+    def __init__(self, c, reason, *, py=(), shares=""):
+        self.c = c
+        self.reason = reason
+        self.py = [py] if isinstance(py, str) else list(py)
+        self.shares = shares.split()
+
+
+CALLS = [
+    # ---- acl.h, acl_base.h: the library, data buffers, tensor descriptions ----
+    Call("aclInit", "configPath:path = None", py="init",
+         doc='aclInit: config_path is None / "" (no config) or an acl.json with a "dump" section.',
+         go=("Init", 'Init is aclInit: configPath is "" (no config) or an acl.json whose "dump" '
+                     'section configures dump for the whole process.')),
+    Call("aclFinalize", py="finalize",
+         go=("Finalize", "Finalize is aclFinalize: unloads every model and ends dump sessions.")),
+    Call("aclrtGetVersion", "out majorVersion, out minorVersion, out patchVersion",
+         py=["get_version", "rt.get_version"], doc="Returns (major, minor, patch, ret)."),
+    Call("aclGetDataBufferSizeV2", "dataBuffer as buffer", py="get_data_buffer_size_v2",
+         errors="message"),
+    Call("aclGetDataBufferSize", "dataBuffer as buffer", py="get_data_buffer_size",
+         errors="message",
+         doc="The size truncated to 32 bits (pyACL's first version; use get_data_buffer_size_v2)."),
+    Call("aclDataTypeSize", "dataType", py="data_type_size", errors="none"),
+    Call("aclFloat16ToFloat", "value", py="float16_to_float", errors="none"),
+    Call("aclFloatToFloat16", "value", py="float_to_float16", errors="none"),
+    Call("aclCreateTensorDesc", "dataType, numDims+dims, format", py="create_tensor_desc",
+         errors="message", new=True,
+         doc="None (and a recent error) for bad dims or a number that is not an aclDataType."),
+    Call("aclSetTensorDescName", "desc, name", py="set_tensor_desc_name", errors="message"),
+    Call("aclGetTensorDescType", "desc", py="get_tensor_desc_type", errors="message"),
+    Call("aclGetTensorDescFormat", "desc", py="get_tensor_desc_format", errors="message"),
+    Call("aclGetTensorDescNumDims", "desc", py="get_tensor_desc_num_dims", errors="message"),
+    Call("aclGetTensorDescDimV2", "desc, index, out dimSize", py="get_tensor_desc_dim_v2",
+         doc="Returns (dim, ret)."),
+    Call("aclGetTensorDescSize", "desc", py="get_tensor_desc_size", errors="message"),
+    Call("aclGetTensorDescElementCount", "desc", py="get_tensor_desc_element_count",
+         errors="message"),
+
+    # ---- acl_mdl.h: model dump ----
+    Call("aclmdlInitDump", py="mdl.init_dump"),
+    Call("aclmdlSetDump", "dumpCfgPath:path", py="mdl.set_dump",
+         doc="aclmdlSetDump: 0 on success. Applies to models loaded afterwards."),
+    Call("aclmdlFinalizeDump", py="mdl.finalize_dump",
+         doc="aclmdlFinalizeDump: every queued dump file is written when it returns."),
+
+    # ---- acl_mdl.h: load, execute ----
+    Call("aclmdlLoadFromFile", "modelPath:path, out modelId", py="mdl.load_from_file",
+         doc="Returns (model_id, ret)."),
+    Call("aclmdlConvertOnnx", "onnxPath:fspath, omPath:fspath, inputShape = None",
+         py="mdl.convert_onnx",
+         doc="aclmdlConvertOnnx (an acldump extension): ONNX to .om in this process. "
+             'input_shape is None or "name:d0,d1,...;name2:..." for inputs with symbolic '
+             "dimensions. Returns ret."),
+    Call("aclmdlLoadFromFileWithMem",
+         "modelPath:path, out modelId, workPtr, workSize, weightPtr, weightSize",
+         py="mdl.load_from_file_with_mem",
+         doc="The model runs in caller memory from acl.rt.malloc (sizes from query_size; 0 for a "
+             "part the model allocates itself). Returns (model_id, ret)."),
+    Call("aclmdlQuerySize", "fileName:path as model_path, out workSize, out weightSize",
+         py="mdl.query_size",
+         doc="Returns (work_size, weight_size, ret): the memory load_from_file_with_mem needs."),
+    Call("aclmdlUnload", "modelId", py="mdl.unload"),
+    Call("aclmdlExecute", "modelId, input, output", py="mdl.execute"),
+    Call("aclmdlExecuteAsync", "modelId, input, output, stream", py="mdl.execute_async",
+         doc="Queues one execution on the stream (None: the default stream); synchronize_stream "
+             "waits for it. The datasets' memory must stay alive until then."),
+
+    # ---- acl_mdl.h: model descriptions ----
+    Call("aclmdlCreateDesc", py="mdl.create_desc", errors="message", new=True),
+    Call("aclmdlGetDesc", "modelDesc, modelId", py="mdl.get_desc"),
+    Call("aclmdlGetNumInputs", "modelDesc", py="mdl.get_num_inputs", errors="message"),
+    Call("aclmdlGetNumOutputs", "modelDesc", py="mdl.get_num_outputs", errors="message"),
+    Call("aclmdlGetInputSizeByIndex", "modelDesc, index", py="mdl.get_input_size_by_index",
+         errors="message"),
+    Call("aclmdlGetOutputSizeByIndex", "modelDesc, index", py="mdl.get_output_size_by_index",
+         errors="message"),
+    Call("aclmdlGetInputNameByIndex", "modelDesc, index", py="mdl.get_input_name_by_index",
+         errors="message"),
+    Call("aclmdlGetOutputNameByIndex", "modelDesc, index", py="mdl.get_output_name_by_index",
+         errors="message"),
+    Call("aclmdlGetInputDataType", "modelDesc, index", py="mdl.get_input_data_type",
+         errors="message"),
+    Call("aclmdlGetOutputDataType", "modelDesc, index", py="mdl.get_output_data_type",
+         errors="message"),
+    Call("aclmdlGetInputFormat", "modelDesc, index", py="mdl.get_input_format",
+         errors="message"),
+    Call("aclmdlGetOutputFormat", "modelDesc, index", py="mdl.get_output_format",
+         errors="message"),
+    Call("aclmdlGetInputDims", "modelDesc, index, out dims", py="mdl.get_input_dims",
+         doc='Returns ({"name", "dimCount", "dims"}, ret); None instead of the dict on failure.'),
+    Call("aclmdlGetOutputDims", "modelDesc, index, out dims", py="mdl.get_output_dims"),
+    Call("aclmdlGetInputDimsV2", "modelDesc, index, out dims", py="mdl.get_input_dims_v2"),
+    Call("aclmdlGetCurOutputDims", "modelDesc, index, out dims", py="mdl.get_cur_output_dims",
+         doc='Returns ({"name", "dimCount", "dims"}, ret) of the output at the gear last set '
+             "on the model (set_dynamic_batch_size / set_dynamic_hw_size); before any, "
+             "get_output_dims's."),
+    Call("aclmdlGetInputIndexByName", "modelDesc, name, out index",
+         py="mdl.get_input_index_by_name", doc="Returns (index, ret)."),
+    Call("aclmdlGetOutputIndexByName", "modelDesc, name, out index",
+         py="mdl.get_output_index_by_name", doc="Returns (index, ret)."),
+    Call("aclmdlGetDynamicBatch", "modelDesc, out batch", py="mdl.get_dynamic_batch",
+         doc='Returns ({"batchCount", "batch"}, ret); batchCount 0 for a model without batch '
+             "gears."),
+    Call("aclmdlGetDynamicHW", "modelDesc, index:unsigned, out hw", py="mdl.get_dynamic_hw",
+         doc='Returns ({"hwCount", "hw"}, ret), hw as [[height, width], ...]; hwCount 0 for a '
+             "model without image size gears. index is reserved (-1, as pyACL takes it)."),
+    Call("aclmdlSetDynamicBatchSize", "modelId, dataset, index, batchSize",
+         py="mdl.set_dynamic_batch_size",
+         doc="Writes the batch size into the dataset's gear input (buffer `index`, the input named "
+             "ACL_DYNAMIC_TENSOR_NAME); returns ret."),
+    Call("aclmdlSetDynamicHWSize", "modelId, dataset, index, height, width",
+         py="mdl.set_dynamic_hw_size",
+         doc="Writes height and width into the dataset's gear input; returns ret."),
+
+    # ---- acl_mdl.h: datasets ----
+    Call("aclmdlCreateDataset", py="mdl.create_dataset", errors="message", new=True),
+    Call("aclmdlGetDatasetNumBuffers", "dataset", py="mdl.get_dataset_num_buffers",
+         errors="message"),
+    Call("aclmdlGetDatasetBuffer", "dataset, index", py="mdl.get_dataset_buffer",
+         errors="message", doc="A borrowed handle: the dataset's owner frees it."),
+
+    # ---- acl_op.h: single operators ----
+    Call("aclopCreateAttr", py="op.create_attr", errors="message", new=True),
+    Call("aclopSetAttrBool", "attr, attrName as name, attrValue:bool as value",
+         py="op.set_attr_bool"),
+    Call("aclopSetAttrInt", "attr, attrName as name, attrValue as value", py="op.set_attr_int"),
+    Call("aclopSetAttrFloat", "attr, attrName as name, attrValue as value",
+         py="op.set_attr_float"),
+    Call("aclopSetAttrString", "attr, attrName as name, attrValue as value",
+         py="op.set_attr_string"),
+    Call("aclopSetAttrListInt", "attr, attrName as name, numValues+values",
+         py="op.set_attr_list_int"),
+    Call("aclopSetAttrListFloat", "attr, attrName as name, numValues+values",
+         py="op.set_attr_list_float"),
+
+    # ---- acl_dump.h ----
+    Call("acldumpGetPath", "dumpType", py="dump.get_path", errors="null",
+         doc="acldumpGetPath: the dump path in effect for dump_type (DATA_DUMP, "
+             "AIC_ERR_NORM_DUMP...), or None when that kind of dump is not on.",
+         go=("DumpPath", "DumpPath is acldumpGetPath: the dump path in effect for dumpType "
+                         "(DataDump, AicErrNormDump...)."),
+         java=("dumpPath", "acldumpGetPath: the dump path in effect for {@code dumpType} "
+                           "(AcldumpType.DATA_DUMP, AcldumpType.AIC_ERR_NORM_DUMP...), or null "
+                           "when that kind of dump is not on.")),
+    Call("aclopStartDumpArgs", "dumpType, path:path", py="dump.start_dump_args",
+         doc="aclopStartDumpArgs: while on, each single-operator execution appends a JSON line "
+             "of its arguments to {path}/op_args.{pid}.jsonl. dump_type must include "
+             "acl.ACL_OP_DUMP_OP_AICORE_ARGS."),
+    Call("aclopStopDumpArgs", "dumpType", py="dump.stop_dump_args",
+         doc="aclopStopDumpArgs: 0, or ACL_ERROR_FAILURE when lines could not be written."),
+
+    # ---- acl_rt.h: devices ----
+    Call("aclrtSetDevice", "deviceId", py="rt.set_device",
+         go=("SetDevice", "SetDevice is aclrtSetDevice: opens the device and makes its default "
+                          "context the calling thread's current one. Each call needs a "
+                          "ResetDevice."),
+         java=("setDevice", "aclrtSetDevice: opens {@code deviceId} and makes its default context "
+                            "this thread's current one; the device names the dump folder of "
+                            "models the thread loads. Each call needs a {@link #resetDevice}.")),
+    Call("aclrtResetDevice", "deviceId", py="rt.reset_device",
+         go=("ResetDevice", "ResetDevice is aclrtResetDevice: releases one SetDevice."),
+         java=("resetDevice", "aclrtResetDevice: releases one {@link #setDevice}.")),
+    Call("aclrtGetDevice", "out deviceId", py="rt.get_device", doc="Returns (device_id, ret).",
+         go=("Device", "Device is aclrtGetDevice: the device of the thread's current context."),
+         java=("getDevice", "aclrtGetDevice: the device of this thread's current context (error "
+                            "107002 without one).")),
+    Call("aclrtGetDeviceCount", "out count", py="rt.get_device_count",
+         doc="Returns (count, ret)."),
+    Call("aclrtGetRunMode", "out runMode", py="rt.get_run_mode",
+         doc="Returns (run_mode, ret): ACL_HOST (1) on this runtime.",
+         java=("runMode", "aclrtGetRunMode: ACL_HOST (1) on this runtime.")),
+    Call("aclrtGetSocName", py=["get_soc_name", "rt.get_soc_name"], errors="none",
+         doc='The name of the SoC the runtime runs on: "acldump_cpu" (the host CPU).',
+         go=("SocName", "SocName is aclrtGetSocName: the name of the SoC the runtime runs on, "
+                        '"acldump_cpu" (the host CPU). It needs no Init.'),
+         java=("socName", "aclrtGetSocName: the name of the SoC the runtime runs on, {@code "
+                          '"acldump_cpu"} (the host CPU). It needs no {@link #init}.')),
+    Call("aclrtSynchronizeDevice", py="rt.synchronize_device"),
+
+    # ---- acl_rt.h: contexts ----
+    Call("aclrtCreateContext", "out context, deviceId", py="rt.create_context",
+         doc="Returns (context, ret); the new context is current for the calling thread."),
+    Call("aclrtDestroyContext", "context", py="rt.destroy_context"),
+    Call("aclrtSetCurrentContext", "context", py="rt.set_context"),
+    Call("aclrtGetCurrentContext", "out context", py="rt.get_context",
+         doc="Returns (context, ret)."),
+
+    # ---- acl_rt.h: streams ----
+    Call("aclrtCreateStream", "out stream", py="rt.create_stream", doc="Returns (stream, ret)."),
+    Call("aclrtCreateStreamWithConfig", "out stream, priority, flag",
+         py="rt.create_stream_with_config"),
+    Call("aclrtDestroyStream", "stream", py="rt.destroy_stream"),
+    Call("aclrtSynchronizeStream", "stream", py="rt.synchronize_stream",
+         doc="Waits for the stream's queued work; returns the first failure among it."),
+    Call("aclrtSynchronizeStreamWithTimeout", "stream, timeout",
+         py="rt.synchronize_stream_with_timeout"),
+    Call("aclrtStreamQuery", "stream, out status", py="rt.stream_query",
+         doc="Returns (status, ret): ACL_STREAM_STATUS_COMPLETE (0) or ..._NOT_READY (1)."),
+    Call("aclrtStreamWaitEvent", "stream, event", py="rt.stream_wait_event"),
+
+    # ---- acl_rt.h: events ----
+    Call("aclrtCreateEvent", "out event", py="rt.create_event", doc="Returns (event, ret)."),
+    Call("aclrtCreateEventWithFlag", "out event, flag", py="rt.create_event_with_flag"),
+    Call("aclrtDestroyEvent", "event", py="rt.destroy_event"),
+    Call("aclrtRecordEvent", "event, stream", py="rt.record_event"),
+    Call("aclrtResetEvent", "event, stream", py="rt.reset_event"),
+    Call("aclrtSynchronizeEvent", "event", py="rt.synchronize_event"),
+    Call("aclrtQueryEventStatus", "event, out status", py="rt.query_event_status",
+         doc="Returns (status, ret): ACL_EVENT_RECORDED_STATUS_COMPLETE (1) or ..._NOT_READY (0)."),
+    Call("aclrtQueryEvent", "event, out status", py="rt.query_event",
+         doc="Returns (status, ret): ACL_EVENT_STATUS_COMPLETE (0) or ..._NOT_READY (1); the SDK's "
+             "older form of query_event_status."),
+    Call("aclrtEventElapsedTime", "out ms, startEvent as start, endEvent as end",
+         py="rt.event_elapsed_time", doc="Returns (milliseconds, ret)."),
+
+    # ---- acl_rt.h: memory ----
+    Call("aclrtMalloc", "out devPtr, size, policy = _c.ACL_MEM_MALLOC_HUGE_FIRST",
+         py="rt.malloc", doc="Returns (address, ret); free with acl.rt.free(address)."),
+    Call("aclrtFree", "devPtr as address", py="rt.free"),
+    Call("aclrtMallocHost", "out hostPtr, size", py="rt.malloc_host",
+         doc="Returns (address, ret); free with acl.rt.free_host(address)."),
+    Call("aclrtFreeHost", "hostPtr as address", py="rt.free_host"),
+    Call("aclrtMemcpy", "dst:buffer, destMax as dst_max, src:rbuffer, count, kind",
+         py="rt.memcpy",
+         doc="aclrtMemcpy between addresses (ints; a buffer object is taken as its memory)."),
+    Call("aclrtMemcpyAsync", "dst:buffer, destMax as dst_max, src:rbuffer, count, kind, stream",
+         py="rt.memcpy_async"),
+    Call("aclrtMemset", "devPtr as address, maxCount, value, count", py="rt.memset"),
+    Call("aclrtMemsetAsync", "devPtr as address, maxCount, value, count, stream",
+         py="rt.memset_async"),
+    Call("aclrtGetMemInfo", "attr, out free, out total", py="rt.get_mem_info",
+         doc="Returns (free, total, ret) in bytes."),
+
+    # ---- acl_rt.h: callbacks (the callback itself is special) ----
+    Call("aclrtSubscribeReport", "threadId, stream", py="rt.subscribe_report",
+         doc="thread_id: from acl.util.start_thread (or threading.get_ident() of the thread that "
+             "calls process_report)."),
+    Call("aclrtProcessReport", "timeout", py="rt.process_report",
+         doc="Runs the callbacks waiting for this thread, waiting up to timeout ms (-1: no limit).",
+         go=("ProcessReport", "ProcessReport is aclrtProcessReport: runs the callbacks waiting "
+                              "for the calling thread, waiting up to timeout ms (-1: no limit) "
+                              "for the first.")),
+    Call("aclrtUnSubscribeReport", "threadId, stream", py="rt.unsubscribe_report"),
+]
+
+SPECIAL = [
+    Special("aclAppLog", "variadic: C callers use the ACL_APP_LOG macro; no binding"),
+    Special("aclGetRecentErrMsg",
+            "each language carries the message with the failure: Python copies it after every "
+            "call into the thread's state, Java puts it in AclException, Go in its Error",
+            py="get_recent_err_msg"),
+    Special("aclCreateDataBuffer",
+            "buffer protocol: Python pins the buffer object on the handle, Java takes a direct "
+            "ByteBuffer, Go C memory", py="create_data_buffer"),
+    Special("aclUpdateDataBuffer", "buffer protocol, as aclCreateDataBuffer",
+            py="update_data_buffer"),
+    Special("aclGetDataBufferAddr",
+            "Python only: Java and Go reach the memory through their buffer objects",
+            py="get_data_buffer_addr"),
+    Special("aclDestroyDataBuffer", "handle destructor: the proxy's destructor (acl.i's "
+            "ACL_HANDLE), %delobject in Python, ignored in Java and Go (delete() / DeleteX)",
+            py="destroy_data_buffer"),
+    Special("aclDestroyTensorDesc", "handle destructor, as aclDestroyDataBuffer",
+            py="destroy_tensor_desc"),
+    Special("aclmdlDestroyDesc", "handle destructor, as aclDestroyDataBuffer",
+            py="mdl.destroy_desc"),
+    Special("aclmdlDestroyDataset", "handle destructor, as aclDestroyDataBuffer",
+            py="mdl.destroy_dataset"),
+    Special("aclopDestroyAttr", "handle destructor, as aclDestroyDataBuffer", py="op.destroy_attr"),
+    Special("aclmdlAddDatasetBuffer",
+            "Python keeps the buffer's handle alive in the dataset and returns (dataset, ret)",
+            py="mdl.add_dataset_buffer"),
+    Special("aclmdlLoadFromMem",
+            "a model as a bytes-like object or an address and size (Python), byte[] (Java), "
+            "[]byte (Go)", py="mdl.load_from_mem", shares="modelId"),
+    Special("aclmdlLoadFromMemWithMem", "a model in memory, as aclmdlLoadFromMem",
+            py="mdl.load_from_mem_with_mem", shares="modelId workPtr weightPtr"),
+    Special("aclmdlQuerySizeFromMem", "a model in memory, as aclmdlLoadFromMem",
+            py="mdl.query_size_from_mem", shares="workSize weightSize"),
+    Special("aclopExecuteV2", "arrays of (tensor desc, data buffer) pairs", py="op.execute_v2"),
+    Special("aclrtLaunchCallback", "callback: a function of the language runs in the "
+            "reporting thread", py="rt.launch_callback"),
+    Special("acldumpRegCallback", "callback: a function of the language receives dump chunks",
+            py="dump.reg_callback"),
+    Special("acldumpUnregCallback", "callback: releases the registered function",
+            py="dump.unreg_callback"),
+    Special("acldumpSaveExceptionInfo",
+            "an array of tensor structs built from the language's arrays",
+            py="dump.save_exception_info"),
+    Special("acldumpGetExceptionInfoPath",
+            "fills a caller buffer: each language returns a string",
+            py="dump.get_exception_info_path"),
+]
