@@ -69,6 +69,17 @@ absl::Status FoldBatchNormIntoConv(Graph& graph);
 // MatMul(A [M,K], B initializer [K,N]) -> Add(initializer C) becomes Gemm(A, B,
 // C).
 absl::Status FuseMatMulAdd(Graph& graph, const OpRegistry& registry);
+// Add(Conv(...), r) of two float32 values of one shape: the Conv adds r to its
+// finished output (residual blocks).
+absl::Status FuseConvAdd(Graph& graph, const OpRegistry& registry);
+// X -> Sigmoid -> Mul(X, .) (SiLU) becomes one Swish node.
+absl::Status FuseSwish(Graph& graph);
+// LayerNorm spelled out as ReduceMean/Sub/Pow/Sqrt/Div/Mul/Add becomes one
+// LayerNormalization node that computes each step as those nodes did.
+absl::Status FuseLayerNormChain(Graph& graph, const OpRegistry& registry);
+// Gelu spelled out as Div/Erf/Add/Mul/Mul becomes one Gelu node that computes
+// the steps as the nodes did.
+absl::Status FuseGeluChain(Graph& graph);
 // Conv / Gemm / MatMul -> Relu becomes one node with fused_activation = "Relu".
 absl::Status FuseRelu(Graph& graph, bool hard_swish);
 // Add(x, shift) -> Clip -> Mul(x, .) -> Div(., divisor), with float32 scalar
