@@ -3,6 +3,9 @@
 base < kernels < runtime < dump/format < dump < bindings/c < tools: a package
 includes only from its own layer and the layers below it (dump/format sits
 beside runtime: it may use kernels and base, never runtime or the engine).
+Inside them: runtime/host (devices, streams, memory) knows nothing but base;
+in tools, common and cluster sit under the job packages, and only tools/cli
+(the programs) includes the command layer.
 """
 
 import os
@@ -11,16 +14,24 @@ import sys
 import unittest
 
 # Package -> the top-level include prefixes it may use.
+_TOOL_JOBS = {"tools", "tools/common", "tools/cluster"}
+_ENGINE = {"base", "kernels", "runtime", "dump/format", "dump", "bindings",
+           "bindings/c", "acl"}
 ALLOWED = {
     "base": {"base"},
     "kernels": {"base", "kernels"},
-    "runtime": {"base", "kernels", "runtime"},
+    "runtime/host": {"base", "runtime/host"},
+    "runtime": {"base", "kernels", "runtime", "runtime/host"},
     "dump/format": {"base", "kernels", "dump/format"},
     "dump": {"base", "kernels", "runtime", "dump/format", "dump"},
-    "bindings/c": {"base", "kernels", "runtime", "dump/format", "dump",
-                   "bindings", "acl"},
-    "tools": {"base", "kernels", "runtime", "dump/format", "dump", "bindings",
-              "acl", "tools"},
+    "bindings/c": {"base", "kernels", "runtime", "runtime/host",
+                   "dump/format", "dump", "bindings", "bindings/c", "acl"},
+    "tools/common": {"base", "kernels", "dump/format", "dump", "acl",
+                     "tools/common"},
+    "tools/cluster": {"base", "kernels", "dump/format", "acl",
+                      "tools/common", "tools/cluster"},
+    "tools": _ENGINE | {"runtime/host"} | _TOOL_JOBS,
+    "tools/cli": _ENGINE | {"runtime/host", "tools/cli"} | _TOOL_JOBS,
 }
 # The C ABI only translates: of the runtime it sees the loader, the loaded
 # model and what it is described with, single-op execution and the host
@@ -48,10 +59,9 @@ def package_of(path):
 
 
 def layer_of(include):
-  """The ALLOWED key an include belongs to ("dump/format" before "dump")."""
-  if include.startswith("dump/format/"):
-    return "dump/format"
-  return include.split("/", 1)[0]
+  """The ALLOWED key an include belongs to ("dump/format" before "dump");
+  the top-level directory for headers outside ALLOWED (acl/, bindings/)."""
+  return package_of(include) or include.split("/", 1)[0]
 
 
 def violations(root):
@@ -104,6 +114,13 @@ class LayeringTest(unittest.TestCase):
         f.write('#include "runtime/model_file.h"\n'
                 '#include "runtime/model_loader.h"\n'
                 '#include "runtime/host/stream.h"\n')
+      os.makedirs(os.path.join(root, "runtime", "host"))
+      with open(os.path.join(root, "runtime", "host", "bad.cc"), "w") as f:
+        f.write('#include "runtime/graph.h"\n#include "base/strings.h"\n')
+      os.makedirs(os.path.join(root, "tools", "report"))
+      with open(os.path.join(root, "tools", "report", "bad.cc"), "w") as f:
+        f.write('#include "tools/cli/command.h"\n'
+                '#include "tools/common/cli_util.h"\n')
       self.assertEqual(sorted(violations(root)), [
           'bindings/c/bad.cc: #include "runtime/model_file.h" reaches into '
           'the runtime\'s internals (the C ABI goes through '
@@ -111,6 +128,10 @@ class LayeringTest(unittest.TestCase):
           'dump/format/bad.h: #include "runtime/graph.h" points up from '
           'dump/format',
           'kernels/bad.cc: #include "dump/writer.h" points up from kernels',
+          'runtime/host/bad.cc: #include "runtime/graph.h" points up from '
+          'runtime/host',
+          'tools/report/bad.cc: #include "tools/cli/command.h" points up '
+          'from tools',
       ])
 
 
