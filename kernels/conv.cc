@@ -493,12 +493,10 @@ absl::StatusOr<ConvAttributes> ReadConvAttributes(const OpContext& context,
   return attrs;
 }
 
-absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
+// Conv's channels and groups: X [N, C, ...], W [M, C/group, k...].
+absl::Status InferConvChannels(const OpContext& context, ConvGeometry& g) {
   const TensorInfo& x = context.inputs[0];
   const TensorInfo& w = context.inputs[1];
-  RETURN_IF_ERROR(CheckConvOperands(x, w));
-  const size_t spatial = x.shape.rank() - 2;
-  ConvGeometry g;
   g.batch = x.shape[0];
   g.in_channels = x.shape[1];
   g.out_channels = w.shape[0];
@@ -515,8 +513,13 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
                            w.shape[1], " per group x ", g.group, " groups), X ",
                            x.shape.ToString(), " has ", g.in_channels);
   }
-  g.in_spatial.assign(x.shape.dims().begin() + 2, x.shape.dims().end());
-  ASSIGN_OR_RETURN(ConvAttributes attrs, ReadConvAttributes(context, w));
+  return absl::OkStatus();
+}
+
+// Conv's output spatial dimensions and leading pads from the attributes (all
+// values checked before any output is computed).
+absl::Status InferConvSpatial(const ConvAttributes& attrs, ConvGeometry& g) {
+  const size_t spatial = g.in_spatial.size();
   g.kernel = attrs.kernel;
   g.strides = attrs.strides;
   g.dilations = attrs.dilations;
@@ -563,8 +566,11 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
     }
     g.out_spatial.push_back(out);
   }
-  const bool has_bias = context.has_input(2);
-  RETURN_IF_ERROR(CheckConvBias(context, g.out_channels));
+  return absl::OkStatus();
+}
+
+// The converter's fused activation after a Conv: Relu, Clip or HardSwish.
+absl::Status ParseConvActivation(const OpContext& context, ConvGeometry& g) {
   ASSIGN_OR_RETURN(g.activation,
                    context.attrs.GetString("fused_activation", ""));
   if (g.activation == "Relu") {
@@ -581,19 +587,30 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
     return InvalidArgument("fused_activation '", g.activation,
                            "' is not supported (Relu, Clip or HardSwish)");
   }
-  std::vector<int64_t> out_dims = {g.batch, g.out_channels};
-  out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
-  g.residual = context.has_input(3);
-  if (g.residual) {
-    const TensorInfo& r = context.inputs[3];
-    if (r.dtype != DType::kFloat32 || r.shape != Shape(out_dims)) {
-      return InvalidArgument(
-          "the fused residual (input 3) must be float32 of the output's "
-          "shape ",
-          Shape(out_dims).ToString(), ", got ", DTypeName(r.dtype), " ",
-          r.shape.ToString());
-    }
+  return absl::OkStatus();
+}
+
+// The converter's fused residual (input 3): float32 of the output's shape.
+absl::Status CheckConvResidual(const OpContext& context,
+                               const std::vector<int64_t>& out_dims) {
+  if (!context.has_input(3)) return absl::OkStatus();
+  const TensorInfo& r = context.inputs[3];
+  if (r.dtype != DType::kFloat32 || r.shape != Shape(out_dims)) {
+    return InvalidArgument(
+        "the fused residual (input 3) must be float32 of the output's "
+        "shape ",
+        Shape(out_dims).ToString(), ", got ", DTypeName(r.dtype), " ",
+        r.shape.ToString());
   }
+  return absl::OkStatus();
+}
+
+// The fastest kernel for this convolution: depthwise, pointwise GEMM, or
+// oneDNN for the rest.
+absl::StatusOr<PreparedKernel> ChooseConvKernel(
+    const OpContext& context, const ConvGeometry& g,
+    const std::vector<int64_t>& out_dims, const ConvAttributes& attrs) {
+  const bool has_bias = context.has_input(2);
   if (std::optional<DepthwiseGeometry> depthwise = AsDepthwise(g)) {
     return Prepared({TensorInfo{DType::kFloat32, Shape(out_dims)}},
                     std::make_unique<DepthwiseConvKernel>(
@@ -607,8 +624,27 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
             g.InSpatialSize(), has_bias, g.residual, g.Epilogue()));
   }
 
-  return MakeDnnlConv(g, x.shape, w.shape, has_bias, context.constant(1),
-                      Shape(out_dims), pads, auto_pad);
+  return MakeDnnlConv(g, context.inputs[0].shape, context.inputs[1].shape,
+                      has_bias, context.constant(1), Shape(out_dims),
+                      attrs.pads, attrs.auto_pad);
+}
+
+absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  const TensorInfo& w = context.inputs[1];
+  RETURN_IF_ERROR(CheckConvOperands(x, w));
+  ConvGeometry g;
+  RETURN_IF_ERROR(InferConvChannels(context, g));
+  g.in_spatial.assign(x.shape.dims().begin() + 2, x.shape.dims().end());
+  ASSIGN_OR_RETURN(ConvAttributes attrs, ReadConvAttributes(context, w));
+  RETURN_IF_ERROR(InferConvSpatial(attrs, g));
+  RETURN_IF_ERROR(CheckConvBias(context, g.out_channels));
+  RETURN_IF_ERROR(ParseConvActivation(context, g));
+  std::vector<int64_t> out_dims = {g.batch, g.out_channels};
+  out_dims.insert(out_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
+  g.residual = context.has_input(3);
+  RETURN_IF_ERROR(CheckConvResidual(context, out_dims));
+  return ChooseConvKernel(context, g, out_dims, attrs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -696,40 +732,47 @@ absl::Status RunDeconv(const DeconvGeometry& g, const float* x, const float* w,
   return absl::OkStatus();
 }
 
-absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
-  const TensorInfo& x = context.inputs[0];
-  const TensorInfo& w = context.inputs[1];
-  RETURN_IF_ERROR(CheckConvOperands(x, w));
-  const size_t spatial = x.shape.rank() - 2;
-  DeconvGeometry g;
-  g.batch = x.shape[0];
-  g.in_channels = x.shape[1];
-  ASSIGN_OR_RETURN(g.group, context.attrs.GetInt("group", 1));
-  if (g.group <= 0 || g.in_channels % g.group != 0 ||
-      w.shape[0] != g.in_channels) {
-    return InvalidArgument(
-        "W ", w.shape.ToString(), " must be [C=", g.in_channels,
-        ", M/group, k...] and group ", g.group, " must divide C");
-  }
-  g.out_channels = w.shape[1] * g.group;
-  ASSIGN_OR_RETURN(ConvAttributes attrs, ReadConvAttributes(context, w));
-  const std::vector<int64_t>& kernel = attrs.kernel;
-  const std::vector<int64_t>& strides = attrs.strides;
-  const std::vector<int64_t>& dilations = attrs.dilations;
-  const std::vector<int64_t>& pads = attrs.pads;
-  const std::string& auto_pad = attrs.auto_pad;
-  ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+// ConvTranspose's output attributes: output_padding, and output_shape (its
+// spatial dimensions; nullopt when absent).
+struct DeconvOutputAttributes {
+  std::vector<int64_t> output_padding;
+  std::optional<std::vector<int64_t>> output_shape;
+};
+
+absl::StatusOr<DeconvOutputAttributes> ReadDeconvOutputAttributes(
+    const OpContext& context, size_t spatial) {
+  DeconvOutputAttributes attrs;
+  ASSIGN_OR_RETURN(attrs.output_padding,
                    context.attrs.GetInts("output_padding",
                                          std::vector<int64_t>(spatial, 0)));
-  RETURN_IF_ERROR(CheckLength(output_padding, spatial, "output_padding"));
+  RETURN_IF_ERROR(CheckLength(attrs.output_padding, spatial, "output_padding"));
   const bool has_output_shape = context.attrs.Has("output_shape");
   ASSIGN_OR_RETURN(std::vector<int64_t> output_shape,
                    context.attrs.GetInts("output_shape"));
   if (has_output_shape && output_shape.size() == spatial + 2) {
     output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   }
-  if (has_output_shape)
+  if (has_output_shape) {
     RETURN_IF_ERROR(CheckLength(output_shape, spatial, "output_shape"));
+    attrs.output_shape = std::move(output_shape);
+  }
+  return attrs;
+}
+
+// ConvTranspose's output spatial dimensions and leading pads, into the 3-D
+// geometry (leading unit dimensions for 1-D/2-D).
+absl::Status InferDeconvSpatial(const Shape& x_shape,
+                                const ConvAttributes& attrs,
+                                const DeconvOutputAttributes& output,
+                                DeconvGeometry& g) {
+  const size_t spatial = x_shape.rank() - 2;
+  const std::vector<int64_t>& kernel = attrs.kernel;
+  const std::vector<int64_t>& strides = attrs.strides;
+  const std::vector<int64_t>& dilations = attrs.dilations;
+  const std::vector<int64_t>& pads = attrs.pads;
+  const std::string& auto_pad = attrs.auto_pad;
+  const std::vector<int64_t>& output_padding = output.output_padding;
+  const bool has_output_shape = output.output_shape.has_value();
   const size_t lead = 3 - spatial;
   g.in.fill(1);
   g.out.fill(1);
@@ -738,7 +781,7 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
   g.dilations.fill(1);
   g.pad_begin.fill(0);
   for (size_t d = 0; d < spatial; ++d) {
-    const int64_t in = x.shape[2 + d];
+    const int64_t in = x_shape[2 + d];
     if (strides[d] <= 0 || dilations[d] <= 0 || kernel[d] <= 0 ||
         output_padding[d] < 0 || strides[d] > kMaxTensorElements ||
         dilations[d] > kMaxTensorElements || kernel[d] > kMaxTensorElements ||
@@ -754,7 +797,7 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
     int64_t begin = 0, out = 0;
     if (has_output_shape || auto_pad == "SAME_UPPER" ||
         auto_pad == "SAME_LOWER") {
-      out = has_output_shape ? output_shape[d] : in * strides[d];
+      out = has_output_shape ? (*output.output_shape)[d] : in * strides[d];
       const int64_t total = full - out;
       // SAME_UPPER puts the smaller half first; otherwise the larger. Halves
       // round down (as the ONNX reference's //): a negative total (an
@@ -781,9 +824,33 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
     g.dilations[lead + d] = dilations[d];
     g.pad_begin[lead + d] = begin;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  const TensorInfo& w = context.inputs[1];
+  RETURN_IF_ERROR(CheckConvOperands(x, w));
+  const size_t spatial = x.shape.rank() - 2;
+  DeconvGeometry g;
+  g.batch = x.shape[0];
+  g.in_channels = x.shape[1];
+  ASSIGN_OR_RETURN(g.group, context.attrs.GetInt("group", 1));
+  if (g.group <= 0 || g.in_channels % g.group != 0 ||
+      w.shape[0] != g.in_channels) {
+    return InvalidArgument(
+        "W ", w.shape.ToString(), " must be [C=", g.in_channels,
+        ", M/group, k...] and group ", g.group, " must divide C");
+  }
+  g.out_channels = w.shape[1] * g.group;
+  ASSIGN_OR_RETURN(ConvAttributes attrs, ReadConvAttributes(context, w));
+  ASSIGN_OR_RETURN(DeconvOutputAttributes output,
+                   ReadDeconvOutputAttributes(context, spatial));
+  RETURN_IF_ERROR(InferDeconvSpatial(x.shape, attrs, output, g));
   const bool has_bias = context.has_input(2);
   RETURN_IF_ERROR(CheckConvBias(context, g.out_channels));
   std::vector<int64_t> out_dims = {g.batch, g.out_channels};
+  const size_t lead = 3 - spatial;
   for (size_t d = 0; d < spatial; ++d) out_dims.push_back(g.out[lead + d]);
   RETURN_IF_ERROR(CheckedNumElements(out_dims).status());
   absl::StatusOr<int64_t> cols = CheckedNumElements(std::vector<int64_t>{
@@ -792,9 +859,9 @@ absl::StatusOr<PreparedKernel> PrepareConvTranspose(const OpContext& context) {
   const size_t workspace = static_cast<size_t>(*cols) * sizeof(float);
   std::vector<std::pair<std::string, std::string>> params = {
       {"groups", StrCat(g.group)},
-      {"kernel", StrCat("[", StrJoin(kernel, ","), "]")},
-      {"strides", StrCat("[", StrJoin(strides, ","), "]")},
-      {"dilations", StrCat("[", StrJoin(dilations, ","), "]")},
+      {"kernel", StrCat("[", StrJoin(attrs.kernel, ","), "]")},
+      {"strides", StrCat("[", StrJoin(attrs.strides, ","), "]")},
+      {"dilations", StrCat("[", StrJoin(attrs.dilations, ","), "]")},
       {"pads_begin", StrCat("[", StrJoin(g.pad_begin, ","), "]")},
       {"output", StrCat("[", StrJoin(out_dims, ","), "]")},
       {"workspace_bytes", StrCat(workspace)}};
