@@ -129,13 +129,10 @@ std::optional<PreparedKernel> PrepareFloat32Square(const OpContext& context) {
   return Prepared({context.inputs[0]}, MakeKernel(std::move(run)));
 }
 
-absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
+// Mod becomes Fmod when its fmod attribute says so; then the operand types
+// are checked for the op (Pow's exponent may differ in type).
+absl::StatusOr<BinaryOp> CheckArithmeticOperands(const OpContext& context,
                                                  BinaryOp op) {
-  if (op == BinaryOp::kPow) {
-    if (std::optional<PreparedKernel> square = PrepareFloat32Square(context)) {
-      return std::move(*square);
-    }
-  }
   if (op == BinaryOp::kMod) {
     ASSIGN_OR_RETURN(int64_t fmod, context.attrs.GetInt("fmod", 0));
     if (IsFloating(context.inputs[0].dtype) && fmod != 1) {
@@ -152,6 +149,87 @@ absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
     return InvalidArgument("inputs have different types (", DTypeName(a.dtype),
                            " and ", DTypeName(b.dtype), ")");
   }
+  return op;
+}
+
+// Integer division and modulo reject a zero divisor rather than trap.
+template <typename T>
+absl::Status CheckIntegerDivisors(BinaryOp op, const TensorView& divisors) {
+  if (op != BinaryOp::kDiv && op != BinaryOp::kMod && op != BinaryOp::kFmod) {
+    return absl::OkStatus();
+  }
+  const T* divisor = divisors.as<const T>();
+  const int64_t n = divisors.NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    if (divisor[i] == 0) {
+      return InvalidArgument("integer division by zero: divisor element ", i,
+                             " of shape ", divisors.shape.ToString(), " is 0");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunArithmetic(BinaryOp op, const BroadcastLoop& loop, DType a_type,
+                           DType b_type, std::span<const TensorView> in,
+                           std::span<const TensorView> out) {
+  return VisitDType(a_type, [&]<typename T>() -> absl::Status {
+    using C = ComputeType<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      return Unimplemented("bool arithmetic");
+    } else {
+      if constexpr (std::is_integral_v<C>) {
+        RETURN_IF_ERROR(CheckIntegerDivisors<T>(op, in[1]));
+      }
+      if (op == BinaryOp::kPow && b_type != a_type) {
+        return VisitDType(b_type, [&]<typename E>() -> absl::Status {
+          if constexpr (std::is_same_v<E, bool>) {
+            return Unimplemented("bool exponent");
+          } else {
+            BinaryBroadcast(
+                loop, in[0].as<const T>(), in[1].as<const E>(), out[0].as<T>(),
+                [](T x, E y) {
+                  return Store<T>(std::pow(static_cast<double>(Load(x)),
+                                           static_cast<double>(Load(y))));
+                });
+            return absl::OkStatus();
+          }
+        });
+      }
+      switch (op) {
+#define ACLDUMP_BINARY_CASE(OP)                                              \
+  case OP:                                                                   \
+    BinaryBroadcast(loop, in[0].as<const T>(), in[1].as<const T>(),          \
+                    out[0].as<T>(), [](T x, T y) {                           \
+                      return Store<T>(ApplyBinary<C>(OP, Load(x), Load(y))); \
+                    });                                                      \
+    break;
+        ACLDUMP_BINARY_CASE(BinaryOp::kAdd)
+        ACLDUMP_BINARY_CASE(BinaryOp::kSub)
+        ACLDUMP_BINARY_CASE(BinaryOp::kMul)
+        ACLDUMP_BINARY_CASE(BinaryOp::kDiv)
+        ACLDUMP_BINARY_CASE(BinaryOp::kPow)
+        ACLDUMP_BINARY_CASE(BinaryOp::kMin)
+        ACLDUMP_BINARY_CASE(BinaryOp::kMax)
+        ACLDUMP_BINARY_CASE(BinaryOp::kMod)
+        ACLDUMP_BINARY_CASE(BinaryOp::kFmod)
+        ACLDUMP_BINARY_CASE(BinaryOp::kPRelu)
+#undef ACLDUMP_BINARY_CASE
+      }
+      return absl::OkStatus();
+    }
+  });
+}
+
+absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
+                                                 BinaryOp op) {
+  if (op == BinaryOp::kPow) {
+    if (std::optional<PreparedKernel> square = PrepareFloat32Square(context)) {
+      return std::move(*square);
+    }
+  }
+  ASSIGN_OR_RETURN(op, CheckArithmeticOperands(context, op));
+  const TensorInfo& a = context.inputs[0];
+  const TensorInfo& b = context.inputs[1];
   const Shape shapes[] = {a.shape, b.shape};
   ASSIGN_OR_RETURN(Shape out_shape, BroadcastShapes(shapes));
   const DType out_type = a.dtype;
@@ -160,63 +238,7 @@ absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
-    return VisitDType(a_type, [&]<typename T>() -> absl::Status {
-      using C = ComputeType<T>;
-      if constexpr (std::is_same_v<T, bool>) {
-        return Unimplemented("bool arithmetic");
-      } else {
-        if constexpr (std::is_integral_v<C>) {
-          if (op == BinaryOp::kDiv || op == BinaryOp::kMod ||
-              op == BinaryOp::kFmod) {
-            const T* divisor = in[1].as<const T>();
-            const int64_t n = in[1].NumElements();
-            for (int64_t i = 0; i < n; ++i) {
-              if (divisor[i] == 0) {
-                return InvalidArgument(
-                    "integer division by zero: divisor element ", i,
-                    " of shape ", in[1].shape.ToString(), " is 0");
-              }
-            }
-          }
-        }
-        if (op == BinaryOp::kPow && b_type != a_type) {
-          return VisitDType(b_type, [&]<typename E>() -> absl::Status {
-            if constexpr (std::is_same_v<E, bool>) {
-              return Unimplemented("bool exponent");
-            } else {
-              BinaryBroadcast(
-                  loop, in[0].as<const T>(), in[1].as<const E>(),
-                  out[0].as<T>(), [](T x, E y) {
-                    return Store<T>(std::pow(static_cast<double>(Load(x)),
-                                             static_cast<double>(Load(y))));
-                  });
-              return absl::OkStatus();
-            }
-          });
-        }
-        switch (op) {
-#define ACLDUMP_BINARY_CASE(OP)                                              \
-  case OP:                                                                   \
-    BinaryBroadcast(loop, in[0].as<const T>(), in[1].as<const T>(),          \
-                    out[0].as<T>(), [](T x, T y) {                           \
-                      return Store<T>(ApplyBinary<C>(OP, Load(x), Load(y))); \
-                    });                                                      \
-    break;
-          ACLDUMP_BINARY_CASE(BinaryOp::kAdd)
-          ACLDUMP_BINARY_CASE(BinaryOp::kSub)
-          ACLDUMP_BINARY_CASE(BinaryOp::kMul)
-          ACLDUMP_BINARY_CASE(BinaryOp::kDiv)
-          ACLDUMP_BINARY_CASE(BinaryOp::kPow)
-          ACLDUMP_BINARY_CASE(BinaryOp::kMin)
-          ACLDUMP_BINARY_CASE(BinaryOp::kMax)
-          ACLDUMP_BINARY_CASE(BinaryOp::kMod)
-          ACLDUMP_BINARY_CASE(BinaryOp::kFmod)
-          ACLDUMP_BINARY_CASE(BinaryOp::kPRelu)
-#undef ACLDUMP_BINARY_CASE
-        }
-        return absl::OkStatus();
-      }
-    });
+    return RunArithmetic(op, loop, a_type, b_type, in, out);
   };
   return Prepared({TensorInfo{out_type, std::move(out_shape)}},
                   MakeKernel(std::move(run)));

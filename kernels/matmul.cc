@@ -127,9 +127,16 @@ absl::StatusOr<PreparedKernel> PrepareMatMulPackedB(const TensorView& b,
                   MakeKernel(std::move(run), 0, std::move(params)));
 }
 
-absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
-  const TensorInfo& a = context.inputs[0];
-  const TensorInfo& b = context.inputs[1];
+// MatMul's operands checked and its shapes inferred, numpy style.
+struct MatMulShape {
+  int64_t m = 0, n = 0, k = 0;
+  Shape a_batch, b_batch;  // the batch dimensions of each operand
+  Shape batch;             // their broadcast
+  std::vector<int64_t> out_dims;
+};
+
+absl::StatusOr<MatMulShape> InferMatMulShape(const TensorInfo& a,
+                                             const TensorInfo& b) {
   RETURN_IF_ERROR(RequireDType(a, kMatMulTypes, "input A"));
   if (a.dtype != b.dtype) {
     return InvalidArgument("A and B have different types (", DTypeName(a.dtype),
@@ -147,50 +154,58 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
   const bool b_vector = b_dims.size() == 1;
   if (a_vector) a_dims.insert(a_dims.begin(), 1);
   if (b_vector) b_dims.push_back(1);
-  const int64_t m = a_dims[a_dims.size() - 2];
-  const int64_t k = a_dims.back();
-  const int64_t n = b_dims.back();
-  if (b_dims[b_dims.size() - 2] != k) {
+  MatMulShape s;
+  s.m = a_dims[a_dims.size() - 2];
+  s.k = a_dims.back();
+  s.n = b_dims.back();
+  if (b_dims[b_dims.size() - 2] != s.k) {
     return InvalidArgument("inner dimensions differ: A ", a.shape.ToString(),
-                           " has K=", k, ", B ", b.shape.ToString(),
+                           " has K=", s.k, ", B ", b.shape.ToString(),
                            " has K=", b_dims[b_dims.size() - 2]);
   }
-  const Shape a_batch(std::vector<int64_t>(a_dims.begin(), a_dims.end() - 2));
-  const Shape b_batch(std::vector<int64_t>(b_dims.begin(), b_dims.end() - 2));
-  const Shape batches[] = {a_batch, b_batch};
-  ASSIGN_OR_RETURN(Shape batch, BroadcastShapes(batches));
-  std::vector<int64_t> out_dims = batch.dims();
-  if (!a_vector) out_dims.push_back(m);
-  if (!b_vector) out_dims.push_back(n);
-  ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
+  s.a_batch = Shape(std::vector<int64_t>(a_dims.begin(), a_dims.end() - 2));
+  s.b_batch = Shape(std::vector<int64_t>(b_dims.begin(), b_dims.end() - 2));
+  const Shape batches[] = {s.a_batch, s.b_batch};
+  ASSIGN_OR_RETURN(s.batch, BroadcastShapes(batches));
+  s.out_dims = s.batch.dims();
+  if (!a_vector) s.out_dims.push_back(s.m);
+  if (!b_vector) s.out_dims.push_back(s.n);
+  return s;
+}
 
+// The converter's MatMul + Add of a bias along the last axis (input 2), which
+// only the packed path runs.
+absl::Status CheckMatMulBias(const OpContext& context, int64_t n) {
+  if (!context.has_input(2)) return absl::OkStatus();
+  const TensorInfo& a = context.inputs[0];
+  const TensorInfo& b = context.inputs[1];
+  const TensorInfo& bias = context.inputs[2];
   const TensorView* constant_b = context.constant(1);
-  const bool has_bias = context.has_input(2);
-  if (has_bias) {
-    // The converter's MatMul + Add of a bias along the last axis.
-    const TensorInfo& bias = context.inputs[2];
-    if (a.dtype != DType::kFloat32 || constant_b == nullptr ||
-        b.shape.rank() != 2 || bias.dtype != DType::kFloat32 ||
-        bias.shape.NumElements() != n || bias.shape.rank() == 0 ||
-        bias.shape[bias.shape.rank() - 1] != n) {
-      return InvalidArgument(
-          "a MatMul with a fused bias needs float32 A, constant 2-D B and a "
-          "float32 bias of N=",
-          n, " elements along the last axis; got A ", DTypeName(a.dtype), " ",
-          a.shape.ToString(), ", B ", b.shape.ToString(),
-          constant_b == nullptr ? " (not constant)" : "", ", bias ",
-          DTypeName(bias.dtype), " ", bias.shape.ToString());
-    }
+  if (a.dtype != DType::kFloat32 || constant_b == nullptr ||
+      b.shape.rank() != 2 || bias.dtype != DType::kFloat32 ||
+      bias.shape.NumElements() != n || bias.shape.rank() == 0 ||
+      bias.shape[bias.shape.rank() - 1] != n) {
+    return InvalidArgument(
+        "a MatMul with a fused bias needs float32 A, constant 2-D B and a "
+        "float32 bias of N=",
+        n, " elements along the last axis; got A ", DTypeName(a.dtype), " ",
+        a.shape.ToString(), ", B ", b.shape.ToString(),
+        constant_b == nullptr ? " (not constant)" : "", ", bias ",
+        DTypeName(bias.dtype), " ", bias.shape.ToString());
   }
-  if (a.dtype == DType::kFloat32 && constant_b != nullptr &&
-      b.shape.rank() == 2) {
-    return PrepareMatMulPackedB(*constant_b, Shape(out_dims), m, n, k, relu,
-                                has_bias);
-  }
+  return absl::OkStatus();
+}
+
+// Any MatMul on the general GEMM: one GEMM per output batch.
+absl::StatusOr<PreparedKernel> PrepareMatMulBatched(DType dtype,
+                                                    const MatMulShape& s,
+                                                    bool relu) {
+  const int64_t m = s.m, n = s.n, k = s.k;
   // Offsets (in matrices) of A and B for each output batch.
   std::vector<int64_t> a_index;
   std::vector<int64_t> b_index;
-  BroadcastLoop loop(batch, batches);
+  const Shape batches[] = {s.a_batch, s.b_batch};
+  BroadcastLoop loop(s.batch, batches);
   loop.ForEachRun([&](int64_t, const int64_t* offsets, int64_t count,
                       const int64_t* strides) {
     for (int64_t i = 0; i < count; ++i) {
@@ -198,7 +213,6 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
       b_index.push_back(offsets[1] + i * strides[1]);
     }
   });
-  const DType dtype = a.dtype;
   auto run = [=](std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
@@ -248,8 +262,113 @@ absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
       {"N", StrCat(n)},
       {"K", StrCat(k)},
       {"batches", StrCat(a_index.size())}};
-  return Prepared({TensorInfo{dtype, Shape(std::move(out_dims))}},
+  return Prepared({TensorInfo{dtype, Shape(s.out_dims)}},
                   MakeKernel(std::move(run), 0, std::move(params)));
+}
+
+absl::StatusOr<PreparedKernel> PrepareMatMul(const OpContext& context) {
+  const TensorInfo& a = context.inputs[0];
+  const TensorInfo& b = context.inputs[1];
+  ASSIGN_OR_RETURN(MatMulShape s, InferMatMulShape(a, b));
+  ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
+  RETURN_IF_ERROR(CheckMatMulBias(context, s.n));
+  const TensorView* constant_b = context.constant(1);
+  if (a.dtype == DType::kFloat32 && constant_b != nullptr &&
+      b.shape.rank() == 2) {
+    return PrepareMatMulPackedB(*constant_b, Shape(s.out_dims), s.m, s.n, s.k,
+                                relu, context.has_input(2));
+  }
+  return PrepareMatMulBatched(a.dtype, s, relu);
+}
+
+// Gemm's attributes.
+struct GemmAttributes {
+  int64_t trans_a = 0, trans_b = 0;
+  float alpha = 1.0f, beta = 1.0f;
+  bool relu = false;
+};
+
+absl::StatusOr<GemmAttributes> ParseGemmAttributes(const Attributes& attrs) {
+  GemmAttributes g;
+  ASSIGN_OR_RETURN(g.trans_a, attrs.GetInt("transA", 0));
+  ASSIGN_OR_RETURN(g.trans_b, attrs.GetInt("transB", 0));
+  ASSIGN_OR_RETURN(g.alpha, attrs.GetFloat("alpha", 1.0f));
+  ASSIGN_OR_RETURN(g.beta, attrs.GetFloat("beta", 1.0f));
+  ASSIGN_OR_RETURN(g.relu, ReadFusedRelu(attrs));
+  return g;
+}
+
+// The loop reading the optional C (input 2) broadcast to the output; nullopt
+// without C.
+absl::StatusOr<std::optional<BroadcastLoop>> GemmCLoop(const OpContext& context,
+                                                       const Shape& out_shape) {
+  if (!context.has_input(2)) return std::optional<BroadcastLoop>();
+  const TensorInfo& a = context.inputs[0];
+  const TensorInfo& c = context.inputs[2];
+  if (c.dtype != a.dtype) {
+    return InvalidArgument("C has type ", DTypeName(c.dtype), ", A has ",
+                           DTypeName(a.dtype));
+  }
+  const Shape shapes[] = {out_shape, c.shape};
+  absl::StatusOr<Shape> broadcast = BroadcastShapes(shapes);
+  if (!broadcast.ok() || *broadcast != out_shape) {
+    return InvalidArgument("C of shape ", c.shape.ToString(),
+                           " does not broadcast to the output shape ",
+                           out_shape.ToString());
+  }
+  const Shape c_only[] = {c.shape};
+  return std::optional<BroadcastLoop>(std::in_place, out_shape, c_only);
+}
+
+// What a prepared Gemm runs with.
+struct GemmPlan {
+  GemmAttributes attrs;
+  int64_t m = 0, n = 0, k = 0;
+  DType dtype = DType::kFloat32;
+  std::optional<BroadcastLoop> c_loop;  // set when C is given
+  std::shared_ptr<const PackedMatrixB> packed;
+};
+
+absl::Status RunGemm(const GemmPlan& p, std::span<const TensorView> in,
+                     std::span<const TensorView> out) {
+  const int64_t m = p.m, n = p.n, k = p.k;
+  const bool relu = p.attrs.relu;
+  return VisitDType(p.dtype, [&]<typename T>() -> absl::Status {
+    if constexpr (!kHasMatMulKernel<T>) {
+      return Unimplemented("Gemm on ", DTypeName(p.dtype));
+    } else {
+      T* y = out[0].as<T>();
+      // Y = beta * C first, then GEMM accumulates alpha * A * B into it.
+      float gemm_beta = 0.0f;
+      if (p.c_loop.has_value() && p.attrs.beta != 0.0f) {
+        const T* c = in[2].as<const T>();
+        p.c_loop->ForEachRun([&](int64_t o, const int64_t* off, int64_t count,
+                                 const int64_t* st) {
+          for (int64_t i = 0; i < count; ++i) y[o + i] = c[off[0] + i * st[0]];
+        });
+        gemm_beta = p.attrs.beta;
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (p.packed != nullptr && m >= kMinPackedRows) {
+          GemmPackedB(m, in[0].as<const float>(), in[0].shape[1], *p.packed, y,
+                      n, p.attrs.alpha, gemm_beta);
+          if (relu) ApplyRelu(y, m * n);
+          return absl::OkStatus();
+        }
+      }
+      if (k == 0) {
+        for (int64_t i = 0; i < m * n; ++i)
+          y[i] = Store<T>(gemm_beta * Load(y[i]));
+      } else {
+        RETURN_IF_ERROR(Gemm<T>(
+            p.attrs.trans_a != 0, p.attrs.trans_b != 0, m, n, k,
+            Store<T>(p.attrs.alpha), in[0].as<const T>(), in[0].shape[1],
+            in[1].as<const T>(), in[1].shape[1], Store<T>(gemm_beta), y, n));
+      }
+      if (relu) ApplyRelu(y, m * n);
+      return absl::OkStatus();
+    }
+  });
 }
 
 absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
@@ -264,99 +383,42 @@ absl::StatusOr<PreparedKernel> PrepareGemm(const OpContext& context) {
     return InvalidArgument("A and B must be 2-D, got ", a.shape.ToString(),
                            " and ", b.shape.ToString());
   }
-  ASSIGN_OR_RETURN(int64_t trans_a, context.attrs.GetInt("transA", 0));
-  ASSIGN_OR_RETURN(int64_t trans_b, context.attrs.GetInt("transB", 0));
-  ASSIGN_OR_RETURN(float alpha, context.attrs.GetFloat("alpha", 1.0f));
-  ASSIGN_OR_RETURN(float beta, context.attrs.GetFloat("beta", 1.0f));
-  ASSIGN_OR_RETURN(bool relu, ReadFusedRelu(context.attrs));
-  const int64_t m = trans_a ? a.shape[1] : a.shape[0];
-  const int64_t k = trans_a ? a.shape[0] : a.shape[1];
+  GemmPlan p;
+  ASSIGN_OR_RETURN(p.attrs, ParseGemmAttributes(context.attrs));
+  const bool trans_a = p.attrs.trans_a != 0, trans_b = p.attrs.trans_b != 0;
+  p.m = trans_a ? a.shape[1] : a.shape[0];
+  p.k = trans_a ? a.shape[0] : a.shape[1];
   const int64_t kb = trans_b ? b.shape[1] : b.shape[0];
-  const int64_t n = trans_b ? b.shape[0] : b.shape[1];
-  if (k != kb) {
+  p.n = trans_b ? b.shape[0] : b.shape[1];
+  if (p.k != kb) {
     return InvalidArgument("inner dimensions differ: A ", a.shape.ToString(),
-                           trans_a ? " (transposed)" : "", " gives K=", k,
+                           trans_a ? " (transposed)" : "", " gives K=", p.k,
                            ", B ", b.shape.ToString(),
                            trans_b ? " (transposed)" : "", " gives K=", kb);
   }
-  const Shape out_shape({m, n});
-  const bool has_c = context.has_input(2);
-  std::optional<BroadcastLoop> c_loop;
-  if (has_c) {
-    const TensorInfo& c = context.inputs[2];
-    if (c.dtype != a.dtype) {
-      return InvalidArgument("C has type ", DTypeName(c.dtype), ", A has ",
-                             DTypeName(a.dtype));
-    }
-    const Shape shapes[] = {out_shape, c.shape};
-    absl::StatusOr<Shape> broadcast = BroadcastShapes(shapes);
-    if (!broadcast.ok() || *broadcast != out_shape) {
-      return InvalidArgument("C of shape ", c.shape.ToString(),
-                             " does not broadcast to the output shape ",
-                             out_shape.ToString());
-    }
-    const Shape c_only[] = {c.shape};
-    c_loop.emplace(out_shape, c_only);
-  }
-  const DType dtype = a.dtype;
+  const Shape out_shape({p.m, p.n});
+  ASSIGN_OR_RETURN(p.c_loop, GemmCLoop(context, out_shape));
+  p.dtype = a.dtype;
   // Constant float32 weights are packed once (A transposed keeps the general
   // GEMM: it would need A packed on every call).
-  std::shared_ptr<const PackedMatrixB> packed;
   const TensorView* constant_b = context.constant(1);
-  if (dtype == DType::kFloat32 && constant_b != nullptr && !trans_a) {
-    packed = std::make_shared<const PackedMatrixB>(PackedMatrixB::Pack(
-        constant_b->as<const float>(), k, n, b.shape[1], trans_b != 0));
+  if (p.dtype == DType::kFloat32 && constant_b != nullptr && !trans_a) {
+    p.packed = std::make_shared<const PackedMatrixB>(PackedMatrixB::Pack(
+        constant_b->as<const float>(), p.k, p.n, b.shape[1], trans_b));
   }
-  auto run = [=](std::span<const TensorView> in,
-                 std::span<const TensorView> out,
-                 std::span<std::byte>) -> absl::Status {
-    return VisitDType(dtype, [&]<typename T>() -> absl::Status {
-      if constexpr (!kHasMatMulKernel<T>) {
-        return Unimplemented("Gemm on ", DTypeName(dtype));
-      } else {
-        T* y = out[0].as<T>();
-        // Y = beta * C first, then GEMM accumulates alpha * A * B into it.
-        float gemm_beta = 0.0f;
-        if (has_c && beta != 0.0f) {
-          const T* c = in[2].as<const T>();
-          c_loop->ForEachRun([&](int64_t o, const int64_t* off, int64_t count,
-                                 const int64_t* st) {
-            for (int64_t i = 0; i < count; ++i)
-              y[o + i] = c[off[0] + i * st[0]];
-          });
-          gemm_beta = beta;
-        }
-        if constexpr (std::is_same_v<T, float>) {
-          if (packed != nullptr && m >= kMinPackedRows) {
-            GemmPackedB(m, in[0].as<const float>(), in[0].shape[1], *packed, y,
-                        n, alpha, gemm_beta);
-            if (relu) ApplyRelu(y, m * n);
-            return absl::OkStatus();
-          }
-        }
-        if (k == 0) {
-          for (int64_t i = 0; i < m * n; ++i)
-            y[i] = Store<T>(gemm_beta * Load(y[i]));
-        } else {
-          RETURN_IF_ERROR(Gemm<T>(trans_a != 0, trans_b != 0, m, n, k,
-                                  Store<T>(alpha), in[0].as<const T>(),
-                                  in[0].shape[1], in[1].as<const T>(),
-                                  in[1].shape[1], Store<T>(gemm_beta), y, n));
-        }
-        if (relu) ApplyRelu(y, m * n);
-        return absl::OkStatus();
-      }
-    });
-  };
-
   std::vector<std::pair<std::string, std::string>> params = {
-      {"M", StrCat(m)},
-      {"N", StrCat(n)},
-      {"K", StrCat(k)},
-      {"transA", StrCat(trans_a)},
-      {"transB", StrCat(trans_b)},
-      {"packed_b", packed != nullptr ? "1" : "0"}};
-  return Prepared({TensorInfo{dtype, out_shape}},
+      {"M", StrCat(p.m)},
+      {"N", StrCat(p.n)},
+      {"K", StrCat(p.k)},
+      {"transA", StrCat(p.attrs.trans_a)},
+      {"transB", StrCat(p.attrs.trans_b)},
+      {"packed_b", p.packed != nullptr ? "1" : "0"}};
+  auto run = [p = std::move(p)](std::span<const TensorView> in,
+                                std::span<const TensorView> out,
+                                std::span<std::byte>) -> absl::Status {
+    return RunGemm(p, in, out);
+  };
+  return Prepared({TensorInfo{a.dtype, out_shape}},
                   MakeKernel(std::move(run), 0, std::move(params)));
 }
 

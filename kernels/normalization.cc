@@ -82,9 +82,15 @@ void Affine(const T* x, T* y, int64_t n, C center, C scale, C shift) {
 // BatchNormalization: y = (x - mean) / sqrt(var + epsilon) * scale + B per
 // channel (axis 1).
 
-absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
-  const TensorInfo& x = context.inputs[0];
-  RETURN_IF_ERROR(RequireDType(x, kFloatTypes, "input 'X'"));
+// BatchNormalization's attributes: inference only, with an optional fused
+// Relu.
+struct BatchNormAttributes {
+  float epsilon = 1e-5f;
+  bool relu = false;
+};
+
+absl::StatusOr<BatchNormAttributes> ParseBatchNormAttributes(
+    const OpContext& context) {
   ASSIGN_OR_RETURN(int64_t training_mode,
                    context.attrs.GetInt("training_mode", 0));
   if (training_mode != 0) {
@@ -99,7 +105,8 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
         "the "
         "running/saved mean and variance outputs are training-mode only");
   }
-  ASSIGN_OR_RETURN(float epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
+  BatchNormAttributes attrs;
+  ASSIGN_OR_RETURN(attrs.epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
   // The converter fuses a following Relu (its name stays in the node's).
   ASSIGN_OR_RETURN(std::string activation,
                    context.attrs.GetString("fused_activation", ""));
@@ -108,7 +115,68 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
                            "' is not supported: BatchNormalization fuses "
                            "only Relu");
   }
-  const bool relu = activation == "Relu";
+  attrs.relu = activation == "Relu";
+  return attrs;
+}
+
+// What a prepared BatchNormalization runs with.
+struct BatchNormPlan {
+  DType dtype;
+  int64_t batch, channels, spatial;
+  float epsilon;
+  bool relu;
+};
+
+absl::Status RunBatchNorm(const BatchNormPlan& p,
+                          std::span<const TensorView> in,
+                          std::span<const TensorView> out,
+                          std::span<std::byte> ws) {
+  const int64_t channels = p.channels, spatial = p.spatial;
+  // y = (x - mean) * a + B per channel. Subtracting the mean first (rather
+  // than folding it into the bias) avoids cancellation when a is large (tiny
+  // variance).
+  double* a = reinterpret_cast<double*>(ws.data());
+  double* b = a + channels;
+  double* mean = b + channels;
+  double* var = mean + channels;
+  LoadDoubles(in[1], a);
+  LoadDoubles(in[2], b);
+  LoadDoubles(in[3], mean);
+  LoadDoubles(in[4], var);
+  for (int64_t c = 0; c < channels; ++c) {
+    a[c] = a[c] / std::sqrt(var[c] + static_cast<double>(p.epsilon));
+  }
+  return VisitFloatDType(p.dtype, [&]<typename T>() -> absl::Status {
+    using C = ComputeType<T>;
+    const T* xs = in[0].as<const T>();
+    T* ys = out[0].as<T>();
+    ParallelFor(
+        p.batch * channels,
+        std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, spatial)),
+        [&](size_t begin, size_t end) {
+          for (size_t plane = begin; plane < end; ++plane) {
+            const int64_t c = static_cast<int64_t>(plane) % channels;
+            const int64_t offset = plane * spatial;
+            const C center = static_cast<C>(mean[c]);
+            const C scale = static_cast<C>(a[c]);
+            const C shift = static_cast<C>(b[c]);
+            if (p.relu) {
+              Affine<true>(xs + offset, ys + offset, spatial, center, scale,
+                           shift);
+            } else {
+              Affine(xs + offset, ys + offset, spatial, center, scale, shift);
+            }
+          }
+        });
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  RETURN_IF_ERROR(RequireDType(x, kFloatTypes, "input 'X'"));
+  ASSIGN_OR_RETURN(BatchNormAttributes attrs,
+                   ParseBatchNormAttributes(context));
   if (x.shape.rank() < 2) {
     return InvalidArgument(
         "input 'X' must have rank >= 2 (N x C x ...), got shape ",
@@ -124,56 +192,22 @@ absl::StatusOr<PreparedKernel> PrepareBatchNorm(const OpContext& context) {
   const int64_t batch = x.shape[0];
   int64_t spatial = 1;
   for (size_t a = 2; a < x.shape.rank(); ++a) spatial *= x.shape[a];
-  const DType dtype = x.dtype;
   const size_t workspace = static_cast<size_t>(channels) * 4 * sizeof(double);
   std::vector<std::pair<std::string, std::string>> params = {
       {"N", StrCat(batch)},
       {"C", StrCat(channels)},
       {"spatial", StrCat(spatial)},
-      {"fused_activation", relu ? "Relu" : "none"}};
-  auto run = [dtype, batch, channels, spatial, epsilon, relu](
-                 std::span<const TensorView> in,
-                 std::span<const TensorView> out,
-                 std::span<std::byte> ws) -> absl::Status {
-    // y = (x - mean) * a + B per channel. Subtracting the mean first (rather
-    // than folding it into the bias) avoids cancellation when a is large (tiny
-    // variance).
-    double* a = reinterpret_cast<double*>(ws.data());
-    double* b = a + channels;
-    double* mean = b + channels;
-    double* var = mean + channels;
-    LoadDoubles(in[1], a);
-    LoadDoubles(in[2], b);
-    LoadDoubles(in[3], mean);
-    LoadDoubles(in[4], var);
-    for (int64_t c = 0; c < channels; ++c) {
-      a[c] = a[c] / std::sqrt(var[c] + static_cast<double>(epsilon));
-    }
-    return VisitFloatDType(dtype, [&]<typename T>() -> absl::Status {
-      using C = ComputeType<T>;
-      const T* xs = in[0].as<const T>();
-      T* ys = out[0].as<T>();
-      ParallelFor(batch * channels,
-                  std::max<int64_t>(
-                      1, kElementwiseGrain / std::max<int64_t>(1, spatial)),
-                  [&](size_t begin, size_t end) {
-                    for (size_t plane = begin; plane < end; ++plane) {
-                      const int64_t c = static_cast<int64_t>(plane) % channels;
-                      const int64_t offset = plane * spatial;
-                      const C center = static_cast<C>(mean[c]);
-                      const C scale = static_cast<C>(a[c]);
-                      const C shift = static_cast<C>(b[c]);
-                      if (relu) {
-                        Affine<true>(xs + offset, ys + offset, spatial, center,
-                                     scale, shift);
-                      } else {
-                        Affine(xs + offset, ys + offset, spatial, center, scale,
-                               shift);
-                      }
-                    }
-                  });
-      return absl::OkStatus();
-    });
+      {"fused_activation", attrs.relu ? "Relu" : "none"}};
+  const BatchNormPlan plan{.dtype = x.dtype,
+                           .batch = batch,
+                           .channels = channels,
+                           .spatial = spatial,
+                           .epsilon = attrs.epsilon,
+                           .relu = attrs.relu};
+  auto run = [plan](std::span<const TensorView> in,
+                    std::span<const TensorView> out,
+                    std::span<std::byte> ws) -> absl::Status {
+    return RunBatchNorm(plan, in, out, ws);
   };
   return Prepared({x},
                   MakeKernel(std::move(run), workspace, std::move(params)));
@@ -311,6 +345,67 @@ absl::StatusOr<PreparedKernel> PrepareDecomposedLayerNorm(
   return Prepared({x}, MakeKernel(std::move(run), 0, std::move(params)));
 }
 
+// LayerNormalization's stash_type: the type of the mean and inverse deviation
+// outputs.
+absl::StatusOr<DType> ParseLayerNormStashType(const OpContext& context) {
+  ASSIGN_OR_RETURN(int64_t stash_type, context.attrs.GetInt("stash_type", 1));
+  const std::optional<DType> stash =
+      FromOnnxDataType(static_cast<int32_t>(stash_type));
+  if (!stash || (*stash != DType::kFloat32 && *stash != DType::kFloat64)) {
+    return Unimplemented(
+        "stash_type ", stash_type,
+        " is not supported (supported: 1 = float32, 11 = float64)");
+  }
+  return *stash;
+}
+
+// What a prepared LayerNormalization runs with.
+struct LayerNormPlan {
+  DType dtype, stash_dtype;
+  int64_t rows, size;
+  float epsilon;
+  bool has_bias;
+  // BroadcastIndex of Scale and B; empty when dense.
+  std::vector<int64_t> scale_index, bias_index;
+};
+
+absl::Status RunLayerNorm(const LayerNormPlan& p,
+                          std::span<const TensorView> in,
+                          std::span<const TensorView> out) {
+  const int64_t size = p.size;
+  return VisitFloatDType(p.dtype, [&]<typename T>() -> absl::Status {
+    using C = ComputeType<T>;
+    const T* xs = in[0].as<const T>();
+    const T* scale = in[1].as<const T>();
+    const T* bias = p.has_bias ? in[2].as<const T>() : nullptr;
+    T* ys = out[0].as<T>();
+    const int64_t* si = p.scale_index.empty() ? nullptr : p.scale_index.data();
+    const int64_t* bi = p.bias_index.empty() ? nullptr : p.bias_index.data();
+    for (int64_t r = 0; r < p.rows; ++r) {
+      const T* xp = xs + r * size;
+      T* yp = ys + r * size;
+      const RowStats stats = ComputeStats(xp, size, p.epsilon);
+      const C mean = static_cast<C>(stats.mean);
+      const C inv_std = static_cast<C>(stats.inv_std);
+      for (int64_t i = 0; i < size; ++i) {
+        C v = (Load(xp[i]) - mean) * inv_std * Load(scale[si ? si[i] : i]);
+        if (bias != nullptr) v += Load(bias[bi ? bi[i] : i]);
+        yp[i] = Store<T>(v);
+      }
+      for (size_t k = 1; k < out.size() && k < 3; ++k) {
+        const double value = k == 1 ? stats.mean : stats.inv_std;
+        if (out[k].data == nullptr) continue;
+        if (p.stash_dtype == DType::kFloat64) {
+          out[k].as<double>()[r] = value;
+        } else {
+          out[k].as<float>()[r] = static_cast<float>(value);
+        }
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<PreparedKernel> PrepareLayerNorm(const OpContext& context) {
   ASSIGN_OR_RETURN(bool decomposed,
                    context.attrs.GetFlag("fused_decomposed", false));
@@ -320,85 +415,44 @@ absl::StatusOr<PreparedKernel> PrepareLayerNorm(const OpContext& context) {
   const int64_t rank = static_cast<int64_t>(x.shape.rank());
   ASSIGN_OR_RETURN(int64_t axis_attr, context.attrs.GetInt("axis", -1));
   ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank, "axis"));
-  ASSIGN_OR_RETURN(float epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
-  ASSIGN_OR_RETURN(int64_t stash_type, context.attrs.GetInt("stash_type", 1));
-  const std::optional<DType> stash =
-      FromOnnxDataType(static_cast<int32_t>(stash_type));
-  if (!stash || (*stash != DType::kFloat32 && *stash != DType::kFloat64)) {
-    return Unimplemented(
-        "stash_type ", stash_type,
-        " is not supported (supported: 1 = float32, 11 = float64)");
-  }
-  const bool has_bias = context.has_input(2);
+  LayerNormPlan p;
+  ASSIGN_OR_RETURN(p.epsilon, context.attrs.GetFloat("epsilon", 1e-5f));
+  ASSIGN_OR_RETURN(p.stash_dtype, ParseLayerNormStashType(context));
+  p.has_bias = context.has_input(2);
   std::vector<int64_t> norm_dims(x.shape.dims().begin() + axis,
                                  x.shape.dims().end());
-  ASSIGN_OR_RETURN(std::vector<int64_t> scale_index,
+  ASSIGN_OR_RETURN(p.scale_index,
                    BroadcastIndex(context.inputs[1].shape, norm_dims, "Scale"));
-  std::vector<int64_t> bias_index;
   const char* names[] = {"X", "Scale", "B"};
-  for (size_t i = 1; i < (has_bias ? 3u : 2u); ++i) {
+  for (size_t i = 1; i < (p.has_bias ? 3u : 2u); ++i) {
     if (context.inputs[i].dtype != x.dtype) {
       return InvalidArgument("input '", names[i], "' has type ",
                              DTypeName(context.inputs[i].dtype), ", X has ",
                              DTypeName(x.dtype));
     }
   }
-  if (has_bias) {
-    ASSIGN_OR_RETURN(bias_index,
+  if (p.has_bias) {
+    ASSIGN_OR_RETURN(p.bias_index,
                      BroadcastIndex(context.inputs[2].shape, norm_dims, "B"));
   }
-  int64_t rows = 1;
-  int64_t size = 1;
+  p.rows = 1;
+  p.size = 1;
   std::vector<int64_t> stat_dims;
   for (int64_t a = 0; a < rank; ++a) {
-    (a < axis ? rows : size) *= x.shape[a];
+    (a < axis ? p.rows : p.size) *= x.shape[a];
     stat_dims.push_back(a < axis ? x.shape[a] : 1);
   }
   std::vector<TensorInfo> outputs = {x};
   for (size_t i = 1; i < context.num_outputs; ++i) {
-    outputs.push_back(TensorInfo{*stash, Shape(stat_dims)});
+    outputs.push_back(TensorInfo{p.stash_dtype, Shape(stat_dims)});
   }
-  const DType dtype = x.dtype;
-  const DType stash_dtype = *stash;
+  p.dtype = x.dtype;
   std::vector<std::pair<std::string, std::string>> params = {
-      {"rows", StrCat(rows)}, {"size", StrCat(size)}};
-  auto run = [dtype, stash_dtype, rows, size, epsilon, has_bias,
-              scale_index = std::move(scale_index),
-              bias_index = std::move(bias_index)](
-                 std::span<const TensorView> in,
-                 std::span<const TensorView> out,
-                 std::span<std::byte>) -> absl::Status {
-    return VisitFloatDType(dtype, [&]<typename T>() -> absl::Status {
-      using C = ComputeType<T>;
-      const T* xs = in[0].as<const T>();
-      const T* scale = in[1].as<const T>();
-      const T* bias = has_bias ? in[2].as<const T>() : nullptr;
-      T* ys = out[0].as<T>();
-      const int64_t* si = scale_index.empty() ? nullptr : scale_index.data();
-      const int64_t* bi = bias_index.empty() ? nullptr : bias_index.data();
-      for (int64_t r = 0; r < rows; ++r) {
-        const T* xp = xs + r * size;
-        T* yp = ys + r * size;
-        const RowStats stats = ComputeStats(xp, size, epsilon);
-        const C mean = static_cast<C>(stats.mean);
-        const C inv_std = static_cast<C>(stats.inv_std);
-        for (int64_t i = 0; i < size; ++i) {
-          C v = (Load(xp[i]) - mean) * inv_std * Load(scale[si ? si[i] : i]);
-          if (bias != nullptr) v += Load(bias[bi ? bi[i] : i]);
-          yp[i] = Store<T>(v);
-        }
-        for (size_t k = 1; k < out.size() && k < 3; ++k) {
-          const double value = k == 1 ? stats.mean : stats.inv_std;
-          if (out[k].data == nullptr) continue;
-          if (stash_dtype == DType::kFloat64) {
-            out[k].as<double>()[r] = value;
-          } else {
-            out[k].as<float>()[r] = static_cast<float>(value);
-          }
-        }
-      }
-      return absl::OkStatus();
-    });
+      {"rows", StrCat(p.rows)}, {"size", StrCat(p.size)}};
+  auto run = [p = std::move(p)](std::span<const TensorView> in,
+                                std::span<const TensorView> out,
+                                std::span<std::byte>) -> absl::Status {
+    return RunLayerNorm(p, in, out);
   };
   return Prepared(std::move(outputs),
                   MakeKernel(std::move(run), 0, std::move(params)));

@@ -351,14 +351,10 @@ absl::StatusOr<PreparedKernel> PrepareConcat(const OpContext& context) {
                  {{"axis", StrCat(axis)}, {"outer", StrCat(outer)}}));
 }
 
-absl::StatusOr<PreparedKernel> PrepareSplit(const OpContext& context) {
-  const TensorInfo& input = context.inputs[0];
-  RETURN_IF_ERROR(RequireRankAtLeastOne(input, "input"));
-  const int64_t rank = static_cast<int64_t>(input.shape.rank());
-  ASSIGN_OR_RETURN(int64_t axis_attr, context.attrs.GetInt("axis", 0));
-  ASSIGN_OR_RETURN(int64_t axis,
-                   NormalizeAxis(axis_attr, rank, "attribute 'axis'"));
-  const int64_t dim = input.shape[axis];
+// The size of each output along `axis`: from 'split' (attribute or input 1),
+// else num_outputs chunks (opset 18), else equal parts.
+absl::StatusOr<Ints> InferSplitSizes(const OpContext& context, int64_t axis,
+                                     int64_t dim) {
   const int64_t n = static_cast<int64_t>(context.num_outputs);
   ASSIGN_OR_RETURN(std::optional<Ints> split,
                    IntsFromAttrOrInput(context, "split", 1));
@@ -407,6 +403,18 @@ absl::StatusOr<PreparedKernel> PrepareSplit(const OpContext& context) {
     }
     sizes.assign(n, dim / n);
   }
+  return sizes;
+}
+
+absl::StatusOr<PreparedKernel> PrepareSplit(const OpContext& context) {
+  const TensorInfo& input = context.inputs[0];
+  RETURN_IF_ERROR(RequireRankAtLeastOne(input, "input"));
+  const int64_t rank = static_cast<int64_t>(input.shape.rank());
+  ASSIGN_OR_RETURN(int64_t axis_attr, context.attrs.GetInt("axis", 0));
+  ASSIGN_OR_RETURN(int64_t axis,
+                   NormalizeAxis(axis_attr, rank, "attribute 'axis'"));
+  ASSIGN_OR_RETURN(Ints sizes,
+                   InferSplitSizes(context, axis, input.shape[axis]));
   const size_t esize = DTypeSize(input.dtype);
   const int64_t inner =
       Product(std::span(input.shape.dims()).subspan(axis + 1));
@@ -437,9 +445,16 @@ absl::StatusOr<PreparedKernel> PrepareSplit(const OpContext& context) {
 // ---------------------------------------------------------------------------------------------
 // Slice.
 
-absl::StatusOr<PreparedKernel> PrepareSlice(const OpContext& context) {
-  const TensorInfo& data = context.inputs[0];
-  const int64_t rank = static_cast<int64_t>(data.shape.rank());
+// Slice's starts, ends and steps (attributes or inputs 1, 2, 4), lengths
+// checked, with the axes they apply to resolved (input 3, else the leading
+// ones).
+struct SliceArgs {
+  Ints starts, ends, axes;
+  std::optional<Ints> steps;
+};
+
+absl::StatusOr<SliceArgs> ParseSliceArgs(const OpContext& context,
+                                         int64_t rank) {
   ASSIGN_OR_RETURN(std::optional<Ints> starts,
                    IntsFromAttrOrInput(context, "starts", 1));
   ASSIGN_OR_RETURN(std::optional<Ints> ends,
@@ -464,19 +479,28 @@ absl::StatusOr<PreparedKernel> PrepareSlice(const OpContext& context) {
     return InvalidArgument("'steps' ", IntsToString(*steps), " and 'starts' ",
                            IntsToString(*starts), " differ in length");
   }
-  Ints axes;
+  SliceArgs args{std::move(*starts), std::move(*ends), {}, std::move(steps)};
   if (axes_given) {
-    ASSIGN_OR_RETURN(axes, NormalizeAxes(*axes_given, rank, "'axes'"));
+    ASSIGN_OR_RETURN(args.axes, NormalizeAxes(*axes_given, rank, "'axes'"));
   } else {
     if (static_cast<int64_t>(count) > rank) {
       return InvalidArgument("'starts' has ", count,
                              " entries for input of rank ", rank);
     }
-    for (size_t i = 0; i < count; ++i) axes.push_back(static_cast<int64_t>(i));
+    for (size_t i = 0; i < count; ++i)
+      args.axes.push_back(static_cast<int64_t>(i));
   }
+  return args;
+}
+
+absl::StatusOr<PreparedKernel> PrepareSlice(const OpContext& context) {
+  const TensorInfo& data = context.inputs[0];
+  const int64_t rank = static_cast<int64_t>(data.shape.rank());
+  ASSIGN_OR_RETURN(SliceArgs args, ParseSliceArgs(context, rank));
+  const std::optional<Ints>& steps = args.steps;
   Ints start_of(rank, 0), step_of(rank, 1), out_dims = data.shape.dims();
-  for (size_t i = 0; i < count; ++i) {
-    const int64_t axis = axes[i];
+  for (size_t i = 0; i < args.starts.size(); ++i) {
+    const int64_t axis = args.axes[i];
     const int64_t dim = data.shape[axis];
     int64_t step = steps ? (*steps)[i] : 1;
     if (step == 0)
@@ -485,8 +509,8 @@ absl::StatusOr<PreparedKernel> PrepareSlice(const OpContext& context) {
     // strides from overflowing.
     step =
         std::clamp(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
-    int64_t start = (*starts)[i];
-    int64_t end = (*ends)[i];
+    int64_t start = args.starts[i];
+    int64_t end = args.ends[i];
     if (start < 0) start += dim;
     if (end < 0) end += dim;
     int64_t n;
@@ -941,23 +965,19 @@ absl::StatusOr<PadAmounts> ReadPadAmounts(const OpContext& context,
   return amounts;
 }
 
-absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
+// Pad's constant: from the 'value' attribute (opset <= 10) or input 2, which
+// is read at run time (it need not be known before execution).
+struct PadConstant {
+  std::array<std::byte, 8> bytes{};
+  bool from_input = false;
+};
+
+absl::StatusOr<PadConstant> ReadPadConstant(const OpContext& context) {
   const TensorInfo& data = context.inputs[0];
-  const int64_t rank = static_cast<int64_t>(data.shape.rank());
-  ASSIGN_OR_RETURN(std::string mode_name,
-                   context.attrs.GetString("mode", "constant"));
-  ASSIGN_OR_RETURN(PadMode mode, ParsePadMode(mode_name));
-  ASSIGN_OR_RETURN(PadAmounts amounts, ReadPadAmounts(context, rank));
-  const Ints& begin = amounts.begin;
-  const Ints& end = amounts.end;
-  const Ints* pads = &amounts.pads;
-  // The constant comes from the 'value' attribute (opset <= 10) or input 2,
-  // which is read at run time (it need not be known before execution).
-  std::array<std::byte, 8> constant_bytes{};
-  bool constant_from_input = false;
+  PadConstant constant;
   if (context.attrs.Has("value")) {
     ASSIGN_OR_RETURN(float value, context.attrs.GetFloat("value", 0));
-    constant_bytes = ScalarBytes(data.dtype, value);
+    constant.bytes = ScalarBytes(data.dtype, value);
   } else if (context.has_input(2) && !context.attrs.Has("pads")) {
     const TensorInfo& value = context.inputs[2];
     if (value.dtype != data.dtype) {
@@ -970,33 +990,66 @@ absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
           "input 'constant_value' must hold one value, got shape ",
           value.shape.ToString());
     }
-    constant_from_input = true;
+    constant.from_input = true;
   }
-  // Negative pads crop the input first; positive ones then pad what is left.
-  Ints out_dims(rank), lo(rank), len(rank);
+  return constant;
+}
+
+// Per axis: the output size, and the part of the input left after cropping
+// (its first position and length).
+struct PadShape {
+  Ints out_dims, lo, len;
+};
+
+// Negative pads crop the input first; positive ones then pad what is left.
+absl::StatusOr<PadShape> InferPadShape(const Shape& shape,
+                                       const PadAmounts& amounts, PadMode mode,
+                                       std::string_view mode_name) {
+  const int64_t rank = static_cast<int64_t>(shape.rank());
+  const Ints& begin = amounts.begin;
+  const Ints& end = amounts.end;
+  const Ints* pads = &amounts.pads;
+  PadShape s{Ints(rank), Ints(rank), Ints(rank)};
   for (int64_t k = 0; k < rank; ++k) {
-    const int64_t dim = data.shape[k];
+    const int64_t dim = shape[k];
     for (int64_t pad : {begin[k], end[k]}) {
       if (pad > kMaxTensorElements || pad < -kMaxTensorElements) {
         return InvalidArgument("'pads' ", IntsToString(*pads),
                                " has out-of-range value ", pad);
       }
     }
-    lo[k] = std::max<int64_t>(0, -begin[k]);
-    len[k] = dim - lo[k] - std::max<int64_t>(0, -end[k]);
-    out_dims[k] = dim + begin[k] + end[k];
-    if (out_dims[k] < 0) {
+    s.lo[k] = std::max<int64_t>(0, -begin[k]);
+    s.len[k] = dim - s.lo[k] - std::max<int64_t>(0, -end[k]);
+    s.out_dims[k] = dim + begin[k] + end[k];
+    if (s.out_dims[k] < 0) {
       return InvalidArgument("'pads' ", IntsToString(*pads), " crop axis ", k,
                              " of size ", dim, " to a negative size ",
-                             out_dims[k]);
+                             s.out_dims[k]);
     }
-    if (len[k] < 0) len[k] = 0;
-    if (mode != PadMode::kConstant && len[k] == 0 && out_dims[k] > 0) {
+    if (s.len[k] < 0) s.len[k] = 0;
+    if (mode != PadMode::kConstant && s.len[k] == 0 && s.out_dims[k] > 0) {
       return InvalidArgument("mode '", mode_name, "' cannot pad axis ", k,
                              ", which is empty after cropping");
     }
   }
-  RETURN_IF_ERROR(CheckShapeValues(out_dims, "output shape"));
+  RETURN_IF_ERROR(CheckShapeValues(s.out_dims, "output shape"));
+  return s;
+}
+
+absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
+  const TensorInfo& data = context.inputs[0];
+  const int64_t rank = static_cast<int64_t>(data.shape.rank());
+  ASSIGN_OR_RETURN(std::string mode_name,
+                   context.attrs.GetString("mode", "constant"));
+  ASSIGN_OR_RETURN(PadMode mode, ParsePadMode(mode_name));
+  ASSIGN_OR_RETURN(PadAmounts amounts, ReadPadAmounts(context, rank));
+  ASSIGN_OR_RETURN(PadConstant constant, ReadPadConstant(context));
+  ASSIGN_OR_RETURN(PadShape shape,
+                   InferPadShape(data.shape, amounts, mode, mode_name));
+  const Ints& begin = amounts.begin;
+  const Ints& out_dims = shape.out_dims;
+  const Ints& lo = shape.lo;
+  const Ints& len = shape.len;
   const int64_t esize = static_cast<int64_t>(DTypeSize(data.dtype));
   const Ints strides = DenseStrides(data.shape);
   // Per axis: output position -> input position, or -1 for the constant.
@@ -1016,7 +1069,7 @@ absl::StatusOr<PreparedKernel> PreparePad(const OpContext& context) {
   const int64_t mid_src = rank > 0 ? lo[rank - 1] * esize : 0;
   PadPlan plan{
       rank,      esize,   out_dims, strides,        std::move(maps),
-      mid_begin, mid_end, mid_src,  constant_bytes, constant_from_input};
+      mid_begin, mid_end, mid_src,  constant.bytes, constant.from_input};
   auto run = [plan = std::move(plan)](std::span<const TensorView> in,
                                       std::span<const TensorView> out,
                                       std::span<std::byte>) {
