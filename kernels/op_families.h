@@ -1,4 +1,5 @@
-// Registration of each family of built-in operators (one .cc per family).
+// Registration of each family of built-in operators (one .cc per family, or a
+// few joined by a private <family>_internal.h).
 #ifndef ACLDUMP_KERNELS_OP_FAMILIES_H_
 #define ACLDUMP_KERNELS_OP_FAMILIES_H_
 
