@@ -10,6 +10,9 @@
 
 The table is checked against the C declarations of the headers (parameter names, order,
 types) before anything is written; an error names the row. Python 3 standard library only.
+
+One file of about 850 lines on purpose: the four writers share the row model and the C-type
+tables above them, and a Bazel genrule runs it as a single script with no package to import.
 """
 
 import argparse
