@@ -170,9 +170,22 @@ absl::Status CheckIntegerDivisors(BinaryOp op, const TensorView& divisors) {
   return absl::OkStatus();
 }
 
-absl::Status RunArithmetic(BinaryOp op, const BroadcastLoop& loop, DType a_type,
-                           DType b_type, std::span<const TensorView> in,
-                           std::span<const TensorView> out) {
+// The kernel itself rather than a function a kernel lambda calls: passing its
+// state as arguments cost the count gate 15 instructions per execution (1% of
+// a model of tiny elementwise operators).
+struct ArithmeticKernel {
+  BinaryOp op;
+  BroadcastLoop loop;
+  DType a_type;
+  DType b_type;
+  absl::Status operator()(std::span<const TensorView> in,
+                          std::span<const TensorView> out,
+                          std::span<std::byte>) const;
+};
+
+absl::Status ArithmeticKernel::operator()(std::span<const TensorView> in,
+                                          std::span<const TensorView> out,
+                                          std::span<std::byte>) const {
   return VisitDType(a_type, [&]<typename T>() -> absl::Status {
     using C = ComputeType<T>;
     if constexpr (std::is_same_v<T, bool>) {
@@ -235,14 +248,9 @@ absl::StatusOr<PreparedKernel> PrepareArithmetic(const OpContext& context,
   ASSIGN_OR_RETURN(Shape out_shape, BroadcastShapes(shapes));
   const DType out_type = a.dtype;
   BroadcastLoop loop(out_shape, shapes);
-  auto run = [op, loop = std::move(loop), a_type = a.dtype, b_type = b.dtype](
-                 std::span<const TensorView> in,
-                 std::span<const TensorView> out,
-                 std::span<std::byte>) -> absl::Status {
-    return RunArithmetic(op, loop, a_type, b_type, in, out);
-  };
-  return Prepared({TensorInfo{out_type, std::move(out_shape)}},
-                  MakeKernel(std::move(run)));
+  return Prepared(
+      {TensorInfo{out_type, std::move(out_shape)}},
+      MakeKernel(ArithmeticKernel{op, std::move(loop), a.dtype, b.dtype}));
 }
 
 template <BinaryOp kOp>
