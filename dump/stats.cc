@@ -1,6 +1,7 @@
 #include "dump/stats.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -322,17 +323,22 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
 // Out of line: the hash state (over half a kilobyte, 64-byte aligned) would
 // otherwise cost every plain stats call a realigned frame.
 [[gnu::noinline]] TensorStats ChecksummedStats(const TensorView& view) {
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
+  // Aligned by hand: sanitizer builds move locals to a fake stack that does
+  // not honour the state's 64-byte alignment.
+  constexpr size_t kAlign = alignof(XXH3_state_t);
+  unsigned char raw[sizeof(XXH3_state_t) + kAlign];
+  auto* state = reinterpret_cast<XXH3_state_t*>(
+      (reinterpret_cast<uintptr_t>(raw) + kAlign - 1) & ~(kAlign - 1));
+  XXH3_INITSTATE(state);
+  XXH3_64bits_reset(state);
   static const auto update = HasAvx2() ? Xxh3UpdateAvx2 : Xxh3UpdateBaseline;
-  const HashSink sink{&state, update};
+  const HashSink sink{state, update};
   TensorStats s = StatsOf(view, &sink);
   // The scalar types were not hashed on the way: hash them now.
   if (view.dtype != DType::kFloat32 && view.dtype != DType::kFloat16) {
-    update(&state, view.data, DataBytes(view));
+    update(state, view.data, DataBytes(view));
   }
-  s.checksum = XXH3_64bits_digest(&state);
+  s.checksum = XXH3_64bits_digest(state);
   return s;
 }
 
