@@ -241,6 +241,7 @@ License: Apache-2.0
 Requires-Python: >=3.11,<3.12
 Provides-Extra: numpy
 Requires-Dist: numpy; extra == "numpy"
+Requires-Dist: xxhash; extra == "numpy"
 Provides-Extra: analysis
 Requires-Dist: pandas; extra == "analysis"
 Requires-Dist: distributed; extra == "analysis"

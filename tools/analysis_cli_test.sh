@@ -104,7 +104,7 @@ expect_grep header.csv "pair,model,model_id,iteration,device,folder_a,folder_b,o
 expect_grep header.csv "worst_index,worst_a,worst_b,first_divergence"
 [[ $(($(wc -l <result.csv) - 1)) == 30 ]] || fail "result.csv holds $(($(wc -l <result.csv) - 1)) rows, expected 30"
 [[ $(grep -c ',outside,' result.csv) == 1 ]] || fail "result.csv: not one row outside"
-grep -q '^1,resnet_tiny,1,1,0,.*,add2,Add,.*,outside,.*,1$' result.csv || fail "result.csv: add2 of iteration 1 not the first divergence"
+grep -q '^1,resnet_tiny,1,1,0,.*,add2,Add,.*,outside,.*,1,tensors,$' result.csv || fail "result.csv: add2 of iteration 1 not the first divergence"
 # --json - is the only thing on stdout.
 expect_exit 1 json_stdout -- "$DUMP" compare a b --json -
 expect_json json_stdout.out 'j["exit_code"]' "1"

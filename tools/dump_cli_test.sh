@@ -201,9 +201,20 @@ expect_grep stats.out "operators ranked by NaN/Inf count, then largest |value| (
 expect_exit 0 to_csv -- "$DUMP" convert st --to csv --out st.csv
 expect_grep to_csv.out "wrote 90 rows (30 stats CSV, 0 tensor dumps)"
 cmp -s merged.csv st.csv || fail "stats --csv and convert --to csv differ"
-expect_exit 2 compare_stats -- "$DUMP" compare st "$ITER0"
-expect_exit 2 compare_stats_only -- "$DUMP" compare "$ITER0" st
-expect_grep compare_stats_only.err "holds stats dumps only"
+# A stats dump compares with the tensors of the same run by statistics (no checksum column).
+expect_exit 0 compare_stats -- "$DUMP" compare st "$ITER0"
+expect_grep compare_stats.out "compared by: checksum where both sides have one"
+expect_grep compare_stats.out "15 tensors compared, 0 outside the tolerance"
+# The tensors' statistics are rounded as the stats writer rounds them: equal, even with no
+# tolerance.
+expect_exit 0 compare_stats_exact -- "$DUMP" compare "$ITER0" st --by stats --atol 0 --rtol 0
+expect_grep compare_stats_exact.out "15 tensors compared, 0 outside the tolerance"
+expect_exit 2 compare_by_tensors -- "$DUMP" compare "$ITER0" st --by tensors
+expect_grep compare_by_tensors.err "holds stats dumps only"
+expect_exit 2 compare_by_bad -- "$DUMP" compare "$ITER0" st --by bytes
+expect_grep compare_by_bad.err "--by bytes is not one of auto, tensors, stats, checksum"
+expect_exit 2 compare_stat_tol_bad -- "$DUMP" compare "$ITER0" st --stat-tolerance Nan=1
+expect_grep compare_stat_tol_bad.err "counts and checksums compare exactly"
 
 echo "== help and usage errors"
 for command in run check-config ls show convert compare stats; do

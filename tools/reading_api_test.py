@@ -104,6 +104,9 @@ class ReadingApiTest(unittest.TestCase):
         run_dump("packed", 3, ', "dump_layout": "packed"')
         run_dump("packed_stats", 1, ', "dump_layout": "packed", "dump_data": "stats"')
         run_dump("sdk_stats", 1, ', "dump_data": "stats"')
+        run_dump("sums", 3, ', "dump_data": "checksum"')
+        run_dump("all_stats", 1, ', "dump_mode": "all", "dump_data": "stats", '
+                 '"dump_stats": ["Max", "Min", "Avg", "L2norm", "Checksum"]')
 
     def same_as_cli(self, a, b, cli_args=(), **kwargs):
         cli = tool("compare", a, b, "--json", "-", *cli_args)
@@ -155,6 +158,37 @@ class ReadingApiTest(unittest.TestCase):
         self.same_as_cli("a", "b", ["--match", "relu", "--atol", "0", "--rtol", "0"],
                          match="relu", atol=0, rtol=0)
         self.same_as_cli("all", "b", ["--atol", "20"], atol=20)
+
+    def test_compare_stats_and_checksums_as_the_cli(self):
+        # Checksums against the tensors they were taken from: exact, every iteration.
+        r = self.same_as_cli("sums", "a")
+        self.assertEqual((r["verdict"], r["a"]["kind"], r["tensors_compared"]),
+                         ("pass", "stats", 45))
+        self.assertEqual({t["by"] for p in r["pairs"] for o in p["operators"]
+                          for t in o["tensors"]}, {"checksum"})
+        # The perturbed tensor (add2's output, iteration 1) is named by its checksum.
+        r = self.same_as_cli("sums", "b")
+        self.assertEqual(r["first_divergence"]["name"], "add2")
+        self.assertEqual(r["first_divergence"]["folder"]["iteration"], 1)
+        self.assertIn("Checksum", r["divergence_note"])
+        # The SDK's stats columns (no checksum): by statistics.
+        r = self.same_as_cli("sdk_stats", "a")
+        self.assertEqual(r["verdict"], "pass")
+        self.assertEqual({t["by"] for o in r["pairs"][0]["operators"] for t in o["tensors"]},
+                         {"stats"})
+        # Inputs and outputs with every statistic, against the unfused tensors: by checksum,
+        # then by statistics with a tolerance per column.
+        self.same_as_cli("all_stats", "all")
+        r = self.same_as_cli("all_stats", "b", ["--by", "stats", "--stat-tolerance", "Avg=2",
+                                                "--stat-tolerance", "L2norm=100,0"],
+                             by="stats", stat_tolerances=["Avg=2", "L2norm=100,0"])
+        self.assertEqual(r["stat_tolerances"], {"Avg": {"atol": 2, "rtol": 0.001},
+                                                "L2norm": {"atol": 100, "rtol": 0}})
+        # Packed stats against the SDK layout's.
+        self.assertEqual(self.same_as_cli("packed_stats", "sdk_stats")["verdict"], "pass")
+        self.same_as_cli("sums", "sdk_stats", ["--by", "checksum"], by="checksum")
+        with self.assertRaisesRegex(ValueError, "holds stats dumps only"):
+            acldump.compare("sums", "a", by="tensors")
 
     def test_read_dump_arrays_are_what_convert_writes(self):
         folder = glob.glob("all/*/0/resnet_tiny/1/0")[0]

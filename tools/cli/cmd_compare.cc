@@ -44,6 +44,19 @@ class CompareCommand final : public Command {
         ->add_option("--rtol", rtol_,
                      "relative tolerance: |a-b| <= atol + rtol*|b|")
         ->capture_default_str();
+    compare
+        ->add_option(
+            "--by", by_,
+            "how tensor pairs compare: tensors (element by element), stats "
+            "(Max, Min, Avg, L2norm within the tolerance; counts equal), "
+            "checksum (the bytes, exactly); auto: tensors when both sides "
+            "hold tensor dumps, else checksum where both sides have one, "
+            "else stats")
+        ->capture_default_str();
+    compare->add_option(
+        "--stat-tolerance", stat_tolerances_,
+        "by stats: COLUMN=ATOL[,RTOL] for Max, Min, Avg or L2norm (e.g. "
+        "Avg=1e-5); repeatable; other columns use --atol and --rtol");
     std::string metric_help =
         "columns and charts: comma-separated, or all / default:";
     for (Metric m : kAllMetrics) {
@@ -111,7 +124,8 @@ class CompareCommand final : public Command {
     absl::StatusOr<CompareTree> a = LoadCompareTree(a_, load);
     if (!a.ok()) {
       return FailWith("compare", a.status(),
-                      "A must be a dump folder with tensor dumps", kExitUsage);
+                      "A must be a dump folder with tensor or stats dumps",
+                      kExitUsage);
     }
     absl::StatusOr<CompareTree> b = LoadCompareTree(b_, load);
     if (!b.ok()) {
@@ -121,7 +135,32 @@ class CompareCommand final : public Command {
                       "them)",
                       kExitUsage);
     }
-    const CompareOptions options{atol_, rtol_};
+    const std::optional<CompareBy> by = CompareByFromName(by_);
+    if (!by) {
+      return Fail(
+          "compare",
+          StrCat("--by ", by_, " is not one of auto, tensors, stats, checksum"),
+          "", kExitUsage);
+    }
+    CompareOptions options{atol_, rtol_, *by, {}};
+    for (const std::string& text : stat_tolerances_) {
+      absl::StatusOr<StatTolerance> tolerance = ParseStatTolerance(text, rtol_);
+      if (!tolerance.ok()) {
+        return FailWith("compare", tolerance.status(), "", kExitUsage);
+      }
+      options.stat_tolerances.push_back(*tolerance);
+    }
+    if (*by == CompareBy::kTensors) {
+      for (const CompareTree* side : {&*a, &*b}) {
+        if (side->kind != SideKind::kStats) continue;
+        return Fail(
+            "compare",
+            StrCat("--by tensors: '", side->root, "' holds stats dumps only"),
+            "compare it --by stats or --by checksum (the default "
+            "picks one)",
+            kExitUsage);
+      }
+    }
     const ReportContext context{
         &*a, &*b, options, *metrics, filter->Describe(), verbose_};
     if (cluster_.scheduler.empty()) {
@@ -207,7 +246,8 @@ class CompareCommand final : public Command {
   }
 
   std::string a_, b_, metrics_ = "default", report_, json_, csv_, model_,
-                      iteration_, task_, task_result_;
+                      iteration_, task_, task_result_, by_ = "auto";
+  std::vector<std::string> stat_tolerances_;
   ClusterOptions cluster_;
   double atol_ = 1e-3, rtol_ = 1e-3;
   FilterOptions filter_options_;

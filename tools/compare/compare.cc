@@ -24,6 +24,7 @@ namespace acldump::tools {
 namespace {
 
 using compare_internal::Compare;
+using compare_internal::CompareStats;
 using compare_internal::FolderKey;
 using compare_internal::kDetailedTensors;
 using compare_internal::KeyOf;
@@ -48,6 +49,10 @@ std::string DescribeOutputs(const OpComparison& op) {
     if (t.is_input || t.within()) continue;
     if (!t.problem.empty()) {
       return StrCat("output ", t.position, ": ", t.problem);
+    }
+    if (t.by != CompareBy::kTensors) {
+      return StrCat("output ", t.position, " is not (", StatsDifferenceText(t),
+                    ")");
     }
     std::string text =
         StrCat("output ", t.position, " is not (max |a-b| ",
@@ -322,11 +327,27 @@ class OpMatcher {
  private:
   void CompareTensor(OpComparison& cmp, const OpRecord& other, bool is_input,
                      uint32_t pa, uint32_t pb) {
-    bool detail = detailed_ < kDetailedTensors;
-    TensorComparison c =
-        Compare(load_a_.Load(*cmp.a, is_input, pa),
-                load_b_.Load(other, is_input, pb), options_, &detail);
-    if (c.detail) ++detailed_;
+    TensorComparison c;
+    const bool by_tensors =
+        options_.by == CompareBy::kTensors ||
+        (options_.by == CompareBy::kAuto && a_.kind != SideKind::kStats &&
+         b_.kind != SideKind::kStats);
+    if (by_tensors) {
+      bool detail = detailed_ < kDetailedTensors;
+      c = Compare(load_a_.Load(*cmp.a, is_input, pa),
+                  load_b_.Load(other, is_input, pb), options_, &detail);
+      if (c.detail) ++detailed_;
+    } else {
+      const auto sa = load_a_.LoadStats(*cmp.a, is_input, pa);
+      const auto sb = load_b_.LoadStats(other, is_input, pb);
+      CompareBy by = options_.by;
+      if (by == CompareBy::kAuto) {
+        by = sa.ok() && sb.ok() && sa->checksum && sb->checksum
+                 ? CompareBy::kChecksum
+                 : CompareBy::kStats;
+      }
+      c = CompareStats(sa, sb, by, options_);
+    }
     c.is_input = is_input;
     c.position = pa;
     c.b_label = StrCat(other.name, is_input ? " input " : " output ", pb);

@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,19 @@ struct ArraySource {
   bool empty() const { return path.empty(); }
 };
 
+// A tensor's statistics as a stats dump records them: read from a stats CSV,
+// or computed from a tensor and rounded the way the CSV writer rounds them, so
+// that a tensor and the stats dump of the same bytes give equal records.
+// Absent: the column was not recorded (or is NA).
+struct TensorStatsRecord {
+  std::string dtype;  // "DT_FLOAT"
+  std::vector<int64_t> shape;
+  std::optional<uint64_t> count;
+  std::optional<double> max, min, avg, l2norm;
+  std::optional<uint64_t> nan, negative_inf, positive_inf;
+  std::optional<uint64_t> checksum;
+};
+
 struct OpRecord {
   std::string name;  // converted name
   std::string type;  // "" for references
@@ -84,9 +98,13 @@ struct OpRecord {
   std::string path;  // dump file; for references the folder + name
   // References: the array of each tensor (empty where absent).
   std::vector<ArraySource> input_files, output_files;
+  // Stats dumps: each tensor's statistics, by position.
+  std::vector<TensorStatsRecord> input_stats, output_stats;
 };
 
-enum class SideKind { kDump, kReference };
+// kStats: a dump tree holding stats dumps only (dump_data: stats or
+// checksum); its tensors compare by statistics or checksum.
+enum class SideKind { kDump, kReference, kStats };
 
 // One folder of a side: a dump folder (one model, model id, iteration,
 // device) or a folder of reference arrays.
@@ -120,9 +138,11 @@ struct CompareLoadOptions {
 };
 
 // Reads `path`: a dump tree (any level, or one dump file), a folder of
-// reference arrays, or one .npz / .npy file. Only dump headers are read.
-// Errors: the path cannot be read, holds stats dumps only, holds nothing
-// comparable, or the filters leave nothing (the error says which filter).
+// reference arrays, or one .npz / .npy file. Only dump headers (and stats
+// CSVs) are read. A tree with tensor dumps is a kDump side; one with stats
+// dumps only, a kStats side. Errors: the path cannot be read, holds nothing
+// comparable, a stats CSV is malformed, or the filters leave nothing (the
+// error says which filter).
 absl::StatusOr<CompareTree> LoadCompareTree(const std::string& path,
                                             const CompareLoadOptions& options);
 
@@ -148,7 +168,26 @@ struct ErrorDetail {
   std::vector<std::pair<double, double>> sample;  // (b, a), finite, <= 2000
 };
 
+// How tensor pairs are compared:
+//  - kTensors: element by element (both sides hold tensors);
+//  - kStats: by statistics: Max, Min, Avg and L2norm within the tolerance
+//    (per column if given), Count and the NaN/Inf counts equal;
+//  - kChecksum: by the checksum of the bytes: equal or not, exactly;
+//  - kAuto: kTensors when both sides hold tensors, else kChecksum for a pair
+//    whose sides both have a checksum (a tensor always has one), else kStats.
+enum class CompareBy { kAuto, kTensors, kStats, kChecksum };
+std::string_view CompareByName(CompareBy by);  // "auto", "tensors", ...
+std::optional<CompareBy> CompareByFromName(std::string_view name);
+
+// One statistic of a pair compared by statistics or checksum.
+struct StatDiff {
+  std::string column;  // "Max", "Min", "Avg", "L2norm", "Count", "Nan", ...
+  std::string a, b;    // as the stats CSV writes them; checksums in hex
+  bool within = true;
+};
+
 struct TensorComparison {
+  CompareBy by = CompareBy::kTensors;  // never kAuto
   bool is_input = false;
   uint32_t position = 0;
   std::string b_label;  // "relu1 output 0"
@@ -159,6 +198,9 @@ struct TensorComparison {
   ToleranceCheck tolerance;
   std::vector<ElementDiff> worst;  // outside the tolerance, worst first (<= 5)
   std::optional<ErrorDetail> detail;  // for the first tensors outside
+  // By statistics or checksum: every statistic both sides have (tolerance's
+  // `violations` counts those outside; metrics are not computed).
+  std::vector<StatDiff> stats;
   bool within() const { return problem.empty() && tolerance.within; }
 };
 
@@ -179,10 +221,23 @@ enum class DivergenceBasis {
 };
 std::string_view DivergenceBasisName(DivergenceBasis basis);
 
+// A tolerance for one statistic (by statistics): Max, Min, Avg or L2norm.
+struct StatTolerance {
+  std::string column;
+  double atol = 0, rtol = 0;
+};
+
 struct CompareOptions {
   double atol = 1e-3;
   double rtol = 1e-3;
+  CompareBy by = CompareBy::kAuto;
+  std::vector<StatTolerance> stat_tolerances;  // others use atol, rtol
 };
+
+// "Avg=1e-5" or "Avg=1e-5,1e-4" (atol, rtol; rtol defaults to `rtol`).
+// Errors name the unknown column or the bad number.
+absl::StatusOr<StatTolerance> ParseStatTolerance(std::string_view text,
+                                                 double rtol);
 
 // One folder pair.
 struct CompareResult {
@@ -254,6 +309,10 @@ void TotalTreeResult(TreeCompareResult& result);
 TreeCompareResult CompareTrees(const CompareTree& a, const CompareTree& b,
                                const CompareOptions& options,
                                const DumpFilter& filter = {});
+
+// What differs in a pair compared by statistics or checksum: "Checksum
+// 1f.. vs 2e..; Max 1.5 vs 1.2" ("" when nothing does).
+std::string StatsDifferenceText(const TensorComparison& t);
 
 std::string_view MatchKindName(MatchKind kind);
 std::string_view VerdictName(Verdict verdict);  // within/outside/not_compared

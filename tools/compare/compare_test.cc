@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "dump/format/data_type.h"
+#include "dump/format/stats_csv.h"
 #include "dump/format/testing/dump_test_util.h"
+#include "dump/stats.h"
 #include "kernels/npy.h"
 
 namespace acldump::tools {
@@ -20,6 +23,7 @@ using dump::testing::FakeTensor;
 using dump::testing::ModelFolder;
 using dump::testing::NewTempDir;
 using dump::testing::WriteDumpFile;
+using dump::testing::WriteText;
 using ::testing::HasSubstr;
 
 // A three-op chain x -> a -> b -> c, each op's input the previous output.
@@ -364,6 +368,191 @@ TEST(CompareTest, EarlierOperatorsNotComparedAreNamed) {
   ASSERT_TRUE(with_input.first_divergence.has_value());
   EXPECT_EQ(*with_input.first_divergence, 0u);
   EXPECT_THAT(with_input.divergence_note, HasSubstr("this is a graph input"));
+}
+
+// ---- stats dumps: compared by checksum or statistics ----
+
+// The stats CSV a stats dump writes for `op` (float32 tensors), with
+// `columns` (empty: the SDK's default columns).
+void WriteStatsFile(const std::string& dir, const FakeOp& op, uint32_t task,
+                    uint64_t timestamp, std::vector<dump::StatColumn> columns) {
+  std::vector<dump::StatsRow> rows;
+  auto add = [&](const FakeTensor& t, bool is_input, uint32_t index) {
+    Tensor tensor(DType::kFloat32,
+                  Shape{static_cast<int64_t>(t.values.size())});
+    std::copy(t.values.begin(), t.values.end(), tensor.as<float>());
+    dump::StatsRow row;
+    row.is_input = is_input;
+    row.index = index;
+    row.data_type = ToDumpDataType(DType::kFloat32);
+    row.data_size = t.values.size() * sizeof(float);
+    row.shape = {static_cast<int64_t>(t.values.size())};
+    row.stats = dump::ComputeStats(tensor.view(), /*checksum=*/true);
+    rows.push_back(row);
+  };
+  for (uint32_t i = 0; i < op.inputs.size(); ++i) add(op.inputs[i], true, i);
+  for (uint32_t i = 0; i < op.outputs.size(); ++i) {
+    add(op.outputs[i], false, i);
+  }
+  WriteText(StrCat(dir, "/", op.type, ".", op.name, ".", task, ".0.", timestamp,
+                   ".csv"),
+            dump::FormatStatsCsv(rows, columns));
+}
+
+void WriteStatsChain(const std::string& dir, const Chain& v,
+                     std::vector<dump::StatColumn> columns) {
+  auto op = [&](const char* type, const char* name, std::vector<float> in,
+                std::vector<float> out) {
+    return FakeOp{type, name, {}, {{in}}, {{out}}};
+  };
+  WriteStatsFile(dir, op("Add", "a", v.x, v.a), 0, 1, columns);
+  WriteStatsFile(dir, op("Mul", "b", v.a, v.b), 1, 2, columns);
+  WriteStatsFile(dir, op("Sub", "c", v.b, v.c), 2, 3, columns);
+}
+
+const std::vector<dump::StatColumn> kChecksumColumns = {
+    dump::StatColumn::kMax, dump::StatColumn::kMin, dump::StatColumn::kAvg,
+    dump::StatColumn::kChecksum};
+
+// One ulp in b's output (its consumer c reads an unchanged copy): the
+// checksums name b exactly; statistics, within a tolerance, do not see it.
+TEST(CompareStatsTest, AOneUlpChangeIsNamedByChecksum) {
+  const std::string root = NewTempDir("stats_ulp");
+  WriteStatsChain(ModelFolder(root + "/a", 0), {}, kChecksumColumns);
+  Chain changed;
+  changed.b[1] = std::nextafter(changed.b[1], 100.0f);
+  const Chain v;
+  const std::string dir = ModelFolder(root + "/b", 0);
+  auto op = [](const char* type, const char* name, std::vector<float> in,
+               std::vector<float> out) {
+    return FakeOp{type, name, {}, {{in}}, {{out}}};
+  };
+  WriteStatsFile(dir, op("Add", "a", v.x, v.a), 0, 1, kChecksumColumns);
+  WriteStatsFile(dir, op("Mul", "b", v.a, changed.b), 1, 2, kChecksumColumns);
+  WriteStatsFile(dir, op("Sub", "c", v.b, v.c), 2, 3, kChecksumColumns);
+  const CompareTree& ta = LoadTree(root + "/a");
+  EXPECT_EQ(ta.kind, SideKind::kStats);
+  const CompareSide &a = Load(root + "/a"), &b = Load(root + "/b");
+  ASSERT_EQ(a.ops.size(), 3u);
+  ASSERT_EQ(a.ops[1].output_stats.size(), 1u);
+  EXPECT_TRUE(a.ops[1].output_stats[0].checksum.has_value());
+
+  const CompareResult r = CompareSides(a, b, {});
+  EXPECT_EQ(r.tensors_compared, 6u);
+  EXPECT_EQ(r.tensors_outside, 1u);
+  ASSERT_TRUE(r.first_divergence.has_value());
+  EXPECT_EQ(r.ops[*r.first_divergence].a->name, "b");
+  EXPECT_EQ(r.basis, DivergenceBasis::kInputsWithin);
+  const TensorComparison& out = r.ops[1].tensors[1];
+  EXPECT_EQ(out.by, CompareBy::kChecksum);
+  EXPECT_FALSE(out.within());
+  EXPECT_THAT(r.divergence_note, HasSubstr("output 0 is not (Checksum "));
+  EXPECT_THAT(r.divergence_note,
+              HasSubstr(", statistics within the tolerance)"));
+
+  CompareOptions by_stats;
+  by_stats.by = CompareBy::kStats;
+  const CompareResult s = CompareSides(a, b, by_stats);
+  EXPECT_TRUE(s.within()) << s.divergence_note;
+  EXPECT_EQ(s.ops[1].tensors[1].by, CompareBy::kStats);
+}
+
+// Without checksums (the SDK's default columns), statistics decide; a
+// tolerance per column lets a known difference pass.
+TEST(CompareStatsTest, StatisticsNameAPlantedDifference) {
+  const std::string root = NewTempDir("stats_planted");
+  WriteStatsChain(ModelFolder(root + "/a", 0), {}, {});
+  Chain planted;
+  planted.c = {3, 5, 7, 9.5f};
+  planted.b = {4, 6, 8, 10};
+  const std::string dir = ModelFolder(root + "/b", 0);
+  const Chain v;
+  WriteStatsFile(dir, FakeOp{"Add", "a", {}, {{v.x}}, {{v.a}}}, 0, 1, {});
+  WriteStatsFile(dir, FakeOp{"Mul", "b", {}, {{v.a}}, {{v.b}}}, 1, 2, {});
+  WriteStatsFile(dir, FakeOp{"Sub", "c", {}, {{v.b}}, {{planted.c}}}, 2, 3, {});
+  const CompareSide &a = Load(root + "/a"), &b = Load(root + "/b");
+  const CompareResult r = CompareSides(a, b, {});
+  ASSERT_TRUE(r.first_divergence.has_value());
+  EXPECT_EQ(r.ops[*r.first_divergence].a->name, "c");
+  const TensorComparison& out = r.ops[2].tensors[1];
+  EXPECT_EQ(out.by, CompareBy::kStats);
+  // Max 9 vs 9.5 and Avg 6 vs 6.125 are outside; Min is not.
+  EXPECT_EQ(out.tolerance.violations, 2u);
+  EXPECT_EQ(StatsDifferenceText(out), "Max 9 vs 9.5; Avg 6 vs 6.125");
+  EXPECT_THAT(r.divergence_note, HasSubstr("output 0 is not (Max 9 vs 9.5"));
+
+  CompareOptions tolerant;
+  for (const char* text : {"Max=0.5", "Avg=0.2,0"}) {
+    absl::StatusOr<StatTolerance> t = ParseStatTolerance(text, 1e-3);
+    ASSERT_TRUE(t.ok()) << t.status();
+    tolerant.stat_tolerances.push_back(*t);
+  }
+  EXPECT_TRUE(CompareSides(a, b, tolerant).within());
+  CompareOptions by_checksum;
+  by_checksum.by = CompareBy::kChecksum;
+  const CompareResult none = CompareSides(a, b, by_checksum);
+  EXPECT_EQ(none.tensors_outside, 6u);
+  EXPECT_THAT(none.ops[0].tensors[0].problem, HasSubstr("has no checksum"));
+}
+
+// A tensor dump against a stats dump of the same values: the tensor's
+// statistics are computed as the stats writer computes them.
+TEST(CompareStatsTest, TensorDumpAgainstStatsDump) {
+  const std::string root = NewTempDir("stats_vs_tensor");
+  WriteChain(ModelFolder(root + "/tensors", 0), {}, true);
+  WriteStatsChain(
+      ModelFolder(root + "/stats", 0), {},
+      {dump::StatColumn::kMax, dump::StatColumn::kMin, dump::StatColumn::kAvg,
+       dump::StatColumn::kL2norm, dump::StatColumn::kChecksum});
+  const CompareSide &t = Load(root + "/tensors"), &s = Load(root + "/stats");
+  const CompareResult r = CompareSides(t, s, {});
+  EXPECT_TRUE(r.within()) << r.divergence_note;
+  EXPECT_EQ(r.tensors_compared, 6u);
+  ASSERT_FALSE(r.ops[0].tensors.empty());
+  const TensorComparison& pair = r.ops[0].tensors[0];
+  EXPECT_EQ(pair.by, CompareBy::kChecksum);
+  std::vector<std::string> columns;
+  for (const StatDiff& d : pair.stats) {
+    columns.push_back(d.column);
+    EXPECT_TRUE(d.within) << d.column << " " << d.a << " vs " << d.b;
+  }
+  EXPECT_THAT(columns, ::testing::ElementsAre("Checksum", "Count", "Max", "Min",
+                                              "Avg", "L2norm"));
+  EXPECT_EQ(pair.dtype_a, "DT_FLOAT");
+  // And the other way round, by statistics.
+  CompareOptions by_stats;
+  by_stats.by = CompareBy::kStats;
+  EXPECT_TRUE(CompareSides(s, t, by_stats).within());
+}
+
+TEST(CompareStatsTest, MalformedStatsFilesAndTolerancesAreNamed) {
+  const std::string root = NewTempDir("stats_bad");
+  const std::string dir = ModelFolder(root + "/a", 0);
+  const std::string path = dir + "/Add.a.0.0.1.csv";
+  WriteText(path, StrCat(dump::kDefaultStatsCsvHeader,
+                         "\nSideways,0,16,DT_FLOAT,ND,4,1,1,1,4,0,0,0\n"));
+  absl::StatusOr<CompareTree> bad = LoadCompareTree(root + "/a", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr(path));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("Input/Output is 'Sideways', not Input or Output"));
+  WriteText(path, StrCat(dump::StatsCsvHeader(kChecksumColumns),
+                         "\nOutput,0,16,DT_FLOAT,ND,4,4,4,1,2.5,zz\n"));
+  bad = LoadCompareTree(root + "/a", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("Checksum 'zz' is not a 64-bit hexadecimal number"));
+
+  EXPECT_THAT(ParseStatTolerance("Nan=1", 0).status().message(),
+              HasSubstr("counts and checksums compare exactly"));
+  EXPECT_THAT(ParseStatTolerance("Max", 0).status().message(),
+              HasSubstr("is not COLUMN=ATOL[,RTOL]"));
+  EXPECT_THAT(ParseStatTolerance("Max=-1", 0).status().message(),
+              HasSubstr("atol '-1' is not a non-negative number"));
+  absl::StatusOr<StatTolerance> ok = ParseStatTolerance("L2norm=1e-5,0.5", 0);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->atol, 1e-5);
+  EXPECT_EQ(ok->rtol, 0.5);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "dump/format/dump_file.h"
+#include "kernels/tensor.h"
 #include "tools/compare/compare.h"
 
 namespace acldump::tools::compare_internal {
@@ -39,8 +40,17 @@ class TensorLoader {
   explicit TensorLoader(const CompareSide& side) : side_(side) {}
   void Clear() { files_.clear(); }
   LoadedTensor Load(const OpRecord& op, bool is_input, uint32_t position);
+  // The tensor's statistics: a stats side's record, or computed from the
+  // tensor (checksum included).
+  absl::StatusOr<TensorStatsRecord> LoadStats(const OpRecord& op, bool is_input,
+                                              uint32_t position);
 
  private:
+  // The tensor; a dump's header shape and type go to `shape`, `dtype_name`.
+  absl::StatusOr<Tensor> Read(const OpRecord& op, bool is_input,
+                              uint32_t position, std::vector<int64_t>* shape,
+                              std::string* dtype_name);
+
   const CompareSide& side_;
   std::map<std::string, absl::StatusOr<dump::DumpFileContents>> files_;
 };
@@ -49,6 +59,24 @@ class TensorLoader {
 // detail (histogram, scatter sample) while *detail_budget holds.
 TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,
                          const CompareOptions& options, bool* detail_budget);
+
+// The statistics a stats dump of `view` would record (every column), with
+// the CSV writer's rounding.
+TensorStatsRecord StatsRecordOfTensor(const TensorView& view);
+
+// The rows of a stats CSV, each with its tensor's statistics.
+struct StatsCsvTensor {
+  bool is_input = false;
+  uint32_t index = 0;
+  TensorStatsRecord stats;
+};
+absl::StatusOr<std::vector<StatsCsvTensor>> ReadStatsCsvTensors(
+    std::string_view csv_text);
+
+// One tensor pair by statistics or by checksum (`by`: kStats or kChecksum).
+TensorComparison CompareStats(const absl::StatusOr<TensorStatsRecord>& a,
+                              const absl::StatusOr<TensorStatsRecord>& b,
+                              CompareBy by, const CompareOptions& options);
 
 }  // namespace acldump::tools::compare_internal
 

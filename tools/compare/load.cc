@@ -13,6 +13,8 @@
 #include "dump/format/dump_file.h"
 #include "dump/format/dump_names.h"
 #include "dump/format/dump_tree.h"
+#include "dump/format/merged_stats.h"
+#include "dump/format/stats_csv.h"
 #include "tools/common/cli_util.h"
 #include "tools/compare/compare.h"
 #include "tools/compare/internal.h"
@@ -71,6 +73,43 @@ absl::StatusOr<OpRecord> RecordOfDumpFile(const dump::DumpEntry& entry) {
   return op;
 }
 
+// A stats dump: the operator from its name, its tensors' statistics from its
+// rows.
+absl::StatusOr<OpRecord> RecordOfStatsFile(const dump::DumpEntry& entry) {
+  ASSIGN_OR_RETURN(
+      std::string text,
+      dump::ReadDumpTreeFile(entry.path, dump::kMaxStatsCsvBytes, "stats CSV"));
+  absl::StatusOr<std::vector<compare_internal::StatsCsvTensor>> tensors =
+      compare_internal::ReadStatsCsvTensors(text);
+  if (!tensors.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat(entry.path, ": ", ToStd(tensors.status().message())));
+  }
+  OpRecord op;
+  op.name = entry.name->op_name;
+  op.type = entry.name->op_type;
+  for (compare_internal::StatsCsvTensor& t : *tensors) {
+    auto& refs = t.is_input ? op.inputs : op.outputs;
+    auto& stats = t.is_input ? op.input_stats : op.output_stats;
+    if (t.index >= refs.size()) {
+      for (uint32_t p = static_cast<uint32_t>(refs.size()); p <= t.index; ++p) {
+        refs.push_back({t.is_input, p, "", p});
+      }
+      stats.resize(t.index + 1);
+    }
+    stats[t.index] = std::move(t.stats);
+  }
+  op.task_id = entry.name->task_id;
+  op.timestamp_us = entry.name->timestamp_us;
+  op.path = entry.path;
+  return op;
+}
+
+absl::StatusOr<OpRecord> RecordOfFile(const dump::DumpEntry& entry) {
+  return entry.kind == dump::EntryKind::kStats ? RecordOfStatsFile(entry)
+                                               : RecordOfDumpFile(entry);
+}
+
 // The records of many dump files' headers, in order. Reading a header is
 // mostly waiting on the file system, so several threads read at once (a
 // network file system answers them in parallel).
@@ -81,7 +120,7 @@ std::vector<absl::StatusOr<OpRecord>> ReadRecords(
   std::atomic<size_t> next{0}, done{0};
   auto read = [&] {
     for (size_t i; (i = next.fetch_add(1)) < entries.size();) {
-      records[i] = RecordOfDumpFile(*entries[i]);
+      records[i] = RecordOfFile(*entries[i]);
       done.fetch_add(1);
     }
   };
@@ -94,7 +133,7 @@ std::vector<absl::StatusOr<OpRecord>> ReadRecords(
     for (size_t t = 0; t < helpers; ++t) pool.emplace_back(read);
     // This thread reads too, and draws the progress.
     for (size_t i; (i = next.fetch_add(1)) < entries.size();) {
-      records[i] = RecordOfDumpFile(*entries[i]);
+      records[i] = RecordOfFile(*entries[i]);
       progress.Update(done.fetch_add(1) + 1);
     }
   }
@@ -162,19 +201,21 @@ void KeepLatest(CompareTree& tree) {
   tree.folders = std::move(kept);
 }
 
+// The folders of a tree's `kind` files (tensor dumps, or stats dumps).
 absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
-                                         const CompareLoadOptions& options) {
+                                         const CompareLoadOptions& options,
+                                         dump::EntryKind kind) {
   CompareTree side;
-  side.kind = SideKind::kDump;
+  side.kind =
+      kind == dump::EntryKind::kStats ? SideKind::kStats : SideKind::kDump;
   side.root = tree.root;
   std::set<std::string> models;
   size_t runs_with_tensors = 0, runs_in_iterations = 0;
   std::vector<const dump::DumpRun*> runs;
   for (const dump::DumpRun& run : tree.runs) {
-    const bool has_tensors = std::any_of(
-        run.files.begin(), run.files.end(), [](const dump::DumpEntry* e) {
-          return e->kind == dump::EntryKind::kTensor;
-        });
+    const bool has_tensors =
+        std::any_of(run.files.begin(), run.files.end(),
+                    [&](const dump::DumpEntry* e) { return e->kind == kind; });
     if (!has_tensors) continue;
     ++runs_with_tensors;
     models.insert(run.model);
@@ -194,19 +235,19 @@ absl::StatusOr<CompareTree> LoadDumpTree(const dump::DumpTree& tree,
   std::vector<const dump::DumpEntry*> tensors;
   for (const dump::DumpRun* run : runs) {
     for (const dump::DumpEntry* entry : run->files) {
-      if (entry->kind == dump::EntryKind::kTensor) tensors.push_back(entry);
+      if (entry->kind == kind) tensors.push_back(entry);
     }
   }
   std::vector<absl::StatusOr<OpRecord>> records = ReadRecords(tensors);
   size_t next = 0;
   for (const dump::DumpRun* run : runs) {
     CompareSide folder;
-    folder.kind = SideKind::kDump;
+    folder.kind = side.kind;
     folder.root = tree.root;
     PlaceSide(*run, folder);
     folder.description = StrCat(run->Describe(), " in ", run->directory);
     for (const dump::DumpEntry* entry : run->files) {
-      if (entry->kind != dump::EntryKind::kTensor) continue;
+      if (entry->kind != kind) continue;
       ASSIGN_OR_RETURN(OpRecord op, std::move(records[next++]));
       if (!options.filter.MatchesType(op.type) ||
           !options.filter.MatchesName(op.name, op.original_names)) {
@@ -406,20 +447,17 @@ absl::StatusOr<CompareTree> LoadReferenceTree(
 absl::StatusOr<CompareTree> LoadCompareTree(const std::string& path,
                                             const CompareLoadOptions& options) {
   ASSIGN_OR_RETURN(dump::DumpTree tree, dump::ScanDumpTree(path));
-  if (tree.CountKind(dump::EntryKind::kTensor) > 0) {
-    ASSIGN_OR_RETURN(CompareTree loaded, LoadDumpTree(tree, options));
+  // Tensors when the tree has any (a tree with both compares its tensors).
+  for (dump::EntryKind kind :
+       {dump::EntryKind::kTensor, dump::EntryKind::kStats}) {
+    if (tree.CountKind(kind) == 0) continue;
+    ASSIGN_OR_RETURN(CompareTree loaded, LoadDumpTree(tree, options, kind));
     // What the scan skipped (a record named outside its folder, a torn
     // pack) is said with the folders left out.
     for (const std::string& problem : tree.problems) {
       loaded.notes.push_back(StrCat("skipped: ", problem));
     }
     return loaded;
-  }
-  if (tree.CountKind(dump::EntryKind::kStats) > 0) {
-    return absl::InvalidArgumentError(StrCat(
-        "'", path,
-        "' holds stats dumps only (dump_data: stats); compare needs tensor "
-        "dumps"));
   }
   return LoadReferenceTree(tree, options);
 }

@@ -48,6 +48,20 @@ void Put(const ArraySource& s, pb::ArraySource& p) {
   p.set_crc32(s.member->crc32);
 }
 
+void Put(const TensorStatsRecord& s, pb::TensorStats& p) {
+  p.set_dtype(s.dtype);
+  for (int64_t d : s.shape) p.add_shape(d);
+  if (s.count) p.set_count(*s.count);
+  if (s.max) p.set_max(*s.max);
+  if (s.min) p.set_min(*s.min);
+  if (s.avg) p.set_avg(*s.avg);
+  if (s.l2norm) p.set_l2norm(*s.l2norm);
+  if (s.nan) p.set_nan(*s.nan);
+  if (s.negative_inf) p.set_negative_inf(*s.negative_inf);
+  if (s.positive_inf) p.set_positive_inf(*s.positive_inf);
+  if (s.checksum) p.set_checksum(*s.checksum);
+}
+
 void Put(const OpRecord& op, pb::OpRecord& p) {
   p.set_name(op.name);
   p.set_type(op.type);
@@ -59,6 +73,8 @@ void Put(const OpRecord& op, pb::OpRecord& p) {
   p.set_path(op.path);
   for (const ArraySource& s : op.input_files) Put(s, *p.add_input_files());
   for (const ArraySource& s : op.output_files) Put(s, *p.add_output_files());
+  for (const auto& s : op.input_stats) Put(s, *p.add_input_stats());
+  for (const auto& s : op.output_stats) Put(s, *p.add_output_stats());
 }
 
 void Put(const CompareSide& side, pb::CompareSide& p) {
@@ -104,6 +120,14 @@ void Put(const TensorComparison& t, pb::TensorComparison& p) {
   p.set_dtype_a(t.dtype_a);
   p.set_dtype_b(t.dtype_b);
   p.set_problem(t.problem);
+  p.set_by(static_cast<int>(t.by));
+  for (const StatDiff& d : t.stats) {
+    pb::StatDiff& q = *p.add_stats();
+    q.set_column(d.column);
+    q.set_a(d.a);
+    q.set_b(d.b);
+    q.set_within(d.within);
+  }
   Put(t.metrics, *p.mutable_metrics());
   p.set_within(t.tolerance.within);
   p.set_violations(t.tolerance.violations);
@@ -179,6 +203,22 @@ ArraySource Get(const pb::ArraySource& p) {
   return s;
 }
 
+TensorStatsRecord Get(const pb::TensorStats& p) {
+  TensorStatsRecord s;
+  s.dtype = p.dtype();
+  s.shape.assign(p.shape().begin(), p.shape().end());
+  if (p.has_count()) s.count = p.count();
+  if (p.has_max()) s.max = p.max();
+  if (p.has_min()) s.min = p.min();
+  if (p.has_avg()) s.avg = p.avg();
+  if (p.has_l2norm()) s.l2norm = p.l2norm();
+  if (p.has_nan()) s.nan = p.nan();
+  if (p.has_negative_inf()) s.negative_inf = p.negative_inf();
+  if (p.has_positive_inf()) s.positive_inf = p.positive_inf();
+  if (p.has_checksum()) s.checksum = p.checksum();
+  return s;
+}
+
 OpRecord Get(const pb::OpRecord& p) {
   OpRecord op;
   op.name = p.name();
@@ -192,12 +232,14 @@ OpRecord Get(const pb::OpRecord& p) {
   op.path = p.path();
   for (const auto& s : p.input_files()) op.input_files.push_back(Get(s));
   for (const auto& s : p.output_files()) op.output_files.push_back(Get(s));
+  for (const auto& s : p.input_stats()) op.input_stats.push_back(Get(s));
+  for (const auto& s : p.output_stats()) op.output_stats.push_back(Get(s));
   return op;
 }
 
 absl::StatusOr<CompareSide> Get(const pb::CompareSide& p) {
   CompareSide side;
-  ASSIGN_OR_RETURN(side.kind, EnumOf<SideKind>(p.kind(), 1, "side kind"));
+  ASSIGN_OR_RETURN(side.kind, EnumOf<SideKind>(p.kind(), 2, "side kind"));
   side.root = p.root();
   side.directory = p.directory();
   side.description = p.description();
@@ -244,6 +286,10 @@ absl::StatusOr<TensorComparison> Get(const pb::TensorComparison& p) {
   t.dtype_a = p.dtype_a();
   t.dtype_b = p.dtype_b();
   t.problem = p.problem();
+  ASSIGN_OR_RETURN(t.by, EnumOf<CompareBy>(p.by(), 3, "comparison kind"));
+  for (const auto& d : p.stats()) {
+    t.stats.push_back({d.column(), d.a(), d.b(), d.within()});
+  }
   t.metrics = Get(p.metrics());
   t.tolerance = {p.within(), p.violations(), p.worst_index(), p.worst_abs()};
   for (const auto& w : p.worst()) {
@@ -371,6 +417,13 @@ absl::StatusOr<std::vector<CompareTaskFiles>> WriteCompareTasks(
     task.set_version(ACLDUMP_VERSION_STRING);
     task.set_atol(options.atol);
     task.set_rtol(options.rtol);
+    task.set_by(static_cast<int>(options.by));
+    for (const StatTolerance& t : options.stat_tolerances) {
+      pb::StatTolerance& q = *task.add_stat_tolerances();
+      q.set_column(t.column);
+      q.set_atol(t.atol);
+      q.set_rtol(t.rtol);
+    }
     for (const std::string& t : filter_options.op_types) task.add_op_types(t);
     task.set_match(filter_options.match);
     task.set_iterations(filter_options.iterations);
@@ -407,7 +460,12 @@ absl::Status RunCompareTask(const std::string& task_path,
   filter_options.match = task.match();
   filter_options.iterations = task.iterations();
   ASSIGN_OR_RETURN(DumpFilter filter, DumpFilter::Create(filter_options));
-  const CompareOptions options{task.atol(), task.rtol()};
+  CompareOptions options{task.atol(), task.rtol(), CompareBy::kAuto, {}};
+  ASSIGN_OR_RETURN(options.by,
+                   EnumOf<CompareBy>(task.by(), 3, "comparison kind"));
+  for (const pb::StatTolerance& t : task.stat_tolerances()) {
+    options.stat_tolerances.push_back({t.column(), t.atol(), t.rtol()});
+  }
   pb::TaskResult result;
   result.set_version(ACLDUMP_VERSION_STRING);
   std::vector<CompareSide> sides;

@@ -162,6 +162,52 @@ TEST(CompareShardTest, TasksCarryTheOptionsAndFilters) {
       AllOutputs(CompareTrees(t->a, t->b, {0, 0}, *same), t->a, t->b, {0, 0}));
 }
 
+// Stats sides travel with their statistics; the options with --by and the
+// per-column tolerances.
+TEST(CompareShardTest, StatsSidesAndTheirOptionsTravelInTheTasks) {
+  const std::string root = NewTempDir("shard_stats");
+  const std::string header =
+      "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Max Value,Min "
+      "Value,Avg Value,Checksum\n";
+  for (int it = 0; it < 3; ++it) {
+    const std::string dir = ModelFolder(root + "/stats", it);
+    dump::testing::WriteText(
+        StrCat(dir, "/Add.a.0.0.", 100 * it + 1, ".csv"),
+        header + "Output,0,16,DT_FLOAT,ND,4,4,5,2,3.5,00000000000000aa\n");
+    dump::testing::WriteText(
+        StrCat(dir, "/Mul.b.1.0.", 100 * it + 2, ".csv"),
+        header +
+            StrCat("Input,0,16,DT_FLOAT,ND,4,4,5,2,3.5,00000000000000aa\n"
+                   "Output,0,16,DT_FLOAT,ND,4,4,10,4,",
+                   it == 1 ? "7.25,00000000000000bc" : "7,00000000000000bb",
+                   "\n"));
+  }
+  WriteRun(root + "/tensors", -1);
+  absl::StatusOr<CompareTree> stats = LoadCompareTree(root + "/stats", {});
+  absl::StatusOr<CompareTree> tensors = LoadCompareTree(root + "/tensors", {});
+  ASSERT_TRUE(stats.ok() && tensors.ok());
+  ASSERT_EQ(stats->kind, SideKind::kStats);
+  CompareOptions by_stats{1e-3, 1e-3, CompareBy::kStats, {{"Avg", 0.1, 0}}};
+  for (const CompareOptions& options : {CompareOptions{}, by_stats}) {
+    const FolderPlan plan = PairFolders(*stats, *stats);
+    const MergedCompare merged = MergeCompareResults(
+        plan, RunAllTasks(root + "/tasks_self", plan, options, 2));
+    EXPECT_EQ(merged.result.exit_code(), 0);
+    const FolderPlan mixed = PairFolders(*stats, *tensors);
+    const TreeCompareResult direct = CompareTrees(*stats, *tensors, options);
+    // The checksums are made up: by checksum every tensor differs; by
+    // statistics only iteration 1's Avg (7.25 against 7) does.
+    EXPECT_EQ(direct.tensors_outside,
+              options.by == CompareBy::kStats ? 1u : 9u);
+    const MergedCompare merged_mixed = MergeCompareResults(
+        mixed,
+        RunAllTasks(StrCat(root, "/tasks_mixed", static_cast<int>(options.by)),
+                    mixed, options, 3));
+    EXPECT_EQ(AllOutputs(merged_mixed.result, *stats, *tensors, options),
+              AllOutputs(direct, *stats, *tensors, options));
+  }
+}
+
 TEST(CompareShardTest, ATaskNoWorkerDeliveredIsReportedAndTheRestKept) {
   auto t = MakeTrees("shard_missing");
   const FolderPlan plan = PairFolders(t->a, t->b);

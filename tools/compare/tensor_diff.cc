@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
 #include "dump/format/data_type.h"
@@ -164,49 +165,69 @@ void Examine(const std::vector<double>& a, const std::vector<double>& b,
 
 }  // namespace
 
-LoadedTensor TensorLoader::Load(const OpRecord& op, bool is_input,
-                                uint32_t position) {
+absl::StatusOr<Tensor> TensorLoader::Read(const OpRecord& op, bool is_input,
+                                          uint32_t position,
+                                          std::vector<int64_t>* shape,
+                                          std::string* dtype_name) {
   if (side_.kind == SideKind::kReference) {
     const auto& sources = is_input ? op.input_files : op.output_files;
     if (position >= sources.size() || sources[position].empty()) {
-      LoadedTensor out;
-      out.error = "no such tensor";
-      return out;
+      return absl::NotFoundError("no such tensor");
     }
     const ArraySource& source = sources[position];
-    return FromTensor(source.member ? ReadNpzMember(source.path, *source.member)
-                                    : ReadArrayFile(source.path));
+    return source.member ? ReadNpzMember(source.path, *source.member)
+                         : ReadArrayFile(source.path);
   }
-  LoadedTensor out;
   auto it = files_.find(op.path);
   if (it == files_.end()) {
     it = files_.emplace(op.path, dump::ReadDumpFile(op.path)).first;
   }
-  if (!it->second.ok()) {
-    out.error = std::string(ToStd(it->second.status().message()));
-    return out;
-  }
+  if (!it->second.ok()) return it->second.status();
   const dump::DumpFileContents& contents = *it->second;
   const auto& h = contents.header;
   const int count = is_input ? h.input_size() : h.output_size();
   if (count < 0 || position >= static_cast<uint32_t>(count)) {
-    out.error = "no such tensor";
-    return out;
+    return absl::NotFoundError("no such tensor");
   }
   const int32_t data_type =
       is_input ? h.input(position).data_type() : h.output(position).data_type();
-  const auto& shape =
+  const auto& dims =
       is_input ? h.input(position).shape() : h.output(position).shape();
+  const std::optional<DType> dtype = FromDumpDataType(data_type);
+  for (uint64_t d : dims.dim()) shape->push_back(static_cast<int64_t>(d));
+  *dtype_name =
+      std::string(dtype ? DTypeName(*dtype) : DumpDataTypeName(data_type));
   const std::string& bytes =
       is_input ? contents.inputs[position] : contents.outputs[position];
-  const std::optional<DType> dtype = FromDumpDataType(data_type);
-  for (uint64_t d : shape.dim()) out.shape.push_back(static_cast<int64_t>(d));
+  return dump::PayloadToTensor(data_type, dims, bytes);
+}
+
+LoadedTensor TensorLoader::Load(const OpRecord& op, bool is_input,
+                                uint32_t position) {
+  std::vector<int64_t> shape;
+  std::string dtype;
   LoadedTensor loaded =
-      FromTensor(dump::PayloadToTensor(data_type, shape, bytes));
-  loaded.shape = out.shape;
-  loaded.dtype =
-      std::string(dtype ? DTypeName(*dtype) : DumpDataTypeName(data_type));
+      FromTensor(Read(op, is_input, position, &shape, &dtype));
+  // A dump's header says the shape and type even when its data is unreadable.
+  if (side_.kind != SideKind::kReference) {
+    loaded.shape = std::move(shape);
+    loaded.dtype = std::move(dtype);
+  }
   return loaded;
+}
+
+absl::StatusOr<TensorStatsRecord> TensorLoader::LoadStats(const OpRecord& op,
+                                                          bool is_input,
+                                                          uint32_t position) {
+  if (side_.kind == SideKind::kStats) {
+    const auto& stats = is_input ? op.input_stats : op.output_stats;
+    if (position >= stats.size()) return absl::NotFoundError("no such tensor");
+    return stats[position];
+  }
+  std::vector<int64_t> shape;
+  std::string dtype;
+  ASSIGN_OR_RETURN(Tensor tensor, Read(op, is_input, position, &shape, &dtype));
+  return StatsRecordOfTensor(tensor.view());
 }
 
 TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,

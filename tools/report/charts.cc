@@ -39,7 +39,9 @@ std::vector<ChartPoint> ChartPoints(const TreeCompareResult& result,
     *positions = std::max(*positions, pair.ops.size());
     for (const OpComparison& op : pair.ops) {
       for (const TensorComparison& t : op.tensors) {
-        if (t.is_input || !t.problem.empty()) continue;
+        if (t.is_input || !t.problem.empty() || t.by != CompareBy::kTensors) {
+          continue;
+        }
         const double v = MetricValue(t.metrics, metric);
         const bool first =
             result.first_pair == p && pair.first_divergence == op.index;

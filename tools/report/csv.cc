@@ -30,8 +30,8 @@ std::vector<std::string> CompareCsvColumns() {
       "b_op",     "tensor",   "b_tensor", "status",    "problem", "shape_a",
       "shape_b",  "dtype_a",  "dtype_b",  "count",     "ignored", "violations"};
   for (Metric m : kAllMetrics) columns.emplace_back(MetricName(m));
-  for (const char* c :
-       {"worst_index", "worst_a", "worst_b", "first_divergence"}) {
+  for (const char* c : {"worst_index", "worst_a", "worst_b", "first_divergence",
+                        "by", "stat_differences"}) {
     columns.emplace_back(c);
   }
   return columns;
@@ -54,6 +54,7 @@ std::string CompareCsv(const TreeCompareResult& result, const ReportContext&) {
     for (const Row& row : RowsOf(result, p)) {
       const TensorComparison* t = row.tensor;
       const bool numbers = t != nullptr && t->problem.empty();
+      const bool metrics = numbers && t->by == CompareBy::kTensors;
       std::vector<std::string> cells = {
           StrCat(p),
           placed ? a.model : "",
@@ -79,16 +80,18 @@ std::string CompareCsv(const TreeCompareResult& result, const ReportContext&) {
           t ? t->dtype_a : "",
           t ? t->dtype_b : "",
           numbers ? StrCat(t->metrics.count) : "",
-          numbers ? StrCat(t->metrics.ignored) : "",
+          metrics ? StrCat(t->metrics.ignored) : "",
           numbers ? StrCat(t->tolerance.violations) : ""};
       for (Metric m : kAllMetrics) {
-        cells.push_back(numbers ? CsvNumber(MetricValue(t->metrics, m)) : "");
+        cells.push_back(metrics ? CsvNumber(MetricValue(t->metrics, m)) : "");
       }
       const bool worst = t != nullptr && !t->worst.empty();
       cells.push_back(worst ? IndexText(t->worst.front().index) : "");
       cells.push_back(worst ? CsvNumber(t->worst.front().a) : "");
       cells.push_back(worst ? CsvNumber(t->worst.front().b) : "");
       cells.push_back(row.first ? "1" : "0");
+      cells.push_back(t ? std::string(CompareByName(t->by)) : "");
+      cells.push_back(t ? StatsDifferenceText(*t) : "");
       line(cells);
     }
   }

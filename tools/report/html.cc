@@ -58,6 +58,21 @@ std::string DivergenceDetail(const TreeCompareResult& result,
       result.pairs.size() > 1 ? StrCat(" (", Escape(FolderLabel(*pair.a)), ")")
                               : "",
       "</h2>\n<div class=\"detail\" id=\"divergence-detail\">\n");
+  if (tensor->by != CompareBy::kTensors) {
+    html +=
+        "<div><table id=\"stats\"><thead><tr><th>statistic</th><th>a</th>"
+        "<th>b</th><th>result</th></tr></thead><tbody>\n";
+    for (const StatDiff& d : tensor->stats) {
+      StrAppend(html, "<tr><td class=\"text\">", Escape(d.column), "</td><td>",
+                Escape(d.a), "</td><td>", Escape(d.b),
+                "</td><td class=\"text\">", d.within ? "ok" : "DIFF",
+                "</td></tr>\n");
+    }
+    StrAppend(html, "</tbody></table><p class=\"notes\">compared by ",
+              CompareByName(tensor->by), ", shape ",
+              Escape(ShapeText(tensor->shape_a)), "</p></div>\n</div>\n");
+    return html;
+  }
   if (tensor->detail) {
     StrAppend(html, "<div>", Histogram(*tensor, context.options), "</div>\n");
     StrAppend(html, "<div>", Scatter(*tensor), "</div>\n");
@@ -241,7 +256,8 @@ std::string TableRow(const Row& row, const TreeCompareResult& result,
   cell(row.tensor ? row.tensor->dtype_a : "", true);
   cell(row.tensor ? row.tensor->dtype_b : "", true);
   for (Metric m : context.metrics) {
-    if (row.tensor == nullptr || !row.tensor->problem.empty()) {
+    if (row.tensor == nullptr || !row.tensor->problem.empty() ||
+        row.tensor->by != CompareBy::kTensors) {
       cell("", false);
     } else {
       const double v = MetricValue(row.tensor->metrics, m);
@@ -285,9 +301,20 @@ std::string RenderCompareHtml(const TreeCompareResult& result,
     StrAppend(html, "<h2>Folder pairs (", result.pairs.size(), ")</h2>\n",
               PairsTable(result));
   }
-  html += "<h2>Error against depth</h2>\n<div class=\"charts\">\n";
-  for (Metric m : context.metrics) html += MetricChart(result, m, context);
-  html += "</div>\n";
+  bool by_tensors = false;
+  for (const FolderPair& pair : result.pairs) {
+    for (const OpComparison& op : pair.result.ops) {
+      for (const TensorComparison& t : op.tensors) {
+        by_tensors = by_tensors || t.by == CompareBy::kTensors;
+      }
+    }
+  }
+  // Pairs compared by statistics or checksum have no metrics to chart.
+  if (by_tensors) {
+    html += "<h2>Error against depth</h2>\n<div class=\"charts\">\n";
+    for (Metric m : context.metrics) html += MetricChart(result, m, context);
+    html += "</div>\n";
+  }
   html += DivergenceDetail(result, context);
 
   size_t left_out = 0;

@@ -48,6 +48,11 @@ Json TensorJson(const TensorComparison& t) {
     j["ignored"] = nullptr;
     j["violations"] = nullptr;
     j["metrics"] = nullptr;
+  } else if (t.by != CompareBy::kTensors) {
+    j["count"] = t.metrics.count;
+    j["ignored"] = nullptr;
+    j["violations"] = t.tolerance.violations;
+    j["metrics"] = nullptr;
   } else {
     j["count"] = t.metrics.count;
     j["ignored"] = t.metrics.ignored;
@@ -67,6 +72,13 @@ Json TensorJson(const TensorComparison& t) {
                      {"abs_diff", Num(w.abs_diff)}});
   }
   j["worst"] = std::move(worst);
+  j["by"] = CompareByName(t.by);
+  Json stats = Json::array();
+  for (const StatDiff& d : t.stats) {
+    stats.push_back(
+        {{"column", d.column}, {"a", d.a}, {"b", d.b}, {"within", d.within}});
+  }
+  j["stats"] = std::move(stats);
   return j;
 }
 
@@ -97,7 +109,9 @@ std::string CompareJson(const TreeCompareResult& result,
   auto side = [](const CompareTree& tree) {
     Json s;
     s["path"] = tree.root;
-    s["kind"] = tree.kind == SideKind::kDump ? "dump" : "reference";
+    s["kind"] = tree.kind == SideKind::kDump
+                    ? "dump"
+                    : (tree.kind == SideKind::kStats ? "stats" : "reference");
     s["folders"] = tree.folders.size();
     s["operators_filtered_out"] = tree.ops_filtered_out;
     return s;
@@ -160,6 +174,12 @@ std::string CompareJson(const TreeCompareResult& result,
     pairs.push_back(std::move(pj));
   }
   j["pairs"] = std::move(pairs);
+  j["by"] = CompareByName(context.options.by);
+  Json stat_tolerances = Json::object();
+  for (const StatTolerance& t : context.options.stat_tolerances) {
+    stat_tolerances[t.column] = {{"atol", Num(t.atol)}, {"rtol", Num(t.rtol)}};
+  }
+  j["stat_tolerances"] = std::move(stat_tolerances);
   return j.dump(1) + "\n";
 }
 

@@ -39,7 +39,10 @@ std::string TensorName(const TensorComparison* t) {
 }
 
 std::string MetricCell(const Row& row, Metric m) {
-  if (row.tensor == nullptr || !row.tensor->problem.empty()) return "";
+  if (row.tensor == nullptr || !row.tensor->problem.empty() ||
+      row.tensor->by != CompareBy::kTensors) {
+    return "";
+  }
   return FormatNumber(MetricValue(row.tensor->metrics, m));
 }
 
@@ -48,6 +51,9 @@ std::string IndexText(const std::vector<int64_t>& index) {
 }
 
 std::string WorstCell(const TensorComparison* t) {
+  if (t != nullptr && t->by != CompareBy::kTensors) {
+    return StatsDifferenceText(*t);
+  }
   if (t == nullptr || t->worst.empty()) return "";
   const ElementDiff& w = t->worst.front();
   return StrCat(IndexText(w.index), " a=", FormatNumber(w.a),
@@ -65,11 +71,38 @@ std::string SideSummary(const CompareTree& tree) {
                 " operators)");
 }
 
+std::string CompareByText(const CompareOptions& options) {
+  std::string stats =
+      "statistics (Max, Min, Avg, L2norm within the tolerance; Count and "
+      "NaN/Inf counts equal)";
+  for (const StatTolerance& t : options.stat_tolerances) {
+    StrAppend(stats, "; ", t.column, ": atol ", FormatNumber(t.atol), ", rtol ",
+              FormatNumber(t.rtol));
+  }
+  switch (options.by) {
+    case CompareBy::kChecksum:
+      return "checksum (the bytes, exactly)";
+    case CompareBy::kStats:
+      return stats;
+    default:
+      return StrCat(
+          "checksum where both sides have one (the bytes, exactly), "
+          "else ",
+          stats);
+  }
+}
+
 std::string Header(const ReportContext& c) {
   std::string out = StrCat("A: ", SideSummary(*c.a), "\nB: ", SideSummary(*c.b),
                            "\ntolerance: |a-b| <= atol + rtol*|b| with atol ",
                            FormatNumber(c.options.atol), ", rtol ",
                            FormatNumber(c.options.rtol), "\n");
+  const bool stats_side =
+      c.a->kind == SideKind::kStats || c.b->kind == SideKind::kStats;
+  if (stats_side || c.options.by == CompareBy::kStats ||
+      c.options.by == CompareBy::kChecksum) {
+    StrAppend(out, "compared by: ", CompareByText(c.options), "\n");
+  }
   if (!c.filters.empty()) StrAppend(out, "filters: ", c.filters, "\n");
   return out;
 }

@@ -31,6 +31,8 @@ std::string IndexText(const std::vector<int64_t>& index);  // "[0,3]"
 std::string WorstCell(const TensorComparison* t);
 // "resnet_tiny iterations 0-1, device 0" style summary of a side's folders.
 std::string SideSummary(const CompareTree& tree);
+// How pairs compare when not by tensors: "checksum (the bytes, exactly)".
+std::string CompareByText(const CompareOptions& options);
 // The sides, the tolerance and the filters, a line each.
 std::string Header(const ReportContext& c);
 std::string VerdictText(const TreeCompareResult& result);

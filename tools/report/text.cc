@@ -1,4 +1,6 @@
 // The terminal report.
+#include <algorithm>
+
 #include "base/strings.h"
 #include "tools/common/cli_util.h"
 #include "tools/report/report.h"
@@ -11,13 +13,20 @@ using namespace report_internal;  // NOLINT: the renderers' shared rows
 
 std::string TensorTable(const TreeCompareResult& result, size_t pair_index,
                         const ReportContext& context) {
+  const std::vector<Row> rows = RowsOf(result, pair_index);
+  // Pairs compared by statistics or checksum have no metrics: no columns.
+  const bool metrics = std::any_of(rows.begin(), rows.end(), [](const Row& r) {
+    return r.tensor != nullptr && r.tensor->by == CompareBy::kTensors;
+  });
   std::vector<std::string> header = {"#",      "task", "op",    "type",
                                      "tensor", "B",    "match", "shape"};
-  for (Metric m : context.metrics) header.emplace_back(MetricName(m));
-  header.push_back("worst element");
+  if (metrics) {
+    for (Metric m : context.metrics) header.emplace_back(MetricName(m));
+  }
+  header.push_back(metrics ? "worst element" : "differences");
   header.push_back("result");
   TextTable table(header);
-  for (const Row& row : RowsOf(result, pair_index)) {
+  for (const Row& row : rows) {
     std::vector<std::string> cells = {
         StrCat(row.op->index + 1),
         StrCat(row.op->a->task_id),
@@ -27,7 +36,9 @@ std::string TensorTable(const TreeCompareResult& result, size_t pair_index,
         row.tensor ? row.tensor->b_label : "-",
         std::string(MatchKindName(row.op->match)),
         row.tensor ? ShapeText(row.tensor->shape_a) : ""};
-    for (Metric m : context.metrics) cells.push_back(MetricCell(row, m));
+    if (metrics) {
+      for (Metric m : context.metrics) cells.push_back(MetricCell(row, m));
+    }
     cells.push_back(row.tensor && !row.tensor->within() ? WorstCell(row.tensor)
                                                         : "");
     std::string status = StatusText(row);

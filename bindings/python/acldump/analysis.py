@@ -208,11 +208,13 @@ def stats(tree, client=None):
 # compare: `dump compare --json`, folder pair by folder pair on the cluster.
 
 def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
-            iterations=None, model=None, scratch=None, progress=True):
+            iterations=None, model=None, scratch=None, progress=True, by="auto",
+            stat_tolerances=None):
     """Compares two trees (or a tree and references) and returns what `dump compare --json`
     writes: verdict, first divergence, every folder pair's operators and metrics. With `client`,
     runs of (device, model, iteration) folder pairs are tasks on the cluster, whose progress is
-    shown on stderr (unless `progress` is false); the result is the same, byte for byte."""
+    shown on stderr (unless `progress` is false); the result is the same, byte for byte.
+    `by` and `stat_tolerances` ("COLUMN=ATOL[,RTOL]" each) as --by and --stat-tolerance."""
     tool = find_tool()
     argv = [tool, "compare", os.fspath(a), os.fspath(b), "--atol", repr(float(atol)),
             "--rtol", repr(float(rtol))]
@@ -224,6 +226,9 @@ def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
         argv += ["--iterations", str(iterations)]
     if model:
         argv += ["--model", model]
+    argv += ["--by", by]
+    for t in stat_tolerances or []:
+        argv += ["--stat-tolerance", t]
     argv += _cluster_args(client, scratch)
     with tempfile.TemporaryDirectory(prefix="acldump-compare-") as tmp:
         out = os.path.join(tmp, "compare.json")

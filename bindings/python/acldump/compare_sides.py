@@ -9,6 +9,7 @@ try:
 except ImportError:  # arrays need numpy; reading a tree's index does not
     np = None
 
+from acldump.compare_stats import MAX_STATS_CSV_BYTES, read_stats_csv, record_of_array
 from acldump.dump_files import (DumpFormatError, _NUMPY_TYPES, _digits, _number, _parse_dump,
                                 _parse_file_name, data_type_name)
 from acldump.packs import _read_file
@@ -22,6 +23,7 @@ class _Op:
         self.inputs, self.outputs = [], []  # (position, original_op, original_index)
         self.task_id, self.timestamp, self.path = 0, 0, ""
         self.input_files, self.output_files = [], []  # (path, member) or None
+        self.input_stats, self.output_stats = [], []  # stats dumps: a record per tensor
 
 
 class _Side:
@@ -92,6 +94,25 @@ def _op_of_dump(entry):
     return op
 
 
+def _op_of_stats(entry):
+    try:
+        text = _read_file(entry.path, MAX_STATS_CSV_BYTES).decode("utf-8")
+        tensors = read_stats_csv(text)
+    except (UnicodeDecodeError, DumpFormatError) as e:
+        raise DumpFormatError("%s: %s" % (entry.path, e)) from None
+    op = _Op()
+    op.name, op.type = entry.name.op_name, entry.name.op_type
+    for is_input, index, record in tensors:
+        refs = op.inputs if is_input else op.outputs
+        stats = op.input_stats if is_input else op.output_stats
+        while len(refs) <= index:
+            refs.append((len(refs), "", len(refs)))
+            stats.append(None)
+        stats[index] = record
+    op.task_id, op.timestamp, op.path = entry.name.task_id, entry.name.timestamp, entry.path
+    return op
+
+
 def _rank_model_ids(folders):
     ids = collections.defaultdict(set)
     for f in folders:
@@ -104,12 +125,12 @@ def _folder_key(s, with_device=True):
     return (s.device if with_device else -1, s.model, s.model_rank, s.iteration)
 
 
-def _load_dump_side(tree, flt, model, notes):
+def _load_dump_side(tree, flt, model, notes, kind=TENSOR):
     folders, models = [], set()
     with_tensors = in_iterations = 0
     filtered = 0
     for run in tree.folders:
-        if not any(e.kind == TENSOR for e in run.files):
+        if not any(e.kind == kind for e in run.files):
             continue
         with_tensors += 1
         models.add(run.model)
@@ -118,14 +139,14 @@ def _load_dump_side(tree, flt, model, notes):
         in_iterations += 1
         if model and run.model != model:
             continue
-        side = _Side("dump", tree.root)
+        side = _Side("stats" if kind == STATS else "dump", tree.root)
         side.layout, side.directory, side.time = run.layout, run.directory, run.time
         side.device, side.model, side.model_id = run.device, run.model, run.model_id
         side.iteration = run.iteration
         for e in run.files:
-            if e.kind != TENSOR:
+            if e.kind != kind:
                 continue
-            op = _op_of_dump(e)
+            op = _op_of_stats(e) if kind == STATS else _op_of_dump(e)
             if not flt.type_ok(op.type) or not flt.name_ok(op.name, op.original_names):
                 filtered += 1
                 continue
@@ -282,8 +303,8 @@ def _load_side(path, flt, model):
         kind = "dump"
         folders, filtered = _load_dump_side(tree, flt, model, notes)
     elif tree.count(STATS):
-        raise ValueError("'%s' holds stats dumps only (dump_data: stats); compare needs tensor "
-                         "dumps" % path)
+        kind = "stats"
+        folders, filtered = _load_dump_side(tree, flt, model, notes, STATS)
     else:
         kind = "reference"
         folders, filtered = _load_reference_side(tree, flt, model)
@@ -296,6 +317,11 @@ _DTYPE_NAMES = {"float32": "float32", "float16": "float16", "float64": "float64"
                 "uint8": "uint8", "bool": "bool"}
 
 
+# The dump data type of each reference array type.
+_DUMP_DATA_TYPES = {"float32": 1, "float16": 2, "int8": 3, "uint8": 4, "int16": 5, "int32": 7,
+                    "int64": 8, "bool": 11, "float64": 12}
+
+
 class _Loader:
     def __init__(self, side):
         self.side = side
@@ -304,12 +330,34 @@ class _Loader:
     def clear(self):
         self.files = {}
 
+    def load_stats(self, op, is_input, position):
+        """(the tensor's statistics record, error): a stats side's, or computed from the
+        tensor as a stats dump would record them."""
+        if self.side.kind == "stats":
+            stats = op.input_stats if is_input else op.output_stats
+            if position >= len(stats) or stats[position] is None:
+                return None, "no such tensor"
+            return stats[position], ""
+        values, shape, dtype, error, data, data_type = self._read(op, is_input, position)
+        if error:
+            return None, error
+        return record_of_array(values, data, data_type, data_type_name(data_type), shape), ""
+
     def load(self, op, is_input, position):
         """(values as float64, shape, dtype name, error)."""
+        values, shape, dtype, error, _, data_type = self._read(op, is_input, position)
+        if not error:
+            if data_type == 2:
+                values = values.astype(np.float32)
+            values = values.reshape(-1).astype(np.float64)
+        return values, shape, dtype, error
+
+    def _read(self, op, is_input, position):
+        """(array, shape, dtype name, error, bytes in memory, dump data type number)."""
         if self.side.kind == "reference":
             sources = op.input_files if is_input else op.output_files
             if position >= len(sources) or sources[position] is None:
-                return None, [], "", "no such tensor"
+                return None, [], "", "no such tensor", b"", 0
             path, member = sources[position]
             try:
                 if member is None:
@@ -318,13 +366,14 @@ class _Loader:
                     with np.load(path, allow_pickle=False) as archive:
                         array = archive[member]
             except Exception as e:  # noqa: BLE001 - the tool reports any reading error
-                return None, [], "", "'%s': %s" % (path, e)
+                return None, [], "", "'%s': %s" % (path, e), b"", 0
             name = _DTYPE_NAMES.get(array.dtype.name)
             if name is None:
                 return None, [], "", "'%s': not a valid .npy file: element type '%s' is not " \
-                    "supported" % (path, array.dtype.str)
-            return (np.ascontiguousarray(array).reshape(-1).astype(np.float64),
-                    list(array.shape), name, "")
+                    "supported" % (path, array.dtype.str), b"", 0
+            array = np.ascontiguousarray(array)
+            return (array, list(array.shape), name, "", array.astype(array.dtype.newbyteorder("<"))
+                    .tobytes(), _DUMP_DATA_TYPES[name])
         if op.path not in self.files:
             try:
                 self.files[op.path] = _parse_dump(_read_file(op.path, 16 << 30), op.path)
@@ -332,18 +381,15 @@ class _Loader:
                 self.files[op.path] = e
         f = self.files[op.path]
         if isinstance(f, Exception):
-            return None, [], "", str(f)
+            return None, [], "", str(f), b"", 0
         tensors = f.inputs if is_input else f.outputs
         if position >= len(tensors):
-            return None, [], "", "no such tensor"
+            return None, [], "", "no such tensor", b"", 0
         t = tensors[position]
         shape = list(t.shape)
         known = _NUMPY_TYPES.get(t.data_type, (None, None))[1]
         dtype = known if known else data_type_name(t.data_type)
         if known is None:
             return None, shape, dtype, "%s (data type %d) has no acldump tensor type" % (
-                data_type_name(t.data_type), t.data_type)
-        values = t.array.reshape(-1)
-        if t.data_type == 2:
-            values = values.astype(np.float32)
-        return values.astype(np.float64), shape, dtype, ""
+                data_type_name(t.data_type), t.data_type), b"", t.data_type
+        return t.array, shape, dtype, "", t.data, t.data_type

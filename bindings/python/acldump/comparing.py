@@ -7,6 +7,8 @@ from acldump.trees import MODEL
 from acldump.compare_metrics import (METRICS, _escape_name, _format_number, _json_number,
                                      _metrics, _plural, _tolerance)
 from acldump.compare_sides import _Filter, _Loader, _folder_key, _load_side
+from acldump.compare_stats import (BY_NAMES, compare_records, parse_stat_tolerance,
+                                   stats_difference_text)
 
 def _shape_text(shape):
     return "x".join(str(d) for d in shape) if shape else "[]"
@@ -60,6 +62,8 @@ def _describe_outputs(op):
             continue
         if t["problem"]:
             return "output %d: %s" % (t["position"], t["problem"])
+        if t["by"] != "tensors":
+            return "output %d is not (%s)" % (t["position"], stats_difference_text(t))
         text = "output %d is not (max |a-b| %s, %d of %d elements outside" % (
             t["position"], _format_number(_float(t["metrics"]["max_abs"])), t["violations"],
             t["count"])
@@ -163,7 +167,7 @@ def _folder_label(side):
     return "files in " + side.directory
 
 
-def _compare_folders(a, b, atol, rtol, flt):
+def _compare_folders(a, b, atol, rtol, flt, by="auto", stat_tolerances=()):
     by_name = collections.defaultdict(list)
     by_output = {}
     for i, op in enumerate(b.ops):
@@ -188,14 +192,25 @@ def _compare_folders(a, b, atol, rtol, flt):
                  "outputs": "not_compared", "tensors": []}
 
         def compare(other, is_input, pa, pb):
-            t = _compare_tensors(load_a.load(op, is_input, pa), load_b.load(other, is_input, pb),
-                                 atol, rtol)
+            if by == "tensors" or (by == "auto" and "stats" not in (a.kind, b.kind)):
+                t = _compare_tensors(load_a.load(op, is_input, pa),
+                                     load_b.load(other, is_input, pb), atol, rtol)
+                t["by"], t["stats"] = "tensors", []
+            else:
+                sa = load_a.load_stats(op, is_input, pa)
+                sb = load_b.load_stats(other, is_input, pb)
+                pair_by = by
+                if by == "auto":
+                    both = (not sa[1] and not sb[1] and sa[0]["checksum"] is not None
+                            and sb[0]["checksum"] is not None)
+                    pair_by = "checksum" if both else "stats"
+                t = compare_records(sa, sb, pair_by, atol, rtol, stat_tolerances)
             t["status"] = "within" if _within(t) else "outside"
             io_kind = "input" if is_input else "output"
             record = {"tensor": "%s %d" % (io_kind, pa), "io": io_kind, "position": pa,
                       "b": "%s %s %d" % (other.name, io_kind, pb)}
             for key in ("shape_a", "shape_b", "dtype_a", "dtype_b", "status", "problem",
-                        "count", "ignored", "violations", "metrics", "worst"):
+                        "count", "ignored", "violations", "metrics", "worst", "by", "stats"):
                 record[key] = t[key]
             entry["tensors"].append(record)
 
@@ -252,7 +267,8 @@ def _compare_folders(a, b, atol, rtol, flt):
     return pair
 
 
-def compare(a, b, atol=1e-3, rtol=1e-3, op_types=None, match=None, iterations=None, model=None):
+def compare(a, b, atol=1e-3, rtol=1e-3, op_types=None, match=None, iterations=None, model=None,
+            by="auto", stat_tolerances=None):
     """Compares two dumps, or a dump and references, as `dump compare A B --json` does, and
     returns the same result as a dict (schema "acldump.compare/1"; docs/tool-reference.md
     describes every field).
@@ -260,12 +276,21 @@ def compare(a, b, atol=1e-3, rtol=1e-3, op_types=None, match=None, iterations=No
     ``a``, ``b``: paths (a dump tree at any level, a folder or .npz of reference arrays);
     ``op_types`` (list of types), ``match`` (regular expression over operator names) and
     ``iterations`` ("3-5", "0,2") filter as --op-type, --match and --iterations do; ``model``
-    as --model. Raises ValueError / LookupError where the tool exits 2 before comparing."""
+    as --model. ``by`` ("auto", "tensors", "stats", "checksum") and ``stat_tolerances`` (a list
+    of "COLUMN=ATOL[,RTOL]") as --by and --stat-tolerance: stats dumps compare by checksum or
+    statistics. Raises ValueError / LookupError where the tool exits 2 before comparing."""
     if atol < 0 or rtol < 0:
         raise ValueError("--atol and --rtol must not be negative")
+    if by not in BY_NAMES:
+        raise ValueError("--by %s is not one of auto, tensors, stats, checksum" % by)
+    tolerances = [parse_stat_tolerance(t, rtol) for t in stat_tolerances or []]
     flt = _Filter(op_types, match, iterations)
     side_a = _load_side(os.fspath(a), flt, model)
     side_b = _load_side(os.fspath(b), flt, model)
+    if by == "tensors":
+        for side in (side_a, side_b):
+            if side["kind"] == "stats":
+                raise ValueError("--by tensors: '%s' holds stats dumps only" % side["root"])
     notes = ["A: " + n for n in side_a["notes"]] + ["B: " + n for n in side_b["notes"]]
     fa_list, fb_list = side_a["folders"], side_b["folders"]
     pairs, only_a, only_b = [], [], []
@@ -302,7 +327,7 @@ def compare(a, b, atol=1e-3, rtol=1e-3, op_types=None, match=None, iterations=No
         only_b = [f for f in fb_list if id(f) not in paired]
     pairs.sort(key=lambda p: (p[0].iteration, p[0].ops[0].timestamp if p[0].ops else 0,
                               p[0].model))
-    results = [_compare_folders(fa, fb, atol, rtol, flt) for fa, fb in pairs]
+    results = [_compare_folders(fa, fb, atol, rtol, flt, by, tolerances) for fa, fb in pairs]
     compared = sum(p["tensors_compared"] for p in results)
     outside = sum(p["tensors_outside"] for p in results)
     not_compared = sum(p["operators_not_compared"] for p in results)
@@ -342,4 +367,7 @@ def compare(a, b, atol=1e-3, rtol=1e-3, op_types=None, match=None, iterations=No
         "only_in_a": [_folder_json(f) for f in only_a],
         "only_in_b": [_folder_json(f) for f in only_b],
         "pairs": results,
+        "by": by,
+        "stat_tolerances": {column: {"atol": t_atol, "rtol": t_rtol}
+                            for column, t_atol, t_rtol in tolerances},
     }
