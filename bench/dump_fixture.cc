@@ -38,6 +38,8 @@ const char* ModeName(Mode mode) {
       return "stats_packed";
     case Mode::kTensorAllPacked:
       return "tensor_all_packed";
+    case Mode::kStatsChecksumPacked:
+      return "stats_checksum_packed";
   }
   return "?";
 }
@@ -102,6 +104,13 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
       case Mode::kTensorAllPacked:
         list = StrCat(R"({"model_name":")", name, R"("})");
         extra = R"("dump_layout":"packed",)";
+        break;
+      case Mode::kStatsChecksumPacked:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra =
+            R"("dump_data":"stats","dump_layout":"packed",)"
+            R"("dump_stats":["Max","Min","Avg","Nan","Negative Inf",)"
+            R"("Positive Inf","Checksum"],)";
         break;
       case Mode::kTensorFive:
         list = StrCat(R"({"model_name":")", name, R"(","layer":[")",

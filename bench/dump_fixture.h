@@ -25,6 +25,8 @@ enum class Mode {
   // As kStats / kTensorAll, in the packed layout (one file per iteration).
   kStatsPacked,
   kTensorAllPacked,
+  // kStatsPacked with the tensors' checksum taken in the same pass.
+  kStatsChecksumPacked,
 };
 
 const char* ModeName(Mode mode);
