@@ -216,6 +216,37 @@ expect_grep compare_by_bad.err "--by bytes is not one of auto, tensors, stats, c
 expect_exit 2 compare_stat_tol_bad -- "$DUMP" compare "$ITER0" st --stat-tolerance Nan=1
 expect_grep compare_stat_tol_bad.err "counts and checksums compare exactly"
 
+echo "== checksums: equal across thread counts and layouts; one ulp is a difference"
+for layout in sdk packed; do
+  for threads in 1 2; do
+    config "sums_$layout$threads.json" "sums_$layout$threads" all checksum \
+      ", \"dump_layout\": \"$layout\""
+    ACLDUMP_INTRA_OP_THREADS=$threads expect_exit 0 "sums_run_$layout$threads" -- \
+      "$DUMP" run -m "$TD/resnet_tiny.om" -c "sums_$layout$threads.json" \
+      -i "$TD/resnet_tiny.input.input.npy"
+  done
+done
+for other in sums_sdk2 sums_packed1 sums_packed2; do
+  expect_exit 0 "sums_vs_$other" -- "$DUMP" compare sums_sdk1 "$other" --atol 0 --rtol 0
+  expect_grep "sums_vs_$other.out" "0 outside the tolerance -> PASS"
+done
+# Against the tensors of the default run (outputs): their checksums are computed.
+expect_exit 0 sums_vs_tensors -- "$DUMP" compare sums_sdk1 "$ITER0"
+expect_grep sums_vs_tensors.out "15 tensors compared, 0 outside the tolerance"
+# The lowest bit of add2's last output element (the last 4 bytes of its file).
+cp -r "$ITER0" ulp
+add2=$(echo ulp/Add.add2.*)
+size=$(stat -c %s "$add2")
+last=$(od -An -t u1 -j $((size - 4)) -N 1 "$add2" | tr -d ' ')
+printf "\\$(printf '%03o' $((last ^ 1)))" |
+  dd of="$add2" bs=1 seek=$((size - 4)) conv=notrunc status=none
+expect_exit 1 sums_ulp -- "$DUMP" compare sums_sdk1 ulp
+expect_grep sums_ulp.out "first diverging operator: add2 (Add, task 9)"
+expect_grep sums_ulp.out "output 0 is not (Checksum "
+# A checksum dump holds no statistics to compare by.
+expect_exit 1 sums_ulp_stats -- "$DUMP" compare sums_sdk1 ulp --by stats
+expect_grep sums_ulp_stats.out "no statistic recorded on both sides"
+
 echo "== help and usage errors"
 for command in run check-config ls show convert compare stats; do
   expect_exit 0 "help_$command" -- "$DUMP" "$command" --help

@@ -29,6 +29,11 @@
 // execution). `X` may be a dump file name, as `dump convert` writes them.
 // .npz members are named the same way.
 //
+// A side holding stats dumps only (dump_data: stats or checksum) pairs the
+// same way (by converted name; stats CSVs carry no original names); its
+// tensor pairs compare by checksum or statistics (CompareBy), the other
+// side's tensors reduced to the statistics a stats dump would hold.
+//
 // The graph input is compared like any tensor: its Data operator pairs by
 // name. What was not compared (no counterpart, inputs absent from B) is
 // reported as "not compared", never as within the tolerance.
