@@ -189,6 +189,25 @@ class ReadingApiTest(unittest.TestCase):
         self.same_as_cli("sums", "sdk_stats", ["--by", "checksum"], by="checksum")
         with self.assertRaisesRegex(ValueError, "holds stats dumps only"):
             acldump.compare("sums", "a", by="tensors")
+        with self.assertRaisesRegex(ValueError, "'Nan' is not a statistic with a tolerance"):
+            acldump.compare("sums", "a", stat_tolerances=["Nan=1"])
+
+    def test_malformed_stats_csvs_are_named_as_the_cli_names_them(self):
+        folder = os.path.join("bad_stats", "20250101120000", "0", "net", "1", "0")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "Add.a.0.0.1.csv")
+        header = "Input/Output,Index,Data Size,Data Type,Format,Shape,Count,Checksum\n"
+        for row, message in (("Sideways,0,16,DT_FLOAT,ND,4,4,00000000000000aa",
+                              "Input/Output is 'Sideways', not Input or Output"),
+                             ("Output,0,16,DT_FLOAT,ND,4,4,zz",
+                              "Checksum 'zz' is not a 64-bit hexadecimal number")):
+            with open(path, "w") as f:
+                f.write(header + row + "\n")
+            cli = tool("compare", "bad_stats", "a", check=False)
+            self.assertEqual(cli.returncode, 2)
+            self.assertIn(message, cli.stderr)
+            with self.assertRaisesRegex(ValueError, re.escape(message)):
+                acldump.compare("bad_stats", "a")
 
     def test_read_dump_arrays_are_what_convert_writes(self):
         folder = glob.glob("all/*/0/resnet_tiny/1/0")[0]
