@@ -75,7 +75,13 @@ TEST(SoakTest, TwoThousandIterationsWithStatsDump) {
   // nothing.
   const size_t second_half =
       rss_end > rss_half_way ? rss_end - rss_half_way : 0;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ACLDUMP_SANITIZED 1  // clang
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(ACLDUMP_SANITIZED)
   // Sanitizers keep freed memory in quarantine: RSS says nothing about leaks
   // there (LeakSanitizer does).
   (void)growth;

@@ -5,17 +5,26 @@
 
 #include <stdlib.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
 
 namespace acldump::fuzz {
 
-// "/tmp/acldump-<name>-fuzz.XXXXXX", made at the first call.
+// "/tmp/acldump-<name>-fuzz.XXXXXX", made at the first call and removed when
+// the process exits (every fuzz run would otherwise leave one behind).
 inline const std::string& ScratchFolder(const char* name) {
   static const std::string* folder = [name] {
     std::string pattern = std::string("/tmp/acldump-") + name + "-fuzz.XXXXXX";
-    return new std::string(mkdtemp(pattern.data()) ? pattern : "/tmp");
+    if (mkdtemp(pattern.data()) == nullptr) return new std::string("/tmp");
+    auto* made = new std::string(pattern);
+    static const std::string* to_remove = made;
+    atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(*to_remove, ignored);
+    });
+    return made;
   }();
   return *folder;
 }

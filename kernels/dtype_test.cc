@@ -30,8 +30,16 @@ TEST(DTypeTest, SizesNamesAndOnnxNumbers) {
 }
 
 // The compiler's _Float16 conversions (IEEE round to nearest even) are the
-// reference.
+// reference. clang before 15 has no _Float16 on x86 (the sanitizer build's
+// compiler); gcc's build runs these.
+#if defined(__clang__) && __clang_major__ < 15
+#define ACLDUMP_NO_FLOAT16 1
+#endif
+
 TEST(HalfTest, EveryHalfRoundTripsAndMatchesCompiler) {
+#ifdef ACLDUMP_NO_FLOAT16
+  GTEST_SKIP() << "this compiler has no _Float16 reference";
+#else
   for (uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
     const float f = HalfBitsToFloat(static_cast<uint16_t>(bits));
     _Float16 reference;
@@ -47,9 +55,13 @@ TEST(HalfTest, EveryHalfRoundTripsAndMatchesCompiler) {
         << bits;
     ASSERT_EQ(FloatToHalfBits(f), bits) << bits;
   }
+#endif
 }
 
 TEST(HalfTest, FloatToHalfMatchesCompilerOnRandomAndEdgeFloats) {
+#ifdef ACLDUMP_NO_FLOAT16
+  GTEST_SKIP() << "this compiler has no _Float16 reference";
+#else
   std::mt19937 rng(7);
   std::uniform_int_distribution<uint32_t> any_bits;
   std::vector<uint32_t> samples = {0x00000000u,
@@ -77,6 +89,7 @@ TEST(HalfTest, FloatToHalfMatchesCompilerOnRandomAndEdgeFloats) {
     std::memcpy(&expected, &reference, 2);
     ASSERT_EQ(FloatToHalfBits(f), expected) << std::hex << bits;
   }
+#endif
 }
 
 TEST(BFloat16Test, RoundsToNearestEvenAndKeepsSpecials) {
