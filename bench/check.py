@@ -118,12 +118,15 @@ def compute(results):
         # The checksum taken in the statistics' pass (dump_stats [..., "Checksum"]).
         "stats_checksum_packed_vs_no_observer":
             ("executor", model("stats_checksum_packed") / model("no_observer")),
+        # Every output compared with a checksum baseline; nothing differs.
+        "baseline_packed_vs_no_observer":
+            ("executor", model("baseline_packed") / model("no_observer")),
         **{f"{name}_{mode}_vs_no_observer":
            ("executor", model(mode, family) / model("no_observer", family))
            for name, family in (("mobilenet_v2", "BM_MobileNetV2"),
                                 ("transformer", "BM_TransformerEncoder"))
            for mode in ("stats", "tensor_all", "stats_packed", "tensor_all_packed",
-                        "stats_checksum_packed")},
+                        "stats_checksum_packed", "baseline_packed")},
         # Nothing selected costs nothing on the zoo models either (fastest iterations).
         **{f"{name}_{mode}_vs_no_observer":
            ("executor", fastest(mode, family) / fastest("no_observer", family))

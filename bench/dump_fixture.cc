@@ -40,6 +40,8 @@ const char* ModeName(Mode mode) {
       return "tensor_all_packed";
     case Mode::kStatsChecksumPacked:
       return "stats_checksum_packed";
+    case Mode::kBaselinePacked:
+      return "baseline_packed";
   }
   return "?";
 }
@@ -78,6 +80,7 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
   fs::create_directories(dir_ + "/dump");
   absl::Status detached = model_->AttachObserver(nullptr, {});
   if (!detached.ok()) Die(detached);
+  MakeInputs();
   const std::string name = model_->graph().name;
   dump::SessionOptions options = dump::SessionOptionsFromEnvironment();
   options.fs = fs;
@@ -107,10 +110,14 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
         break;
       case Mode::kStatsChecksumPacked:
         list = StrCat(R"({"model_name":")", name, R"("})");
-        extra =
-            R"("dump_data":"stats","dump_layout":"packed",)"
-            R"("dump_stats":["Max","Min","Avg","Nan","Negative Inf",)"
-            R"("Positive Inf","Checksum"],)";
+        extra = R"("dump_data":"stats","dump_layout":"packed",)"
+                R"("dump_stats":["Max","Min","Avg","Nan","Negative Inf",)"
+                R"("Positive Inf","Checksum"],)";
+        break;
+      case Mode::kBaselinePacked:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra = StrCat(R"("dump_layout":"packed","dump_baseline":")",
+                       MakeBaseline(), R"(",)");
         break;
       case Mode::kTensorFive:
         list = StrCat(R"({"model_name":")", name, R"(","layer":[")",
@@ -139,6 +146,9 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
       if (!status.ok()) Die(status);
     }
   }
+}
+
+void DumpedModel::MakeInputs() {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
   for (const auto& in : model_->graph().inputs) {
@@ -152,6 +162,34 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
     outputs_.emplace_back(out.info.dtype, out.info.shape);
     out_.push_back({outputs_.back().data(), outputs_.back().ByteSize()});
   }
+}
+
+std::string DumpedModel::MakeBaseline() {
+  const std::string root = dir_ + "/baseline";
+  fs::create_directories(root);
+  const std::string config = dir_ + "/baseline.json";
+  std::ofstream(config) << R"({"dump":{"dump_path":")" << root
+                        << R"(","dump_data":"checksum","dump_layout":"packed",)"
+                        << R"("dump_list":[{"model_name":")"
+                        << model_->graph().name << R"("}]}})";
+  dump::DumpManager manager;
+  absl::Status status = manager.InitDump();
+  if (status.ok()) status = manager.SetDump(config);
+  if (!status.ok()) Die(status);
+  dump::Attachment attachment =
+      manager.OnModelLoad(*model_, dump::ModelIdentity{1, "", 0}, nullptr);
+  status = model_->AttachObserver(attachment.observer, attachment.step_flags);
+  if (status.ok()) status = model_->Execute(in_, out_);
+  if (status.ok()) status = manager.FinalizeDump();
+  if (status.ok()) status = model_->AttachObserver(nullptr, {});
+  if (!status.ok()) Die(status);
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.path().filename() == "statistic.csv") {
+      return entry.path().parent_path().string();
+    }
+  }
+  Die(absl::InternalError("the baseline run wrote no statistic.csv"));
+  return "";
 }
 
 DumpedModel::~DumpedModel() {

@@ -27,6 +27,10 @@ enum class Mode {
   kTensorAllPacked,
   // kStatsPacked with the tensors' checksum taken in the same pass.
   kStatsChecksumPacked,
+  // Every output compared with a checksum baseline of the same inputs
+  // (dump_baseline at one iteration's folder): nothing differs, nothing is
+  // written.
+  kBaselinePacked,
 };
 
 const char* ModeName(Mode mode);
@@ -71,6 +75,11 @@ class DumpedModel {
   std::vector<MutableHostBuffer> out_;
   std::shared_ptr<dump::DumpSession> session_;
   bool finished_ = false;
+
+  void MakeInputs();
+  // Dumps one execution with checksums into dir_/baseline; returns the
+  // iteration's folder.
+  std::string MakeBaseline();
 };
 
 }  // namespace acldump::bench

@@ -38,6 +38,10 @@ class Builder {
   void Run(const PathFacts& path) {
     config_.dump_path = std::string(c_.Text("dump_path"));
     config_.dump_path_resolved = path.resolved;
+    config_.baseline = path.baseline;
+    if (const JsonNode* count = c_.Field("dump_baseline_tensors")) {
+      config_.baseline_tensors = static_cast<uint32_t>(std::stoul(count->text));
+    }
     BuildSteps();
     BuildStats();
     if (const JsonNode* list = c_.Field("dump_list")) {
@@ -515,6 +519,14 @@ std::string DescribeDumpConfig(const DumpConfig& config) {
         "dump configured but nothing selected (no dump_list entry, "
         "dump_op_switch off), ",
         into);
+  }
+  if (!config.baseline.empty()) {
+    return StrCat(
+        StrJoin(what, " and "), " compared with the baseline ", config.baseline,
+        ": tensors (inputs and outputs) of the first ", config.baseline_tensors,
+        " differing operator", config.baseline_tensors == 1 ? "" : "s",
+        " per iteration, ", steps, ", ", into,
+        config.layout == DumpLayout::kPacked ? " (packed layout)" : "");
   }
   return StrCat(StrJoin(what, " and "), ", ", ModesText(config.mode), ", ",
                 DataText(config), ", ", steps, ", ", into,

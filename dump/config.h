@@ -142,6 +142,12 @@ struct DumpConfig {
   // default); read it through payload().
   const PayloadKind* data = nullptr;
   DumpLayout layout = DumpLayout::kSdk;
+  // dump_baseline (acldump's own), absolute: a stats dump each selected
+  // operator is compared with while the model runs; empty = none. Only the
+  // tensors of the first `baseline_tensors` operators that differ (per
+  // iteration) are written, with a summary of the differences.
+  std::string baseline;
+  uint32_t baseline_tensors = 1;
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
   std::vector<DumpListEntry> dump_list;

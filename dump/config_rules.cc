@@ -1,6 +1,11 @@
 #include "dump/config_rules.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <map>
+#include <string>
 
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -12,6 +17,7 @@ namespace acldump::dump::config_internal {
 namespace {
 
 constexpr size_t kMaxFilters = 100;  // per blacklist
+constexpr unsigned long kMaxBaselineTensors = 10000;
 constexpr std::string_view kBlacklists[] = {"optype_blacklist",
                                             "opname_blacklist"};
 
@@ -272,11 +278,73 @@ absl::Status CheckLayout(const CheckContext& c) {
   return absl::OkStatus();
 }
 
+// dump_baseline (acldump's own): a model dump that compares each operator
+// with a stats dump and writes tensors only where they differ.
+absl::Status CheckBaseline(const CheckContext& c, PathFacts& path) {
+  const JsonNode* baseline = c.Field("dump_baseline");
+  const JsonNode* count = c.Field("dump_baseline_tensors");
+  if (baseline == nullptr) {
+    if (count == nullptr) return absl::OkStatus();
+    return c.Error("dump.dump_baseline_tensors",
+                   "needs dump_baseline (the stats dump to compare with); add "
+                   "\"dump_baseline\": \"<folder of a stats dump>\" or remove "
+                   "dump_baseline_tensors");
+  }
+  if (!c.HasElements("dump_list") || !c.Text("dump_scene").empty()) {
+    return c.Error("dump.dump_baseline",
+                   "applies to model dump: give a dump_list naming the models "
+                   "to compare (and no dump_scene)");
+  }
+  const PayloadKind* data = FindPayload(c.Text("dump_data"));
+  if (data != nullptr && !data->holds_tensor_data) {
+    return c.Error("dump.dump_baseline",
+                   StrCat("writes the tensors of the operators that differ "
+                          "from the baseline, but dump_data is ",
+                          Quote(c.Text("dump_data")),
+                          "; remove dump_data or set it to \"tensor\""));
+  }
+  if (count != nullptr) {
+    const std::string& text = count->text;
+    const bool whole = !text.empty() && text.size() <= 5 &&
+                       std::all_of(text.begin(), text.end(), [](char ch) {
+                         return ch >= '0' && ch <= '9';
+                       });
+    if (!whole || std::stoul(text) > kMaxBaselineTensors) {
+      return c.Error("dump.dump_baseline_tensors",
+                     StrCat("is ", Quote(count->text),
+                            "; expected how many differing operators get "
+                            "their tensors written, a whole number from 0 to ",
+                            kMaxBaselineTensors, " (default 1)"));
+    }
+  }
+  if (baseline->text.empty()) {
+    return c.Error("dump.dump_baseline",
+                   "is empty; name the folder of a dump written with "
+                   "\"dump_data\": \"stats\" (with \"Checksum\" in dump_stats "
+                   "for an exact comparison) or \"checksum\"");
+  }
+  absl::StatusOr<std::string> resolved =
+      ResolveUncheckedDumpPath(baseline->text);
+  if (!resolved.ok()) {
+    return c.Error("dump.dump_baseline", ToStd(resolved.status().message()));
+  }
+  struct stat st;
+  if (::stat(resolved->c_str(), &st) != 0) {
+    return c.Error("dump.dump_baseline",
+                   StrCat(Quote(*resolved, 4096), ": ", ErrnoText(errno),
+                          "; name the folder of an earlier stats dump"));
+  }
+  path.baseline = *std::move(resolved);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckConstraints(const CheckContext& c, PathFacts& path) {
   RETURN_IF_ERROR(CheckScene(c));
   RETURN_IF_ERROR(CheckLayout(c));
+  // acldump's own keys, before the scenes that stop early ignore them.
+  RETURN_IF_ERROR(CheckBaseline(c, path));
   const std::string_view scene = c.Text("dump_scene");
   // Exception scenes check nothing more: their dump_path may be absent.
   if (!scene.empty() && scene != kWatcher) return absl::OkStatus();

@@ -14,6 +14,7 @@ struct PathFacts {
   bool checked = false;  // exception scenes do not check dump_path
   bool remote = false;   // an "ip:path" form
   std::string resolved;  // a local directory, absolute and canonical
+  std::string baseline;  // dump_baseline, absolute ($NAME expanded)
 };
 
 // The SDK's constraints, in its order: dump_scene (an exception scene stops

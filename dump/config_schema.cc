@@ -15,7 +15,8 @@ namespace acldump::dump::config_internal {
 const std::vector<std::string_view> kDumpKeys = {
     "dump_path",  "dump_mode",   "dump_op_switch", "dump_level",
     "dump_scene", "dump_data",   "dump_debug",     "dump_kernel_data",
-    "dump_step",  "dump_layout", "dump_stats",     "dump_list",
+    "dump_step",  "dump_layout", "dump_baseline",  "dump_baseline_tensors",
+    "dump_stats", "dump_list",
 };
 const std::vector<std::string_view> kEntryKeys = {
     "model_name",       "layer",        "watcher_nodes", "optype_blacklist",
@@ -26,8 +27,8 @@ const std::vector<std::string_view> kRangeKeys = {"begin", "end"};
 
 namespace {
 
-// The first ten keys of kDumpKeys hold strings.
-constexpr size_t kNumStringKeys = 10;
+// The first twelve keys of kDumpKeys hold strings.
+constexpr size_t kNumStringKeys = 12;
 // Unknown keys warned about one by one; the rest are counted.
 constexpr size_t kMaxUnknownKeyWarnings = 20;
 

@@ -489,7 +489,8 @@ TEST(ParseDumpConfigTest, UnknownKeysAreIgnoredWithASuggestion) {
        "dump.zzz: unknown key 'zzz' is ignored; a dump knows 'dump_path', "
        "'dump_mode', 'dump_op_switch', 'dump_level', 'dump_scene', "
        "'dump_data', 'dump_debug', 'dump_kernel_data', 'dump_step', "
-       "'dump_layout', 'dump_stats', 'dump_list'"},
+       "'dump_layout', 'dump_baseline', 'dump_baseline_tensors', 'dump_stats', "
+       "'dump_list'"},
       {R"("dump_list": [{"zzz": 1}])",
        "dump.dump_list[0].zzz: unknown key 'zzz' is ignored; a dump_list "
        "entry knows 'model_name', 'layer', 'watcher_nodes', "

@@ -196,6 +196,12 @@ Attachment DumpManager::ConfigAttachment(
                      plan.warnings.end());
   }
   if (!plan.selected) return {};
+  if (session->baseline()) {
+    absl::StatusOr<Attachment> baseline =
+        MakeBaselineObserver(session, plan, model, identity, warnings);
+    if (!baseline.ok()) return Attachment{nullptr, {}, baseline.status()};
+    return *std::move(baseline);
+  }
   return MakeModelDumpObserver(session, plan, model, identity);
 }
 
@@ -207,6 +213,7 @@ absl::Status DumpManager::OnModelLoaded(const LoadedModel& model,
   for (size_t i = 0; i < model.model->num_plans(); ++i) {
     CompiledModel& plan = model.model->plan(i);
     Attachment attachment = OnModelLoad(plan, identity, &found);
+    RETURN_IF_ERROR(attachment.status);
     if (!attachment.observer) continue;
     RETURN_IF_ERROR(plan.AttachObserver(std::move(attachment.observer),
                                         std::move(attachment.step_flags)));

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "dump/policy.h"
 #include "dump/session.h"
 #include "runtime/compiled_model.h"
@@ -31,11 +33,24 @@ struct ModelIdentity {
 struct Attachment {
   std::shared_ptr<ExecutionObserver> observer;
   std::vector<uint8_t> step_flags;
+  // Not OK: the model cannot be dumped as configured; its load fails.
+  absl::Status status;
 };
 Attachment MakeModelDumpObserver(std::shared_ptr<DumpSession> session,
                                  const DumpPlan& plan,
                                  const CompiledModel& model,
                                  const ModelIdentity& identity);
+
+// Baseline diff (dump_baseline): each operator the plan selects is compared
+// with its record in the session's baseline as it finishes; the tensors
+// (inputs and outputs) of the first config.baseline_tensors operators that
+// differ in an iteration are written, and a summary (kBaselineSummaryFileName)
+// in each iteration that differs. An error when the baseline holds no run of
+// the model; warnings name operators the baseline has no record of.
+absl::StatusOr<Attachment> MakeBaselineObserver(
+    std::shared_ptr<DumpSession> session, const DumpPlan& plan,
+    const CompiledModel& model, const ModelIdentity& identity,
+    std::vector<std::string>* warnings);
 
 // Overflow detection on every step whose outputs are floating point.
 Attachment MakeOverflowObserver(std::shared_ptr<DumpSession> session,

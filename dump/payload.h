@@ -17,6 +17,7 @@
 
 #include "dump/format/record_file.h"
 #include "dump/format/stat_columns.h"
+#include "dump/format/stats_csv.h"
 #include "dump/record.h"
 #include "dump/writer.h"
 
@@ -68,6 +69,9 @@ std::span<const PayloadKind* const> Payloads();
 const PayloadKind& DefaultPayload();
 // The payload a dump_data value names; null for none.
 const PayloadKind* FindPayload(std::string_view name);
+
+// A record tensor's stats CSV row, statistics not yet filled in.
+StatsRow StatsRowOf(const RecordTensor& tensor);
 
 // For payloads whose records are stats CSVs: renders jobs that hold one
 // TensorStats per tensor of `spec` into its CSV with `columns`.

@@ -10,6 +10,8 @@
 
 #include "base/error_kind.h"
 #include "base/strings.h"
+#include "base/status_macros.h"
+#include "dump/baseline.h"
 #include "dump/exception_env.h"
 #include "dump/format/dump_names.h"
 
@@ -65,6 +67,9 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
     writer.time_base = DumpTimeFolderName(std::time(nullptr));
   }
   session->payload_ = config.payload().make(PayloadOptions{config.stats});
+  if (!config.baseline.empty()) {
+    ASSIGN_OR_RETURN(session->baseline_, Baseline::Load(config.baseline));
+  }
   session->config_ = std::move(config);
   try {
     session->writer_ = std::make_unique<DumpWriter>(std::move(writer));

@@ -20,6 +20,8 @@
 
 namespace acldump::dump {
 
+class Baseline;  // dump/baseline.h
+
 struct SessionOptions {
   size_t writer_memory_budget = size_t{256} << 20;
   bool sync_files = false;
@@ -44,6 +46,8 @@ class DumpSession {
   const DumpConfig& config() const { return config_; }
   // What each record holds (tensors or statistics), chosen once.
   const Payload& payload() const { return *payload_; }
+  // dump_baseline's stats dump, read when the session was made; null without.
+  const std::shared_ptr<const Baseline>& baseline() const { return baseline_; }
   // The time folder ({YYYYMMDDHHMMSS}, local time when the config took
   // effect, "_N" appended when taken) once the first file created it; empty
   // before, and for exception dumps.
@@ -68,6 +72,7 @@ class DumpSession {
   DumpSession() = default;
   DumpConfig config_;
   std::unique_ptr<const Payload> payload_;
+  std::shared_ptr<const Baseline> baseline_;
   std::unique_ptr<CallbackFileSystem> fs_;  // outlives the writer
   std::unique_ptr<DumpWriter> writer_;
   std::atomic<bool> closed_{false};

@@ -10,9 +10,8 @@
 #include "dump/stats.h"
 
 namespace acldump::dump {
-namespace {
 
-StatsRow RowFor(const RecordTensor& tensor) {
+StatsRow StatsRowOf(const RecordTensor& tensor) {
   StatsRow row;
   row.is_input = tensor.is_input;
   row.index = tensor.index;
@@ -24,6 +23,8 @@ StatsRow RowFor(const RecordTensor& tensor) {
   return row;
 }
 
+namespace {
+
 class StatsRecordRenderer final : public JobRenderer {
  public:
   // Everything but the statistics is known before the first job.
@@ -32,7 +33,7 @@ class StatsRecordRenderer final : public JobRenderer {
         columns_(std::move(columns)),
         header_(StatsCsvHeader(columns_) + "\n") {
     for (const RecordTensor& tensor : spec_.tensors) {
-      rows_.push_back(RowFor(tensor));
+      rows_.push_back(StatsRowOf(tensor));
       leads_.push_back(StatsCsvRowLead(rows_.back()));
     }
   }

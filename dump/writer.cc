@@ -282,17 +282,28 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     file.head.clear();
     file.payloads.clear();
     file.mode = 0640;
+    file.standalone = false;
     results_[i] = batch[i].renderer->Render(batch[i], file);
     paths_[i].clear();  // set where the file went; else named on failure
   }
   const std::span<const RenderedFile> files(rendered_.data(), n);
-  if (options_.packed) {
-    if (!packs_) packs_ = std::make_unique<PackAppender>(fs_, tree_);
-    packs_->AppendBatch(files, results_, paths_);
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      if (results_[i].ok()) results_[i] = WriteFile(files[i], &paths_[i]);
+  // Records go to the packs in runs; standalone files between them alone.
+  size_t begin = 0;
+  while (begin < n) {
+    size_t end = begin;
+    while (end < n && options_.packed && !files[end].standalone) ++end;
+    if (end > begin) {
+      if (!packs_) packs_ = std::make_unique<PackAppender>(fs_, tree_);
+      packs_->AppendBatch(files.subspan(begin, end - begin),
+                          std::span(results_).subspan(begin, end - begin),
+                          std::span(paths_).subspan(begin, end - begin));
+      begin = end;
+      continue;
     }
+    if (results_[begin].ok()) {
+      results_[begin] = WriteFile(files[begin], &paths_[begin]);
+    }
+    ++begin;
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (time_folder_.empty()) time_folder_ = tree_.time_folder();

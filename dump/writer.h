@@ -48,6 +48,9 @@ struct RenderedFile {
   // Then these (views into the job's buffer).
   std::vector<std::string_view> payloads;
   int mode = 0640;
+  // A file of its own in the packed layout too (a report beside the
+  // records, not a record).
+  bool standalone = false;
 
   std::string_view suffix() const { return RecordFileSuffix(form); }
 };

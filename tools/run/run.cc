@@ -13,14 +13,17 @@
 #include <system_error>
 
 #include "acl/acl.h"
+#include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "bindings/c/acl_dtypes.h"
+#include "dump/baseline.h"
 #include "dump/config.h"
 #include "dump/format/dump_names.h"
 #include "dump/format/dump_tree.h"
 #include "kernels/half.h"
 #include "kernels/npy.h"
+#include "nlohmann/json.hpp"
 #include "runtime/converter.h"
 #include "runtime/model_file.h"
 #include "runtime/model_loader.h"
@@ -392,10 +395,51 @@ absl::Status WriteOutputs(const std::string& output_dir,
   return absl::OkStatus();
 }
 
+// A baseline summary in one line: "resnet (iteration 0) departs at 'conv2'
+// (Conv, output 0: Checksum 5e1f.. vs 9a0c..); 3 operators differ, tensors of
+// 1 written".
+std::string BaselineLine(const std::string& path) {
+  absl::StatusOr<std::string> text =
+      ReadRegularFile(path, size_t{64} << 20, "baseline summary");
+  if (!text.ok()) return std::string(ToStd(text.status().message()));
+  const nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
+  if (summary.is_discarded() || !summary.contains("first_difference")) {
+    return StrCat(path, ": not a baseline summary");
+  }
+  const nlohmann::json& first = summary["first_difference"];
+  std::string what = first.value("reason", "");
+  if (first.contains("baseline")) {
+    what = StrCat(first.value("column", ""), " ",
+                  first["baseline"].get<std::string>(), " in the baseline, ",
+                  first["run"].get<std::string>(), " now");
+  } else if (first.contains("columns")) {
+    std::vector<std::string> columns;
+    for (const nlohmann::json& c : first["columns"]) {
+      columns.push_back(StrCat(c.value("column", ""), " ",
+                               c.value("baseline", ""), " vs ",
+                               c.value("run", "")));
+    }
+    what = StrJoin(columns, ", ");
+  }
+  return StrCat(summary.value("model", ""), " (iteration ",
+                summary.value("iteration", 0), ") departs at '",
+                first.value("op_name", ""), "' (", first.value("op_type", ""),
+                ", ", first.value("tensor", ""), ": ", what, "); ",
+                Plural(summary.value("operators_differing", 0), "operator"),
+                " differ, tensors of ", summary.value("tensors_written_for", 0),
+                " written; ", DisplayPath(path));
+}
+
 // The dump files (and their folders) that appeared under dump_root.
 void CountNewFiles(const std::set<std::string>& before, RunSummary& summary) {
   absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(summary.dump_root);
   if (!tree.ok()) return;
+  for (const dump::DumpEntry& e : tree->entries) {
+    if (e.file_name == dump::kBaselineSummaryFileName &&
+        !before.count(e.relative)) {
+      summary.baseline_lines.push_back(BaselineLine(e.path));
+    }
+  }
   for (const dump::DumpRun& run : tree->runs) {
     bool any = false;
     for (const dump::DumpEntry* e : run.files) {
@@ -475,6 +519,7 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
   if (config.ok()) {
     summary.config_description = dump::DescribeDumpConfig(*config);
     summary.dump_root = config->dump_path_resolved;
+    summary.baseline = config->baseline;
   }
   ASSIGN_OR_RETURN(std::unique_ptr<TempDir> temp,
                    TempDir::Create("acldump-run"));
@@ -597,6 +642,15 @@ std::string FormatRunSummary(const RunSummary& s) {
   } else {
     for (const std::string& folder : s.folders) {
       StrAppend(out, "               ", DisplayPath(folder), "\n");
+    }
+  }
+  if (!s.baseline.empty()) {
+    if (s.baseline_lines.empty()) {
+      StrAppend(out, "  baseline     every compared operator matches ",
+                DisplayPath(s.baseline), "\n");
+    }
+    for (const std::string& line : s.baseline_lines) {
+      StrAppend(out, "  baseline     ", line, "\n");
     }
   }
   if (!s.dump_status.ok()) {

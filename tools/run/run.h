@@ -55,6 +55,10 @@ struct RunSummary {
   uint64_t bytes = 0;
   std::vector<std::string> folders;  // their folders, in layout order
   std::string first_file;            // a tensor dump, for `dump show`
+  // dump_baseline: the baseline, and one line per iteration that departed
+  // from it (none: everything compared matched).
+  std::string baseline;
+  std::vector<std::string> baseline_lines;
   // aclmdlFinalizeDump's verdict: dump files that could not be written. The
   // run still completes and saves the model outputs.
   absl::Status dump_status;
