@@ -247,6 +247,41 @@ expect_grep sums_ulp.out "output 0 is not (Checksum "
 expect_exit 1 sums_ulp_stats -- "$DUMP" compare sums_sdk1 ulp --by stats
 expect_grep sums_ulp_stats.out "no statistic recorded on both sides"
 
+echo "== baseline diff while running: nothing written when equal, the departure named"
+cat >bdiff_same.json <<EOF
+{"dump": {"dump_path": "bdiff_same", "dump_list": [{"model_name": "resnet_tiny"}],
+          "dump_baseline": "sums_sdk1"}}
+EOF
+mkdir -p bdiff_same
+expect_exit 0 bdiff_same -- "$DUMP" run -m "$TD/resnet_tiny.om" -c bdiff_same.json \
+  -i "$TD/resnet_tiny.input.input.npy"
+expect_grep bdiff_same.out "compared with the baseline"
+expect_grep bdiff_same.out "baseline     every compared operator matches"
+[[ $(find bdiff_same -type f -not -name acl.json | wc -l) == 0 ]] ||
+  fail "a run equal to its baseline wrote $(find bdiff_same -type f | head -3)"
+cp "$TD/resnet_tiny.input.input.npy" other_input.npy
+perturb other_input.npy
+cat >bdiff_other.json <<EOF
+{"dump": {"dump_path": "bdiff_other", "dump_list": [{"model_name": "resnet_tiny"}],
+          "dump_baseline": "sums_packed1", "dump_baseline_tensors": "2"}}
+EOF
+mkdir -p bdiff_other
+expect_exit 0 bdiff_other -- "$DUMP" run -m "$TD/resnet_tiny.om" -c bdiff_other.json \
+  -i other_input.npy
+expect_grep bdiff_other.out "resnet_tiny (iteration 0) departs at 'input' (Data, output 0: Checksum"
+expect_grep bdiff_other.out "tensors of 2 written"
+[[ $(find bdiff_other -name baseline_diff.json | wc -l) == 1 ]] || fail "no baseline_diff.json"
+# The tensors written are ordinary dump files: the tools read them.
+expect_exit 0 bdiff_ls -- "$DUMP" ls bdiff_other
+expect_grep bdiff_ls.out "Data"
+# A baseline of another model is refused at load, by name.
+cat >bdiff_bad.json <<EOF
+{"dump": {"dump_path": "bdiff_other", "dump_list": [{"model_name": "mlp_block"}],
+          "dump_baseline": "sums_sdk1"}}
+EOF
+expect_exit 1 bdiff_bad -- "$DUMP" run -m "$TD/mlp_block.om" -c bdiff_bad.json
+expect_grep bdiff_bad.err "holds no run of model 'mlp_block'"
+
 echo "== help and usage errors"
 for command in run check-config ls show convert compare stats; do
   expect_exit 0 "help_$command" -- "$DUMP" "$command" --help
