@@ -192,6 +192,27 @@ class ReadingApiTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "'Nan' is not a statistic with a tolerance"):
             acldump.compare("sums", "a", stat_tolerances=["Nan=1"])
 
+    def test_baseline_diffs_are_what_dump_run_reports(self):
+        run_dump("bl_base", 1, ', "dump_data": "checksum"')
+        run_dump("bl_same", 1, ', "dump_baseline": "bl_base"')
+        self.assertEqual(acldump.open_tree(os.path.join(WORK, "bl_same")).baseline_diffs(), [])
+        other = os.path.join(WORK, "bl_input.npy")
+        np.save(other, np.load(INPUT) * 2)
+        os.makedirs(os.path.join(WORK, "bl_other"), exist_ok=True)
+        with open(os.path.join(WORK, "bl_other.json"), "w") as f:
+            f.write('{"dump": {"dump_path": "bl_other", "dump_baseline": "bl_base", '
+                    '"dump_list": [{"model_name": "resnet_tiny"}]}}')
+        out = tool("run", "-m", MODEL, "-c", "bl_other.json", "-i", other).stdout
+        diffs = acldump.open_tree(os.path.join(WORK, "bl_other")).baseline_diffs()
+        self.assertEqual(len(diffs), 1)
+        first = diffs[0]["first_difference"]
+        self.assertEqual((diffs[0]["model"], diffs[0]["iteration"]), ("resnet_tiny", 0))
+        self.assertEqual((first["op_name"], first["column"]), ("input", "Checksum"))
+        self.assertIn("departs at 'input' (Data, output 0: Checksum %s in the baseline, %s now)"
+                      % (first["baseline"], first["run"]), out)
+        self.assertEqual(diffs[0]["tensors_written_for"], 1)
+        self.assertEqual(diffs[0]["operators_differing"], len(diffs[0]["differences"]))
+
     def test_malformed_stats_csvs_are_named_as_the_cli_names_them(self):
         folder = os.path.join("bad_stats", "20250101120000", "0", "net", "1", "0")
         os.makedirs(folder, exist_ok=True)

@@ -1,6 +1,7 @@
 """Dump trees: where each file sits in the layout, what it is, and the tree as folders."""
 
 import csv
+import json
 import os
 
 from acldump.dump_files import DumpFormatError, FileName, _digits, _number, _parse_file_name
@@ -163,6 +164,10 @@ def _classify(e, mapping):
         e.kind = TENSOR
 
 
+# Written by a run with dump_baseline in each iteration folder that departed from the baseline.
+BASELINE_SUMMARY_FILE = "baseline_diff.json"
+
+
 class DumpTree:
     """An index of a dump tree: ``entries`` (every file, by relative path) and ``folders``
     (the layout's folders in order: time, device, model, model id, iteration). Nothing but
@@ -192,6 +197,24 @@ class DumpTree:
 
     def count(self, kind):
         return sum(1 for e in self.entries if e.kind == kind)
+
+    def baseline_diffs(self):
+        """The summaries a run with dump_baseline wrote (baseline_diff.json, one per iteration
+        that departed from its baseline), in layout order: dicts as in the file, with "path"
+        added. Empty when nothing differed (or the run had no baseline)."""
+        found = [e for e in self.entries if e.file_name == BASELINE_SUMMARY_FILE]
+        found.sort(key=lambda e: (e.time or "", e.device, e.model or "", e.model_id,
+                                  e.iteration))
+        summaries = []
+        for e in found:
+            with open(e.path, encoding="utf-8") as f:
+                try:
+                    summary = json.load(f)
+                except ValueError as error:
+                    raise ValueError("%s: not a baseline summary (%s)" % (e.path, error))
+            summary["path"] = e.path
+            summaries.append(summary)
+        return summaries
 
     def select(self, model=None, iteration=None, device=None):
         """The folders of one model / iteration / device (None: any)."""
