@@ -282,8 +282,23 @@ EOF
 expect_exit 1 bdiff_bad -- "$DUMP" run -m "$TD/mlp_block.om" -c bdiff_bad.json
 expect_grep bdiff_bad.err "holds no run of model 'mlp_block'"
 
+echo "== replay: an operator from its dump, bit for bit, and against float64"
+config replay_all.json replay_all all tensor
+expect_exit 0 replay_run -- "$DUMP" run -m "$TD/resnet_tiny.onnx" -c replay_all.json \
+  -i "$TD/resnet_tiny.input.input.npy"
+conv=$(echo replay_all/2*/0/resnet_tiny/*/0/Conv.conv1bn1relu1.*)
+expect_exit 0 replay -- "$DUMP" replay "$conv" -m "$TD/resnet_tiny.onnx" --json replay.json
+expect_grep replay.out "replay of conv1bn1relu1 (Conv; from conv1, bn1, relu1)"
+expect_grep replay.out "fused kernel vs dump     reproduced bit for bit"
+expect_grep replay.out "float64    conv1, bn1, relu1"
+expect_grep replay.json '"reproduced": true'
+# A dump of outputs only cannot be replayed, and says what to dump.
+expect_exit 1 replay_outputs_only -- "$DUMP" replay "$(echo "$ITER0"/Conv.conv1bn1relu1.*)" \
+  -m "$TD/resnet_tiny.onnx"
+expect_grep replay_outputs_only.err 'replay needs a dump of "dump_mode": "all"'
+
 echo "== help and usage errors"
-for command in run check-config ls show convert compare stats; do
+for command in run check-config ls show convert compare stats replay; do
   expect_exit 0 "help_$command" -- "$DUMP" "$command" --help
   expect_grep "help_$command.out" "Example: bazel run //tools:dump --"
 done

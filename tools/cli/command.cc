@@ -17,6 +17,7 @@ std::vector<std::unique_ptr<Command>> AllCommands() {
   commands.push_back(MakeCompareCommand());
   commands.push_back(MakeStatsCommand());
   commands.push_back(MakeReferenceCommand());
+  commands.push_back(MakeReplayCommand());
   return commands;
 }
 

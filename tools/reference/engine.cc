@@ -728,6 +728,13 @@ absl::StatusOr<OrtLocation> FindOnnxRuntime(const std::string& ort_dir) {
   return location;
 }
 
+absl::StatusOr<Graph> PromoteToFloat64(const Graph& graph,
+                                       ReferenceSummary& summary) {
+  ASSIGN_OR_RETURN(auto value_infos, InferValueInfos(graph, BuiltinOps()));
+  Float64Promoter promoter(graph, value_infos, BuiltinOps());
+  return promoter.Promote(summary);
+}
+
 absl::StatusOr<ReferenceSummary> WriteReferences(
     const ReferenceOptions& options) {
   ReferenceSummary summary;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/graph.h"
 
 namespace acldump::tools {
 
@@ -65,6 +66,13 @@ absl::StatusOr<OrtLocation> FindOnnxRuntime(const std::string& ort_dir);
 
 absl::StatusOr<ReferenceSummary> WriteReferences(
     const ReferenceOptions& options);
+
+// `graph` with every node that has a float64 kernel run in float64, casts
+// around the others; graph inputs and outputs keep their types (outputs are
+// the float64 results rounded once). Counts go to summary.float64_nodes and
+// summary.float32_types.
+absl::StatusOr<Graph> PromoteToFloat64(const Graph& graph,
+                                       ReferenceSummary& summary);
 
 }  // namespace acldump::tools
 
