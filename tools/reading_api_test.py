@@ -213,6 +213,23 @@ class ReadingApiTest(unittest.TestCase):
         self.assertEqual(diffs[0]["tensors_written_for"], 1)
         self.assertEqual(diffs[0]["operators_differing"], len(diffs[0]["differences"]))
 
+    def test_replay_is_what_the_cli_writes(self):
+        from acldump import analysis
+        os.environ["ACLDUMP_TOOL"] = DUMP
+        self.addCleanup(os.environ.pop, "ACLDUMP_TOOL", None)
+        run_dump("rp_all", 1, ', "dump_mode": "all"')
+        conv = glob.glob(os.path.join(WORK, "rp_all", "2*", "0", "resnet_tiny", "*", "0",
+                                      "Conv.conv1bn1relu1.*"))[0]
+        result = analysis.replay(conv, MODEL)
+        cli = json.loads(tool("replay", conv, "--model", MODEL, "--json", "-").stdout)
+        assert_same(self, cli, result)
+        self.assertTrue(result["reproduced"])
+        self.assertEqual(result["float64_operators"], ["conv1", "bn1", "relu1"])
+        self.assertEqual(result["outputs"][0]["fused_vs_dump"]["differing"], 0)
+        with self.assertRaises(analysis.ToolError) as raised:
+            analysis.replay(os.path.join(WORK, "missing_file"), MODEL)
+        self.assertIn("missing_file", str(raised.exception))
+
     def test_malformed_stats_csvs_are_named_as_the_cli_names_them(self):
         folder = os.path.join("bad_stats", "20250101120000", "0", "net", "1", "0")
         os.makedirs(folder, exist_ok=True)

@@ -30,7 +30,7 @@ import tempfile
 import uuid
 import warnings
 
-__all__ = ["ToolError", "compare", "find_tool", "open_tree", "stats"]
+__all__ = ["ToolError", "compare", "find_tool", "open_tree", "replay", "stats"]
 
 # What `dump ls --json` gives each entry, in the DataFrame's column order.
 TREE_COLUMNS = [
@@ -239,5 +239,26 @@ def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
         if proc.returncode == 4:  # some cluster tasks failed for good: the notes say which
             warnings.warn("some folder pairs were not compared: %s" % proc.stderr.strip(),
                           RuntimeWarning, stacklevel=2)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+# ---------------------------------------------------------------------------
+# replay: `dump replay --json`.
+
+def replay(dump_file, model, input_shape=None):
+    """Re-runs the operator of one dump file (a dump of dump_mode "all") from its dumped inputs
+    and returns what `dump replay --json` writes: whether the fused kernel reproduces the dumped
+    outputs bit for bit ("reproduced"), and with an .onnx model each output's distance from its
+    original operators run unfused in float64. Raises ToolError when the file cannot be
+    replayed (the tool's message says why)."""
+    argv = [find_tool(), "replay", os.fspath(dump_file), "--model", os.fspath(model)]
+    if input_shape:
+        argv += ["--input-shape", input_shape]
+    with tempfile.TemporaryDirectory(prefix="acldump-replay-") as tmp:
+        out = os.path.join(tmp, "replay.json")
+        proc = _run(argv + ["--json", out], ok_codes=(0, 1))
+        if not os.path.isfile(out):
+            raise ToolError(argv, proc.returncode, proc.stderr)
         with open(out, encoding="utf-8") as f:
             return json.load(f)
