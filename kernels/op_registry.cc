@@ -25,6 +25,16 @@ absl::Status OpRegistry::RegisterAll(std::initializer_list<OpDef> defs) {
   return absl::OkStatus();
 }
 
+absl::Status OpRegistry::Replace(OpDef def) {
+  auto it = defs_.find(def.type);
+  if (it == defs_.end()) {
+    return absl::NotFoundError(
+        StrCat("op type '", def.type, "' is not registered"));
+  }
+  it->second = std::move(def);
+  return absl::OkStatus();
+}
+
 const OpDef* OpRegistry::Find(std::string_view type) const {
   auto it = defs_.find(type);
   return it == defs_.end() ? nullptr : &it->second;

@@ -297,8 +297,23 @@ expect_exit 1 replay_outputs_only -- "$DUMP" replay "$(echo "$ITER0"/Conv.conv1b
   -m "$TD/resnet_tiny.onnx"
 expect_grep replay_outputs_only.err 'replay needs a dump of "dump_mode": "all"'
 
+echo "== locate: bisection to the first operator outside the tolerance"
+expect_exit 0 locate_clean -- "$DUMP" locate -m "$TD/resnet_tiny.onnx" \
+  -i "$TD/resnet_tiny.input.input.npy" --engine acldump-unfused
+expect_grep locate_clean.out "nothing departs"
+# At a tolerance below float32 rounding, the first operator already departs:
+# found in ceil(log2(14)) + 1 = 5 runs.
+expect_exit 1 locate_tight -- "$DUMP" locate -m "$TD/resnet_tiny.onnx" \
+  -i "$TD/resnet_tiny.input.input.npy" --engine acldump-unfused --atol 1e-9 --rtol 0 \
+  --json locate.json
+expect_grep locate_tight.out "first operator outside the tolerance: conv1bn1relu1 (Conv, position 0)"
+expect_grep locate_tight.out "found in 5 runs"
+expect_grep locate.json '"schema": "acldump.locate/1"'
+expect_exit 2 locate_om -- "$DUMP" locate -m "$TD/resnet_tiny.om"
+expect_grep locate_om.err "is not an ONNX model"
+
 echo "== help and usage errors"
-for command in run check-config ls show convert compare stats replay; do
+for command in run check-config ls show convert compare stats replay locate; do
   expect_exit 0 "help_$command" -- "$DUMP" "$command" --help
   expect_grep "help_$command.out" "Example: bazel run //tools:dump --"
 done

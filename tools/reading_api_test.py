@@ -230,6 +230,22 @@ class ReadingApiTest(unittest.TestCase):
             analysis.replay(os.path.join(WORK, "missing_file"), MODEL)
         self.assertIn("missing_file", str(raised.exception))
 
+    def test_locate_is_what_the_cli_writes(self):
+        from acldump import analysis
+        os.environ["ACLDUMP_TOOL"] = DUMP
+        self.addCleanup(os.environ.pop, "ACLDUMP_TOOL", None)
+        result = analysis.locate(MODEL, inputs=[INPUT], engine="acldump-unfused", atol=1e-9,
+                                 rtol=0)
+        cli = json.loads(tool("locate", "--model", MODEL, "--input", INPUT, "--engine",
+                              "acldump-unfused", "--atol", "1e-9", "--rtol", "0", "--json",
+                              "-").stdout)
+        self.assertEqual(cli["first"], result["first"])
+        self.assertEqual([s["op_name"] for s in cli["steps"]],
+                         [s["op_name"] for s in result["steps"]])
+        self.assertEqual(result["first"]["op_name"], "conv1bn1relu1")
+        self.assertIsNone(analysis.locate(MODEL, inputs=[INPUT],
+                                          engine="acldump-unfused")["first"])
+
     def test_malformed_stats_csvs_are_named_as_the_cli_names_them(self):
         folder = os.path.join("bad_stats", "20250101120000", "0", "net", "1", "0")
         os.makedirs(folder, exist_ok=True)

@@ -18,6 +18,7 @@ std::vector<std::unique_ptr<Command>> AllCommands() {
   commands.push_back(MakeStatsCommand());
   commands.push_back(MakeReferenceCommand());
   commands.push_back(MakeReplayCommand());
+  commands.push_back(MakeLocateCommand());
   return commands;
 }
 

@@ -60,6 +60,7 @@ std::unique_ptr<Command> MakeCompareCommand();
 std::unique_ptr<Command> MakeStatsCommand();
 std::unique_ptr<Command> MakeReferenceCommand();
 std::unique_ptr<Command> MakeReplayCommand();
+std::unique_ptr<Command> MakeLocateCommand();
 
 // --op-type, --match and --iterations, the filters compare, stats, ls and
 // convert share.

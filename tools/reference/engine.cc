@@ -261,8 +261,21 @@ class Float64Promoter {
     for (const NamedTensorInfo& input : in_.inputs) {
       infos_[input.name] = input.info;
     }
+    // Constant nodes become initializers: what reads them (a Reshape's
+    // shape) is prepared knowing their values.
+    known_ = in_.initializers;
+    for (const GraphNode& node : in_.nodes) {
+      if (node.op_type != "Constant" || node.outputs.size() != 1) continue;
+      absl::StatusOr<std::shared_ptr<const Tensor>> value =
+          node.attrs.GetTensor("value");
+      if (value.ok()) known_[node.outputs[0]] = *std::move(value);
+    }
     std::set<std::string> fallback_types;
     for (const GraphNode& node : in_.nodes) {
+      if (node.op_type == "Constant" && node.outputs.size() == 1 &&
+          known_.count(node.outputs[0])) {
+        continue;
+      }
       absl::StatusOr<bool> promoted = TryPromoted(node);
       if (!promoted.ok()) return promoted.status();
       if (*promoted) {
@@ -312,8 +325,8 @@ class Float64Promoter {
   // The value under its own name, in its original type.
   absl::Status EnsureOriginal(const std::string& value) {
     if (value.empty() || infos_.count(value)) return absl::OkStatus();
-    auto init = in_.initializers.find(value);
-    if (init != in_.initializers.end()) {
+    auto init = known_.find(value);
+    if (init != known_.end()) {
       out_.initializers[value] = init->second;
       infos_[value] = init->second->info();
       return absl::OkStatus();
@@ -329,8 +342,8 @@ class Float64Promoter {
   absl::Status EnsureFloat64(const std::string& value) {
     const std::string name = F64Name(value);
     if (infos_.count(name)) return absl::OkStatus();
-    auto init = in_.initializers.find(value);
-    if (init != in_.initializers.end()) {
+    auto init = known_.find(value);
+    if (init != known_.end()) {
       const Tensor& source = *init->second;
       auto copy = std::make_shared<Tensor>(DType::kFloat64, source.shape());
       for (int64_t i = 0; i < source.NumElements(); ++i) {
@@ -400,6 +413,9 @@ class Float64Promoter {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (promoted.inputs[i] != node.inputs[i]) {
         RETURN_IF_ERROR(EnsureFloat64(node.inputs[i]));
+      } else {
+        // Kept as they are (a Reshape's shape): known constants stay known.
+        RETURN_IF_ERROR(EnsureOriginal(node.inputs[i]));
       }
     }
     absl::StatusOr<PreparedKernel> prepared = Prepare(promoted);
@@ -441,6 +457,8 @@ class Float64Promoter {
   const std::map<std::string, TensorInfo, std::less<>>& original_;
   const OpRegistry& registry_;
   Graph out_;
+  // Initializers and Constant nodes' values of in_.
+  std::map<std::string, std::shared_ptr<const Tensor>> known_;
   std::map<std::string, TensorInfo, std::less<>> infos_;  // values of out_
   std::map<std::string, TensorView> views_;
   size_t casts_ = 0;

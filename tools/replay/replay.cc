@@ -85,24 +85,8 @@ absl::StatusOr<Dumped> ReadDumped(const std::string& path) {
   return d;
 }
 
-bool IsOnnx(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
-}
-
 absl::StatusOr<Graph> ModelGraph(const ReplayOptions& options, bool fused) {
-  if (!IsOnnx(options.model))
-    return ReadModel(ModelSource::File(options.model));
-  PassOptions passes;
-  if (!fused) {
-    passes = PassOptions::Unfused();
-    passes.mark_no_task = false;
-  }
-  ImportOptions import;
-  if (!options.input_shape.empty()) {
-    ASSIGN_OR_RETURN(import.input_shapes,
-                     ParseInputShapes(options.input_shape));
-  }
-  return ConvertOnnxFile(options.model, passes, import);
+  return ReadModelGraph(options.model, options.input_shape, fused);
 }
 
 // The node named `name` and the graph holding it (a dynamic model's gears
@@ -353,6 +337,26 @@ std::string DistanceText(const Distance& d) {
 
 }  // namespace
 
+bool IsOnnxModel(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+absl::StatusOr<Graph> ReadModelGraph(const std::string& model,
+                                     const std::string& input_shape,
+                                     bool fused) {
+  if (!IsOnnxModel(model)) return ReadModel(ModelSource::File(model));
+  PassOptions passes;
+  if (!fused) {
+    passes = PassOptions::Unfused();
+    passes.mark_no_task = false;
+  }
+  ImportOptions import;
+  if (!input_shape.empty()) {
+    ASSIGN_OR_RETURN(import.input_shapes, ParseInputShapes(input_shape));
+  }
+  return ConvertOnnxFile(model, passes, import);
+}
+
 absl::StatusOr<ReplayResult> Replay(const ReplayOptions& options) {
   ASSIGN_OR_RETURN(Dumped d, ReadDumped(options.dump_file));
   ReplayResult result;
@@ -377,7 +381,7 @@ absl::StatusOr<ReplayResult> Replay(const ReplayOptions& options) {
     result.reproduced = result.reproduced && out.fused_vs_dump.differing == 0;
     result.outputs.push_back(out);
   }
-  if (!IsOnnx(options.model)) {
+  if (!IsOnnxModel(options.model)) {
     result.float64_note =
         "not run: the original operators need the ONNX model (--model "
         "model.onnx)";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/graph.h"
 
 namespace acldump::tools {
 
@@ -57,6 +58,14 @@ struct ReplayResult {
   size_t float64_nodes = 0;
   std::string float64_note;
 };
+
+// The graph of `model` as acldump runs it: an .om file as written, an .onnx
+// file converted (with fusion when `fused`, else as the unfused reference
+// engine converts it). `input_shape` pins symbolic ONNX dimensions.
+absl::StatusOr<Graph> ReadModelGraph(const std::string& model,
+                                     const std::string& input_shape,
+                                     bool fused);
+bool IsOnnxModel(const std::string& path);
 
 // Errors: the dump file cannot be read or holds no inputs (dump_mode
 // "output"), the model has no such operator, the dump does not fit it.

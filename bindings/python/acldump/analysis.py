@@ -30,7 +30,7 @@ import tempfile
 import uuid
 import warnings
 
-__all__ = ["ToolError", "compare", "find_tool", "open_tree", "replay", "stats"]
+__all__ = ["ToolError", "compare", "find_tool", "locate", "open_tree", "replay", "stats"]
 
 # What `dump ls --json` gives each entry, in the DataFrame's column order.
 TREE_COLUMNS = [
@@ -257,6 +257,31 @@ def replay(dump_file, model, input_shape=None):
         argv += ["--input-shape", input_shape]
     with tempfile.TemporaryDirectory(prefix="acldump-replay-") as tmp:
         out = os.path.join(tmp, "replay.json")
+        proc = _run(argv + ["--json", out], ok_codes=(0, 1))
+        if not os.path.isfile(out):
+            raise ToolError(argv, proc.returncode, proc.stderr)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+# ---------------------------------------------------------------------------
+# locate: `dump locate --json`.
+
+def locate(model, inputs=None, reference=None, engine="auto", atol=1e-3, rtol=1e-3, seed=0,
+           input_shape=None):
+    """Bisects to the first operator whose output departs from a reference (made by `engine`
+    from the same inputs, or the `reference` folder or dump tree given) and returns what
+    `dump locate --json` writes: the steps taken and "first" (None when nothing departs)."""
+    argv = [find_tool(), "locate", "--model", os.fspath(model), "--atol", repr(float(atol)),
+            "--rtol", repr(float(rtol)), "--seed", str(seed), "--engine", engine]
+    for path in inputs or []:
+        argv += ["--input", os.fspath(path)]
+    if reference:
+        argv += ["--reference", os.fspath(reference)]
+    if input_shape:
+        argv += ["--input-shape", input_shape]
+    with tempfile.TemporaryDirectory(prefix="acldump-locate-") as tmp:
+        out = os.path.join(tmp, "locate.json")
         proc = _run(argv + ["--json", out], ok_codes=(0, 1))
         if not os.path.isfile(out):
             raise ToolError(argv, proc.returncode, proc.stderr)
