@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench/zoo_graphs.h"
 #include "dump/format/dump_file.h"
 #include "dump/format/dump_tree.h"
 #include "nlohmann/json.hpp"
@@ -100,6 +101,29 @@ TEST_P(ReplayEveryOperatorTest, ReproducesBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ReplayEveryOperatorTest,
                          ::testing::Values("resnet_tiny", "mlp_block"));
+
+// Two models of the real-model zoo as the benchmarks rebuild them (seeded
+// weights): every operator's dump is reproduced by its replay.
+TEST(ReplayZooTest, EveryOperatorOfMobileNetV2AndTheTransformerEncoder) {
+  const std::string dir = Scratch("replay_zoo");
+  const std::pair<std::string, std::string> models[] = {
+      {"mobilenet_v2", bench::MobileNetV2ModelBytes(64)},
+      {"transformer_encoder", bench::TransformerEncoderModelBytes()}};
+  for (const auto& [name, bytes] : models) {
+    SCOPED_TRACE(name);
+    const std::string om = dir + "/" + name + ".om";
+    std::ofstream(om, std::ios::binary) << bytes;
+    fs::remove_all(dir + "/dump");
+    fs::create_directories(dir + "/dump");
+    const std::vector<std::string> files = DumpAll(dir, om, name);
+    ASSERT_GT(files.size(), 30u);
+    for (const std::string& file : files) {
+      absl::StatusOr<ReplayResult> result = Replay({file, om, ""});
+      ASSERT_TRUE(result.ok()) << file << ": " << result.status();
+      EXPECT_TRUE(result->reproduced) << FormatReplay(*result);
+    }
+  }
+}
 
 TEST(ReplayTest, FusedOperatorRunsItsOriginalsInFloat64) {
   const std::string dir = Scratch("replay_fused");
