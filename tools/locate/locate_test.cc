@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
+#include "bench/zoo_graphs.h"
 #include "kernels/ops.h"
 #include "kernels/tensor.h"
 #include "nlohmann/json.hpp"
+#include "tools/run/run.h"
 
 namespace acldump::tools {
 namespace {
@@ -131,6 +134,43 @@ INSTANTIATE_TEST_SUITE_P(
       return fs::path(info.param.model).stem().string() + "_" +
              info.param.op_type;
     });
+
+// A zoo model (MobileNetV2 as the benchmarks rebuild it, ~100 operators),
+// its reference a dump of every output from the built-in kernels.
+TEST(LocateTest, PlantedFaultInAZooModelAgainstADumpTree) {
+  const std::string work = Work("locate_zoo");
+  fs::create_directories(work + "/reference");
+  const std::string om = work + "/mobilenet_v2.om";
+  std::ofstream(om, std::ios::binary) << bench::MobileNetV2ModelBytes(64);
+  std::ofstream(work + "/acl.json")
+      << R"({"dump":{"dump_path":")" << work
+      << R"(/reference","dump_list":[{"model_name":"mobilenet_v2"}]}})";
+  RunOptions run;
+  run.models = {om};
+  run.config = work + "/acl.json";
+  run.output_dir = work + "/outputs";
+  ASSERT_TRUE(RunWithDump(run).ok());
+
+  const OpRegistry registry = WithFault("Add");
+  LocateOptions options = Options(om, work + "/steps");
+  options.reference = work + "/reference";
+  options.registry = &registry;
+  absl::StatusOr<LocateResult> result = Locate(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->first.has_value()) << FormatLocate(*result);
+  EXPECT_EQ(result->first->op_type, "Add") << FormatLocate(*result);
+  EXPECT_GT(result->comparable, 50u);
+  EXPECT_LE(result->steps.size(), MaxSteps(result->comparable))
+      << FormatLocate(*result);
+  ASSERT_TRUE(result->before.has_value());
+  EXPECT_NE(result->before->op_type, "Add");
+  // Without the fault, the run matches its own dump exactly.
+  options.registry = nullptr;
+  options.work_dir = work + "/steps_clean";
+  result = Locate(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_FALSE(result->first.has_value()) << FormatLocate(*result);
+}
 
 TEST(LocateTest, NothingDepartsWithoutAFault) {
   absl::StatusOr<LocateResult> result =
