@@ -1,7 +1,6 @@
 // `dump locate`: bisection to the first operator whose output departs from a
 // reference, one operator dumped per run.
 #include <cstdio>
-#include <fstream>
 
 #include "base/strings.h"
 #include "tools/cli/command.h"
@@ -66,17 +65,8 @@ class LocateCommand final : public Command {
     }
     if (json_ != "-") std::fputs(FormatLocate(*result).c_str(), stdout);
     if (!json_.empty()) {
-      const std::string text = LocateJson(*result);
-      if (json_ == "-") {
-        std::fputs(text.c_str(), stdout);
-      } else {
-        std::ofstream file(json_, std::ios::binary);
-        file << text;
-        file.close();
-        if (!file) {
-          return Fail("locate", StrCat("cannot write ", json_), "", kExitUsage);
-        }
-      }
+      absl::Status written = WriteTextOutput(json_, LocateJson(*result));
+      if (!written.ok()) return FailWith("locate", written, "", kExitUsage);
     }
     return result->first ? kExitFailure : 0;
   }

@@ -1,7 +1,6 @@
 // `dump replay`: one operator re-run from its dump file, fused (bit for bit)
 // and, with the ONNX model, its original operators in float64.
 #include <cstdio>
-#include <fstream>
 
 #include "base/strings.h"
 #include "tools/cli/command.h"
@@ -50,17 +49,8 @@ class ReplayCommand final : public Command {
     }
     if (json_ != "-") std::fputs(FormatReplay(*result).c_str(), stdout);
     if (!json_.empty()) {
-      const std::string text = ReplayJson(*result);
-      if (json_ == "-") {
-        std::fputs(text.c_str(), stdout);
-      } else {
-        std::ofstream file(json_, std::ios::binary);
-        file << text;
-        file.close();
-        if (!file) {
-          return Fail("replay", StrCat("cannot write ", json_), "", kExitUsage);
-        }
-      }
+      absl::Status written = WriteTextOutput(json_, ReplayJson(*result));
+      if (!written.ok()) return FailWith("replay", written, "", kExitUsage);
     }
     return result->reproduced ? 0 : kExitFailure;
   }

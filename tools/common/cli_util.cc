@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "absl/strings/cord.h"
 #include "acl/acl_base.h"
@@ -309,6 +310,18 @@ absl::StatusOr<std::vector<InputFile>> AssignInputFiles(
     assigned.push_back(std::move(input));
   }
   return assigned;
+}
+
+absl::Status WriteTextOutput(const std::string& path, std::string_view text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return absl::OkStatus();
+  }
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  file.close();
+  if (!file) return absl::PermissionDeniedError(StrCat("cannot write ", path));
+  return absl::OkStatus();
 }
 
 }  // namespace acldump::tools

@@ -246,6 +246,17 @@ def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
 # ---------------------------------------------------------------------------
 # replay: `dump replay --json`.
 
+def _json_of(argv):
+    """Runs a command that exits 0 or 1 with a verdict and returns the JSON it writes."""
+    with tempfile.TemporaryDirectory(prefix="acldump-%s-" % argv[1]) as tmp:
+        out = os.path.join(tmp, "result.json")
+        proc = _run(argv + ["--json", out], ok_codes=(0, 1))
+        if not os.path.isfile(out):
+            raise ToolError(argv, proc.returncode, proc.stderr)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
 def replay(dump_file, model, input_shape=None):
     """Re-runs the operator of one dump file (a dump of dump_mode "all") from its dumped inputs
     and returns what `dump replay --json` writes: whether the fused kernel reproduces the dumped
@@ -255,13 +266,7 @@ def replay(dump_file, model, input_shape=None):
     argv = [find_tool(), "replay", os.fspath(dump_file), "--model", os.fspath(model)]
     if input_shape:
         argv += ["--input-shape", input_shape]
-    with tempfile.TemporaryDirectory(prefix="acldump-replay-") as tmp:
-        out = os.path.join(tmp, "replay.json")
-        proc = _run(argv + ["--json", out], ok_codes=(0, 1))
-        if not os.path.isfile(out):
-            raise ToolError(argv, proc.returncode, proc.stderr)
-        with open(out, encoding="utf-8") as f:
-            return json.load(f)
+    return _json_of(argv)
 
 
 # ---------------------------------------------------------------------------
@@ -280,10 +285,4 @@ def locate(model, inputs=None, reference=None, engine="auto", atol=1e-3, rtol=1e
         argv += ["--reference", os.fspath(reference)]
     if input_shape:
         argv += ["--input-shape", input_shape]
-    with tempfile.TemporaryDirectory(prefix="acldump-locate-") as tmp:
-        out = os.path.join(tmp, "locate.json")
-        proc = _run(argv + ["--json", out], ok_codes=(0, 1))
-        if not os.path.isfile(out):
-            raise ToolError(argv, proc.returncode, proc.stderr)
-        with open(out, encoding="utf-8") as f:
-            return json.load(f)
+    return _json_of(argv)
