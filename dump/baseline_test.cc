@@ -54,29 +54,6 @@ class BaselineTest : public ::testing::Test {
     fs::create_directories(run_path_);
   }
 
-  // Dumps `model` into base_path_ with `data_keys` (dump_data, dump_stats,
-  // layout); returns the time folder.
-  std::string MakeBaseline(const std::string& data_keys,
-                           const std::string& model = kResnet) {
-    const std::string config =
-        WriteConfig(dir_, R"({"dump":{"dump_path":")" + base_path_ + "\"," +
-                              data_keys + R"(,"dump_list":[{"model_name":")" +
-                              FileStem(model) + R"("}]}})");
-    DumpManager manager;
-    ModelRegistry registry;
-    EXPECT_TRUE(manager.InitDump().ok());
-    EXPECT_TRUE(manager.SetDump(config).ok());
-    Loaded loaded = Load(manager, registry, model);
-    RunModel(*loaded.model);
-    EXPECT_TRUE(manager.FinalizeDump().ok());
-    std::string newest;
-    for (const auto& entry : fs::directory_iterator(base_path_)) {
-      const std::string name = entry.path().filename().string();
-      if (newest.empty() || TimeFolderBefore(newest, name)) newest = name;
-    }
-    return base_path_ + "/" + newest;
-  }
-
   // The baseline's stats records of the first iteration, in execution order.
   std::vector<const DumpEntry*> Records(const DumpTree& tree) {
     EXPECT_THAT(tree.runs, SizeIs(1));
@@ -90,11 +67,13 @@ class BaselineTest : public ::testing::Test {
     std::vector<std::string> files;  // below run_path_
   };
 
-  // Runs `model` with a dump config of `keys` plus the dump_list.
-  Run RunWith(const std::string& keys, const std::string& model = kResnet,
-              const std::function<void(Tensor&)>& change_input = nullptr) {
+  // Runs `model` with a dump into `dump_path` configured by `keys` plus the
+  // dump_list.
+  Run Dump(const std::string& dump_path, const std::string& keys,
+           const std::string& model,
+           const std::function<void(Tensor&)>& change_input = nullptr) {
     const std::string config =
-        WriteConfig(dir_, R"({"dump":{"dump_path":")" + run_path_ + "\"," +
+        WriteConfig(dir_, R"({"dump":{"dump_path":")" + dump_path + "\"," +
                               keys + R"(,"dump_list":[{"model_name":")" +
                               FileStem(model) + R"("}]}})");
     DumpManager manager;
@@ -111,8 +90,28 @@ class BaselineTest : public ::testing::Test {
       }
     }
     EXPECT_TRUE(manager.FinalizeDump().ok());
-    run.files = FilesUnder(run_path_);
+    run.files = FilesUnder(dump_path);
     return run;
+  }
+
+  Run RunWith(const std::string& keys, const std::string& model = kResnet,
+              const std::function<void(Tensor&)>& change_input = nullptr) {
+    return Dump(run_path_, keys, model, change_input);
+  }
+
+  // Dumps `model` into base_path_ with `data_keys` (dump_data, dump_stats,
+  // layout); returns the time folder.
+  std::string MakeBaseline(const std::string& data_keys,
+                           const std::string& model = kResnet) {
+    const Run run = Dump(base_path_, data_keys, model);
+    EXPECT_TRUE(run.set_dump.ok() && run.attach.ok())
+        << run.set_dump << run.attach;
+    std::string newest;
+    for (const auto& entry : fs::directory_iterator(base_path_)) {
+      const std::string name = entry.path().filename().string();
+      if (newest.empty() || TimeFolderBefore(newest, name)) newest = name;
+    }
+    return base_path_ + "/" + newest;
   }
 
   Run RunAgainst(const std::string& baseline, const std::string& extra = "",
