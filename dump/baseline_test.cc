@@ -279,6 +279,35 @@ TEST_F(BaselineTest, StatsBaselineNamesTheDifferingColumns) {
   EXPECT_EQ(first["columns"][0]["run"], max);
 }
 
+// A record that cannot match (another shape in the baseline) differs in
+// every iteration, with the reason.
+TEST_F(BaselineTest, RecordOfAnotherShapeDiffersWithTheReason) {
+  const std::string baseline = MakeBaseline(kChecksumStats);
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(baseline);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  const DumpEntry* planted = Records(*tree).back();
+  std::string csv = ReadText(planted->path);
+  const size_t row = csv.find("\nOutput,0,");
+  ASSERT_NE(row, std::string::npos) << csv;
+  // The shape is the sixth cell: "1x10" becomes "1x11".
+  size_t cell = row + 1;
+  for (int i = 0; i < 5; ++i) cell = csv.find(',', cell) + 1;
+  const size_t end = csv.find(',', cell);
+  const std::string shape = csv.substr(cell, end - cell);
+  csv.replace(cell, end - cell, shape + "1");
+  WriteText(planted->path, csv);
+
+  const Run run = RunAgainst(baseline);
+  ASSERT_TRUE(run.attach.ok()) << run.attach;
+  const nlohmann::json first = Summary(run)["first_difference"];
+  EXPECT_EQ(first["op_name"], planted->name->op_name);
+  EXPECT_EQ(first["tensor"], "record");
+  EXPECT_THAT(first["reason"].get<std::string>(),
+              HasSubstr("output 0 is 'Output,0,"));
+  EXPECT_THAT(first["reason"].get<std::string>(),
+              HasSubstr(shape + "1' in the baseline"));
+}
+
 TEST_F(BaselineTest, PackedBaselineAndPackedRun) {
   const std::string baseline =
       MakeBaseline(std::string(kChecksumStats) + R"(,"dump_layout":"packed")");
@@ -411,6 +440,8 @@ TEST(BaselineConfigTest, KeysAreChecked) {
             "a whole number from 0 to 10000"},
            {R"("dump_baseline":"/tmp","dump_baseline_tensors":"10001")",
             "a whole number from 0 to 10000"},
+           {R"("dump_baseline":"/tmp","dump_baseline_tensors":"two")",
+            "is 'two'; expected how many differing operators"},
            {R"("dump_baseline":"/tmp","dump_data":"stats")",
             "dump_data is 'stats'; remove dump_data or set it to "
             "\"tensor\""},

@@ -12,7 +12,6 @@
 #include "kernels/ops.h"
 #include "nlohmann/json.hpp"
 #include "runtime/model_loader.h"
-#include "runtime/onnx_import.h"
 #include "tools/common/array_files.h"
 #include "tools/common/cli_util.h"
 #include "tools/compare/compare.h"
@@ -276,18 +275,8 @@ absl::StatusOr<LocateResult> Locate(const LocateOptions& options) {
   }
   fs::create_directories(work);
   LocateResult result;
-  // An ONNX model is converted as `dump run` converts it: the same plan.
-  std::string om = options.model;
-  if (IsOnnxModel(options.model)) {
-    ImportOptions import;
-    if (!options.input_shape.empty()) {
-      ASSIGN_OR_RETURN(import.input_shapes,
-                       ParseInputShapes(options.input_shape));
-    }
-    om = work + "/model.om";
-    RETURN_IF_ERROR(ConvertOnnxToModelFile(options.model, om, import));
-  }
-  ASSIGN_OR_RETURN(Graph graph, ReadModel(ModelSource::File(om)));
+  ASSIGN_OR_RETURN(Graph graph,
+                   ReadModelGraph(options.model, options.input_shape, true));
   if (graph.dynamic()) {
     return absl::InvalidArgumentError(
         StrCat(options.model,
