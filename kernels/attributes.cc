@@ -96,6 +96,10 @@ absl::StatusOr<std::vector<float>> Attributes::GetFloats(
     std::string_view name, std::vector<float> default_value) const {
   return Get<std::vector<float>>(name, std::move(default_value));
 }
+absl::StatusOr<std::vector<std::string>> Attributes::GetStrings(
+    std::string_view name, std::vector<std::string> default_value) const {
+  return Get<std::vector<std::string>>(name, std::move(default_value));
+}
 absl::StatusOr<std::shared_ptr<const Tensor>> Attributes::GetTensor(
     std::string_view name) const {
   return Get<std::shared_ptr<const Tensor>>(name, nullptr);

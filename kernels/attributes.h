@@ -54,6 +54,8 @@ class Attributes {
       std::string_view name, std::vector<int64_t> default_value = {}) const;
   absl::StatusOr<std::vector<float>> GetFloats(
       std::string_view name, std::vector<float> default_value = {}) const;
+  absl::StatusOr<std::vector<std::string>> GetStrings(
+      std::string_view name, std::vector<std::string> default_value = {}) const;
   // Null when absent.
   absl::StatusOr<std::shared_ptr<const Tensor>> GetTensor(
       std::string_view name) const;

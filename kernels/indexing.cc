@@ -645,7 +645,8 @@ absl::StatusOr<PreparedKernel> PrepareTopK(const OpContext& context) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Dropout in inference: the identity, and an all-true mask.
+// Dropout in inference (or training with ratio 0): the identity, and an
+// all-true mask.
 
 absl::StatusOr<PreparedKernel> PrepareDropout(const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
@@ -660,9 +661,22 @@ absl::StatusOr<PreparedKernel> PrepareDropout(const OpContext& context) {
       return InvalidArgument("input 'training_mode' must be a bool scalar");
     }
     if (*training->as<const bool>()) {
-      return Unimplemented(
-          "training_mode = true (random dropout) is not "
-          "supported: acldump runs inference only");
+      // Exporters leave training_mode on for attention dropouts whose ratio
+      // is 0 (Swin): that keeps every element, so it is still the identity.
+      const TensorView* ratio = context.constant(1);
+      if (!context.has_input(1) || ratio == nullptr) {
+        return Unimplemented(
+            "training_mode = true needs a 'ratio' input known before "
+            "execution; acldump runs inference only and supports a ratio of "
+            "0 there (re-export the model in eval mode otherwise)");
+      }
+      ASSIGN_OR_RETURN(double ratio_value, ReadScalarAsDouble(*ratio, "ratio"));
+      if (ratio_value != 0) {
+        return Unimplemented(
+            "training_mode = true with ratio ", ratio_value,
+            " (random dropout) is not supported: acldump runs inference "
+            "only; re-export the model in eval mode");
+      }
     }
   }
   std::vector<TensorInfo> outputs = {x};

@@ -60,5 +60,33 @@ TEST(IndexingTest, DropoutInInferenceIsTheIdentity) {
   EXPECT_THAT(Values<bool>((*out)[1]), ElementsAre(true, true, true));
 }
 
+TEST(IndexingTest, DropoutInTrainingModeWithRatioZeroIsTheIdentity) {
+  OpTester t("Dropout", 2);
+  t.Input<float>({3}, {1, -2, 3})
+      .Input<float>({}, {0.0f})
+      .Input<bool>({}, {true});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(1, -2, 3));
+  EXPECT_THAT(Values<bool>((*out)[1]), ElementsAre(true, true, true));
+}
+
+TEST(IndexingTest, DropoutInTrainingModeWithARatioIsRefused) {
+  OpTester t("Dropout");
+  t.Input<float>({3}, {1, 2, 3}).Input<float>({}, {0.5f}).Input<bool>({}, {true});
+  auto out = t.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("ratio 0.5 (random dropout) is not supported"));
+  OpTester unknown_ratio("Dropout");
+  unknown_ratio.Input<float>({3}, {1, 2, 3})
+      .RuntimeInput<float>({}, {0.0f})
+      .Input<bool>({}, {true});
+  out = unknown_ratio.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("needs a 'ratio' input known before execution"));
+}
+
 }  // namespace
 }  // namespace acldump

@@ -28,6 +28,8 @@ absl::Status RegisterNormalizationOps(OpRegistry& registry);
 // ReduceMean ReduceSum ReduceMax ReduceMin ReduceProd ReduceSumSquare ReduceL1
 // ReduceL2 ReduceLogSum ReduceLogSumExp ArgMax ArgMin
 absl::Status RegisterReduceOps(OpRegistry& registry);
+// RNN GRU LSTM
+absl::Status RegisterRecurrentOps(OpRegistry& registry);
 // Resize Upsample
 absl::Status RegisterResizeOps(OpRegistry& registry);
 // Softmax LogSoftmax Hardmax

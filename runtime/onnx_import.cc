@@ -276,17 +276,13 @@ absl::StatusOr<GraphNode> ImportNode(const onnx::NodeProto& node,
   imported.original_names = {name};
   imported.inputs.assign(node.input().begin(), node.input().end());
   imported.outputs.assign(node.output().begin(), node.output().end());
-  // Trailing optional outputs left empty are dropped; inner empty ones are
-  // not supported.
+  // Trailing optional outputs left empty are dropped; an inner one (LSTM's
+  // Y skipped, Y_h used) is still computed, under a name of its own.
   while (!imported.outputs.empty() && imported.outputs.back().empty())
     imported.outputs.pop_back();
-  for (const std::string& out : imported.outputs) {
-    if (out.empty()) {
-      return absl::UnimplementedError(
-          StrCat("node '", name,
-                 "' skips an optional output; name every output up to the "
-                 "last one used"));
-    }
+  for (size_t i = 0; i < imported.outputs.size(); ++i) {
+    if (imported.outputs[i].empty())
+      imported.outputs[i] = StrCat(name, ":unused_output_", i);
   }
   absl::StatusOr<Attributes> attrs = AttributesFromOnnx(node, opset);
   if (!attrs.ok()) return Annotate(attrs.status(), StrCat("node '", name, "'"));

@@ -236,5 +236,29 @@ TEST(InputShapeTest, DeclaredOutputShapeContradictingInferenceIsAnError) {
                         "computes float32[1,4,4,4]"));
 }
 
+// An LSTM exported for its final state only: Y is skipped ("") and Y_h
+// named. The skipped output still gets a value name of its own.
+TEST(OnnxImportTest, InnerSkippedOutputIsNamedAndTheModelConverts) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("final_state");
+  SetValue(g->add_input(), "x", int64_t{2}, int64_t{1}, int64_t{3});
+  SetValue(g->add_output(), "h", int64_t{1}, int64_t{1}, int64_t{2});
+  AddInitializer(g, "w", {1, 8, 3}, std::vector<float>(24, 0.1f));
+  AddInitializer(g, "r", {1, 8, 2}, std::vector<float>(16, -0.1f));
+  onnx::NodeProto* lstm = AddNode(g, "LSTM", {"x", "w", "r"}, {"", "h"});
+  lstm->set_name("lstm");
+  AddInt(lstm, "hidden_size", 2);
+  absl::StatusOr<Graph> graph = ConvertOnnx(model.SerializeAsString(), {}, {});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const auto it = std::find_if(
+      graph->nodes.begin(), graph->nodes.end(),
+      [](const GraphNode& node) { return node.op_type == "LSTM"; });
+  ASSERT_NE(it, graph->nodes.end());
+  EXPECT_THAT(it->outputs, ElementsAre("lstm:unused_output_0", "h"));
+}
+
 }  // namespace
 }  // namespace acldump
