@@ -73,7 +73,9 @@ TEST(IndexingTest, DropoutInTrainingModeWithRatioZeroIsTheIdentity) {
 
 TEST(IndexingTest, DropoutInTrainingModeWithARatioIsRefused) {
   OpTester t("Dropout");
-  t.Input<float>({3}, {1, 2, 3}).Input<float>({}, {0.5f}).Input<bool>({}, {true});
+  t.Input<float>({3}, {1, 2, 3})
+      .Input<float>({}, {0.5f})
+      .Input<bool>({}, {true});
   auto out = t.Run();
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()),

@@ -9,61 +9,12 @@
 
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/matmul_internal.h"
 #include "kernels/op_families.h"
 #include "kernels/threading.h"
-#include "oneapi/dnnl/dnnl.h"
 
 namespace acldump {
 namespace {
-
-// Element types MatMul and Gemm compute in (the narrow integers and bool have
-// no kernel).
-template <typename T>
-inline constexpr bool kHasMatMulKernel =
-    !(std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
-      std::is_same_v<T, int16_t> || std::is_same_v<T, uint8_t>);
-
-// C[m,n] (+)= A[m,k] * B[k,n] for row-major dense matrices with leading
-// dimensions.
-template <typename T>
-absl::Status Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                  T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
-                  T beta, T* c, int64_t ldc) {
-  if constexpr (std::is_same_v<T, float>) {
-    // One thread: oneDNN may split K over threads, and a split sum would
-    // change the bits with the thread count. Callers split whole GEMMs.
-    ScopedIntraOpThreads one_thread(1);
-    const dnnl_status_t status =
-        dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
-                   lda, b, ldb, beta, c, ldc);
-    if (status == dnnl_success) return absl::OkStatus();
-    if (status == dnnl_out_of_memory) {
-      return absl::ResourceExhaustedError(StrCat(
-          "out of memory in the GEMM (M=", m, ", N=", n, ", K=", k, ")"));
-    }
-    return absl::InternalError(StrCat("the GEMM (M=", m, ", N=", n, ", K=", k,
-                                      ") failed with oneDNN status ",
-                                      static_cast<int>(status)));
-  } else {
-    // Other types: a plain loop in the compute type (float64 accumulates in
-    // double; rare, not a hot path).
-    using C = ComputeType<T>;
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        C sum = 0;
-        for (int64_t p = 0; p < k; ++p) {
-          const C av = Load(trans_a ? a[p * lda + i] : a[i * lda + p]);
-          const C bv = Load(trans_b ? b[j * ldb + p] : b[p * ldb + j]);
-          sum += av * bv;
-        }
-        C result = Load(alpha) * sum;
-        if (Load(beta) != C(0)) result += Load(beta) * Load(c[i * ldc + j]);
-        c[i * ldc + j] = Store<T>(result);
-      }
-    }
-    return absl::OkStatus();
-  }
-}
 
 constexpr DType kMatMulTypes[] = {DType::kFloat32, DType::kFloat64,
                                   DType::kFloat16, DType::kBFloat16,
@@ -223,34 +174,10 @@ absl::StatusOr<PreparedKernel> PrepareMatMulBatched(DType dtype,
         const T* pa = in[0].as<const T>();
         const T* pb = in[1].as<const T>();
         T* pc = out[0].as<T>();
-        // Batches (attention heads) on the intra-op threads, each GEMM on
-        // one: the same bits on any thread count.
-        // The first failure in batch order; no allocation when none fails.
-        std::mutex failure_mutex;
-        size_t failed_batch = a_index.size();
-        absl::Status failure;
-        const size_t grain = static_cast<size_t>(std::max<int64_t>(
-            1, (int64_t{1} << 18) / std::max<int64_t>(1, m * n * k)));
-        ParallelFor(a_index.size(), grain, [&](size_t begin, size_t end) {
-          for (size_t i = begin; i < end; ++i) {
-            T* c = pc + static_cast<int64_t>(i) * m * n;
-            if (k == 0) {
-              std::fill(c, c + m * n, Store<T>(0.0f));
-              continue;
-            }
-            absl::Status status = Gemm<T>(
-                false, false, m, n, k, Store<T>(1.0f), pa + a_index[i] * m * k,
-                k, pb + b_index[i] * k * n, n, Store<T>(0.0f), c, n);
-            if (!status.ok()) {
-              std::lock_guard<std::mutex> lock(failure_mutex);
-              if (i < failed_batch) {
-                failed_batch = i;
-                failure = std::move(status);
-              }
-            }
-          }
-        });
-        RETURN_IF_ERROR(failure);
+        RETURN_IF_ERROR(BatchedGemm<T>(
+            a_index.size(), m, n, k,
+            [&](size_t i) { return pa + a_index[i] * m * k; },
+            [&](size_t i) { return pb + b_index[i] * k * n; }, pc));
         if (relu) ApplyRelu(pc, out[0].NumElements());
         return absl::OkStatus();
       }

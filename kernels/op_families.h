@@ -17,6 +17,8 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry);
 // GatherElements ScatterElements Scatter GatherND ScatterND Trilu EyeLike
 // OneHot DepthToSpace SpaceToDepth CumSum TopK Dropout
 absl::Status RegisterIndexingOps(OpRegistry& registry);
+// Einsum
+absl::Status RegisterEinsumOps(OpRegistry& registry);
 // MatMul Gemm
 absl::Status RegisterMatMulOps(OpRegistry& registry);
 // Conv ConvTranspose

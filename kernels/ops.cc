@@ -11,6 +11,7 @@ namespace {
 
 absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterConvOps(registry));
+  RETURN_IF_ERROR(RegisterEinsumOps(registry));
   RETURN_IF_ERROR(RegisterElementwiseOps(registry));
   RETURN_IF_ERROR(RegisterIndexingOps(registry));
   RETURN_IF_ERROR(RegisterMatMulOps(registry));

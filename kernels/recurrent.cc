@@ -303,10 +303,10 @@ struct RunInputs {
   const float* x;
   const float* w;
   const float* r;
-  const float* b;        // may be null
-  const float* initial_h;  // may be null
-  const float* initial_c;  // may be null
-  const float* peephole;   // may be null
+  const float* b;                // may be null
+  const float* initial_h;        // may be null
+  const float* initial_c;        // may be null
+  const float* peephole;         // may be null
   std::vector<int64_t> lengths;  // per batch entry
 };
 
@@ -389,8 +389,7 @@ void RunDirection(const RecurrentShape& s, int64_t d,
   }
   GemmPackedB(s.seq * batch, in.x, s.input, packed.w, scratch.projection, g,
               1.0f, 0.0f);
-  const int64_t steps =
-      *std::max_element(in.lengths.begin(), in.lengths.end());
+  const int64_t steps = *std::max_element(in.lengths.begin(), in.lengths.end());
   const int64_t main_width = s.kind == CellKind::kGru ? 2 * n : g;
   for (int64_t step = 0; step < steps; ++step) {
     GemmPackedB(batch, scratch.hidden, n, packed.r_main, scratch.step, g, 1.0f,
@@ -494,15 +493,15 @@ absl::StatusOr<RecurrentShape> ReadShape(const OpContext& context,
     static constexpr const char* kNames[] = {
         "X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"};
     if (context.inputs[i].dtype != DType::kFloat32) {
-      return Unimplemented("input '", kNames[i], "' is ",
-                           DTypeName(context.inputs[i].dtype), "; ",
-                           context.op_type,
-                           " runs on float32 (insert a Cast to float32)");
+      return Unimplemented(
+          "input '", kNames[i], "' is ", DTypeName(context.inputs[i].dtype),
+          "; ", context.op_type, " runs on float32 (insert a Cast to float32)");
     }
   }
   ASSIGN_OR_RETURN(int64_t layout, attrs.GetInt("layout", 0));
   if (layout != 0 && layout != 1) {
-    return InvalidArgument("attribute 'layout' is ", layout, "; expected 0 or 1");
+    return InvalidArgument("attribute 'layout' is ", layout,
+                           "; expected 0 or 1");
   }
   s.batch_first = layout == 1;
   ASSIGN_OR_RETURN(std::string direction,
@@ -538,24 +537,22 @@ absl::StatusOr<RecurrentShape> ReadShape(const OpContext& context,
   }
   const int64_t g = s.gate_width();
   const std::string gates_text = StrCat(s.gates(), "*hidden_size");
-  RETURN_IF_ERROR(RequireShape(context.inputs[kW], "W",
-                               {s.directions, g, s.input},
-                               StrCat("[num_directions, ", gates_text,
-                                      ", input_size]")));
-  RETURN_IF_ERROR(RequireShape(
-      r, "R", {s.directions, g, s.hidden},
-      StrCat("[num_directions, ", gates_text, ", hidden_size]")));
+  RETURN_IF_ERROR(
+      RequireShape(context.inputs[kW], "W", {s.directions, g, s.input},
+                   StrCat("[num_directions, ", gates_text, ", input_size]")));
+  RETURN_IF_ERROR(
+      RequireShape(r, "R", {s.directions, g, s.hidden},
+                   StrCat("[num_directions, ", gates_text, ", hidden_size]")));
   if (context.has_input(kB)) {
-    RETURN_IF_ERROR(RequireShape(context.inputs[kB], "B",
-                                 {s.directions, 2 * g},
-                                 StrCat("[num_directions, 2*", gates_text,
-                                        "]")));
+    RETURN_IF_ERROR(
+        RequireShape(context.inputs[kB], "B", {s.directions, 2 * g},
+                     StrCat("[num_directions, 2*", gates_text, "]")));
   }
   if (context.has_input(kSequenceLens)) {
     const TensorInfo& lens = context.inputs[kSequenceLens];
     if (lens.dtype != DType::kInt32 && lens.dtype != DType::kInt64) {
-      return InvalidArgument("input 'sequence_lens' is ",
-                             DTypeName(lens.dtype), "; expected int32");
+      return InvalidArgument("input 'sequence_lens' is ", DTypeName(lens.dtype),
+                             "; expected int32");
     }
     RETURN_IF_ERROR(
         RequireShape(lens, "sequence_lens", {s.batch}, "[batch_size]"));
@@ -602,17 +599,16 @@ std::vector<TensorInfo> OutputInfos(const RecurrentShape& s,
   const Shape y = s.batch_first
                       ? Shape({s.batch, s.seq, s.directions, s.hidden})
                       : Shape({s.seq, s.directions, s.batch, s.hidden});
-  const Shape state = s.batch_first
-                          ? Shape({s.batch, s.directions, s.hidden})
-                          : Shape({s.directions, s.batch, s.hidden});
+  const Shape state = s.batch_first ? Shape({s.batch, s.directions, s.hidden})
+                                    : Shape({s.directions, s.batch, s.hidden});
   std::vector<TensorInfo> outputs = {TensorInfo{DType::kFloat32, y}};
   for (size_t i = 1; i < num_outputs; ++i)
     outputs.push_back(TensorInfo{DType::kFloat32, state});
   return outputs;
 }
 
-absl::StatusOr<std::vector<int64_t>> SequenceLengths(
-    const RecurrentShape& s, const TensorView* lens) {
+absl::StatusOr<std::vector<int64_t>> SequenceLengths(const RecurrentShape& s,
+                                                     const TensorView* lens) {
   std::vector<int64_t> lengths(static_cast<size_t>(s.batch), s.seq);
   if (lens == nullptr) return lengths;
   ASSIGN_OR_RETURN(lengths, ReadInts(*lens, "sequence_lens"));
@@ -652,13 +648,12 @@ absl::StatusOr<PreparedKernel> PrepareRecurrent(const OpContext& context) {
                       context.has_input(kInitialH),
                       context.has_input(kInitialC),
                       context.has_input(kPeephole)};
-  auto run = [shape, prepacked = std::move(prepacked), num_outputs,
-              has](std::span<const TensorView> in,
-                   std::span<const TensorView> out,
-                   std::span<std::byte> workspace) -> absl::Status {
+  auto run = [shape, prepacked = std::move(prepacked), num_outputs, has](
+                 std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte> workspace) -> absl::Status {
     auto optional = [&](size_t slot, bool present) -> const float* {
-      return present && slot < in.size() ? in[slot].as<const float>()
-                                         : nullptr;
+      return present && slot < in.size() ? in[slot].as<const float>() : nullptr;
     };
     RunInputs inputs;
     inputs.x = in[kX].as<const float>();
@@ -668,9 +663,9 @@ absl::StatusOr<PreparedKernel> PrepareRecurrent(const OpContext& context) {
     inputs.initial_h = optional(kInitialH, has[2]);
     inputs.initial_c = optional(kInitialC, has[3]);
     inputs.peephole = optional(kPeephole, has[4]);
-    ASSIGN_OR_RETURN(inputs.lengths,
-                     SequenceLengths(shape, has[1] ? &in[kSequenceLens]
-                                                   : nullptr));
+    ASSIGN_OR_RETURN(
+        inputs.lengths,
+        SequenceLengths(shape, has[1] ? &in[kSequenceLens] : nullptr));
     float* y = out[0].as<float>();
     float* y_h = num_outputs > 1 ? out[1].as<float>() : nullptr;
     float* y_c = num_outputs > 2 ? out[2].as<float>() : nullptr;

@@ -92,8 +92,8 @@ std::vector<std::vector<double>> Reference(const Case& c, const Data& d) {
         if (c.op == "RNN") {
           for (int64_t k = 0; k < H; ++k) {
             const double v = clip(wx(0, k) + rh(0, k, h));
-            next[k] = c.rnn_activation == "Relu" ? std::max(0.0, v)
-                                                 : std::tanh(v);
+            next[k] =
+                c.rnn_activation == "Relu" ? std::max(0.0, v) : std::tanh(v);
           }
         } else if (c.op == "GRU") {
           std::vector<double> z(H), r(H), rh_prev(H);
@@ -116,11 +116,10 @@ std::vector<std::vector<double>> Reference(const Case& c, const Data& d) {
           for (int64_t k = 0; k < H; ++k) {
             const double i =
                 Sigmoid(clip(wx(0, k) + rh(0, k, h) + peep(0, k) * cell[k]));
-            const double f =
-                c.input_forget
-                    ? 1 - i
-                    : Sigmoid(clip(wx(2, k) + rh(2, k, h) +
-                                   peep(2, k) * cell[k]));
+            const double f = c.input_forget
+                                 ? 1 - i
+                                 : Sigmoid(clip(wx(2, k) + rh(2, k, h) +
+                                                peep(2, k) * cell[k]));
             const double g = std::tanh(clip(wx(3, k) + rh(3, k, h)));
             next_cell[k] = f * cell[k] + i * g;
             const double o = Sigmoid(
@@ -182,8 +181,9 @@ void Check(const Case& c) {
     if (c.op == "LSTM") t.AbsentInput();
   }
   if (c.peephole) t.Input<float>({D, 3 * H}, d.p);
-  t.Attr("hidden_size", H).Attr("direction", c.direction).Attr("layout",
-                                                               c.layout);
+  t.Attr("hidden_size", H)
+      .Attr("direction", c.direction)
+      .Attr("layout", c.layout);
   if (c.clip > 0) t.Attr("clip", c.clip);
   if (c.input_forget) t.Attr("input_forget", int64_t{1});
   if (c.linear_before_reset) t.Attr("linear_before_reset", int64_t{1});
@@ -197,8 +197,8 @@ void Check(const Case& c) {
     const auto got = Values<float>((*out)[o]);
     ASSERT_EQ(got.size(), expected[o].size()) << "output " << o;
     for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_NEAR(got[i], expected[o][i], 2e-5) << "output " << o << " at "
-                                                << i;
+      ASSERT_NEAR(got[i], expected[o][i], 2e-5)
+          << "output " << o << " at " << i;
     }
   }
 }

