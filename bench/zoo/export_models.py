@@ -26,6 +26,66 @@ class TransformerEncoder(torch.nn.Module):
         return self.encoder(x)
 
 
+class LstmTagger(torch.nn.Module):
+    """A 2-layer LSTM (batch first) and a per-step linear head, over a [1, 32, 64] sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(64, 128, num_layers=2, batch_first=True)
+        self.head = torch.nn.Linear(128, 10)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.head(y)
+
+
+class GruEncoder(torch.nn.Module):
+    """A bidirectional GRU returning its sequence and final states, over [24, 2, 64]."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(64, 96, bidirectional=True)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        return y, h
+
+
+class RnnRelu(torch.nn.Module):
+    """A 2-layer Elman RNN with ReLU, over [16, 1, 32]."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.RNN(32, 48, num_layers=2, nonlinearity="relu")
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class EinsumAttention(torch.nn.Module):
+    """Single-head attention written with torch.einsum, as hand-written transformers are."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(64, 3 * 64)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        scores = torch.einsum("bqd,bkd->bqk", q, k) / 8.0
+        return torch.einsum("bqk,bkd->bqd", scores.softmax(-1), v)
+
+
+class MultiheadAttention(torch.nn.Module):
+    """nn.MultiheadAttention (8 heads, d_model 128) as self-attention over [1, 20, 128]."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(128, 8, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
 def vision(name, **kwargs):
     return lambda: (getattr(torchvision.models, name)(weights=None, **kwargs), (1, 3, 224, 224))
 
@@ -41,6 +101,11 @@ MODELS = {
     "googlenet": vision("googlenet", aux_logits=False, init_weights=True),
     "vit_b_16": vision("vit_b_16"),
     "transformer_encoder": lambda: (TransformerEncoder(), (1, 16, 128)),
+    "lstm_tagger": lambda: (LstmTagger(), (1, 32, 64)),
+    "gru_encoder": lambda: (GruEncoder(), (24, 2, 64)),
+    "rnn_relu": lambda: (RnnRelu(), (16, 1, 32)),
+    "einsum_attention": lambda: (EinsumAttention(), (2, 12, 64)),
+    "multihead_attention": lambda: (MultiheadAttention(), (1, 20, 128)),
 }
 
 
