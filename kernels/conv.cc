@@ -95,46 +95,82 @@ absl::StatusOr<ConvAttributes> ReadConvAttributes(const OpContext& context,
   return attrs;
 }
 
+absl::Status InferConvChannels(const OpContext& context, ConvGeometry& g) {
+  const TensorInfo& x = context.inputs[0];
+  const TensorInfo& w = context.inputs[1];
+  g.batch = x.shape[0];
+  g.in_channels = x.shape[1];
+  g.out_channels = w.shape[0];
+  ASSIGN_OR_RETURN(g.group, context.attrs.GetInt("group", 1));
+  if (g.group <= 0 || g.in_channels % g.group != 0 ||
+      g.out_channels % g.group != 0) {
+    return InvalidArgument("group ", g.group,
+                           " must divide the input channels (", g.in_channels,
+                           ") and the output channels (", g.out_channels, ")");
+  }
+  if (w.shape[1] * g.group != g.in_channels) {
+    return InvalidArgument("W ", w.shape.ToString(), " expects ",
+                           w.shape[1] * g.group, " input channels (",
+                           w.shape[1], " per group x ", g.group, " groups), X ",
+                           x.shape.ToString(), " has ", g.in_channels);
+  }
+  return absl::OkStatus();
+}
+
+// Conv's output spatial dimensions and leading pads from the attributes (all
+// values checked before any output is computed).
+absl::Status InferConvSpatial(const ConvAttributes& attrs, ConvGeometry& g) {
+  const size_t spatial = g.in_spatial.size();
+  g.kernel = attrs.kernel;
+  g.strides = attrs.strides;
+  g.dilations = attrs.dilations;
+  const std::vector<int64_t>& pads = attrs.pads;
+  const std::string& auto_pad = attrs.auto_pad;
+  for (size_t d = 0; d < spatial; ++d) {
+    if (g.strides[d] <= 0 || g.dilations[d] <= 0 || g.kernel[d] <= 0 ||
+        pads[d] < 0 || pads[d + spatial] < 0) {
+      return InvalidArgument(
+          "strides, dilations and kernel_shape must be positive and pads "
+          "non-negative (axis ",
+          d, ": stride ", g.strides[d], ", dilation ", g.dilations[d],
+          ", kernel ", g.kernel[d], ", pads ", pads[d], "/", pads[d + spatial],
+          ")");
+    }
+  }
+  g.pads_begin.resize(spatial);
+  for (size_t d = 0; d < spatial; ++d) {
+    const int64_t extent = (g.kernel[d] - 1) * g.dilations[d] + 1;
+    int64_t out;
+    if (auto_pad == "NOTSET") {
+      g.pads_begin[d] = pads[d];
+      out = (g.in_spatial[d] + pads[d] + pads[d + spatial] - extent) /
+                g.strides[d] +
+            1;
+      if (g.in_spatial[d] + pads[d] + pads[d + spatial] < extent) out = 0;
+    } else if (auto_pad == "VALID") {
+      g.pads_begin[d] = 0;
+      out = g.in_spatial[d] < extent
+                ? 0
+                : (g.in_spatial[d] - extent) / g.strides[d] + 1;
+    } else {  // SAME_UPPER or SAME_LOWER
+      out = (g.in_spatial[d] + g.strides[d] - 1) / g.strides[d];
+      const int64_t total = std::max<int64_t>(
+          0, (out - 1) * g.strides[d] + extent - g.in_spatial[d]);
+      g.pads_begin[d] =
+          auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    }
+    if (out <= 0) {
+      return InvalidArgument("output spatial dimension ", d, " would be ", out,
+                             " (input ", g.in_spatial[d], ", kernel extent ",
+                             extent, ", pads ", pads[d], "/", pads[d + spatial],
+                             ")");
+    }
+    g.out_spatial.push_back(out);
+  }
+  return absl::OkStatus();
+}
+
 namespace {
-
-struct ConvGeometry {
-  int64_t batch = 0;
-  int64_t in_channels = 0;
-  int64_t out_channels = 0;
-  int64_t group = 1;
-  std::vector<int64_t> in_spatial;
-  std::vector<int64_t> out_spatial;
-  std::vector<int64_t> kernel;
-  std::vector<int64_t> strides;
-  std::vector<int64_t> dilations;
-  std::vector<int64_t> pads_begin;
-  // A fused activation: Relu (clamp to [0, +inf]) or Clip, by compares so
-  // NaN stays NaN.
-  std::string activation;
-  bool clamp = false;
-  bool hard_swish = false;
-  float lo = 0.0f, hi = 0.0f;
-  // The converter's Conv + Add: input 3, added before the activation.
-  bool residual = false;
-
-  GemmEpilogue Epilogue() const {
-    GemmEpilogue e;
-    e.clamp = clamp;
-    e.lo = lo;
-    e.hi = hi;
-    e.hard_swish = hard_swish;
-    return e;
-  }
-
-  int64_t InSpatialSize() const { return Product(in_spatial); }
-  int64_t OutSpatialSize() const { return Product(out_spatial); }
-  int64_t KernelSize() const { return Product(kernel); }
-  static int64_t Product(const std::vector<int64_t>& v) {
-    int64_t p = 1;
-    for (int64_t x : v) p *= x;
-    return p;
-  }
-};
 
 using dnnl::memory;
 
@@ -487,81 +523,6 @@ bool IsPointwise(const ConvGeometry& g) {
 }
 
 // Conv's channels and groups: X [N, C, ...], W [M, C/group, k...].
-absl::Status InferConvChannels(const OpContext& context, ConvGeometry& g) {
-  const TensorInfo& x = context.inputs[0];
-  const TensorInfo& w = context.inputs[1];
-  g.batch = x.shape[0];
-  g.in_channels = x.shape[1];
-  g.out_channels = w.shape[0];
-  ASSIGN_OR_RETURN(g.group, context.attrs.GetInt("group", 1));
-  if (g.group <= 0 || g.in_channels % g.group != 0 ||
-      g.out_channels % g.group != 0) {
-    return InvalidArgument("group ", g.group,
-                           " must divide the input channels (", g.in_channels,
-                           ") and the output channels (", g.out_channels, ")");
-  }
-  if (w.shape[1] * g.group != g.in_channels) {
-    return InvalidArgument("W ", w.shape.ToString(), " expects ",
-                           w.shape[1] * g.group, " input channels (",
-                           w.shape[1], " per group x ", g.group, " groups), X ",
-                           x.shape.ToString(), " has ", g.in_channels);
-  }
-  return absl::OkStatus();
-}
-
-// Conv's output spatial dimensions and leading pads from the attributes (all
-// values checked before any output is computed).
-absl::Status InferConvSpatial(const ConvAttributes& attrs, ConvGeometry& g) {
-  const size_t spatial = g.in_spatial.size();
-  g.kernel = attrs.kernel;
-  g.strides = attrs.strides;
-  g.dilations = attrs.dilations;
-  const std::vector<int64_t>& pads = attrs.pads;
-  const std::string& auto_pad = attrs.auto_pad;
-  for (size_t d = 0; d < spatial; ++d) {
-    if (g.strides[d] <= 0 || g.dilations[d] <= 0 || g.kernel[d] <= 0 ||
-        pads[d] < 0 || pads[d + spatial] < 0) {
-      return InvalidArgument(
-          "strides, dilations and kernel_shape must be positive and pads "
-          "non-negative (axis ",
-          d, ": stride ", g.strides[d], ", dilation ", g.dilations[d],
-          ", kernel ", g.kernel[d], ", pads ", pads[d], "/", pads[d + spatial],
-          ")");
-    }
-  }
-  g.pads_begin.resize(spatial);
-  for (size_t d = 0; d < spatial; ++d) {
-    const int64_t extent = (g.kernel[d] - 1) * g.dilations[d] + 1;
-    int64_t out;
-    if (auto_pad == "NOTSET") {
-      g.pads_begin[d] = pads[d];
-      out = (g.in_spatial[d] + pads[d] + pads[d + spatial] - extent) /
-                g.strides[d] +
-            1;
-      if (g.in_spatial[d] + pads[d] + pads[d + spatial] < extent) out = 0;
-    } else if (auto_pad == "VALID") {
-      g.pads_begin[d] = 0;
-      out = g.in_spatial[d] < extent
-                ? 0
-                : (g.in_spatial[d] - extent) / g.strides[d] + 1;
-    } else {  // SAME_UPPER or SAME_LOWER
-      out = (g.in_spatial[d] + g.strides[d] - 1) / g.strides[d];
-      const int64_t total = std::max<int64_t>(
-          0, (out - 1) * g.strides[d] + extent - g.in_spatial[d]);
-      g.pads_begin[d] =
-          auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    }
-    if (out <= 0) {
-      return InvalidArgument("output spatial dimension ", d, " would be ", out,
-                             " (input ", g.in_spatial[d], ", kernel extent ",
-                             extent, ", pads ", pads[d], "/", pads[d + spatial],
-                             ")");
-    }
-    g.out_spatial.push_back(out);
-  }
-  return absl::OkStatus();
-}
-
 // The converter's fused activation after a Conv: Relu, Clip or HardSwish.
 absl::Status ParseConvActivation(const OpContext& context, ConvGeometry& g) {
   ASSIGN_OR_RETURN(g.activation,
@@ -645,6 +606,7 @@ absl::StatusOr<PreparedKernel> PrepareConv(const OpContext& context) {
 
 absl::Status RegisterConvOps(OpRegistry& registry) {
   RETURN_IF_ERROR(conv::RegisterConvTransposeOps(registry));
+  RETURN_IF_ERROR(conv::RegisterConvIntegerOps(registry));
   return registry.RegisterAll({
       {"Conv", 2, 4, 1, 1, conv::PrepareConv},
   });

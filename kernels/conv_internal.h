@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "kernels/gemm.h"
 #include "kernels/op_registry.h"
 
 namespace acldump::conv {
@@ -37,6 +38,54 @@ struct ConvAttributes {
 
 absl::StatusOr<ConvAttributes> ReadConvAttributes(const OpContext& context,
                                                   const TensorInfo& w);
+
+// The shape of one convolution, from its operands and attributes.
+struct ConvGeometry {
+  int64_t batch = 0;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  int64_t group = 1;
+  std::vector<int64_t> in_spatial;
+  std::vector<int64_t> out_spatial;
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads_begin;
+  // A fused activation: Relu (clamp to [0, +inf]) or Clip, by compares so
+  // NaN stays NaN.
+  std::string activation;
+  bool clamp = false;
+  bool hard_swish = false;
+  float lo = 0.0f, hi = 0.0f;
+  // The converter's Conv + Add: input 3, added before the activation.
+  bool residual = false;
+
+  GemmEpilogue Epilogue() const {
+    GemmEpilogue e;
+    e.clamp = clamp;
+    e.lo = lo;
+    e.hi = hi;
+    e.hard_swish = hard_swish;
+    return e;
+  }
+
+  int64_t InSpatialSize() const { return Product(in_spatial); }
+  int64_t OutSpatialSize() const { return Product(out_spatial); }
+  int64_t KernelSize() const { return Product(kernel); }
+  static int64_t Product(const std::vector<int64_t>& v) {
+    int64_t p = 1;
+    for (int64_t x : v) p *= x;
+    return p;
+  }
+};
+
+// Batch, channels and group from X (input 0), W (input 1) and "group".
+absl::Status InferConvChannels(const OpContext& context, ConvGeometry& g);
+// Output spatial dimensions and leading pads (g.in_spatial set first).
+absl::Status InferConvSpatial(const ConvAttributes& attrs, ConvGeometry& g);
+
+// ConvInteger and QLinearConv (conv_integer.cc).
+absl::Status RegisterConvIntegerOps(OpRegistry& registry);
 
 }  // namespace acldump::conv
 

@@ -21,8 +21,11 @@ absl::Status RegisterIndexingOps(OpRegistry& registry);
 absl::Status RegisterEinsumOps(OpRegistry& registry);
 // MatMul Gemm
 absl::Status RegisterMatMulOps(OpRegistry& registry);
-// Conv ConvTranspose
+// Conv ConvTranspose ConvInteger QLinearConv
 absl::Status RegisterConvOps(OpRegistry& registry);
+// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
+// QLinearMatMul
+absl::Status RegisterQuantizeOps(OpRegistry& registry);
 // MaxPool AveragePool GlobalAveragePool GlobalMaxPool
 absl::Status RegisterPoolOps(OpRegistry& registry);
 // BatchNormalization LayerNormalization InstanceNormalization

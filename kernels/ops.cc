@@ -17,6 +17,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterMatMulOps(registry));
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
   RETURN_IF_ERROR(RegisterPoolOps(registry));
+  RETURN_IF_ERROR(RegisterQuantizeOps(registry));
   RETURN_IF_ERROR(RegisterRecurrentOps(registry));
   RETURN_IF_ERROR(RegisterReduceOps(registry));
   RETURN_IF_ERROR(RegisterResizeOps(registry));

@@ -7,11 +7,12 @@ implementation, PyTorch (Debian's python3-torch), evaluating the same computatio
 weights. Every intermediate node output is saved too (reference/<model>/<node name>.npy), for
 `dump compare` against another framework.
 
-Not run by CI; run it by hand (`/usr/bin/python3 testdata/generate_models.py`) and commit the
-files it writes. Needs: python3-onnx python3-torch python3-numpy.
+Not run by CI; run it by hand (`/usr/bin/python3 testdata/generate_models.py [MODEL ...]`) and
+commit the files it writes. Needs: python3-onnx python3-torch python3-numpy.
 """
 import math
 import os
+import sys
 
 import numpy as np
 import onnx
@@ -100,8 +101,40 @@ def resnet_tiny():
     return b, {"input": x}, ["fc", "prob"]
 
 
-def mlp_block():
-    b = Builder("mlp_block", seed=7, opset=17)
+def quantize_dequantize(b, name, h, scale, zero_point, np_type, axis=None):
+    """QuantizeLinear then DequantizeLinear of h (per tensor, or per channel along `axis`).
+    Rounding as ONNX says: x / scale, half to even, plus the zero point, saturated."""
+    info = np.iinfo(np_type)
+    s = b.const(f"{name}.scale", np.asarray(scale, dtype=np.float32))
+    z = b.const(f"{name}.zero_point", np.asarray(zero_point, dtype=np_type))
+    shape = [1] * b.v(h).dim()
+    if axis is not None:
+        shape[axis] = -1
+    st, zt = b.v(s).reshape(shape), b.v(z).to(torch.int32).reshape(shape)
+    attrs = {} if axis is None else {"axis": axis}
+    q_value = torch.clamp(torch.round(b.v(h) / st) + zt, info.min, info.max)
+    q = b.node("QuantizeLinear", f"{name}_q", [h, s, z],
+               q_value.to(torch.uint8 if np_type == np.uint8 else torch.int8), **attrs)
+    return b.node("DequantizeLinear", f"{name}_dq", [q, s, z],
+                  (b.v(q).to(torch.int32) - zt).to(torch.float32) * st, **attrs)
+
+
+def quantized_matmul_operands(b, name, h, w):
+    """A QDQ model's MatMul operands: the activation uint8 per tensor (scale from this input's
+    range), the weights int8 per output column (symmetric)."""
+    lo, hi = min(0.0, float(b.v(h).min())), max(0.0, float(b.v(h).max()))
+    scale = (hi - lo) / 255.0
+    h = quantize_dequantize(b, f"{name}.input", h, scale, round(-lo / scale), np.uint8)
+    w_scale = (b.v(w).abs().amax(dim=0) / 127.0).numpy()
+    w = quantize_dequantize(b, f"{name}.w", w, w_scale, np.zeros(w_scale.shape), np.int8, axis=1)
+    return h, w
+
+
+def mlp_block(quantized=False):
+    """A transformer-style block; `quantized` makes its QDQ copy (mlp_block_qdq): fc1 and fc2 read
+    uint8 activations and int8 per-column weights through QuantizeLinear/DequantizeLinear, every
+    other node the same, under the same names."""
+    b = Builder("mlp_block_qdq" if quantized else "mlp_block", seed=7, opset=17)
     seq, hidden, inner = 8, 32, 64
     x = torch.from_numpy(b.rng.standard_normal((seq, hidden)).astype(np.float32))
     b.values["x"] = x
@@ -111,6 +144,8 @@ def mlp_block():
                F.layer_norm(x, (hidden,), b.v(gamma), b.v(beta), eps=1e-5), axis=-1, epsilon=1e-5)
     w1 = b.weight("fc1.w", (hidden, inner))
     b1 = b.weight("fc1.b", (inner,), scale=0.1)
+    if quantized:
+        h, w1 = quantized_matmul_operands(b, "fc1", h, w1)
     h = b.node("MatMul", "fc1", [h, w1], b.v(h) @ b.v(w1))
     h = b.node("Add", "fc1_bias", [h, b1], b.v(h) + b.v(b1))
     # GELU spelled out as ONNX primitives: 0.5 * x * (1 + erf(x / sqrt(2))).
@@ -124,6 +159,8 @@ def mlp_block():
     h = b.node("Mul", "gelu", [t, half], b.v(t) * b.v(half))
     w2 = b.weight("fc2.w", (inner, hidden))
     b2 = b.weight("fc2.b", (hidden,), scale=0.1)
+    if quantized:
+        h, w2 = quantized_matmul_operands(b, "fc2", h, w2)
     h = b.node("MatMul", "fc2", [h, w2], b.v(h) @ b.v(w2))
     h = b.node("Add", "fc2_bias", [h, b2], b.v(h) + b.v(b2))
     r = b.node("Add", "residual", ["x", h], x + b.v(h))
@@ -232,10 +269,18 @@ def save(builder, inputs, outputs, symbolic=None):
         np.save(os.path.join(ref_dir, f"{name}.npy"), value)
 
 
+MODELS = {
+    "resnet_tiny": resnet_tiny,
+    "mlp_block": mlp_block,
+    "mlp_block_qdq": lambda: mlp_block(quantized=True),
+    "ocr_tiny": ocr_tiny,
+}
+
 if __name__ == "__main__":
-    torch.manual_seed(0)
+    # generate_models.py [MODEL ...]: all of them by default.
     torch.set_num_threads(1)
-    for make in (resnet_tiny, mlp_block, ocr_tiny):
+    for name in sys.argv[1:] or MODELS:
+        torch.manual_seed(0)
         with torch.no_grad():
-            save(*make())
+            save(*MODELS[name]())
     print("written to", HERE)

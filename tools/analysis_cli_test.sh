@@ -248,6 +248,28 @@ expect_exit 0 vs_mlp -- "$DUMP" compare mb "$TD/reference/mlp_block"
 expect_grep vs_mlp.out "keys_t"
 expect_grep vs_mlp.out "result: 12 tensors compared, 0 outside the tolerance -> PASS"
 
+# A QDQ copy of mlp_block (uint8 activations, int8 per-column weights into fc1 and fc2): its 8-bit
+# tensors dump and compare exactly with PyTorch's, and compared with the float model operator by
+# original name, the first divergence is the first quantized layer.
+mkdir qdq qdq_stats
+echo '{"dump": {"dump_path": "qdq", "dump_list": [{"model_name": "mlp_block_qdq"}]}}' >qdq.json
+expect_exit 0 run_qdq -- "$DUMP" run -m "$TD/mlp_block_qdq.onnx" -c qdq.json \
+  -i "$TD/mlp_block_qdq.input.x.npy"
+expect_exit 0 qdq_vs_reference -- "$DUMP" compare qdq "$TD/reference/mlp_block_qdq"
+grep -qE "fc1\.input_q +QuantizeLinear .* 8x32 +1 +0 +0 +0 +0 +ok" qdq_vs_reference.out ||
+  fail "qdq_vs_reference.out: fc1.input_q (uint8) is not compared exactly"
+expect_grep qdq_vs_reference.out "result: 16 tensors compared, 0 outside the tolerance -> PASS"
+expect_exit 1 float_vs_qdq -- "$DUMP" compare mb qdq
+expect_grep float_vs_qdq.out "operators of B not matched (4): fc1.input_q, fc1.input_dq, fc2.input_q, fc2.input_dq"
+expect_grep float_vs_qdq.out "first diverging operator: fc1fc1_bias (Gemm"
+echo '{"dump": {"dump_path": "qdq_stats", "dump_data": "stats", "dump_list": [{"model_name": "mlp_block_qdq"}]}}' >qdq_stats.json
+expect_exit 0 run_qdq_stats -- "$DUMP" run -m "$TD/mlp_block_qdq.onnx" -c qdq_stats.json \
+  -i "$TD/mlp_block_qdq.input.x.npy"
+# The uint8 tensor's statistics (numpy over the reference: max 255, min 0, mean 124.05859375).
+grep -h "^Output" qdq_stats/*/0/mlp_block_qdq/1/0/QuantizeLinear.fc1_input_q.*.csv >qdq_stats.row ||
+  fail "no statistics file for fc1.input_q"
+expect_grep qdq_stats.row "Output,0,256,DT_UINT8,ND,8x32,255,0,124.059,256,0,0,0"
+
 # ONNX Runtime, when a folder where onnxruntime-node is installed is given
 # (bazel test --test_env=ACLDUMP_ORT_DIR=DIR): the same references as the other engines.
 if [[ -n "${ACLDUMP_ORT_DIR:-}" ]]; then

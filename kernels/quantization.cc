@@ -1,0 +1,73 @@
+#include "kernels/quantization.h"
+
+#include <algorithm>
+
+#include "kernels/kernel_util.h"
+#include "kernels/threading.h"
+
+namespace acldump {
+
+absl::Status CheckQuantParam(const TensorInfo& param, std::string_view what,
+                             int64_t channels) {
+  const int64_t count = param.shape.NumElements();
+  if (count == 1 && param.shape.rank() <= 1) return absl::OkStatus();
+  if (channels > 0 && param.shape.rank() == 1 && count == channels) {
+    return absl::OkStatus();
+  }
+  if (channels > 0) {
+    return InvalidArgument(what, " has shape ", param.shape.ToString(),
+                           "; expected one value (per tensor) or [", channels,
+                           "] (one per channel along the axis)");
+  }
+  return InvalidArgument(what, " has shape ", param.shape.ToString(),
+                         "; expected one value (per-tensor quantization)");
+}
+
+float ParamAsFloat(const TensorView& param, int64_t channel) {
+  const int64_t i = param.NumElements() == 1 ? 0 : channel;
+  return VisitDType(param.dtype, [&]<typename T>() -> float {
+    return static_cast<float>(Load(param.as<const T>()[i]));
+  });
+}
+
+int32_t ParamAsInt(const TensorView& param, int64_t channel) {
+  const int64_t i = param.NumElements() == 1 ? 0 : channel;
+  return VisitDType(param.dtype, [&]<typename T>() -> int32_t {
+    return static_cast<int32_t>(Load(param.as<const T>()[i]));
+  });
+}
+
+namespace {
+
+// int16 x int16 summed in int32: compilers turn this loop into the SIMD
+// multiply-add of pairs (pmaddwd).
+int32_t Dot(const int16_t* a, const int16_t* b, int64_t k) {
+  int32_t sum = 0;
+  for (int64_t p = 0; p < k; ++p) sum += int32_t{a[p]} * int32_t{b[p]};
+  return sum;
+}
+
+}  // namespace
+
+void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                 const int16_t* bt, int64_t ldb, int32_t* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  const size_t grain = static_cast<size_t>(
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, m * k)));
+  ParallelFor(static_cast<size_t>(n), grain, [&](size_t begin, size_t end) {
+    // Blocks of columns, so a block of Bt stays in cache across the rows.
+    constexpr size_t kBlock = 16;
+    for (size_t j0 = begin; j0 < end; j0 += kBlock) {
+      const size_t j1 = std::min(end, j0 + kBlock);
+      for (int64_t i = 0; i < m; ++i) {
+        const int16_t* row = a + i * lda;
+        int32_t* out = c + i * ldc;
+        for (size_t j = j0; j < j1; ++j) {
+          out[j] = Dot(row, bt + static_cast<int64_t>(j) * ldb, k);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace acldump

@@ -1,0 +1,225 @@
+// The quantized operators against hand-computed values and naive integer
+// references (the ONNX node tests cover the default forms).
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/testing/op_tester.h"
+
+namespace acldump {
+namespace {
+
+using ::acldump::testing::OpTester;
+using ::acldump::testing::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(QuantizeTest, QuantizeRoundsHalfToEvenAndSaturates) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester t("QuantizeLinear");
+  t.Input<float>({8}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 1000.0f, -1000.0f, nan})
+      .Input<float>({}, {1.0f})
+      .Input<int8_t>({}, {int8_t{1}});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  // 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> 0, -1.5 -> -2, each + 1; NaN -> the
+  // zero point.
+  EXPECT_THAT(Values<int8_t>((*out)[0]),
+              ElementsAre(1, 3, 3, 1, -1, 127, -128, 1));
+}
+
+TEST(QuantizeTest, QuantizePerAxisAndDequantizeBack) {
+  // [2, 3] along axis 1: one scale and zero point per column.
+  OpTester q("QuantizeLinear");
+  q.Input<float>({2, 3}, {0.0f, 1.0f, -2.0f, 4.0f, 0.25f, 2.0f})
+      .Input<float>({3}, {0.5f, 0.25f, 1.0f})
+      .Input<uint8_t>({3}, {10, 0, 128})
+      .Attr("axis", int64_t{1});
+  auto out = q.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(10, 4, 126, 18, 1, 130));
+  OpTester d("DequantizeLinear");
+  d.AddInput(std::move((*out)[0]))
+      .Input<float>({3}, {0.5f, 0.25f, 1.0f})
+      .Input<uint8_t>({3}, {10, 0, 128})
+      .Attr("axis", int64_t{-1});
+  auto back = d.Run();
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_THAT(Values<float>((*back)[0]),
+              ElementsAre(0.0f, 1.0f, -2.0f, 4.0f, 0.25f, 2.0f));
+}
+
+TEST(QuantizeTest, DynamicQuantizeOfZerosHasScaleOne) {
+  OpTester t("DynamicQuantizeLinear", 3);
+  t.Input<float>({3}, {0, 0, 0});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(0, 0, 0));
+  EXPECT_EQ(Values<float>((*out)[1])[0], 1.0f);
+  EXPECT_EQ(Values<uint8_t>((*out)[2])[0], 0);
+}
+
+TEST(QuantizeTest, MatMulIntegerWithRowAndColumnZeroPointsAndBatches) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  const int64_t B = 2, M = 3, K = 5, N = 4;
+  std::vector<uint8_t> a(B * M * K);
+  std::vector<int8_t> b(K * N);
+  for (auto& v : a) v = static_cast<uint8_t>(u8(rng));
+  for (auto& v : b) v = static_cast<int8_t>(s8(rng));
+  const std::vector<uint8_t> a_zp = {3, 200, 128};
+  const std::vector<int8_t> b_zp = {0, -5, 7, 127};
+  OpTester t("MatMulInteger");
+  t.RuntimeInput<uint8_t>({B, M, K}, a)
+      .Input<int8_t>({K, N}, b)
+      .Input<uint8_t>({M}, a_zp)
+      .Input<int8_t>({N}, b_zp);
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(B, M, N));
+  const auto y = Values<int32_t>((*out)[0]);
+  for (int64_t bi = 0; bi < B; ++bi)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        int32_t sum = 0;
+        for (int64_t p = 0; p < K; ++p)
+          sum += (a[(bi * M + i) * K + p] - a_zp[i]) * (b[p * N + j] - b_zp[j]);
+        EXPECT_EQ(y[(bi * M + i) * N + j], sum);
+      }
+}
+
+TEST(QuantizeTest, QLinearMatMulRequantizesPerColumn) {
+  // a = [[2, 4]] (zero point 0, scale 0.5) times b = I (per-column scales
+  // 1 and 2): real result [1, 2] * [1, 2] = [1, 4]; y scale 0.5 -> [2, 8].
+  OpTester t("QLinearMatMul");
+  t.Input<int8_t>({1, 2}, {2, 4})
+      .Input<float>({}, {0.5f})
+      .Input<int8_t>({}, {0})
+      .Input<int8_t>({2, 2}, {1, 0, 0, 1})
+      .Input<float>({2}, {1.0f, 2.0f})
+      .Input<int8_t>({2}, {0, 0})
+      .Input<float>({}, {0.5f})
+      .Input<int8_t>({}, {-3});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<int8_t>((*out)[0]), ElementsAre(-1, 5));
+}
+
+// Naive ConvInteger for 2-D x [N, C, H, W], w [M, C/g, KH, KW].
+std::vector<int32_t> NaiveConvInteger(
+    const std::vector<uint8_t>& x, const std::vector<int8_t>& w, int64_t n,
+    int64_t c, int64_t h, int64_t wd, int64_t m, int64_t kh, int64_t kw,
+    int64_t group, int64_t pad, int64_t stride, int64_t x_zp,
+    const std::vector<int8_t>& w_zp, int64_t& oh, int64_t& ow) {
+  oh = (h + 2 * pad - kh) / stride + 1;
+  ow = (wd + 2 * pad - kw) / stride + 1;
+  const int64_t cg = c / group, mg = m / group;
+  std::vector<int32_t> y(n * m * oh * ow, 0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          int32_t sum = 0;
+          for (int64_t ch = 0; ch < cg; ++ch)
+            for (int64_t p = 0; p < kh; ++p)
+              for (int64_t q = 0; q < kw; ++q) {
+                const int64_t ih = i * stride + p - pad,
+                              iw = j * stride + q - pad;
+                if (ih < 0 || ih >= h || iw < 0 || iw >= wd) continue;
+                const int64_t in_ch = (o / mg) * cg + ch;
+                sum += (x[((b * c + in_ch) * h + ih) * wd + iw] - x_zp) *
+                       (w[((o * cg + ch) * kh + p) * kw + q] - w_zp[o]);
+              }
+          y[((b * m + o) * oh + i) * ow + j] = sum;
+        }
+  return y;
+}
+
+TEST(QuantizeTest, ConvIntegerWithGroupsPaddingAndChannelZeroPoints) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  const int64_t N = 2, C = 4, H = 5, W = 6, M = 6, KH = 3, KW = 3, G = 2;
+  std::vector<uint8_t> x(N * C * H * W);
+  std::vector<int8_t> w(M * (C / G) * KH * KW);
+  for (auto& v : x) v = static_cast<uint8_t>(u8(rng));
+  for (auto& v : w) v = static_cast<int8_t>(s8(rng));
+  const std::vector<int8_t> w_zp = {0, 1, -1, 5, -128, 127};
+  OpTester t("ConvInteger");
+  t.RuntimeInput<uint8_t>({N, C, H, W}, x)
+      .Input<int8_t>({M, C / G, KH, KW}, w)
+      .Input<uint8_t>({}, {100})
+      .Input<int8_t>({M}, w_zp)
+      .Attr("group", G)
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .Attr("strides", std::vector<int64_t>{2, 2});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  int64_t oh = 0, ow = 0;
+  const auto expected =
+      NaiveConvInteger(x, w, N, C, H, W, M, KH, KW, G, 1, 2, 100, w_zp, oh, ow);
+  EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(N, M, oh, ow));
+  EXPECT_EQ(Values<int32_t>((*out)[0]), expected);
+}
+
+TEST(QuantizeTest, QLinearConvAddsBiasAndRequantizes) {
+  // 1x1 convolution, one channel: y = (x - 2) * 3 (w = 3) + bias 4, scale
+  // x 0.5 * w 1 / y 1 -> y_q = round(0.5 * acc).
+  OpTester t("QLinearConv");
+  t.Input<uint8_t>({1, 1, 1, 3}, {2, 3, 5})
+      .Input<float>({}, {0.5f})
+      .Input<uint8_t>({}, {2})
+      .Input<int8_t>({1, 1, 1, 1}, {3})
+      .Input<float>({1}, {1.0f})
+      .Input<int8_t>({1}, {0})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {10})
+      .Input<int32_t>({1}, {4});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  // acc + bias: 4, 7, 13 -> * 0.5: 2, 3.5, 6.5 -> 2, 4, 6 (half to even)
+  // + 10.
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(12, 14, 16));
+}
+
+TEST(QuantizeTest, BadParametersAreNamed) {
+  OpTester scale("QuantizeLinear");
+  scale.Input<float>({2, 3}, std::vector<float>(6))
+      .Input<float>({2}, {1, 1})
+      .Attr("axis", int64_t{1});
+  auto out = scale.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("y_scale has shape [2]; expected one value (per "
+                        "tensor) or [3]"));
+  OpTester zp_type("DequantizeLinear");
+  zp_type.Input<uint8_t>({2}, {1, 2})
+      .Input<float>({}, {1})
+      .Input<int8_t>({}, {0});
+  out = zp_type.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("x_zero_point is int8; it must have x's type uint8"));
+  OpTester blocked("QuantizeLinear");
+  blocked.Input<float>({4}, std::vector<float>(4))
+      .Input<float>({2}, {1, 1})
+      .Attr("block_size", int64_t{2});
+  out = blocked.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(
+      std::string(out.status().message()),
+      HasSubstr("blocked quantization (block_size 2) is not supported"));
+  OpTester k("MatMulInteger");
+  k.Input<uint8_t>({2, 3}, std::vector<uint8_t>(6))
+      .Input<uint8_t>({4, 2}, std::vector<uint8_t>(8));
+  out = k.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("has K = 3 but B [4,2] has K = 4"));
+}
+
+}  // namespace
+}  // namespace acldump
