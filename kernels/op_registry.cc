@@ -35,6 +35,12 @@ absl::Status OpRegistry::Replace(OpDef def) {
   return absl::OkStatus();
 }
 
+std::vector<std::string> OpRegistry::Types() const {
+  std::vector<std::string> types;
+  for (const auto& [type, def] : defs_) types.push_back(type);
+  return types;
+}
+
 const OpDef* OpRegistry::Find(std::string_view type) const {
   auto it = defs_.find(type);
   return it == defs_.end() ? nullptr : &it->second;

@@ -87,6 +87,8 @@ class OpRegistry {
   // Registers an op family's table; stops at the first failure.
   absl::Status RegisterAll(std::initializer_list<OpDef> defs);
   const OpDef* Find(std::string_view type) const;
+  // Every registered type, sorted.
+  std::vector<std::string> Types() const;
   // Replaces a registered type's definition (tests plant faulty kernels in a
   // copy of the built-in registry); NotFound when the type is not registered.
   absl::Status Replace(OpDef def);
