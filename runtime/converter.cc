@@ -1,5 +1,9 @@
 #include "runtime/converter.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -77,11 +81,58 @@ absl::StatusOr<Graph> ConvertGears(const onnx::ModelProto& proto,
 
 }  // namespace
 
+namespace {
+
+// Every operator of the model the registry lacks, in one error: a user learns
+// the whole list at once, not one operator per attempt.
+absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
+  struct Missing {
+    int nodes = 0;
+    std::string first_node;
+  };
+  std::map<std::string, Missing> missing;
+  std::vector<std::string> order;
+  for (const onnx::NodeProto& node : proto.graph().node()) {
+    const bool default_domain =
+        node.domain().empty() || node.domain() == "ai.onnx";
+    if (default_domain && BuiltinOps().Find(node.op_type()) != nullptr)
+      continue;
+    const std::string type = default_domain
+                                 ? node.op_type()
+                                 : StrCat(node.domain(), ".", node.op_type());
+    Missing& entry = missing[type];
+    if (entry.nodes++ == 0) {
+      entry.first_node = node.name();
+      order.push_back(type);
+    }
+  }
+  if (missing.empty()) return absl::OkStatus();
+  std::vector<std::string> listed;
+  for (const std::string& type : order) {
+    const Missing& entry = missing[type];
+    listed.push_back(StrCat(type, " (", entry.nodes,
+                            entry.nodes == 1 ? " node" : " nodes", ", first '",
+                            entry.first_node, "')"));
+  }
+  const Missing& first = missing[order.front()];
+  return absl::UnimplementedError(StrCat(
+      "node '", first.first_node, "' (", order.front(), "): op type '",
+      order.front(), "' is not supported; the model uses ", order.size(),
+      " unsupported op type", order.size() == 1 ? "" : "s", ": ",
+      StrJoin(listed, ", "),
+      ". docs/operators.md lists the supported operators; re-export the "
+      "model without them (another opset, or the exporter's options), or "
+      "cut the graph before them"));
+}
+
+}  // namespace
+
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
                                   const PassOptions& options,
                                   const ImportOptions& import_options,
                                   const GearOptions& gears) {
   ASSIGN_OR_RETURN(onnx::ModelProto proto, ParseOnnx(onnx_bytes));
+  RETURN_IF_ERROR(CheckOperatorsSupported(proto));
   if (gears.kind == GearKind::kNone)
     return ConvertStatic(proto, options, import_options);
   return ConvertGears(proto, options, import_options, gears);

@@ -260,5 +260,31 @@ TEST(OnnxImportTest, InnerSkippedOutputIsNamedAndTheModelConverts) {
   EXPECT_THAT(it->outputs, ElementsAre("lstm:unused_output_0", "h"));
 }
 
+// Every unsupported operator is named at once, before attributes such as If's
+// subgraphs are read.
+TEST(OnnxImportTest, UnsupportedOperatorsAreListedTogether) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("control_flow");
+  SetValue(g->add_input(), "x", int64_t{2});
+  SetValue(g->add_output(), "y", int64_t{2});
+  onnx::NodeProto* branch = AddNode(g, "If", {"x"}, {"a"});
+  onnx::AttributeProto* then_branch = branch->add_attribute();
+  then_branch->set_name("then_branch");
+  then_branch->set_type(onnx::AttributeProto::GRAPH);
+  AddNode(g, "Relu", {"a"}, {"b"});
+  AddNode(g, "Loop", {"b"}, {"c"});
+  AddNode(g, "If", {"c"}, {"y"});
+  absl::StatusOr<Graph> graph = ConvertOnnx(model.SerializeAsString(), {}, {});
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()),
+              AllOf(HasSubstr("node 'a' (If): op type 'If' is not supported; "
+                              "the model uses 2 unsupported op types: If (2 "
+                              "nodes, first 'a'), Loop (1 node, first 'c')"),
+                    HasSubstr("docs/operators.md lists the supported")));
+}
+
 }  // namespace
 }  // namespace acldump
