@@ -19,6 +19,8 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry);
 absl::Status RegisterIndexingOps(OpRegistry& registry);
 // Einsum
 absl::Status RegisterEinsumOps(OpRegistry& registry);
+// NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
+absl::Status RegisterLossOps(OpRegistry& registry);
 // MatMul Gemm
 absl::Status RegisterMatMulOps(OpRegistry& registry);
 // Conv ConvTranspose ConvInteger QLinearConv

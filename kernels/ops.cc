@@ -14,6 +14,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterEinsumOps(registry));
   RETURN_IF_ERROR(RegisterElementwiseOps(registry));
   RETURN_IF_ERROR(RegisterIndexingOps(registry));
+  RETURN_IF_ERROR(RegisterLossOps(registry));
   RETURN_IF_ERROR(RegisterMatMulOps(registry));
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
   RETURN_IF_ERROR(RegisterPoolOps(registry));
