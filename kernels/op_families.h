@@ -19,6 +19,8 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry);
 absl::Status RegisterIndexingOps(OpRegistry& registry);
 // Einsum
 absl::Status RegisterEinsumOps(OpRegistry& registry);
+// GridSample
+absl::Status RegisterGridSampleOps(OpRegistry& registry);
 // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 absl::Status RegisterLossOps(OpRegistry& registry);
 // MatMul Gemm
