@@ -120,6 +120,8 @@ ACLDUMP_FLOAT_UNARY(Sin, std::sin(x))
 ACLDUMP_FLOAT_UNARY(Cos, std::cos(x))
 ACLDUMP_FLOAT_UNARY(Tan, std::tan(x))
 ACLDUMP_FLOAT_UNARY(Softplus, x > 20 ? x : std::log1p(std::exp(x)))
+// Mish (opset 18): x * tanh(softplus(x)).
+ACLDUMP_FLOAT_UNARY(Mish, x* std::tanh(x > 20 ? x : std::log1p(std::exp(x))))
 ACLDUMP_FLOAT_UNARY(Softsign, x / (1 + std::abs(x)))
 ACLDUMP_FLOAT_UNARY(Asin, std::asin(x))
 ACLDUMP_FLOAT_UNARY(Acos, std::acos(x))
@@ -548,6 +550,7 @@ absl::Status RegisterUnaryOps(OpRegistry& registry) {
       {"Cos", 1, 1, 1, 1, PrepareCos},
       {"Tan", 1, 1, 1, 1, PrepareTan},
       {"Softplus", 1, 1, 1, 1, PrepareSoftplus},
+      {"Mish", 1, 1, 1, 1, PrepareMish},
       {"Softsign", 1, 1, 1, 1, PrepareSoftsign},
       {"Neg", 1, 1, 1, 1, PrepareNeg},
       {"Abs", 1, 1, 1, 1, PrepareAbs},

@@ -11,7 +11,7 @@ namespace acldump {
 // Add Sub Mul Div Pow Mod Sum Mean Min Max Equal Less LessOrEqual Greater
 // GreaterOrEqual And Or Xor Not Where Relu LeakyRelu Elu Selu HardSigmoid
 // HardSwish ThresholdedRelu Sigmoid Tanh Erf Exp Log Sqrt Reciprocal Floor Ceil
-// Round Sin Cos Tan Softplus Softsign Neg Abs Sign Clip Cast CastLike PRelu
+// Round Sin Cos Tan Softplus Mish Softsign Neg Abs Sign Clip Cast CastLike PRelu
 // Celu Shrink IsNaN IsInf Asin Acos Atan Sinh Cosh Asinh Acosh Atanh
 absl::Status RegisterElementwiseOps(OpRegistry& registry);
 // GatherElements ScatterElements Scatter GatherND ScatterND Trilu EyeLike
@@ -19,6 +19,8 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry);
 absl::Status RegisterIndexingOps(OpRegistry& registry);
 // Einsum
 absl::Status RegisterEinsumOps(OpRegistry& registry);
+// LRN MeanVarianceNormalization LpNormalization GroupNormalization
+absl::Status RegisterFeatureNormOps(OpRegistry& registry);
 // GridSample
 absl::Status RegisterGridSampleOps(OpRegistry& registry);
 // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss

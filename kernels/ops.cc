@@ -13,6 +13,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterConvOps(registry));
   RETURN_IF_ERROR(RegisterEinsumOps(registry));
   RETURN_IF_ERROR(RegisterElementwiseOps(registry));
+  RETURN_IF_ERROR(RegisterFeatureNormOps(registry));
   RETURN_IF_ERROR(RegisterGridSampleOps(registry));
   RETURN_IF_ERROR(RegisterIndexingOps(registry));
   RETURN_IF_ERROR(RegisterLossOps(registry));
