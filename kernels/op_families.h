@@ -41,6 +41,8 @@ absl::Status RegisterNormalizationOps(OpRegistry& registry);
 absl::Status RegisterReduceOps(OpRegistry& registry);
 // RNN GRU LSTM
 absl::Status RegisterRecurrentOps(OpRegistry& registry);
+// RoiAlign
+absl::Status RegisterRoiAlignOps(OpRegistry& registry);
 // Resize Upsample
 absl::Status RegisterResizeOps(OpRegistry& registry);
 // Softmax LogSoftmax Hardmax

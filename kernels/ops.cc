@@ -24,6 +24,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterRecurrentOps(registry));
   RETURN_IF_ERROR(RegisterReduceOps(registry));
   RETURN_IF_ERROR(RegisterResizeOps(registry));
+  RETURN_IF_ERROR(RegisterRoiAlignOps(registry));
   RETURN_IF_ERROR(RegisterSoftmaxOps(registry));
   RETURN_IF_ERROR(RegisterTensorOps(registry));
   return absl::OkStatus();
