@@ -45,6 +45,8 @@ absl::Status RegisterRecurrentOps(OpRegistry& registry);
 absl::Status RegisterRoiAlignOps(OpRegistry& registry);
 // Resize Upsample
 absl::Status RegisterResizeOps(OpRegistry& registry);
+// DFT STFT HannWindow HammingWindow BlackmanWindow MelWeightMatrix
+absl::Status RegisterSignalOps(OpRegistry& registry);
 // Softmax LogSoftmax Hardmax
 absl::Status RegisterSoftmaxOps(OpRegistry& registry);
 // Concat Split Slice Gather Reshape Flatten Transpose Squeeze Unsqueeze

@@ -25,6 +25,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterReduceOps(registry));
   RETURN_IF_ERROR(RegisterResizeOps(registry));
   RETURN_IF_ERROR(RegisterRoiAlignOps(registry));
+  RETURN_IF_ERROR(RegisterSignalOps(registry));
   RETURN_IF_ERROR(RegisterSoftmaxOps(registry));
   RETURN_IF_ERROR(RegisterTensorOps(registry));
   return absl::OkStatus();
