@@ -23,6 +23,8 @@ absl::Status RegisterEinsumOps(OpRegistry& registry);
 absl::Status RegisterFeatureNormOps(OpRegistry& registry);
 // GridSample
 absl::Status RegisterGridSampleOps(OpRegistry& registry);
+// Det
+absl::Status RegisterLinalgOps(OpRegistry& registry);
 // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 absl::Status RegisterLossOps(OpRegistry& registry);
 // MatMul Gemm
@@ -43,6 +45,8 @@ absl::Status RegisterReduceOps(OpRegistry& registry);
 absl::Status RegisterRecurrentOps(OpRegistry& registry);
 // RoiAlign
 absl::Status RegisterRoiAlignOps(OpRegistry& registry);
+// ReverseSequence MaxUnpool
+absl::Status RegisterReorderOps(OpRegistry& registry);
 // Resize Upsample
 absl::Status RegisterResizeOps(OpRegistry& registry);
 // DFT STFT HannWindow HammingWindow BlackmanWindow MelWeightMatrix

@@ -16,6 +16,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterFeatureNormOps(registry));
   RETURN_IF_ERROR(RegisterGridSampleOps(registry));
   RETURN_IF_ERROR(RegisterIndexingOps(registry));
+  RETURN_IF_ERROR(RegisterLinalgOps(registry));
   RETURN_IF_ERROR(RegisterLossOps(registry));
   RETURN_IF_ERROR(RegisterMatMulOps(registry));
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
@@ -23,6 +24,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterQuantizeOps(registry));
   RETURN_IF_ERROR(RegisterRecurrentOps(registry));
   RETURN_IF_ERROR(RegisterReduceOps(registry));
+  RETURN_IF_ERROR(RegisterReorderOps(registry));
   RETURN_IF_ERROR(RegisterResizeOps(registry));
   RETURN_IF_ERROR(RegisterRoiAlignOps(registry));
   RETURN_IF_ERROR(RegisterSignalOps(registry));
