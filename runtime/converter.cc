@@ -1,5 +1,6 @@
 #include "runtime/converter.h"
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -144,8 +145,13 @@ absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const GearOptions& gears) {
   ASSIGN_OR_RETURN(std::string bytes,
                    ReadRegularFile(path, kMaxOnnxFileBytes, "ONNX file"));
-  absl::StatusOr<Graph> graph =
-      ConvertOnnx(bytes, options, import_options, gears);
+  ImportOptions with_folder = import_options;
+  if (with_folder.external_data_dir.empty()) {
+    const std::string folder =
+        std::filesystem::path(path).parent_path().string();
+    with_folder.external_data_dir = folder.empty() ? "." : folder;
+  }
+  absl::StatusOr<Graph> graph = ConvertOnnx(bytes, options, with_folder, gears);
   if (!graph.ok()) return Annotate(graph.status(), path);
   return graph;
 }

@@ -184,11 +184,13 @@ absl::StatusOr<InputShapes> ParseInputShapes(std::string_view text) {
 
 namespace {
 
-absl::Status ImportInitializers(const onnx::GraphProto& proto, Graph& graph) {
+absl::Status ImportInitializers(const onnx::GraphProto& proto,
+                                const std::string& external_data_dir,
+                                Graph& graph) {
   for (const onnx::TensorProto& init : proto.initializer()) {
     if (init.name().empty())
       return absl::InvalidArgumentError("an initializer has no name");
-    ASSIGN_OR_RETURN(Tensor tensor, TensorFromOnnx(init));
+    ASSIGN_OR_RETURN(Tensor tensor, TensorFromOnnx(init, external_data_dir));
     if (!graph.initializers
              .emplace(init.name(),
                       std::make_shared<const Tensor>(std::move(tensor)))
@@ -320,7 +322,7 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
   Graph graph;
   graph.name = proto.name().empty() ? "model" : proto.name();
   graph.source_opset = opset;
-  RETURN_IF_ERROR(ImportInitializers(proto, graph));
+  RETURN_IF_ERROR(ImportInitializers(proto, options.external_data_dir, graph));
   RETURN_IF_ERROR(ImportInputs(proto, options, graph));
   RETURN_IF_ERROR(ImportOutputs(proto, graph));
   RETURN_IF_ERROR(ImportNodes(proto, opset, graph));

@@ -27,6 +27,9 @@ struct ImportOptions {
   // Pins the dimensions of these graph inputs. Every symbolic input dimension
   // must be pinned; pinned static dimensions must equal the declared ones.
   InputShapes input_shapes;
+  // The ONNX file's folder, where tensors stored as external data are read;
+  // empty when the model comes from memory (such tensors are then an error).
+  std::string external_data_dir;
 };
 
 // Graph inputs get static shapes (declared or pinned); outputs declared with

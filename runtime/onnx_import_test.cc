@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "kernels/ops.h"
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
@@ -284,6 +288,97 @@ TEST(OnnxImportTest, UnsupportedOperatorsAreListedTogether) {
                               "the model uses 2 unsupported op types: If (2 "
                               "nodes, first 'a'), Loop (1 node, first 'c')"),
                     HasSubstr("docs/operators.md lists the supported")));
+}
+
+// y = x + w, with w stored outside the model file (as exporters write
+// models over 2 GB, or on request). Returns the model's path.
+std::string WriteExternalDataModel(const std::string& dir,
+                                   const std::string& location,
+                                   const std::string& offset,
+                                   const std::string& length) {
+  std::filesystem::create_directories(dir);
+  const float w[] = {0.5f, -1.5f, 2.0f};
+  std::ofstream(dir + "/weights.bin", std::ios::binary)
+      .write("PAD!", 4)
+      .write(reinterpret_cast<const char*>(w), sizeof(w));
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("external");
+  SetValue(g->add_input(), "x", int64_t{3});
+  SetValue(g->add_output(), "y", int64_t{3});
+  onnx::TensorProto* t = g->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(3);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [key, value] :
+       {std::pair<std::string, std::string>{"location", location},
+        {"offset", offset},
+        {"length", length}}) {
+    if (value.empty()) continue;
+    onnx::StringStringEntryProto* entry = t->add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+  AddNode(g, "Add", {"x", "w"}, {"y"});
+  const std::string path = dir + "/model.onnx";
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  return path;
+}
+
+std::string TestDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp ? tmp : "/tmp") + "/" + name;
+}
+
+TEST(OnnxImportTest, ExternalDataIsReadBesideTheModelFile) {
+  const std::string path =
+      WriteExternalDataModel(TestDir("external_ok"), "weights.bin", "4", "12");
+  absl::StatusOr<Graph> graph = ConvertOnnxFile(path);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const auto it = graph->initializers.find("w");
+  ASSERT_NE(it, graph->initializers.end());
+  const float* w = it->second->as<float>();
+  EXPECT_EQ(w[0], 0.5f);
+  EXPECT_EQ(w[1], -1.5f);
+  EXPECT_EQ(w[2], 2.0f);
+}
+
+TEST(OnnxImportTest, BadExternalDataIsExplained) {
+  struct Case {
+    std::string location, offset, length, reason;
+  };
+  const Case cases[] = {
+      {"../weights.bin", "4", "12",
+       "must be a relative path inside the model's folder"},
+      {"/etc/passwd", "", "",
+       "must be a relative path inside the model's folder"},
+      {"missing.bin", "", "", "external data file"},
+      {"weights.bin", "8", "12", "lies past the end of"},
+      {"weights.bin", "0", "8", "external data length 8, float32[3] needs 12"},
+      {"weights.bin", "-4", "12", "offset '-4' is not a non-negative integer"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string path =
+        WriteExternalDataModel(TestDir("external_bad_" + std::to_string(i++)),
+                               c.location, c.offset, c.length);
+    absl::StatusOr<Graph> graph = ConvertOnnxFile(path);
+    ASSERT_FALSE(graph.ok()) << c.location;
+    EXPECT_THAT(Message(graph.status()), HasSubstr(c.reason)) << c.location;
+  }
+  // From memory there is no folder to read it from.
+  std::ifstream in(WriteExternalDataModel(TestDir("external_memory"),
+                                          "weights.bin", "4", "12"),
+                   std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  absl::StatusOr<Graph> graph = ConvertOnnx(bytes, {}, {});
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()),
+              HasSubstr("is stored as external data ('weights.bin'): convert "
+                        "the model from its .onnx file"));
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "runtime/onnx_tensors.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -97,24 +101,98 @@ absl::Status CopyTypedField(const onnx::TensorProto& proto, Tensor& tensor) {
   return absl::OkStatus();
 }
 
+// The bytes of a tensor stored outside the model file. The entries are
+// untrusted: the location may not leave the model's folder, and offset and
+// length must lie inside the file and give exactly the tensor's size.
+absl::Status ReadExternalData(const onnx::TensorProto& proto,
+                              const std::string& dir, size_t bytes,
+                              Tensor& tensor) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto& entry : proto.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      int64_t value = 0;
+      const char* end = entry.value().data() + entry.value().size();
+      const auto [ptr, ec] = std::from_chars(entry.value().data(), end, value);
+      if (ec != std::errc() || ptr != end || value < 0) {
+        return Invalid(
+            proto, StrCat("external data ", entry.key(), " '", entry.value(),
+                          "' is not a non-negative integer"));
+      }
+      (entry.key() == "offset" ? offset : length) = value;
+    }
+  }
+  if (dir.empty()) {
+    return absl::UnimplementedError(StrCat(
+        "tensor '", proto.name(), "' is stored as external data ('", location,
+        "'): convert the model from its .onnx file, next to that data"));
+  }
+  const std::filesystem::path relative(location);
+  if (location.empty() || relative.is_absolute() ||
+      std::any_of(
+          relative.begin(), relative.end(),
+          [](const std::filesystem::path& part) { return part == ".."; })) {
+    return Invalid(proto, StrCat("external data location '", location,
+                                 "' must be a relative path inside the "
+                                 "model's folder"));
+  }
+  const std::filesystem::path path = std::filesystem::path(dir) / relative;
+  std::error_code error;
+  const uintmax_t file_size = std::filesystem::file_size(path, error);
+  if (error) {
+    return absl::NotFoundError(StrCat("tensor '", proto.name(),
+                                      "': external data file '", path.string(),
+                                      "' cannot be read: ", error.message()));
+  }
+  if (length < 0) length = static_cast<int64_t>(bytes);
+  if (static_cast<size_t>(length) != bytes) {
+    return Invalid(proto, StrCat("external data length ", length, ", ",
+                                 DTypeName(tensor.dtype()),
+                                 tensor.shape().ToString(), " needs ", bytes));
+  }
+  if (static_cast<uintmax_t>(offset) > file_size ||
+      file_size - static_cast<uintmax_t>(offset) < bytes) {
+    return Invalid(proto, StrCat("external data [", offset, ", ",
+                                 offset + length, ") lies past the end of '",
+                                 path.string(), "' (", file_size, " bytes)"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(offset);
+  if (bytes > 0 && !in.read(static_cast<char*>(tensor.data()),
+                            static_cast<std::streamsize>(bytes))) {
+    return absl::DataLossError(StrCat("tensor '", proto.name(),
+                                      "': reading external data from '",
+                                      path.string(), "' failed"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto) {
+  return TensorFromOnnx(proto, "");
+}
+
+absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto,
+                                      const std::string& external_data_dir) {
   std::optional<DType> dtype = FromOnnxDataType(proto.data_type());
   if (!dtype) {
     return absl::UnimplementedError(
         StrCat("tensor '", proto.name(), "': ONNX data type ",
                proto.data_type(), " is not supported"));
   }
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL ||
-      proto.external_data_size() > 0) {
-    return absl::UnimplementedError(
-        StrCat("tensor '", proto.name(), "': external data is not supported"));
-  }
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   absl::StatusOr<int64_t> count = CheckedNumElements(dims);
   if (!count.ok()) return Invalid(proto, ToStd(count.status().message()));
   const size_t bytes = static_cast<size_t>(*count) * DTypeSize(*dtype);
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL ||
+      proto.external_data_size() > 0) {
+    Tensor tensor(*dtype, Shape(std::move(dims)));
+    RETURN_IF_ERROR(ReadExternalData(proto, external_data_dir, bytes, tensor));
+    return tensor;
+  }
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != bytes) {
       return Invalid(proto, StrCat("raw_data has ", proto.raw_data().size(),

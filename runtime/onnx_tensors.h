@@ -14,6 +14,12 @@
 namespace acldump {
 
 absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto);
+// The same, where a tensor stored as external data (data_location EXTERNAL:
+// "location", "offset", "length" entries) is read from `location` in
+// `external_data_dir`, the ONNX file's folder. The location must be a relative
+// path inside that folder; the bytes read must be exactly the tensor's.
+absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& proto,
+                                      const std::string& external_data_dir);
 void TensorToOnnx(const Tensor& tensor, onnx::TensorProto* proto);
 
 // The node's attributes. `opset` is the model's default-domain opset; ops whose
