@@ -29,6 +29,8 @@ absl::Status RegisterLinalgOps(OpRegistry& registry);
 absl::Status RegisterLossOps(OpRegistry& registry);
 // MatMul Gemm
 absl::Status RegisterMatMulOps(OpRegistry& registry);
+// BitShift BitwiseAnd BitwiseOr BitwiseXor BitwiseNot
+absl::Status RegisterBitwiseOps(OpRegistry& registry);
 // Conv ConvTranspose ConvInteger QLinearConv
 absl::Status RegisterConvOps(OpRegistry& registry);
 // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
