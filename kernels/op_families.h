@@ -25,6 +25,8 @@ absl::Status RegisterFeatureNormOps(OpRegistry& registry);
 absl::Status RegisterGridSampleOps(OpRegistry& registry);
 // Det
 absl::Status RegisterLinalgOps(OpRegistry& registry);
+// LpPool
+absl::Status RegisterLpPoolOps(OpRegistry& registry);
 // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 absl::Status RegisterLossOps(OpRegistry& registry);
 // MatMul Gemm
@@ -47,7 +49,7 @@ absl::Status RegisterReduceOps(OpRegistry& registry);
 absl::Status RegisterRecurrentOps(OpRegistry& registry);
 // RoiAlign
 absl::Status RegisterRoiAlignOps(OpRegistry& registry);
-// ReverseSequence MaxUnpool
+// ReverseSequence MaxUnpool CenterCropPad Col2Im
 absl::Status RegisterReorderOps(OpRegistry& registry);
 // Resize Upsample
 absl::Status RegisterResizeOps(OpRegistry& registry);

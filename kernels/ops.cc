@@ -19,6 +19,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterIndexingOps(registry));
   RETURN_IF_ERROR(RegisterLinalgOps(registry));
   RETURN_IF_ERROR(RegisterLossOps(registry));
+  RETURN_IF_ERROR(RegisterLpPoolOps(registry));
   RETURN_IF_ERROR(RegisterMatMulOps(registry));
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
   RETURN_IF_ERROR(RegisterPoolOps(registry));

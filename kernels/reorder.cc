@@ -1,6 +1,7 @@
 // Operators that move elements to computed places: ReverseSequence (the
-// first sequence_lens[b] steps of each batch entry reversed) and MaxUnpool
-// (MaxPool's values put back where its indices say, zeros elsewhere).
+// first sequence_lens[b] steps of each batch entry reversed), MaxUnpool
+// (MaxPool's values put back where its indices say, zeros elsewhere),
+// CenterCropPad and Col2Im.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -162,12 +163,171 @@ absl::StatusOr<PreparedKernel> PrepareMaxUnpool(const OpContext& context) {
   return Prepared({TensorInfo{dtype, out_shape}}, MakeKernel(std::move(run)));
 }
 
+// CenterCropPad (opset 18): each of `axes` cropped (from the centre, the
+// extra element at the end) or zero-padded (likewise) to `shape`.
+absl::StatusOr<PreparedKernel> PrepareCenterCropPad(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  const int64_t rank = static_cast<int64_t>(x.shape.rank());
+  ASSIGN_OR_RETURN(std::vector<int64_t> target,
+                   ReadConstantInts(context, 1, "shape"));
+  std::vector<int64_t> all_axes(rank);
+  for (int64_t a = 0; a < rank; ++a) all_axes[a] = a;
+  ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                   context.attrs.GetInts("axes", all_axes));
+  if (target.size() != axes.size()) {
+    return InvalidArgument("shape has ", target.size(), " values for ",
+                           axes.size(), " axes");
+  }
+  std::vector<int64_t> out_dims = x.shape.dims();
+  std::vector<int64_t> src_start(rank, 0), dst_start(rank, 0),
+      extent = out_dims;
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axes[i], rank, "axes"));
+    if (seen[a]) return InvalidArgument("axis ", axes[i], " is given twice");
+    seen[a] = true;
+    if (target[i] < 0) {
+      return InvalidArgument("shape[", i, "] is ", target[i],
+                             "; expected >= 0");
+    }
+    const int64_t dim = x.shape[a];
+    out_dims[a] = target[i];
+    if (target[i] <= dim) {
+      src_start[a] = (dim - target[i]) / 2;
+      extent[a] = target[i];
+    } else {
+      dst_start[a] = (target[i] - dim) / 2;
+      extent[a] = dim;
+    }
+  }
+  const Shape out_shape(out_dims);
+  const size_t element = DTypeSize(x.dtype);
+  const std::vector<int64_t> in_dims = x.shape.dims();
+  auto run = [=](std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    std::byte* dst = static_cast<std::byte*>(out[0].data);
+    const std::byte* src = static_cast<const std::byte*>(in[0].data);
+    std::memset(dst, 0, static_cast<size_t>(out_shape.NumElements()) * element);
+    int64_t region = 1;
+    for (int64_t e : extent) region *= e;
+    if (region == 0) return absl::OkStatus();
+    if (rank == 0) {
+      std::memcpy(dst, src, element);
+      return absl::OkStatus();
+    }
+    // Rows of the last axis, copied whole.
+    const int64_t rows = region / extent[rank - 1];
+    const size_t row_bytes = static_cast<size_t>(extent[rank - 1]) * element;
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t s_off = 0, d_off = 0;
+      for (int64_t a = 0; a < rank; ++a) {
+        s_off = s_off * in_dims[a] + src_start[a] + index[a];
+        d_off = d_off * out_dims[a] + dst_start[a] + index[a];
+      }
+      std::memcpy(dst + d_off * element, src + s_off * element, row_bytes);
+      for (int64_t a = rank - 1; a-- > 0;) {
+        if (++index[a] < extent[a]) break;
+        index[a] = 0;
+      }
+    }
+    return absl::OkStatus();
+  };
+  return Prepared({TensorInfo{x.dtype, out_shape}}, MakeKernel(std::move(run)));
+}
+
+// Col2Im (opset 18, 2-D images): [N, C * bh * bw, L] blocks summed back into
+// [N, C, H, W], with dilations, pads and strides.
+absl::StatusOr<PreparedKernel> PrepareCol2Im(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  RETURN_IF_ERROR(RequireDType(x, kNumericTypes, "input"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> image,
+                   ReadConstantInts(context, 1, "image_shape"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> block,
+                   ReadConstantInts(context, 2, "block_shape"));
+  if (image.size() != 2 || block.size() != 2) {
+    return Unimplemented("image_shape and block_shape have ", image.size(),
+                         " and ", block.size(),
+                         " values; Col2Im is supported for 2-D images");
+  }
+  ASSIGN_OR_RETURN(std::vector<int64_t> dilations,
+                   context.attrs.GetInts("dilations", {1, 1}));
+  ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                   context.attrs.GetInts("strides", {1, 1}));
+  ASSIGN_OR_RETURN(std::vector<int64_t> pads,
+                   context.attrs.GetInts("pads", {0, 0, 0, 0}));
+  if (dilations.size() != 2 || strides.size() != 2 || pads.size() != 4) {
+    return InvalidArgument(
+        "dilations, strides and pads need 2, 2 and 4 "
+        "values");
+  }
+  int64_t blocks[2];
+  for (int d = 0; d < 2; ++d) {
+    if (image[d] <= 0 || block[d] <= 0 || dilations[d] <= 0 ||
+        strides[d] <= 0 || pads[d] < 0 || pads[d + 2] < 0) {
+      return InvalidArgument(
+          "image_shape, block_shape, dilations and "
+          "strides must be positive, pads not negative");
+    }
+    const int64_t extent = dilations[d] * (block[d] - 1) + 1;
+    const int64_t span = image[d] + pads[d] + pads[d + 2] - extent;
+    blocks[d] = span < 0 ? 0 : span / strides[d] + 1;
+  }
+  const int64_t block_size = block[0] * block[1];
+  if (x.shape.rank() != 3 || x.shape[1] % block_size != 0 ||
+      x.shape[2] != blocks[0] * blocks[1]) {
+    return InvalidArgument("input has shape ", x.shape.ToString(),
+                           "; expected [N, C * ", block_size, ", ",
+                           blocks[0] * blocks[1], "] for these blocks");
+  }
+  const int64_t n = x.shape[0], c = x.shape[1] / block_size;
+  const Shape out_shape({n, c, image[0], image[1]});
+  const DType dtype = x.dtype;
+  auto run = [=](std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    VisitDType(dtype, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, bool>) {
+        using C = ComputeType<T>;
+        const T* xs = in[0].as<const T>();
+        T* ys = out[0].as<T>();
+        std::fill(ys, ys + out_shape.NumElements(), Store<T>(C(0)));
+        for (int64_t b = 0; b < n; ++b)
+          for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t kh = 0; kh < block[0]; ++kh)
+              for (int64_t kw = 0; kw < block[1]; ++kw) {
+                const int64_t row = (ch * block[0] + kh) * block[1] + kw;
+                const T* col = xs + (b * x.shape[1] + row) * x.shape[2];
+                T* plane = ys + (b * c + ch) * image[0] * image[1];
+                for (int64_t lh = 0; lh < blocks[0]; ++lh) {
+                  const int64_t h =
+                      lh * strides[0] - pads[0] + kh * dilations[0];
+                  if (h < 0 || h >= image[0]) continue;
+                  for (int64_t lw = 0; lw < blocks[1]; ++lw) {
+                    const int64_t w =
+                        lw * strides[1] - pads[1] + kw * dilations[1];
+                    if (w < 0 || w >= image[1]) continue;
+                    T& dst = plane[h * image[1] + w];
+                    dst = Store<T>(Load(dst) + Load(col[lh * blocks[1] + lw]));
+                  }
+                }
+              }
+      }
+    });
+    return absl::OkStatus();
+  };
+  return Prepared({TensorInfo{dtype, out_shape}}, MakeKernel(std::move(run)));
+}
+
 }  // namespace
 
 absl::Status RegisterReorderOps(OpRegistry& registry) {
   return registry.RegisterAll({
       {"ReverseSequence", 2, 2, 1, 1, PrepareReverseSequence},
       {"MaxUnpool", 2, 3, 1, 1, PrepareMaxUnpool},
+      {"CenterCropPad", 2, 2, 1, 1, PrepareCenterCropPad},
+      {"Col2Im", 3, 3, 1, 1, PrepareCol2Im},
   });
 }
 
