@@ -21,6 +21,7 @@ absl::StatusOr<Graph> ConvertStatic(const onnx::ModelProto& proto,
                                     const ImportOptions& import_options) {
   ASSIGN_OR_RETURN(Graph graph, ImportOnnx(proto, import_options));
   RETURN_IF_ERROR(OptimizeGraph(graph, BuiltinOps(), options));
+  RETURN_IF_ERROR(CheckFitsModelFile(graph));
   // The converted model must load: round-trip it through the file format and
   // compile it.
   ASSIGN_OR_RETURN(Graph reparsed, ParseModel(SerializeModel(graph)));
@@ -127,6 +128,18 @@ absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
 }
 
 }  // namespace
+
+absl::Status CheckFitsModelFile(const Graph& graph, uint64_t limit) {
+  uint64_t bytes = 0;
+  for (const auto& [name, tensor] : graph.initializers) {
+    bytes += tensor->ByteSize();
+  }
+  if (bytes < limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      StrCat("the model's weights take ", bytes, " bytes (", bytes >> 20,
+             " MiB); a converted model file holds at most ", limit >> 20,
+             " MiB of them. Models this large are not supported yet"));
+}
 
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
                                   const PassOptions& options,

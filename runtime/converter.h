@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/gears.h"
 #include "runtime/graph.h"
+#include "runtime/model_file.h"
 #include "runtime/onnx_import.h"
 #include "runtime/passes.h"
 
@@ -31,6 +32,11 @@ absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
                                   const PassOptions& options = {},
                                   const ImportOptions& import_options = {},
                                   const GearOptions& gears = {});
+// A model file is one protobuf message of at most 2 GiB: a model whose
+// weights alone reach `limit` is refused, naming its size, before it is
+// serialised.
+absl::Status CheckFitsModelFile(const Graph& graph,
+                                uint64_t limit = kMaxModelFileBytes);
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const PassOptions& options = {},
                                       const ImportOptions& import_options = {},

@@ -381,5 +381,17 @@ TEST(OnnxImportTest, BadExternalDataIsExplained) {
                         "the model from its .onnx file"));
 }
 
+TEST(OnnxImportTest, AModelTooLargeForAModelFileIsRefusedBySize) {
+  absl::StatusOr<Graph> graph = ConvertOnnxFile(
+      WriteExternalDataModel(TestDir("too_large"), "weights.bin", "4", "12"));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_TRUE(CheckFitsModelFile(*graph).ok());
+  const absl::Status status = CheckFitsModelFile(*graph, 12);
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(Message(status),
+              HasSubstr("the model's weights take 12 bytes (0 MiB); a "
+                        "converted model file holds at most 0 MiB"));
+}
+
 }  // namespace
 }  // namespace acldump
