@@ -33,6 +33,8 @@ inline float Denormalize(float v, int64_t length, bool align_corners) {
 // v folded into [lo, hi] by reflection at both ends.
 inline float Reflect(float v, float lo, float hi) {
   const float range = hi - lo;
+  // One pixel with aligned corners: every coordinate reflects onto it.
+  if (!(range > 0)) return lo;
   if (v < lo) {
     const float d = lo - v;
     const int64_t k = static_cast<int64_t>(d / range);

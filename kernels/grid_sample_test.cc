@@ -71,6 +71,18 @@ TEST(GridSampleTest, NanAndInfiniteCoordinates) {
       std::isnan(Sample({0, nan}, 1, "bicubic", "reflection", true)[0]));
 }
 
+TEST(GridSampleTest, ReflectionOnAOnePixelWideImage) {
+  OpTester t("GridSample");
+  t.Input<float>({1, 1, 1, 1}, {7})
+      .Input<float>({1, 1, 2, 2}, {5, -3, 0.25f, 100})
+      .Attr("mode", std::string("bicubic"))
+      .Attr("padding_mode", std::string("reflection"))
+      .Attr("align_corners", int64_t{1});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (float v : Values<float>((*out)[0])) EXPECT_FLOAT_EQ(v, 7);
+}
+
 TEST(GridSampleTest, BadAttributesAndShapesAreNamed) {
   OpTester mode("GridSample");
   mode.Input<float>({1, 1, 2, 3}, kImage)
