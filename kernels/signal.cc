@@ -63,6 +63,17 @@ void Transform(std::vector<Complex>& data, bool inverse,
   }
 }
 
+// The first `count` bins as (real, imaginary) pairs, `stride` elements
+// apart.
+template <typename T>
+void StoreBins(const std::vector<Complex>& data, int64_t count, T* out,
+               int64_t stride) {
+  for (int64_t k = 0; k < count; ++k) {
+    out[k * stride] = Store<T>(static_cast<ComputeType<T>>(data[k].real()));
+    out[k * stride + 1] = Store<T>(static_cast<ComputeType<T>>(data[k].imag()));
+  }
+}
+
 absl::StatusOr<int64_t> ScalarInput(const OpContext& context, size_t index,
                                     std::string_view name) {
   ASSIGN_OR_RETURN(std::vector<int64_t> values,
@@ -138,12 +149,8 @@ absl::StatusOr<PreparedKernel> PrepareDft(const OpContext& context) {
                     Complex(Load(xs[at]), parts == 2 ? Load(xs[at + 1]) : 0);
               }
               Transform(data, inverse, scratch);
-              for (int64_t k = 0; k < out_length; ++k) {
-                const int64_t at = ((o * out_length + k) * inner + i) * 2;
-                ys[at] = Store<T>(static_cast<ComputeType<T>>(data[k].real()));
-                ys[at + 1] =
-                    Store<T>(static_cast<ComputeType<T>>(data[k].imag()));
-              }
+              StoreBins(data, out_length, ys + (o * out_length * inner + i) * 2,
+                        inner * 2);
             }
           });
       return absl::OkStatus();
@@ -220,12 +227,7 @@ absl::StatusOr<PreparedKernel> PrepareStft(const OpContext& context) {
                                   parts == 2 ? Load(xs[at + 1]) * w : 0.0);
               }
               Transform(data, false, scratch);
-              for (int64_t k = 0; k < bins; ++k) {
-                const int64_t at = ((b * frames + f) * bins + k) * 2;
-                ys[at] = Store<T>(static_cast<ComputeType<T>>(data[k].real()));
-                ys[at + 1] =
-                    Store<T>(static_cast<ComputeType<T>>(data[k].imag()));
-              }
+              StoreBins(data, bins, ys + (b * frames + f) * bins * 2, 2);
             }
           });
       return absl::OkStatus();
