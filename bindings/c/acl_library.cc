@@ -97,6 +97,44 @@ std::shared_ptr<State> Acquire() {
   return lib.state;
 }
 
+namespace {
+
+// acldump's extension: ACLDUMP_CONFIG=acl.json gives aclInit that file's
+// dump section, so a program that calls aclInit(NULL) (or with a config of its
+// own) dumps without a code edit. The file is checked as aclInit's own; its
+// dump section replaces the program's (a warning says so).
+aclError ApplyConfigFromEnvironment(State& state, const std::string& content) {
+  const char* path = std::getenv("ACLDUMP_CONFIG");
+  if (path == nullptr || *path == '\0') return ACL_SUCCESS;
+  std::string env_content;
+  if (aclError e = ReadInitConfig(path, &env_content)) return e;
+  const nlohmann::json env_root =
+      nlohmann::json::parse(env_content, nullptr, false);
+  if (!env_root.is_object() || !env_root.contains("dump")) {
+    std::fprintf(stderr,
+                 "[acldump] warning: ACLDUMP_CONFIG=%s has no \"dump\" "
+                 "section: nothing is dumped because of it\n",
+                 path);
+  }
+  absl::Status configured = state.dump.ConfigureFromAclInit(path);
+  if (!configured.ok()) {
+    return FailAclInit(absl::Status(configured.code(),
+                                    StrCat("ACLDUMP_CONFIG=", path, ": ",
+                                           std::string(configured.message()))));
+  }
+  const nlohmann::json root = nlohmann::json::parse(content, nullptr, false);
+  if (root.is_object() && root.contains("dump") && env_root.is_object() &&
+      env_root.contains("dump")) {
+    std::fprintf(stderr,
+                 "[acldump] warning: ACLDUMP_CONFIG=%s replaces the dump "
+                 "section of the program's aclInit config\n",
+                 path);
+  }
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
 }  // namespace acldump::capi
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
@@ -134,6 +172,7 @@ aclError aclInit(const char* configPath) {
         return e;
       }
     }
+    if (aclError e = ApplyConfigFromEnvironment(*state, content)) return e;
     // Models loaded from now on run on this many threads.
     SetIntraOpThreads(threads);
     lib.state = std::move(state);

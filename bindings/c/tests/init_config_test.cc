@@ -257,6 +257,41 @@ TEST_F(InitConfigTest, InitDumpAfterAclInitConfig) {
   });
 }
 
+// ACLDUMP_CONFIG dumps a program that calls aclInit(NULL), without a code
+// edit; it replaces the dump section of a config the program passes; a bad
+// file fails aclInit naming the variable.
+TEST_F(InitConfigTest, DumpFromTheEnvironmentWithoutCodeEdits) {
+  IN_FRESH_PROCESS({
+    setenv("ACLDUMP_CONFIG", DumpConfig("from_env", "prob").c_str(), 1);
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS) << Message();
+    aclmdlUnload(LoadAndRun());
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS) << Message();
+    EXPECT_EQ(CountFiles("from_env", "Softmax.prob."), 1);
+  });
+  IN_FRESH_PROCESS({
+    setenv("ACLDUMP_CONFIG", DumpConfig("env_wins", "fc").c_str(), 1);
+    ASSERT_EQ(aclInit(DumpConfig("program_own", "prob").c_str()), ACL_SUCCESS)
+        << Message();
+    aclmdlUnload(LoadAndRun());
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS) << Message();
+    EXPECT_EQ(CountFiles("env_wins", "Gemm.fc."), 1);
+    EXPECT_EQ(CountFiles("program_own", "Softmax."), 0);
+  });
+  IN_FRESH_PROCESS({
+    setenv("ACLDUMP_CONFIG",
+           WriteFile("env_bad.json", R"({"dump":{"dump_path":"/nonexistent/x",)"
+                                     R"("dump_list":[]}})")
+               .c_str(),
+           1);
+    EXPECT_NE(aclInit(nullptr), ACL_SUCCESS);
+    EXPECT_THAT(Message(), HasSubstr("ACLDUMP_CONFIG="));
+    EXPECT_THAT(Message(), HasSubstr("/nonexistent/x"));
+    setenv("ACLDUMP_CONFIG", TempPath("missing.json").c_str(), 1);
+    EXPECT_NE(aclInit(nullptr), ACL_SUCCESS);
+    EXPECT_THAT(Message(), HasSubstr("missing.json"));
+  });
+}
+
 // aclmdlSetDump checks aclInit, then aclmdlInitDump, then the path, then the
 // file; aclmdlFinalizeDump aclInit, then aclmdlInitDump.
 TEST_F(InitConfigTest, DumpCallOrderOfChecks) {
