@@ -237,6 +237,25 @@ absl::StatusOr<PreparedKernel> PrepareStft(const OpContext& context) {
                   MakeKernel(std::move(run)));
 }
 
+// A kernel writing values computed at prepare time (windows and filter
+// banks depend only on constant inputs) in `dtype`.
+PreparedKernel ValuesKernel(std::vector<double> values, DType dtype,
+                            Shape shape) {
+  auto run = [values = std::move(values), dtype](
+                 std::span<const TensorView>, std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    VisitDType(dtype, [&]<typename T>() {
+      T* ys = out[0].as<T>();
+      for (size_t i = 0; i < values.size(); ++i) {
+        ys[i] = Store<T>(static_cast<ComputeType<T>>(values[i]));
+      }
+    });
+    return absl::OkStatus();
+  };
+  return Prepared({TensorInfo{dtype, std::move(shape)}},
+                  MakeKernel(std::move(run)));
+}
+
 absl::StatusOr<DType> OutputDataType(const OpContext& context) {
   ASSIGN_OR_RETURN(int64_t code, context.attrs.GetInt("output_datatype", 1));
   const std::optional<DType> dtype =
@@ -269,18 +288,7 @@ absl::StatusOr<PreparedKernel> PrepareCosineWindow(
     }
     values[n] = denominator == 0 ? 1.0 : v;
   }
-  auto run = [values, dtype](std::span<const TensorView>,
-                             std::span<const TensorView> out,
-                             std::span<std::byte>) -> absl::Status {
-    VisitDType(dtype, [&]<typename T>() {
-      T* ys = out[0].as<T>();
-      for (size_t i = 0; i < values.size(); ++i) {
-        ys[i] = Store<T>(static_cast<ComputeType<T>>(values[i]));
-      }
-    });
-    return absl::OkStatus();
-  };
-  return Prepared({TensorInfo{dtype, Shape({size})}}, MakeKernel(run));
+  return ValuesKernel(std::move(values), dtype, Shape({size}));
 }
 
 absl::StatusOr<PreparedKernel> PrepareHannWindow(const OpContext& context) {
@@ -366,19 +374,8 @@ absl::StatusOr<PreparedKernel> PrepareMelWeightMatrix(
                               static_cast<double>(right - center)));
     }
   }
-  auto run = [values, dtype](std::span<const TensorView>,
-                             std::span<const TensorView> out,
-                             std::span<std::byte>) -> absl::Status {
-    VisitDType(dtype, [&]<typename T>() {
-      T* ys = out[0].as<T>();
-      for (size_t i = 0; i < values.size(); ++i) {
-        ys[i] = Store<T>(static_cast<ComputeType<T>>(values[i]));
-      }
-    });
-    return absl::OkStatus();
-  };
-  return Prepared({TensorInfo{dtype, Shape({spectrogram_bins, mel_bins})}},
-                  MakeKernel(run));
+  return ValuesKernel(std::move(values), dtype,
+                      Shape({spectrogram_bins, mel_bins}));
 }
 
 }  // namespace
