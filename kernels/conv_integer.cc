@@ -6,6 +6,8 @@
 // int32 bias and requantizes as ONNX Runtime does.
 #include <algorithm>
 #include <array>
+#include <memory>
+#include <vector>
 
 #include "kernels/conv_internal.h"
 #include "kernels/kernel_util.h"
@@ -22,6 +24,9 @@ struct IntegerConv {
   // Spatial sizes padded to 3 dimensions with leading ones.
   std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1},
       stride{1, 1, 1}, dilation{1, 1, 1}, pad{0, 0, 0};
+  // W less its zero point [out_channels, depth], made once when both are
+  // known at load; else each execution makes it.
+  std::shared_ptr<const std::vector<int16_t>> weights_prepared;
 
   // im2col [positions, depth] and the weights [out_channels, depth], int16.
   size_t WorkspaceBytes() const {
@@ -78,17 +83,31 @@ std::vector<int64_t> OutputDims(const IntegerConv& c) {
   return dims;
 }
 
-absl::Status CheckZeroPoint(const OpContext& context, size_t slot,
-                            DType data_type, std::string_view what,
-                            int64_t channels) {
-  if (!context.has_input(slot)) return absl::OkStatus();
-  const TensorInfo& zp = context.inputs[slot];
-  if (zp.dtype != data_type) {
-    return InvalidArgument(what, " is ", DTypeName(zp.dtype),
-                           "; it must have its operand's type ",
-                           DTypeName(data_type));
-  }
-  return CheckQuantParam(zp, what, channels);
+// out [out_channels, depth] = w - its zero point per output channel.
+void WeightsLessZeroPoint(const IntegerConv& c, const TensorView& w,
+                          const TensorView* w_zp, int16_t* out) {
+  VisitQuantized(c.w_type, [&]<typename TW>() {
+    const TW* ws = w.as<const TW>();
+    for (int64_t o = 0; o < c.g.out_channels; ++o) {
+      const int32_t z = ZeroPointAt(w_zp, o);
+      for (int64_t q = 0; q < c.depth; ++q)
+        out[o * c.depth + q] = static_cast<int16_t>(ws[o * c.depth + q] - z);
+    }
+  });
+}
+
+// Sets c.weights_prepared when W (input `w_slot`) and its zero point (input
+// `zp_slot`, if present) are constants.
+void PrepareConstantWeights(const OpContext& context, size_t w_slot,
+                            size_t zp_slot, IntegerConv& c) {
+  const TensorView* w = context.constant(w_slot);
+  const bool has_zp = context.has_input(zp_slot);
+  const TensorView* zp = has_zp ? context.constant(zp_slot) : nullptr;
+  if (w == nullptr || (has_zp && zp == nullptr)) return;
+  auto prepared = std::make_shared<std::vector<int16_t>>(
+      static_cast<size_t>(c.g.out_channels * c.depth));
+  WeightsLessZeroPoint(c, *w, zp, prepared->data());
+  c.weights_prepared = std::move(prepared);
 }
 
 // acc [N, out_channels, positions] = conv(x - x_zp, w - w_zp).
@@ -97,16 +116,12 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
                     const TensorView* w_zp, int32_t* acc,
                     std::span<std::byte> workspace) {
   int16_t* cols = reinterpret_cast<int16_t*>(workspace.data());
-  int16_t* weights = cols + c.positions * c.depth;
-  VisitQuantized(c.w_type, [&]<typename TW>() {
-    const TW* ws = w.as<const TW>();
-    for (int64_t o = 0; o < c.g.out_channels; ++o) {
-      const int32_t z = ZeroPointAt(w_zp, o);
-      for (int64_t q = 0; q < c.depth; ++q)
-        weights[o * c.depth + q] =
-            static_cast<int16_t>(ws[o * c.depth + q] - z);
-    }
-  });
+  const int16_t* weights = cols + c.positions * c.depth;
+  if (c.weights_prepared != nullptr) {
+    weights = c.weights_prepared->data();
+  } else {
+    WeightsLessZeroPoint(c, w, w_zp, cols + c.positions * c.depth);
+  }
   const int32_t x_zero = ZeroPointAt(x_zp, 0);
   const int64_t plane = c.in[0] * c.in[1] * c.in[2];
   VisitQuantized(c.x_type, [&]<typename TX>() {
@@ -153,6 +168,7 @@ absl::StatusOr<PreparedKernel> PrepareConvInteger(const OpContext& context) {
   RETURN_IF_ERROR(CheckZeroPoint(context, 2, c.x_type, "x_zero_point", 0));
   RETURN_IF_ERROR(
       CheckZeroPoint(context, 3, c.w_type, "w_zero_point", c.g.out_channels));
+  PrepareConstantWeights(context, 1, 3, c);
   const bool has_x_zp = context.has_input(2), has_w_zp = context.has_input(3);
   const std::vector<int64_t> out_dims = OutputDims(c);
   const size_t workspace = c.WorkspaceBytes();
@@ -185,6 +201,7 @@ absl::StatusOr<PreparedKernel> PrepareQLinearConv(const OpContext& context) {
   RETURN_IF_ERROR(CheckZeroPoint(context, 2, c.x_type, "x_zero_point", 0));
   RETURN_IF_ERROR(
       CheckZeroPoint(context, 5, c.w_type, "w_zero_point", c.g.out_channels));
+  PrepareConstantWeights(context, 3, 5, c);
   const TensorInfo& y_zp = context.inputs[7];
   RETURN_IF_ERROR(RequireDType(y_zp, kQuantizedTypes, "y_zero_point"));
   RETURN_IF_ERROR(CheckQuantParam(y_zp, "y_zero_point", 0));

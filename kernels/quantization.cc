@@ -23,6 +23,19 @@ absl::Status CheckQuantParam(const TensorInfo& param, std::string_view what,
                          "; expected one value (per-tensor quantization)");
 }
 
+absl::Status CheckZeroPoint(const OpContext& context, size_t slot,
+                            DType data_type, std::string_view what,
+                            int64_t channels) {
+  if (!context.has_input(slot)) return absl::OkStatus();
+  const TensorInfo& zp = context.inputs[slot];
+  if (zp.dtype != data_type) {
+    return InvalidArgument(what, " is ", DTypeName(zp.dtype),
+                           "; it must have its operand's type ",
+                           DTypeName(data_type));
+  }
+  return CheckQuantParam(zp, what, channels);
+}
+
 float ParamAsFloat(const TensorView& param, int64_t channel) {
   const int64_t i = param.NumElements() == 1 ? 0 : channel;
   return VisitDType(param.dtype, [&]<typename T>() -> float {

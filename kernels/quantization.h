@@ -46,6 +46,12 @@ inline Q QuantizeValue(float v, int32_t zero_point) {
 absl::Status CheckQuantParam(const TensorInfo& param, std::string_view what,
                              int64_t channels);
 
+// The optional zero point at input `slot`: the type of the data it belongs
+// to, and the shape CheckQuantParam allows.
+absl::Status CheckZeroPoint(const OpContext& context, size_t slot,
+                            DType data_type, std::string_view what,
+                            int64_t channels);
+
 // Value `channel` of a scale or zero point (any numeric type) as float / int;
 // a per-tensor one has the same value for every channel.
 float ParamAsFloat(const TensorView& param, int64_t channel);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "kernels/kernel_util.h"
@@ -234,12 +235,49 @@ struct IntegerMatMul {
   std::vector<int64_t> a_index, b_index;  // per output batch, in matrices
   std::vector<int64_t> out_dims;
   DType a_type = DType::kUInt8, b_type = DType::kUInt8;
+  // B less its zero point, transposed ([N, K] per B matrix), made once when
+  // both are known at load (weights); else each execution makes it.
+  std::shared_ptr<const std::vector<int16_t>> b_prepared;
   // Scratch: A less its zero point [M, K], B less its zero point transposed
   // [N, K], as int16.
   size_t WorkspaceBytes() const {
     return static_cast<size_t>(m * k + n * k) * sizeof(int16_t);
   }
 };
+
+// out[j, q] = b[q, j] - zero point j, for a [K, N] matrix of 8-bit values.
+void TransposeLessZeroPoint(DType b_type, const void* b, const TensorView* b_zp,
+                            int64_t k, int64_t n, int16_t* out) {
+  VisitQuantized(b_type, [&]<typename TB>() {
+    const TB* bs = static_cast<const TB*>(b);
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t z = ZeroPointAt(b_zp, j);
+      for (int64_t q = 0; q < k; ++q)
+        out[j * k + q] = static_cast<int16_t>(bs[q * n + j] - z);
+    }
+  });
+}
+
+// Sets p.b_prepared when B (input `b_slot`) and its zero point (input
+// `zp_slot`, if present) are constants.
+void PrepareConstantB(const OpContext& context, size_t b_slot, size_t zp_slot,
+                      IntegerMatMul& p) {
+  const TensorView* b = context.constant(b_slot);
+  const bool has_zp = context.has_input(zp_slot);
+  const TensorView* zp = has_zp ? context.constant(zp_slot) : nullptr;
+  if (b == nullptr || (has_zp && zp == nullptr)) return;
+  const int64_t matrices = b->NumElements() / std::max<int64_t>(1, p.k * p.n);
+  auto prepared = std::make_shared<std::vector<int16_t>>(
+      static_cast<size_t>(matrices * p.k * p.n));
+  const size_t element = DTypeSize(p.b_type);
+  for (int64_t i = 0; i < matrices; ++i) {
+    TransposeLessZeroPoint(
+        p.b_type,
+        static_cast<const std::byte*>(b->data) + i * p.k * p.n * element, zp,
+        p.k, p.n, prepared->data() + i * p.k * p.n);
+  }
+  p.b_prepared = std::move(prepared);
+}
 
 absl::StatusOr<IntegerMatMul> PlanIntegerMatMul(const TensorInfo& a,
                                                 const TensorInfo& b) {
@@ -291,48 +329,39 @@ void RunIntegerMatMul(const IntegerMatMul& p, const TensorView& a,
                       std::span<std::byte> workspace) {
   int16_t* a16 = reinterpret_cast<int16_t*>(workspace.data());
   int16_t* bt16 = a16 + p.m * p.k;
+  const size_t b_element = DTypeSize(p.b_type);
   VisitQuantized(p.a_type, [&]<typename TA>() {
-    VisitQuantized(p.b_type, [&]<typename TB>() {
-      for (size_t batch = 0; batch < p.a_index.size(); ++batch) {
-        const TA* as = a.as<const TA>() + p.a_index[batch] * p.m * p.k;
-        const TB* bs = b.as<const TB>() + p.b_index[batch] * p.k * p.n;
-        for (int64_t i = 0; i < p.m; ++i) {
-          const int32_t z = ZeroPointAt(a_zp, i);
-          for (int64_t q = 0; q < p.k; ++q)
-            a16[i * p.k + q] = static_cast<int16_t>(as[i * p.k + q] - z);
-        }
-        for (int64_t j = 0; j < p.n; ++j) {
-          const int32_t z = ZeroPointAt(b_zp, j);
-          for (int64_t q = 0; q < p.k; ++q)
-            bt16[j * p.k + q] = static_cast<int16_t>(bs[q * p.n + j] - z);
-        }
-        IntegerGemm(p.m, p.n, p.k, a16, p.k, bt16, p.k,
-                    acc + static_cast<int64_t>(batch) * p.m * p.n, p.n);
+    for (size_t batch = 0; batch < p.a_index.size(); ++batch) {
+      const TA* as = a.as<const TA>() + p.a_index[batch] * p.m * p.k;
+      for (int64_t i = 0; i < p.m; ++i) {
+        const int32_t z = ZeroPointAt(a_zp, i);
+        for (int64_t q = 0; q < p.k; ++q)
+          a16[i * p.k + q] = static_cast<int16_t>(as[i * p.k + q] - z);
       }
-    });
+      const int64_t b_offset = p.b_index[batch] * p.k * p.n;
+      const int16_t* bt = bt16;
+      if (p.b_prepared != nullptr) {
+        bt = p.b_prepared->data() + b_offset;
+      } else {
+        TransposeLessZeroPoint(
+            p.b_type,
+            static_cast<const std::byte*>(b.data) + b_offset * b_element, b_zp,
+            p.k, p.n, bt16);
+      }
+      IntegerGemm(p.m, p.n, p.k, a16, p.k, bt, p.k,
+                  acc + static_cast<int64_t>(batch) * p.m * p.n, p.n);
+    }
   });
-}
-
-absl::Status CheckMatMulZeroPoint(const OpContext& context, size_t slot,
-                                  const TensorInfo& data, std::string_view what,
-                                  int64_t channels) {
-  if (!context.has_input(slot)) return absl::OkStatus();
-  const TensorInfo& zp = context.inputs[slot];
-  if (zp.dtype != data.dtype) {
-    return InvalidArgument(what, " is ", DTypeName(zp.dtype),
-                           "; it must have its operand's type ",
-                           DTypeName(data.dtype));
-  }
-  return CheckQuantParam(zp, what, channels);
 }
 
 absl::StatusOr<PreparedKernel> PrepareMatMulInteger(const OpContext& context) {
   ASSIGN_OR_RETURN(IntegerMatMul p,
                    PlanIntegerMatMul(context.inputs[0], context.inputs[1]));
   RETURN_IF_ERROR(
-      CheckMatMulZeroPoint(context, 2, context.inputs[0], "a_zero_point", p.m));
+      CheckZeroPoint(context, 2, context.inputs[0].dtype, "a_zero_point", p.m));
   RETURN_IF_ERROR(
-      CheckMatMulZeroPoint(context, 3, context.inputs[1], "b_zero_point", p.n));
+      CheckZeroPoint(context, 3, context.inputs[1].dtype, "b_zero_point", p.n));
+  PrepareConstantB(context, 1, 3, p);
   const bool has_a_zp = context.has_input(2), has_b_zp = context.has_input(3);
   const size_t workspace = p.WorkspaceBytes();
   std::vector<std::pair<std::string, std::string>> params = {
@@ -368,23 +397,28 @@ absl::StatusOr<PreparedKernel> PrepareQLinearMatMul(const OpContext& context) {
   RETURN_IF_ERROR(CheckQuantParam(context.inputs[1], "a_scale", p.m));
   RETURN_IF_ERROR(CheckQuantParam(context.inputs[4], "b_scale", p.n));
   RETURN_IF_ERROR(CheckQuantParam(context.inputs[6], "y_scale", 0));
-  RETURN_IF_ERROR(CheckMatMulZeroPoint(context, 2, a, "a_zero_point", p.m));
-  RETURN_IF_ERROR(CheckMatMulZeroPoint(context, 5, b, "b_zero_point", p.n));
+  RETURN_IF_ERROR(CheckZeroPoint(context, 2, a.dtype, "a_zero_point", p.m));
+  RETURN_IF_ERROR(CheckZeroPoint(context, 5, b.dtype, "b_zero_point", p.n));
+  PrepareConstantB(context, 3, 5, p);
   const TensorInfo& y_zp = context.inputs[7];
   RETURN_IF_ERROR(RequireDType(y_zp, kQuantizedTypes, "y_zero_point"));
   RETURN_IF_ERROR(CheckQuantParam(y_zp, "y_zero_point", 0));
   const DType out_type = y_zp.dtype;
   const size_t acc_bytes =
       static_cast<size_t>(p.a_index.size() * p.m * p.n) * sizeof(int32_t);
-  const size_t workspace = acc_bytes + p.WorkspaceBytes();
+  // Then b's scale per column, read once per execution.
+  const size_t scales_bytes = static_cast<size_t>(p.n) * sizeof(float);
+  const size_t workspace = acc_bytes + scales_bytes + p.WorkspaceBytes();
   const Shape out_shape(p.out_dims);
-  auto run = [p = std::move(p), out_type, acc_bytes](
+  auto run = [p = std::move(p), out_type, acc_bytes, scales_bytes](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte> ws) -> absl::Status {
     int32_t* acc = reinterpret_cast<int32_t*>(ws.data());
+    float* b_scales = reinterpret_cast<float*>(ws.data() + acc_bytes);
+    for (int64_t j = 0; j < p.n; ++j) b_scales[j] = ParamAsFloat(in[4], j);
     RunIntegerMatMul(p, in[0], &in[2], in[3], &in[5], acc,
-                     ws.subspan(acc_bytes));
+                     ws.subspan(acc_bytes + scales_bytes));
     const float y_scale = ParamAsFloat(in[6], 0);
     const int32_t y_zp = ParamAsInt(in[7], 0);
     VisitQuantized(out_type, [&]<typename Q>() {
@@ -393,7 +427,7 @@ absl::StatusOr<PreparedKernel> PrepareQLinearMatMul(const OpContext& context) {
       for (int64_t i = 0; i < batches * p.m; ++i) {
         const float a_scale = ParamAsFloat(in[1], i % p.m);
         for (int64_t j = 0; j < p.n; ++j) {
-          const float multiplier = a_scale * ParamAsFloat(in[4], j) / y_scale;
+          const float multiplier = a_scale * b_scales[j] / y_scale;
           ys[i * p.n + j] = QuantizeValue<Q>(
               static_cast<float>(acc[i * p.n + j]) * multiplier, y_zp);
         }

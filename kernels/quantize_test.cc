@@ -73,23 +73,31 @@ TEST(QuantizeTest, MatMulIntegerWithRowAndColumnZeroPointsAndBatches) {
   for (auto& v : b) v = static_cast<int8_t>(s8(rng));
   const std::vector<uint8_t> a_zp = {3, 200, 128};
   const std::vector<int8_t> b_zp = {0, -5, 7, 127};
-  OpTester t("MatMulInteger");
-  t.RuntimeInput<uint8_t>({B, M, K}, a)
-      .Input<int8_t>({K, N}, b)
-      .Input<uint8_t>({M}, a_zp)
-      .Input<int8_t>({N}, b_zp);
-  auto out = t.Run();
-  ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(B, M, N));
-  const auto y = Values<int32_t>((*out)[0]);
-  for (int64_t bi = 0; bi < B; ++bi)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        int32_t sum = 0;
-        for (int64_t p = 0; p < K; ++p)
-          sum += (a[(bi * M + i) * K + p] - a_zp[i]) * (b[p * N + j] - b_zp[j]);
-        EXPECT_EQ(y[(bi * M + i) * N + j], sum);
-      }
+  // B known at load (prepared once) and given at run time.
+  for (bool constant_b : {true, false}) {
+    SCOPED_TRACE(constant_b ? "constant B" : "run-time B");
+    OpTester t("MatMulInteger");
+    t.RuntimeInput<uint8_t>({B, M, K}, a);
+    if (constant_b) {
+      t.Input<int8_t>({K, N}, b);
+    } else {
+      t.RuntimeInput<int8_t>({K, N}, b);
+    }
+    t.Input<uint8_t>({M}, a_zp).Input<int8_t>({N}, b_zp);
+    auto out = t.Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(B, M, N));
+    const auto y = Values<int32_t>((*out)[0]);
+    for (int64_t bi = 0; bi < B; ++bi)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          int32_t sum = 0;
+          for (int64_t p = 0; p < K; ++p)
+            sum +=
+                (a[(bi * M + i) * K + p] - a_zp[i]) * (b[p * N + j] - b_zp[j]);
+          EXPECT_EQ(y[(bi * M + i) * N + j], sum);
+        }
+  }
 }
 
 TEST(QuantizeTest, QLinearMatMulRequantizesPerColumn) {
@@ -148,21 +156,29 @@ TEST(QuantizeTest, ConvIntegerWithGroupsPaddingAndChannelZeroPoints) {
   for (auto& v : x) v = static_cast<uint8_t>(u8(rng));
   for (auto& v : w) v = static_cast<int8_t>(s8(rng));
   const std::vector<int8_t> w_zp = {0, 1, -1, 5, -128, 127};
-  OpTester t("ConvInteger");
-  t.RuntimeInput<uint8_t>({N, C, H, W}, x)
-      .Input<int8_t>({M, C / G, KH, KW}, w)
-      .Input<uint8_t>({}, {100})
-      .Input<int8_t>({M}, w_zp)
-      .Attr("group", G)
-      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-      .Attr("strides", std::vector<int64_t>{2, 2});
-  auto out = t.Run();
-  ASSERT_TRUE(out.ok()) << out.status();
   int64_t oh = 0, ow = 0;
   const auto expected =
       NaiveConvInteger(x, w, N, C, H, W, M, KH, KW, G, 1, 2, 100, w_zp, oh, ow);
-  EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(N, M, oh, ow));
-  EXPECT_EQ(Values<int32_t>((*out)[0]), expected);
+  // W known at load (prepared once) and given at run time.
+  for (bool constant_w : {true, false}) {
+    SCOPED_TRACE(constant_w ? "constant W" : "run-time W");
+    OpTester t("ConvInteger");
+    t.RuntimeInput<uint8_t>({N, C, H, W}, x);
+    if (constant_w) {
+      t.Input<int8_t>({M, C / G, KH, KW}, w);
+    } else {
+      t.RuntimeInput<int8_t>({M, C / G, KH, KW}, w);
+    }
+    t.Input<uint8_t>({}, {100})
+        .Input<int8_t>({M}, w_zp)
+        .Attr("group", G)
+        .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("strides", std::vector<int64_t>{2, 2});
+    auto out = t.Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(N, M, oh, ow));
+    EXPECT_EQ(Values<int32_t>((*out)[0]), expected);
+  }
 }
 
 TEST(QuantizeTest, QLinearConvAddsBiasAndRequantizes) {
@@ -212,6 +228,15 @@ TEST(QuantizeTest, BadParametersAreNamed) {
   EXPECT_THAT(
       std::string(out.status().message()),
       HasSubstr("blocked quantization (block_size 2) is not supported"));
+  OpTester zp("MatMulInteger");
+  zp.Input<uint8_t>({1, 1}, {1})
+      .Input<uint8_t>({1, 1}, {1})
+      .Input<int8_t>({}, {0});
+  out = zp.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("a_zero_point is int8; it must have its operand's "
+                        "type uint8"));
   OpTester k("MatMulInteger");
   k.Input<uint8_t>({2, 3}, std::vector<uint8_t>(6))
       .Input<uint8_t>({4, 2}, std::vector<uint8_t>(8));
