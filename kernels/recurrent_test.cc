@@ -31,6 +31,7 @@ struct Case {
   float clip = 0;
   bool input_forget = false, linear_before_reset = false;
   std::string rnn_activation = "Tanh";
+  bool runtime_weights = false;  // W and R not known at load: packed per run
 
   int64_t gates() const { return op == "LSTM" ? 4 : op == "GRU" ? 3 : 1; }
   int64_t dirs() const { return direction == "bidirectional" ? 2 : 1; }
@@ -159,9 +160,13 @@ void Check(const Case& c) {
   d.p = Random(D * 3 * H, rng);
   const size_t num_outputs = c.op == "LSTM" ? 3 : 2;
   OpTester t(c.op, num_outputs);
-  t.RuntimeInput<float>(c.layout ? Shape({B, S, I}) : Shape({S, B, I}), d.x)
-      .Input<float>({D, G * H, I}, d.w)
-      .Input<float>({D, G * H, H}, d.r);
+  t.RuntimeInput<float>(c.layout ? Shape({B, S, I}) : Shape({S, B, I}), d.x);
+  if (c.runtime_weights) {
+    t.RuntimeInput<float>({D, G * H, I}, d.w)
+        .RuntimeInput<float>({D, G * H, H}, d.r);
+  } else {
+    t.Input<float>({D, G * H, I}, d.w).Input<float>({D, G * H, H}, d.r);
+  }
   if (c.bias) {
     t.Input<float>({D, 2 * G * H}, d.b);
   } else {
@@ -244,6 +249,15 @@ TEST(RecurrentTest, GruBothResetForms) {
   }
 }
 
+TEST(RecurrentTest, WeightsGivenAtRunTime) {
+  Case c;
+  c.direction = "bidirectional";
+  c.runtime_weights = true;
+  Check(c);
+  c.op = "GRU";
+  Check(c);
+}
+
 TEST(RecurrentTest, RnnTanhAndRelu) {
   Case c;
   c.op = "RNN";
@@ -320,6 +334,31 @@ TEST(RecurrentTest, BadInputsAreNamed) {
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()),
               HasSubstr("activation 'Gelu' is not supported"));
+
+  struct Bad {
+    std::string attr;
+    AttrValue value;
+    std::string reason;
+  };
+  const Bad attributes[] = {
+      {"direction", std::string("sideways"),
+       "attribute 'direction' is 'sideways'; expected forward, reverse or "
+       "bidirectional"},
+      {"clip", 0.0f, "attribute 'clip' is 0; expected a positive threshold"},
+      {"layout", int64_t{2}, "attribute 'layout' is 2; expected 0 or 1"},
+      {"activations", std::vector<std::string>{"Tanh", "Tanh"},
+       "attribute 'activations' has 2 names; expected 1 (1 per direction)"},
+  };
+  for (const Bad& bad : attributes) {
+    OpTester t("RNN");
+    t.Input<float>({1, 1, 1}, {1})
+        .Input<float>({1, 1, 1}, {1})
+        .Input<float>({1, 1, 1}, {1})
+        .Attr(bad.attr, bad.value);
+    out = t.Run();
+    ASSERT_FALSE(out.ok()) << bad.attr;
+    EXPECT_THAT(std::string(out.status().message()), HasSubstr(bad.reason));
+  }
 
   OpTester half("RNN");
   half.Input<Float16>({1, 1, 1}, {Float16(1.0f)})
