@@ -79,43 +79,6 @@ absl::StatusOr<PreparedKernel> PrepareLrn(const OpContext& context) {
   return Prepared({x}, MakeKernel(std::move(run)));
 }
 
-// The elements of `x` grouped by the axes not reduced: for each group, the
-// offsets of its members. Small enough for the normalizations here, which
-// reduce a few axes of a feature map.
-struct AxisGroups {
-  std::vector<int64_t> group_of;  // per element
-  int64_t groups = 0;
-};
-
-absl::StatusOr<AxisGroups> GroupByKeptAxes(const Shape& shape,
-                                           const std::vector<int64_t>& axes) {
-  const int64_t rank = static_cast<int64_t>(shape.rank());
-  std::vector<bool> reduced(rank, false);
-  for (int64_t axis : axes) {
-    ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis, rank, "axes"));
-    reduced[a] = true;
-  }
-  AxisGroups g;
-  const int64_t total = shape.NumElements();
-  g.group_of.resize(static_cast<size_t>(total));
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t e = 0; e < total; ++e) {
-    int64_t group = 0;
-    for (int64_t a = 0; a < rank; ++a) {
-      if (!reduced[a]) group = group * shape[a] + index[a];
-    }
-    g.group_of[e] = group;
-    for (int64_t a = rank; a-- > 0;) {
-      if (++index[a] < shape[a]) break;
-      index[a] = 0;
-    }
-  }
-  g.groups = 1;
-  for (int64_t a = 0; a < rank; ++a)
-    if (!reduced[a]) g.groups *= shape[a];
-  return g;
-}
-
 // Y = (X - mean) / (sqrt(E[X^2] - mean^2) + 1e-9), as ONNX's function body
 // computes it, over `axes` (default 0, 2, 3).
 absl::StatusOr<PreparedKernel> PrepareMeanVarianceNormalization(
@@ -124,10 +87,21 @@ absl::StatusOr<PreparedKernel> PrepareMeanVarianceNormalization(
   RETURN_IF_ERROR(RequireDType(x, kFloatTypes, "input X"));
   ASSIGN_OR_RETURN(std::vector<int64_t> axes,
                    context.attrs.GetInts("axes", {0, 2, 3}));
-  ASSIGN_OR_RETURN(AxisGroups g, GroupByKeptAxes(x.shape, axes));
+  // One statistic per kept-axes position: the statistics tensor has the
+  // reduced axes at 1, and broadcasting it against X gives each element's.
+  const int64_t rank = static_cast<int64_t>(x.shape.rank());
+  std::vector<int64_t> stats_dims = x.shape.dims();
+  for (int64_t axis : axes) {
+    ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis, rank, "axes"));
+    stats_dims[a] = 1;
+  }
+  const Shape stats_shape(stats_dims);
+  const int64_t groups = stats_shape.NumElements();
+  const Shape shapes[] = {stats_shape};
+  BroadcastLoop loop(x.shape, shapes);
   const DType dtype = x.dtype;
-  const size_t workspace = static_cast<size_t>(g.groups) * 3 * sizeof(double);
-  auto run = [g = std::move(g), dtype](
+  const size_t workspace = static_cast<size_t>(groups) * 3 * sizeof(double);
+  auto run = [loop = std::move(loop), groups, dtype](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte> ws) -> absl::Status {
@@ -135,23 +109,29 @@ absl::StatusOr<PreparedKernel> PrepareMeanVarianceNormalization(
       const T* xs = in[0].as<const T>();
       T* ys = out[0].as<T>();
       double* sum = reinterpret_cast<double*>(ws.data());
-      double* squares = sum + g.groups;
-      double* count = squares + g.groups;
-      std::fill(sum, sum + 3 * g.groups, 0.0);
-      const int64_t total = static_cast<int64_t>(g.group_of.size());
-      for (int64_t e = 0; e < total; ++e) {
-        const double v = Load(xs[e]);
-        sum[g.group_of[e]] += v;
-        squares[g.group_of[e]] += v * v;
-        count[g.group_of[e]] += 1;
-      }
-      for (int64_t e = 0; e < total; ++e) {
-        const int64_t k = g.group_of[e];
-        const double mean = sum[k] / count[k];
-        const double variance = squares[k] / count[k] - mean * mean;
-        ys[e] = Store<T>(static_cast<ComputeType<T>>(
-            (Load(xs[e]) - mean) / (std::sqrt(variance) + 1e-9)));
-      }
+      double* squares = sum + groups;
+      double* count = squares + groups;
+      std::fill(sum, sum + 3 * groups, 0.0);
+      loop.ForEachRun([&](int64_t o, const int64_t* offsets, int64_t n,
+                          const int64_t* strides) {
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t k = offsets[0] + i * strides[0];
+          const double v = Load(xs[o + i]);
+          sum[k] += v;
+          squares[k] += v * v;
+          count[k] += 1;
+        }
+      });
+      loop.ForEachRun([&](int64_t o, const int64_t* offsets, int64_t n,
+                          const int64_t* strides) {
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t k = offsets[0] + i * strides[0];
+          const double mean = sum[k] / count[k];
+          const double variance = squares[k] / count[k] - mean * mean;
+          ys[o + i] = Store<T>(static_cast<ComputeType<T>>(
+              (Load(xs[o + i]) - mean) / (std::sqrt(variance) + 1e-9)));
+        }
+      });
       return absl::OkStatus();
     });
   };

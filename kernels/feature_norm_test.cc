@@ -93,6 +93,19 @@ TEST(FeatureNormTest, GroupNormalizationPerGroupAndPerChannel) {
       Pointwise(DoubleNear(1e-6), expected({1, 2, 3, 4}, {0, 1, 0, 1}, true)));
 }
 
+TEST(FeatureNormTest, MeanVarianceNormalizationOverChosenAxes) {
+  // Rows normalised on their own; a constant row has no variance and gives 0.
+  OpTester t("MeanVarianceNormalization");
+  t.Input<double>({2, 3}, {1, 2, 3, 4, 4, 4})
+      .Attr("axes", std::vector<int64_t>{-1});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  const double sd = std::sqrt(2.0 / 3) + 1e-9;
+  EXPECT_THAT(Values<double>((*out)[0]),
+              Pointwise(DoubleNear(1e-12),
+                        std::vector<double>{-1 / sd, 0, 1 / sd, 0, 0, 0}));
+}
+
 TEST(FeatureNormTest, BadAttributesAreNamed) {
   OpTester groups("GroupNormalization");
   groups.Input<float>({1, 4, 2}, std::vector<float>(8))
