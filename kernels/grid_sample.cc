@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cubic.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "kernels/threading.h"
@@ -77,15 +78,6 @@ struct Plane {
   }
 };
 
-void CubicCoefficients(float x, float coeffs[4]) {
-  constexpr float a = -0.75f;
-  x = std::fabs(x);
-  coeffs[0] = ((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a;
-  coeffs[1] = ((a + 2) * x - (a + 3)) * x * x + 1;
-  coeffs[2] = ((a + 2) * (1 - x) - (a + 3)) * (1 - x) * (1 - x) + 1;
-  coeffs[3] = ((a * (2 - x) - 5 * a) * (2 - x) + 8 * a) * (2 - x) - 4 * a;
-}
-
 template <typename T>
 float Sample(const Plane& plane, const T* image, float x, float y) {
   const GridSampleShape& s = plane.s;
@@ -120,8 +112,8 @@ float Sample(const Plane& plane, const T* image, float x, float y) {
       const int64_t x0 = static_cast<int64_t>(fx),
                     y0 = static_cast<int64_t>(fy);
       float cx[4], cy[4], rows[4];
-      CubicCoefficients(x - fx - 1, cx);
-      CubicCoefficients(y - fy - 1, cy);
+      CubicCoefficients(x - fx - 1, -0.75f, cx);
+      CubicCoefficients(y - fy - 1, -0.75f, cy);
       for (int64_t i = 0; i < 4; ++i) {
         rows[i] = 0;
         for (int64_t j = 0; j < 4; ++j)

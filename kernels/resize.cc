@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/cubic.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 
@@ -49,14 +50,6 @@ struct AxisTaps {
   bool identity = true;  // one tap of weight 1 at index o everywhere
   bool single = true;    // one tap of weight 1 everywhere (a gather)
 };
-
-void CubicCoeffs(double r, double a, double* c) {
-  c[0] = ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a;
-  c[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
-  c[2] = ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1;
-  c[3] = ((a * ((1 - r) + 1) - 5 * a) * ((1 - r) + 1) + 8 * a) * ((1 - r) + 1) -
-         4 * a;
-}
 
 // x_original for output coordinate `x` of an axis of `in` elements resized by
 // `scale` (output length `scale * in`, as the reference computes it).
@@ -136,7 +129,7 @@ AxisTaps MakeAxisTaps(const ResizeParams& p, int64_t in, int64_t out,
       coeffs[0] = 1 - ratio;
       coeffs[1] = ratio;
     } else {
-      CubicCoeffs(ratio, p.cubic_a, coeffs);
+      CubicCoefficients(ratio, p.cubic_a, coeffs);
     }
     // The n nearest inputs of the edge-padded axis (padding n/2): a window
     // that starts at left - (n/2 - 1), moved inside the padded axis.
