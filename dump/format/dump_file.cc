@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
+#include "dump/format/float8.h"
 #include "dump/format/pack.h"
 #include "kernels/dtype.h"
 
@@ -415,6 +416,9 @@ std::optional<uint64_t> DumpDataTypeSize(int32_t data_type) {
     case DT_INT8:
     case DT_UINT8:
     case DT_BOOL:
+    case DT_HIFLOAT8:
+    case DT_FLOAT8_E5M2:
+    case DT_FLOAT8_E4M3FN:
       return 1;
     case DT_FLOAT16:
     case DT_BF16:
@@ -437,9 +441,86 @@ std::optional<uint64_t> DumpDataTypeSize(int32_t data_type) {
   }
 }
 
+namespace {
+
+// The tensor type that holds every value of a dump type acldump's tensors do
+// not have, exactly: the 8-bit floats as float32, unsigned integers in the
+// next wider signed type (uint64 as int64 when the value fits).
+std::optional<DType> WidenedType(int32_t data_type) {
+  using namespace toolkit::dumpdata;  // NOLINT: the DT_ enumerators
+  switch (data_type) {
+    case DT_HIFLOAT8:
+    case DT_FLOAT8_E5M2:
+    case DT_FLOAT8_E4M3FN:
+      return DType::kFloat32;
+    case DT_UINT16:
+      return DType::kInt32;
+    case DT_UINT32:
+    case DT_UINT64:
+      return DType::kInt64;
+    default:
+      return std::nullopt;
+  }
+}
+
+template <typename From, typename To, typename Convert>
+void Widen(std::string_view bytes, To* out, Convert convert) {
+  const size_t count = bytes.size() / sizeof(From);
+  for (size_t i = 0; i < count; ++i) {
+    From value;
+    std::memcpy(&value, bytes.data() + i * sizeof(From), sizeof(From));
+    out[i] = convert(value);
+  }
+}
+
+absl::Status WidenInto(int32_t data_type, std::string_view bytes,
+                       Tensor& tensor) {
+  using namespace toolkit::dumpdata;  // NOLINT: the DT_ enumerators
+  switch (data_type) {
+    case DT_HIFLOAT8:
+      Widen<uint8_t>(bytes, tensor.as<float>(), DecodeHiFloat8);
+      break;
+    case DT_FLOAT8_E5M2:
+      Widen<uint8_t>(bytes, tensor.as<float>(), DecodeFloat8E5M2);
+      break;
+    case DT_FLOAT8_E4M3FN:
+      Widen<uint8_t>(bytes, tensor.as<float>(), DecodeFloat8E4M3Fn);
+      break;
+    case DT_UINT16:
+      Widen<uint16_t>(bytes, tensor.as<int32_t>(),
+                      [](uint16_t v) { return static_cast<int32_t>(v); });
+      break;
+    case DT_UINT32:
+      Widen<uint32_t>(bytes, tensor.as<int64_t>(),
+                      [](uint32_t v) { return static_cast<int64_t>(v); });
+      break;
+    case DT_UINT64: {
+      const size_t count = bytes.size() / 8;
+      int64_t* out = tensor.as<int64_t>();
+      for (size_t i = 0; i < count; ++i) {
+        uint64_t value;
+        std::memcpy(&value, bytes.data() + i * 8, 8);
+        if (value > static_cast<uint64_t>(INT64_MAX)) {
+          return Invalid("DT_UINT64 element ", i, " is ", value,
+                         ", above the int64 range its values are read into");
+        }
+        out[i] = static_cast<int64_t>(value);
+      }
+      break;
+    }
+    default:
+      return Invalid(DumpDataTypeName(data_type), " cannot be widened");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Tensor> PayloadToTensor(int32_t data_type, const Shape& shape,
                                        std::string_view bytes) {
-  const std::optional<DType> dtype = FromDumpDataType(data_type);
+  std::optional<DType> dtype = FromDumpDataType(data_type);
+  const std::optional<DType> widened = WidenedType(data_type);
+  if (!dtype && widened) dtype = widened;
   if (!dtype) {
     return absl::UnimplementedError(StrCat(DumpDataTypeName(data_type),
                                            " (data type ", data_type,
@@ -458,14 +539,20 @@ absl::StatusOr<Tensor> PayloadToTensor(int32_t data_type, const Shape& shape,
   if (!elements.ok()) {
     return Annotate(elements.status(), StrCat("shape ", ShapeString(shape)));
   }
-  const uint64_t needed = static_cast<uint64_t>(*elements) * DTypeSize(*dtype);
+  const uint64_t needed =
+      static_cast<uint64_t>(*elements) *
+      (widened ? *DumpDataTypeSize(data_type) : DTypeSize(*dtype));
   if (bytes.size() != needed) {
     return Invalid("payload is ", bytes.size(), " bytes but ",
                    DumpDataTypeName(data_type), ShapeString(shape), " needs ",
                    needed);
   }
   Tensor tensor(*dtype, acldump::Shape(std::move(dims)));
-  if (!bytes.empty()) std::memcpy(tensor.data(), bytes.data(), bytes.size());
+  if (widened) {
+    RETURN_IF_ERROR(WidenInto(data_type, bytes, tensor));
+  } else if (!bytes.empty()) {
+    std::memcpy(tensor.data(), bytes.data(), bytes.size());
+  }
   return tensor;
 }
 

@@ -255,8 +255,8 @@ TEST(DumpFileTest, ElementSizesOfFixedSizeTypes) {
                     .message(),
                 HasSubstr(std::to_string(6 * c.size)));
   }
-  for (auto type :
-       {DT_UNDEFINED, DT_STRING, DT_INT4, DT_UINT1, DT_RESOURCE, DT_HIFLOAT8}) {
+  for (auto type : {DT_UNDEFINED, DT_STRING, DT_INT4, DT_UINT1, DT_RESOURCE,
+                    DT_FLOAT8_E8M0}) {
     EXPECT_EQ(DumpDataTypeSize(type), std::nullopt) << type;
   }
   EXPECT_EQ(DumpDataTypeSize(-1), std::nullopt);
@@ -402,10 +402,10 @@ TEST(DumpFileTest, PayloadToTensor) {
   EXPECT_EQ(tensor->dtype(), DType::kFloat16);
   EXPECT_EQ(HalfBitsToFloat(tensor->as<uint16_t>()[1]), -3.0f);
 
-  EXPECT_THAT(PayloadToTensor(toolkit::dumpdata::DT_UINT16, shape, half)
+  EXPECT_THAT(PayloadToTensor(toolkit::dumpdata::DT_STRING, shape, half)
                   .status()
                   .message(),
-              HasSubstr("DT_UINT16"));
+              HasSubstr("DT_STRING"));
   EXPECT_THAT(PayloadToTensor(toolkit::dumpdata::DT_FLOAT, shape, half)
                   .status()
                   .message(),
@@ -502,6 +502,58 @@ TEST_F(ReadDumpFileTest, HeadersOfPackedRecordsAreReadWithoutTheirTensors) {
   EXPECT_EQ(
       ReadDumpFileHeader((folder / "Relu.none.3.0.3").string()).status().code(),
       absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace acldump::dump
+
+namespace acldump::dump {
+namespace {
+
+// Device types without an acldump tensor type are read into one that holds
+// every value exactly.
+TEST(DumpFileTest, DeviceOnlyTypesAreWidenedExactly) {
+  toolkit::dumpdata::Shape shape;
+  shape.add_dim(3);
+  const std::string fp8("\x38\x7E\xC4", 3);  // 1, 448, -3 in E4M3FN
+  absl::StatusOr<Tensor> t =
+      PayloadToTensor(toolkit::dumpdata::DT_FLOAT8_E4M3FN, shape, fp8);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DType::kFloat32);
+  EXPECT_EQ(t->as<float>()[1], 448.0f);
+  EXPECT_EQ(t->as<float>()[2], -3.0f);
+  const std::string hif8("\x08\x6E\x18", 3);  // 1, 32768, 0.5
+  t = PayloadToTensor(toolkit::dumpdata::DT_HIFLOAT8, shape, hif8);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->as<float>()[1], 32768.0f);
+  EXPECT_EQ(t->as<float>()[2], 0.5f);
+  t = PayloadToTensor(toolkit::dumpdata::DT_FLOAT8_E5M2, shape,
+                      std::string("\x3C\x7C\x01", 3));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->as<float>()[1], INFINITY);
+
+  const uint16_t u16[3] = {0, 40000, 65535};
+  t = PayloadToTensor(toolkit::dumpdata::DT_UINT16, shape,
+                      std::string_view(reinterpret_cast<const char*>(u16), 6));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DType::kInt32);
+  EXPECT_EQ(t->as<int32_t>()[2], 65535);
+  const uint32_t u32[3] = {1, 0x80000000u, 0xFFFFFFFFu};
+  t = PayloadToTensor(toolkit::dumpdata::DT_UINT32, shape,
+                      std::string_view(reinterpret_cast<const char*>(u32), 12));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->as<int64_t>()[2], 0xFFFFFFFFll);
+  const uint64_t u64[3] = {1, 2, uint64_t{1} << 63};
+  t = PayloadToTensor(toolkit::dumpdata::DT_UINT64, shape,
+                      std::string_view(reinterpret_cast<const char*>(u64), 24));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(),
+            "DT_UINT64 element 2 is 9223372036854775808, above the int64 "
+            "range its values are read into");
+  t = PayloadToTensor(toolkit::dumpdata::DT_HIFLOAT8, shape, "ab");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(),
+            "payload is 2 bytes but DT_HIFLOAT8[3] needs 3");
 }
 
 }  // namespace

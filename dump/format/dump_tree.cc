@@ -240,16 +240,34 @@ std::optional<DumpFileNameParts> ParseExceptionFileName(std::string_view name) {
 
 std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name) {
   const std::vector<std::string_view> parts = NameParts(name);
-  if (parts.size() != 5 || parts[0].empty() || parts[1].empty()) {
+  // 5 parts; 6 with a dump number (the device's stream path); 9 with an
+  // FFTS+ sub-task (a "4" tag, context id, thread id, device id appended).
+  if ((parts.size() != 5 && parts.size() != 6 && parts.size() != 9) ||
+      parts[0].empty() || parts[1].empty()) {
     return std::nullopt;
   }
   DumpFileNameParts parsed;
   parsed.op_type = parts[0];
   parsed.op_name = parts[1];
-  if (!ParseNumber(parts[2], parsed.task_id) ||
-      !ParseNumber(parts[3], parsed.stream_id) ||
-      !ParseNumber(parts[4], parsed.timestamp_us)) {
+  size_t next = 2;
+  if (parts.size() == 6) {
+    uint64_t dump_number = 0;
+    if (!ParseNumber(parts[next++], dump_number)) return std::nullopt;
+    parsed.dump_number = dump_number;
+  }
+  if (!ParseNumber(parts[next], parsed.task_id) ||
+      !ParseNumber(parts[next + 1], parsed.stream_id) ||
+      !ParseNumber(parts[next + 2], parsed.timestamp_us)) {
     return std::nullopt;
+  }
+  if (parts.size() == 9) {
+    DumpFileNameParts::FftsSubTask sub;
+    if (parts[5] != "4" || !ParseNumber(parts[6], sub.context_id) ||
+        !ParseNumber(parts[7], sub.thread_id) ||
+        !ParseNumber(parts[8], sub.device_id)) {
+      return std::nullopt;
+    }
+    parsed.ffts = sub;
   }
   return parsed;
 }

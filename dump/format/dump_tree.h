@@ -23,6 +23,15 @@ struct DumpFileNameParts {
   uint32_t task_id = 0;
   uint32_t stream_id = 0;
   uint64_t timestamp_us = 0;
+  // Device dumps only. The stream path's form
+  // "{op_type}.{op_name}.{dump_number}.{task_id}.{stream_id}.{timestamp_us}":
+  std::optional<uint64_t> dump_number;
+  // An FFTS+ sub-task's file: the name above followed by
+  // ".4.{context_id}.{thread_id}.{device_id}".
+  struct FftsSubTask {
+    uint32_t context_id = 0, thread_id = 0, device_id = 0;
+  };
+  std::optional<FftsSubTask> ffts;
 };
 // Without any ".csv" suffix. nullopt when `name` does not have that form.
 std::optional<DumpFileNameParts> ParseDumpFileName(std::string_view name);

@@ -199,3 +199,38 @@ TEST(ScanDumpTreeTest, ReadsExceptionFolders) {
 
 }  // namespace
 }  // namespace acldump::dump
+
+namespace acldump::dump {
+namespace {
+
+// The device writes two more forms: with a dump number before the task id
+// (its stream path) and with an FFTS+ sub-task appended.
+TEST(DumpTreeTest, DeviceFileNameForms) {
+  std::optional<DumpFileNameParts> stream =
+      ParseDumpFileName("Conv2D.conv1.3.17.2.1700000000000001");
+  ASSERT_TRUE(stream.has_value());
+  EXPECT_EQ(stream->op_name, "conv1");
+  EXPECT_EQ(stream->dump_number, 3u);
+  EXPECT_EQ(stream->task_id, 17u);
+  EXPECT_EQ(stream->stream_id, 2u);
+  EXPECT_EQ(stream->timestamp_us, 1700000000000001u);
+  EXPECT_FALSE(stream->ffts.has_value());
+
+  std::optional<DumpFileNameParts> ffts =
+      ParseDumpFileName("MatMul.fc_1.9.1.1700000000000002.4.5.1.0");
+  ASSERT_TRUE(ffts.has_value());
+  EXPECT_EQ(ffts->op_type, "MatMul");
+  EXPECT_EQ(ffts->task_id, 9u);
+  ASSERT_TRUE(ffts->ffts.has_value());
+  EXPECT_EQ(ffts->ffts->context_id, 5u);
+  EXPECT_EQ(ffts->ffts->thread_id, 1u);
+  EXPECT_EQ(ffts->ffts->device_id, 0u);
+  EXPECT_FALSE(ffts->dump_number.has_value());
+
+  EXPECT_FALSE(ParseDumpFileName("MatMul.fc_1.9.1.17.3.5.1.0").has_value());
+  EXPECT_FALSE(ParseDumpFileName("MatMul.fc_1.x.9.1.17").has_value());
+  EXPECT_FALSE(ParseDumpFileName("MatMul.fc_1.9.1.17.4.5").has_value());
+}
+
+}  // namespace
+}  // namespace acldump::dump
