@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
+#include "dump/format/device_layout.h"
 #include "dump/format/float8.h"
 #include "dump/format/pack.h"
 #include "kernels/dtype.h"
@@ -554,6 +555,60 @@ absl::StatusOr<Tensor> PayloadToTensor(int32_t data_type, const Shape& shape,
     std::memcpy(tensor.data(), bytes.data(), bytes.size());
   }
   return tensor;
+}
+
+namespace {
+
+absl::StatusOr<Tensor> Logical(int32_t data_type, const Shape& shape,
+                               const DeviceTensorLayout& layout,
+                               std::string_view bytes) {
+  if (!NeedsLayoutTransform(layout)) {
+    return PayloadToTensor(data_type, shape, bytes);
+  }
+  const std::optional<uint64_t> element_size = DumpDataTypeSize(data_type);
+  if (!element_size) {
+    return Invalid(DumpDataTypeName(data_type), " tensors in ",
+                   FormatName(layout.format),
+                   " cannot be read back: the type has no fixed size");
+  }
+  ASSIGN_OR_RETURN(LogicalTensorBytes logical,
+                   DeviceToLogical(layout, *element_size, bytes));
+  Shape logical_shape;
+  for (int64_t d : logical.shape) {
+    logical_shape.add_dim(static_cast<uint64_t>(d));
+  }
+  return PayloadToTensor(data_type, logical_shape, logical.bytes);
+}
+
+template <typename Proto>
+DeviceTensorLayout LayoutOf(const Proto& t, int32_t original_format) {
+  DeviceTensorLayout layout;
+  layout.format = t.format();
+  layout.shape.assign(t.shape().dim().begin(), t.shape().dim().end());
+  layout.original_shape.assign(t.original_shape().dim().begin(),
+                               t.original_shape().dim().end());
+  layout.original_format = original_format;
+  layout.sub_format = t.sub_format();
+  return layout;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpOutput& t,
+                                       std::string_view bytes) {
+  const int32_t original_format =
+      t.has_original_op() && !t.original_op().name().empty()
+          ? static_cast<int32_t>(t.original_op().format())
+          : -1;
+  return Logical(t.data_type(), t.shape(), LayoutOf(t, original_format),
+                 bytes);
+}
+
+absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpInput& t,
+                                       std::string_view bytes,
+                                       int32_t original_format) {
+  return Logical(t.data_type(), t.shape(), LayoutOf(t, original_format),
+                 bytes);
 }
 
 std::string FormatName(int32_t output_format) {

@@ -73,6 +73,18 @@ absl::StatusOr<Tensor> PayloadToTensor(int32_t data_type,
                                        const toolkit::dumpdata::Shape& shape,
                                        std::string_view bytes);
 
+// A payload as the original model's tensor. Files written by a device hold
+// tensors in its own layouts (NC1HWC0, FRACTAL_Z, ...) padded to its cube
+// size: the layout is undone (device_layout.h) using the tensor's format,
+// original_shape, sub_format and, for outputs, original_op.format; types
+// without an acldump tensor type are widened as PayloadToTensor does. A
+// tensor already in its original layout is PayloadToTensor's result.
+absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpOutput& t,
+                                       std::string_view bytes);
+absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpInput& t,
+                                       std::string_view bytes,
+                                       int32_t original_format = -1);
+
 // "NCHW", "ND", ... (the OutputFormat name without FORMAT_); "UNKNOWN(n)" for
 // numbers the format does not define. A std::string because of the latter.
 std::string FormatName(int32_t output_format);

@@ -199,7 +199,12 @@ absl::StatusOr<Tensor> TensorLoader::Read(const OpRecord& op, bool is_input,
       std::string(dtype ? DTypeName(*dtype) : DumpDataTypeName(data_type));
   const std::string& bytes =
       is_input ? contents.inputs[position] : contents.outputs[position];
-  return dump::PayloadToTensor(data_type, dims, bytes);
+  // A device's tensor comes back in the original model's layout and shape.
+  absl::StatusOr<Tensor> tensor =
+      is_input ? dump::LogicalTensorOf(h.input(position), bytes)
+               : dump::LogicalTensorOf(h.output(position), bytes);
+  if (tensor.ok()) *shape = tensor->shape().dims();
+  return tensor;
 }
 
 LoadedTensor TensorLoader::Load(const OpRecord& op, bool is_input,

@@ -32,8 +32,8 @@ absl::Status WriteTensors(const Tensors& protos,
                           std::string_view kind, const std::string& base,
                           OutputFolder& out, ConvertSummary& summary) {
   for (int i = 0; i < protos.size(); ++i) {
-    absl::StatusOr<Tensor> tensor = dump::PayloadToTensor(
-        protos[i].data_type(), protos[i].shape(), payloads[i]);
+    absl::StatusOr<Tensor> tensor =
+        dump::LogicalTensorOf(protos[i], payloads[i]);
     if (!tensor.ok()) {
       summary.skipped.push_back(StrCat(base, " ", kind, " ", i, ": ",
                                        ToStd(tensor.status().message())));

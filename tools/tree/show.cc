@@ -40,15 +40,8 @@ std::string ShapeText(const ShapeProto& shape) {
   return StrCat("[", StrJoin(shape.dim(), ","), "]");
 }
 
-// Statistics and the first values of one payload.
-std::string DescribeValues(int32_t data_type,
-                           const toolkit::dumpdata::Shape& shape,
-                           const std::string& bytes, size_t head) {
-  absl::StatusOr<Tensor> tensor =
-      dump::PayloadToTensor(data_type, shape, bytes);
-  if (!tensor.ok()) {
-    return StrCat("      (no statistics: ", tensor.status().message(), ")\n");
-  }
+// Statistics and the first values of one tensor.
+std::string DescribeLogical(const Tensor* tensor, size_t head) {
   const dump::TensorStats s = dump::ComputeStats(tensor->view());
   const std::vector<double> values = ToDoubles(tensor->view());
   size_t zeros = 0;
@@ -78,6 +71,24 @@ std::string DescribeValues(int32_t data_type,
               values.size() > shown.size() ? " ..." : "", "\n");
   }
   return out;
+}
+
+// A payload's values; a device's tensor in the original model's layout.
+template <typename TensorProto>
+std::string DescribeValues(const TensorProto& t, const std::string& bytes,
+                           size_t head) {
+  absl::StatusOr<Tensor> tensor = dump::LogicalTensorOf(t, bytes);
+  if (!tensor.ok()) {
+    return StrCat("      (no statistics: ", tensor.status().message(), ")\n");
+  }
+  std::string out;
+  const std::vector<int64_t>& logical = tensor->shape().dims();
+  if (!std::equal(logical.begin(), logical.end(), t.shape().dim().begin(),
+                  t.shape().dim().end())) {
+    out = StrCat("      as the original tensor: [", StrJoin(logical, ","),
+                 "]\n");
+  }
+  return out + DescribeLogical(&*tensor, head);
 }
 
 template <typename Tensor>
@@ -177,8 +188,7 @@ absl::StatusOr<std::string> DescribeDumpFile(const std::string& path,
     StrAppend(out, TensorLine("input", i, t));
     if (t.input_type() != 0) StrAppend(out, "  input_type ", t.input_type());
     out += "\n";
-    out += DescribeValues(t.data_type(), t.shape(), contents.inputs[i],
-                          options.head);
+    out += DescribeValues(t, contents.inputs[i], options.head);
   }
   const bool overflow_record = h.op_name() == "Node_OpDebug";
   for (int i = 0; i < h.output_size(); ++i) {
@@ -192,8 +202,7 @@ absl::StatusOr<std::string> DescribeDumpFile(const std::string& path,
     if (overflow_record) {
       out += DescribeOverflow(contents.outputs[i]);
     } else {
-      out += DescribeValues(t.data_type(), t.shape(), contents.outputs[i],
-                            options.head);
+      out += DescribeValues(t, contents.outputs[i], options.head);
     }
   }
   for (int i = 0; i < h.buffer_size(); ++i) {

@@ -49,7 +49,7 @@ absl::StatusOr<std::string> StatsCsvOfTensorFile(const std::string& path) {
     for (uint64_t d : t.shape().dim())
       row.shape.push_back(static_cast<int64_t>(d));
     absl::StatusOr<Tensor> tensor =
-        dump::PayloadToTensor(t.data_type(), t.shape(), bytes);
+        dump::LogicalTensorOf(t, bytes);
     row.numeric = tensor.ok();
     if (tensor.ok()) row.stats = dump::ComputeStats(tensor->view());
     rows.push_back(std::move(row));
