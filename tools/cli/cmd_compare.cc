@@ -4,8 +4,10 @@
 #include <fstream>
 #include <optional>
 
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "tools/cli/command.h"
+#include "tools/cli/compare_on_cluster.h"
 #include "tools/cluster/cluster.h"
 #include "tools/common/cli_util.h"
 #include "tools/compare/compare.h"
@@ -170,36 +172,19 @@ class CompareCommand final : public Command {
   }
 
  private:
-  // The folder pairs as tasks on the cluster, merged into what CompareTrees
-  // returns; the pairs of tasks that failed for good are reported.
   int CompareOnCluster(const CompareTree& a, const CompareTree& b,
                        const CompareOptions& options,
                        const ReportContext& context) {
-    absl::StatusOr<TaskFolder> folder = TaskFolder::Create(cluster_, "compare");
-    if (!folder.ok()) {
-      return FailWith("compare", folder.status(), "", kExitFailure);
+    absl::StatusOr<MergedCompare> merged =
+        CompareTreesOnCluster(cluster_, a, b, options, filter_options_);
+    if (!merged.ok()) {
+      return FailWith("compare", merged.status(), "", kExitFailure);
     }
-    const FolderPlan plan = PairFolders(a, b);
-    absl::StatusOr<std::vector<CompareTaskFiles>> files =
-        WriteCompareTasks(folder->path(), plan, options, filter_options_,
-                          TaskCount(plan.pairs.size(), kPairsPerTask));
-    if (!files.ok()) {
-      return FailWith("compare", files.status(), "", kExitFailure);
-    }
-    std::vector<ClusterTask> tasks;
-    for (const CompareTaskFiles& f : *files) {
-      tasks.push_back(
-          {{ToolPath(), "compare", "--task", f.task, "--task-result", f.result},
-           f.result});
-    }
-    absl::Status ran = RunOnCluster(cluster_, "compare", tasks, *folder);
-    if (!ran.ok()) return FailWith("compare", ran, "", kExitFailure);
-    const MergedCompare merged = MergeCompareResults(
-        plan, *files, [&](size_t k) { return TaskFailure(tasks[k]); });
-    const int code = Report(merged.result, context);
-    if (merged.failed.empty()) return code;
+    const int code = Report(merged->result, context);
+    if (merged->failed.empty()) return code;
     return Fail("compare",
-                StrCat(merged.failed.size(), " of ", plan.pairs.size(),
+                StrCat(merged->failed.size(), " of ",
+                       merged->result.pairs.size(),
                        " folder pairs were not compared (the notes say why)"),
                 "the results above hold the other pairs", kExitIncomplete);
   }
@@ -255,6 +240,26 @@ class CompareCommand final : public Command {
 };
 
 }  // namespace
+
+absl::StatusOr<MergedCompare> CompareTreesOnCluster(
+    const ClusterOptions& cluster, const CompareTree& a, const CompareTree& b,
+    const CompareOptions& options, const FilterOptions& filter_options) {
+  ASSIGN_OR_RETURN(TaskFolder folder, TaskFolder::Create(cluster, "compare"));
+  const FolderPlan plan = PairFolders(a, b);
+  ASSIGN_OR_RETURN(
+      std::vector<CompareTaskFiles> files,
+      WriteCompareTasks(folder.path(), plan, options, filter_options,
+                        TaskCount(plan.pairs.size(), kPairsPerTask)));
+  std::vector<ClusterTask> tasks;
+  for (const CompareTaskFiles& f : files) {
+    tasks.push_back(
+        {{ToolPath(), "compare", "--task", f.task, "--task-result", f.result},
+         f.result});
+  }
+  RETURN_IF_ERROR(RunOnCluster(cluster, "compare", tasks, folder));
+  return MergeCompareResults(
+      plan, files, [&](size_t k) { return TaskFailure(tasks[k]); });
+}
 
 std::unique_ptr<Command> MakeCompareCommand() {
   return std::make_unique<CompareCommand>();

@@ -15,6 +15,8 @@ std::vector<std::unique_ptr<Command>> AllCommands() {
   commands.push_back(MakeShowCommand());
   commands.push_back(MakeConvertCommand());
   commands.push_back(MakeCompareCommand());
+  commands.push_back(MakeCompareDeviceCommand());
+  commands.push_back(MakeGraphCommand());
   commands.push_back(MakeStatsCommand());
   commands.push_back(MakeReferenceCommand());
   commands.push_back(MakeReplayCommand());

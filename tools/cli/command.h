@@ -61,6 +61,8 @@ std::unique_ptr<Command> MakeStatsCommand();
 std::unique_ptr<Command> MakeReferenceCommand();
 std::unique_ptr<Command> MakeReplayCommand();
 std::unique_ptr<Command> MakeLocateCommand();
+std::unique_ptr<Command> MakeCompareDeviceCommand();
+std::unique_ptr<Command> MakeGraphCommand();
 
 // --op-type, --match and --iterations, the filters compare, stats, ls and
 // convert share.

@@ -312,7 +312,8 @@ class OpMatcher {
     }
     const size_t k =
         named == index_.by_name.end() ? 0 : occurrences_[named->first]++;
-    if (named != index_.by_name.end() && k < named->second.size()) {
+    if (!options_.original_names_only && named != index_.by_name.end() &&
+        k < named->second.size()) {
       MatchByName(cmp, named->second[k]);
     } else {
       MatchByOutputs(cmp);
@@ -327,6 +328,12 @@ class OpMatcher {
  private:
   void CompareTensor(OpComparison& cmp, const OpRecord& other, bool is_input,
                      uint32_t pa, uint32_t pb) {
+    CompareTensor(cmp, other, is_input, is_input, pa, pb);
+  }
+
+  // A's tensor (input or output `pa`) with B's (input or output `pb`).
+  void CompareTensor(OpComparison& cmp, const OpRecord& other, bool is_input,
+                     bool b_is_input, uint32_t pa, uint32_t pb) {
     TensorComparison c;
     const bool by_tensors =
         options_.by == CompareBy::kTensors ||
@@ -335,11 +342,11 @@ class OpMatcher {
     if (by_tensors) {
       bool detail = detailed_ < kDetailedTensors;
       c = Compare(load_a_.Load(*cmp.a, is_input, pa),
-                  load_b_.Load(other, is_input, pb), options_, &detail);
+                  load_b_.Load(other, b_is_input, pb), options_, &detail);
       if (c.detail) ++detailed_;
     } else {
       const auto sa = load_a_.LoadStats(*cmp.a, is_input, pa);
-      const auto sb = load_b_.LoadStats(other, is_input, pb);
+      const auto sb = load_b_.LoadStats(other, b_is_input, pb);
       CompareBy by = options_.by;
       if (by == CompareBy::kAuto) {
         by = sa.ok() && sb.ok() && sa->checksum && sb->checksum
@@ -350,7 +357,7 @@ class OpMatcher {
     }
     c.is_input = is_input;
     c.position = pa;
-    c.b_label = StrCat(other.name, is_input ? " input " : " output ", pb);
+    c.b_label = StrCat(other.name, b_is_input ? " input " : " output ", pb);
     cmp.tensors.push_back(std::move(c));
   }
 
@@ -393,6 +400,16 @@ class OpMatcher {
         counterparts.push_back(other.name);
       }
       CompareTensor(cmp, other, false, t.position, position);
+    }
+    // Inputs whose original producer is known (a device graph's edges):
+    // compared with that producer's output in B.
+    for (const TensorRef& t : op.inputs) {
+      if (t.original_op.empty()) continue;
+      auto it = index_.FindOutput(t.original_op, t.original_index);
+      if (it == index_.by_output.end()) continue;
+      const auto [other_index, position] = it->second;
+      CompareTensor(cmp, b_.ops[other_index], true, false, t.position,
+                    position);
     }
     if (!cmp.tensors.empty()) {
       cmp.match = MatchKind::kOriginalName;

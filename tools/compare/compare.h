@@ -237,6 +237,11 @@ struct CompareOptions {
   double rtol = 1e-3;
   CompareBy by = CompareBy::kAuto;
   std::vector<StatTolerance> stat_tolerances;  // others use atol, rtol
+  // Pair operators by original names only (step 2), never by converted name:
+  // a device's operator may carry an original operator's name while holding
+  // a fused group's result. Inputs whose TensorRef names an original producer
+  // are then compared with that producer's output in B.
+  bool original_names_only = false;
 };
 
 // "Avg=1e-5" or "Avg=1e-5,1e-4" (atol, rtol; rtol defaults to `rtol`).

@@ -96,6 +96,7 @@ TensorMetrics ComputeMetrics(std::span<const double> a,
   if (m.nonfinite_mismatch) {
     m.cosine = m.max_abs = m.mean_abs = m.rmse = m.rel_euclidean = kNan;
     m.max_rel = m.mean_rel = m.acc_rel = m.kl = m.std_a = m.std_b = kNan;
+    m.mean_a = m.mean_b = kNan;
     m.frac_rel_001 = m.frac_rel_005 = kNan;
     return m;
   }
@@ -133,6 +134,12 @@ TensorMetrics ComputeMetrics(std::span<const double> a,
   m.kl = KlDivergence(x, y);
   m.std_a = PopulationStd(x);
   m.std_b = PopulationStd(y);
+  for (size_t i = 0; i < n; ++i) {
+    m.mean_a += x[i];
+    m.mean_b += y[i];
+  }
+  m.mean_a /= n;
+  m.mean_b /= n;
   m.frac_rel_001 = static_cast<double>(under_001) / n;
   m.frac_rel_005 = static_cast<double>(under_005) / n;
   return m;

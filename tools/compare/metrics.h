@@ -36,6 +36,8 @@ struct TensorMetrics {
   double kl = 0;       // KL(x‖y) after min-max normalising each side
   double std_a = 0;    // population standard deviations
   double std_b = 0;
+  double mean_a = 0;  // means (the SDK's StandardDeviation column shows both)
+  double mean_b = 0;
   double frac_rel_001 = 1;  // fraction with relative error < 0.001
   double frac_rel_005 = 1;  // fraction with relative error < 0.005
 };

@@ -107,6 +107,8 @@ void Put(const TensorMetrics& m, pb::TensorMetrics& p) {
   p.set_kl(m.kl);
   p.set_std_a(m.std_a);
   p.set_std_b(m.std_b);
+  p.set_mean_a(m.mean_a);
+  p.set_mean_b(m.mean_b);
   p.set_frac_rel_001(m.frac_rel_001);
   p.set_frac_rel_005(m.frac_rel_005);
 }
@@ -271,6 +273,8 @@ TensorMetrics Get(const pb::TensorMetrics& p) {
   m.kl = p.kl();
   m.std_a = p.std_a();
   m.std_b = p.std_b();
+  m.mean_a = p.mean_a();
+  m.mean_b = p.mean_b();
   m.frac_rel_001 = p.frac_rel_001();
   m.frac_rel_005 = p.frac_rel_005();
   return m;
@@ -418,6 +422,7 @@ absl::StatusOr<std::vector<CompareTaskFiles>> WriteCompareTasks(
     task.set_atol(options.atol);
     task.set_rtol(options.rtol);
     task.set_by(static_cast<int>(options.by));
+    task.set_original_names_only(options.original_names_only);
     for (const StatTolerance& t : options.stat_tolerances) {
       pb::StatTolerance& q = *task.add_stat_tolerances();
       q.set_column(t.column);
@@ -463,6 +468,7 @@ absl::Status RunCompareTask(const std::string& task_path,
   CompareOptions options{task.atol(), task.rtol(), CompareBy::kAuto, {}};
   ASSIGN_OR_RETURN(options.by,
                    EnumOf<CompareBy>(task.by(), 3, "comparison kind"));
+  options.original_names_only = task.original_names_only();
   for (const pb::StatTolerance& t : task.stat_tolerances()) {
     options.stat_tolerances.push_back({t.column(), t.atol(), t.rtol()});
   }

@@ -753,6 +753,24 @@ absl::StatusOr<Graph> PromoteToFloat64(const Graph& graph,
   return promoter.Promote(summary);
 }
 
+absl::StatusOr<std::vector<NamedTensorInfo>> ModelInputs(
+    const std::string& model_path, const std::string& input_shape) {
+  ASSIGN_OR_RETURN(
+      std::string bytes,
+      ReadRegularFile(model_path, kMaxOnnxFileBytes, "ONNX file"));
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        StrCat("'", model_path, "' is not an ONNX model"));
+  }
+  ImportOptions import;
+  if (!input_shape.empty()) {
+    ASSIGN_OR_RETURN(import.input_shapes, ParseInputShapes(input_shape));
+  }
+  ASSIGN_OR_RETURN(Graph graph, ImportOnnx(model, import));
+  return graph.inputs;
+}
+
 absl::StatusOr<ReferenceSummary> WriteReferences(
     const ReferenceOptions& options) {
   ReferenceSummary summary;

@@ -67,6 +67,11 @@ absl::StatusOr<OrtLocation> FindOnnxRuntime(const std::string& ort_dir);
 absl::StatusOr<ReferenceSummary> WriteReferences(
     const ReferenceOptions& options);
 
+// The graph inputs of an ONNX model (names, types, shapes), `input_shape`
+// fixing symbolic dimensions as ReferenceOptions::input_shape does.
+absl::StatusOr<std::vector<NamedTensorInfo>> ModelInputs(
+    const std::string& model, const std::string& input_shape);
+
 // `graph` with every node that has a float64 kernel run in float64, casts
 // around the others; graph inputs and outputs keep their types (outputs are
 // the float64 results rounded once). Counts go to summary.float64_nodes and
