@@ -182,11 +182,11 @@ class CompareCommand final : public Command {
     }
     const int code = Report(merged->result, context);
     if (merged->failed.empty()) return code;
-    return Fail("compare",
-                StrCat(merged->failed.size(), " of ",
-                       merged->result.pairs.size(),
-                       " folder pairs were not compared (the notes say why)"),
-                "the results above hold the other pairs", kExitIncomplete);
+    return Fail(
+        "compare",
+        StrCat(merged->failed.size(), " of ", merged->result.pairs.size(),
+               " folder pairs were not compared (the notes say why)"),
+        "the results above hold the other pairs", kExitIncomplete);
   }
 
   // Prints and writes what --report, --json and --csv ask for; the exit code.
@@ -257,8 +257,8 @@ absl::StatusOr<MergedCompare> CompareTreesOnCluster(
          f.result});
   }
   RETURN_IF_ERROR(RunOnCluster(cluster, "compare", tasks, folder));
-  return MergeCompareResults(
-      plan, files, [&](size_t k) { return TaskFailure(tasks[k]); });
+  return MergeCompareResults(plan, files,
+                             [&](size_t k) { return TaskFailure(tasks[k]); });
 }
 
 std::unique_ptr<Command> MakeCompareCommand() {

@@ -83,6 +83,8 @@ class CompareDeviceCommand final : public Command {
   }
 
   int Run(const ToolContext&) override {
+    // With --json - the JSON alone goes to stdout; progress to stderr.
+    info_ = json_ == "-" ? stderr : stdout;
     absl::StatusOr<DumpFilter> filter = DumpFilter::Create(filter_options_);
     if (!filter.ok()) {
       return FailWith("compare-device", filter.status(), "", kExitUsage);
@@ -107,21 +109,21 @@ class CompareDeviceCommand final : public Command {
       }
       graph = *std::move(loaded);
       const GraphApplication applied = ApplyDeviceGraph(*graph, *device);
-      std::printf("graph     %s: %zu of %zu dumped operators found",
-                  graph_.c_str(), applied.ops_found,
-                  applied.ops_found + applied.ops_missing.size());
+      std::fprintf(info_, "graph     %s: %zu of %zu dumped operators found",
+                   graph_.c_str(), applied.ops_found,
+                   applied.ops_found + applied.ops_missing.size());
       if (!applied.ops_missing.empty()) {
-        std::printf(" (not in it: %s%s)",
-                    StrJoin(std::vector<std::string>(
-                                applied.ops_missing.begin(),
-                                applied.ops_missing.begin() +
-                                    std::min<size_t>(
-                                        5, applied.ops_missing.size())),
-                            ", ")
-                        .c_str(),
-                    applied.ops_missing.size() > 5 ? ", ..." : "");
+        std::fprintf(
+            info_, " (not in it: %s%s)",
+            StrJoin(std::vector<std::string>(
+                        applied.ops_missing.begin(),
+                        applied.ops_missing.begin() +
+                            std::min<size_t>(5, applied.ops_missing.size())),
+                    ", ")
+                .c_str(),
+            applied.ops_missing.size() > 5 ? ", ..." : "");
       }
-      std::printf("\n");
+      std::fprintf(info_, "\n");
     }
     const std::string stem = fs::path(model_).stem().string();
     const std::string golden = StrCat(out_, "/", stem, ".golden");
@@ -133,16 +135,16 @@ class CompareDeviceCommand final : public Command {
         return FailWith("compare-device", model_inputs.status(), "",
                         kExitUsage);
       }
-      absl::StatusOr<std::vector<std::string>> extracted = ExtractModelInputs(
-          device->folders.front(), graph ? &*graph : nullptr, *model_inputs,
-          StrCat(out_, "/", stem, ".inputs"));
+      absl::StatusOr<std::vector<std::string>> extracted =
+          ExtractModelInputs(device->folders.front(), graph ? &*graph : nullptr,
+                             *model_inputs, StrCat(out_, "/", stem, ".inputs"));
       if (!extracted.ok()) {
-        return FailWith("compare-device", extracted.status(), "",
-                        kExitUsage);
+        return FailWith("compare-device", extracted.status(), "", kExitUsage);
       }
       inputs = *std::move(extracted);
       for (const std::string& in : inputs) {
-        std::printf("input     %s (from the device dump)\n", in.c_str());
+        std::fprintf(info_, "input     %s (from the device dump)\n",
+                     in.c_str());
       }
     }
     ReferenceOptions reference;
@@ -156,8 +158,8 @@ class CompareDeviceCommand final : public Command {
     if (!written.ok()) {
       return FailWith("compare-device", written.status(), "", kExitFailure);
     }
-    std::printf("truth     %zu operators' outputs by %s in %s\n",
-                written->nodes, written->engine.c_str(), golden.c_str());
+    std::fprintf(info_, "truth     %zu operators' outputs by %s in %s\n",
+                 written->nodes, written->engine.c_str(), golden.c_str());
     absl::StatusOr<CompareTree> truth = LoadCompareTree(golden, {});
     if (!truth.ok()) {
       return FailWith("compare-device", truth.status(), "", kExitFailure);
@@ -184,8 +186,13 @@ class CompareDeviceCommand final : public Command {
   int Report(const TreeCompareResult& result, const CompareTree& device,
              const CompareTree& truth, const CompareOptions& options,
              size_t failed) {
-    const ReportContext context{&device, &truth,  options,
-                                std::vector<Metric>(std::begin(kDefaultMetrics), std::end(kDefaultMetrics)), "", verbose_};
+    const ReportContext context{&device,
+                                &truth,
+                                options,
+                                std::vector<Metric>(std::begin(kDefaultMetrics),
+                                                    std::end(kDefaultMetrics)),
+                                "",
+                                verbose_};
     const bool quiet = json_ == "-";
     if (!quiet) {
       std::fputs(FormatCompareText(result, context).c_str(), stdout);
@@ -274,6 +281,7 @@ class CompareDeviceCommand final : public Command {
                                        engine_ = "acldump-unfused", ort_dir_,
                                        input_shape_, report_, json_;
   std::vector<std::string> inputs_;
+  FILE* info_ = stdout;
   double atol_ = 1e-3, rtol_ = 1e-3;
   bool verbose_ = false;
   FilterOptions filter_options_;

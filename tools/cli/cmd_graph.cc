@@ -97,13 +97,15 @@ class GraphCommand final : public Command {
       added += op.original_names.empty() && op.type != "Data" &&
                op.type != "Const" && op.type != "NetOutput";
     }
-    std::printf("model %s: %zu operators, %zu fused from several originals, "
-                "%zu without original names\n",
-                graph->name.c_str(), graph->ops.size(), fused, added);
+    std::printf(
+        "model %s: %zu operators, %zu fused from several originals, "
+        "%zu without original names\n",
+        graph->name.c_str(), graph->ops.size(), fused, added);
     for (const DeviceGraphOp& op : graph->ops) {
       std::printf("%s (%s)", op.name.c_str(), op.type.c_str());
       if (!op.original_names.empty()) {
-        std::printf("  originals: %s", StrJoin(op.original_names, ", ").c_str());
+        std::printf("  originals: %s",
+                    StrJoin(op.original_names, ", ").c_str());
       }
       std::printf("\n");
       for (size_t i = 0; i < op.inputs.size(); ++i) {

@@ -2,18 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <map>
-#include <cstring>
 #include <set>
-
-#include "fmt/format.h"
 
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/format/data_type.h"
 #include "dump/format/dump_file.h"
 #include "dump/format/dump_names.h"
+#include "fmt/format.h"
 #include "kernels/half.h"
 #include "kernels/npy.h"
 #include "tools/common/output_folder.h"
@@ -109,8 +108,8 @@ absl::StatusOr<Tensor> AsModelInput(Tensor found, const NamedTensorInfo& in,
                                     const std::string& where) {
   if (found.NumElements() != in.info.shape.NumElements()) {
     return absl::InvalidArgumentError(
-        StrCat("input '", in.name, "' is ", in.info.ToString(), " but ",
-               where, " holds ", found.info().ToString()));
+        StrCat("input '", in.name, "' is ", in.info.ToString(), " but ", where,
+               " holds ", found.info().ToString()));
   }
   if (found.dtype() == in.info.dtype) {
     Tensor reshaped(in.info.dtype, in.info.shape);
@@ -141,15 +140,14 @@ GraphApplication ApplyDeviceGraph(const DeviceGraph& graph,
         op.original_names = Unique(g->original_names);
       }
       for (TensorRef& out : op.outputs) {
-        if (!out.original_op.empty() ||
-            out.position >= g->output_desc.size()) {
+        if (!out.original_op.empty() || out.position >= g->output_desc.size()) {
           continue;
         }
         const DeviceGraphTensor& desc = g->output_desc[out.position];
         if (!desc.origin_name.empty()) {
           out.original_op = desc.origin_name;
-          out.original_index =
-              static_cast<uint32_t>(std::max<int64_t>(desc.origin_output_index, 0));
+          out.original_index = static_cast<uint32_t>(
+              std::max<int64_t>(desc.origin_output_index, 0));
         }
       }
       for (TensorRef& in : op.inputs) {
@@ -183,7 +181,11 @@ std::vector<OpRelation> ClassifyRelations(const CompareSide& device) {
   std::map<std::string, size_t> carriers;  // original -> device ops
   std::vector<OpRelation> relations(device.ops.size());
   for (size_t i = 0; i < device.ops.size(); ++i) {
-    relations[i].originals = OriginalsOf(device.ops[i]);
+    const OpRecord& op = device.ops[i];
+    // A Cast or TransData without original names of its own is the device's:
+    // its output merely carries on the tensor it converts.
+    if (IsLayoutOrCastOp(op.type) && op.original_names.empty()) continue;
+    relations[i].originals = OriginalsOf(op);
     for (const std::string& name : relations[i].originals) ++carriers[name];
   }
   for (OpRelation& r : relations) {
@@ -237,9 +239,9 @@ absl::StatusOr<std::vector<std::string>> ExtractModelInputs(
     }
     ASSIGN_OR_RETURN(Tensor tensor, AsModelInput(std::move(*found), in, where));
     ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(tensor.view()));
-    ASSIGN_OR_RETURN(std::string path,
-                     out->Write(StrCat(dump::EscapeNamePart(in.name), ".npy"),
-                                bytes));
+    ASSIGN_OR_RETURN(
+        std::string path,
+        out->Write(StrCat(dump::EscapeNamePart(in.name), ".npy"), bytes));
     assigned.push_back(StrCat(in.name, "=", path));
   }
   if (!missing.empty()) {
@@ -275,13 +277,26 @@ void AppendRow(std::string& csv, const std::vector<std::string>& fields) {
 
 std::string SdkResultCsv(const TreeCompareResult& result) {
   std::string csv;
-  AppendRow(csv, {"Index", "OpType", "NPUDump", "DataType", "Address",
-                  "GroundTruth", "DataType", "Address", "TensorIndex", "Shape",
-                  "CosineSimilarity", "MaxAbsoluteError",
-                  "AccumulatedRelativeError", "RelativeEuclideanDistance",
-                  "KullbackLeiblerDivergence", "StandardDeviation",
-                  "MeanAbsoluteError", "RootMeanSquareError",
-                  "MaxRelativeError", "MeanRelativeError",
+  AppendRow(csv, {"Index",
+                  "OpType",
+                  "NPUDump",
+                  "DataType",
+                  "Address",
+                  "GroundTruth",
+                  "DataType",
+                  "Address",
+                  "TensorIndex",
+                  "Shape",
+                  "CosineSimilarity",
+                  "MaxAbsoluteError",
+                  "AccumulatedRelativeError",
+                  "RelativeEuclideanDistance",
+                  "KullbackLeiblerDivergence",
+                  "StandardDeviation",
+                  "MeanAbsoluteError",
+                  "RootMeanSquareError",
+                  "MaxRelativeError",
+                  "MeanRelativeError",
                   "CompareFailReason"});
   size_t index = 0;
   for (const FolderPair& pair : result.pairs) {
@@ -300,14 +315,13 @@ std::string SdkResultCsv(const TreeCompareResult& result) {
         if (position >= static_cast<uint32_t>(count)) {
           return std::make_pair(std::string("NaN"), std::string("NaN"));
         }
-        const auto& shape = is_input ? h.input(position).shape()
-                                     : h.output(position).shape();
+        const auto& shape =
+            is_input ? h.input(position).shape() : h.output(position).shape();
         std::vector<int64_t> dims(shape.dim().begin(), shape.dim().end());
-        return std::make_pair(
-            std::string(DumpDataTypeName(is_input
-                                             ? h.input(position).data_type()
-                                             : h.output(position).data_type())),
-            StrCat("[", StrJoin(dims, ","), "]"));
+        return std::make_pair(std::string(DumpDataTypeName(
+                                  is_input ? h.input(position).data_type()
+                                           : h.output(position).data_type())),
+                              StrCat("[", StrJoin(dims, ","), "]"));
       };
       for (const auto* refs : {&a.inputs, &a.outputs}) {
         for (const TensorRef& ref : *refs) {
@@ -317,14 +331,13 @@ std::string SdkResultCsv(const TreeCompareResult& result) {
               found = &t;
             }
           }
-          const std::string tensor_index =
-              StrCat(a.name, ref.is_input ? ":input:" : ":output:",
-                     ref.position);
+          const std::string tensor_index = StrCat(
+              a.name, ref.is_input ? ":input:" : ":output:", ref.position);
           std::vector<std::string> row{StrCat(index++), a.type, a.name};
           if (found == nullptr) {
             const auto [dtype, shape] = described(ref.is_input, ref.position);
-            row.insert(row.end(), {dtype, "NaN", "*", "NaN", "NaN",
-                                   tensor_index, shape});
+            row.insert(row.end(),
+                       {dtype, "NaN", "*", "NaN", "NaN", tensor_index, shape});
             for (int k = 0; k < 10; ++k) row.push_back("NaN");
             row.push_back(ref.original_op.empty() && !ref.is_input
                               ? "no original operator (added by the device)"
@@ -336,23 +349,23 @@ std::string SdkResultCsv(const TreeCompareResult& result) {
           const size_t cut = std::min(found->b_label.rfind(" output "),
                                       found->b_label.rfind(" input "));
           const std::string b_name = found->b_label.substr(0, cut);
-          row.insert(row.end(),
-                     {found->dtype_a, "NaN", b_name, found->dtype_b, "NaN",
-                      tensor_index,
-                      StrCat("[", StrJoin(found->shape_a, ","), "]")});
+          row.insert(
+              row.end(),
+              {found->dtype_a, "NaN", b_name, found->dtype_b, "NaN",
+               tensor_index, StrCat("[", StrJoin(found->shape_a, ","), "]")});
           const TensorMetrics& m = found->metrics;
           if (!found->problem.empty()) {
             for (int k = 0; k < 10; ++k) row.push_back("NaN");
             row.push_back(found->problem);
           } else {
-            row.insert(row.end(),
-                       {Number(m.cosine), Number(m.max_abs), Number(m.acc_rel),
-                        Number(m.rel_euclidean), Number(m.kl),
-                        StrCat("(", Number(m.mean_a), ";", Number(m.std_a),
-                               "),(", Number(m.mean_b), ";", Number(m.std_b),
-                               ")"),
-                        Number(m.mean_abs), Number(m.rmse), Number(m.max_rel),
-                        Number(m.mean_rel), ""});
+            row.insert(
+                row.end(),
+                {Number(m.cosine), Number(m.max_abs), Number(m.acc_rel),
+                 Number(m.rel_euclidean), Number(m.kl),
+                 StrCat("(", Number(m.mean_a), ";", Number(m.std_a), "),(",
+                        Number(m.mean_b), ";", Number(m.std_b), ")"),
+                 Number(m.mean_abs), Number(m.rmse), Number(m.max_rel),
+                 Number(m.mean_rel), ""});
           }
           AppendRow(csv, row);
         }

@@ -125,7 +125,8 @@ DeviceGraphTensor TensorOf(const Json& desc, const std::string& path) {
   if (const Json* shape = Member(desc, "shape")) {
     const Json* dims = Member(*shape, "dim");
     if (dims != nullptr) {
-      if (!dims->is_array()) throw BadField{path + ".shape.dim", "is not an array"};
+      if (!dims->is_array())
+        throw BadField{path + ".shape.dim", "is not an array"};
       for (const Json& d : *dims) {
         if (!d.is_number_integer()) {
           throw BadField{path + ".shape.dim", "holds a non-integer"};
@@ -230,8 +231,9 @@ absl::StatusOr<DeviceGraph> ParseDeviceGraph(std::string_view json,
     graph.name = StringAt(root, "name", "");
     const Json& graphs = ArrayAt(root, "graph", "");
     if (graphs.empty()) {
-      throw BadField{"graph", "is missing or empty: this is not a converter "
-                              "graph file"};
+      throw BadField{"graph",
+                     "is missing or empty: this is not a converter "
+                     "graph file"};
     }
     for (size_t g = 0; g < graphs.size(); ++g) {
       const std::string gpath = StrCat("graph[", g, "]");

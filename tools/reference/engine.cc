@@ -755,9 +755,8 @@ absl::StatusOr<Graph> PromoteToFloat64(const Graph& graph,
 
 absl::StatusOr<std::vector<NamedTensorInfo>> ModelInputs(
     const std::string& model_path, const std::string& input_shape) {
-  ASSIGN_OR_RETURN(
-      std::string bytes,
-      ReadRegularFile(model_path, kMaxOnnxFileBytes, "ONNX file"));
+  ASSIGN_OR_RETURN(std::string bytes,
+                   ReadRegularFile(model_path, kMaxOnnxFileBytes, "ONNX file"));
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError(

@@ -85,8 +85,8 @@ std::string DescribeValues(const TensorProto& t, const std::string& bytes,
   const std::vector<int64_t>& logical = tensor->shape().dims();
   if (!std::equal(logical.begin(), logical.end(), t.shape().dim().begin(),
                   t.shape().dim().end())) {
-    out = StrCat("      as the original tensor: [", StrJoin(logical, ","),
-                 "]\n");
+    out =
+        StrCat("      as the original tensor: [", StrJoin(logical, ","), "]\n");
   }
   return out + DescribeLogical(&*tensor, head);
 }

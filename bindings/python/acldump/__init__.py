@@ -294,3 +294,4 @@ class Model:
             return bytearray(info.size)
         return _np.empty(info.dims, dtype=dtype)
 from acldump.reading import compare, open_tree, read_dump  # the reading API (reading.py)
+from acldump.analysis import compare_device, read_device_dump  # device (NPU) dumps

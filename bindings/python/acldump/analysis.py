@@ -22,6 +22,7 @@ does on the command line), so the client must be of a cluster reachable over the
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -240,6 +241,54 @@ def compare(a, b, client=None, atol=1e-3, rtol=1e-3, op_types=None, match=None,
             warnings.warn("some folder pairs were not compared: %s" % proc.stderr.strip(),
                           RuntimeWarning, stacklevel=2)
         with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+# ---------------------------------------------------------------------------
+# Device (NPU) dumps: `dump convert` and `dump compare-device`.
+
+def read_device_dump(path):
+    """Every tensor of a device dump (a file or a folder), read back from the device's layouts
+    (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...) to the original model's layout and shape, as `dump
+    convert` writes them: {(file name, "input"|"output", index): numpy array}. 8-bit floats come
+    back as float32, unsigned integers in the next wider signed type."""
+    import numpy as np  # arrays need numpy; the rest of this module does not
+    tool = find_tool()
+    path = os.fspath(path)
+    with tempfile.TemporaryDirectory(prefix="acldump-device-") as tmp:
+        _run([tool, "convert", path, "--out", tmp])
+        tensors = {}
+        pattern = re.compile(r"^(.*)\.(input|output)\.(\d+)\.npy$")
+        for folder, _, files in os.walk(tmp):
+            for name in files:
+                m = pattern.match(name)
+                if m:
+                    key = (m.group(1), m.group(2), int(m.group(3)))
+                    tensors[key] = np.load(os.path.join(folder, name))
+        return tensors
+
+
+def compare_device(device, model, graph=None, inputs=None, out=None, atol=1e-3, rtol=1e-3,
+                   engine="acldump-unfused", client=None, scratch=None):
+    """`dump compare-device --json`: the device dump against this runtime's run of the original
+    ONNX model, operators matched by original name (and the converter graph `graph`); `inputs`
+    as --input (default: read from the dump). Returns the JSON dict (verdict, first divergence,
+    every operator's metrics); the SDK-style result CSV is written into `out`."""
+    tool = find_tool()
+    argv = [tool, "compare-device", os.fspath(device), "--model", os.fspath(model),
+            "--atol", repr(float(atol)), "--rtol", repr(float(rtol)), "--engine", engine]
+    if graph:
+        argv += ["--graph", os.fspath(graph)]
+    for i in inputs or []:
+        argv += ["--input", os.fspath(i)]
+    argv += _cluster_args(client, scratch)
+    with tempfile.TemporaryDirectory(prefix="acldump-compare-device-") as tmp:
+        argv += ["--out", os.fspath(out) if out else tmp]
+        result = os.path.join(tmp, "compare.json")
+        proc = _run(argv + ["--json", result], ok_codes=(0, 1, 2, 4))
+        if not os.path.isfile(result):
+            raise ToolError(argv, proc.returncode, proc.stderr)
+        with open(result, encoding="utf-8") as f:
             return json.load(f)
 
 

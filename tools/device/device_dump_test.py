@@ -1,0 +1,419 @@
+"""Device dumps end to end, built from the public description of the device's files only.
+
+An encoder written here (a hand-made protobuf writer and numpy layout transforms, nothing shared
+with the reader) turns a CPU run of testdata/resnet_tiny.onnx into the dump tree a device would
+write for its fused graph: float16 tensors in NC1HWC0 (NC1HWC0_C04 for the 3-channel input),
+FRACTAL_Z weights, FRACTAL_NZ matrices, fused operators (many-to-one), a Cast the device added
+with a name too long for a file (hashed, in mapping.csv), an overflow record, half the operators
+naming their original operator only in the converter graph JSON written beside it. Then:
+  - `dump convert` reads every tensor back to the encoder's logical tensor, bit for bit;
+  - `dump compare-device` matches every operator and finds nothing outside the tolerance;
+  - its result CSV has the SDK's columns, and each metric equals a numpy computation;
+  - a perturbation planted in one device operator is found there, named with its original;
+  - without the graph or inputs the command says what to give.
+"""
+
+import csv
+import glob
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+TOOL, CONVERT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+MODEL = os.path.abspath("testdata/resnet_tiny.onnx")
+MODEL_INPUT = os.path.abspath("testdata/resnet_tiny.input.input.npy")
+FOLDER = "20260101000000/0/resnet_tiny/1/0"
+
+FORMATS = {"NCHW": 0, "ND": 2, "NC1HWC0": 3, "FRACTAL_Z": 4, "NC1HWC0_C04": 12,
+           "FRACTAL_NZ": 29}
+DT_FLOAT, DT_FLOAT16, DT_UINT8 = 1, 2, 4
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def run(*args, expect=(0,)):
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    if done.returncode not in expect:
+        print(done.stdout, done.stderr)
+        raise SystemExit(f"{args[:2]} exited {done.returncode}, expected {expect}")
+    return done
+
+
+# ---------------------------------------------------------------------------
+# Protobuf, by hand (the wire format: varints and length-delimited fields).
+
+def varint(n):
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field_varint(number, value):
+    return varint(number << 3) + varint(value) if value else b""
+
+
+def field_bytes(number, data):
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def shape_message(dims):
+    return field_bytes(1, b"".join(varint(d) for d in dims)) if dims else b""
+
+
+def tensor_message(t, is_output):
+    """OpOutput (fields 1-8) or OpInput (1-7, no original_op)."""
+    body = field_varint(1, t["dtype"]) + field_varint(2, FORMATS[t["format"]])
+    body += field_bytes(3, shape_message(t["device_shape"]))
+    if is_output and t.get("original"):
+        name, index = t["original"]
+        original = field_bytes(1, name.encode()) + field_varint(2, index)
+        original += field_varint(3, t["dtype"]) + field_varint(4, FORMATS[t["origin_format"]])
+        body += field_bytes(4, original)
+    size_field, shape_field = (6, 7) if is_output else (5, 6)
+    body += field_varint(size_field, len(t["bytes"]))
+    body += field_bytes(shape_field, shape_message(t["logical"].shape))
+    return body
+
+
+def dump_file(op_name, inputs, outputs, time_us):
+    header = field_bytes(1, b"2.0") + field_varint(2, time_us)
+    for t in outputs:
+        header += field_bytes(3, tensor_message(t, True))
+    for t in inputs:
+        header += field_bytes(4, tensor_message(t, False))
+    header += field_bytes(6, op_name.encode())
+    payload = b"".join(t["bytes"] for t in inputs + outputs)
+    return struct.pack("<Q", len(header)) + header + payload
+
+
+# ---------------------------------------------------------------------------
+# Device layouts, from logical tensors (numpy pads with zeros and transposes).
+
+def ceil(a, b):
+    return -(-a // b)
+
+
+def to_nc1hwc0(x, c0):
+    n, c, h, w = x.shape
+    padded = np.zeros((n, ceil(c, c0) * c0, h, w), x.dtype)
+    padded[:, :c] = x
+    return padded.reshape(n, ceil(c, c0), c0, h, w).transpose(0, 1, 3, 4, 2)
+
+
+def to_fractal_z(x, c0=16):
+    n, c, h, w = x.shape
+    n1, c1 = ceil(n, 16), ceil(c, c0)
+    padded = np.zeros((n1 * 16, c1 * c0, h, w), x.dtype)
+    padded[:n, :c] = x
+    blocks = padded.reshape(n1, 16, c1, c0, h, w).transpose(2, 4, 5, 0, 1, 3)
+    return blocks.reshape(c1 * h * w, n1, 16, c0)
+
+
+def to_fractal_nz(x, c0=16):
+    h, w = x.shape[-2:]
+    h1, w1 = ceil(h, 16), ceil(w, c0)
+    padded = np.zeros(x.shape[:-2] + (h1 * 16, w1 * c0), x.dtype)
+    padded[..., :h, :w] = x
+    split = padded.reshape(x.shape[:-2] + (h1, 16, w1, c0))
+    batch = len(x.shape) - 2
+    order = tuple(range(batch)) + (batch + 2, batch, batch + 1, batch + 3)
+    return split.transpose(order)
+
+
+def device_tensor(logical, weight=False, c0=16):
+    """The device form of a float16 (or float32) logical tensor."""
+    if logical.ndim == 4 and weight:
+        fmt, device = "FRACTAL_Z", to_fractal_z(logical)
+    elif logical.ndim == 4:
+        fmt = "NC1HWC0_C04" if c0 == 4 else "NC1HWC0"
+        device = to_nc1hwc0(logical, c0)
+    elif logical.ndim == 2:
+        fmt, device = "FRACTAL_NZ", to_fractal_nz(logical)
+    else:
+        fmt, device = "ND", logical
+    device = np.ascontiguousarray(device)
+    return {"dtype": DT_FLOAT16 if logical.dtype == np.float16 else DT_FLOAT,
+            "format": fmt, "device_shape": list(device.shape), "logical": logical,
+            "bytes": device.tobytes(), "origin_format": "NCHW" if logical.ndim == 4 else "ND"}
+
+
+def graph_tensor(t, origin=None):
+    attrs = [{"key": "origin_format", "value": {"s": t["origin_format"]}},
+             {"key": "origin_shape", "value": {"list": {"i": list(t["logical"].shape)}}}]
+    if origin:
+        attrs += [{"key": "_datadump_origin_name", "value": {"s": origin[0]}},
+                  {"key": "_datadump_origin_output_index", "value": {"i": origin[1]}}]
+    return {"dtype": "DT_FLOAT16" if t["dtype"] == DT_FLOAT16 else "DT_FLOAT",
+            "layout": t["format"], "shape": {"dim": t["device_shape"]}, "attr": attrs}
+
+
+def overflow_record():
+    record = struct.pack("<IIIIII", 0x5A5A5A5A, 1, 1, 0, 0, 56)
+    record += struct.pack("<QQQQQQQ", 1, 0, 3, 0, 0, 0, 1)
+    return record + bytes(2048 - len(record))
+
+
+# ---------------------------------------------------------------------------
+
+def build_device_tree(root, ref, fused, perturb=None):
+    """The device's dump tree of the fused graph and its converter JSON; returns the
+    expected logical tensors by (file name, 'input'|'output', index)."""
+    folder = os.path.join(root, FOLDER)
+    os.makedirs(folder)
+    rng = np.random.default_rng(5)
+    producer = {}  # tensor name -> device op producing it
+    expected = {}
+    graph_ops = [{"name": "input", "type": "Data", "input": [""],
+                  "output_desc": [graph_tensor(device_tensor(ref["input"]))]}]
+    time_us = 1767225600000000
+    # The device's Cast of the float32 input to float16, its name too long for a file.
+    cast_name = "trans_Cast_0_" + "x" * 300
+    x32 = ref["input"]
+    cast_in = {"dtype": DT_FLOAT, "format": "NCHW", "device_shape": list(x32.shape),
+               "logical": x32, "bytes": x32.tobytes(), "origin_format": "NCHW"}
+    cast_out = device_tensor(x32.astype(np.float16), c0=4)
+    hashed = "1234567890123456789"
+    with open(os.path.join(folder, hashed), "wb") as f:
+        f.write(dump_file(cast_name, [cast_in], [cast_out], time_us))
+    with open(os.path.join(folder, "mapping.csv"), "w") as f:
+        f.write(f"{hashed},Cast.{cast_name}.1.0.{time_us}\n")
+    expected[(hashed, "input", 0)] = cast_in["logical"]
+    expected[(hashed, "output", 0)] = cast_out["logical"]
+    graph_ops.append({"name": cast_name, "type": "Cast", "input": ["input:0"],
+                      "attr": [{"key": "_datadump_original_op_names",
+                                "value": {"list": {"val_type": "VT_LIST_STRING"}}}],
+                      "output_desc": [graph_tensor(cast_out, ("input", 0))]})
+    producer["input"] = cast_name
+    activations = {"input": cast_out}
+    initializers = {i["name"]: i for i in fused["initializers"]}
+    for task, node in enumerate(fused["nodes"], start=2):
+        time_us += 10
+        inputs, edges = [], []
+        for name in node["inputs"]:
+            if name in initializers:
+                shape = initializers[name]["shape"]
+                value = rng.standard_normal(shape).astype(np.float16)
+                inputs.append(device_tensor(value, weight=True))
+                edges.append(f"{name}:0")
+                graph_ops.append({"name": name, "type": "Const", "input": [],
+                                  "output_desc": [graph_tensor(inputs[-1])]})
+            else:
+                inputs.append(activations[name])
+                edges.append(f"{producer[name]}:0")
+        original = node["original_names"][-1]
+        value = ref[node["outputs"][0]].astype(np.float16)
+        if node["name"] == perturb:
+            value = (value.astype(np.float32) * 1.1 + 0.05).astype(np.float16)
+        out = device_tensor(value)
+        # Half the files name their original operator; the graph names all.
+        out["original"] = (original, 0) if task % 2 == 0 else None
+        activations[node["outputs"][0]] = out
+        producer[node["outputs"][0]] = node["name"]
+        file_name = f"{node['op_type']}.{node['name']}.{task}.0.{time_us}"
+        with open(os.path.join(folder, file_name), "wb") as f:
+            f.write(dump_file(node["name"], inputs, [out], time_us))
+        for i, t in enumerate(inputs):
+            expected[(file_name, "input", i)] = t["logical"]
+        expected[(file_name, "output", 0)] = out["logical"]
+        graph_ops.append({
+            "name": node["name"], "type": node["op_type"], "input": edges,
+            "attr": [{"key": "_datadump_original_op_names",
+                      "value": {"list": {"s": node["original_names"]}}}],
+            "input_desc": [graph_tensor(t) for t in inputs],
+            "output_desc": [graph_tensor(out, (original, 0))]})
+    # The overflow check's record, as the device writes it beside the tensors.
+    record = overflow_record()
+    overflow = {"dtype": DT_UINT8, "format": "ND", "device_shape": [len(record)],
+                "logical": np.frombuffer(record, np.uint8), "bytes": record,
+                "origin_format": "ND"}
+    with open(os.path.join(folder, f"Opdebug.Node_OpDebug.99.0.{time_us + 100}"), "wb") as f:
+        f.write(dump_file("Node_OpDebug", [], [overflow], time_us + 100))
+    graph_path = os.path.join(WORK, "device_graph.json")
+    with open(graph_path, "w") as f:
+        json.dump({"name": "resnet_tiny", "graph": [{"name": "resnet_tiny", "op": graph_ops}]}, f)
+    return expected, graph_path
+
+
+def numpy_metrics(a, b):
+    """The SDK's ten metrics as acldump documents them (a under test, b the truth)."""
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    eps = np.finfo(np.float64).eps
+    d = a - b
+    big = np.abs(b) > eps
+    rel = np.zeros_like(a)
+    rel[big] = np.abs(a[big] / b[big] - 1)
+
+    def dist(v):
+        span = v.max() - v.min()
+        p = (v - v.min()) / span if span != 0 else v.copy()
+        p = np.maximum(p, np.finfo(np.float32).eps)
+        return p / p.sum()
+
+    p, q = dist(a), dist(b)
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    return {
+        "CosineSimilarity": min(float(np.dot(a / na, b / nb)), 1.0),
+        "MaxAbsoluteError": np.abs(d).max(),
+        "AccumulatedRelativeError": rel.sum(),
+        "RelativeEuclideanDistance": np.sqrt((d * d).sum() / (b * b).sum()),
+        "KullbackLeiblerDivergence": max(float((p * np.log(p / q)).sum()), 0.0),
+        "StandardDeviation": (a.mean(), a.std(), b.mean(), b.std()),
+        "MeanAbsoluteError": np.abs(d).mean(),
+        "RootMeanSquareError": np.sqrt((d * d).mean()),
+        "MaxRelativeError": rel.max(),
+        "MeanRelativeError": rel.mean(),
+    }
+
+
+def close(text, value):
+    return abs(float(text) - value) <= 2e-6 + 1e-6 * abs(value)
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    ref_dir = os.path.join(WORK, "ref")
+    run(TOOL, "reference", "--engine", "acldump-unfused", "--model", MODEL, "--input",
+        MODEL_INPUT, "--out", ref_dir)
+    ref = {os.path.basename(p)[:-len(".output.0.npy")]: np.load(p)
+           for p in glob.glob(os.path.join(ref_dir, "*.output.0.npy"))}
+    run(CONVERT, MODEL, os.path.join(WORK, "fused.om"), "--json", os.path.join(WORK, "fused.json"))
+    with open(os.path.join(WORK, "fused.json")) as f:
+        fused = json.load(f)
+    check(any(len(n["original_names"]) > 1 for n in fused["nodes"]), "the graph fuses operators")
+
+    root = os.path.join(WORK, "device")
+    expected, graph = build_device_tree(root, ref, fused)
+
+    # 1. Every tensor back, bit for bit, in its original layout.
+    npy = os.path.join(WORK, "npy")
+    run(TOOL, "convert", root, "--out", npy)
+    for (file_name, kind, index), logical in expected.items():
+        path = os.path.join(npy, FOLDER, f"{file_name}.{kind}.{index}.npy")
+        if not os.path.exists(path):
+            check(False, f"convert wrote no {path}")
+            continue
+        got = np.load(path)
+        check(got.dtype == logical.dtype and got.shape == logical.shape and
+              got.tobytes() == logical.tobytes(),
+              f"{file_name} {kind} {index}: {got.dtype}{got.shape} differs from the "
+              f"encoder's {logical.dtype}{logical.shape}")
+    check(len(expected) > 40, f"only {len(expected)} tensors encoded")
+
+    # 2. The device run against the CPU run: everything matched and within the tolerance.
+    out = os.path.join(WORK, "compare")
+    done = run(TOOL, "compare-device", root, "--model", MODEL, "--graph", graph, "--out", out,
+               "--json", os.path.join(out, "result.json"))
+    print(done.stdout)
+    check("input     input=" in done.stdout, "the model input was taken from the dump")
+    check("many-to-one" in done.stdout, "fused operators are reported many-to-one")
+    check("device-only (no ground truth): trans_Cast_0_xxx" in done.stdout,
+          "the device's Cast is listed as device-only")
+    with open(os.path.join(out, "result.json")) as f:
+        result = json.load(f)
+    check(result["verdict"] == "pass" and result["tensors_outside"] == 0,
+          "nothing outside the tolerance")
+    check(result["tensors_compared"] >= len(fused["nodes"]) * 2,
+          f"every output and activation input compared: {result['tensors_compared']}")
+
+    # 3. The SDK's CSV, every metric against numpy.
+    csvs = glob.glob(os.path.join(out, "result_*.csv"))
+    check(len(csvs) == 1, f"one result CSV: {csvs}")
+    with open(csvs[0]) as f:
+        rows = list(csv.reader(f))
+    check(rows[0] == ["Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth",
+                      "DataType", "Address", "TensorIndex", "Shape", "CosineSimilarity",
+                      "MaxAbsoluteError", "AccumulatedRelativeError",
+                      "RelativeEuclideanDistance", "KullbackLeiblerDivergence",
+                      "StandardDeviation", "MeanAbsoluteError", "RootMeanSquareError",
+                      "MaxRelativeError", "MeanRelativeError", "CompareFailReason"],
+          f"CSV header: {rows[0]}")
+    by_op = {}
+    for (file_name, kind, index), logical in expected.items():
+        by_op[(file_name.split(".")[1] if "." in file_name else None, kind, index)] = logical
+    checked = 0
+    for row in rows[1:]:
+        op, kind, index = row[8].rsplit(":", 2)
+        if row[5] == "*":
+            check(kind == "input" or op.startswith("trans_Cast"),
+                  f"only weights and the device's Cast lack a ground truth: {row[:10]}")
+            continue
+        device_value = by_op.get((op, kind, int(index)))
+        truth = os.path.join(out, "resnet_tiny.golden", f"{row[5]}.output.0.npy")
+        if device_value is None or not os.path.exists(truth):
+            continue
+        m = numpy_metrics(device_value, np.load(truth))
+        for column, name in enumerate(rows[0][10:20], start=10):
+            if name == "StandardDeviation":
+                values = [float(v) for v in
+                          row[column].replace("(", "").replace(")", "").replace(";", ",")
+                          .split(",")]
+                ok = all(close(str(v), w) for v, w in zip(values, m[name]))
+            else:
+                ok = close(row[column], m[name])
+            check(ok, f"{row[8]} {name}: CSV {row[column]}, numpy {m[name]}")
+        checked += 1
+    check(checked >= len(fused["nodes"]), f"metrics checked on {checked} rows")
+
+    # 4. A perturbation planted in one device operator is found there.
+    planted = os.path.join(WORK, "planted")
+    build_device_tree(planted, ref, fused, perturb="conv2bn2relu2")
+    done = run(TOOL, "compare-device", planted, "--model", MODEL, "--graph", graph, "--out",
+               os.path.join(WORK, "compare_planted"), "--json", "-", expect=(1,))
+    result = json.loads(done.stdout)
+    first = result["first_divergence"]
+    check(first is not None and first["name"] == "conv2bn2relu2",
+          f"first divergence at the planted operator: {first}")
+    op = result["pairs"][first["pair"]]["operators"][first["operator"]]
+    check("relu2" in json.dumps(op), f"matched to its original operator: {op}")
+
+    # 5. Without the graph the inputs must be given; with them the outputs that name their
+    #    original operator still compare.
+    done = run(TOOL, "compare-device", root, "--model", MODEL, "--out",
+               os.path.join(WORK, "no_graph"), expect=(2,))
+    check("does not hold the model input 'input'" in done.stderr and
+          "--input NAME=FILE.npy" in done.stderr, f"missing-input message: {done.stderr}")
+    done = run(TOOL, "compare-device", root, "--model", MODEL, "--input", MODEL_INPUT,
+               "--out", os.path.join(WORK, "no_graph"), "--json", "-")
+    result = json.loads(done.stdout)
+    check(result["tensors_outside"] == 0 and
+          result["tensors_compared"] >= len(fused["nodes"]) // 2,
+          f"outputs naming their original compare without the graph: "
+          f"{result['tensors_compared']}")
+
+    # 6. The Python API gives the same.
+    sys.path.insert(0, os.path.join(os.getcwd(), "bindings", "python"))
+    import acldump.analysis as analysis
+    os.environ["ACLDUMP_TOOL"] = TOOL
+    tensors = analysis.read_device_dump(os.path.join(root, FOLDER))
+    for (file_name, kind, index), logical in expected.items():
+        key = (file_name, kind, index)
+        check(key in tensors and tensors[key].tobytes() == logical.tobytes(),
+              f"read_device_dump {key}")
+    same = analysis.compare_device(planted, MODEL, graph=graph,
+                                   out=os.path.join(WORK, "py_compare"))
+    check(same["first_divergence"]["name"] == "conv2bn2relu2",
+          f"compare_device names the planted operator: {same['first_divergence']}")
+
+    if failures:
+        raise SystemExit(f"{len(failures)} failures")
+    print("device dump test: OK")
+
+
+if __name__ == "__main__":
+    main()
