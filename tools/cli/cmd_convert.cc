@@ -25,13 +25,16 @@ class ConvertCommand final : public Command {
         "stays float16, bfloat16 becomes float32; stats CSVs are copied), "
         "with --to csv merge all statistics into one CSV, or with --to sdk "
         "expand a packed dump (dump_layout 'packed') into the files the SDK "
-        "layout would have written.");
+        "layout would have written, with --to golden write every output as "
+        "{op}.{output}.{timestamp}.npy, the golden files the SDK's compare "
+        "tools read (named by original operator).");
     convert->add_option("PATH", path_, "a dump file or folder")->required();
     convert->add_option("--out", out_,
                         "output folder (npy; default <name>_npy; sdk: default "
-                        "<name>_sdk) or file (csv; default <name>_stats.csv)");
-    convert->add_option("--to", to_, "npy, csv or sdk")
-        ->check(CLI::IsMember({"npy", "csv", "sdk"}))
+                        "<name>_sdk; golden: default <name>_golden) or file "
+                        "(csv; default <name>_stats.csv)");
+    convert->add_option("--to", to_, "npy, csv, sdk or golden")
+        ->check(CLI::IsMember({"npy", "csv", "sdk", "golden"}))
         ->capture_default_str();
     AddFilterOptions(*convert, filter_options_);
     convert->footer(
@@ -66,7 +69,30 @@ class ConvertCommand final : public Command {
   int To(const dump::DumpTree& tree, const std::string& base) {
     if (to_ == "csv") return ToCsv(tree, base);
     if (to_ == "sdk") return ToSdk(tree, base);
+    if (to_ == "golden") return ToGolden(tree, base);
     return ToNpy(tree, base);
+  }
+
+  int ToGolden(const dump::DumpTree& tree, const std::string& base) {
+    const std::string out = out_.empty() ? base + "_golden" : out_;
+    absl::StatusOr<GoldenSummary> summary = ConvertDumpToGolden(tree, out);
+    if (!summary.ok()) {
+      return FailWith("convert", summary.status(), "", kExitFailure);
+    }
+    for (const std::string& skipped : summary->skipped) {
+      std::fprintf(stderr, "dump convert: skipped %s\n", skipped.c_str());
+    }
+    if (summary->npy_files == 0) {
+      return Fail("convert", StrCat("no tensor dump under '", path_, "'"),
+                  "--to golden converts tensor dumps (dump_data tensor)",
+                  kExitFailure);
+    }
+    std::printf(
+        "wrote %zu golden files ({op}.{output}.{timestamp}.npy) of %zu dump "
+        "files: %s in %s\n",
+        summary->npy_files, summary->dump_files,
+        HumanBytes(summary->bytes_written).c_str(), out.c_str());
+    return 0;
   }
 
   int ToSdk(const dump::DumpTree& tree, const std::string& base) {

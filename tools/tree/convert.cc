@@ -178,4 +178,58 @@ absl::StatusOr<ConvertSummary> ConvertDumpToNpy(const dump::DumpTree& tree,
   return summary;
 }
 
+std::string GoldenNamePart(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (c == '/' || c == '.') c = '_';
+  }
+  return out;
+}
+
+absl::StatusOr<GoldenSummary> ConvertDumpToGolden(const dump::DumpTree& tree,
+                                                  const std::string& out_dir) {
+  GoldenSummary summary;
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFolder> out,
+                   OutputFolder::Open(out_dir));
+  std::vector<const dump::DumpEntry*> work;
+  for (const dump::DumpEntry& e : tree.entries) {
+    if (e.kind == dump::EntryKind::kTensor && e.name) work.push_back(&e);
+  }
+  Progress progress("convert", work.size());
+  size_t done = 0;
+  for (const dump::DumpEntry* entry : work) {
+    progress.Update(++done, entry->file_name);
+    ASSIGN_OR_RETURN(dump::DumpFileContents contents,
+                     dump::ReadDumpFile(entry->path));
+    const auto& h = contents.header;
+    const std::string op_name =
+        h.op_name().empty() ? entry->name->op_name : h.op_name();
+    for (int i = 0; i < h.output_size(); ++i) {
+      const auto& t = h.output(i);
+      const bool original =
+          t.has_original_op() && !t.original_op().name().empty();
+      const std::string name = original ? t.original_op().name() : op_name;
+      const uint32_t index =
+          original ? t.original_op().output_index() : static_cast<uint32_t>(i);
+      absl::StatusOr<Tensor> tensor =
+          dump::LogicalTensorOf(t, contents.outputs[i]);
+      if (!tensor.ok()) {
+        summary.skipped.push_back(StrCat(entry->relative, " output ", i, ": ",
+                                         ToStd(tensor.status().message())));
+        continue;
+      }
+      ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(tensor->view()));
+      RETURN_IF_ERROR(out->Write(StrCat(GoldenNamePart(name), ".", index, ".",
+                                        entry->name->timestamp_us, ".npy"),
+                                 bytes)
+                          .status());
+      summary.bytes_written += bytes.size();
+      ++summary.npy_files;
+    }
+    ++summary.dump_files;
+  }
+  progress.Finish();
+  return summary;
+}
+
 }  // namespace acldump::tools

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -41,6 +42,24 @@ struct SdkSummary {
 };
 absl::StatusOr<SdkSummary> ConvertDumpToSdk(const dump::DumpTree& tree,
                                             const std::string& out_dir);
+
+// Golden files the SDK's compare tools take as the ground truth: each output
+// of each tensor dump as `{name}.{output}.{timestamp}.npy`, flat in `out_dir`,
+// where name and output are the original operator and output the tensor
+// stands for (the header's original_op; else the dump's operator and the
+// output's position), '/' and '.' in the name replaced by '_', and timestamp
+// the dump file's (microseconds). Device tensors are written in the original
+// layout. Overflow records and stats CSVs are not tensors: they are skipped.
+struct GoldenSummary {
+  size_t dump_files = 0;
+  size_t npy_files = 0;
+  uint64_t bytes_written = 0;
+  std::vector<std::string> skipped;  // "<file> output <i>: <reason>"
+};
+// The name part of a golden file: '/' and '.' replaced by '_'.
+std::string GoldenNamePart(std::string_view name);
+absl::StatusOr<GoldenSummary> ConvertDumpToGolden(const dump::DumpTree& tree,
+                                                  const std::string& out_dir);
 
 }  // namespace acldump::tools
 

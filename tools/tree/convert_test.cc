@@ -78,3 +78,40 @@ TEST(ConvertTest, CorruptFileFails) {
 
 }  // namespace
 }  // namespace acldump::tools
+
+namespace acldump::tools {
+namespace {
+
+// Golden files as the SDK's compare tools name them: by the original operator
+// an output stands for, '/' and '.' replaced, with the dump's timestamp.
+TEST(ConvertTest, GoldenFilesByOriginalOperator) {
+  const std::string root = dump::testing::NewTempDir("golden_in");
+  const std::string dir = dump::testing::ModelFolder(root, 0);
+  dump::testing::WriteDumpFile(
+      dir,
+      dump::testing::FakeOp{
+          "Conv", "blk/conv.1relu", {}, {}, {{{1, 2, 3}, {}, 1, "blk/relu.1"}}},
+      0, 7);
+  dump::testing::WriteDumpFile(
+      dir, dump::testing::FakeOp{"Add", "add", {}, {}, {{{5}, {}, 1, ""}}}, 1,
+      9);
+  dump::testing::WriteText(dir + "/Relu.relu.2.0.0000000000000010.csv",
+                           "Input/Output\n");
+  absl::StatusOr<dump::DumpTree> tree = dump::ScanDumpTree(root);
+  ASSERT_TRUE(tree.ok());
+  const std::string out = dump::testing::NewTempDir("golden_out");
+  absl::StatusOr<GoldenSummary> summary = ConvertDumpToGolden(*tree, out);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->dump_files, 2u);
+  EXPECT_EQ(summary->npy_files, 2u);
+  absl::StatusOr<Tensor> relu = ReadNpyFile(out + "/blk_relu_1.0.7.npy");
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  EXPECT_EQ(relu->as<float>()[2], 3.0f);
+  absl::StatusOr<Tensor> add = ReadNpyFile(out + "/add.0.9.npy");
+  ASSERT_TRUE(add.ok()) << add.status();
+  EXPECT_EQ(add->as<float>()[0], 5.0f);
+  EXPECT_EQ(GoldenNamePart("a/b.c d"), "a_b_c d");
+}
+
+}  // namespace
+}  // namespace acldump::tools
