@@ -10,9 +10,9 @@
 
 #include "fuzz/scratch.h"
 #include "nlohmann/json.hpp"
-#include "tools/compare/shard.h"
-#include "tools/compare/compare.h"
 #include "tools/cluster/tree_shard.h"
+#include "tools/compare/compare.h"
+#include "tools/compare/shard.h"
 
 namespace {
 

@@ -14,11 +14,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& out = contents->header.output(i);
     (void)acldump::dump::PayloadToTensor(out.data_type(), out.shape(),
                                          contents->outputs[i]);
+    // Device layouts back to the original tensor (format, original_shape,
+    // sub_format and original_op.format are the file's).
+    (void)acldump::dump::LogicalTensorOf(out, contents->outputs[i]);
   }
   for (int i = 0; i < contents->header.input_size(); ++i) {
     const auto& in = contents->header.input(i);
     (void)acldump::dump::PayloadToTensor(in.data_type(), in.shape(),
                                          contents->inputs[i]);
+    (void)acldump::dump::LogicalTensorOf(in, contents->inputs[i]);
   }
   return 0;
 }

@@ -571,7 +571,30 @@ absl::StatusOr<LogicalTensorBytes> DeviceToLogical(
       }
     }
   }
-  const int64_t device_elements = Product(p.device);
+  // Products of untrusted shapes: checked before any is used.
+  auto checked_product = [](const Dims& dims) -> std::optional<int64_t> {
+    int64_t product = 1;
+    for (int64_t d : dims) {
+      if (__builtin_mul_overflow(product, d, &product) ||
+          product > (int64_t{1} << 48)) {
+        return std::nullopt;
+      }
+    }
+    return product;
+  };
+  const std::optional<int64_t> device_count = checked_product(p.device);
+  const std::optional<int64_t> original_count = checked_product(p.original);
+  if (!device_count || !original_count) {
+    return Bad("shape ", DimsText(device_count ? p.original : p.device),
+               " has more elements than a dump can hold");
+  }
+  // Every layout pads: the original tensor never has more elements.
+  if (*original_count > *device_count) {
+    return Bad(NameOf(layout.format), " shape ", DimsText(p.device),
+               " cannot hold original ", DimsText(p.original), " (",
+               *original_count, " elements in ", *device_count, ")");
+  }
+  const int64_t device_elements = *device_count;
   if (static_cast<uint64_t>(device_elements) * element_size != bytes.size()) {
     return Bad(NameOf(layout.format), " shape ", DimsText(p.device), " needs ",
                static_cast<uint64_t>(device_elements) * element_size,

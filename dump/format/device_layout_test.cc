@@ -300,3 +300,29 @@ TEST(DeviceLayoutTest, NoOriginalShapeKeepsThePadding) {
 
 }  // namespace
 }  // namespace acldump::dump
+
+namespace acldump::dump {
+namespace {
+
+// Shapes are untrusted: products that overflow, or an original larger than
+// the device tensor, are refused before anything is allocated.
+TEST(DeviceLayoutTest, UntrustedShapesAreBounded) {
+  DeviceTensorLayout layout;
+  layout.format = kFormatFractalNz;
+  layout.shape = {1, 1, 16, 16};
+  layout.original_shape = {uint64_t{1} << 40, uint64_t{1} << 40};
+  auto r = DeviceToLogical(layout, 1, std::string(256, '\0'));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "shape [1099511627776,1099511627776] has more elements than a "
+            "dump can hold");
+  layout.original_shape = {17, 16};
+  r = DeviceToLogical(layout, 1, std::string(256, '\0'));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "FRACTAL_NZ shape [1,1,16,16] cannot hold original [17,16] (272 "
+            "elements in 256)");
+}
+
+}  // namespace
+}  // namespace acldump::dump
