@@ -285,8 +285,12 @@ def close(text, value):
 
 
 def main():
+    marker = os.path.join(WORK, ".acldump-device-demo")
+    if os.path.exists(WORK) and os.listdir(WORK) and not os.path.exists(marker):
+        raise SystemExit(f"{WORK} exists and was not made by this script: give a new folder")
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
+    open(marker, "w").close()
     ref_dir = os.path.join(WORK, "ref")
     run(TOOL, "reference", "--engine", "acldump-unfused", "--model", MODEL, "--input",
         MODEL_INPUT, "--out", ref_dir)
@@ -413,6 +417,7 @@ def main():
     if failures:
         raise SystemExit(f"{len(failures)} failures")
     print("device dump test: OK")
+    print(f"device tree: {root}\nconverter graph: {graph}\nwith a planted error: {planted}")
 
 
 if __name__ == "__main__":
