@@ -655,8 +655,14 @@ absl::StatusOr<LogicalTensorBytes> DeviceToLogical(
         break;
     }
     if (std::optional<std::vector<int>> axes = CanonicalAxes(format)) {
+      // Without a recorded original format, a tensor whose original shape
+      // is not the device's is taken as NCHW (NCDHW): an ONNX model's.
+      const int32_t assumed = axes->size() == 5 ? kFormatNcdhw : kFormatNchw;
       const int32_t original =
-          p.original_format >= 0 ? p.original_format : format;
+          p.original_format >= 0
+              ? p.original_format
+              : (!p.original.empty() && p.original != p.device ? assumed
+                                                               : format);
       std::optional<std::vector<int>> original_axes = CanonicalAxes(original);
       if (original_axes && original_axes->size() == axes->size() &&
           original != format) {

@@ -218,6 +218,14 @@ TEST(DeviceLayoutTest, PlainFormatsAreTransposedToTheOriginal) {
   EXPECT_EQ(back->bytes,
             std::string(reinterpret_cast<const char*>(want), sizeof(want)));
   EXPECT_EQ(back->shape, (Dims{1, 3, 1, 2}));
+  // An input records no original format: a 4-D original shape other than
+  // the device's is taken as NCHW.
+  layout.original_format = -1;
+  back = DeviceToLogical(
+      layout, 1, std::string_view(reinterpret_cast<const char*>(hwcn), 6));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->bytes,
+            std::string(reinterpret_cast<const char*>(want), sizeof(want)));
 }
 
 TEST(DeviceLayoutTest, PlainTensorsReshapeOrLoseTheirPadding) {

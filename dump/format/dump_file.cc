@@ -595,20 +595,18 @@ DeviceTensorLayout LayoutOf(const Proto& t, int32_t original_format) {
 }  // namespace
 
 absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpOutput& t,
-                                       std::string_view bytes) {
-  const int32_t original_format =
-      t.has_original_op() && !t.original_op().name().empty()
-          ? static_cast<int32_t>(t.original_op().format())
-          : -1;
-  return Logical(t.data_type(), t.shape(), LayoutOf(t, original_format),
-                 bytes);
+                                       std::string_view bytes,
+                                       int32_t original_format) {
+  if (t.has_original_op() && !t.original_op().name().empty()) {
+    original_format = static_cast<int32_t>(t.original_op().format());
+  }
+  return Logical(t.data_type(), t.shape(), LayoutOf(t, original_format), bytes);
 }
 
 absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpInput& t,
                                        std::string_view bytes,
                                        int32_t original_format) {
-  return Logical(t.data_type(), t.shape(), LayoutOf(t, original_format),
-                 bytes);
+  return Logical(t.data_type(), t.shape(), LayoutOf(t, original_format), bytes);
 }
 
 std::string FormatName(int32_t output_format) {
@@ -620,6 +618,16 @@ std::string FormatName(int32_t output_format) {
   constexpr std::string_view kPrefix = "FORMAT_";
   if (name.starts_with(kPrefix)) name.remove_prefix(kPrefix.size());
   return std::string(name);
+}
+
+std::optional<int32_t> FormatNumber(std::string_view name) {
+  toolkit::dumpdata::OutputFormat format;
+  const std::string full =
+      name.starts_with("FORMAT_") ? std::string(name) : StrCat("FORMAT_", name);
+  if (!toolkit::dumpdata::OutputFormat_Parse(full, &format)) {
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(format);
 }
 
 }  // namespace acldump::dump

@@ -79,8 +79,11 @@ absl::StatusOr<Tensor> PayloadToTensor(int32_t data_type,
 // original_shape, sub_format and, for outputs, original_op.format; types
 // without an acldump tensor type are widened as PayloadToTensor does. A
 // tensor already in its original layout is PayloadToTensor's result.
+// original_format: the layout to assume when the file records none (-1: none
+// known).
 absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpOutput& t,
-                                       std::string_view bytes);
+                                       std::string_view bytes,
+                                       int32_t original_format = -1);
 absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpInput& t,
                                        std::string_view bytes,
                                        int32_t original_format = -1);
@@ -88,6 +91,10 @@ absl::StatusOr<Tensor> LogicalTensorOf(const toolkit::dumpdata::OpInput& t,
 // "NCHW", "ND", ... (the OutputFormat name without FORMAT_); "UNKNOWN(n)" for
 // numbers the format does not define. A std::string because of the latter.
 std::string FormatName(int32_t output_format);
+
+// The OutputFormat number of a format name as the converter's graph writes
+// it ("NCHW", "FORMAT_NC1HWC0"); nullopt for names the format does not define.
+std::optional<int32_t> FormatNumber(std::string_view name);
 
 }  // namespace acldump::dump
 

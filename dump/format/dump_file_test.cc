@@ -434,6 +434,44 @@ TEST(DumpFileTest, FormatNames) {
   EXPECT_EQ(FormatName(255), "MAX");
   EXPECT_EQ(FormatName(7), "UNKNOWN(7)");
   EXPECT_EQ(FormatName(-1), "UNKNOWN(-1)");
+  // The converter graph's names, with or without the enum's prefix.
+  EXPECT_EQ(FormatNumber("NCHW"), 0);
+  EXPECT_EQ(FormatNumber("NHWC"), 1);
+  EXPECT_EQ(FormatNumber("FORMAT_FRACTAL_NZ"), 29);
+  EXPECT_EQ(FormatNumber("FRACTAL_Z_C04"), 13);
+  EXPECT_EQ(FormatNumber(""), std::nullopt);
+  EXPECT_EQ(FormatNumber("NOT_A_FORMAT"), std::nullopt);
+}
+
+// An output's recorded original format wins over the caller's (a converter
+// graph's); without one the caller's decides how a plain tensor whose shape
+// reads both ways is taken.
+TEST(DumpFileTest, OriginalFormatFromTheCallerWhereTheFileHasNone) {
+  toolkit::dumpdata::OpOutput out;
+  out.set_data_type(toolkit::dumpdata::DT_FLOAT);
+  out.set_format(toolkit::dumpdata::FORMAT_NHWC);
+  for (int d : {1, 2, 2, 2}) {
+    out.mutable_shape()->add_dim(d);
+    out.mutable_original_shape()->add_dim(d);
+  }
+  std::vector<float> nhwc(8);
+  for (int i = 0; i < 8; ++i) nhwc[i] = float(i);  // [n][h][w][c]
+  const std::string bytes(reinterpret_cast<const char*>(nhwc.data()), 32);
+  absl::StatusOr<Tensor> as_stored = LogicalTensorOf(out, bytes);
+  ASSERT_TRUE(as_stored.ok()) << as_stored.status();
+  EXPECT_EQ(as_stored->as<float>()[1], 1.0f);
+  absl::StatusOr<Tensor> nchw =
+      LogicalTensorOf(out, bytes, toolkit::dumpdata::FORMAT_NCHW);
+  ASSERT_TRUE(nchw.ok()) << nchw.status();
+  // NCHW [0][0][0][1] is NHWC [0][0][1][0]: element 2.
+  EXPECT_EQ(nchw->as<float>()[1], 2.0f);
+  EXPECT_EQ(nchw->as<float>()[4], 1.0f);  // [0][1][0][0]
+  out.mutable_original_op()->set_name("relu");
+  out.mutable_original_op()->set_format(toolkit::dumpdata::FORMAT_NHWC);
+  absl::StatusOr<Tensor> recorded =
+      LogicalTensorOf(out, bytes, toolkit::dumpdata::FORMAT_NCHW);
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(recorded->as<float>()[1], 1.0f);
 }
 
 class ReadDumpFileTest : public ::testing::Test {

@@ -125,6 +125,7 @@ class CompareDeviceCommand final : public Command {
       }
       std::fprintf(info_, "\n");
     }
+    MarkDeviceOnlyOperators(*device);
     const std::string stem = fs::path(model_).stem().string();
     const std::string golden = StrCat(out_, "/", stem, ".golden");
     std::vector<std::string> inputs = inputs_;

@@ -77,8 +77,11 @@ std::string TextTable::Render(std::string_view indent) const {
       widths[i] = std::max(widths[i], cells[i].size());
     }
   };
-  measure(header_);
   for (const auto& row : rows_) measure(row);
+  // One very long cell (a device's 300-character operator name) would widen
+  // its column for every row: past the cap it overflows its own row only.
+  for (size_t& width : widths) width = std::min(width, kMaxColumnWidth);
+  measure(header_);
   std::vector<bool> right(header_.size(), true);
   for (const auto& row : rows_) {
     for (size_t i = 0; i < row.size() && i < right.size(); ++i) {

@@ -38,8 +38,11 @@ class TextTable {
   }
   size_t size() const { return rows_.size(); }
   // Each line starts with `indent`; columns are separated by two spaces and
-  // numeric-looking cells are right-aligned.
+  // numeric-looking cells are right-aligned. A column is as wide as its
+  // widest cell up to kMaxColumnWidth; a longer cell is written whole and
+  // pushes the rest of its row to the right.
   std::string Render(std::string_view indent = "") const;
+  static constexpr size_t kMaxColumnWidth = 60;
 
  private:
   std::vector<std::string> header_;

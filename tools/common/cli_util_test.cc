@@ -32,6 +32,16 @@ TEST(CliUtilTest, TextTableAlignsColumns) {
             "  relu_long     3\n");
 }
 
+TEST(CliUtilTest, AVeryLongCellOverflowsItsRowOnly) {
+  const std::string long_name(TextTable::kMaxColumnWidth + 40, 'x');
+  TextTable table({"op", "size"});
+  table.AddRow({"conv", "12"});
+  table.AddRow({long_name, "3"});
+  const std::string pad(TextTable::kMaxColumnWidth - 2, ' ');
+  EXPECT_EQ(table.Render(), "op" + pad + "  size\n" + "conv" + pad.substr(2) +
+                                "    12\n" + long_name + "     3\n");
+}
+
 TEST(CliUtilTest, AclErrorNamesAndHints) {
   EXPECT_EQ(AclErrorName(ACL_ERROR_INVALID_DUMP_CONFIG),
             "ACL_ERROR_INVALID_DUMP_CONFIG");

@@ -71,6 +71,9 @@ struct TensorRef {
   uint32_t position = 0;    // among the op's inputs or outputs
   std::string original_op;  // outputs: the original op that produced it
   uint32_t original_index = 0;
+  // Device tensors: the original layout (a dump OutputFormat number) when the
+  // dump file does not record one; from the converter graph. -1: unknown.
+  int32_t original_format = -1;
 };
 
 // Where a reference array is: a .npy file, or a member of an .npz file.

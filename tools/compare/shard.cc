@@ -34,6 +34,8 @@ void Put(const TensorRef& r, pb::TensorRef& p) {
   p.set_position(r.position);
   p.set_original_op(r.original_op);
   p.set_original_index(r.original_index);
+  p.set_original_format_plus_one(
+      r.original_format < 0 ? 0 : static_cast<uint32_t>(r.original_format) + 1);
 }
 
 void Put(const ArraySource& s, pb::ArraySource& p) {
@@ -189,7 +191,10 @@ absl::StatusOr<E> EnumOf(int value, int last, std::string_view what) {
 }
 
 TensorRef Get(const pb::TensorRef& p) {
-  return {p.is_input(), p.position(), p.original_op(), p.original_index()};
+  return {p.is_input(), p.position(), p.original_op(), p.original_index(),
+          static_cast<int32_t>(std::min<uint32_t>(p.original_format_plus_one(),
+                                                  uint32_t{1} << 30)) -
+              1};
 }
 
 ArraySource Get(const pb::ArraySource& p) {

@@ -83,6 +83,14 @@ absl::StatusOr<Tensor> FromDoubles(const std::vector<double>& values,
   return t;
 }
 
+// The original format the converter graph gave a tensor (-1: none).
+int32_t GraphFormat(const std::vector<TensorRef>& refs, uint32_t position) {
+  for (const TensorRef& ref : refs) {
+    if (ref.position == position) return ref.original_format;
+  }
+  return -1;
+}
+
 // The logical tensor of input `position` of a dumped operator.
 absl::StatusOr<Tensor> ReadInput(const OpRecord& op, uint32_t position) {
   ASSIGN_OR_RETURN(dump::DumpFileContents contents,
@@ -91,7 +99,8 @@ absl::StatusOr<Tensor> ReadInput(const OpRecord& op, uint32_t position) {
     return absl::NotFoundError(StrCat(op.path, " has no input ", position));
   }
   return dump::LogicalTensorOf(contents.header.input(position),
-                               contents.inputs[position]);
+                               contents.inputs[position],
+                               GraphFormat(op.inputs, position));
 }
 
 absl::StatusOr<Tensor> ReadOutput0(const OpRecord& op) {
@@ -100,7 +109,8 @@ absl::StatusOr<Tensor> ReadOutput0(const OpRecord& op) {
   if (contents.outputs.empty()) {
     return absl::NotFoundError(StrCat(op.path, " has no output"));
   }
-  return dump::LogicalTensorOf(contents.header.output(0), contents.outputs[0]);
+  return dump::LogicalTensorOf(contents.header.output(0), contents.outputs[0],
+                               GraphFormat(op.outputs, 0));
 }
 
 // The dump's tensor for a graph input, as the model takes it.
@@ -121,6 +131,12 @@ absl::StatusOr<Tensor> AsModelInput(Tensor found, const NamedTensorInfo& in,
 
 }  // namespace
 
+// The graph's original format of a tensor as a dump format number; -1 when
+// it names none the dump format knows.
+int32_t FormatOf(const DeviceGraphTensor& desc) {
+  return dump::FormatNumber(desc.origin_format).value_or(-1);
+}
+
 GraphApplication ApplyDeviceGraph(const DeviceGraph& graph,
                                   CompareTree& device) {
   GraphApplication applied;
@@ -140,17 +156,25 @@ GraphApplication ApplyDeviceGraph(const DeviceGraph& graph,
         op.original_names = Unique(g->original_names);
       }
       for (TensorRef& out : op.outputs) {
-        if (!out.original_op.empty() || out.position >= g->output_desc.size()) {
-          continue;
-        }
+        if (out.position >= g->output_desc.size()) continue;
         const DeviceGraphTensor& desc = g->output_desc[out.position];
+        // Used only where the dump file records no original format.
+        out.original_format = FormatOf(desc);
+        if (!out.original_op.empty()) continue;
         if (!desc.origin_name.empty()) {
           out.original_op = desc.origin_name;
           out.original_index = static_cast<uint32_t>(
               std::max<int64_t>(desc.origin_output_index, 0));
+        } else if (!op.original_names.empty()) {
+          // As the SDK compares a fused operator: at its last original.
+          out.original_op = op.original_names.back();
+          out.original_index = out.position;
         }
       }
       for (TensorRef& in : op.inputs) {
+        if (in.position < g->input_desc.size()) {
+          in.original_format = FormatOf(g->input_desc[in.position]);
+        }
         const DeviceGraphEdge edge = OriginalInput(graph, *g, in.position);
         if (edge.op.empty()) continue;
         in.original_op = edge.op;
@@ -159,6 +183,18 @@ GraphApplication ApplyDeviceGraph(const DeviceGraph& graph,
     }
   }
   return applied;
+}
+
+void MarkDeviceOnlyOperators(CompareTree& device) {
+  for (CompareSide& folder : device.folders) {
+    for (OpRecord& op : folder.ops) {
+      if (!IsLayoutOrCastOp(op.type) || !op.original_names.empty()) continue;
+      for (TensorRef& out : op.outputs) {
+        out.original_op.clear();
+        out.original_index = 0;
+      }
+    }
+  }
 }
 
 std::string_view RelationName(Relation relation) {
@@ -265,6 +301,19 @@ std::string Number(double v) {
   return fmt::format("{:.6f}", v);
 }
 
+// The dump format's type name ("DT_FLOAT16") for a tensor type name as the
+// comparison reports it ("float16"), as the SDK's CSV shows types.
+std::string SdkTypeName(const std::string& name) {
+  if (name.empty()) return "NaN";
+  if (name.starts_with("DT_")) return name;
+  for (DType dtype : kAllDTypes) {
+    if (DTypeName(dtype) == name) {
+      return std::string(DumpDataTypeName(ToDumpDataType(dtype)));
+    }
+  }
+  return name;
+}
+
 void AppendRow(std::string& csv, const std::vector<std::string>& fields) {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i) csv += ',';
@@ -349,10 +398,10 @@ std::string SdkResultCsv(const TreeCompareResult& result) {
           const size_t cut = std::min(found->b_label.rfind(" output "),
                                       found->b_label.rfind(" input "));
           const std::string b_name = found->b_label.substr(0, cut);
-          row.insert(
-              row.end(),
-              {found->dtype_a, "NaN", b_name, found->dtype_b, "NaN",
-               tensor_index, StrCat("[", StrJoin(found->shape_a, ","), "]")});
+          row.insert(row.end(),
+                     {SdkTypeName(found->dtype_a), "NaN", b_name,
+                      SdkTypeName(found->dtype_b), "NaN", tensor_index,
+                      StrCat("[", StrJoin(found->shape_a, ","), "]")});
           const TensorMetrics& m = found->metrics;
           if (!found->problem.empty()) {
             for (int k = 0; k < 10; ++k) row.push_back("NaN");

@@ -26,9 +26,16 @@ struct GraphApplication {
 
 // Sets, for every dumped operator the graph has: its original names (the
 // graph's list, duplicates removed), each output's original operator where
-// the dump file does not name one, and each input's original producer.
+// the dump file does not name one (the graph's origin name, else the last of
+// the operator's original names), and each input's original producer.
 GraphApplication ApplyDeviceGraph(const DeviceGraph& graph,
                                   CompareTree& device);
+
+// The Cast and TransData operators a device adds (no original names of
+// their own) carry no ground truth: whatever original operator their outputs
+// name (the converter may give them their consumer's), they are left
+// unmatched and reported as device-only.
+void MarkDeviceOnlyOperators(CompareTree& device);
 
 // How a device operator stands to the original operators.
 enum class Relation {

@@ -2,8 +2,9 @@
 
 An encoder written here (a hand-made protobuf writer and numpy layout transforms, nothing shared
 with the reader) turns a CPU run of testdata/resnet_tiny.onnx into the dump tree a device would
-write for its fused graph: float16 tensors in NC1HWC0 (NC1HWC0_C04 for the 3-channel input),
-FRACTAL_Z weights, FRACTAL_NZ matrices, fused operators (many-to-one), a Cast the device added
+write for its fused graph: float16 tensors in NC1HWC0 (NC1HWC0_C04 for the 3-channel input; one
+output in NHWC), FRACTAL_Z weights (one each in FRACTAL_Z_C04, HWCN and C1HWNCoC0), FRACTAL_NZ
+matrices, fused operators (many-to-one), a Cast the device added
 with a name too long for a file (hashed, in mapping.csv), an overflow record, half the operators
 naming their original operator only in the converter graph JSON written beside it. Then:
   - `dump convert` reads every tensor back to the encoder's logical tensor, bit for bit;
@@ -29,8 +30,8 @@ MODEL = os.path.abspath("testdata/resnet_tiny.onnx")
 MODEL_INPUT = os.path.abspath("testdata/resnet_tiny.input.input.npy")
 FOLDER = "20260101000000/0/resnet_tiny/1/0"
 
-FORMATS = {"NCHW": 0, "ND": 2, "NC1HWC0": 3, "FRACTAL_Z": 4, "NC1HWC0_C04": 12,
-           "FRACTAL_NZ": 29}
+FORMATS = {"NCHW": 0, "NHWC": 1, "ND": 2, "NC1HWC0": 3, "FRACTAL_Z": 4, "NC1HWC0_C04": 12,
+           "FRACTAL_Z_C04": 13, "HWCN": 16, "C1HWNCoC0": 25, "FRACTAL_NZ": 29}
 DT_FLOAT, DT_FLOAT16, DT_UINT8 = 1, 2, 4
 
 failures = []
@@ -135,9 +136,59 @@ def to_fractal_nz(x, c0=16):
     return split.transpose(order)
 
 
-def device_tensor(logical, weight=False, c0=16):
+def to_fractal_z_c04(x, c0=16):
+    """C padded to 4, (h, w, c) flattened and tiled by the cube's C0."""
+    n, c, h, w = x.shape
+    padded = np.zeros((n, 4, h, w), x.dtype)
+    padded[:, :c] = x
+    k = padded.transpose(0, 2, 3, 1).reshape(n, 4 * h * w)
+    n1, k1 = ceil(n, 16), ceil(4 * h * w, c0)
+    tiles = np.zeros((n1 * 16, k1 * c0), x.dtype)
+    tiles[:n, :4 * h * w] = k
+    return tiles.reshape(n1, 16, k1, c0).transpose(2, 0, 1, 3)
+
+
+def to_c1hwncoc0(x, c0=16):
+    """Each channel on the diagonal of its C0 x C0 block."""
+    n, c, h, w = x.shape
+    out = np.zeros((ceil(c, c0), h, w, n, c0, c0), x.dtype)
+    for ch in range(c):
+        out[ch // c0, :, :, :, ch % c0, ch % c0] = x[:, ch].transpose(1, 2, 0)
+    return out
+
+
+# The layout of particular weights and activations, so that the tree holds more than the
+# common ones: the 3-channel conv1 weight in FRACTAL_Z_C04, conv2's in HWCN, conv3's in
+# C1HWNCoC0, and relu1's and pool1's outputs in NHWC. pool1's [1,16,16,16] reads the same
+# as NCHW and as NHWC: its file names the original format (NCHW), its consumers' inputs
+# cannot (a dump input has no such field), so only the converter graph tells them apart.
+SPECIAL = {"conv1bn1.weight": "FRACTAL_Z_C04", "conv2bn2.weight": "HWCN",
+           "conv3bn3.weight": "C1HWNCoC0", "relu1": "NHWC", "pool1": "NHWC"}
+
+
+def ambiguous(t):
+    """A plain NHWC tensor whose shape reads as NCHW too: a reader without the graph,
+    and a dump input has no original format, takes it as stored."""
+    return t["format"] == "NHWC" and list(t["logical"].shape) == t["device_shape"]
+
+
+def stored(t):
+    """The device tensor as stored."""
+    dtype = np.float16 if t["dtype"] == DT_FLOAT16 else np.float32
+    return np.frombuffer(t["bytes"], dtype).reshape(t["device_shape"])
+
+
+def device_tensor(logical, weight=False, c0=16, special=None):
     """The device form of a float16 (or float32) logical tensor."""
-    if logical.ndim == 4 and weight:
+    if special == "FRACTAL_Z_C04":
+        fmt, device = special, to_fractal_z_c04(logical)
+    elif special == "HWCN":
+        fmt, device = special, logical.transpose(2, 3, 1, 0)
+    elif special == "C1HWNCoC0":
+        fmt, device = special, to_c1hwncoc0(logical)
+    elif special == "NHWC":
+        fmt, device = special, logical.transpose(0, 2, 3, 1)
+    elif logical.ndim == 4 and weight:
         fmt, device = "FRACTAL_Z", to_fractal_z(logical)
     elif logical.ndim == 4:
         fmt = "NC1HWC0_C04" if c0 == 4 else "NC1HWC0"
@@ -172,12 +223,13 @@ def overflow_record():
 
 def build_device_tree(root, ref, fused, perturb=None):
     """The device's dump tree of the fused graph and its converter JSON; returns the
-    expected logical tensors by (file name, 'input'|'output', index)."""
+    expected logical tensors by (file name, 'input'|'output', index), and what a reader
+    without the graph gives where that differs from the logical tensor."""
     folder = os.path.join(root, FOLDER)
     os.makedirs(folder)
     rng = np.random.default_rng(5)
     producer = {}  # tensor name -> device op producing it
-    expected = {}
+    expected, read_without_graph = {}, {}
     graph_ops = [{"name": "input", "type": "Data", "input": [""],
                   "output_desc": [graph_tensor(device_tensor(ref["input"]))]}]
     time_us = 1767225600000000
@@ -208,7 +260,7 @@ def build_device_tree(root, ref, fused, perturb=None):
             if name in initializers:
                 shape = initializers[name]["shape"]
                 value = rng.standard_normal(shape).astype(np.float16)
-                inputs.append(device_tensor(value, weight=True))
+                inputs.append(device_tensor(value, weight=True, special=SPECIAL.get(name)))
                 edges.append(f"{name}:0")
                 graph_ops.append({"name": name, "type": "Const", "input": [],
                                   "output_desc": [graph_tensor(inputs[-1])]})
@@ -219,9 +271,10 @@ def build_device_tree(root, ref, fused, perturb=None):
         value = ref[node["outputs"][0]].astype(np.float16)
         if node["name"] == perturb:
             value = (value.astype(np.float32) * 1.1 + 0.05).astype(np.float16)
-        out = device_tensor(value)
-        # Half the files name their original operator; the graph names all.
-        out["original"] = (original, 0) if task % 2 == 0 else None
+        out = device_tensor(value, special=SPECIAL.get(node["outputs"][0]))
+        # Half the files name their original operator (and with it the original
+        # format); the graph names all.
+        out["original"] = (original, 0) if task % 2 == 0 or ambiguous(out) else None
         activations[node["outputs"][0]] = out
         producer[node["outputs"][0]] = node["name"]
         file_name = f"{node['op_type']}.{node['name']}.{task}.0.{time_us}"
@@ -229,6 +282,8 @@ def build_device_tree(root, ref, fused, perturb=None):
             f.write(dump_file(node["name"], inputs, [out], time_us))
         for i, t in enumerate(inputs):
             expected[(file_name, "input", i)] = t["logical"]
+            if ambiguous(t):
+                read_without_graph[(file_name, "input", i)] = stored(t)
         expected[(file_name, "output", 0)] = out["logical"]
         graph_ops.append({
             "name": node["name"], "type": node["op_type"], "input": edges,
@@ -246,7 +301,7 @@ def build_device_tree(root, ref, fused, perturb=None):
     graph_path = os.path.join(WORK, "device_graph.json")
     with open(graph_path, "w") as f:
         json.dump({"name": "resnet_tiny", "graph": [{"name": "resnet_tiny", "op": graph_ops}]}, f)
-    return expected, graph_path
+    return expected, read_without_graph, graph_path
 
 
 def numpy_metrics(a, b):
@@ -302,7 +357,7 @@ def main():
     check(any(len(n["original_names"]) > 1 for n in fused["nodes"]), "the graph fuses operators")
 
     root = os.path.join(WORK, "device")
-    expected, graph = build_device_tree(root, ref, fused)
+    expected, read_without_graph, graph = build_device_tree(root, ref, fused)
 
     # 1. Every tensor back, bit for bit, in its original layout.
     npy = os.path.join(WORK, "npy")
@@ -313,6 +368,7 @@ def main():
             check(False, f"convert wrote no {path}")
             continue
         got = np.load(path)
+        logical = read_without_graph.get((file_name, kind, index), logical)
         check(got.dtype == logical.dtype and got.shape == logical.shape and
               got.tobytes() == logical.tobytes(),
               f"{file_name} {kind} {index}: {got.dtype}{got.shape} differs from the "
@@ -407,6 +463,7 @@ def main():
     tensors = analysis.read_device_dump(os.path.join(root, FOLDER))
     for (file_name, kind, index), logical in expected.items():
         key = (file_name, kind, index)
+        logical = read_without_graph.get(key, logical)
         check(key in tensors and tensors[key].tobytes() == logical.tobytes(),
               f"read_device_dump {key}")
     same = analysis.compare_device(planted, MODEL, graph=graph,

@@ -219,7 +219,8 @@ absl::StatusOr<DeviceGraph> ParseDeviceGraph(std::string_view json,
   Json root;
   try {
     root = Json::parse(json.begin(), json.end());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // Not only parse_error: a number too large for a double is out_of_range.
     return absl::InvalidArgumentError(
         StrCat(source, ": not JSON (", e.what(),
                "); give the file `atc --mode=1 --om=model.om "
@@ -277,16 +278,19 @@ DeviceGraphEdge OriginalInput(const DeviceGraph& graph, const DeviceGraphOp& op,
     if (producer->type == "Data" || producer->type == "RefData") {
       return {producer->name, 0};
     }
-    if (edge.index >= 0 &&
+    // A Cast's or TransData's own origin name is not to be trusted (the
+    // converter gives a TransData before a Conv the Conv's name): the
+    // original tensor is the one it converts.
+    const bool converts =
+        IsLayoutOrCastOp(producer->type) && producer->original_names.empty();
+    if (!converts && edge.index >= 0 &&
         static_cast<size_t>(edge.index) < producer->output_desc.size()) {
       const DeviceGraphTensor& out = producer->output_desc[edge.index];
       if (!out.origin_name.empty()) {
         return {out.origin_name, std::max<int64_t>(out.origin_output_index, 0)};
       }
     }
-    if (!IsLayoutOrCastOp(producer->type) || producer->inputs.empty()) {
-      return {};
-    }
+    if (!converts || producer->inputs.empty()) return {};
     edge = producer->inputs[0];
   }
   return {};

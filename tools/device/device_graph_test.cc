@@ -78,6 +78,12 @@ TEST(DeviceGraphTest, ErrorsNameTheFieldAndTheFix) {
   };
   EXPECT_THAT(error("{"), HasSubstr("g.json: not JSON"));
   EXPECT_THAT(error("{"), HasSubstr("atc --mode=1"));
+  // nlohmann reports a number beyond a double as out_of_range, not a parse
+  // error; it is still a clear error, not an escaping exception.
+  EXPECT_THAT(error(R"({"graph": [{"op": [{"name": "a", "x": 1e999}]}]})"),
+              HasSubstr("g.json: not JSON ("));
+  EXPECT_THAT(error(R"({"graph": [{"op": [{"name": "a", "x": 1e999}]}]})"),
+              HasSubstr("number overflow"));
   EXPECT_EQ(error(R"({"name": "m"})"),
             "g.json: graph is missing or empty: this is not a converter graph "
             "file");

@@ -71,20 +71,23 @@ std::string WriteDumpFile(const std::string& dir, const FakeOp& op,
     const FakeTensor& t = op.outputs[i];
     auto* out = h.add_output();
     Describe(t, out);
+    contents.outputs.push_back(Payload(t));
+    if (op.device && t.original_op.empty()) continue;
     out->mutable_original_op()->set_name(t.original_op.empty() ? op.name
                                                                : t.original_op);
     out->mutable_original_op()->set_output_index(i);
-    contents.outputs.push_back(Payload(t));
   }
-  auto* type = h.add_attr();
-  type->set_name("op_type");
-  type->set_value(op.type);
-  auto* names = h.add_attr();
-  names->set_name("original_names");
-  names->set_value(StrJoin(op.original_names.empty()
-                               ? std::vector<std::string>{op.name}
-                               : op.original_names,
-                           ","));
+  if (!op.device) {
+    auto* type = h.add_attr();
+    type->set_name("op_type");
+    type->set_value(op.type);
+    auto* names = h.add_attr();
+    names->set_name("original_names");
+    names->set_value(StrJoin(op.original_names.empty()
+                                 ? std::vector<std::string>{op.name}
+                                 : op.original_names,
+                             ","));
+  }
   absl::StatusOr<std::string> bytes = dump::EncodeDumpFile(contents);
   if (!bytes.ok())
     throw std::runtime_error(std::string(bytes.status().message()));

@@ -21,6 +21,9 @@ struct FakeOp {
   std::string name;
   std::vector<std::string> original_names;
   std::vector<FakeTensor> inputs, outputs;
+  // As a device writes it: no acldump attributes, and an output's original op
+  // only where the tensor names one.
+  bool device = false;
 };
 
 // A fresh empty folder under $TEST_TMPDIR.
