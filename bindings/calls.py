@@ -189,6 +189,12 @@ CALLS = [
          py="op.set_attr_list_int"),
     Call("aclopSetAttrListFloat", "attr, attrName as name, numValues+values",
          py="op.set_attr_list_float"),
+    Call("aclopCast", "srcDesc, srcBuffer, dstDesc, dstBuffer, truncate, stream", py="op.cast",
+         doc="aclopCast: src_buffer converted to dst_desc's data type into dst_buffer (a float "
+             "to integer conversion rounds toward zero whatever truncate says)."),
+    Call("aclopSetModelDir", "modelDir:fspath as model_dir", py="op.set_model_dir",
+         doc="aclopSetModelDir: acldump compiles no single-operator models and loads none; "
+             "it checks the folder is readable. Once per process."),
 
     # ---- acl_dump.h ----
     Call("acldumpGetPath", "dumpType", py="dump.get_path", errors="null",
@@ -301,7 +307,9 @@ CALLS = [
 ]
 
 SPECIAL = [
-    Special("aclAppLog", "variadic: C callers use the ACL_APP_LOG macro; no binding"),
+    Special("aclAppLog", "variadic (C callers use the ACL_APP_LOG macro): Python's app_log "
+            "passes the message as one %s argument, with the caller's function, file and line; "
+            "Java and Go log with their own libraries", py="app_log"),
     Special("aclGetRecentErrMsg",
             "each language carries the message with the failure: Python copies it after every "
             "call into the thread's state, Java puts it in AclException, Go in its Error",

@@ -1,5 +1,9 @@
 // Tensor descriptions, operator attributes and single-operator execution.
+#include <filesystem>
+#include <mutex>
+#include <optional>
 #include <span>
+#include <system_error>
 #include <vector>
 
 #include "acl/acl.h"
@@ -131,6 +135,53 @@ aclError CheckOpArgs(const char* op_type, int num_inputs, bool has_inputs,
     return Fail(ACL_ERROR_INVALID_PARAM, "attr was destroyed");
   }
   return ACL_SUCCESS;
+}
+
+// The single operator `opType` on checked arguments: aclopExecuteV2 and
+// aclopCast, which has attributes of its own (not a handle).
+aclError RunSingleOp(const char* opType, int numInputs,
+                     aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
+                     int numOutputs, aclTensorDesc* outputDesc[],
+                     aclDataBuffer* outputs[], const Attributes* attrs) {
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  std::vector<TensorView> in_views(numInputs), out_views(numOutputs);
+  for (int i = 0; i < numInputs; ++i) {
+    if (aclError e = ToView(inputDesc[i], inputs[i], true, i, in_views[i]))
+      return e;
+  }
+  for (int i = 0; i < numOutputs; ++i) {
+    if (aclError e = ToView(outputDesc[i], outputs[i], false, i, out_views[i]))
+      return e;
+  }
+  SingleOpCall call;
+  call.op_type = opType;
+  call.op_name = opType;
+  call.attrs = attrs;
+  call.inputs = in_views;
+  call.outputs = out_views;
+  std::shared_ptr<ExecutionObserver> observer =
+      state->dump.SingleOpObserver(state->runtime.CurrentDevice());
+  absl::Status status = ExecuteSingleOp(call, observer.get());
+  dump::OpArgsRecorder& args_dump = dump::GlobalOpArgsRecorder();
+  if (args_dump.active()) {
+    dump::OpArgs args;
+    args.op_type = opType;
+    args.attrs = call.attrs;
+    args.status = status;
+    auto describe = [](aclTensorDesc* desc, const TensorView& view) {
+      dump::OpArgTensor tensor;
+      tensor.info = view.info();
+      if (desc != nullptr) tensor.format = aclGetTensorDescFormat(desc);
+      return tensor;
+    };
+    for (int i = 0; i < numInputs; ++i)
+      args.inputs.push_back(describe(inputDesc[i], in_views[i]));
+    for (int i = 0; i < numOutputs; ++i)
+      args.outputs.push_back(describe(outputDesc[i], out_views[i]));
+    args_dump.Record(args);
+  }
+  return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
 }
 
 }  // namespace
@@ -289,46 +340,72 @@ aclError aclopExecuteV2(const char* opType, int numInputs,
                                  numOutputs, outputDesc && outputs, attr)) {
       return e;
     }
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
-    std::vector<TensorView> in_views(numInputs), out_views(numOutputs);
-    for (int i = 0; i < numInputs; ++i) {
-      if (aclError e = ToView(inputDesc[i], inputs[i], true, i, in_views[i]))
-        return e;
+    return RunSingleOp(opType, numInputs, inputDesc, inputs, numOutputs,
+                       outputDesc, outputs,
+                       attr != nullptr ? &attr->attrs : nullptr);
+  });
+}
+
+aclError aclopCast(const aclTensorDesc* srcDesc, const aclDataBuffer* srcBuffer,
+                   const aclTensorDesc* dstDesc, aclDataBuffer* dstBuffer,
+                   uint8_t truncate, aclrtStream stream) {
+  (void)truncate;  // float -> integer always rounds toward zero (ONNX Cast)
+  (void)stream;    // the op runs before the call returns
+  return GuardedCall([&] {
+    if (srcDesc == nullptr || srcBuffer == nullptr || dstDesc == nullptr ||
+        dstBuffer == nullptr) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "aclopCast: srcDesc, srcBuffer, dstDesc and dstBuffer must "
+                  "not be NULL");
     }
-    for (int i = 0; i < numOutputs; ++i) {
-      if (aclError e =
-              ToView(outputDesc[i], outputs[i], false, i, out_views[i]))
-        return e;
+    const std::optional<DType> to =
+        FromAclDataType(aclGetTensorDescType(dstDesc));
+    if (!to) {
+      return Fail(ACL_ERROR_OP_ATTR_NOT_MATCH,
+                  StrCat("aclopCast: cannot cast to data type ",
+                         static_cast<int>(aclGetTensorDescType(dstDesc)),
+                         ": acldump has no tensors of that type"));
     }
-    SingleOpCall call;
-    call.op_type = opType;
-    call.op_name = opType;
-    call.attrs = attr != nullptr ? &attr->attrs : nullptr;
-    call.inputs = in_views;
-    call.outputs = out_views;
-    std::shared_ptr<ExecutionObserver> observer =
-        state->dump.SingleOpObserver(state->runtime.CurrentDevice());
-    absl::Status status = ExecuteSingleOp(call, observer.get());
-    dump::OpArgsRecorder& args_dump = dump::GlobalOpArgsRecorder();
-    if (args_dump.active()) {
-      dump::OpArgs args;
-      args.op_type = opType;
-      args.attrs = call.attrs;
-      args.status = status;
-      auto describe = [](aclTensorDesc* desc, const TensorView& view) {
-        dump::OpArgTensor tensor;
-        tensor.info = view.info();
-        if (desc != nullptr) tensor.format = aclGetTensorDescFormat(desc);
-        return tensor;
-      };
-      for (int i = 0; i < numInputs; ++i)
-        args.inputs.push_back(describe(inputDesc[i], in_views[i]));
-      for (int i = 0; i < numOutputs; ++i)
-        args.outputs.push_back(describe(outputDesc[i], out_views[i]));
-      args_dump.Record(args);
+    Attributes attrs;
+    attrs.Set("to", int64_t{ToOnnxDataType(*to)});
+    // The op neither writes nor keeps the descriptions and the input.
+    aclTensorDesc* in_desc[] = {const_cast<aclTensorDesc*>(srcDesc)};
+    aclDataBuffer* in[] = {const_cast<aclDataBuffer*>(srcBuffer)};
+    aclTensorDesc* out_desc[] = {const_cast<aclTensorDesc*>(dstDesc)};
+    aclDataBuffer* out[] = {dstBuffer};
+    return RunSingleOp("Cast", 1, in_desc, in, 1, out_desc, out, &attrs);
+  });
+}
+
+aclError aclopSetModelDir(const char* modelDir) {
+  return GuardedCall([&] {
+    static std::mutex mutex;
+    static bool set = false;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (modelDir == nullptr || *modelDir == '\0') {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "aclopSetModelDir: modelDir is NULL or empty");
     }
-    return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
+    if (set) {
+      return Fail(ACL_ERROR_REPEAT_INITIALIZE,
+                  "aclopSetModelDir: the model folder is set once per "
+                  "process, and was set already");
+    }
+    std::error_code error;
+    if (!std::filesystem::is_directory(modelDir, error)) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("aclopSetModelDir: '", modelDir, "' is not a folder",
+                         error ? " (" : "", error ? error.message() : "",
+                         error ? ")" : ""));
+    }
+    std::filesystem::directory_iterator check(modelDir, error);
+    if (error) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("aclopSetModelDir: cannot read the folder '", modelDir,
+                         "': ", error.message()));
+    }
+    set = true;
+    return ACL_SUCCESS;
   });
 }
 

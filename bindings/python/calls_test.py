@@ -1,7 +1,10 @@
 """The acl package's generated layer (bindings/calls.py): what its rows give beyond the calls
 acl_test.py exercises (run by run_python.sh from the runfiles root)."""
 
+import os
 import pydoc
+import subprocess
+import sys
 import unittest
 
 import acl
@@ -16,6 +19,78 @@ class GeneratedCallsTest(unittest.TestCase):
         self.assertEqual(acl.get_soc_name(), "acldump_cpu")  # before acl.init
         self.assertEqual(acl.rt.get_soc_name(), "acldump_cpu")
         self.assertEqual(acl.get_soc_name.__module__, "acl")
+
+    def test_app_log_as_pyacl_with_the_callers_place(self):
+        program = "\n".join([
+            "import acl",
+            "def load_model():",
+            "    acl.app_log(0, 'below the level')",
+            "    acl.app_log(1, 'model loaded: %d inputs' % 2)",
+            "    return acl.app_log(3, {'not': 'a str'})",
+            "assert load_model() is None",
+            "try:",
+            "    acl.app_log('1', 'x')",
+            "except TypeError as e:",
+            "    print(e)",
+        ])
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              env=dict(os.environ, ASCEND_GLOBAL_LOG_LEVEL="1"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stderr.splitlines(), [
+            "[INFO] <string>:4 load_model: model loaded: 2 inputs",
+            "[ERROR] <string>:5 load_model: {'not': 'a str'}",
+        ])
+        self.assertIn("log_level must be an int", done.stdout)
+        # The default level shows errors only.
+        env = {k: v for k, v in os.environ.items() if k != "ASCEND_GLOBAL_LOG_LEVEL"}
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              env=env)
+        self.assertEqual(done.stderr.splitlines(),
+                         ["[ERROR] <string>:5 load_model: {'not': 'a str'}"])
+
+    def test_handles_compare_hash_and_convert_by_address_as_pyacl_ints(self):
+        dataset = acl.mdl.create_dataset()
+        memory = bytearray(16)
+        buffer = acl.create_data_buffer(memory)
+        other = acl.create_data_buffer(bytearray(8))
+        _, ret = acl.mdl.add_dataset_buffer(dataset, buffer)
+        self.assertEqual(ret, 0)
+        first = acl.mdl.get_dataset_buffer(dataset, 0)
+        second = acl.mdl.get_dataset_buffer(dataset, 0)
+        self.assertIsNot(first, second)
+        self.assertEqual(first, second)
+        self.assertEqual(first, buffer)
+        self.assertEqual(hash(first), hash(second))
+        self.assertEqual(len({first, second, buffer}), 1)
+        self.assertEqual({buffer: "input 0"}[second], "input 0")
+        self.assertNotEqual(first, other)
+        self.assertIsInstance(int(first), int)
+        self.assertNotEqual(int(first), 0)
+        self.assertEqual(int(first), int(buffer))
+        self.assertEqual(first, int(first))
+        self.assertNotEqual(first, 0)
+        self.assertEqual("%x" % first, "%x" % int(first))  # __index__
+        self.assertNotEqual(first, "a string")
+        self.assertNotEqual(int(dataset), int(first))
+        desc = acl.create_tensor_desc(acl.ACL_FLOAT, [1, 2], acl.ACL_FORMAT_ND)
+        self.assertEqual(desc, int(desc))
+        self.assertEqual(acl.mdl.destroy_dataset(dataset), 0)
+
+    def test_op_cast_and_set_model_dir_as_pyacl(self):
+        import numpy as np
+        self.assertEqual(acl.init(), 0)
+        x = np.array([1.5, -2.7, 3.9], np.float32)
+        y = np.zeros(3, np.int32)
+        src = acl.create_tensor_desc(acl.ACL_FLOAT, [3], acl.ACL_FORMAT_ND)
+        dst = acl.create_tensor_desc(acl.ACL_INT32, [3], acl.ACL_FORMAT_ND)
+        ret = acl.op.cast(src, acl.create_data_buffer(x), dst, acl.create_data_buffer(y), 0, None)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual(y.tolist(), [1, -2, 3])
+        self.assertNotEqual(acl.op.set_model_dir("/nonexistent/op_models"), 0)
+        self.assertIn("is not a folder", acl.get_recent_err_msg())
+        folder = os.environ.get("TEST_TMPDIR", "/tmp")
+        self.assertEqual(acl.op.set_model_dir(folder), 0, acl.get_recent_err_msg())
+        self.assertEqual(acl.op.set_model_dir(folder), acl.ACL_ERROR_REPEAT_INITIALIZE)
 
     def test_query_event_is_the_older_event_status(self):
         self.assertEqual(acl.init(), 0)

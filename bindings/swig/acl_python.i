@@ -56,6 +56,16 @@ ACL_PY_REMEMBER_FAILURE(aclmdlDestroyDesc)
 %noexception AclPy_RecentErrMsg;
 %nothread AclPy_RecentErrMsg;  // it uses the Python API
 
+// acl.app_log: the variadic aclAppLog with the message as its one "%s" argument. It leaves the
+// recent error message as it is.
+%noexception AclPy_AppLog;
+%inline %{
+static void AclPy_AppLog(int level, const char *func, const char *file, unsigned int line,
+                         const char *message) {
+  aclAppLog((aclLogLevel)level, func, file, (uint32_t)line, "%s", message);
+}
+%}
+
 %ignore aclGetRecentErrMsg;
 %rename(aclGetRecentErrMsg) AclPy_RecentErrMsg;
 PyObject *AclPy_RecentErrMsg(void);

@@ -334,6 +334,62 @@ TEST_F(AclTest, SingleOpExecution) {
   aclopDestroyAttr(attr);
 }
 
+TEST_F(AclTest, CastBetweenDescriptions) {
+  const int64_t dims[] = {2, 3};
+  aclTensorDesc* f32 = aclCreateTensorDesc(ACL_FLOAT, 2, dims, ACL_FORMAT_ND);
+  aclTensorDesc* f16 = aclCreateTensorDesc(ACL_FLOAT16, 2, dims, ACL_FORMAT_ND);
+  aclTensorDesc* i32 = aclCreateTensorDesc(ACL_INT32, 2, dims, ACL_FORMAT_ND);
+  aclTensorDesc* s16 = aclCreateTensorDesc(ACL_UINT16, 2, dims, ACL_FORMAT_ND);
+  const int64_t other_dims[] = {6};
+  aclTensorDesc* flat =
+      aclCreateTensorDesc(ACL_INT32, 1, other_dims, ACL_FORMAT_ND);
+  float x[] = {1.5f, -2.7f, 3.9f, -0.5f, 65504.0f, 1e-8f};
+  uint16_t half[6] = {};
+  int32_t ints[6] = {};
+  aclDataBuffer* x_buf = aclCreateDataBuffer(x, sizeof(x));
+  aclDataBuffer* half_buf = aclCreateDataBuffer(half, sizeof(half));
+  aclDataBuffer* int_buf = aclCreateDataBuffer(ints, sizeof(ints));
+  ASSERT_EQ(aclopCast(f32, x_buf, f16, half_buf, 0, nullptr), ACL_SUCCESS)
+      << Message();
+  // IEEE half: 1.5 = 0x3E00, -0.5 = 0xB800, 65504 = 0x7BFF, 1e-8 -> 0.
+  EXPECT_EQ(half[0], 0x3E00);
+  EXPECT_EQ(half[3], 0xB800);
+  EXPECT_EQ(half[4], 0x7BFF);
+  EXPECT_EQ(half[5], 0);
+  // Toward zero, with truncate 0 or 1.
+  for (uint8_t truncate : {0, 1}) {
+    ASSERT_EQ(aclopCast(f32, x_buf, i32, int_buf, truncate, nullptr),
+              ACL_SUCCESS)
+        << Message();
+    EXPECT_EQ(ints[0], 1);
+    EXPECT_EQ(ints[1], -2);
+    EXPECT_EQ(ints[2], 3);
+    EXPECT_EQ(ints[4], 65504);
+  }
+  EXPECT_EQ(aclopCast(f32, x_buf, flat, int_buf, 0, nullptr),
+            ACL_ERROR_OP_OUTPUT_NOT_MATCH);
+  EXPECT_THAT(Message(), HasSubstr("int32[2,3]"));
+  EXPECT_EQ(aclopCast(f32, x_buf, s16, int_buf, 0, nullptr),
+            ACL_ERROR_OP_ATTR_NOT_MATCH);
+  EXPECT_THAT(Message(), HasSubstr("aclopCast: cannot cast to data type 7"));
+  EXPECT_EQ(aclopCast(nullptr, x_buf, i32, int_buf, 0, nullptr),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("must not be NULL"));
+  for (aclTensorDesc* d : {f32, f16, i32, s16, flat}) aclDestroyTensorDesc(d);
+  for (aclDataBuffer* d : {x_buf, half_buf, int_buf}) aclDestroyDataBuffer(d);
+}
+
+TEST(AclOpModelDirTest, AReadableFolderOncePerProcess) {
+  EXPECT_EQ(aclopSetModelDir(nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclopSetModelDir("/nonexistent/op_models"),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("'/nonexistent/op_models' is not a folder"));
+  const std::string dir = ::testing::TempDir();
+  EXPECT_EQ(aclopSetModelDir(dir.c_str()), ACL_SUCCESS) << Message();
+  EXPECT_EQ(aclopSetModelDir(dir.c_str()), ACL_ERROR_REPEAT_INITIALIZE);
+  EXPECT_THAT(Message(), HasSubstr("set once per process"));
+}
+
 TEST_F(AclTest, FailingKernelReportsTheOpAndReason) {
   const int64_t data_dims[] = {4};
   const int64_t index_dims[] = {1};

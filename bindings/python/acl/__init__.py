@@ -12,6 +12,8 @@ The ordinary calls of each module are generated from bindings/calls.py (``_calls
 the modules hold the special ones (buffers, callbacks, destructors).
 """
 
+import sys as _sys
+
 from . import aclswig as _c
 from ._calls_acl import *  # noqa: F401,F403  (init, finalize, tensor descriptions...)
 
@@ -24,6 +26,48 @@ def get_recent_err_msg():
     right after each call, so a handle freed by the garbage collector meanwhile (which calls
     an aclDestroy* function) does not erase it."""
     return _c.aclGetRecentErrMsg()
+
+
+def app_log(log_level, message):
+    """pyACL's acl.app_log: writes `message` to the application log (stderr) with the calling
+    function, file and line, when `log_level` (0 DEBUG, 1 INFO, 2 WARNING, 3 ERROR) is at or above
+    ASCEND_GLOBAL_LOG_LEVEL (default 3: errors only). Returns None, as pyACL's does."""
+    if isinstance(log_level, bool) or not isinstance(log_level, int):
+        raise TypeError("log_level must be an int (0 DEBUG, 1 INFO, 2 WARNING, 3 ERROR), not %s"
+                        % type(log_level).__name__)
+    caller = _sys._getframe(1)
+    _c.AclPy_AppLog(log_level, caller.f_code.co_name, caller.f_code.co_filename,
+                    caller.f_lineno, str(message))
+
+
+# pyACL documents its handles (data buffers, datasets, model and tensor descriptions, op attrs)
+# as ints, their addresses. acldump's are objects (they free themselves), which behave as those
+# ints do: int(h) and operator.index(h) give the address, two handles of one address (read out of
+# a dataset twice, say) are equal and hash alike, and a handle equals its address as an int.
+def _handle_address(handle):
+    return int(handle.this)
+
+
+def _handle_eq(handle, other):
+    if isinstance(other, int) and not isinstance(other, bool):
+        return _handle_address(handle) == other
+    if isinstance(other, _HANDLE_TYPES):
+        return _handle_address(handle) == _handle_address(other)
+    return NotImplemented
+
+
+def _handle_ne(handle, other):
+    equal = _handle_eq(handle, other)
+    return equal if equal is NotImplemented else not equal
+
+
+_HANDLE_TYPES = (_c.aclDataBuffer, _c.aclmdlDataset, _c.aclmdlDesc, _c.aclTensorDesc,
+                 _c.aclopAttr)
+for _type in _HANDLE_TYPES:
+    _type.__int__ = _type.__index__ = _handle_address
+    _type.__eq__ = _handle_eq
+    _type.__ne__ = _handle_ne
+    _type.__hash__ = lambda handle: hash(_handle_address(handle))
 
 
 def _writable_view(data, size):

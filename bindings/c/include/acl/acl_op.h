@@ -56,6 +56,23 @@ ACL_FUNC_VISIBILITY aclError aclopExecuteV2(
     aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
     aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream);
 
+/* Converts srcBuffer (described by srcDesc) to dstDesc's data type into
+ * dstBuffer: the single operator Cast, run as aclopExecuteV2 runs it. Shapes
+ * must be equal. A float to integer conversion rounds toward zero whatever
+ * truncate says (ONNX Cast's rule; the device's operator rounds when truncate
+ * is 0). stream is ignored. Needs aclInit. */
+ACL_FUNC_VISIBILITY aclError aclopCast(const aclTensorDesc *srcDesc,
+                                       const aclDataBuffer *srcBuffer,
+                                       const aclTensorDesc *dstDesc,
+                                       aclDataBuffer *dstBuffer,
+                                       uint8_t truncate, aclrtStream stream);
+
+/* The folder of single-operator models (.om files) the device's compiler
+ * wrote. acldump runs every operator from its own kernels and loads none: the
+ * call checks that modelDir is a readable folder. Once per process, as on the
+ * device (ACL_ERROR_REPEAT_INITIALIZE after a successful call). */
+ACL_FUNC_VISIBILITY aclError aclopSetModelDir(const char *modelDir);
+
 #ifdef __cplusplus
 }
 #endif
