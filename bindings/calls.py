@@ -90,6 +90,10 @@ CALLS = [
     Call("aclGetTensorDescDimV2", "desc, index, out dimSize", py="get_tensor_desc_dim_v2",
          doc="Returns (dim, ret)."),
     Call("aclGetTensorDescSize", "desc", py="get_tensor_desc_size", errors="message"),
+    Call("aclSetTensorConst", "desc, dataBuffer, length", py="set_tensor_const",
+         doc="aclSetTensorConst: the desc keeps a copy of length bytes at data_buffer (an address "
+             "or a writable buffer), which a single operator's input with this desc and no "
+             "buffer reads."),
     Call("aclGetTensorDescElementCount", "desc", py="get_tensor_desc_element_count",
          errors="message"),
 

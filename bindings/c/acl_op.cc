@@ -101,7 +101,9 @@ aclError ToView(const aclTensorDesc* desc, const aclDataBuffer* buffer,
     return Fail(ACL_ERROR_INVALID_PARAM,
                 StrCat(what, " desc ", index, " is NULL or destroyed"));
   }
-  if (buffer == nullptr || !Lib().buffers.Contains(buffer)) {
+  // A constant input (aclSetTensorConst) given no buffer: its own value.
+  const bool constant = input && buffer == nullptr && desc->const_data;
+  if (!constant && (buffer == nullptr || !Lib().buffers.Contains(buffer))) {
     return Fail(ACL_ERROR_INVALID_PARAM,
                 StrCat(what, " buffer ", index, " is NULL or destroyed"));
   }
@@ -110,6 +112,12 @@ aclError ToView(const aclTensorDesc* desc, const aclDataBuffer* buffer,
     return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
                 StrCat(what, " ", index, ": data type ",
                        static_cast<int>(desc->data_type), " is not supported"));
+  }
+  if (constant) {
+    // Inputs are only read.
+    view = TensorView{*dtype, Shape(desc->dims),
+                      const_cast<char*>(desc->const_data->data())};
+    return ACL_SUCCESS;
   }
   view = TensorView{*dtype, Shape(desc->dims), buffer->data};
   if (buffer->size < view.ByteSize()) {
@@ -246,6 +254,23 @@ size_t aclGetTensorDescSize(const aclTensorDesc* desc) {
   return Guarded<size_t>(0, [&]() -> size_t {
     if (!LiveDesc(desc)) return 0;
     return Shape(desc->dims).NumElements() * aclDataTypeSize(desc->data_type);
+  });
+}
+
+aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer,
+                           size_t length) {
+  return GuardedCall([&] {
+    if (!LiveDesc(desc)) return ACL_ERROR_INVALID_PARAM;
+    if (dataBuffer == nullptr) return NullArgument("dataBuffer");
+    const size_t size =
+        Shape(desc->dims).NumElements() * aclDataTypeSize(desc->data_type);
+    if (length != size) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("aclSetTensorConst: length ", length,
+                         " is not the described tensor's ", size, " bytes"));
+    }
+    desc->const_data.emplace(static_cast<const char*>(dataBuffer), length);
+    return ACL_SUCCESS;
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct aclTensorDesc {
   std::vector<int64_t> dims;
   int32_t format = ACL_FORMAT_ND;  // as the caller gave it (any number)
   std::string name;
+  // aclSetTensorConst: the value, copied; an input described by this desc
+  // and given no buffer reads it.
+  std::optional<std::string> const_data;
 };
 
 struct aclopAttr {

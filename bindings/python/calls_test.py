@@ -86,6 +86,14 @@ class GeneratedCallsTest(unittest.TestCase):
         ret = acl.op.cast(src, acl.create_data_buffer(x), dst, acl.create_data_buffer(y), 0, None)
         self.assertEqual(ret, 0, acl.get_recent_err_msg())
         self.assertEqual(y.tolist(), [1, -2, 3])
+        # A constant input: acl.set_tensor_const, then no buffer.
+        const = np.array([10, 20, 30], np.float32)
+        self.assertEqual(acl.set_tensor_const(src, acl.util.numpy_to_ptr(const), const.nbytes), 0)
+        out = np.zeros(3, np.float32)
+        ret = acl.op.execute_v2("Add", [src, src], [None, acl.create_data_buffer(x)], [src],
+                                [acl.create_data_buffer(out)], None, None)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual(out.tolist(), (x + const).tolist())
         self.assertNotEqual(acl.op.set_model_dir("/nonexistent/op_models"), 0)
         self.assertIn("is not a folder", acl.get_recent_err_msg())
         folder = os.environ.get("TEST_TMPDIR", "/tmp")

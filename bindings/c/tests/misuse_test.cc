@@ -379,6 +379,48 @@ TEST_F(AclTest, CastBetweenDescriptions) {
   for (aclDataBuffer* d : {x_buf, half_buf, int_buf}) aclDestroyDataBuffer(d);
 }
 
+TEST_F(AclTest, ConstantInputFromItsDescription) {
+  const int64_t dims[] = {2};
+  aclTensorDesc* x_desc =
+      aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  aclTensorDesc* c_desc =
+      aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  aclTensorDesc* y_desc =
+      aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  float x[] = {1, 2}, constant[] = {10, 20}, other[] = {100, 200}, y[2] = {};
+  aclDataBuffer* x_buf = aclCreateDataBuffer(x, sizeof(x));
+  aclDataBuffer* other_buf = aclCreateDataBuffer(other, sizeof(other));
+  aclDataBuffer* y_buf = aclCreateDataBuffer(y, sizeof(y));
+  aclTensorDesc* in_desc[] = {x_desc, c_desc};
+  aclTensorDesc* out_desc[] = {y_desc};
+  aclDataBuffer* out_buf[] = {y_buf};
+  aclDataBuffer* no_buffer[] = {x_buf, nullptr};
+  // Not a constant yet: the missing buffer is an error.
+  EXPECT_EQ(aclopExecuteV2("Add", 2, in_desc, no_buffer, 1, out_desc, out_buf,
+                           nullptr, nullptr),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclSetTensorConst(c_desc, constant, 4), ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("length 4 is not the described tensor's 8"));
+  EXPECT_EQ(aclSetTensorConst(c_desc, nullptr, 8), ACL_ERROR_INVALID_PARAM);
+  ASSERT_EQ(aclSetTensorConst(c_desc, constant, sizeof(constant)), ACL_SUCCESS);
+  constant[0] = -1;  // the desc holds a copy
+  ASSERT_EQ(aclopExecuteV2("Add", 2, in_desc, no_buffer, 1, out_desc, out_buf,
+                           nullptr, nullptr),
+            ACL_SUCCESS)
+      << Message();
+  EXPECT_EQ(y[0], 11.0f);
+  EXPECT_EQ(y[1], 22.0f);
+  // A buffer given wins over the constant.
+  aclDataBuffer* with_buffer[] = {x_buf, other_buf};
+  ASSERT_EQ(aclopExecuteV2("Add", 2, in_desc, with_buffer, 1, out_desc, out_buf,
+                           nullptr, nullptr),
+            ACL_SUCCESS)
+      << Message();
+  EXPECT_EQ(y[1], 202.0f);
+  for (aclTensorDesc* d : {x_desc, c_desc, y_desc}) aclDestroyTensorDesc(d);
+  for (aclDataBuffer* d : {x_buf, other_buf, y_buf}) aclDestroyDataBuffer(d);
+}
+
 TEST(AclOpModelDirTest, AReadableFolderOncePerProcess) {
   EXPECT_EQ(aclopSetModelDir(nullptr), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclopSetModelDir("/nonexistent/op_models"),

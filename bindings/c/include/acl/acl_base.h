@@ -224,6 +224,13 @@ aclGetTensorDescElementCount(const aclTensorDesc *desc);
 ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc *desc,
                                                    size_t index,
                                                    int64_t *dimSize);
+/* Makes desc a constant: a copy of the length bytes at dataBuffer, which must
+ * be exactly the described tensor's size. A single operator's input with this
+ * desc and a NULL buffer reads that copy (a buffer given still wins).
+ * ACL_ERROR_INVALID_PARAM for a NULL or destroyed desc, NULL data or a length
+ * that is not the tensor's size. */
+ACL_FUNC_VISIBILITY aclError aclSetTensorConst(aclTensorDesc *desc,
+                                               void *dataBuffer, size_t length);
 
 /* ---- Errors and logging ---- */
 
