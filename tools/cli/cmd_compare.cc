@@ -1,7 +1,6 @@
 // `dump compare`: two dump trees, or a dump and references, folder pair by
 // folder pair and operator by operator; names the first diverging operator.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include "base/status_macros.h"
@@ -196,17 +195,11 @@ class CompareCommand final : public Command {
     auto write = [&](const std::string& path, const std::string& text,
                      std::string_view what) -> bool {
       if (path.empty()) return true;
-      if (path == "-") {
-        std::fputs(text.c_str(), stdout);
-        return true;
-      }
-      std::ofstream file(path, std::ios::binary);
-      file << text;
-      file.close();
-      if (!file) {
-        Fail("compare", StrCat("cannot write ", path), "", kExitUsage);
+      if (absl::Status written = WriteTextOutput(path, text); !written.ok()) {
+        Fail("compare", std::string(written.message()), "", kExitUsage);
         return false;
       }
+      if (path == "-") return true;
       if (!quiet)
         std::printf("%.*s: %s\n", static_cast<int>(what.size()), what.data(),
                     path.c_str());

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "base/strings.h"
@@ -211,25 +210,18 @@ class CompareDeviceCommand final : public Command {
         (*out)->Write(StrCat("result_", stamp, ".csv"), SdkResultCsv(result));
     if (!csv.ok()) return FailWith("compare-device", csv.status(), "", 1);
     if (!quiet) std::printf("csv       %s\n", csv->c_str());
-    auto write = [&](const std::string& path, const std::string& text) {
-      if (path == "-") {
-        std::fputs(text.c_str(), stdout);
-        return true;
+    for (const auto& [path, text] :
+         {std::pair{report_, report_.empty()
+                                 ? std::string()
+                                 : RenderCompareHtml(result, context)},
+          std::pair{json_, json_.empty() ? std::string()
+                                         : CompareJson(result, context)}}) {
+      if (path.empty()) continue;
+      if (absl::Status written = WriteTextOutput(path, text); !written.ok()) {
+        return Fail("compare-device", std::string(written.message()), "",
+                    kExitUsage);
       }
-      std::ofstream file(path, std::ios::binary);
-      file << text;
-      file.close();
-      if (!quiet && file) std::printf("wrote     %s\n", path.c_str());
-      return static_cast<bool>(file);
-    };
-    if (!report_.empty() &&
-        !write(report_, RenderCompareHtml(result, context))) {
-      return Fail("compare-device", StrCat("cannot write ", report_), "",
-                  kExitUsage);
-    }
-    if (!json_.empty() && !write(json_, CompareJson(result, context))) {
-      return Fail("compare-device", StrCat("cannot write ", json_), "",
-                  kExitUsage);
+      if (!quiet && path != "-") std::printf("wrote     %s\n", path.c_str());
     }
     if (failed > 0) {
       return Fail("compare-device",

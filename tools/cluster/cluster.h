@@ -36,11 +36,6 @@ void AddClusterOptions(CLI::App& command, ClusterOptions& options);
 // the bottleneck).
 size_t TaskCount(size_t units, size_t per_task);
 
-// Writes `bytes` to `path` whole or not at all (beside it, then renamed
-// over it). A path that is a device, a FIFO or a symlink is written in place
-// instead: /dev/stdout stays a device.
-absl::Status WriteFileWhole(const std::string& path, std::string_view bytes);
-
 // This tool's absolute path, for the tasks' argv[0].
 std::string ToolPath();
 

@@ -9,6 +9,7 @@
 
 #include "acl/acl_version.h"
 #include "base/file_reader.h"
+#include "base/file_writer.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"

@@ -12,6 +12,7 @@
 
 #include "absl/strings/cord.h"
 #include "acl/acl_base.h"
+#include "base/file_writer.h"
 #include "base/strings.h"
 
 namespace acldump::tools {
@@ -320,11 +321,7 @@ absl::Status WriteTextOutput(const std::string& path, std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return absl::OkStatus();
   }
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  file.close();
-  if (!file) return absl::PermissionDeniedError(StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFileWhole(path, text);
 }
 
 }  // namespace acldump::tools

@@ -96,8 +96,8 @@ absl::Status RequireRegularFile(const std::string& path, std::string_view what);
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code);
 
-// Writes `text` to `path`, or to stdout for "-". Error: the file cannot be
-// written (named).
+// Writes `text` to `path` whole or not at all, or to stdout for "-". Error:
+// the file cannot be written (named, with the reason).
 absl::Status WriteTextOutput(const std::string& path, std::string_view text);
 
 // One --input argument resolved: the model input it fills and the file.
