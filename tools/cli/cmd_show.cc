@@ -17,6 +17,9 @@ class ShowCommand final : public Command {
         "formats, shapes) and per-tensor statistics; stats CSVs as a table.");
     show->add_option("FILE", files_, "dump file(s) or stats .csv")->required();
     show->add_option("--head", head_, "also print the first N values");
+    show->add_flag("--json", json_,
+                   "print JSON instead (schema acldump.show/1; one object per "
+                   "file, a JSON array for several files)");
     show->footer(
         "Example: bazel run //tools:dump -- show "
         "acldump_output/20250101120000/0/resnet_tiny/1/0/"
@@ -26,8 +29,12 @@ class ShowCommand final : public Command {
 
   int Run(const ToolContext&) override {
     int status = 0;
+    if (json_ && files_.size() > 1) std::fputs("[\n", stdout);
+    bool first = true;
     for (size_t i = 0; i < files_.size(); ++i) {
-      absl::StatusOr<std::string> text = DescribeDumpFile(files_[i], {head_});
+      absl::StatusOr<std::string> text =
+          json_ ? DumpFileJson(files_[i], {head_})
+                : DescribeDumpFile(files_[i], {head_});
       if (!text.ok()) {
         status = FailWith("show", text.status(),
                           "show takes one dump file (or stats .csv); `dump ls "
@@ -35,15 +42,18 @@ class ShowCommand final : public Command {
                           kExitFailure);
         continue;
       }
-      if (i > 0) std::fputs("\n", stdout);
+      if (!first) std::fputs(json_ ? "," : "\n", stdout);
+      first = false;
       std::fputs(text->c_str(), stdout);
     }
+    if (json_ && files_.size() > 1) std::fputs("]\n", stdout);
     return status;
   }
 
  private:
   std::vector<std::string> files_;
   size_t head_ = 0;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "dump/format/stats_csv.h"
 #include "dump/stats.h"
 #include "kernels/dtype.h"
+#include "nlohmann/json.hpp"
 #include "tools/common/cli_util.h"
 #include "tools/compare/metrics.h"
 
@@ -40,35 +41,54 @@ std::string ShapeText(const ShapeProto& shape) {
   return StrCat("[", StrJoin(shape.dim(), ","), "]");
 }
 
+// What show reports of one tensor's values.
+struct ValueSummary {
+  dump::TensorStats stats;
+  double mean = 0, std = 0, l2norm = 0;
+  size_t zeros = 0;
+  std::vector<double> first;  // the first `head` values
+  size_t total = 0;
+};
+
+ValueSummary Summarise(const Tensor& tensor, size_t head) {
+  ValueSummary v;
+  v.stats = dump::ComputeStats(tensor.view());
+  const std::vector<double> values = ToDoubles(tensor.view());
+  for (double x : values) v.zeros += x == 0;
+  const dump::TensorStats& s = v.stats;
+  if (s.finite > 0) {
+    v.mean = s.sum / s.finite;
+    v.std =
+        std::sqrt(std::max(0.0, s.sum_squares / s.finite - v.mean * v.mean));
+    v.l2norm = std::sqrt(s.sum_squares);
+  }
+  v.total = values.size();
+  v.first.assign(values.begin(),
+                 values.begin() + std::min(head, values.size()));
+  return v;
+}
+
 // Statistics and the first values of one tensor.
 std::string DescribeLogical(const Tensor* tensor, size_t head) {
-  const dump::TensorStats s = dump::ComputeStats(tensor->view());
-  const std::vector<double> values = ToDoubles(tensor->view());
-  size_t zeros = 0;
-  for (double v : values) zeros += v == 0;
+  const ValueSummary v = Summarise(*tensor, head);
+  const dump::TensorStats& s = v.stats;
   std::string out = StrCat("      count ", s.count);
   if (s.finite > 0) {
-    const double mean = s.sum / s.finite;
-    const double variance =
-        std::max(0.0, s.sum_squares / s.finite - mean * mean);
     StrAppend(out, "  min ", FormatNumber(s.min), "  max ", FormatNumber(s.max),
-              "  mean ", FormatNumber(mean), "  std ",
-              FormatNumber(std::sqrt(variance)), "  l2norm ",
-              FormatNumber(std::sqrt(s.sum_squares)));
+              "  mean ", FormatNumber(v.mean), "  std ", FormatNumber(v.std),
+              "  l2norm ", FormatNumber(v.l2norm));
   }
   StrAppend(out, "\n      nan ", s.nan, "  -inf ", s.negative_inf, "  +inf ",
-            s.positive_inf, "  zeros ", zeros);
+            s.positive_inf, "  zeros ", v.zeros);
   if (s.count > 0) {
-    StrAppend(out, fmt::format(" ({:.1f}%)", 100.0 * zeros / s.count));
+    StrAppend(out, fmt::format(" ({:.1f}%)", 100.0 * v.zeros / s.count));
   }
   out += "\n";
-  if (head > 0 && !values.empty()) {
+  if (!v.first.empty()) {
     std::vector<std::string> shown;
-    for (size_t i = 0; i < std::min(head, values.size()); ++i) {
-      shown.push_back(FormatNumber(values[i]));
-    }
+    for (double x : v.first) shown.push_back(FormatNumber(x));
     StrAppend(out, "      first ", shown.size(), ": ", StrJoin(shown, " "),
-              values.size() > shown.size() ? " ..." : "", "\n");
+              v.total > shown.size() ? " ..." : "", "\n");
   }
   return out;
 }
@@ -138,6 +158,78 @@ absl::StatusOr<std::string> DescribeStatsCsv(const std::string& path) {
   return StrCat("stats file ", path, " (", table->rows.size(),
                 table->rows.size() == 1 ? " tensor" : " tensors", ")\n",
                 out.Render("  "));
+}
+
+using Json = nlohmann::ordered_json;
+
+// A number JSON can hold; null for NaN and infinities.
+Json Finite(double value) {
+  return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
+
+template <typename ShapeProto>
+Json Dims(const ShapeProto& shape) {
+  Json dims = Json::array();
+  for (auto d : shape.dim()) dims.push_back(d);
+  return dims;
+}
+
+// A tensor's description, its values as the original tensor and their
+// statistics.
+template <typename TensorProto>
+Json TensorJson(size_t index, const TensorProto& t, const std::string& bytes,
+                size_t head) {
+  Json j;
+  j["index"] = index;
+  j["dtype"] = std::string(DumpDataTypeName(t.data_type()));
+  j["format"] = dump::FormatName(t.format());
+  j["shape"] = Dims(t.shape());
+  j["original_shape"] = Dims(t.original_shape());
+  j["bytes"] = t.size();
+  j["arg_index"] = t.arg_index();
+  absl::StatusOr<Tensor> tensor = dump::LogicalTensorOf(t, bytes);
+  if (!tensor.ok()) {
+    j["statistics_error"] = std::string(tensor.status().message());
+    return j;
+  }
+  j["logical_shape"] = tensor->shape().dims();
+  const ValueSummary v = Summarise(*tensor, head);
+  const dump::TensorStats& s = v.stats;
+  const bool any = s.finite > 0;
+  j["stats"] = {{"count", s.count},
+                {"min", any ? Finite(s.min) : Json(nullptr)},
+                {"max", any ? Finite(s.max) : Json(nullptr)},
+                {"mean", any ? Finite(v.mean) : Json(nullptr)},
+                {"std", any ? Finite(v.std) : Json(nullptr)},
+                {"l2norm", any ? Finite(v.l2norm) : Json(nullptr)},
+                {"nan", s.nan},
+                {"negative_inf", s.negative_inf},
+                {"positive_inf", s.positive_inf},
+                {"zeros", v.zeros}};
+  if (head > 0) {
+    Json first = Json::array();
+    for (double x : v.first) first.push_back(Finite(x));
+    j["first"] = std::move(first);
+  }
+  return j;
+}
+
+Json OverflowJson(const std::string& payload) {
+  absl::StatusOr<dump::OverflowRecord> record =
+      dump::DecodeOverflowPayload(payload);
+  if (!record.ok()) {
+    return {{"error", std::string(record.status().message())}};
+  }
+  return {{"model_id", record->model_id},
+          {"task_id", record->task_id},
+          {"stream_id", record->stream_id},
+          {"acc_type", record->acc_type},
+          {"status", record->status},
+          {"nan", (record->status & dump::kOverflowStatusNan) != 0},
+          {"positive_inf",
+           (record->status & dump::kOverflowStatusPositiveInf) != 0},
+          {"negative_inf",
+           (record->status & dump::kOverflowStatusNegativeInf) != 0}};
 }
 
 }  // namespace
@@ -217,6 +309,86 @@ absl::StatusOr<std::string> DescribeDumpFile(const std::string& path,
     StrAppend(out, "message  ", h.dfx_message(), "\n");
   }
   return out;
+}
+
+absl::StatusOr<std::string> DumpFileJson(const std::string& path,
+                                         const ShowOptions& options) {
+  Json j;
+  j["schema"] = "acldump.show/1";
+  j["file"] = path;
+  if (path.size() >= 4 && path.substr(path.size() - 4) == ".csv") {
+    ASSIGN_OR_RETURN(
+        std::string text,
+        dump::ReadDumpTreeFile(path, dump::kMaxStatsCsvBytes, "stats CSV"));
+    absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text);
+    if (!table.ok()) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": not a stats CSV: ", table.status().message()));
+    }
+    j["kind"] = "stats";
+    j["header"] = table->header;
+    j["rows"] = table->rows;
+    return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  ASSIGN_OR_RETURN(dump::DumpFileContents contents, dump::ReadDumpFile(path));
+  const DumpData& h = contents.header;
+  j["kind"] = "dump";
+  j["version"] = h.version();
+  j["legacy_format"] = contents.legacy_format;
+  j["op"] = h.op_name();
+  Json attrs = Json::object();
+  for (const auto& attr : h.attr()) attrs[attr.name()] = attr.value();
+  j["type"] = attrs.value("op_type", "");
+  j["original_names"] = Json::array();
+  if (attrs.contains("original_names")) {
+    const std::string names = attrs["original_names"];
+    for (size_t start = 0; start <= names.size();) {
+      const size_t comma = std::min(names.find(',', start), names.size());
+      if (comma > start) {
+        j["original_names"].push_back(names.substr(start, comma - start));
+      }
+      start = comma + 1;
+    }
+  }
+  j["dump_time_us"] = h.dump_time();
+  j["time"] = LocalTime(h.dump_time());
+  j["attrs"] = attrs;
+  Json inputs = Json::array(), outputs = Json::array();
+  for (int i = 0; i < h.input_size(); ++i) {
+    Json t = TensorJson(i, h.input(i), contents.inputs[i], options.head);
+    t["input_type"] = h.input(i).input_type();
+    inputs.push_back(std::move(t));
+  }
+  const bool overflow_record = h.op_name() == "Node_OpDebug";
+  for (int i = 0; i < h.output_size(); ++i) {
+    const auto& out = h.output(i);
+    Json t =
+        overflow_record
+            ? Json{{"index", i},
+                   {"dtype", std::string(DumpDataTypeName(out.data_type()))},
+                   {"bytes", out.size()},
+                   {"overflow", OverflowJson(contents.outputs[i])}}
+            : TensorJson(i, out, contents.outputs[i], options.head);
+    if (out.has_original_op()) {
+      t["original_op"] = {{"name", out.original_op().name()},
+                          {"output_index", out.original_op().output_index()}};
+    }
+    outputs.push_back(std::move(t));
+  }
+  j["inputs"] = std::move(inputs);
+  j["outputs"] = std::move(outputs);
+  Json buffers = Json::array(), workspaces = Json::array();
+  for (const auto& b : h.buffer()) {
+    buffers.push_back({{"type", b.buffer_type()}, {"bytes", b.size()}});
+  }
+  for (const auto& w : h.space()) {
+    workspaces.push_back({{"bytes", w.size()}, {"arg_index", w.arg_index()}});
+  }
+  j["buffers"] = std::move(buffers);
+  j["workspaces"] = std::move(workspaces);
+  j["message"] = h.dfx_message();
+  // Names that are not UTF-8 are written with U+FFFD.
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace acldump::tools

@@ -20,6 +20,13 @@ struct ShowOptions {
 absl::StatusOr<std::string> DescribeDumpFile(const std::string& path,
                                              const ShowOptions& options);
 
+// The same as JSON (schema "acldump.show/1"): the header's fields, and per
+// tensor its description, its shape as the original tensor and statistics
+// (null where a value is not finite or there is none), or the reason there
+// are none; a stats CSV as its header and rows.
+absl::StatusOr<std::string> DumpFileJson(const std::string& path,
+                                         const ShowOptions& options);
+
 }  // namespace acldump::tools
 
 #endif  // ACLDUMP_TOOLS_TREE_SHOW_H_
