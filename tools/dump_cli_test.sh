@@ -178,6 +178,27 @@ expect_grep show.out "output 0: DT_FLOAT  NCHW  shape [1,16,32,32]"
 expect_grep show.out "original op relu1:0"
 expect_grep show.out "count 16384  min 0"
 expect_grep show.out "first 4:"
+expect_exit 0 show_json -- "$DUMP" show "$(echo "$ITER0"/Conv.conv1bn1relu1.*)" --json
+/usr/bin/python3 - show_json.out <<'PYEOF2' || fail "show --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "acldump.show/1" and d["op"] == "conv1bn1relu1", d
+assert d["original_names"] == ["conv1", "bn1", "relu1"], d["original_names"]
+assert d["outputs"][0]["shape"] == [1, 16, 32, 32] and d["outputs"][0]["stats"]["count"] == 16384
+PYEOF2
+
+echo "== help, and a tool that speaks the name it was installed under"
+expect_exit 0 help_show -- "$DUMP" help show
+expect_grep help_show.out "--json"
+expect_exit 2 help_unknown -- "$DUMP" help frobnicate
+expect_grep help_unknown.err "help: error: no command 'frobnicate'"
+mkdir -p installed && ln -sf "$DUMP" installed/acldump
+expect_exit 0 installed_help -- installed/acldump help compare
+expect_grep installed_help.out "Example: installed/acldump compare"
+expect_no_grep installed_help.out "bazel run"
+expect_exit 2 installed_error -- installed/acldump show
+expect_grep installed_error.err "acldump show: error: FILE is required"
+expect_grep installed_error.err "see \`installed/acldump help show\`"
 expect_exit 1 show_bad -- "$DUMP" show default/acldump_output/acl.json
 expect_grep show_bad.err "dump show: error:"
 
@@ -315,13 +336,13 @@ expect_grep locate_om.err "is not an ONNX model"
 echo "== help and usage errors"
 for command in run check-config ls show convert compare stats replay locate; do
   expect_exit 0 "help_$command" -- "$DUMP" "$command" --help
-  expect_grep "help_$command.out" "Example: bazel run //tools:dump --"
+  expect_grep "help_$command.out" "Example: $DUMP $command"
 done
 expect_exit 0 help -- "$DUMP" --help
 expect_grep help.out "Workflow:"
 expect_exit 2 no_args -- "$DUMP" compare
 expect_grep no_args.err "dump compare: error: A is required"
-expect_grep no_args.err "hint: see \`dump compare --help\`"
+expect_grep no_args.err "hint: see \`dump help compare\`"
 expect_exit 2 bad_option -- "$DUMP" run --model x.om --config c.json --frobnicate
 expect_exit 2 bad_command -- "$DUMP" frobnicate
 expect_exit 2 bad_metric -- "$DUMP" compare "$ITER0" "$ITER1" --metrics cosine,nope

@@ -100,7 +100,7 @@ class CompareCommand final : public Command {
     }
     if (a_.empty() || b_.empty()) {  // not CLI11's required(): see --task
       return Fail("compare", a_.empty() ? "A is required" : "B is required",
-                  "see `dump compare --help`", kExitUsage);
+                  StrCat("see `", ToolName(), " help compare`"), kExitUsage);
     }
     absl::StatusOr<std::vector<Metric>> metrics = ParseMetricList(metrics_);
     if (!metrics.ok()) {

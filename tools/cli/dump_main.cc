@@ -8,7 +8,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <new>
+#include <string>
+#include <string_view>
 
 #include "acl/acl_version.h"
 #include "base/strings.h"
@@ -20,6 +23,19 @@ namespace {
 
 using acldump::tools::Command;
 using acldump::tools::ToolContext;
+
+// The help's examples are written for the source tree (`bazel run
+// //tools:dump -- ...`): they name the tool as it was started instead.
+void SpeakAs(CLI::App& app, const std::string& invocation) {
+  constexpr std::string_view kSourceTree = "bazel run //tools:dump --";
+  if (invocation == kSourceTree) return;
+  std::string footer = app.get_footer();
+  for (size_t at = 0; (at = footer.find(kSourceTree, at)) != std::string::npos;
+       at += invocation.size()) {
+    footer.replace(at, kSourceTree.size(), invocation);
+  }
+  app.footer(footer);
+}
 
 // Which subcommand was being parsed when CLI11 failed.
 std::string FailedCommand(const CLI::App& app) {
@@ -37,6 +53,11 @@ int Main(int argc, char** argv) {
   context.invocation = std::getenv("BUILD_WORKING_DIRECTORY") != nullptr
                            ? "bazel run //tools:dump --"
                            : argv[0];
+  if (std::getenv("BUILD_WORKING_DIRECTORY") == nullptr) {
+    // Installed as `acldump`, errors say so.
+    acldump::tools::SetToolName(
+        std::filesystem::path(argv[0]).filename().string());
+  }
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(wd) != 0) {
       std::fprintf(stderr, "dump: cannot enter %s\n", wd);
@@ -58,6 +79,14 @@ int Main(int argc, char** argv) {
       acldump::tools::AllCommands();
   std::vector<CLI::App*> subcommands;
   for (auto& command : commands) subcommands.push_back(command->Setup(app));
+  // Examples name the tool as it was started: `bazel run //tools:dump --` in
+  // the source tree, `acldump` installed.
+  SpeakAs(app, context.invocation);
+  for (CLI::App* sub : subcommands) SpeakAs(*sub, context.invocation);
+  std::string help_topic;
+  CLI::App* help = app.add_subcommand(
+      "help", "Print the help of a command (`help compare`), or this help.");
+  help->add_option("COMMAND", help_topic, "the command");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -65,8 +94,32 @@ int Main(int argc, char** argv) {
     const std::string command = FailedCommand(app);
     return acldump::tools::Fail(
         command, e.what(),
-        acldump::StrCat("see `dump ", command, command.empty() ? "" : " ",
-                        "--help` for usage and an example"),
+        acldump::StrCat("see `", context.invocation, " help",
+                        command.empty() ? "" : " ", command,
+                        "` for usage and an example"),
+        acldump::tools::kExitUsage);
+  }
+  if (*help) {
+    if (help_topic.empty()) {
+      // app.help() would describe `help` itself, the command parsed.
+      std::fputs(
+          app.get_formatter()
+              ->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal)
+              .c_str(),
+          stdout);
+      return 0;
+    }
+    for (CLI::App* sub : subcommands) {
+      if (sub->get_name() == help_topic) {
+        std::fputs(sub->help().c_str(), stdout);
+        return 0;
+      }
+    }
+    std::vector<std::string> names;
+    for (CLI::App* sub : subcommands) names.push_back(sub->get_name());
+    return acldump::tools::Fail(
+        "help", acldump::StrCat("no command '", help_topic, "'"),
+        acldump::StrCat("the commands: ", acldump::StrJoin(names, ", ")),
         acldump::tools::kExitUsage);
   }
   for (size_t i = 0; i < commands.size(); ++i) {

@@ -254,11 +254,22 @@ absl::Status RequireRegularFile(const std::string& path,
              ")"));
 }
 
+namespace {
+std::string& ToolNameSlot() {
+  static std::string name = "dump";
+  return name;
+}
+}  // namespace
+
+void SetToolName(std::string name) { ToolNameSlot() = std::move(name); }
+const std::string& ToolName() { return ToolNameSlot(); }
+
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code) {
-  std::fprintf(stderr, "dump%s%.*s: error: %.*s\n", command.empty() ? "" : " ",
-               static_cast<int>(command.size()), command.data(),
-               static_cast<int>(message.size()), message.data());
+  std::fprintf(stderr, "%s%s%.*s: error: %.*s\n", ToolName().c_str(),
+               command.empty() ? "" : " ", static_cast<int>(command.size()),
+               command.data(), static_cast<int>(message.size()),
+               message.data());
   if (!hint.empty()) {
     std::fprintf(stderr, "  hint: %.*s\n", static_cast<int>(hint.size()),
                  hint.data());

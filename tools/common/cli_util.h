@@ -96,6 +96,11 @@ absl::Status RequireRegularFile(const std::string& path, std::string_view what);
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code);
 
+// The name errors start with: "dump" by default; a tool installed under
+// another name (acldump) sets it once at start.
+void SetToolName(std::string name);
+const std::string& ToolName();
+
 // Writes `text` to `path` whole or not at all, or to stdout for "-". Error:
 // the file cannot be written (named, with the reason).
 absl::Status WriteTextOutput(const std::string& path, std::string_view text);
