@@ -533,12 +533,25 @@ std::string SerializeModel(const Graph& graph) {
 }
 
 absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
+  constexpr std::string_view kConvert =
+      "convert the original ONNX model with acldump's converter: "
+      "`acldump-convert model.onnx model.om` (a release), "
+      "`./bazelw run //tools:convert -- model.onnx model.om` (the source tree)";
+  // The NPU SDK's converter (atc) writes its .om with this magic number
+  // (0x444F4D49, little-endian).
+  constexpr std::string_view kDeviceModelMagic = "IMOD";
+  if (bytes.substr(0, kDeviceModelMagic.size()) == kDeviceModelMagic) {
+    return absl::InvalidArgumentError(StrCat(
+        "a device model: the NPU SDK's converter (atc) built this .om for "
+        "the NPU, and acldump cannot run its kernels; ",
+        kConvert));
+  }
   if (bytes.size() < kModelMagic.size() ||
       bytes.substr(0, kModelMagic.size()) != kModelMagic) {
     return absl::InvalidArgumentError(
-        "not an acldump model: the file does not start with \"ACLDMOM1\" "
-        "(convert ONNX models "
-        "with `bazel run //tools:convert`)");
+        StrCat("not an acldump model: the file does not start with "
+               "\"ACLDMOM1\"; ",
+               kConvert));
   }
   if (bytes.size() > kMaxModelFileBytes) {
     return absl::InvalidArgumentError(StrCat("model is ", bytes.size(),

@@ -69,8 +69,17 @@ TEST_F(ModelLoaderTest, ReadFailuresAreTaggedAndNamed) {
   EXPECT_EQ(KindOf(corrupt), ErrorKind::kParseModel);
   EXPECT_THAT(corrupt.message(), HasSubstr(garbage));
   EXPECT_THAT(corrupt.message(), HasSubstr("not an acldump model"));
+  EXPECT_THAT(corrupt.message(), HasSubstr("acldump-convert model.onnx"));
   EXPECT_EQ(KindOf(ReadModel(ModelSource::Memory("ACLDMOM1\xff")).status()),
             ErrorKind::kParseModel);
+  // The SDK converter's .om: its 256-byte header starts with the magic
+  // number 0x444F4D49.
+  std::string device_header(256, '\0');
+  device_header.replace(0, 4, "IMOD");
+  absl::Status device = ReadModel(ModelSource::Memory(device_header)).status();
+  EXPECT_EQ(KindOf(device), ErrorKind::kParseModel);
+  EXPECT_THAT(device.message(), HasSubstr("a device model"));
+  EXPECT_THAT(device.message(), HasSubstr("(atc)"));
 }
 
 TEST_F(ModelLoaderTest, FileAndMemoryLoadTheSameModel) {

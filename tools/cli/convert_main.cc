@@ -3,6 +3,7 @@
 // [--input-shape "x:1,3,640,640;y:1,16"]
 // [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320"]
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -65,11 +66,13 @@ void PrintSummary(const acldump::Graph& graph, const std::string& output) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The example names the tool as it was started (acldump-convert installed).
+  const std::string invocation = std::getenv("BUILD_WORKING_DIRECTORY")
+                                     ? "bazel run //tools:convert --"
+                                     : argv[0];
   CLI::App app{
-      "Convert an ONNX model (opset 7-18) to an acldump .om model.\n"
-      "Example: bazel run //tools:convert -- testdata/resnet_tiny.onnx "
-      "resnet.om "
-      "--json resnet.json"};
+      "Convert an ONNX model (opset 7-18) to an acldump .om model.\nExample: " +
+      invocation + " testdata/resnet_tiny.onnx resnet.om --json resnet.json"};
   app.set_version_flag("--version",
                        "convert (acldump) " ACLDUMP_VERSION_STRING);
   std::string input, output, json_path, input_shape, batch_sizes, image_sizes;

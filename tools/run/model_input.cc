@@ -47,8 +47,8 @@ absl::StatusOr<Graph> ReadAnyModel(const std::string& path,
         absl::Status(graph.status().code(),
                      StrCat("cannot convert '", path,
                             "': ", ToStd(graph.status().message()))),
-        "`bazel run //tools:convert -- model.onnx model.om` converts with "
-        "options (--input-shape, --no-fusion)");
+        "the converter (acldump-convert installed, //tools:convert in the "
+        "source tree) converts with options (--input-shape, --no-fusion)");
   }
   return graph;
 }

@@ -86,7 +86,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 
 /* ---- Load / execute ---- */
 
-/* Loads an .om model file (convert ONNX with `bazel run //tools:convert`). On
+/* Loads an .om model file converted from ONNX by acldump's converter
+ * (acldump-convert, //tools:convert; the NPU SDK's .om is refused). On
  * success writes the new id to *modelId. Its dump model name is the file name
  * without extension or the model's graph name; its dump device is the device
  * of the calling thread's current context (0 without one). Errors:
