@@ -167,6 +167,29 @@ class ClusterTest(unittest.TestCase):
         self.assertSameOutputs(local, cluster)
         self.assertEqual(json.loads(cluster[1]["json"])["verdict"], "pass")
 
+    def test_compare_device_on_the_cluster_gives_the_same(self):
+        """compare-device hands its comparisons to the cluster as compare does: a CPU dump of
+        the ONNX model (original names in every file) stands for the device's tree."""
+        tree = os.path.join(WORK, "cpu_as_device")
+        os.makedirs(tree)
+        config = os.path.join(WORK, "cpu_as_device.json")
+        with open(config, "w") as f:
+            json.dump({"dump": {"dump_path": tree, "dump_mode": "all",
+                                "dump_list": [{"model_name": "resnet_tiny"}]}}, f)
+        model = os.path.join(TESTDATA, "resnet_tiny.onnx")
+        x = os.path.join(TESTDATA, "resnet_tiny.input.input.npy")
+        run("run", "-m", model, "-c", config, "-n", "2", "--input", x,
+            "-o", os.path.join(WORK, "outputs", "cpu_as_device"))
+        local, cluster = self.both("compare-device", tree, "--model", model,
+                                   "--input", "input=" + x, outputs=[("--json", "json")])
+        self.assertEqual(local[0].returncode, 0)
+        self.assertEqual(cluster[0].returncode, 0)
+        on_host, on_cluster = json.loads(local[1]["json"]), json.loads(cluster[1]["json"])
+        self.assertEqual(on_host["verdict"], "pass")
+        self.assertEqual(on_host["tensors_compared"], 2 * 15)  # 15 outputs, two iterations
+        self.assertEqual(on_host, on_cluster)
+        self.assertRegex(cluster[0].stderr, r"\d+ tasks in [\d.]+ s on 2 workers")
+
     def test_ls_on_the_cluster_is_byte_identical(self):
         local, cluster = self.both("ls", self.a, outputs=[("--json", "json")])
         self.assertSameOutputs(local, cluster)
