@@ -40,15 +40,18 @@ expect_grep default.out " without ("
 expect_grep default.out "30 new"
 expect_grep default.out "Next, try:"
 expect_grep default.out "compare acldump_output/"
-expect_grep default.out "ls acldump_output --summary"
+expect_grep default.out "ls acldump_output/dump --summary"
 popd >/dev/null
-ITER0=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/0)
-ITER1=$(echo "$WORK"/default/acldump_output/2*/0/resnet_tiny/*/1)
+ITER0=$(echo "$WORK"/default/acldump_output/dump/2*/0/resnet_tiny/*/0)
+ITER1=$(echo "$WORK"/default/acldump_output/dump/2*/0/resnet_tiny/*/1)
 [[ $(count_files "$ITER0") == 15 ]] || fail "iteration 0 holds $(count_files "$ITER0") files"
 [[ $(count_files "$ITER1") == 15 ]] || fail "iteration 1 holds $(count_files "$ITER1") files"
-# Model outputs go beside the dump, never inside dump_path.
-[[ -f default/acldump_outputs/resnet_tiny.output.prob.npy ]] || fail "no model output"
-[[ ! -e default/acldump_output/outputs ]] || fail "outputs inside dump_path"
+# One output folder: the dump tree, the config and the model outputs beside the dump, never
+# inside dump_path.
+[[ -f default/acldump_output/outputs/resnet_tiny.output.prob.npy ]] || fail "no model output"
+[[ ! -e default/acldump_output/dump/outputs ]] || fail "outputs inside dump_path"
+folders=$(find default -mindepth 1 -maxdepth 1 -type d -printf '%f ')
+[[ "$folders" == "acldump_output " ]] || fail "the default run wrote more than one folder: $folders"
 [[ -f default/acldump_output/acl.json ]] || fail "no saved config"
 
 echo "== compare against the PyTorch references (independent implementation)"
@@ -106,7 +109,7 @@ expect_grep perturbed.out "<- first divergence"
 [[ -s perturbed.html ]] || fail "no HTML report"
 expect_grep perturbed.html 'class="op-row first" data-op="conv3bn3"'
 # Output-only dump: the execution-order rule.
-cp -r default/acldump_output outonly
+cp -r default/acldump_output/dump outonly
 OUT0=$(echo "$WORK"/outonly/2*/0/resnet_tiny/*/0)
 perturb "$(echo "$OUT0"/Add.add1.*)"
 expect_exit 1 outonly -- "$DUMP" compare "$OUT0" "$ITER0"
@@ -168,7 +171,7 @@ expect_exit 0 ls -- "$DUMP" ls default/acldump_output
 expect_grep ls.out "resnet_tiny/  (model)"
 expect_grep ls.out "0/  (iteration)  15 files"
 expect_grep ls.out "conv1bn1relu1  tensor"
-expect_grep ls.out "1 other file (not dump files): acl.json"
+expect_grep ls.out "3 other files (not dump files): acl.json, outputs/resnet_tiny.output.fc.npy"
 expect_exit 0 ls_summary -- "$DUMP" ls default/acldump_output --summary
 expect_no_grep ls_summary.out "Conv.conv1bn1relu1"
 expect_exit 0 show -- "$DUMP" show "$(echo "$ITER0"/Conv.conv1bn1relu1.*)" --head 4

@@ -63,7 +63,7 @@ class RunCommand final : public Command {
     run->add_option("--output-dir,-o", options_.output_dir,
                     "write the model outputs of the last iteration here as "
                     "{model}.output.{name}.npy (default: "
-                    "./acldump_outputs/{model})");
+                    "./acldump_output/outputs)");
     run->add_flag("--timing", options_.measure_without_dump,
                   "also run without dump (reloading after aclmdlFinalizeDump) "
                   "and report both times");
@@ -95,16 +95,16 @@ class RunCommand final : public Command {
 };
 
 // Every operator's outputs, every iteration, full tensors, into `out`.
-absl::Status WriteDefaultConfig(const std::string& out,
+absl::Status WriteDefaultConfig(const std::string& dump_path,
                                 const std::string& config) {
   std::error_code error;
-  fs::create_directories(out, error);
+  fs::create_directories(dump_path, error);
   if (error) {
     return absl::PermissionDeniedError(
-        StrCat("cannot create ", out, ": ", error.message()));
+        StrCat("cannot create ", dump_path, ": ", error.message()));
   }
   std::ofstream file(config);
-  file << "{\n  \"dump\": {\n    \"dump_path\": \"" << out
+  file << "{\n  \"dump\": {\n    \"dump_path\": \"" << dump_path
        << "\",\n    \"dump_list\": [{\"model_name\": \"resnet_tiny\"}],\n"
           "    \"dump_mode\": \"output\",\n    \"dump_data\": \"tensor\"\n"
           "  }\n}\n";
@@ -189,9 +189,12 @@ int RunDefault(const ToolContext& context) {
                 StrCat("the bundled model is missing from ", *context.runfiles),
                 hint, kExitFailure);
   }
-  const std::string out = Absolute("acldump_output");
+  // One folder for all it writes: the dump tree (dump_path holds only what
+  // the SDK would put there), the config and the model outputs beside it.
+  const std::string out = Absolute(kOutputFolder);
+  const std::string dump_path = out + "/dump";
   const std::string config = out + "/acl.json";
-  absl::Status written = WriteDefaultConfig(out, config);
+  absl::Status written = WriteDefaultConfig(dump_path, config);
   if (!written.ok()) {
     return FailWith("", written, "run it from a directory you can write to",
                     kExitFailure);
@@ -201,7 +204,7 @@ int RunDefault(const ToolContext& context) {
   options.config = config;
   options.inputs = {*input};
   options.iterations = 2;
-  options.output_dir = Absolute("acldump_outputs");
+  options.output_dir = out + "/outputs";
   options.measure_without_dump = true;
   absl::StatusOr<RunSummary> summary = RunWithDump(options);
   if (!summary.ok()) return FailWith("", summary.status(), "", kExitFailure);
@@ -221,10 +224,11 @@ int RunDefault(const ToolContext& context) {
       "(resnet_tiny.om) on its bundled input "
       "(testdata/resnet_tiny.input.input.npy) with a built-in dump config: "
       "every operator's outputs, 2 iterations, into %s (config saved as "
-      "%s).\n\n",
-      DisplayPath(out).c_str(), DisplayPath(config).c_str());
+      "%s, model outputs in %s).\n\n",
+      DisplayPath(dump_path).c_str(), DisplayPath(config).c_str(),
+      DisplayPath(options.output_dir).c_str());
   std::fputs(FormatRunSummary(*summary).c_str(), stdout);
-  PrintNextSteps(context, *summary, out, config, *model);
+  PrintNextSteps(context, *summary, dump_path, config, *model);
   return ReportDump("", *summary);
 }
 

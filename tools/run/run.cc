@@ -565,7 +565,7 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
         MeasureWithoutDump(om_paths, options.iterations, io, summary));
   }
   RETURN_IF_ERROR(WriteOutputs(
-      options.output_dir.empty() ? "acldump_outputs" : options.output_dir, io,
+      options.output_dir.empty() ? kDefaultOutputDir : options.output_dir, io,
       summary));
   for (auto& model_io : io) model_io->Release();
   finalizer.armed = false;

@@ -15,6 +15,11 @@
 
 namespace acldump::tools {
 
+// Where the tools write by default: one folder in the working directory, the
+// model outputs of `dump run` in it.
+inline constexpr char kOutputFolder[] = "acldump_output";
+inline constexpr char kDefaultOutputDir[] = "acldump_output/outputs";
+
 struct RunOptions {
   std::vector<std::string> models;  // .om, or .onnx (converted first)
   std::string config;               // acl.json with a "dump" section
@@ -25,7 +30,7 @@ struct RunOptions {
   int32_t device = 0;
   uint64_t seed = 0;
   // Model outputs of the last iteration go here as
-  // `{model}.output.{name}.npy`; empty = `acldump_outputs` in the working
+  // `{model}.output.{name}.npy`; empty = kDefaultOutputDir in the working
   // directory (never inside dump_path, which holds only what the SDK puts
   // there).
   std::string output_dir;
