@@ -299,6 +299,11 @@ def build_wheel(args):
         for dest, source in pairs(args.script, "--script"):
             os.makedirs(scripts, exist_ok=True)
             install_binary(source, os.path.join(scripts, dest))
+        # The bundled model and its data under the environment's share/acldump, where the tool
+        # finds them beside its bin/ (as in the SDK tarball).
+        data = os.path.join(root, "acldump-%s.data" % version, "data", "share", "acldump")
+        for dest, source in pairs(args.share, "--share"):
+            copy_file(source, os.path.join(data, dest))
         write_text(os.path.join(root, dist_info, "METADATA"), WHEEL_METADATA.format(version=version))
         write_text(os.path.join(root, dist_info, "WHEEL"), WHEEL_FILE.format(tag=args.tag))
         write_text(os.path.join(root, dist_info, "top_level.txt"), "acl\nacldump\n")
@@ -408,6 +413,8 @@ def main():
     wheel.add_argument("--py", action="append", default=[], help="PATH=file in the wheel")
     wheel.add_argument("--script", action="append", default=[],
                        help="NAME=program installed as a command")
+    wheel.add_argument("--share", action="append", default=[],
+                       help="PATH=file installed under the environment's share/acldump")
     jar = sub.add_parser("jar", help="the Java jar (classes and native libraries) and its pom")
     jar.add_argument("--version", required=True)
     jar.add_argument("--out", required=True)

@@ -47,7 +47,12 @@ echo "== the tools"
 mkdir demo
 (cd demo && clean "$sdk/bin/acldump" > out.txt 2>&1) || { cat demo/out.txt; fail "bin/acldump without arguments"; }
 grep -q "ran the bundled ResNet-style model" demo/out.txt || { cat demo/out.txt; fail "no demo summary"; }
-[ "$(find demo/acldump_output -type f -name 'Softmax.prob.*' | wc -l)" -eq 2 ] || fail "the demo did not dump prob twice"
+[ "$(find demo/acldump_output/dump -type f -name 'Softmax.prob.*' | wc -l)" -eq 2 ] || fail "the demo did not dump prob twice"
+# The user guide's first steps on the shipped ONNX model.
+clean "$sdk/bin/acldump-convert" "$sdk/share/acldump/testdata/resnet_tiny.onnx" "$work/guide.om" \
+  > "$work/guide_convert.txt" || { cat "$work/guide_convert.txt"; fail "convert of the shipped ONNX model"; }
+clean "$sdk/bin/acldump" check-config demo/acldump_output/acl.json --model "$work/guide.om" \
+  > "$work/guide_check.txt" || { cat "$work/guide_check.txt"; fail "check-config on the converted model"; }
 
 model="$sdk/share/acldump/testdata/resnet_tiny.om"
 # Runs a consumer program on the bundled model dumping layer prob, and checks the one dump file.

@@ -20,6 +20,19 @@ clean venv/bin/pip install --no-index --no-cache-dir --quiet "$(basename "$wheel
   || fail "pip install --no-index of the wheel"
 [ "$(clean venv/bin/pip show acldump | sed -n 's/^Version: //p')" = "$version" ] || fail "pip show version"
 
+echo "== the commands: acldump alone runs its bundled demo, acldump-convert the shipped model"
+mkdir demo
+(cd demo && clean ../venv/bin/acldump > out.txt 2>&1) || { cat demo/out.txt; fail "acldump without arguments"; }
+grep -q "ran the bundled ResNet-style model" demo/out.txt || { cat demo/out.txt; fail "no demo summary"; }
+[ "$(find demo/acldump_output/dump -type f -name 'Softmax.prob.*' | wc -l)" -eq 2 ] \
+  || fail "the demo did not dump prob twice"
+grep -q "Example: ../venv/bin/acldump" <(cd demo && clean ../venv/bin/acldump help ls) \
+  || fail "the help does not name the installed command"
+shared="$(clean venv/bin/python -c 'import sys; print(sys.prefix)')/share/acldump/testdata"
+clean venv/bin/acldump-convert "$shared/resnet_tiny.onnx" converted.om > convert.txt \
+  || { cat convert.txt; fail "acldump-convert of the shipped ONNX model"; }
+grep -q "converted 'resnet_tiny'" convert.txt || fail "acldump-convert's summary"
+
 echo "== the README's example"
 clean venv/bin/python testdata/example.py > example.txt 2>&1 || { cat example.txt; fail "example.py"; }
 cat example.txt
