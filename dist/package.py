@@ -202,6 +202,17 @@ def build_sdk(args):
             copy_file(source, os.path.join(root, "share", "acldump", dest))
         for dest, source in pairs(args.doc, "--doc"):
             copy_file(source, os.path.join(root, dest))
+        # The NPU SDK's install layout as well, for build scripts written for it (the samples'
+        # CMakeLists read $INSTALL_DIR or $DDK_PATH/runtime/include and link ascendcl from
+        # runtime/lib64/stub), and its set_env.sh.
+        runtime = os.path.join(root, "runtime")
+        os.makedirs(os.path.join(runtime, "lib64", "stub"))
+        os.symlink(os.path.join("..", "include"), os.path.join(runtime, "include"))
+        os.symlink(os.path.join("..", "..", "lib", "libascendcl.so"),
+                   os.path.join(runtime, "lib64", "libascendcl.so"))
+        os.symlink(os.path.join("..", "..", "..", "lib", "libascendcl.so"),
+                   os.path.join(runtime, "lib64", "stub", "libascendcl.so"))
+        write_text(os.path.join(root, "set_env.sh"), SET_ENV)
         write_text(os.path.join(lib, "pkgconfig", "acldump.pc"), PC_TEMPLATE.format(version=version))
         cmake = os.path.join(lib, "cmake", "acldump")
         write_text(os.path.join(cmake, "acldumpConfig.cmake"),
@@ -209,6 +220,22 @@ def build_sdk(args):
         write_text(os.path.join(cmake, "acldumpConfigVersion.cmake"),
                    CMAKE_VERSION_TEMPLATE.format(version=version, major=major))
         deterministic_tar(root, top, args.out)
+
+
+SET_ENV = """\
+# source set_env.sh: the environment the NPU SDK's set_env.sh gives build scripts and programs
+# written for it (ASCEND_TOOLKIT_HOME, DDK_PATH, NPU_HOST_LIB, the library and tool paths), for
+# this acldump release.
+_acldump_home="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
+export ASCEND_TOOLKIT_HOME="$_acldump_home"
+export ASCEND_HOME_PATH="$_acldump_home"
+export INSTALL_DIR="${INSTALL_DIR:-$_acldump_home}"
+export DDK_PATH="$_acldump_home"
+export NPU_HOST_LIB="$_acldump_home/runtime/lib64/stub"
+export LD_LIBRARY_PATH="$_acldump_home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$_acldump_home/bin:$PATH"
+unset _acldump_home
+"""
 
 
 def deterministic_zip(root, out, first=(), last=()):

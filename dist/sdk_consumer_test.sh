@@ -85,6 +85,27 @@ if clean cmake -S wrong -B wrong_build -DCMAKE_PREFIX_PATH="$sdk" > wrong.log 2>
   fail "find_package(acldump 99.0) accepted version $version"
 fi
 
+echo "== the NPU SDK's layout: a samples-style CMakeLists after source set_env.sh"
+mkdir samples_src
+cp "$sdk/share/acldump/examples/dump_layers.c" samples_src/main.c
+cat > samples_src/CMakeLists.txt <<'CMAKE'
+# As the Ascend samples write it: headers from $DDK_PATH/runtime/include, ascendcl from
+# $NPU_HOST_LIB (runtime/lib64/stub), no package config.
+cmake_minimum_required(VERSION 3.5.1)
+project(sample C)
+set(INC_PATH $ENV{DDK_PATH})
+set(LIB_PATH $ENV{NPU_HOST_LIB})
+include_directories(${INC_PATH}/runtime/include/)
+link_directories(${LIB_PATH})
+add_executable(main main.c)
+target_link_libraries(main ascendcl stdc++)
+CMAKE
+clean bash -c "source '$sdk/set_env.sh' && cmake -S samples_src -B samples_build && cmake --build samples_build" \
+  > samples.log 2>&1 || { cat samples.log; fail "a samples-style build with set_env.sh"; }
+[ "$(clean bash -c "source '$sdk/set_env.sh' && echo \$ASCEND_TOOLKIT_HOME")" = "$sdk" ] \
+  || fail "set_env.sh's ASCEND_TOOLKIT_HOME"
+check_dump samples_layout bash -c "source '$sdk/set_env.sh' && exec '$work/samples_build/main' \"\$@\"" main
+
 echo "== pkg-config"
 export_pc="PKG_CONFIG_PATH=$sdk/lib/pkgconfig"
 [ "$(clean env "$export_pc" pkg-config --modversion acldump)" = "$version" ] || fail "pkg-config --modversion"
