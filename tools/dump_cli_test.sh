@@ -202,6 +202,11 @@ expect_no_grep installed_help.out "bazel run"
 expect_exit 2 installed_error -- installed/acldump show
 expect_grep installed_error.err "acldump show: error: FILE is required"
 expect_grep installed_error.err "see \`installed/acldump help show\`"
+expect_exit 1 installed_hint -- installed/acldump show no_such_file
+expect_grep installed_hint.err "\`acldump ls DIR\` lists them"
+expect_no_grep installed_hint.err "\`dump ls"
+expect_exit 0 installed_compare_help -- installed/acldump help compare
+expect_grep installed_compare_help.out "(\`acldump reference\`"
 expect_exit 1 show_bad -- "$DUMP" show default/acldump_output/acl.json
 expect_grep show_bad.err "dump show: error:"
 

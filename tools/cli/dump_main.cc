@@ -25,7 +25,8 @@ using acldump::tools::Command;
 using acldump::tools::ToolContext;
 
 // The help's examples are written for the source tree (`bazel run
-// //tools:dump -- ...`): they name the tool as it was started instead.
+// //tools:dump -- ...`) and its hints for `dump`: they name the tool as it
+// was started instead.
 void SpeakAs(CLI::App& app, const std::string& invocation) {
   constexpr std::string_view kSourceTree = "bazel run //tools:dump --";
   if (invocation == kSourceTree) return;
@@ -34,7 +35,12 @@ void SpeakAs(CLI::App& app, const std::string& invocation) {
        at += invocation.size()) {
     footer.replace(at, kSourceTree.size(), invocation);
   }
-  app.footer(footer);
+  app.footer(acldump::tools::SpeakToolName(footer));
+  app.description(acldump::tools::SpeakToolName(app.get_description()));
+  for (CLI::Option* option : app.get_options()) {
+    option->description(
+        acldump::tools::SpeakToolName(option->get_description()));
+  }
 }
 
 // Which subcommand was being parsed when CLI11 failed.

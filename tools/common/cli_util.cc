@@ -264,15 +264,24 @@ std::string& ToolNameSlot() {
 void SetToolName(std::string name) { ToolNameSlot() = std::move(name); }
 const std::string& ToolName() { return ToolNameSlot(); }
 
+std::string SpeakToolName(std::string_view text) {
+  std::string out(text);
+  if (ToolName() == "dump") return out;
+  const std::string from = "`dump ", to = StrCat("`", ToolName(), " ");
+  for (size_t at = 0; (at = out.find(from, at)) != std::string::npos;
+       at += to.size()) {
+    out.replace(at, from.size(), to);
+  }
+  return out;
+}
+
 int Fail(std::string_view command, std::string_view message,
          std::string_view hint, int exit_code) {
-  std::fprintf(stderr, "%s%s%.*s: error: %.*s\n", ToolName().c_str(),
+  std::fprintf(stderr, "%s%s%.*s: error: %s\n", ToolName().c_str(),
                command.empty() ? "" : " ", static_cast<int>(command.size()),
-               command.data(), static_cast<int>(message.size()),
-               message.data());
+               command.data(), SpeakToolName(message).c_str());
   if (!hint.empty()) {
-    std::fprintf(stderr, "  hint: %.*s\n", static_cast<int>(hint.size()),
-                 hint.data());
+    std::fprintf(stderr, "  hint: %s\n", SpeakToolName(hint).c_str());
   }
   return exit_code;
 }

@@ -100,6 +100,8 @@ int Fail(std::string_view command, std::string_view message,
 // another name (acldump) sets it once at start.
 void SetToolName(std::string name);
 const std::string& ToolName();
+// `text` with its "`dump CMD ...`" hints naming the tool as ToolName() does.
+std::string SpeakToolName(std::string_view text);
 
 // Writes `text` to `path` whole or not at all, or to stdout for "-". Error:
 // the file cannot be written (named, with the reason).

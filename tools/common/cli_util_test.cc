@@ -42,6 +42,15 @@ TEST(CliUtilTest, AVeryLongCellOverflowsItsRowOnly) {
                                 "    12\n" + long_name + "     3\n");
 }
 
+TEST(CliUtilTest, HintsNameTheToolAsInstalled) {
+  EXPECT_EQ(SpeakToolName("see `dump ls DIR`"), "see `dump ls DIR`");
+  SetToolName("acldump");
+  EXPECT_EQ(ToolName(), "acldump");
+  EXPECT_EQ(SpeakToolName("`dump ls DIR` lists them; `dump show F`, a dump"),
+            "`acldump ls DIR` lists them; `acldump show F`, a dump");
+  SetToolName("dump");
+}
+
 TEST(CliUtilTest, AclErrorNamesAndHints) {
   EXPECT_EQ(AclErrorName(ACL_ERROR_INVALID_DUMP_CONFIG),
             "ACL_ERROR_INVALID_DUMP_CONFIG");
