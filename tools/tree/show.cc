@@ -144,7 +144,11 @@ std::string DescribeOverflow(const std::string& payload) {
                 "\n");
 }
 
-absl::StatusOr<std::string> DescribeStatsCsv(const std::string& path) {
+bool IsStatsCsv(const std::string& path) {
+  return path.size() >= 4 && path.substr(path.size() - 4) == ".csv";
+}
+
+absl::StatusOr<dump::StatsTable> ReadStatsTable(const std::string& path) {
   ASSIGN_OR_RETURN(
       std::string text,
       dump::ReadDumpTreeFile(path, dump::kMaxStatsCsvBytes, "stats CSV"));
@@ -153,10 +157,15 @@ absl::StatusOr<std::string> DescribeStatsCsv(const std::string& path) {
     return absl::InvalidArgumentError(
         StrCat(path, ": not a stats CSV: ", table.status().message()));
   }
-  TextTable out(table->header);
-  for (const auto& row : table->rows) out.AddRow(row);
-  return StrCat("stats file ", path, " (", table->rows.size(),
-                table->rows.size() == 1 ? " tensor" : " tensors", ")\n",
+  return table;
+}
+
+absl::StatusOr<std::string> DescribeStatsCsv(const std::string& path) {
+  ASSIGN_OR_RETURN(dump::StatsTable table, ReadStatsTable(path));
+  TextTable out(table.header);
+  for (const auto& row : table.rows) out.AddRow(row);
+  return StrCat("stats file ", path, " (", table.rows.size(),
+                table.rows.size() == 1 ? " tensor" : " tensors", ")\n",
                 out.Render("  "));
 }
 
@@ -236,9 +245,7 @@ Json OverflowJson(const std::string& payload) {
 
 absl::StatusOr<std::string> DescribeDumpFile(const std::string& path,
                                              const ShowOptions& options) {
-  if (path.size() >= 4 && path.substr(path.size() - 4) == ".csv") {
-    return DescribeStatsCsv(path);
-  }
+  if (IsStatsCsv(path)) return DescribeStatsCsv(path);
   ASSIGN_OR_RETURN(dump::DumpFileContents contents, dump::ReadDumpFile(path));
   const DumpData& h = contents.header;
   std::string type;
@@ -316,18 +323,11 @@ absl::StatusOr<std::string> DumpFileJson(const std::string& path,
   Json j;
   j["schema"] = "acldump.show/1";
   j["file"] = path;
-  if (path.size() >= 4 && path.substr(path.size() - 4) == ".csv") {
-    ASSIGN_OR_RETURN(
-        std::string text,
-        dump::ReadDumpTreeFile(path, dump::kMaxStatsCsvBytes, "stats CSV"));
-    absl::StatusOr<dump::StatsTable> table = dump::ParseStatsCsv(text);
-    if (!table.ok()) {
-      return absl::InvalidArgumentError(
-          StrCat(path, ": not a stats CSV: ", table.status().message()));
-    }
+  if (IsStatsCsv(path)) {
+    ASSIGN_OR_RETURN(dump::StatsTable table, ReadStatsTable(path));
     j["kind"] = "stats";
-    j["header"] = table->header;
-    j["rows"] = table->rows;
+    j["header"] = table.header;
+    j["rows"] = table.rows;
     return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
   }
   ASSIGN_OR_RETURN(dump::DumpFileContents contents, dump::ReadDumpFile(path));
