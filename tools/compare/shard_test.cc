@@ -162,6 +162,38 @@ TEST(CompareShardTest, TasksCarryTheOptionsAndFilters) {
       AllOutputs(CompareTrees(t->a, t->b, {0, 0}, *same), t->a, t->b, {0, 0}));
 }
 
+// A device tensor's original format from the converter graph travels with
+// its reference (unknown stays unknown).
+TEST(CompareShardTest, OriginalFormatsTravelInTheTasks) {
+  auto t = MakeTrees("shard_formats");
+  t->a.folders[0].ops[0].outputs[0].original_format = 0;  // NCHW
+  t->a.folders[0].ops[1].outputs[0].original_format = 1;  // NHWC
+  const FolderPlan plan = PairFolders(t->a, t->b);
+  const std::vector<CompareTaskFiles> files =
+      RunAllTasks(t->dir, plan, {0, 0}, 1);
+  ASSERT_EQ(files.size(), 1u);
+  shard::CompareTask task;
+  {
+    std::ifstream in(files[0].task, std::ios::binary);
+    ASSERT_TRUE(task.ParseFromIstream(&in));
+  }
+  std::vector<uint32_t> formats;
+  for (const shard::CompareSide& side : task.sides()) {
+    for (const shard::OpRecord& op : side.ops()) {
+      for (const shard::TensorRef& out : op.outputs()) {
+        formats.push_back(out.original_format_plus_one());
+      }
+    }
+  }
+  // The first side sent is a's first folder: NCHW (1), NHWC (2); every other
+  // output unknown (0).
+  ASSERT_GE(formats.size(), 2u);
+  EXPECT_EQ(formats[0], 1u);
+  EXPECT_EQ(formats[1], 2u);
+  EXPECT_EQ(std::count(formats.begin(), formats.end(), 0u),
+            static_cast<long>(formats.size()) - 2);
+}
+
 // Stats sides travel with their statistics; the options with --by and the
 // per-column tolerances.
 TEST(CompareShardTest, StatsSidesAndTheirOptionsTravelInTheTasks) {
