@@ -81,6 +81,11 @@ bool LiveDesc(const aclTensorDesc* desc) {
   return false;
 }
 
+// Bytes of the tensor a live desc describes.
+size_t DescBytes(const aclTensorDesc& desc) {
+  return Shape(desc.dims).NumElements() * aclDataTypeSize(desc.data_type);
+}
+
 aclError SetAttr(aclopAttr* attr, const char* name, AttrValue value) {
   if (attr == nullptr || !Lib().attrs.Contains(attr)) {
     return Fail(ACL_ERROR_INVALID_PARAM, "attr is NULL or was destroyed");
@@ -253,7 +258,7 @@ size_t aclGetTensorDescElementCount(const aclTensorDesc* desc) {
 size_t aclGetTensorDescSize(const aclTensorDesc* desc) {
   return Guarded<size_t>(0, [&]() -> size_t {
     if (!LiveDesc(desc)) return 0;
-    return Shape(desc->dims).NumElements() * aclDataTypeSize(desc->data_type);
+    return DescBytes(*desc);
   });
 }
 
@@ -262,8 +267,7 @@ aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer,
   return GuardedCall([&] {
     if (!LiveDesc(desc)) return ACL_ERROR_INVALID_PARAM;
     if (dataBuffer == nullptr) return NullArgument("dataBuffer");
-    const size_t size =
-        Shape(desc->dims).NumElements() * aclDataTypeSize(desc->data_type);
+    const size_t size = DescBytes(*desc);
     if (length != size) {
       return Fail(ACL_ERROR_INVALID_PARAM,
                   StrCat("aclSetTensorConst: length ", length,
@@ -383,12 +387,14 @@ aclError aclopCast(const aclTensorDesc* srcDesc, const aclDataBuffer* srcBuffer,
                   "aclopCast: srcDesc, srcBuffer, dstDesc and dstBuffer must "
                   "not be NULL");
     }
-    const std::optional<DType> to =
-        FromAclDataType(aclGetTensorDescType(dstDesc));
+    // A destroyed description is that, not a type to cast to.
+    if (!LiveDesc(srcDesc) || !LiveDesc(dstDesc))
+      return ACL_ERROR_INVALID_PARAM;
+    const std::optional<DType> to = FromAclDataType(dstDesc->data_type);
     if (!to) {
       return Fail(ACL_ERROR_OP_ATTR_NOT_MATCH,
                   StrCat("aclopCast: cannot cast to data type ",
-                         static_cast<int>(aclGetTensorDescType(dstDesc)),
+                         static_cast<int>(dstDesc->data_type),
                          ": acldump has no tensors of that type"));
     }
     Attributes attrs;

@@ -108,6 +108,14 @@ struct OpRecord {
   std::vector<ArraySource> input_files, output_files;
   // Stats dumps: each tensor's statistics, by position.
   std::vector<TensorStatsRecord> input_stats, output_stats;
+
+  // The original format a tensor's TensorRef carries (-1: none).
+  int32_t OriginalFormat(bool is_input, uint32_t position) const {
+    for (const TensorRef& ref : is_input ? inputs : outputs) {
+      if (ref.position == position) return ref.original_format;
+    }
+    return -1;
+  }
 };
 
 // kStats: a dump tree holding stats dumps only (dump_data: stats or

@@ -200,10 +200,7 @@ absl::StatusOr<Tensor> TensorLoader::Read(const OpRecord& op, bool is_input,
   const std::string& bytes =
       is_input ? contents.inputs[position] : contents.outputs[position];
   // A device's tensor comes back in the original model's layout and shape.
-  int32_t original_format = -1;
-  for (const TensorRef& ref : is_input ? op.inputs : op.outputs) {
-    if (ref.position == position) original_format = ref.original_format;
-  }
+  const int32_t original_format = op.OriginalFormat(is_input, position);
   absl::StatusOr<Tensor> tensor =
       is_input
           ? dump::LogicalTensorOf(h.input(position), bytes, original_format)

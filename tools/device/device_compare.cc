@@ -83,14 +83,6 @@ absl::StatusOr<Tensor> FromDoubles(const std::vector<double>& values,
   return t;
 }
 
-// The original format the converter graph gave a tensor (-1: none).
-int32_t GraphFormat(const std::vector<TensorRef>& refs, uint32_t position) {
-  for (const TensorRef& ref : refs) {
-    if (ref.position == position) return ref.original_format;
-  }
-  return -1;
-}
-
 // The logical tensor of input `position` of a dumped operator.
 absl::StatusOr<Tensor> ReadInput(const OpRecord& op, uint32_t position) {
   ASSIGN_OR_RETURN(dump::DumpFileContents contents,
@@ -100,7 +92,7 @@ absl::StatusOr<Tensor> ReadInput(const OpRecord& op, uint32_t position) {
   }
   return dump::LogicalTensorOf(contents.header.input(position),
                                contents.inputs[position],
-                               GraphFormat(op.inputs, position));
+                               op.OriginalFormat(true, position));
 }
 
 absl::StatusOr<Tensor> ReadOutput0(const OpRecord& op) {
@@ -110,7 +102,7 @@ absl::StatusOr<Tensor> ReadOutput0(const OpRecord& op) {
     return absl::NotFoundError(StrCat(op.path, " has no output"));
   }
   return dump::LogicalTensorOf(contents.header.output(0), contents.outputs[0],
-                               GraphFormat(op.outputs, 0));
+                               op.OriginalFormat(false, 0));
 }
 
 // The dump's tensor for a graph input, as the model takes it.
@@ -129,13 +121,13 @@ absl::StatusOr<Tensor> AsModelInput(Tensor found, const NamedTensorInfo& in,
   return FromDoubles(ToDoubles(found.view()), in.info.dtype, in.info.shape);
 }
 
-}  // namespace
-
 // The graph's original format of a tensor as a dump format number; -1 when
 // it names none the dump format knows.
 int32_t FormatOf(const DeviceGraphTensor& desc) {
   return dump::FormatNumber(desc.origin_format).value_or(-1);
 }
+
+}  // namespace
 
 GraphApplication ApplyDeviceGraph(const DeviceGraph& graph,
                                   CompareTree& device) {

@@ -375,6 +375,11 @@ TEST_F(AclTest, CastBetweenDescriptions) {
   EXPECT_EQ(aclopCast(nullptr, x_buf, i32, int_buf, 0, nullptr),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("must not be NULL"));
+  aclTensorDesc* gone = aclCreateTensorDesc(ACL_INT32, 2, dims, ACL_FORMAT_ND);
+  aclDestroyTensorDesc(gone);
+  EXPECT_EQ(aclopCast(f32, x_buf, gone, int_buf, 0, nullptr),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("tensor desc is NULL or was destroyed"));
   for (aclTensorDesc* d : {f32, f16, i32, s16, flat}) aclDestroyTensorDesc(d);
   for (aclDataBuffer* d : {x_buf, half_buf, int_buf}) aclDestroyDataBuffer(d);
 }
