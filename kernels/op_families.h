@@ -29,6 +29,8 @@ absl::Status RegisterLinalgOps(OpRegistry& registry);
 absl::Status RegisterLpPoolOps(OpRegistry& registry);
 // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 absl::Status RegisterLossOps(OpRegistry& registry);
+// Aipp (acldump's own: the converter inserts it for --insert-op-conf)
+absl::Status RegisterAippOps(OpRegistry& registry);
 // MatMul Gemm
 absl::Status RegisterMatMulOps(OpRegistry& registry);
 // BitShift BitwiseAnd BitwiseOr BitwiseXor BitwiseNot

@@ -10,6 +10,7 @@ namespace acldump {
 namespace {
 
 absl::Status RegisterAll(OpRegistry& registry) {
+  RETURN_IF_ERROR(RegisterAippOps(registry));
   RETURN_IF_ERROR(RegisterBitwiseOps(registry));
   RETURN_IF_ERROR(RegisterConvOps(registry));
   RETURN_IF_ERROR(RegisterEinsumOps(registry));

@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "kernels/ops.h"
+#include "runtime/aipp_insert.h"
 #include "runtime/compiled_model.h"
 #include "runtime/model_file.h"
 #include "runtime/onnx_import.h"
@@ -55,14 +56,21 @@ absl::StatusOr<Graph> ConvertGears(const onnx::ModelProto& proto,
     return absl::InvalidArgumentError(StrCat(
         "dynamic ", GearKindName(gears.kind),
         ": no input has a dynamic dimension; mark them -1 with --input-shape (",
-        gears.kind == GearKind::kBatch ? "\"x:-1,3,224,224\""
-                                       : "\"x:1,3,-1,-1\"",
+        gears.kind == GearKind::kBatch       ? "\"x:-1,3,224,224\""
+        : gears.kind == GearKind::kImageSize ? "\"x:1,3,-1,-1\""
+                                             : "\"x:1,-1;mask:-1,-1\"",
         ")"));
+  }
+  if (gears.kind == GearKind::kDims) {
+    RETURN_IF_ERROR(Annotate(CheckDimsGearArity(model.inputs, gears.values),
+                             "--dynamic-dims"));
   }
   for (const std::vector<int64_t>& values : gears.values) {
     ImportOptions pinned;
-    for (const NamedTensorInfo& in : model.inputs) {
-      pinned.input_shapes[in.name] = DimsForGear(in.info.shape.dims(), values);
+    const std::vector<std::vector<int64_t>> dims =
+        InputDimsForGear(gears.kind, model.inputs, values);
+    for (size_t i = 0; i < model.inputs.size(); ++i) {
+      pinned.input_shapes[model.inputs[i].name] = dims[i];
     }
     absl::StatusOr<Graph> graph = ConvertStatic(proto, options, pinned);
     if (!graph.ok()) {
@@ -167,6 +175,16 @@ absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
   absl::StatusOr<Graph> graph = ConvertOnnx(bytes, options, with_folder, gears);
   if (!graph.ok()) return Annotate(graph.status(), path);
   return graph;
+}
+
+absl::Status ApplyInsertOpConf(Graph& graph, const std::string& conf_path) {
+  ASSIGN_OR_RETURN(std::string text, ReadRegularFile(conf_path, size_t{1} << 20,
+                                                     "insert-op-conf file"));
+  RETURN_IF_ERROR(InsertAippOps(graph, text, conf_path));
+  ASSIGN_OR_RETURN(Graph reparsed, ParseModel(SerializeModel(graph)));
+  ASSIGN_OR_RETURN(auto compiled,
+                   CompiledModel::Compile(std::move(reparsed), BuiltinOps()));
+  return absl::OkStatus();
 }
 
 }  // namespace acldump

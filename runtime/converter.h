@@ -42,6 +42,11 @@ absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const ImportOptions& import_options = {},
                                       const GearOptions& gears = {});
 
+// convert --insert-op-conf: inserts the AIPP operators the file at
+// `conf_path` configures (see runtime/aipp_insert.h) into a converted static
+// model, and checks that the result loads.
+absl::Status ApplyInsertOpConf(Graph& graph, const std::string& conf_path);
+
 }  // namespace acldump
 
 #endif  // ACLDUMP_RUNTIME_CONVERTER_H_

@@ -80,7 +80,7 @@ std::vector<NamedTensorInfo> GearedModel::CallerInputs() const {
   std::vector<NamedTensorInfo> inputs =
       plans_[dynamic() ? largest_gear_ : 0]->graph().inputs;
   if (dynamic()) {
-    const int64_t arity = static_cast<int64_t>(GearArity(gear_kind()));
+    const int64_t arity = static_cast<int64_t>(gear_arity());
     inputs.push_back(NamedTensorInfo{std::string(kGearInputName),
                                      TensorInfo{DType::kInt64, Shape{arity}}});
   }
@@ -192,7 +192,7 @@ absl::StatusOr<size_t> GearedModel::SelectPlan(
         ErrorKind::kModelInputNotMatch);
   }
   const HostBuffer& gear_input = inputs.back();
-  const size_t arity = GearArity(gear_kind());
+  const size_t arity = gear_arity();
   std::vector<int64_t> values(arity);
   const size_t width = GearValueWidth(arity, gear_input.size);
   if (width == 0 || gear_input.data == nullptr) {
@@ -229,8 +229,9 @@ absl::StatusOr<size_t> GearedModel::SelectPlan(
           GearKindName(gear_kind()), " [", StrJoin(values, ","),
           "], which model '", graph_.name,
           "' does not have (gears: ", StrJoin(gears, " "), "); set it with ",
-          gear_kind() == GearKind::kBatch ? "aclmdlSetDynamicBatchSize"
-                                          : "aclmdlSetDynamicHWSize")),
+          gear_kind() == GearKind::kBatch       ? "aclmdlSetDynamicBatchSize"
+          : gear_kind() == GearKind::kImageSize ? "aclmdlSetDynamicHWSize"
+                                                : "aclmdlSetInputDynamicDims")),
       ErrorKind::kGearInvalid);
 }
 

@@ -1,7 +1,8 @@
 // A loaded model: one compiled plan, or one per gear of a dynamic model (see
 // runtime/gears.h). A dynamic model takes one input more than its graph
 // declares, last: the gear input (the SDK's "ascend_mbatch_shape_data"), int64
-// [1] for a batch size or [2] for height and width, whose contents select the
+// [1] for a batch size, [2] for height and width, or one per -1 of a dims
+// model's inputs, whose contents select the
 // plan each execution runs. Plans share one work memory; executions of a model
 // are serialised and numbered across its plans.
 #ifndef ACLDUMP_RUNTIME_GEARED_MODEL_H_
@@ -35,8 +36,13 @@ class GearedModel {
   const Graph& graph() const;
   bool dynamic() const { return graph_.dynamic(); }
   GearKind gear_kind() const { return graph_.gear_kind; }
-  // Each gear's values ([batch] or [height, width]) in the model's order.
+  // Each gear's values ([batch], [height, width] or the dims) in the model's
+  // order.
   const GearValues& gears() const { return gear_values_; }
+  // Values per gear (the gear input's element count); 0 for a static model.
+  size_t gear_arity() const {
+    return gear_values_.empty() ? 0 : gear_values_[0].size();
+  }
   size_t largest_gear() const { return largest_gear_; }
   size_t num_plans() const { return plans_.size(); }
   // Plan i runs gear i (a static model has plan 0 only).

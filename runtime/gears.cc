@@ -61,13 +61,38 @@ std::string_view GearKindName(GearKind kind) {
       return "batch";
     case GearKind::kImageSize:
       return "image size";
+    case GearKind::kDims:
+      return "dims";
     case GearKind::kNone:
       break;
   }
   return "none";
 }
 
-size_t GearArity(GearKind kind) { return kind == GearKind::kImageSize ? 2 : 1; }
+std::string_view GearOptionName(GearKind kind) {
+  switch (kind) {
+    case GearKind::kBatch:
+      return "--dynamic-batch-size";
+    case GearKind::kImageSize:
+      return "--dynamic-image-size";
+    case GearKind::kDims:
+      return "--dynamic-dims";
+    case GearKind::kNone:
+      break;
+  }
+  return "";
+}
+
+size_t GearArity(GearKind kind) {
+  switch (kind) {
+    case GearKind::kImageSize:
+      return 2;
+    case GearKind::kDims:
+      return 0;
+    default:
+      return 1;
+  }
+}
 
 absl::StatusOr<GearValues> ParseDynamicBatchSizes(std::string_view text) {
   // Gears are single values separated by ','.
@@ -78,13 +103,23 @@ absl::StatusOr<GearValues> ParseDynamicImageSizes(std::string_view text) {
   return ParseGearList("--dynamic-image-size", GearKind::kImageSize, text, ';');
 }
 
+absl::StatusOr<GearValues> ParseDynamicDims(std::string_view text) {
+  return ParseGearList("--dynamic-dims", GearKind::kDims, text, ';');
+}
+
 absl::Status CheckGearValues(GearKind kind, const GearValues& gears) {
   if (gears.size() < kMinGears || gears.size() > kMaxGears) {
     return absl::InvalidArgumentError(
         StrCat(gears.size(), gears.size() == 1 ? " gear" : " gears",
                " given; give ", kMinGears, " to ", kMaxGears));
   }
-  const size_t arity = GearArity(kind);
+  const size_t arity =
+      kind == GearKind::kDims ? gears[0].size() : GearArity(kind);
+  if (kind == GearKind::kDims && arity > kMaxDimsGearValues) {
+    return absl::InvalidArgumentError(
+        StrCat("gear 0 has ", arity, " values; a dims gear has at most ",
+               kMaxDimsGearValues));
+  }
   std::set<std::vector<int64_t>> seen;
   for (size_t i = 0; i < gears.size(); ++i) {
     const std::vector<int64_t>& gear = gears[i];
@@ -92,7 +127,12 @@ absl::Status CheckGearValues(GearKind kind, const GearValues& gears) {
       return absl::InvalidArgumentError(
           StrCat("gear ", i, " has ", gear.size(), " values; each ",
                  GearKindName(kind), " gear has ", arity,
-                 arity == 2 ? " (height,width; gears separated by ';')" : ""));
+                 kind == GearKind::kImageSize
+                     ? " (height,width; gears separated by ';')"
+                 : kind == GearKind::kDims
+                     ? " (as gear 0: one value per -1 of the inputs; gears "
+                       "separated by ';')"
+                     : ""));
     }
     for (int64_t value : gear) {
       if (value <= 0) {
@@ -137,10 +177,11 @@ absl::StatusOr<bool> CheckDynamicDims(GearKind kind, std::string_view name,
     }
     return true;
   }
+  if (kind == GearKind::kDims) return true;
   return absl::InvalidArgumentError(
       StrCat(where,
              ": -1 marks a dynamic dimension, which needs "
-             "--dynamic-batch-size or --dynamic-image-size"));
+             "--dynamic-batch-size, --dynamic-image-size or --dynamic-dims"));
 }
 
 std::vector<int64_t> DimsForGear(const std::vector<int64_t>& dims,
@@ -153,6 +194,49 @@ std::vector<int64_t> DimsForGear(const std::vector<int64_t>& dims,
     ++next;
   }
   return out;
+}
+
+size_t CountDynamicDims(const std::vector<NamedTensorInfo>& inputs) {
+  size_t count = 0;
+  for (const NamedTensorInfo& in : inputs) {
+    for (int64_t dim : in.info.shape.dims()) count += dim < 0;
+  }
+  return count;
+}
+
+std::vector<std::vector<int64_t>> InputDimsForGear(
+    GearKind kind, const std::vector<NamedTensorInfo>& inputs,
+    const std::vector<int64_t>& gear) {
+  std::vector<std::vector<int64_t>> result;
+  size_t next = 0;
+  for (const NamedTensorInfo& in : inputs) {
+    if (kind != GearKind::kDims) {
+      result.push_back(DimsForGear(in.info.shape.dims(), gear));
+      continue;
+    }
+    std::vector<int64_t> dims = in.info.shape.dims();
+    for (int64_t& dim : dims) {
+      if (dim < 0 && next < gear.size()) dim = gear[next++];
+    }
+    result.push_back(std::move(dims));
+  }
+  return result;
+}
+
+absl::Status CheckDimsGearArity(const std::vector<NamedTensorInfo>& inputs,
+                                const GearValues& gears) {
+  const size_t needed = CountDynamicDims(inputs);
+  if (!gears.empty() && gears[0].size() != needed) {
+    std::vector<std::string> shapes;
+    for (const NamedTensorInfo& in : inputs)
+      shapes.push_back(StrCat(in.name, ":", Render(in.info.shape.dims())));
+    return absl::InvalidArgumentError(StrCat(
+        "each dims gear has ", gears[0].size(), " values, but the inputs (",
+        StrJoin(shapes, " "), ") have ", needed,
+        " dynamic dimensions (-1); give one value per -1, in "
+        "input order"));
+  }
+  return absl::OkStatus();
 }
 
 size_t LargestGear(const GearValues& gears) {

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "base/error_kind.h"
+#include "base/strings.h"
 #include "kernels/ops.h"
 #include "runtime/converter.h"
 #include "runtime/geared_model.h"
@@ -132,8 +133,8 @@ TEST(ConvertGearsTest, BadRequestsAreClearErrors) {
       ConvertOnnxFile(kOcr, {}, Shapes("x:-1,3,16,16"));
   ASSERT_FALSE(graph.ok());
   EXPECT_THAT(Message(graph.status()),
-              HasSubstr("= -1 (dynamic), which needs --dynamic-batch-size or "
-                        "--dynamic-image-size"));
+              HasSubstr("= -1 (dynamic), which needs --dynamic-batch-size, "
+                        "--dynamic-image-size or --dynamic-dims"));
 }
 
 absl::StatusOr<Graph> BatchModel() {
@@ -372,6 +373,99 @@ TEST(GearedModelTest, TheMemoryLimitCountsEveryGear) {
   EXPECT_EQ(KindOf(limited.status()), ErrorKind::kOutOfMemory);
   EXPECT_THAT(Message(limited.status()),
               HasSubstr("model 'ocr_tiny (3 gears)' needs"));
+}
+
+TEST(DimsGearsTest, ParsedAndSpreadOverTheInputsInOrder) {
+  absl::StatusOr<GearValues> dims = ParseDynamicDims("20,20,1,1; 40,40,2,2;");
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  EXPECT_THAT(
+      *dims, ElementsAre(ElementsAre(20, 20, 1, 1), ElementsAre(40, 40, 2, 2)));
+  const std::pair<const char*, const char*> bad[] = {
+      {"20,1", "1 gear given"},
+      {"20,1;40", "gear 1 has 1 values; each dims gear has 2"},
+      {"20,1;20,1", "gear [20,1] is given twice"},
+      {"20,0;40,2", "values must be positive"},
+  };
+  for (const auto& [text, reason] : bad) {
+    absl::StatusOr<GearValues> gears = ParseDynamicDims(text);
+    ASSERT_FALSE(gears.ok()) << text;
+    EXPECT_THAT(Message(gears.status()), HasSubstr(reason)) << text;
+    EXPECT_THAT(Message(gears.status()), HasSubstr("--dynamic-dims"));
+  }
+  // The SDK's example: data (1,1,40,-1), label (1,-1), mask (-1,-1).
+  const std::vector<NamedTensorInfo> inputs = {
+      {"data", TensorInfo{DType::kFloat32, Shape{1, 1, 40, -1}}},
+      {"label", TensorInfo{DType::kFloat32, Shape{1, -1}}},
+      {"mask", TensorInfo{DType::kFloat32, Shape{-1, -1}}},
+  };
+  EXPECT_EQ(CountDynamicDims(inputs), 4u);
+  EXPECT_THAT(InputDimsForGear(GearKind::kDims, inputs, {20, 20, 1, 1}),
+              ElementsAre(ElementsAre(1, 1, 40, 20), ElementsAre(1, 20),
+                          ElementsAre(1, 1)));
+  EXPECT_TRUE(CheckDimsGearArity(inputs, {{80, 60, 4, 4}, {1, 2, 3, 4}}).ok());
+  EXPECT_THAT(Message(CheckDimsGearArity(inputs, {{1, 2}, {3, 4}})),
+              HasSubstr("each dims gear has 2 values, but the inputs "
+                        "(data:[1,1,40,-1] label:[1,-1] mask:[-1,-1]) have 4 "
+                        "dynamic dimensions"));
+  // Any -1 is allowed with dims gears.
+  EXPECT_EQ(*CheckDynamicDims(GearKind::kDims, "x", {-1, 3, -1}), true);
+}
+
+absl::StatusOr<Graph> DimsModel() {
+  return ConvertOnnxFile(kOcr, {}, Shapes("x:-1,3,-1,-1"),
+                         {GearKind::kDims, {{1, 16, 16}, {2, 24, 16}}});
+}
+
+TEST(DimsGearsTest, ConvertedLoadedAndEachGearRunsAsTheStaticConversion) {
+  absl::StatusOr<Graph> graph = DimsModel();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->gear_kind, GearKind::kDims);
+  const std::string bytes = SerializeModel(*graph);
+  om::Model proto;
+  ASSERT_TRUE(proto.ParseFromString(bytes.substr(kModelMagic.size())));
+  EXPECT_EQ(proto.gear_kind(), om::GEAR_DIMS);
+  auto model = LoadModel(ModelSource::Memory(bytes));
+  ASSERT_TRUE(model.ok()) << model.status();
+  GearedModel& geared = **model;
+  EXPECT_EQ(geared.gear_arity(), 3u);
+  EXPECT_EQ(geared.CallerInputs().back().info.ByteSize(), 24u);
+  EXPECT_EQ(geared.largest_gear(), 1u);
+  for (const std::vector<int64_t>& gear : geared.gears()) {
+    SCOPED_TRACE(gear[0]);
+    const size_t n = gear[0] * 3 * gear[1] * gear[2];
+    const std::vector<float> input = RandomInput(n, n);
+    std::vector<float> output(
+        geared.CallerOutputs()[0].info.shape.NumElements());
+    const HostBuffer in[] = {{input.data(), input.size() * 4},
+                             {gear.data(), 24}};
+    const MutableHostBuffer out[] = {{output.data(), output.size() * 4}};
+    ASSERT_TRUE(geared.Execute(in, out).ok());
+    auto reference = ConvertOnnxFile(
+        kOcr, {},
+        Shapes(StrCat("x:", gear[0], ",3,", gear[1], ",", gear[2]).c_str()));
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    auto compiled = CompiledModel::Compile(*reference, BuiltinOps());
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    const std::vector<float> expected = RunStatic(**compiled, input);
+    ASSERT_EQ(std::memcmp(output.data(), expected.data(), expected.size() * 4),
+              0);
+  }
+  const int64_t missing[] = {1, 24, 24};
+  const HostBuffer only[] = {{nullptr, 0}, {missing, 24}};
+  absl::StatusOr<size_t> none = geared.SelectPlan(only);
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(Message(none.status()),
+              HasSubstr("selects dims [1,24,24], which model 'ocr_tiny' does "
+                        "not have (gears: [1,16,16] [2,24,16]); set it with "
+                        "aclmdlSetInputDynamicDims"));
+  // Gears whose count of values is not the inputs' -1s.
+  absl::StatusOr<Graph> wrong =
+      ConvertOnnxFile(kOcr, {}, Shapes("x:1,3,-1,-1"),
+                      {GearKind::kDims, {{1, 16, 16}, {2, 24, 16}}});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(Message(wrong.status()),
+              HasSubstr("--dynamic-dims: each dims gear has 3 values, but the "
+                        "inputs (x:[1,3,-1,-1]) have 2"));
 }
 
 TEST(GearedModelTest, StaticToolsSayTheModelIsDynamic) {

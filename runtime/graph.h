@@ -37,14 +37,15 @@ struct NamedTensorInfo {
   bool infer_shape = false;
 };
 
-// How a model's gears differ: none (static shapes), by batch size, or by
-// image size (height, width), as the SDK's converter builds them.
-enum class GearKind { kNone, kBatch, kImageSize };
+// How a model's gears differ: none (static shapes), by batch size, by image
+// size (height, width), or by dims (one value per -1 across all inputs, in
+// input order), as the SDK's converter builds them.
+enum class GearKind { kNone, kBatch, kImageSize, kDims };
 
 struct Graph;
 
-// One compiled-in shape of a dynamic model: its values ([batch] or [height,
-// width]) and the graph with every shape static for them.
+// One compiled-in shape of a dynamic model: its values ([batch], [height,
+// width], or the dims gear's values) and the graph with every shape static for them.
 struct Gear {
   std::vector<int64_t> values;
   std::shared_ptr<const Graph> graph;

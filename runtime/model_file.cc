@@ -321,10 +321,11 @@ absl::Status CheckGearMatches(std::string_view where, const Graph& model,
       plan.outputs.size() != model.outputs.size()) {
     return Invalid(where, "its inputs or outputs differ from the model's");
   }
+  const std::vector<std::vector<int64_t>> gear_dims =
+      InputDimsForGear(model.gear_kind, model.inputs, gear.values);
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     const NamedTensorInfo& in = model.inputs[i];
-    const std::vector<int64_t> expected =
-        DimsForGear(in.info.shape.dims(), gear.values);
+    const std::vector<int64_t>& expected = gear_dims[i];
     if (plan.inputs[i].name != in.name ||
         plan.inputs[i].info.dtype != in.info.dtype ||
         plan.inputs[i].info.shape.dims() != expected) {
@@ -352,6 +353,8 @@ absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
     graph.gear_kind = GearKind::kBatch;
   } else if (model.gear_kind() == om::GEAR_IMAGE_SIZE) {
     graph.gear_kind = GearKind::kImageSize;
+  } else if (model.gear_kind() == om::GEAR_DIMS) {
+    graph.gear_kind = GearKind::kDims;
   } else {
     return Invalid("model", StrCat("unknown gear kind ", model.gear_kind()));
   }
@@ -379,6 +382,10 @@ absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
   for (const om::Gear& gear : model.gears())
     values.emplace_back(gear.values().begin(), gear.values().end());
   RETURN_IF_ERROR(Annotate(CheckGearValues(graph.gear_kind, values), "gears"));
+  if (graph.gear_kind == GearKind::kDims) {
+    RETURN_IF_ERROR(
+        Annotate(CheckDimsGearArity(graph.inputs, values), "gears"));
+  }
   ASSIGN_OR_RETURN(Initializers shared,
                    InitializersFromProto("", model.initializers()));
   for (int i = 0; i < model.gears_size(); ++i) {
@@ -480,9 +487,10 @@ bool SameTensor(const Tensor& a, const Tensor& b) {
 // Weights every gear that has them holds equal are stored once; the rest
 // with their gear.
 void DynamicGraphToProto(const Graph& graph, om::Model* model) {
-  model->set_gear_kind(graph.gear_kind == GearKind::kBatch
-                           ? om::GEAR_BATCH
-                           : om::GEAR_IMAGE_SIZE);
+  model->set_gear_kind(graph.gear_kind == GearKind::kBatch ? om::GEAR_BATCH
+                       : graph.gear_kind == GearKind::kImageSize
+                           ? om::GEAR_IMAGE_SIZE
+                           : om::GEAR_DIMS);
   for (const auto& in : graph.inputs) ValueInfoToProto(in, model->add_inputs());
   for (const auto& out : graph.outputs)
     ValueInfoToProto(out, model->add_outputs());

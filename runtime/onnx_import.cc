@@ -104,8 +104,8 @@ absl::StatusOr<TensorInfo> InputInfo(const std::string& name,
     if (dims[i] == -1) {
       return absl::InvalidArgumentError(
           StrCat("--input-shape gives input '", name, "' dimension ", i,
-                 " = -1 (dynamic), which needs --dynamic-batch-size or "
-                 "--dynamic-image-size to give its sizes"));
+                 " = -1 (dynamic), which needs --dynamic-batch-size, "
+                 "--dynamic-image-size or --dynamic-dims to give its sizes"));
     }
     if (dims[i] <= 0) {
       return absl::InvalidArgumentError(

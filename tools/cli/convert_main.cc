@@ -1,7 +1,8 @@
 // bazel run //tools:convert -- model.onnx out.om [--json out.json]
 // [--no-fusion] [--fuse-residual-add] [--fuse-conv-hard-swish]
 // [--input-shape "x:1,3,640,640;y:1,16"]
-// [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320"]
+// [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320" |
+//  --dynamic-dims "20,1;40,2"] [--insert-op-conf aipp.cfg]
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -23,16 +24,25 @@ std::string UserPath(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
-// --dynamic-batch-size / --dynamic-image-size (CLI11 allows one of them).
+// --dynamic-batch-size / --dynamic-image-size / --dynamic-dims (CLI11 allows
+// one of them).
 absl::StatusOr<acldump::GearOptions> GearOptionsOf(
-    const std::string& batch_sizes, const std::string& image_sizes) {
+    const std::string& batch_sizes, const std::string& image_sizes,
+    const std::string& dims) {
   acldump::GearOptions gears;
-  if (batch_sizes.empty() && image_sizes.empty()) return gears;
-  gears.kind = batch_sizes.empty() ? acldump::GearKind::kImageSize
-                                   : acldump::GearKind::kBatch;
-  absl::StatusOr<acldump::GearValues> values =
-      batch_sizes.empty() ? acldump::ParseDynamicImageSizes(image_sizes)
-                          : acldump::ParseDynamicBatchSizes(batch_sizes);
+  absl::StatusOr<acldump::GearValues> values;
+  if (!batch_sizes.empty()) {
+    gears.kind = acldump::GearKind::kBatch;
+    values = acldump::ParseDynamicBatchSizes(batch_sizes);
+  } else if (!image_sizes.empty()) {
+    gears.kind = acldump::GearKind::kImageSize;
+    values = acldump::ParseDynamicImageSizes(image_sizes);
+  } else if (!dims.empty()) {
+    gears.kind = acldump::GearKind::kDims;
+    values = acldump::ParseDynamicDims(dims);
+  } else {
+    return gears;
+  }
   if (!values.ok()) return values.status();
   gears.values = std::move(*values);
   return gears;
@@ -75,7 +85,8 @@ int main(int argc, char** argv) {
       invocation + " testdata/resnet_tiny.onnx resnet.om --json resnet.json"};
   app.set_version_flag("--version",
                        "convert (acldump) " ACLDUMP_VERSION_STRING);
-  std::string input, output, json_path, input_shape, batch_sizes, image_sizes;
+  std::string input, output, json_path, input_shape, batch_sizes, image_sizes,
+      dims;
   bool no_fusion = false;
   app.add_option("model.onnx", input, "ONNX model to convert")->required();
   app.add_option("out.om", output, "where to write the .om model")->required();
@@ -90,11 +101,25 @@ int main(int argc, char** argv) {
       "--dynamic-batch-size", batch_sizes,
       "compile one plan per batch size (2-100 of them, e.g. \"1,2,4,8\") "
       "for the inputs whose dimension 0 is -1 in --input-shape (or symbolic)");
-  app.add_option("--dynamic-image-size", image_sizes,
-                 "compile one plan per image size (\"h,w;h,w;...\", e.g. "
-                 "\"224,224;320,320\") for the 4-D inputs whose height and "
-                 "width are -1 in --input-shape (or symbolic)")
-      ->excludes(batch_option);
+  auto* image_option =
+      app.add_option("--dynamic-image-size", image_sizes,
+                     "compile one plan per image size (\"h,w;h,w;...\", e.g. "
+                     "\"224,224;320,320\") for the 4-D inputs whose height "
+                     "and width are -1 in --input-shape (or symbolic)")
+          ->excludes(batch_option);
+  app.add_option("--dynamic-dims", dims,
+                 "compile one plan per set of dims (\"d,d,...;d,d,...\", e.g. "
+                 "\"20,1;40,2\"): each gear has one value per -1 of the "
+                 "inputs in --input-shape (or symbolic), taken by the inputs "
+                 "in order")
+      ->excludes(batch_option)
+      ->excludes(image_option);
+  std::string insert_op_conf;
+  app.add_option("--insert-op-conf", insert_op_conf,
+                 "AIPP image preprocessing in front of model inputs, from the "
+                 "NPU SDK converter's config file (aipp_op { aipp_mode: "
+                 "static input_format: YUV420SP_U8 ... }): the input then "
+                 "takes 8-bit images");
   app.add_flag("--no-fusion", no_fusion,
                "keep every ONNX node (no BatchNorm folding, no Relu, Add or "
                "Sigmoid+Mul fusion)");
@@ -128,7 +153,7 @@ int main(int argc, char** argv) {
     import_options.input_shapes = std::move(*shapes);
   }
   absl::StatusOr<acldump::GearOptions> gears =
-      GearOptionsOf(batch_sizes, image_sizes);
+      GearOptionsOf(batch_sizes, image_sizes, dims);
   if (!gears.ok()) {
     std::fprintf(stderr, "convert: %s\n",
                  std::string(gears.status().message()).c_str());
@@ -140,6 +165,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "convert: %s\n",
                  std::string(graph.status().message()).c_str());
     return 1;
+  }
+  if (!insert_op_conf.empty()) {
+    absl::Status inserted =
+        acldump::ApplyInsertOpConf(*graph, UserPath(insert_op_conf));
+    if (!inserted.ok()) {
+      std::fprintf(stderr, "convert: --insert-op-conf %s\n",
+                   std::string(inserted.message()).c_str());
+      return 1;
+    }
   }
   absl::Status written = acldump::WriteModelFile(*graph, UserPath(output));
   if (!written.ok()) {
