@@ -3,7 +3,8 @@
 base < kernels < runtime < dump/format < dump < bindings/c < tools: a package
 includes only from its own layer and the layers below it (dump/format sits
 beside runtime: it may use kernels and base, never runtime or the engine).
-Inside them: runtime/host (devices, streams, memory) knows nothing but base;
+Inside them: runtime/host (devices, streams, memory) knows nothing but base,
+runtime/media (image headers) nothing of the project at all;
 in tools, common and cluster sit under the job packages, and only tools/cli
 (the programs) includes the command layer.
 """
@@ -21,10 +22,11 @@ ALLOWED = {
     "base": {"base"},
     "kernels": {"base", "kernels"},
     "runtime/host": {"base", "runtime/host"},
+    "runtime/media": {"runtime/media"},
     "runtime": {"base", "kernels", "runtime", "runtime/host"},
     "dump/format": {"base", "kernels", "dump/format"},
     "dump": {"base", "kernels", "runtime", "dump/format", "dump"},
-    "bindings/c": {"base", "kernels", "runtime", "runtime/host",
+    "bindings/c": {"base", "kernels", "runtime", "runtime/host", "runtime/media",
                    "dump/format", "dump", "bindings", "bindings/c", "acl"},
     "tools/common": {"base", "kernels", "dump/format", "dump", "acl",
                      "tools/common"},
@@ -41,7 +43,7 @@ C_ABI_RUNTIME_HEADERS = {
     "runtime/geared_model.h", "runtime/compiled_model.h", "runtime/graph.h",
     "runtime/single_op.h",
 }
-C_ABI_RUNTIME_PREFIXES = ("runtime/host/",)
+C_ABI_RUNTIME_PREFIXES = ("runtime/host/", "runtime/media/")
 
 OURS = ("base/", "kernels/", "runtime/", "dump/", "bindings/", "tools/",
         "bench/", "fuzz/", "acl/")

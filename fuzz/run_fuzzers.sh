@@ -21,9 +21,10 @@ declare -A seeds=(
   [npy]="testdata"
   [pack]="testdata/fuzz/pack"
   [cluster]="testdata/fuzz/cluster"
+  [image_header]="testdata/images"
 )
 # A fuzzer without an entry here still runs on its own corpus, testdata/fuzz/<name>/.
-declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy' [pack]='*' [cluster]='*')
+declare -A patterns=([config]='*.json' [model]='*.om' [onnx]='*.onnx' [dump_file]='*' [stats_csv]='*' [npy]='*.npy' [pack]='*' [cluster]='*' [image_header]='*')
 workspace="${BUILD_WORKSPACE_DIRECTORY:-}"
 status=0
 for pair in "${pairs[@]}"; do
