@@ -1,7 +1,8 @@
 """The one description of the C calls the language bindings wrap.
 
 Every function of bindings/c/exported_symbols.txt is either a row of CALLS or an entry of
-SPECIAL. From each row, bindings/gen_bindings.py writes at build time:
+SPECIAL, or is declared in a header of UNBOUND_HEADERS (at the end). From each row,
+bindings/gen_bindings.py writes at build time:
 
   - the SWIG directives of its parameters (out-parameter typemaps, arrays, addresses, Java's
     exception check of calls without an aclError, %newobject) for Python, Java and Go;
@@ -360,3 +361,12 @@ SPECIAL = [
             "fills a caller buffer: each language returns a string",
             py="dump.get_exception_info_path"),
 ]
+
+# Headers whose calls the language bindings leave out, and why. Their calls are exported by the C
+# library and documented in docs/c-api-reference.md, but are neither rows nor special.
+UNBOUND_HEADERS = {
+    "acl/ops/acl_dvpp.h":
+        "the media-processing calls (pyACL's acl.media): acldump has no media processor, so "
+        "their processing is refused; programs in the languages decode images with the "
+        "language's own libraries",
+}

@@ -99,9 +99,12 @@ class Headers:
         self.enums = set()
         self.handles = set()
         self.addresses = set()
+        self.origin = {}  # function -> the path of the header declaring it
         for path in paths:
+            before = set(self.functions)
             with open(path, encoding="utf-8") as f:
                 self._parse(_strip(f.read()))
+            self.origin.update((name, path) for name in set(self.functions) - before)
 
     def _parse(self, text):
         for match in re.finditer(r"typedef\s+enum\s*\w*\s*\{[^}]*\}\s*(\w+)\s*;", text):
@@ -204,6 +207,14 @@ ITEM = re.compile(r"^(?:(out|inout)\s+)?(\w+)(?:\+(\w+))?(?::(\w+))?(?:\s+as\s+(
 class Model:
     def __init__(self, table, headers):
         self.headers = headers
+        # The calls of headers the bindings leave out (the table's UNBOUND_HEADERS): not rows,
+        # not special, unknown to the generator.
+        unbound = getattr(table, "UNBOUND_HEADERS", {})
+        self.unbound = sorted(
+            name for name, path in headers.origin.items()
+            if any(path.replace(os.sep, "/").endswith("/" + h) or path == h for h in unbound))
+        for name in self.unbound:
+            del headers.functions[name]
         self.rows = []
         self.special = {s.c: s for s in table.SPECIAL}
         seen = set()

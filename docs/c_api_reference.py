@@ -14,7 +14,8 @@ import os
 import re
 import sys
 
-HEADERS = ["acl.h", "acl_base.h", "acl_rt.h", "acl_mdl.h", "acl_op.h", "acl_dump.h"]
+HEADERS = ["acl.h", "acl_base.h", "acl_rt.h", "acl_mdl.h", "acl_op.h", "acl_dump.h",
+           "ops/acl_dvpp.h"]
 INCLUDE = os.path.join("bindings", "c", "include", "acl")
 
 

@@ -49,6 +49,13 @@ aclError Release(void* pointer, MemoryKind kind, const char* name) {
       break;
   }
   const MemoryKind other = device ? MemoryKind::kHost : MemoryKind::kDevice;
+  if (device && Memory().Holds(pointer, MemoryKind::kDevice)) {
+    return Fail(ACL_ERROR_RT_PARAM_INVALID,
+                StrCat(name,
+                       " points inside device memory but not at the start of "
+                       "an aclrtMalloc allocation (memory from acldvppMalloc "
+                       "is freed with acldvppFree)"));
+  }
   return Fail(ACL_ERROR_RT_PARAM_INVALID,
               StrCat(name, " was not returned by ",
                      device ? "aclrtMalloc" : "aclrtMallocHost",
