@@ -173,6 +173,60 @@ CALLS = [
     Call("aclmdlSetDynamicHWSize", "modelId, dataset, index, height, width",
          py="mdl.set_dynamic_hw_size",
          doc="Writes height and width into the dataset's gear input; returns ret."),
+    Call("aclmdlGetInputDynamicGearCount", "modelDesc, index:unsigned, out gearCount",
+         py="mdl.get_input_dynamic_gear_count",
+         doc="Returns (gear_count, ret): the dims gears of a model converted with --dynamic-dims "
+             "(0 for any other model). index is reserved (-1)."),
+
+    # ---- acl_mdl.h: AIPP ----
+    Call("aclmdlCreateAIPP", "batchSize", py="mdl.create_aipp", errors="null", new=True,
+         doc="Dynamic AIPP parameters for batch_size images (1..127); None on failure."),
+    Call("aclmdlGetAippDataSize", "batchSize, out size", py="mdl.get_aipp_data_size",
+         doc="Returns (size, ret): bytes of the dynamic AIPP input for batch_size images."),
+    Call("aclmdlSetAIPPInputFormat", "aippParmsSet, inputFormat",
+         py="mdl.set_aipp_input_format"),
+    Call("aclmdlSetAIPPCscParams",
+         "aippParmsSet, cscSwitch, cscMatrixR0C0, cscMatrixR0C1, cscMatrixR0C2, "
+         "cscMatrixR1C0, cscMatrixR1C1, cscMatrixR1C2, cscMatrixR2C0, cscMatrixR2C1, "
+         "cscMatrixR2C2, cscOutputBiasR0, cscOutputBiasR1, cscOutputBiasR2, cscInputBiasR0, "
+         "cscInputBiasR1, cscInputBiasR2", py="mdl.set_aipp_csc_params"),
+    Call("aclmdlSetAIPPRbuvSwapSwitch", "aippParmsSet, rbuvSwapSwitch",
+         py="mdl.set_aipp_rbuv_swap_switch"),
+    Call("aclmdlSetAIPPAxSwapSwitch", "aippParmsSet, axSwapSwitch",
+         py="mdl.set_aipp_ax_swap_switch"),
+    Call("aclmdlSetAIPPSrcImageSize", "aippParmsSet, srcImageSizeW, srcImageSizeH",
+         py="mdl.set_aipp_src_image_size"),
+    Call("aclmdlSetAIPPScfParams",
+         "aippParmsSet, scfSwitch, scfInputSizeW, scfInputSizeH, scfOutputSizeW, "
+         "scfOutputSizeH, batchIndex", py="mdl.set_aipp_scf_params",
+         doc="Resizing is not supported: the switch must be 0."),
+    Call("aclmdlSetAIPPCropParams",
+         "aippParmsSet, cropSwitch, cropStartPosW, cropStartPosH, cropSizeW, cropSizeH, "
+         "batchIndex", py="mdl.set_aipp_crop_params"),
+    Call("aclmdlSetAIPPPaddingParams",
+         "aippParmsSet, paddingSwitch, paddingSizeTop, paddingSizeBottom, paddingSizeLeft, "
+         "paddingSizeRight, batchIndex", py="mdl.set_aipp_padding_params"),
+    Call("aclmdlSetAIPPDtcPixelMean",
+         "aippParmsSet, dtcPixelMeanChn0, dtcPixelMeanChn1, dtcPixelMeanChn2, "
+         "dtcPixelMeanChn3, batchIndex", py="mdl.set_aipp_dtc_pixel_mean"),
+    Call("aclmdlSetAIPPDtcPixelMin",
+         "aippParmsSet, dtcPixelMinChn0, dtcPixelMinChn1, dtcPixelMinChn2, dtcPixelMinChn3, "
+         "batchIndex", py="mdl.set_aipp_dtc_pixel_min"),
+    Call("aclmdlSetAIPPPixelVarReci",
+         "aippParmsSet, dtcPixelVarReciChn0, dtcPixelVarReciChn1, dtcPixelVarReciChn2, "
+         "dtcPixelVarReciChn3, batchIndex", py="mdl.set_aipp_pixel_var_reci"),
+    Call("aclmdlSetInputAIPP", "modelId, dataset, index, aippParmsSet",
+         py="mdl.set_input_aipp",
+         doc="Writes the parameters into dataset buffer `index` (the input named "
+             "ACL_DYNAMIC_AIPP_NAME); returns ret."),
+    Call("aclmdlSetAIPPByInputIndex", "modelId, dataset, index, aippParmsSet",
+         py="mdl.set_aipp_by_input_index",
+         doc="As set_input_aipp, given the index of the image input; returns ret."),
+    Call("aclmdlGetAippType", "modelId, index, out type, out dynamicAttachedDataIndex",
+         py="mdl.get_aipp_type",
+         doc="Returns (type, attached_index, ret): ACL_DATA_WITHOUT_AIPP (0), "
+             "ACL_DATA_WITH_STATIC_AIPP, ACL_DATA_WITH_DYNAMIC_AIPP (attached_index is the "
+             "parameter input) or ACL_DYNAMIC_AIPP_NODE."),
 
     # ---- acl_mdl.h: datasets ----
     Call("aclmdlCreateDataset", py="mdl.create_dataset", errors="message", new=True),
@@ -347,6 +401,18 @@ SPECIAL = [
             py="mdl.load_from_mem_with_mem", shares="modelId workPtr weightPtr"),
     Special("aclmdlQuerySizeFromMem", "a model in memory, as aclmdlLoadFromMem",
             py="mdl.query_size_from_mem", shares="workSize weightSize"),
+    Special("aclmdlGetInputDynamicDims",
+            "an array of gearCount structs: Python returns pyACL's list of dicts; Java and Go "
+            "do not wrap it (they count the gears and set one with aclmdlSetInputDynamicDims)",
+            py="mdl.get_input_dynamic_dims"),
+    Special("aclmdlSetInputDynamicDims",
+            "an in struct: Python takes pyACL's dict (or a list of ints), Java and Go an "
+            "AclmdlIODims filled with setDim", py="mdl.set_input_dynamic_dims"),
+    Special("aclmdlDestroyAIPP", "handle destructor, as aclDestroyDataBuffer",
+            py="mdl.destroy_aipp"),
+    Special("aclmdlGetFirstAippInfo",
+            "a large out struct: Python returns pyACL's dict of its fields; Java and Go fill an "
+            "AclAippInfo (aclAippInfo) object", py="mdl.get_first_aipp_info"),
     Special("aclopExecuteV2", "arrays of (tensor desc, data buffer) pairs", py="op.execute_v2"),
     Special("aclrtLaunchCallback", "callback: a function of the language runs in the "
             "reporting thread", py="rt.launch_callback"),

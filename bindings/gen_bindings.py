@@ -26,7 +26,7 @@ PY_MODULES = ("acl", "mdl", "rt", "op", "dump")
 
 # C types by what they are in the languages.
 INT_TYPES = {"int", "int32_t", "uint32_t", "int64_t", "uint64_t", "size_t", "uint8_t",
-             "uint16_t", "aclFloat16"}
+             "uint16_t", "aclFloat16", "int8_t", "int16_t"}
 FLOAT_TYPES = {"float"}
 STRUCT_TYPES = {"aclmdlIODims", "aclmdlBatch", "aclmdlHW"}
 SEQUENCE_ELEMENTS = {"int64_t", "float"}
@@ -405,17 +405,19 @@ PY_OUT_CONVERT = {"int32_t": "PyLong_FromLong", "int": "PyLong_FromLong",
                   "uint32_t": "PyLong_FromUnsignedLong", "size_t": "PyLong_FromSize_t",
                   "int64_t": "PyLong_FromLongLong", "uint64_t": "PyLong_FromUnsignedLongLong",
                   "uint8_t": "PyLong_FromUnsignedLong", "uint16_t": "PyLong_FromUnsignedLong",
-                  "aclFloat16": "PyLong_FromUnsignedLong", "float": "PyFloat_FromDouble"}
+                  "aclFloat16": "PyLong_FromUnsignedLong", "float": "PyFloat_FromDouble",
+                  "int8_t": "PyLong_FromLong", "int16_t": "PyLong_FromLong"}
 PY_SEQUENCE_CONVERT = {"int64_t": "PyLong_AsLongLong", "float": "PyFloat_AsDouble"}
 JAVA_OUT = {"int32_t": "int32_t", "int": "int", "uint32_t": "uint32_t",
             "size_t": "unsigned long", "int64_t": "long long", "uint64_t": "long long",
             "uint8_t": "unsigned char", "uint16_t": "unsigned short",
-            "aclFloat16": "unsigned short", "float": "float"}
+            "aclFloat16": "unsigned short", "float": "float", "int8_t": "signed char",
+            "int16_t": "short"}
 JAVA_ARRAY = {"int64_t": ("jlongArray", "jlong", "long", "Long"),
               "float": ("jfloatArray", "jfloat", "float", "Float")}
 GO_OUT = {"int32_t": "int32", "int": "int32", "uint32_t": "uint32", "size_t": "int64",
           "int64_t": "int64", "uint64_t": "uint64", "uint8_t": "uint8", "uint16_t": "uint16",
-          "aclFloat16": "uint16", "float": "float32"}
+          "aclFloat16": "uint16", "float": "float32", "int8_t": "int8", "int16_t": "int16"}
 GO_SLICE = {"int64_t": "int64", "float": "float32"}
 
 
@@ -556,7 +558,7 @@ def python(model):
 
 GO_TYPE = {"int32_t": "int", "int": "int", "size_t": "int", "uint32_t": "uint32",
            "int64_t": "int64", "uint64_t": "uint64", "uint8_t": "uint8", "uint16_t": "uint16",
-           "aclFloat16": "uint16", "float": "float32"}
+           "aclFloat16": "uint16", "float": "float32", "int8_t": "int8", "int16_t": "int16"}
 
 
 def _go_ident(name):
@@ -747,10 +749,10 @@ def go(model):
 
 JAVA_TYPE = {"int32_t": "int", "int": "int", "uint32_t": "long", "size_t": "long",
              "int64_t": "long", "uint64_t": "long", "uint8_t": "short", "uint16_t": "int",
-             "aclFloat16": "int", "float": "float"}
+             "aclFloat16": "int", "float": "float", "int8_t": "byte", "int16_t": "short"}
 JAVA_OUT_ARRAY = {"int32_t": "int", "int": "int", "uint32_t": "long", "size_t": "long",
                   "int64_t": "long", "uint64_t": "long", "uint8_t": "short", "uint16_t": "int",
-                  "aclFloat16": "int", "float": "float"}
+                  "aclFloat16": "int", "float": "float", "int8_t": "byte", "int16_t": "short"}
 
 
 def _java_type(cls, ctype):

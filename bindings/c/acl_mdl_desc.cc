@@ -1,4 +1,5 @@
 // Model descriptions: a loaded model's inputs and outputs.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -69,6 +70,13 @@ aclmdlDesc DescribeModel(uint32_t model_id, const GearedModel& model) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     Io io = Describe(inputs[i]);
     if (i < graph.inputs.size()) io.dims = graph.inputs[i].info.shape.dims();
+    // An AIPP image input holds pixels in rows: NHWC, as the SDK says.
+    for (const GraphNode& node : graph.nodes) {
+      if (node.op_type == "Aipp" && !node.inputs.empty() &&
+          node.inputs[0] == inputs[i].name && io.dims.size() == 4) {
+        io.format = ACL_FORMAT_NHWC;
+      }
+    }
     desc.inputs.push_back(std::move(io));
   }
   for (const auto& out : model.CallerOutputs())
@@ -80,6 +88,15 @@ aclmdlDesc DescribeModel(uint32_t model_id, const GearedModel& model) {
     for (const auto& out : model.plan(g).graph().outputs)
       dims.push_back(out.info.shape.dims());
     desc.gear_output_dims.push_back(std::move(dims));
+  }
+  if (model.gear_kind() == GearKind::kDims) {
+    for (const std::vector<int64_t>& gear : model.gears()) {
+      std::vector<int64_t> all;
+      for (const auto& dims :
+           InputDimsForGear(GearKind::kDims, graph.inputs, gear))
+        all.insert(all.end(), dims.begin(), dims.end());
+      desc.gear_input_dims.push_back(std::move(all));
+    }
   }
   return desc;
 }
@@ -306,6 +323,51 @@ aclError aclmdlGetDynamicHW(const aclmdlDesc* modelDesc, size_t index,
       }
     }
     *hw = out;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetInputDynamicGearCount(const aclmdlDesc* modelDesc,
+                                        size_t index, size_t* gearCount) {
+  return GuardedCall([&] {
+    if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
+    if (gearCount == nullptr) return NullArgument("gearCount");
+    (void)index;  // reserved in the SDK (callers pass -1)
+    *gearCount = modelDesc->gear_input_dims.size();
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetInputDynamicDims(const aclmdlDesc* modelDesc, size_t index,
+                                   aclmdlIODims* gearDims, size_t gearCount) {
+  return GuardedCall([&] {
+    if (!DescArg(modelDesc)) return ACL_ERROR_INVALID_PARAM;
+    if (gearDims == nullptr) return NullArgument("gearDims");
+    (void)index;  // reserved in the SDK (callers pass -1)
+    const auto& gears = modelDesc->gear_input_dims;
+    if (gears.empty()) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "the model has no dims gears (it was not converted with "
+                  "--dynamic-dims)");
+    }
+    if (gearCount < gears.size()) {
+      return Fail(
+          ACL_ERROR_INVALID_PARAM,
+          StrCat("gearCount ", gearCount, " is less than the model's ",
+                 gears.size(), " gears (aclmdlGetInputDynamicGearCount)"));
+    }
+    for (const std::vector<int64_t>& gear : gears) {
+      if (gear.size() > ACL_MAX_DIM_CNT) {
+        return Fail(ACL_ERROR_STORAGE_OVER_LIMIT,
+                    "the inputs' dims together exceed ACL_MAX_DIM_CNT");
+      }
+    }
+    for (size_t g = 0; g < gears.size(); ++g) {
+      aclmdlIODims out{};
+      out.dimCount = gears[g].size();
+      std::copy(gears[g].begin(), gears[g].end(), out.dims);
+      gearDims[g] = out;
+    }
     return ACL_SUCCESS;
   });
 }

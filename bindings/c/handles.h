@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "kernels/aipp.h"
 #include "kernels/attributes.h"
 #include "runtime/graph.h"
 
@@ -20,6 +21,11 @@ struct aclDataBuffer {
 
 struct aclmdlDataset {
   std::vector<aclDataBuffer*> buffers;
+};
+
+// Dynamic AIPP parameters: one BatchParams per image.
+struct aclmdlAIPP {
+  acldump::aipp::Params params;
 };
 
 struct aclmdlDesc {
@@ -38,6 +44,9 @@ struct aclmdlDesc {
   acldump::GearKind gear_kind = acldump::GearKind::kNone;
   std::vector<std::vector<int64_t>> gears;
   std::vector<std::vector<std::vector<int64_t>>> gear_output_dims;
+  // A dims model's gears as aclmdlGetInputDynamicDims gives them: every
+  // input's dims at the gear, one after another.
+  std::vector<std::vector<int64_t>> gear_input_dims;
 };
 
 struct aclTensorDesc {

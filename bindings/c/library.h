@@ -41,6 +41,7 @@ struct Library {
   LiveHandles<aclmdlDesc> descs;
   LiveHandles<aclTensorDesc> tensor_descs;
   LiveHandles<aclopAttr> attrs;
+  LiveHandles<aclmdlAIPP> aipps;
 };
 
 // The process's library (never destroyed: usable during exit).

@@ -607,6 +607,211 @@ class PyAclGearsTest(unittest.TestCase):
             shapes[iteration] = list(header.outputs[0].shape)
         self.assertEqual(shapes, {0: [4, 4, 24, 24], 1: [1, 4, 24, 24], 2: [2, 4, 24, 24]})
 
+    def test_dims_gears_as_pyacl_lists_and_sets_them(self):
+        self.assertEqual(acl.init(), 0)
+        model_id, ret = acl.mdl.load_from_file("testdata/ocr_tiny_dims.om")
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        desc = acl.mdl.create_desc()
+        self.assertEqual(acl.mdl.get_desc(desc, model_id), 0)
+        self.assertEqual(acl.mdl.get_input_dynamic_gear_count(desc, -1), (2, 0))
+        dims, ret = acl.mdl.get_input_dynamic_dims(desc, -1, 2)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual([gear["dims"] for gear in dims], [[1, 3, 16, 16], [2, 3, 32, 24]])
+        self.assertEqual([gear["dimCount"] for gear in dims], [4, 4])
+        self.assertEqual(acl.mdl.get_input_dynamic_dims(desc, -1, 1),
+                         (None, acl.ACL_ERROR_INVALID_PARAM))
+        index, ret = acl.mdl.get_input_index_by_name(desc, "ascend_mbatch_shape_data")
+        self.assertEqual((index, ret), (1, 0))
+        image = np.load("testdata/ocr_tiny.input.x.npy")
+        expected = np.load("testdata/ocr_tiny.output.prob.npy")
+        x = np.zeros((2, 3, 32, 24), np.float32)
+        gear = np.zeros(3, np.int64)
+        y = np.zeros((2, 4, 48, 36), np.float32)
+        inputs = acl.mdl.create_dataset()
+        acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(x))
+        acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(gear))
+        outputs = acl.mdl.create_dataset()
+        acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(y))
+        x.reshape(-1)[:image.size] = image.reshape(-1)
+        # pyACL's dict form.
+        ret = acl.mdl.set_input_dynamic_dims(
+            model_id, inputs, index, {"name": "", "dimCount": 4, "dims": [1, 3, 16, 16]})
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual(list(gear), [1, 16, 16])
+        self.assertEqual(acl.mdl.execute(model_id, inputs, outputs), 0, acl.get_recent_err_msg())
+        np.testing.assert_allclose(y.reshape(-1)[:expected.size].reshape(expected.shape),
+                                   expected, rtol=1e-4, atol=1e-5)
+        # A list, and the errors.
+        self.assertEqual(acl.mdl.set_input_dynamic_dims(model_id, inputs, index, [2, 3, 32, 24]),
+                         0, acl.get_recent_err_msg())
+        self.assertEqual(acl.mdl.get_cur_output_dims(desc, 0)[0]["dims"], [2, 4, 48, 36])
+        self.assertEqual(acl.mdl.set_input_dynamic_dims(model_id, inputs, index, [2, 3, 32, 32]),
+                         acl.ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID)
+        self.assertIn("is not a gear of model", acl.get_recent_err_msg())
+        with self.assertRaises(ValueError):
+            acl.mdl.set_input_dynamic_dims(model_id, inputs, index,
+                                           {"dimCount": 3, "dims": [1, 3, 16, 16]})
+        with self.assertRaises(TypeError):
+            acl.mdl.set_input_dynamic_dims(model_id, inputs, index, 5)
+        self.assertEqual(acl.mdl.unload(model_id), 0)
+        acl.mdl.destroy_desc(desc)
+
+
+def round_half_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def numpy_aipp(rgb_or_yuv, params):
+    """The AIPP steps written with numpy: crop, color matrix (units of 1/256, rounded half away
+    from zero, clamped), (pixel - mean - min) * var_reci, padding. Returns [3, H, W] float32."""
+    x, y, w, h = params["crop"]
+    channels = rgb_or_yuv[y:y + h, x:x + w, :].astype(np.int64)
+    if params.get("matrix") is not None:
+        matrix = np.array(params["matrix"], np.int64).reshape(3, 3)
+        t = channels - np.array(params["input_bias"], np.int64)
+        converted = round_half_away((np.einsum("rc,hwc->hwr", matrix, t) * 2 + 1) / 512.0)
+        channels = np.clip(converted + np.array(params["output_bias"]), 0, 255)
+    mean = np.array(params["mean"], np.float32)
+    var_reci = np.array(params["var_reci"], np.float32)
+    normalised = (channels.astype(np.float32) - mean) * var_reci
+    top, bottom, left, right = params["padding"]
+    out = np.full((h + top + bottom, w + left + right, 3), params["padding_value"], np.float32)
+    out[top:top + h, left:left + w, :] = normalised
+    return out.transpose(2, 0, 1)
+
+
+def nv12_to_yuv(frame, width, height):
+    """Per-pixel (Y, U, V) of an NV12 frame (U, V shared by each 2x2 block)."""
+    y = frame[:width * height].reshape(height, width)
+    uv = frame[width * height:].reshape(height // 2, width // 2, 2)
+    uv = uv.repeat(2, axis=0).repeat(2, axis=1)
+    return np.dstack([y, uv[:, :, 0], uv[:, :, 1]])
+
+
+class PyAclAippTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.assertEqual(acl.init(), 0)
+        self.addCleanup(acl.finalize)
+
+    def run_model(self, path, buffers, out_index=1):
+        """Loads `path`, runs it on the numpy arrays `buffers` and returns output out_index."""
+        model_id, ret = acl.mdl.load_from_file(path)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.addCleanup(acl.mdl.unload, model_id)
+        desc = acl.mdl.create_desc()
+        self.assertEqual(acl.mdl.get_desc(desc, model_id), 0)
+        inputs = acl.mdl.create_dataset()
+        for array in buffers:
+            acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(array))
+        outputs = acl.mdl.create_dataset()
+        results = []
+        for i in range(acl.mdl.get_num_outputs(desc)):
+            results.append(np.zeros(acl.mdl.get_output_size_by_index(desc, i) // 4, np.float32))
+            acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(results[-1]))
+        return model_id, inputs, lambda: (acl.mdl.execute(model_id, inputs, outputs),
+                                          results[out_index])
+
+    def reference(self, preprocessed):
+        """resnet_tiny without AIPP on the numpy-preprocessed input."""
+        _, _, run = self.run_model(MODEL, [np.ascontiguousarray(preprocessed[None])])
+        ret, prob = run()
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        return prob.copy()
+
+    def test_static_aipp_input_is_numpys_preprocessing_and_is_dumped(self):
+        dump_path = os.path.join(self.tmp.name, "dump")
+        os.mkdir(dump_path)
+        config = write_config(self.tmp.name, {"dump_path": dump_path,
+                                              "dump_list": [{"model_name": "resnet_tiny_aipp"}]})
+        self.assertEqual(acl.mdl.init_dump(), 0)
+        self.assertEqual(acl.mdl.set_dump(config), 0, acl.get_recent_err_msg())
+        frame = np.random.default_rng(3).integers(0, 256, 40 * 36 * 3 // 2, dtype=np.uint8)
+        model_id, _, run = self.run_model("testdata/resnet_tiny_aipp.om", [frame])
+        self.assertEqual(acl.mdl.get_aipp_type(model_id, 0),
+                         (acl.ACL_DATA_WITH_STATIC_AIPP, 0xFFFFFFFF, 0))
+        info, ret = acl.mdl.get_first_aipp_info(model_id, 0)
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        self.assertEqual((info["inputFormat"], info["srcImageSizeW"], info["srcImageSizeH"]),
+                         (acl.ACL_YUV420SP_U8, 40, 36))
+        self.assertEqual((info["cropSwitch"], info["loadStartPosW"], info["cropSizeH"]), (1, 4, 30))
+        self.assertEqual(info["matrixR1C2"], -183)
+        self.assertAlmostEqual(info["varReciChn1"], 0.0175, places=6)
+        self.assertEqual(info["outDims"][0]["srcDims"]["dims"], [1, 54, 40, 1])
+        self.assertEqual(info["outDims"][0]["aippOutdims"]["dims"], [1, 3, 32, 32])
+        ret, prob = run()
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        prob = prob.copy()
+        self.assertEqual(acl.mdl.finalize_dump(), 0, acl.get_recent_err_msg())
+        expected = numpy_aipp(nv12_to_yuv(frame, 40, 36), {
+            "crop": (4, 2, 32, 30), "matrix": [256, 0, 359, 256, -88, -183, 256, 454, 0],
+            "input_bias": [0, 128, 128], "output_bias": [0, 0, 0], "mean": [124, 117, 104],
+            "var_reci": [0.0171, 0.0175, 0.0174], "padding": (1, 1, 0, 0),
+            "padding_value": 0.5})
+        # The preprocessed input is the Aipp operator's output in the dump.
+        dumped = glob.glob(os.path.join(dump_path, "**", "Aipp.aipp_input.*"), recursive=True)
+        self.assertEqual(len(dumped), 1, dumped)
+        np.testing.assert_allclose(read_dump(dumped[0]).outputs[0].array.reshape(3, 32, 32),
+                                   expected, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(prob, self.reference(expected), rtol=1e-5, atol=1e-6)
+
+    def test_dynamic_aipp_set_per_execution(self):
+        # A 34x32 BGR image; the model wants the 32x32 at (1, 0) as RGB.
+        image = np.random.default_rng(5).integers(0, 256, (32, 34, 3), dtype=np.uint8)
+        images = np.zeros(4096, np.uint8)
+        images[:image.size] = image.reshape(-1)
+        size, ret = acl.mdl.get_aipp_data_size(1)
+        self.assertEqual((size, ret), (160, 0))
+        params = np.zeros(size, np.uint8)
+        model_id, inputs, run = self.run_model("testdata/resnet_tiny_dynaipp.om", [images, params])
+        desc = acl.mdl.create_desc()
+        self.assertEqual(acl.mdl.get_desc(desc, model_id), 0)
+        index, ret = acl.mdl.get_input_index_by_name(desc, acl.ACL_DYNAMIC_AIPP_NAME)
+        self.assertEqual((index, ret), (1, 0))
+        self.assertEqual(acl.mdl.get_aipp_type(model_id, 0),
+                         (acl.ACL_DATA_WITH_DYNAMIC_AIPP, 1, 0))
+        self.assertEqual(acl.mdl.get_aipp_type(model_id, 1),
+                         (acl.ACL_DYNAMIC_AIPP_NODE, 0xFFFFFFFF, 0))
+        self.assertEqual(acl.mdl.get_first_aipp_info(model_id, 0),
+                         (None, acl.ACL_ERROR_NOT_STATIC_AIPP))
+        # Executing before the parameters are set is refused with the call to make.
+        ret, _ = run()
+        self.assertNotEqual(ret, 0)
+        self.assertIn("aclmdlSetInputAIPP", acl.get_recent_err_msg())
+        aipp = acl.mdl.create_aipp(1)
+        self.assertEqual(acl.mdl.set_aipp_input_format(aipp, acl.ACL_RGB888_U8), 0)
+        self.assertEqual(acl.mdl.set_aipp_src_image_size(aipp, 34, 32), 0)
+        self.assertEqual(acl.mdl.set_aipp_rbuv_swap_switch(aipp, 1), 0)
+        self.assertEqual(acl.mdl.set_aipp_dtc_pixel_mean(aipp, 120, 110, 100, 0, 0), 0)
+        self.assertEqual(acl.mdl.set_aipp_pixel_var_reci(aipp, 0.5, 0.25, 0.125, 1.0, 0), 0)
+        # Without the crop the image does not fit the input: refused, naming the sizes.
+        self.assertEqual(acl.mdl.set_input_aipp(model_id, inputs, index, aipp),
+                         acl.ACL_ERROR_INVALID_PARAM)
+        self.assertIn("is 34x32 (width x height); the model input is 32x32",
+                      acl.get_recent_err_msg())
+        self.assertEqual(acl.mdl.set_aipp_crop_params(aipp, 1, 1, 0, 32, 32, 0), 0)
+        self.assertEqual(acl.mdl.set_aipp_scf_params(aipp, 1, 34, 32, 32, 32, 0),
+                         acl.ACL_ERROR_FEATURE_UNSUPPORTED)
+        self.assertEqual(acl.mdl.set_aipp_crop_params(aipp, 1, 1, 0, 32, 32, 1),
+                         acl.ACL_ERROR_INVALID_PARAM)  # batch index 1 of 1
+        self.assertEqual(acl.mdl.set_input_aipp(model_id, inputs, index, aipp), 0,
+                         acl.get_recent_err_msg())
+        self.assertEqual(params[0], 5)  # the device's code of RGB888_U8
+        ret, prob = run()
+        self.assertEqual(ret, 0, acl.get_recent_err_msg())
+        prob = prob.copy()
+        expected = numpy_aipp(image[:, :, ::-1], {
+            "crop": (1, 0, 32, 32), "matrix": None, "mean": [120, 110, 100],
+            "var_reci": [0.5, 0.25, 0.125], "padding": (0, 0, 0, 0), "padding_value": 0})
+        np.testing.assert_allclose(prob, self.reference(expected), rtol=1e-5, atol=1e-6)
+        # By the image input's index, the same.
+        self.assertEqual(acl.mdl.set_aipp_by_input_index(model_id, inputs, 0, aipp), 0)
+        self.assertEqual(acl.mdl.set_aipp_by_input_index(model_id, inputs, 1, aipp),
+                         acl.ACL_ERROR_INVALID_PARAM)
+        self.assertEqual(acl.mdl.destroy_aipp(aipp), 0)
+        acl.mdl.destroy_desc(desc)
+
 
 class PythonicTest(unittest.TestCase):
     def test_model_run_and_dump(self):

@@ -59,6 +59,7 @@ ACL_HANDLE(aclmdlDataset, aclmdlDestroyDataset)
 ACL_HANDLE(aclmdlDesc, aclmdlDestroyDesc)
 ACL_HANDLE(aclTensorDesc, aclDestroyTensorDesc)
 ACL_HANDLE(aclopAttr, aclopDestroyAttr)
+ACL_HANDLE(aclmdlAIPP, aclmdlDestroyAIPP)
 
 %newobject aclCreateDataBuffer;
 
@@ -68,12 +69,14 @@ ACL_HANDLE(aclopAttr, aclopDestroyAttr)
 %delobject aclmdlDestroyDesc;
 %delobject aclDestroyTensorDesc;
 %delobject aclopDestroyAttr;
+%delobject aclmdlDestroyAIPP;
 #else
 %ignore aclDestroyDataBuffer;
 %ignore aclmdlDestroyDataset;
 %ignore aclmdlDestroyDesc;
 %ignore aclDestroyTensorDesc;
 %ignore aclopDestroyAttr;
+%ignore aclmdlDestroyAIPP;
 #endif
 
 // ---- Value types ------------------------------------------------------------------------------
@@ -87,7 +90,19 @@ ACL_HANDLE(aclopAttr, aclopDestroyAttr)
   int64_t getDim(size_t index) const {
     return index < $self->dimCount && index < ACL_MAX_DIM_CNT ? $self->dims[index] : 0;
   }
+  // For aclmdlSetInputDynamicDims: dims[index] = value, dimCount grown to cover it (an index
+  // past ACL_MAX_DIM_CNT is ignored).
+  void setDim(size_t index, int64_t value) {
+    if (index >= ACL_MAX_DIM_CNT) return;
+    $self->dims[index] = value;
+    if ($self->dimCount <= index) $self->dimCount = index + 1;
+  }
 }
+#if !defined(SWIGPYTHON)
+// An array of structs the caller sizes: Python returns pyACL's list; Java and Go read the
+// gears' count (aclmdlGetInputDynamicGearCount) and set a gear with aclmdlSetInputDynamicDims.
+%ignore aclmdlGetInputDynamicDims;
+#endif
 
 // aclmdlBatch / aclmdlHW (Java, Go): indexed getters instead of C arrays; Python returns dicts.
 #if !defined(SWIGPYTHON)

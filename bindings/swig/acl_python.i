@@ -159,6 +159,173 @@ PyObject *AclPy_RecentErrMsg(void);
   $result = SWIG_Python_AppendOutput($result, value);
 }
 
+// aclmdlSetInputDynamicDims: pyACL's dims dict ({"dimCount", "dims"}; "name" is unused), or a
+// sequence of ints.
+%typemap(in) const aclmdlIODims *dims (aclmdlIODims temp) {
+  memset(&temp, 0, sizeof(temp));
+  PyObject *values = $input;
+  if (PyDict_Check($input)) {
+    values = PyDict_GetItemString($input, "dims");
+    if (values == NULL) {
+      PyErr_SetString(PyExc_ValueError, "dims: the dict has no \"dims\" list");
+      SWIG_fail;
+    }
+  }
+  PyObject *seq = PySequence_Fast(values, "dims: a dict {\"dimCount\", \"dims\"} or a sequence "
+                                          "of ints");
+  if (seq == NULL) SWIG_fail;
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+  if (count > ACL_MAX_DIM_CNT) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_ValueError, "dims: %zd values, at most ACL_MAX_DIM_CNT (%d)", count,
+                 (int)ACL_MAX_DIM_CNT);
+    SWIG_fail;
+  }
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    temp.dims[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (PyErr_Occurred()) {
+      Py_DECREF(seq);
+      SWIG_fail;
+    }
+  }
+  Py_DECREF(seq);
+  temp.dimCount = (size_t)count;
+  if (PyDict_Check($input)) {
+    PyObject *declared = PyDict_GetItemString($input, "dimCount");
+    if (declared != NULL && PyLong_AsSsize_t(declared) != count) {
+      if (!PyErr_Occurred()) {
+        PyErr_Format(PyExc_ValueError, "dims: dimCount is %zd, the dims list has %zd values",
+                     PyLong_AsSsize_t(declared), count);
+      }
+      SWIG_fail;
+    }
+  }
+  $1 = &temp;
+}
+
+// (An in-parameter: without this, the out-dims typemap of the non-const type would apply.)
+%typemap(argout) const aclmdlIODims *dims ""
+
+// aclmdlGetInputDynamicDims: gear_count in; out a list of pyACL dims dicts, one per gear (None
+// on failure).
+%typemap(in) (aclmdlIODims *gearDims, size_t gearCount) (aclmdlIODims *gears = NULL) {
+  size_t count = PyLong_AsSize_t($input);
+  if (PyErr_Occurred()) SWIG_fail;
+  if (count > 100000) {
+    PyErr_Format(PyExc_ValueError, "gear_count %zu is not a model's gear count", count);
+    SWIG_fail;
+  }
+  gears = (aclmdlIODims *)calloc(count ? count : 1, sizeof(aclmdlIODims));
+  if (gears == NULL) {
+    PyErr_NoMemory();
+    SWIG_fail;
+  }
+  $1 = gears;
+  $2 = count;
+}
+%typemap(argout) (aclmdlIODims *gearDims, size_t gearCount) {
+  PyObject *value = Py_None;
+  if (result == ACL_SUCCESS) {
+    value = PyList_New((Py_ssize_t)$2);
+    if (value == NULL) SWIG_fail;
+    for (size_t g = 0; g < $2; ++g) {
+      const aclmdlIODims *gear = &$1[g];
+      size_t count = gear->dimCount < ACL_MAX_DIM_CNT ? gear->dimCount : ACL_MAX_DIM_CNT;
+      PyObject *dims = PyList_New((Py_ssize_t)count);
+      if (dims == NULL) {
+        Py_DECREF(value);
+        SWIG_fail;
+      }
+      for (size_t i = 0; i < count; ++i) {
+        PyList_SET_ITEM(dims, (Py_ssize_t)i, PyLong_FromLongLong(gear->dims[i]));
+      }
+      PyObject *entry = Py_BuildValue("{s:s,s:n,s:N}", "name", gear->name, "dimCount",
+                                      (Py_ssize_t)count, "dims", dims);
+      if (entry == NULL) {
+        Py_DECREF(value);
+        SWIG_fail;
+      }
+      PyList_SET_ITEM(value, (Py_ssize_t)g, entry);
+    }
+  } else {
+    Py_INCREF(value);
+  }
+  $result = SWIG_Python_AppendOutput($result, value);
+}
+%typemap(freearg) (aclmdlIODims *gearDims, size_t gearCount) { free(gears$argnum); }
+
+// aclmdlGetFirstAippInfo: a dict of aclAippInfo's fields (outDims as a list of dicts), None on
+// failure.
+%ignore aclAippInfo;
+%ignore aclAippDims;
+%{
+static PyObject *AclPy_IODims(const aclmdlIODims *d) {
+  size_t count = d->dimCount < ACL_MAX_DIM_CNT ? d->dimCount : ACL_MAX_DIM_CNT;
+  PyObject *dims = PyList_New((Py_ssize_t)count);
+  if (dims == NULL) return NULL;
+  for (size_t i = 0; i < count; ++i) {
+    PyList_SET_ITEM(dims, (Py_ssize_t)i, PyLong_FromLongLong(d->dims[i]));
+  }
+  return Py_BuildValue("{s:s,s:n,s:N}", "name", d->name, "dimCount", (Py_ssize_t)count, "dims",
+                       dims);
+}
+%}
+%typemap(in, numinputs=0) aclAippInfo *aippInfo (aclAippInfo temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) aclAippInfo *aippInfo {
+  PyObject *value = Py_None;
+  if (result == ACL_SUCCESS) {
+    const aclAippInfo *a = $1;
+    size_t count = a->shapeCount < ACL_MAX_SHAPE_COUNT ? a->shapeCount : ACL_MAX_SHAPE_COUNT;
+    PyObject *out_dims = PyList_New((Py_ssize_t)count);
+    if (out_dims == NULL) SWIG_fail;
+    for (size_t i = 0; i < count; ++i) {
+      PyObject *entry = Py_BuildValue("{s:N,s:n,s:N,s:n}", "srcDims",
+                                      AclPy_IODims(&a->outDims[i].srcDims), "srcSize",
+                                      (Py_ssize_t)a->outDims[i].srcSize, "aippOutdims",
+                                      AclPy_IODims(&a->outDims[i].aippOutdims), "aippOutSize",
+                                      (Py_ssize_t)a->outDims[i].aippOutSize);
+      if (entry == NULL) {
+        Py_DECREF(out_dims);
+        SWIG_fail;
+      }
+      PyList_SET_ITEM(out_dims, (Py_ssize_t)i, entry);
+    }
+    value = Py_BuildValue(
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
+        "s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
+        "s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:n,s:n,s:N}",
+        "inputFormat", (int)a->inputFormat, "srcImageSizeW", a->srcImageSizeW,
+        "srcImageSizeH", a->srcImageSizeH, "cropSwitch", (int)a->cropSwitch, "loadStartPosW",
+        a->loadStartPosW, "loadStartPosH", a->loadStartPosH, "cropSizeW", a->cropSizeW,
+        "cropSizeH", a->cropSizeH, "resizeSwitch", (int)a->resizeSwitch, "resizeOutputW",
+        a->resizeOutputW, "resizeOutputH", a->resizeOutputH, "paddingSwitch",
+        (int)a->paddingSwitch, "leftPaddingSize", a->leftPaddingSize, "rightPaddingSize",
+        a->rightPaddingSize, "topPaddingSize", a->topPaddingSize, "bottomPaddingSize",
+        a->bottomPaddingSize, "cscSwitch", (int)a->cscSwitch, "rbuvSwapSwitch",
+        (int)a->rbuvSwapSwitch, "axSwapSwitch", (int)a->axSwapSwitch, "singleLineMode",
+        (int)a->singleLineMode, "matrixR0C0", a->matrixR0C0, "matrixR0C1", a->matrixR0C1,
+        "matrixR0C2", a->matrixR0C2, "matrixR1C0", a->matrixR1C0, "matrixR1C1", a->matrixR1C1,
+        "matrixR1C2", a->matrixR1C2, "matrixR2C0", a->matrixR2C0, "matrixR2C1", a->matrixR2C1,
+        "matrixR2C2", a->matrixR2C2, "outputBias0", a->outputBias0, "outputBias1",
+        a->outputBias1, "outputBias2", a->outputBias2, "inputBias0", a->inputBias0,
+        "inputBias1", a->inputBias1, "inputBias2", a->inputBias2, "meanChn0", a->meanChn0,
+        "meanChn1", a->meanChn1, "meanChn2", a->meanChn2, "meanChn3", a->meanChn3, "minChn0",
+        (double)a->minChn0, "minChn1", (double)a->minChn1, "minChn2", (double)a->minChn2,
+        "minChn3", (double)a->minChn3, "varReciChn0", (double)a->varReciChn0, "varReciChn1",
+        (double)a->varReciChn1, "varReciChn2", (double)a->varReciChn2, "varReciChn3",
+        (double)a->varReciChn3, "srcFormat", (int)a->srcFormat, "srcDatatype",
+        (int)a->srcDatatype, "srcDimNum", (Py_ssize_t)a->srcDimNum, "shapeCount",
+        (Py_ssize_t)count, "outDims", out_dims);
+    if (value == NULL) SWIG_fail;
+  } else {
+    Py_INCREF(value);
+  }
+  $result = SWIG_Python_AppendOutput($result, value);
+}
+
 // ---- Memory -----------------------------------------------------------------------------------
 // Addresses: an int (from acl.rt.malloc or numpy's arr.ctypes.data) or None (NULL). For
 // aclCreateDataBuffer / aclUpdateDataBuffer also a writable, C-contiguous object with the buffer

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -24,8 +25,10 @@ using ::testing::HasSubstr;
 
 constexpr char kBatchModel[] = "testdata/ocr_tiny_batch.om";  // gears 1, 2, 4
 constexpr char kHwModel[] = "testdata/ocr_tiny_hw.om";        // 16x16, 32x24
-constexpr size_t kImage = 3 * 16 * 16;                        // one 16x16 input
-constexpr size_t kProb = 4 * 24 * 24;                         // its output
+// x: [-1,3,-1,-1], gears [1,16,16] and [2,32,24].
+constexpr char kDimsModel[] = "testdata/ocr_tiny_dims.om";
+constexpr size_t kImage = 3 * 16 * 16;  // one 16x16 input
+constexpr size_t kProb = 4 * 24 * 24;   // its output
 
 std::string Message() { return aclGetRecentErrMsg(); }
 
@@ -290,6 +293,107 @@ TEST_F(GearsTest, ImageSizeGears) {
   // The desc outlives its model: the current dims need the model.
   EXPECT_EQ(aclmdlGetCurOutputDims(io.desc, 0, &dims),
             ACL_ERROR_GE_EXEC_MODEL_ID_INVALID);
+}
+
+aclmdlIODims IoDims(std::initializer_list<int64_t> values) {
+  aclmdlIODims dims{};
+  dims.dimCount = values.size();
+  std::copy(values.begin(), values.end(), dims.dims);
+  return dims;
+}
+
+TEST_F(GearsTest, DimsGearsAsTheSdkDescribesAndSetsThem) {
+  uint32_t id = 0;
+  ASSERT_EQ(aclmdlLoadFromFile(kDimsModel, &id), ACL_SUCCESS) << Message();
+  Io io(id);
+  // The gear input holds one int64 per -1.
+  EXPECT_EQ(aclmdlGetInputSizeByIndex(io.desc, 1), 24u);
+  size_t count = 0;
+  ASSERT_EQ(
+      aclmdlGetInputDynamicGearCount(io.desc, static_cast<size_t>(-1), &count),
+      ACL_SUCCESS);
+  ASSERT_EQ(count, 2u);
+  aclmdlIODims gears[2];
+  ASSERT_EQ(
+      aclmdlGetInputDynamicDims(io.desc, static_cast<size_t>(-1), gears, 2),
+      ACL_SUCCESS);
+  EXPECT_THAT(
+      std::vector<int64_t>(gears[0].dims, gears[0].dims + gears[0].dimCount),
+      ElementsAre(1, 3, 16, 16));
+  EXPECT_THAT(
+      std::vector<int64_t>(gears[1].dims, gears[1].dims + gears[1].dimCount),
+      ElementsAre(2, 3, 32, 24));
+  EXPECT_EQ(
+      aclmdlGetInputDynamicDims(io.desc, static_cast<size_t>(-1), gears, 1),
+      ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("gearCount 1 is less than the model's 2"));
+  // Errors: the model's kind, the count, a fixed dimension, a missing gear.
+  EXPECT_EQ(aclmdlSetDynamicBatchSize(id, io.in, 1, 1),
+            ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  EXPECT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, nullptr),
+            ACL_ERROR_INVALID_PARAM);
+  aclmdlIODims dims = IoDims({1, 3, 16});
+  EXPECT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, &dims),
+            ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  EXPECT_THAT(Message(), HasSubstr("dims has 3 values, the inputs 4"));
+  dims = IoDims({1, 4, 16, 16});
+  EXPECT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, &dims),
+            ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  EXPECT_THAT(Message(), HasSubstr("dims[1] is 4, but that dimension of "
+                                   "input 'x' is fixed at 3"));
+  dims = IoDims({1, 3, 32, 24});
+  EXPECT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, &dims),
+            ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  EXPECT_THAT(Message(), HasSubstr("dims [1,32,24] (the values at the -1s) is "
+                                   "not a gear of model"));
+  EXPECT_THAT(Message(), HasSubstr("its dims gears: [1,16,16] [2,32,24]"));
+  // A gear set: the values at the -1s are in the gear input, the current
+  // output dims are the gear's, and the output is PyTorch's.
+  const std::vector<float> image = Floats("testdata/ocr_tiny.input.x.npy");
+  const std::vector<float> expected =
+      Floats("testdata/ocr_tiny.output.prob.npy");
+  std::memcpy(io.Input(), image.data(), kImage * 4);
+  dims = IoDims({1, 3, 16, 16});
+  ASSERT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, &dims), ACL_SUCCESS)
+      << Message();
+  int64_t written[3] = {};
+  std::memcpy(written, io.GearInput(), 24);
+  EXPECT_THAT(written, ElementsAre(1, 16, 16));
+  aclmdlIODims out;
+  ASSERT_EQ(aclmdlGetCurOutputDims(io.desc, 0, &out), ACL_SUCCESS);
+  EXPECT_THAT(std::vector<int64_t>(out.dims, out.dims + out.dimCount),
+              ElementsAre(1, 4, 24, 24));
+  ASSERT_EQ(aclmdlExecute(id, io.in, io.out), ACL_SUCCESS) << Message();
+  for (size_t i = 0; i < kProb; ++i)
+    ASSERT_NEAR(io.Output()[i], expected[i], 1e-5) << i;
+  dims = IoDims({2, 3, 32, 24});
+  ASSERT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, &dims), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlExecute(id, io.in, io.out), ACL_SUCCESS) << Message();
+  ASSERT_EQ(aclmdlGetCurOutputDims(io.desc, 0, &out), ACL_SUCCESS);
+  EXPECT_THAT(std::vector<int64_t>(out.dims, out.dims + out.dimCount),
+              ElementsAre(2, 4, 48, 36));
+  aclmdlUnload(id);
+}
+
+TEST_F(GearsTest, OtherModelsHaveNoDimsGears) {
+  uint32_t id = 0;
+  ASSERT_EQ(aclmdlLoadFromFile(kHwModel, &id), ACL_SUCCESS) << Message();
+  Io io(id);
+  size_t count = 7;
+  ASSERT_EQ(
+      aclmdlGetInputDynamicGearCount(io.desc, static_cast<size_t>(-1), &count),
+      ACL_SUCCESS);
+  EXPECT_EQ(count, 0u);
+  aclmdlIODims gears[1];
+  EXPECT_EQ(
+      aclmdlGetInputDynamicDims(io.desc, static_cast<size_t>(-1), gears, 1),
+      ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("the model has no dims gears"));
+  aclmdlIODims dims = IoDims({1, 3, 16, 16});
+  EXPECT_EQ(aclmdlSetInputDynamicDims(id, io.in, 1, &dims),
+            ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID);
+  EXPECT_THAT(Message(), HasSubstr("is not a gear of model"));
+  aclmdlUnload(id);
 }
 
 // Output dims of the "prob" dump file of each iteration of a dump tree.

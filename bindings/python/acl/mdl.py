@@ -65,3 +65,32 @@ def add_dataset_buffer(dataset, data_buffer):
             dataset._acl_buffers = []
         dataset._acl_buffers.append(data_buffer)
     return dataset, ret
+
+
+_SIZE_MASK = (1 << 64) - 1
+
+
+def get_input_dynamic_dims(model_desc, index, gear_count):
+    """aclmdlGetInputDynamicDims: returns (dims_out, ret), dims_out a list with one pyACL dict
+    {"name", "dimCount", "dims"} per gear (every input's dims at the gear, one input after
+    another), None on failure. index is reserved (-1)."""
+    ret, dims = _c.aclmdlGetInputDynamicDims(model_desc, index & _SIZE_MASK, gear_count)
+    return dims, ret
+
+
+def set_input_dynamic_dims(model_id, dataset, index, dims):
+    """aclmdlSetInputDynamicDims: dims is pyACL's dict {"name", "dimCount", "dims"} (name
+    unused) or a list of ints: every input's dims, one input after another. Returns ret."""
+    return _c.aclmdlSetInputDynamicDims(model_id, dataset, index, dims)
+
+
+def destroy_aipp(aipp_parms_set):
+    """aclmdlDestroyAIPP: frees the parameters made by create_aipp."""
+    return _c.aclmdlDestroyAIPP(aipp_parms_set)
+
+
+def get_first_aipp_info(model_id, index):
+    """aclmdlGetFirstAippInfo: returns (info, ret), info a dict of aclAippInfo's fields
+    (outDims a list of dicts), None on failure."""
+    ret, info = _c.aclmdlGetFirstAippInfo(model_id, index)
+    return info, ret

@@ -36,6 +36,37 @@ extern "C" {
 
 typedef struct aclmdlDesc aclmdlDesc;
 typedef struct aclmdlDataset aclmdlDataset;
+/* AIPP parameters for a model input with dynamic AIPP (aclmdlCreateAIPP). */
+typedef struct aclmdlAIPP aclmdlAIPP;
+typedef struct aclAippExtendInfo aclAippExtendInfo;
+
+/* AIPP source image formats. acldump preprocesses YUV420SP_U8, XRGB8888_U8,
+ * RGB888_U8, YUV400_U8 and ARGB8888_U8. */
+typedef enum {
+  ACL_YUV420SP_U8 = 1,
+  ACL_XRGB8888_U8,
+  ACL_RGB888_U8,
+  ACL_YUV400_U8,
+  ACL_NC1HWC0DI_FP16,
+  ACL_NC1HWC0DI_S8,
+  ACL_ARGB8888_U8,
+  ACL_YUYV_U8,
+  ACL_YUV422SP_U8,
+  ACL_AYUV444_U8,
+  ACL_RAW10,
+  ACL_RAW12,
+  ACL_RAW16,
+  ACL_RAW24,
+  ACL_AIPP_RESERVED = 0xffff
+} aclAippInputFormat;
+
+/* What an input is to AIPP (aclmdlGetAippType). */
+typedef enum {
+  ACL_DATA_WITHOUT_AIPP = 0,
+  ACL_DATA_WITH_STATIC_AIPP,
+  ACL_DATA_WITH_DYNAMIC_AIPP,
+  ACL_DYNAMIC_AIPP_NODE
+} aclmdlInputAippType;
 
 /* A fixed-size value type (SDK layout). */
 typedef struct aclmdlIODims {
@@ -56,6 +87,72 @@ typedef struct aclmdlHW {
   size_t hwCount;
   uint64_t hw[ACL_MAX_HW_NUM][2];
 } aclmdlHW;
+
+/* A static AIPP input's image dims and size, and the dims and size AIPP
+ * produces (SDK layout). */
+typedef struct aclAippDims {
+  aclmdlIODims srcDims;
+  size_t srcSize;
+  aclmdlIODims aippOutdims;
+  size_t aippOutSize;
+} aclAippDims;
+
+/* A static AIPP input's configuration (aclmdlGetFirstAippInfo; SDK layout). */
+typedef struct aclAippInfo {
+  aclAippInputFormat inputFormat;
+  int32_t srcImageSizeW;
+  int32_t srcImageSizeH;
+  int8_t cropSwitch;
+  int32_t loadStartPosW;
+  int32_t loadStartPosH;
+  int32_t cropSizeW;
+  int32_t cropSizeH;
+  int8_t resizeSwitch;
+  int32_t resizeOutputW;
+  int32_t resizeOutputH;
+  int8_t paddingSwitch;
+  int32_t leftPaddingSize;
+  int32_t rightPaddingSize;
+  int32_t topPaddingSize;
+  int32_t bottomPaddingSize;
+  int8_t cscSwitch;
+  int8_t rbuvSwapSwitch;
+  int8_t axSwapSwitch;
+  int8_t singleLineMode;
+  int32_t matrixR0C0;
+  int32_t matrixR0C1;
+  int32_t matrixR0C2;
+  int32_t matrixR1C0;
+  int32_t matrixR1C1;
+  int32_t matrixR1C2;
+  int32_t matrixR2C0;
+  int32_t matrixR2C1;
+  int32_t matrixR2C2;
+  int32_t outputBias0;
+  int32_t outputBias1;
+  int32_t outputBias2;
+  int32_t inputBias0;
+  int32_t inputBias1;
+  int32_t inputBias2;
+  int32_t meanChn0;
+  int32_t meanChn1;
+  int32_t meanChn2;
+  int32_t meanChn3;
+  float minChn0;
+  float minChn1;
+  float minChn2;
+  float minChn3;
+  float varReciChn0;
+  float varReciChn1;
+  float varReciChn2;
+  float varReciChn3;
+  aclFormat srcFormat;
+  aclDataType srcDatatype;
+  size_t srcDimNum;
+  size_t shapeCount;
+  aclAippDims outDims[ACL_MAX_SHAPE_COUNT];
+  aclAippExtendInfo *aippExtend; /* reserved: NULL */
+} aclAippInfo;
 
 /* ---- Dump ---- */
 
@@ -232,6 +329,16 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc,
                                                    aclmdlBatch *batch);
 ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc,
                                                 size_t index, aclmdlHW *hw);
+/* A dims model's gears (convert --dynamic-dims): their count (0 for any other
+ * model), and each gear as the dims of every input at it, one input after
+ * another in one aclmdlIODims (name unused). `gearDims` has room for `gearCount`
+ * entries; ACL_ERROR_INVALID_PARAM when that is fewer than the model's gears
+ * or the model has none. `index` is reserved (pass -1). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicGearCount(
+    const aclmdlDesc *modelDesc, size_t index, size_t *gearCount);
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicDims(
+    const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *gearDims,
+    size_t gearCount);
 /* Selects the gear of the next executions with `dataset` as input: writes
  * the batch size (or height and width) into buffer `index`, the model's gear
  * input (its last input, named ACL_DYNAMIC_TENSOR_NAME: int64 [1] or [2]), and
@@ -253,6 +360,100 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId,
                                                     size_t index,
                                                     uint64_t height,
                                                     uint64_t width);
+/* The same for a dims model: `dims` gives every input's dims, one input after
+ * another (dimCount their sum), as aclmdlGetInputDynamicDims lists the gears;
+ * the values at the inputs' -1s are written into the gear input. Beyond the
+ * checks above, ACL_ERROR_INVALID_PARAM for a NULL `dims` and
+ * ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID for dims whose count or fixed
+ * dimensions differ from the model's inputs. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId,
+                                                       aclmdlDataset *dataset,
+                                                       size_t index,
+                                                       const aclmdlIODims *dims);
+
+/* ---- AIPP: image preprocessing in front of a model input ----
+ * A model converted with --insert-op-conf preprocesses an input's images
+ * (crop, color conversion, padding, (pixel - mean - min) * var_reci) on the
+ * CPU, as the NPU's AIPP does. Static AIPP keeps the configuration in the
+ * model (aclmdlGetFirstAippInfo reads it). Dynamic AIPP takes it per
+ * execution: build it with aclmdlCreateAIPP and the aclmdlSetAIPP* calls,
+ * then write it into the dataset with aclmdlSetInputAIPP (the buffer of the
+ * input named ACL_DYNAMIC_AIPP_NAME) or aclmdlSetAIPPByInputIndex (the image
+ * input's index). Resizing (aclmdlSetAIPPScfParams with the switch on) is not
+ * supported. Values are checked as the SDK checks them:
+ * ACL_ERROR_INVALID_PARAM names the parameter and its range. */
+
+/* Parameters for `batchSize` images (1..127), NULL on a bad size. Free with
+ * aclmdlDestroyAIPP. */
+ACL_FUNC_VISIBILITY aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyAIPP(const aclmdlAIPP *aippParmsSet);
+/* Bytes of the dynamic AIPP input for `batchSize` images. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippDataSize(uint64_t batchSize,
+                                                   size_t *size);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPInputFormat(
+    aclmdlAIPP *aippParmsSet, aclAippInputFormat inputFormat);
+/* The color matrix in units of 1/256: out = clamp(round(M (in - inputBias) /
+ * 256) + outputBias, 0, 255). */
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCscParams(
+    aclmdlAIPP *aippParmsSet, int8_t cscSwitch, int16_t cscMatrixR0C0,
+    int16_t cscMatrixR0C1, int16_t cscMatrixR0C2, int16_t cscMatrixR1C0,
+    int16_t cscMatrixR1C1, int16_t cscMatrixR1C2, int16_t cscMatrixR2C0,
+    int16_t cscMatrixR2C1, int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0,
+    uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0,
+    uint8_t cscInputBiasR1, uint8_t cscInputBiasR2);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPRbuvSwapSwitch(
+    aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP *aippParmsSet,
+                                                       int8_t axSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP *aippParmsSet,
+                                                       int32_t srcImageSizeW,
+                                                       int32_t srcImageSizeH);
+/* Resizing: accepted with the switch off only (acldump does not resize). */
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPScfParams(
+    aclmdlAIPP *aippParmsSet, int8_t scfSwitch, int32_t scfInputSizeW,
+    int32_t scfInputSizeH, int32_t scfOutputSizeW, int32_t scfOutputSizeH,
+    uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCropParams(
+    aclmdlAIPP *aippParmsSet, int8_t cropSwitch, int32_t cropStartPosW,
+    int32_t cropStartPosH, int32_t cropSizeW, int32_t cropSizeH,
+    uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPaddingParams(
+    aclmdlAIPP *aippParmsSet, int8_t paddingSwitch, int32_t paddingSizeTop,
+    int32_t paddingSizeBottom, int32_t paddingSizeLeft,
+    int32_t paddingSizeRight, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMean(
+    aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0,
+    int16_t dtcPixelMeanChn1, int16_t dtcPixelMeanChn2,
+    int16_t dtcPixelMeanChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMin(
+    aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0, float dtcPixelMinChn1,
+    float dtcPixelMinChn2, float dtcPixelMinChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPixelVarReci(
+    aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0,
+    float dtcPixelVarReciChn1, float dtcPixelVarReciChn2,
+    float dtcPixelVarReciChn3, uint64_t batchIndex);
+/* Writes the parameters into dataset buffer `index`, the input named
+ * ACL_DYNAMIC_AIPP_NAME; they are checked against the model's input first
+ * (format, image size, crop and padding to the input's height and width). */
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputAIPP(uint32_t modelId,
+                                                aclmdlDataset *dataset,
+                                                size_t index,
+                                                const aclmdlAIPP *aippParmsSet);
+/* The same, given the index of the image input that dynamic AIPP feeds. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPByInputIndex(
+    uint32_t modelId, aclmdlDataset *dataset, size_t index,
+    const aclmdlAIPP *aippParmsSet);
+/* Input `index`'s AIPP: none, static, dynamic (then `dynamicAttachedDataIndex`
+ * is the parameter input's index, else ACL_INVALID_NODE_INDEX), or the
+ * dynamic parameter input itself. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippType(uint32_t modelId, size_t index,
+                                               aclmdlInputAippType *type,
+                                               size_t *dynamicAttachedDataIndex);
+/* A static AIPP input's configuration. ACL_ERROR_GE_AIPP_NOT_EXIST for an
+ * input without AIPP, ACL_ERROR_NOT_STATIC_AIPP for dynamic AIPP. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetFirstAippInfo(uint32_t modelId,
+                                                    size_t index,
+                                                    aclAippInfo *aippInfo);
 
 /* ---- Datasets: ordered lists of data buffers (not owned) ---- */
 
