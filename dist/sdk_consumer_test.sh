@@ -3,9 +3,10 @@
 # output folders on any path, consumed by CMake (find_package), by pkg-config, by a program linked
 # with -lascendcl, and through its tool. Each runs the bundled model with a dump config and the
 # dump files are checked.
-# Usage: sdk_consumer_test.sh <tarball> <version>
+# Usage: sdk_consumer_test.sh <tarball> <version> <acllite_style.cpp> <image.jpg>
 set -euo pipefail
 tarball="$1"; version="$2"; major="${version%%.*}"
+acllite_cpp="$(realpath "$3")"; jpeg="$(realpath "$4")"
 work="$TEST_TMPDIR/consumer"
 rm -rf "$work"; mkdir -p "$work"
 cp "$tarball" "$work/"
@@ -105,6 +106,25 @@ clean bash -c "source '$sdk/set_env.sh' && cmake -S samples_src -B samples_build
 [ "$(clean bash -c "source '$sdk/set_env.sh' && echo \$ASCEND_TOOLKIT_HOME")" = "$sdk" ] \
   || fail "set_env.sh's ASCEND_TOOLKIT_HOME"
 check_dump samples_layout bash -c "source '$sdk/set_env.sh' && exec '$work/samples_build/main' \"\$@\"" main
+
+echo "== an acllite-style C++ program (acl_dvpp.h, aclInit(NULL)), dumped through ACLDUMP_CONFIG"
+mkdir lite_src
+cp "$acllite_cpp" lite_src/main.cpp
+# acllite's CMakeLists define ENABLE_DVPP_INTERFACE, which acl_dvpp.h requires, as the SDK's does.
+sed 's/project(sample C)/project(sample CXX)\nadd_definitions(-DENABLE_DVPP_INTERFACE)/; s/main.c)/main.cpp)/' \
+  samples_src/CMakeLists.txt > lite_src/CMakeLists.txt
+clean bash -c "source '$sdk/set_env.sh' && cmake -S lite_src -B lite_build && cmake --build lite_build" \
+  > lite.log 2>&1 || { cat lite.log; fail "the acllite-style C++ program does not build"; }
+mkdir lite_dump
+printf '{"dump":{"dump_path":"%s","dump_list":[{"model_name":"resnet_tiny","layer":["prob"]}]}}' \
+  "$work/lite_dump" > lite.json
+clean bash -c "source '$sdk/set_env.sh' && ACLDUMP_CONFIG='$work/lite.json' \
+  '$work/lite_build/main' '$model' '$jpeg'" > lite_run.txt 2>&1 \
+  || { cat lite_run.txt; fail "the acllite-style C++ program"; }
+grep -q "^acllite-style: ok$" lite_run.txt || { cat lite_run.txt; fail "acllite-style result"; }
+grep -q "^jpeg [0-9]*x[0-9]*, 3 components$" lite_run.txt || { cat lite_run.txt; fail "jpeg info"; }
+[ "$(find lite_dump -type f -name 'Softmax.prob.*' | wc -l)" -eq 1 ] \
+  || { find lite_dump; fail "ACLDUMP_CONFIG did not dump the acllite-style C++ program"; }
 
 echo "== pkg-config"
 export_pc="PKG_CONFIG_PATH=$sdk/lib/pkgconfig"

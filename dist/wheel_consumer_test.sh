@@ -3,13 +3,13 @@
 # workspace (nothing from Bazel's output folders on any path), then the README's Python example
 # runs, and a script loads an .onnx model, dumps it and reads the dump back.
 # Usage: wheel_consumer_test.sh <wheel> <version> <example.py> <resnet_tiny.om> <resnet_tiny.onnx>
-#        <input.npy> <prob.npy>
+#        <input.npy> <prob.npy> <acllite_style.py>
 set -euo pipefail
-wheel="$1"; version="$2"; example="$3"; om="$4"; onnx="$5"; input="$6"; prob="$7"
+wheel="$1"; version="$2"; example="$3"; om="$4"; onnx="$5"; input="$6"; prob="$7"; acllite="$8"
 work="$TEST_TMPDIR/wheel_consumer"
 rm -rf "$work"; mkdir -p "$work/testdata"
 cp "$wheel" "$work/"
-cp "$example" "$om" "$onnx" "$input" "$prob" "$work/testdata/"
+cp "$example" "$om" "$onnx" "$input" "$prob" "$acllite" "$work/testdata/"
 cd "$work"
 clean() { env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8 PYTHONNOUSERSITE=1 "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -75,6 +75,18 @@ print("ok: analysis.compare through %s" % tool)
 PY
 site=$(clean venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 clean venv/bin/python check.py "$version" "$site" || fail "check.py"
+echo "== an acllite-style program, unmodified, dumped through ACLDUMP_CONFIG"
+mkdir lite_dump
+printf '{"dump":{"dump_path":"%s","dump_list":[{"model_name":"resnet_tiny","layer":["prob"]}]}}' \
+  "$work/lite_dump" > lite.json
+clean env ACLDUMP_CONFIG="$work/lite.json" ASCEND_GLOBAL_LOG_LEVEL=1 venv/bin/python \
+  testdata/acllite_style.py testdata/resnet_tiny.om testdata/resnet_tiny.input.input.npy \
+  testdata/resnet_tiny.output.prob.npy > lite.txt 2>&1 || { cat lite.txt; fail "acllite_style.py"; }
+grep -q "^acllite-style: ok$" lite.txt || { cat lite.txt; fail "acllite_style.py's result"; }
+grep -q "inference done, top class" lite.txt || { cat lite.txt; fail "acl.app_log at INFO"; }
+[ "$(find lite_dump -type f -name 'Softmax.prob.*' | wc -l)" -eq 1 ] \
+  || { find lite_dump; fail "ACLDUMP_CONFIG did not dump the acllite-style program"; }
+
 echo "== the acldump command"
 clean venv/bin/acldump --version | grep -qx "dump (acldump) $version" || fail "venv/bin/acldump --version"
 clean venv/bin/acldump ls out --summary | grep -q "resnet_tiny" || fail "venv/bin/acldump ls"
