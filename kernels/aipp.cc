@@ -62,8 +62,8 @@ constexpr size_t kFormat = 0, kCsc = 1, kRbuvSwap = 2, kAxSwap = 3,
                  kOutputBias = 40, kInputBias = 43;
 }  // namespace header
 namespace batch {
-constexpr size_t kCrop = 0, kScf = 1, kPadding = 2, kCropX = 8, kCropY = 12,
-                 kCropWidth = 16, kCropHeight = 20, kPadTop = 40,
+constexpr size_t kCrop = 0, kScf = 1, kPadding = 2, kRotate = 3, kCropX = 8,
+                 kCropY = 12, kCropWidth = 16, kCropHeight = 20, kPadTop = 40,
                  kPadBottom = 44, kPadLeft = 48, kPadRight = 52, kMean = 56,
                  kMin = 64, kVarReci = 72;
 }  // namespace batch
@@ -202,10 +202,11 @@ absl::StatusOr<Params> ReadDynamic(std::span<const std::byte> data,
   for (size_t b = 0; b < batches; ++b) {
     const size_t at = kDynamicHeaderBytes + b * kDynamicBatchBytes;
     BatchParams bp;
-    if (Take<int8_t>(data, at + batch::kScf) != 0) {
+    if (Take<int8_t>(data, at + batch::kScf) != 0 ||
+        Take<int8_t>(data, at + batch::kRotate) != 0) {
       return absl::InvalidArgumentError(
           StrCat("image ", b,
-                 " of the dynamic AIPP data asks for resizing, "
+                 " of the dynamic AIPP data asks for resizing or rotation, "
                  "which acldump does not do"));
     }
     bp.crop = Take<int8_t>(data, at + batch::kCrop) != 0;
@@ -242,6 +243,21 @@ absl::Status Check(const Params& p, int64_t batch, int64_t channels,
     return absl::InvalidArgumentError(
         StrCat("the model input has ", channels,
                " channels; AIPP feeds NCHW inputs of 1 or 3 channels"));
+  }
+  // Combinations whose result would be meaningless: a gray image has no
+  // color to convert or to fill more channels with, and a color image feeds
+  // one channel only through the matrix's first row.
+  if (p.input_format == kYuv400 && (p.csc || channels != 1)) {
+    return absl::InvalidArgumentError(StrCat(
+        "a YUV400_U8 (gray) image feeds a 1-channel input without color "
+        "conversion; the model input has ",
+        channels, " channels", p.csc ? " and color conversion is on" : ""));
+  }
+  if (p.input_format != kYuv400 && channels == 1 && !p.csc) {
+    return absl::InvalidArgumentError(StrCat(
+        "a ", FormatName(p.input_format),
+        " image feeds a 1-channel input through the color matrix (its first "
+        "row gives the gray value): turn color conversion on"));
   }
   if (ImageBytes(p.input_format, p.src_width, p.src_height) == 0) {
     return absl::InvalidArgumentError(StrCat(

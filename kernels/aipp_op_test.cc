@@ -145,6 +145,12 @@ TEST(AippTest, BadParametersAreNamed) {
                         "input is 4x2"));
   EXPECT_THAT(std::string(aipp::Check(p, 1, 4, 4, 4).message()),
               HasSubstr("1 or 3 channels"));
+  aipp::Params gray = Rgb(4, 2);
+  gray.input_format = aipp::kYuv400;
+  EXPECT_THAT(std::string(aipp::Check(gray, 1, 3, 2, 4).message()),
+              HasSubstr("a YUV400_U8 (gray) image feeds a 1-channel input"));
+  EXPECT_THAT(std::string(aipp::Check(Rgb(4, 2), 1, 1, 2, 4).message()),
+              HasSubstr("turn color conversion on"));
   p.input_format = 9;  // YUV422SP
   EXPECT_THAT(std::string(aipp::Check(p, 1, 3, 4, 4).message()),
               HasSubstr("input format 9 is not one acldump preprocesses"));

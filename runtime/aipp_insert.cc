@@ -1,5 +1,6 @@
 #include "runtime/aipp_insert.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -207,7 +208,11 @@ absl::Status InsertOne(Graph& graph, const AippOpParams& op,
   node.op_type = "Aipp";
   node.original_names = {node.name};
   const std::string output = StrCat(input.name, "_aipp");
-  if (graph.ProducerOf(output) >= 0 || graph.initializers.count(output)) {
+  const bool input_named_so =
+      std::any_of(graph.inputs.begin(), graph.inputs.end(),
+                  [&](const NamedTensorInfo& in) { return in.name == output; });
+  if (input_named_so || graph.ProducerOf(output) >= 0 ||
+      graph.initializers.count(output)) {
     return absl::InvalidArgumentError(
         StrCat(where, ": the model already has a value named '", output, "'"));
   }
@@ -288,15 +293,18 @@ absl::Status InsertAippOps(Graph& graph, std::string_view conf_text,
     return absl::InvalidArgumentError(
         StrCat(conf_name, ": no aipp_op { ... } section"));
   }
+  // All or nothing: a later section's error leaves the graph as it was.
+  Graph edited = graph;
   std::set<size_t> done;
   for (int i = 0; i < conf.aipp_op_size(); ++i) {
-    absl::Status inserted = InsertOne(graph, conf.aipp_op(i), done);
+    absl::Status inserted = InsertOne(edited, conf.aipp_op(i), done);
     if (!inserted.ok()) {
       return absl::Status(inserted.code(),
                           StrCat(conf_name, ": aipp_op ", i + 1, ": ",
                                  std::string(inserted.message())));
     }
   }
+  graph = std::move(edited);
   return absl::OkStatus();
 }
 

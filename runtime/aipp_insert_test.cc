@@ -139,6 +139,17 @@ TEST(AippInsertTest, BadConfigsNameTheFileLineAndField) {
     ASSERT_FALSE(status.ok()) << text;
     EXPECT_THAT(Message(status), HasSubstr(reason)) << text;
   }
+  // All or nothing: the first section's insertion is undone by the second's
+  // error.
+  absl::StatusOr<Graph> unchanged = Converted();
+  ASSERT_TRUE(unchanged.ok());
+  EXPECT_FALSE(InsertAippOps(*unchanged,
+                             "aipp_op { aipp_mode: static input_format: "
+                             "RGB888_U8 }\naipp_op { aipp_mode: dynamic }",
+                             "two.cfg")
+                   .ok());
+  EXPECT_EQ(unchanged->inputs[0].info.dtype, DType::kFloat32);
+  EXPECT_NE(unchanged->nodes[0].op_type, "Aipp");
   // A missing file is named.
   absl::StatusOr<Graph> graph = Converted();
   ASSERT_TRUE(graph.ok());

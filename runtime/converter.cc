@@ -80,10 +80,13 @@ absl::StatusOr<Graph> ConvertGears(const onnx::ModelProto& proto,
     model.gears.push_back(
         Gear{values, std::make_shared<const Graph>(std::move(*graph))});
   }
-  const Graph& largest = *model.gears[LargestGear(gears.values)].graph;
+  const size_t largest_gear = LargestGear(gears.values);
+  const Graph& largest = *model.gears[largest_gear].graph;
   model.name = largest.name;
   model.source_opset = largest.source_opset;
-  model.outputs = largest.outputs;
+  std::vector<std::vector<NamedTensorInfo>> outputs;
+  for (const Gear& gear : model.gears) outputs.push_back(gear.graph->outputs);
+  model.outputs = GearsEnvelope(gears.kind, outputs, largest_gear);
   // The model as a whole must read back.
   RETURN_IF_ERROR(ParseModel(SerializeModel(model)).status());
   return model;

@@ -51,6 +51,15 @@ absl::StatusOr<std::unique_ptr<GearedModel>> GearedModel::Compile(
     model->gear_values_.push_back(gear.values);
   }
   model->largest_gear_ = LargestGear(model->gear_values_);
+  std::vector<std::vector<NamedTensorInfo>> inputs, outputs;
+  for (const auto& plan : model->plans_) {
+    inputs.push_back(plan->graph().inputs);
+    outputs.push_back(plan->graph().outputs);
+  }
+  model->caller_inputs_ =
+      GearsEnvelope(graph.gear_kind, inputs, model->largest_gear_);
+  model->caller_outputs_ =
+      GearsEnvelope(graph.gear_kind, outputs, model->largest_gear_);
   // The plans hold the gears' graphs; the model keeps only its description.
   graph.gears.clear();
   model->graph_ = std::move(graph);
@@ -78,7 +87,7 @@ std::optional<size_t> GearedModel::FindGear(
 
 std::vector<NamedTensorInfo> GearedModel::CallerInputs() const {
   std::vector<NamedTensorInfo> inputs =
-      plans_[dynamic() ? largest_gear_ : 0]->graph().inputs;
+      dynamic() ? caller_inputs_ : plans_[0]->graph().inputs;
   if (dynamic()) {
     const int64_t arity = static_cast<int64_t>(gear_arity());
     inputs.push_back(NamedTensorInfo{std::string(kGearInputName),
@@ -88,7 +97,7 @@ std::vector<NamedTensorInfo> GearedModel::CallerInputs() const {
 }
 
 std::vector<NamedTensorInfo> GearedModel::CallerOutputs() const {
-  return plans_[dynamic() ? largest_gear_ : 0]->graph().outputs;
+  return dynamic() ? caller_outputs_ : plans_[0]->graph().outputs;
 }
 
 size_t GearedModel::work_bytes() const {

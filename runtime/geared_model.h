@@ -50,10 +50,11 @@ class GearedModel {
 
   // The gear with exactly these values, if the model has it.
   std::optional<size_t> FindGear(std::span<const int64_t> values) const;
-  // Inputs callers pass: the graph's inputs at the largest gear, then the gear
+  // Inputs callers pass, sized so that every gear fits (GearsEnvelope: the
+  // largest gear's, or each dimension's largest for dims gears), then the gear
   // input for a dynamic model.
   std::vector<NamedTensorInfo> CallerInputs() const;
-  // Outputs at the largest gear (the buffers every gear fits in).
+  // Outputs sized so that every gear's fit.
   std::vector<NamedTensorInfo> CallerOutputs() const;
 
   // Memory for caller-provided memory (aclmdlQuerySize): the largest plan's
@@ -91,6 +92,7 @@ class GearedModel {
   GearValues gear_values_;
   size_t largest_gear_ = 0;
   std::vector<std::unique_ptr<CompiledModel>> plans_;
+  std::vector<NamedTensorInfo> caller_inputs_, caller_outputs_;  // dynamic
 
   std::mutex mutex_;  // a dynamic model's executions
   AlignedBuffer own_work_;

@@ -225,6 +225,15 @@ std::vector<std::vector<int64_t>> InputDimsForGear(
 
 absl::Status CheckDimsGearArity(const std::vector<NamedTensorInfo>& inputs,
                                 const GearValues& gears) {
+  size_t rank = 0;
+  for (const NamedTensorInfo& in : inputs) rank += in.info.shape.rank();
+  if (rank > kMaxDimsGearValues) {
+    return absl::InvalidArgumentError(
+        StrCat("the inputs have ", rank,
+               " dimensions together; a dims model's "
+               "gears list them all, at most ",
+               kMaxDimsGearValues));
+  }
   const size_t needed = CountDynamicDims(inputs);
   if (!gears.empty() && gears[0].size() != needed) {
     std::vector<std::string> shapes;
@@ -237,6 +246,24 @@ absl::Status CheckDimsGearArity(const std::vector<NamedTensorInfo>& inputs,
         "input order"));
   }
   return absl::OkStatus();
+}
+
+std::vector<NamedTensorInfo> GearsEnvelope(
+    GearKind kind, const std::vector<std::vector<NamedTensorInfo>>& per_gear,
+    size_t largest) {
+  std::vector<NamedTensorInfo> envelope = per_gear.at(largest);
+  if (kind != GearKind::kDims) return envelope;
+  for (const std::vector<NamedTensorInfo>& gear : per_gear) {
+    for (size_t i = 0; i < envelope.size() && i < gear.size(); ++i) {
+      const std::vector<int64_t>& dims = gear[i].info.shape.dims();
+      std::vector<int64_t> widest = envelope[i].info.shape.dims();
+      if (dims.size() != widest.size()) continue;  // checked by the caller
+      for (size_t d = 0; d < dims.size(); ++d)
+        widest[d] = std::max(widest[d], dims[d]);
+      envelope[i].info.shape = Shape(std::move(widest));
+    }
+  }
+  return envelope;
 }
 
 size_t LargestGear(const GearValues& gears) {

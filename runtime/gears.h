@@ -67,8 +67,16 @@ std::vector<std::vector<int64_t>> InputDimsForGear(
 absl::Status CheckDimsGearArity(const std::vector<NamedTensorInfo>& inputs,
                                 const GearValues& gears);
 
+// Each value's shape every gear fits in, from the gears' shapes of it
+// (`per_gear[g][i]`: value i in gear g): the largest gear's for batch and image
+// size gears; for dims gears, whose values need not grow together, each
+// dimension's largest across the gears.
+std::vector<NamedTensorInfo> GearsEnvelope(
+    GearKind kind, const std::vector<std::vector<NamedTensorInfo>>& per_gear,
+    size_t largest);
+
 // The gear with the largest product of values (the first of equals): its
-// shapes are what a dynamic model reports for sizes and outputs.
+// shapes are what a batch or image size model reports for sizes and outputs.
 size_t LargestGear(const GearValues& gears);
 
 }  // namespace acldump

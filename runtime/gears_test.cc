@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -466,6 +467,79 @@ TEST(DimsGearsTest, ConvertedLoadedAndEachGearRunsAsTheStaticConversion) {
   EXPECT_THAT(Message(wrong.status()),
               HasSubstr("--dynamic-dims: each dims gear has 3 values, but the "
                         "inputs (x:[1,3,-1,-1]) have 2"));
+}
+
+// A two-input dims model: y = Concat(a [A,4], b [B,4]) for gears (A,B).
+Graph ConcatDimsModel(const GearValues& gears) {
+  const auto info = [](int64_t rows) {
+    return TensorInfo{DType::kFloat32, Shape{rows, 4}};
+  };
+  Graph model;
+  model.name = "concat";
+  model.source_opset = 13;
+  model.gear_kind = GearKind::kDims;
+  model.inputs = {{"a", info(-1)}, {"b", info(-1)}};
+  std::vector<std::vector<NamedTensorInfo>> outputs;
+  for (const std::vector<int64_t>& gear : gears) {
+    auto plan = std::make_shared<Graph>();
+    plan->name = model.name;
+    plan->source_opset = 13;
+    plan->inputs = {{"a", info(gear[0])}, {"b", info(gear[1])}};
+    plan->outputs = {{"y", info(gear[0] + gear[1])}};
+    GraphNode concat;
+    concat.name = "concat";
+    concat.op_type = "Concat";
+    concat.inputs = {"a", "b"};
+    concat.outputs = {"y"};
+    concat.attrs.Set("axis", int64_t{0});
+    concat.original_names = {"concat"};
+    plan->nodes = {concat};
+    outputs.push_back(plan->outputs);
+    model.gears.push_back(Gear{gear, std::move(plan)});
+  }
+  model.outputs = GearsEnvelope(GearKind::kDims, outputs, LargestGear(gears));
+  return model;
+}
+
+TEST(DimsGearsTest, BuffersFitEveryGearWhenInputsDoNotGrowTogether) {
+  // Gear [2,6] has the largest product, but gear [8,1] needs more rows of a
+  // and of the output.
+  const GearValues gears = {{8, 1}, {2, 6}};
+  absl::StatusOr<Graph> parsed =
+      ParseModel(SerializeModel(ConcatDimsModel(gears)));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_THAT(parsed->outputs[0].info.shape.dims(), ElementsAre(9, 4));
+  auto model = LoadModel(ModelSource::Memory(SerializeModel(*parsed)));
+  ASSERT_TRUE(model.ok()) << model.status();
+  GearedModel& geared = **model;
+  const std::vector<NamedTensorInfo> inputs = geared.CallerInputs();
+  EXPECT_THAT(inputs[0].info.shape.dims(), ElementsAre(8, 4));
+  EXPECT_THAT(inputs[1].info.shape.dims(), ElementsAre(6, 4));
+  EXPECT_THAT(geared.CallerOutputs()[0].info.shape.dims(), ElementsAre(9, 4));
+  for (const std::vector<int64_t>& gear : gears) {
+    SCOPED_TRACE(gear[0]);
+    std::vector<float> a(8 * 4), b(6 * 4), y(9 * 4, -1);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = 100.0f + i;
+    const HostBuffer in[] = {
+        {a.data(), a.size() * 4}, {b.data(), b.size() * 4}, {gear.data(), 16}};
+    const MutableHostBuffer out[] = {{y.data(), y.size() * 4}};
+    ASSERT_TRUE(geared.Execute(in, out).ok());
+    // y = the gear's rows of a, then its rows of b.
+    const size_t rows_a = gear[0] * 4, rows_b = gear[1] * 4;
+    EXPECT_TRUE(std::equal(a.begin(), a.begin() + rows_a, y.begin()));
+    EXPECT_TRUE(std::equal(b.begin(), b.begin() + rows_b, y.begin() + rows_a));
+  }
+  // The file's output must be that envelope.
+  Graph wrong = ConcatDimsModel(gears);
+  wrong.outputs[0].info.shape = Shape{8, 4};
+  EXPECT_THAT(Message(ParseModel(SerializeModel(wrong)).status()),
+              HasSubstr("its shape is not the largest of the gears'"));
+  // Together the inputs may have at most 128 dimensions.
+  std::vector<NamedTensorInfo> wide(
+      33, {"x", TensorInfo{DType::kFloat32, Shape{1, 1, 1, -1}}});
+  EXPECT_THAT(Message(CheckDimsGearArity(wide, {{1}, {2}})),
+              HasSubstr("the inputs have 132 dimensions together"));
 }
 
 TEST(GearedModelTest, StaticToolsSayTheModelIsDynamic) {

@@ -407,11 +407,25 @@ absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
     RETURN_IF_ERROR(CheckGearMatches(StrCat("gear ", i), graph, gear));
     graph.gears.push_back(std::move(gear));
   }
-  const Graph& largest = *graph.gears[LargestGear(values)].graph;
+  std::vector<std::vector<NamedTensorInfo>> outputs;
+  for (const Gear& gear : graph.gears) {
+    for (size_t i = 0; i < graph.outputs.size(); ++i) {
+      if (gear.graph->outputs[i].info.shape.rank() !=
+          graph.outputs[i].info.shape.rank()) {
+        return Invalid(StrCat("output ", i, " '", graph.outputs[i].name, "'"),
+                       "its rank differs between gears");
+      }
+    }
+    outputs.push_back(gear.graph->outputs);
+  }
+  const std::vector<NamedTensorInfo> envelope =
+      GearsEnvelope(graph.gear_kind, outputs, LargestGear(values));
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    if (graph.outputs[i].info.shape != largest.outputs[i].info.shape) {
+    if (graph.outputs[i].info.shape != envelope[i].info.shape) {
       return Invalid(StrCat("output ", i, " '", graph.outputs[i].name, "'"),
-                     "its shape is not the largest gear's");
+                     graph.gear_kind == GearKind::kDims
+                         ? "its shape is not the largest of the gears'"
+                         : "its shape is not the largest gear's");
     }
   }
   return graph;

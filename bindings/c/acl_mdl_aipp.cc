@@ -65,14 +65,15 @@ size_t InputIndex(const Graph& graph, const std::string& name) {
 }
 
 struct ModelArg {
+  std::shared_ptr<State> state;  // held for the whole call
   std::shared_ptr<const LoadedModel> loaded;
   const Graph* graph = nullptr;
 };
 
 aclError FindModel(uint32_t model_id, ModelArg* out) {
-  std::shared_ptr<State> state = Acquire();
-  if (!state) return ACL_ERROR_UNINITIALIZE;
-  out->loaded = state->models.Find(model_id);
+  out->state = Acquire();
+  if (!out->state) return ACL_ERROR_UNINITIALIZE;
+  out->loaded = out->state->models.Find(model_id);
   if (!out->loaded) {
     return Fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID,
                 StrCat("model id ", model_id, " is not loaded"));
@@ -516,7 +517,8 @@ aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index,
     }
     const aipp::Params& p = *params;
     const aipp::BatchParams& b = p.batches[0];
-    aclAippInfo info;
+    // Filled in place: the struct is about 300 KB.
+    aclAippInfo& info = *aippInfo;
     std::memset(&info, 0, sizeof(info));
     info.inputFormat = static_cast<aclAippInputFormat>(p.input_format);
     info.srcImageSizeW = p.src_width;
@@ -572,7 +574,6 @@ aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index,
     out.aippOutSize =
         static_cast<size_t>((*dims)[0] * (*dims)[1] * (*dims)[2] * (*dims)[3]) *
         sizeof(float);
-    *aippInfo = info;
     return ACL_SUCCESS;
   });
 }

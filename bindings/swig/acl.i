@@ -98,6 +98,9 @@ ACL_HANDLE(aclmdlAIPP, aclmdlDestroyAIPP)
     if ($self->dimCount <= index) $self->dimCount = index + 1;
   }
 }
+// aclAippInfo (aclmdlGetFirstAippInfo) is written by the library only.
+%immutable aclAippInfo;
+%immutable aclAippDims;
 #if !defined(SWIGPYTHON)
 // An array of structs the caller sizes: Python returns pyACL's list; Java and Go read the
 // gears' count (aclmdlGetInputDynamicGearCount) and set a gear with aclmdlSetInputDynamicDims.

@@ -62,6 +62,8 @@ ACL_JAVA_CHECKED(aclCreateDataBuffer)
 %rename(AclmdlDataset) aclmdlDataset;
 %rename(AclmdlDesc) aclmdlDesc;
 %rename(AclmdlIODims) aclmdlIODims;
+%rename(AclAippInfo) aclAippInfo;
+%rename(AclAippDims) aclAippDims;
 %rename(AclTensorDesc) aclTensorDesc;
 %rename(AclopAttr) aclopAttr;
 %rename(AclDataType) aclDataType;

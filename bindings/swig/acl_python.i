@@ -270,10 +270,16 @@ static PyObject *AclPy_IODims(const aclmdlIODims *d) {
                        dims);
 }
 %}
-%typemap(in, numinputs=0) aclAippInfo *aippInfo (aclAippInfo temp) {
-  memset(&temp, 0, sizeof(temp));
-  $1 = &temp;
+%typemap(in, numinputs=0) aclAippInfo *aippInfo (aclAippInfo *info = NULL) {
+  /* About 300 KB: on the heap. */
+  info = (aclAippInfo *)calloc(1, sizeof(aclAippInfo));
+  if (info == NULL) {
+    PyErr_NoMemory();
+    SWIG_fail;
+  }
+  $1 = info;
 }
+%typemap(freearg) aclAippInfo *aippInfo { free(info$argnum); }
 %typemap(argout) aclAippInfo *aippInfo {
   PyObject *value = Py_None;
   if (result == ACL_SUCCESS) {
