@@ -13,15 +13,6 @@ WORK="${TEST_TMPDIR}/analysis"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 
 source "$RUNFILES/tools/cli_test_lib.sh"
-# json FILE EXPR: prints the Python expression EXPR over the parsed JSON `j`.
-json() {
-  "$PYTHON" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-expect_json() {  # expect_json FILE EXPR VALUE
-  local got
-  got=$(json "$1" "$2") || got="(not JSON)"
-  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
-}
 config() {  # config FILE DUMP_PATH [extra json in the dump section] [extra json in the list item]
   mkdir -p "$2"
   cat >"$1" <<EOF

@@ -25,3 +25,13 @@ expect_grep() {  # expect_grep FILE PATTERN (fixed string)
 expect_no_grep() {
   if grep -qF -- "$2" "$1"; then fail "$1 has '$2'"; fi
 }
+# json FILE EXPR: prints the Python expression EXPR over the parsed JSON `j`.
+json() {
+  /usr/bin/python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+    "$1" "$2"
+}
+expect_json() {  # expect_json FILE EXPR VALUE
+  local got
+  got=$(json "$1" "$2") || got="(not JSON)"
+  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
+}

@@ -82,6 +82,13 @@ expect_exit 0 run -- "$DUMP" run --model "$TD/resnet_tiny.onnx" --config all.jso
 expect_grep run.out "on device 3"
 expect_grep run.out "input float32[1,3,32,32] from"
 expect_grep run.out "out/resnet_tiny.output.prob.npy"
+# The same summary as JSON, alone on stdout.
+config all_json.json all_json all tensor
+expect_exit 0 run_json -- "$DUMP" run --model "$TD/resnet_tiny.om" --config all_json.json --json -
+expect_json run_json.out 'j["schema"], j["files"], len(j["folders"]), j["dump_error"]' \
+  "('acldump.run/1', 15, 1, None)"
+expect_json run_json.out 'j["models"][0]["name"], j["models"][0]["outputs"][1]' \
+  "('resnet_tiny', 'acldump_output/outputs/resnet_tiny.output.prob.npy')"
 ALL=$(echo "$WORK"/all/2*/3/resnet_tiny/*/0)
 [[ $(count_files "$ALL") == 15 ]] || fail "mode all wrote $(count_files "$ALL") files"
 # The written outputs are the dumped outputs of fc and prob, bit for bit.

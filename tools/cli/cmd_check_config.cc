@@ -39,17 +39,12 @@ class CheckConfigCommand final : public Command {
       return FailWith("check-config", check.status(), "", kExitFailure);
     }
     if (!json_.empty()) {
-      const std::string json = ConfigCheckJson(path_, *check);
-      if (json_ == "-") {
-        std::fputs(json.c_str(), stdout);
-        return check->valid ? 0 : kExitFailure;
+      absl::Status written =
+          WriteTextOutput(json_, ConfigCheckJson(path_, *check));
+      if (!written.ok()) {
+        return FailWith("check-config", written, "", kExitFailure);
       }
-      std::ofstream file(json_, std::ios::binary);
-      file << json;
-      file.close();
-      if (!file) {
-        return Fail("check-config", "cannot write " + json_, "", kExitFailure);
-      }
+      if (json_ == "-") return check->valid ? 0 : kExitFailure;
     }
     if (!check->valid) {
       const char* hint =

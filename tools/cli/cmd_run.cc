@@ -64,6 +64,9 @@ class RunCommand final : public Command {
                     "write the model outputs of the last iteration here as "
                     "{model}.output.{name}.npy (default: "
                     "./acldump_output/outputs)");
+    run->add_option("--json", json_,
+                    "write the summary as JSON (schema acldump.run/1) to this "
+                    "file, or to stdout with -");
     run->add_flag("--timing", options_.measure_without_dump,
                   "also run without dump (reloading after aclmdlFinalizeDump) "
                   "and report both times");
@@ -86,12 +89,19 @@ class RunCommand final : public Command {
                       "`dump run --help` shows the options and an example",
                       kExitFailure);
     }
-    std::fputs(FormatRunSummary(*summary).c_str(), stdout);
+    if (json_ != "-") std::fputs(FormatRunSummary(*summary).c_str(), stdout);
+    if (!json_.empty()) {
+      absl::Status written = WriteTextOutput(json_, RunSummaryJson(*summary));
+      if (!written.ok()) {
+        return FailWith("run", written, "", kExitFailure);
+      }
+    }
     return ReportDump("run", *summary);
   }
 
  private:
   RunOptions options_;
+  std::string json_;
 };
 
 // Every operator's outputs, every iteration, full tensors, into `out`.

@@ -574,6 +574,46 @@ absl::StatusOr<RunSummary> RunWithDump(const RunOptions& options) {
   return summary;
 }
 
+std::string RunSummaryJson(const RunSummary& s) {
+  nlohmann::ordered_json j;
+  j["schema"] = "acldump.run/1";
+  j["iterations"] = s.iterations;
+  j["device"] = s.device;
+  j["dump_config"] = s.config_description;
+  j["models"] = nlohmann::ordered_json::array();
+  for (const ModelRun& run : s.models) {
+    nlohmann::ordered_json m;
+    m["name"] = run.name;
+    m["path"] = run.path;
+    m["model_id"] = run.model_id;
+    m["inputs"] = run.inputs;
+    m["outputs"] = run.outputs;
+    m["seconds_with_dump"] = run.seconds_with_dump;
+    m["first_iteration_seconds"] = run.first_with_dump;
+    m["seconds_without_dump"] =
+        run.seconds_without_dump >= 0
+            ? nlohmann::ordered_json(run.seconds_without_dump)
+            : nlohmann::ordered_json(nullptr);
+    j["models"].push_back(std::move(m));
+  }
+  j["finalize_seconds"] = s.finalize_seconds;
+  j["dump_root"] = s.dump_root;
+  j["files"] = s.files;
+  j["bytes"] = s.bytes;
+  j["folders"] = s.folders;
+  j["first_file"] = s.first_file;
+  j["warnings"] = s.warnings;
+  j["nothing_selected"] = s.nothing_selected;
+  j["nothing_reasons"] = s.nothing_reasons;
+  j["baseline"] = s.baseline;
+  j["baseline_lines"] = s.baseline_lines;
+  j["dump_error"] =
+      s.dump_status.ok()
+          ? nlohmann::ordered_json(nullptr)
+          : nlohmann::ordered_json(std::string(s.dump_status.message()));
+  return j.dump(2) + "\n";
+}
+
 std::string FormatRunSummary(const RunSummary& s) {
   std::string out = StrCat("ran ", Plural(s.models.size(), "model"), ", ",
                            Plural(s.iterations, "iteration"),

@@ -86,6 +86,10 @@ void FillRandom(const TensorView& view, uint64_t seed);
 
 // The summary `dump run` prints.
 std::string FormatRunSummary(const RunSummary& summary);
+// The same as JSON (schema "acldump.run/1"): every field of the summary;
+// times in seconds, "dump_error" null or the message of a dump that could not
+// be written.
+std::string RunSummaryJson(const RunSummary& summary);
 
 }  // namespace acldump::tools
 
