@@ -4,9 +4,11 @@
 # with -lascendcl, and through its tool. Each runs the bundled model with a dump config and the
 # dump files are checked.
 # Usage: sdk_consumer_test.sh <tarball> <version> <acllite_style.cpp> <image.jpg> <user-guide.md>
+#        <guide_commands.sh>
 set -euo pipefail
 tarball="$1"; version="$2"; major="${version%%.*}"
 acllite_cpp="$(realpath "$3")"; jpeg="$(realpath "$4")"; guide="$(realpath "$5")"
+guide_script="$(realpath "$6")"
 work="$TEST_TMPDIR/consumer"
 rm -rf "$work"; mkdir -p "$work"
 cp "$tarball" "$work/"
@@ -49,22 +51,9 @@ mkdir demo
 (cd demo && clean "$sdk/bin/acldump" > out.txt 2>&1) || { cat demo/out.txt; fail "bin/acldump without arguments"; }
 grep -q "ran the bundled ResNet-style model" demo/out.txt || { cat demo/out.txt; fail "no demo summary"; }
 [ "$(find demo/acldump_output/dump -type f -name 'Softmax.prob.*' | wc -l)" -eq 2 ] || fail "the demo did not dump prob twice"
-# The user guide's first steps on the shipped ONNX model.
-clean "$sdk/bin/acldump-convert" "$sdk/share/acldump/testdata/resnet_tiny.onnx" "$work/guide.om" \
-  > "$work/guide_convert.txt" || { cat "$work/guide_convert.txt"; fail "convert of the shipped ONNX model"; }
-clean "$sdk/bin/acldump" check-config demo/acldump_output/acl.json --model "$work/guide.om" \
-  > "$work/guide_check.txt" || { cat "$work/guide_check.txt"; fail "check-config on the converted model"; }
 
 echo "== the user guide's release commands, as written, from the unpacked folder"
-awk '/^### From a release/{f=1} f&&/^```sh/{g=1;next} g&&/^```/{exit} g' "$guide" > guide_commands.txt
-[ "$(grep -c . guide_commands.txt)" -ge 3 ] || fail "no release commands found in the user guide"
-while IFS= read -r line; do
-  command="${line%%#*}"
-  [ -n "${command// /}" ] || continue
-  (cd "$sdk" && clean env PATH="$sdk/bin:/usr/bin:/bin" bash -c "$command") \
-    > guide_step.txt 2>&1 || { cat guide_step.txt; fail "the guide's '$command'"; }
-  echo "guide: $command"
-done < guide_commands.txt
+bash "$guide_script" "$guide" "$sdk" "$sdk/bin" "$work" || fail "the user guide's release commands"
 
 model="$sdk/share/acldump/testdata/resnet_tiny.om"
 # Runs a consumer program on the bundled model dumping layer prob, and checks the one dump file.

@@ -3,10 +3,10 @@
 # workspace (nothing from Bazel's output folders on any path), then the README's Python example
 # runs, and a script loads an .onnx model, dumps it and reads the dump back.
 # Usage: wheel_consumer_test.sh <wheel> <version> <example.py> <resnet_tiny.om> <resnet_tiny.onnx>
-#        <input.npy> <prob.npy> <acllite_style.py> <user-guide.md>
+#        <input.npy> <prob.npy> <acllite_style.py> <user-guide.md> <guide_commands.sh>
 set -euo pipefail
 wheel="$1"; version="$2"; example="$3"; om="$4"; onnx="$5"; input="$6"; prob="$7"; acllite="$8"
-guide="$(realpath "$9")"
+guide="$(realpath "$9")"; guide_script="$(realpath "${10}")"
 work="$TEST_TMPDIR/wheel_consumer"
 rm -rf "$work"; mkdir -p "$work/testdata"
 cp "$wheel" "$work/"
@@ -35,16 +35,8 @@ clean venv/bin/acldump-convert "$shared/resnet_tiny.onnx" converted.om > convert
 grep -q "converted 'resnet_tiny'" convert.txt || fail "acldump-convert's summary"
 
 echo "== the user guide's release commands, as written, from the environment's prefix"
-awk '/^### From a release/{f=1} f&&/^```sh/{g=1;next} g&&/^```/{exit} g' "$guide" > guide_commands.txt
-[ "$(grep -c . guide_commands.txt)" -ge 3 ] || fail "no release commands found in the user guide"
 prefix="$(clean venv/bin/python -c 'import sys; print(sys.prefix)')"
-while IFS= read -r line; do
-  command="${line%%#*}"
-  [ -n "${command// /}" ] || continue
-  (cd "$prefix" && clean env PATH="$work/venv/bin:/usr/bin:/bin" bash -c "$command") \
-    > guide_step.txt 2>&1 || { cat guide_step.txt; fail "the guide's '$command'"; }
-  echo "guide: $command"
-done < guide_commands.txt
+bash "$guide_script" "$guide" "$prefix" "$work/venv/bin" "$work" || fail "the user guide's release commands"
 
 echo "== the README's example"
 clean venv/bin/python testdata/example.py > example.txt 2>&1 || { cat example.txt; fail "example.py"; }

@@ -97,6 +97,27 @@ std::shared_ptr<State> Acquire() {
   return lib.state;
 }
 
+aclDataBuffer* WritableDatasetBuffer(aclmdlDataset* dataset, size_t index) {
+  if (dataset == nullptr || !Lib().datasets.Contains(dataset)) {
+    Fail(ACL_ERROR_INVALID_PARAM, "dataset is NULL or was destroyed");
+    return nullptr;
+  }
+  if (index >= dataset->buffers.size()) {
+    Fail(ACL_ERROR_INVALID_PARAM,
+         StrCat("index ", index, " is out of range (the dataset has ",
+                dataset->buffers.size(), " buffers)"));
+    return nullptr;
+  }
+  aclDataBuffer* buffer = dataset->buffers[index];
+  if (!Lib().buffers.Contains(buffer) || buffer->data == nullptr) {
+    Fail(ACL_ERROR_INVALID_PARAM,
+         StrCat("buffer ", index,
+                " of the dataset has no memory or was destroyed"));
+    return nullptr;
+  }
+  return buffer;
+}
+
 namespace {
 
 // acldump's extension: ACLDUMP_CONFIG=acl.json gives aclInit that file's

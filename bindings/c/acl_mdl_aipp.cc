@@ -87,21 +87,8 @@ aclError FindModel(uint32_t model_id, ModelArg* out) {
 aclError WriteParams(uint32_t model_id, const Graph& graph,
                      const GraphNode& node, aclmdlDataset* dataset,
                      size_t params_index, const aclmdlAIPP* aipp) {
-  if (dataset == nullptr || !Lib().datasets.Contains(dataset)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "dataset is NULL or was destroyed");
-  }
-  if (params_index >= dataset->buffers.size()) {
-    return Fail(
-        ACL_ERROR_INVALID_PARAM,
-        StrCat("index ", params_index, " is out of range (the dataset has ",
-               dataset->buffers.size(), " buffers)"));
-  }
-  aclDataBuffer* buffer = dataset->buffers[params_index];
-  if (!Lib().buffers.Contains(buffer) || buffer->data == nullptr) {
-    return Fail(ACL_ERROR_INVALID_PARAM,
-                StrCat("buffer ", params_index,
-                       " of the dataset has no memory or was destroyed"));
-  }
+  aclDataBuffer* buffer = WritableDatasetBuffer(dataset, params_index);
+  if (buffer == nullptr) return ACL_ERROR_INVALID_PARAM;
   absl::StatusOr<std::vector<int64_t>> dims = node.attrs.GetInts("output_dims");
   if (!dims.ok() || dims->size() != 4) {
     return Fail(ACL_ERROR_FAILURE, "the model's Aipp node has no output_dims");

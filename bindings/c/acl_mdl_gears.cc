@@ -81,17 +81,8 @@ aclError SetGear(uint32_t model_id, aclmdlDataset* dataset, size_t index,
                                            : "height and width must not be 0");
     }
   }
-  if (index >= dataset->buffers.size()) {
-    return Fail(ACL_ERROR_INVALID_PARAM,
-                StrCat("index ", index, " is out of range (the dataset has ",
-                       dataset->buffers.size(), " buffers)"));
-  }
-  aclDataBuffer* buffer = dataset->buffers[index];
-  if (!Lib().buffers.Contains(buffer) || buffer->data == nullptr) {
-    return Fail(ACL_ERROR_INVALID_PARAM,
-                StrCat("buffer ", index,
-                       " of the dataset has no memory or was destroyed"));
-  }
+  aclDataBuffer* buffer = WritableDatasetBuffer(dataset, index);
+  if (buffer == nullptr) return ACL_ERROR_INVALID_PARAM;
   const auto check_length = [&](size_t arity) {
     if (GearedModel::GearValueWidth(arity, buffer->size) != 0) {
       return ACL_SUCCESS;

@@ -50,6 +50,10 @@ Library& Lib();
 // The running state, or null with ACL_ERROR_UNINITIALIZE recorded.
 std::shared_ptr<State> Acquire();
 
+// Buffer `index` of a live dataset, with memory to write into; null with
+// ACL_ERROR_INVALID_PARAM recorded (which argument, and why) otherwise.
+aclDataBuffer* WritableDatasetBuffer(aclmdlDataset* dataset, size_t index);
+
 }  // namespace acldump::capi
 
 #endif  // ACLDUMP_BINDINGS_C_LIBRARY_H_
