@@ -10,6 +10,8 @@ import com.acldump.swig.AclDataType;
 import com.acldump.swig.AclNative;
 import com.acldump.swig.AclNativeConstants;
 import com.acldump.swig.AclTensorDesc;
+import com.acldump.swig.AclmdlDesc;
+import com.acldump.swig.AclmdlIODims;
 import com.acldump.swig.AclopAttr;
 import com.acldump.swig.AclFormat;
 import java.io.ByteArrayOutputStream;
@@ -177,6 +179,53 @@ public class AclTest {
       assertEquals("mine", file.opName);
       assertEquals(1, file.inputs.size());
       assertEquals(List.of(2L, 3L), file.inputs.get(0).shape);
+    }
+  }
+
+  @Test
+  public void dimsGearsAreSelectedWithAnIODimsBuiltBySetDim() throws Exception {
+    // ocr_tiny with dims gears (batch, height, width): [1,16,16] and [2,32,24].
+    try (Acl acl = Acl.init();
+        Model model = Model.load("testdata/ocr_tiny_dims.om")) {
+      AclmdlDesc desc = AclNative.aclmdlCreateDesc();
+      try {
+        AclNative.aclmdlGetDesc(desc, model.id());
+        long[] count = new long[1];
+        AclNative.aclmdlGetInputDynamicGearCount(desc, -1, count);
+        assertEquals(2, count[0]);
+        int gearInput = model.inputIndex(AclNativeConstants.ACL_DYNAMIC_TENSOR_NAME);
+        assertEquals(1, gearInput);
+        try (DataBuffer image = DataBuffer.allocate(
+                Math.toIntExact(model.inputs().get(0).size()));
+            DataBuffer gear = DataBuffer.allocate(24);
+            DataBuffer prob = DataBuffer.allocate(Math.toIntExact(model.outputs().get(0).size()));
+            Dataset in = Dataset.of(image, gear);
+            Dataset out = Dataset.of(prob)) {
+          AclmdlIODims dims = new AclmdlIODims();
+          long[] values = {2, 3, 32, 24};
+          for (int i = 0; i < values.length; ++i) {
+            dims.setDim(i, values[i]);
+          }
+          assertEquals(4, dims.getDimCount());
+          AclNative.aclmdlSetInputDynamicDims(model.id(), in.handle(), gearInput, dims);
+          ByteBuffer written = gear.data();
+          assertEquals(2, written.getLong(0));
+          assertEquals(32, written.getLong(8));
+          assertEquals(24, written.getLong(16));
+          model.execute(in, out);
+          AclmdlIODims current = new AclmdlIODims();
+          AclNative.aclmdlGetCurOutputDims(desc, 0, current);
+          assertEquals(48, current.getDim(2));
+          // A fixed dimension given another value: the SDK's code, and the reason.
+          dims.setDim(1, 4);
+          AclException wrong = assertThrows(AclException.class,
+              () -> AclNative.aclmdlSetInputDynamicDims(model.id(), in.handle(), gearInput, dims));
+          assertEquals(AclNativeConstants.ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, wrong.getCode());
+          assertTrue(wrong.getMessage(), wrong.getMessage().contains("is fixed at 3"));
+        }
+      } finally {
+        desc.delete();
+      }
     }
   }
 
