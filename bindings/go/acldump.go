@@ -94,17 +94,26 @@ type Buffer struct {
 	size   int
 }
 
-// NewBuffer allocates size (> 0) zeroed bytes (aclrtMalloc: needs Init).
+// NewBuffer allocates size zeroed bytes (aclrtMalloc: needs Init). Size 0 is an empty buffer
+// without memory, which a model input refuses with ACL_ERROR_MODEL_INPUT_NOT_MATCH, as in Java
+// and C.
 func NewBuffer(size int) (*Buffer, error) {
-	memory, err := aclrtMalloc(size, C.ACL_MEM_MALLOC_HUGE_FIRST)
-	if err != nil {
-		return nil, err
+	var memory uintptr
+	if size > 0 {
+		var err error
+		if memory, err = aclrtMalloc(size, C.ACL_MEM_MALLOC_HUGE_FIRST); err != nil {
+			return nil, err
+		}
+	} else if size < 0 {
+		return nil, fmt.Errorf("acldump: buffer size %d is negative", size)
 	}
 	b := &Buffer{memory: memory, size: size}
 	var handle C.uintptr_t
 	status := C.acldump_create_data_buffer(C.uintptr_t(memory), C.size_t(size), &handle)
 	if err := check(status); err != nil {
-		aclrtFree(memory)
+		if memory != 0 {
+			aclrtFree(memory)
+		}
 		return nil, err
 	}
 	b.handle = uintptr(handle)
@@ -117,6 +126,9 @@ func NewBuffer(size int) (*Buffer, error) {
 
 // Bytes is the buffer's memory; valid until Close.
 func (b *Buffer) Bytes() []byte {
+	if b.memory == 0 {
+		return nil
+	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(b.memory)), b.size)
 }
 
@@ -130,6 +142,9 @@ func (b *Buffer) Close() error {
 	}
 	acl.DeleteAclDataBuffer(b.Handle())
 	b.handle = 0
+	if b.memory == 0 {
+		return nil
+	}
 	return aclrtFree(b.memory)
 }
 

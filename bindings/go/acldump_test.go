@@ -240,6 +240,13 @@ func TestLoadFromMemoryAndRun(t *testing.T) {
 	if _, err := model.Run(make([]byte, 12)); aclCode(err) != acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH {
 		t.Errorf("wrong input size: %v", err)
 	}
+	// No inputs, a nil one and an empty one: the same code as Java gives, naming the input.
+	for _, inputs := range [][][]byte{nil, {nil}, {{}}} {
+		_, err := model.Run(inputs...)
+		if aclCode(err) != acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH {
+			t.Errorf("inputs %v: %v", inputs, err)
+		}
+	}
 	if _, err := acldump.LoadModelFromMemory([]byte("not a model")); aclCode(err) <= 0 {
 		t.Errorf("garbage model: %v", err)
 	}

@@ -129,16 +129,19 @@ public final class Model implements AutoCloseable {
 
   /**
    * Runs once on {@code inputs} (each copied into a direct buffer) and returns the outputs as
-   * direct buffers in native byte order.
+   * direct buffers in native byte order. A null array is no inputs and a null input is an empty
+   * one (as Go's nil slices): the model refuses them with ACL_ERROR_MODEL_INPUT_NOT_MATCH.
    */
   public ByteBuffer[] run(ByteBuffer... inputs) {
     List<DataBuffer> buffers = new ArrayList<>();
     try (Dataset in = new Dataset();
         Dataset out = new Dataset()) {
-      for (ByteBuffer input : inputs) {
-        DataBuffer buffer = DataBuffer.allocate(input.remaining());
+      for (ByteBuffer input : inputs == null ? new ByteBuffer[0] : inputs) {
+        DataBuffer buffer = DataBuffer.allocate(input == null ? 0 : input.remaining());
         buffers.add(buffer);
-        buffer.data().put(input.duplicate());
+        if (input != null) {
+          buffer.data().put(input.duplicate());
+        }
         in.add(buffer);
       }
       ByteBuffer[] results = new ByteBuffer[outputs.size()];

@@ -318,6 +318,13 @@ public class AclTest {
       AclException wrongSize =
           assertThrows(AclException.class, () -> model.run(ByteBuffer.allocate(12)));
       assertEquals(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH, wrongSize.getCode());
+      // No inputs, a null one and an empty one: the same code as Go gives for nil and empty
+      // slices, naming the input.
+      for (ByteBuffer[] inputs : new ByteBuffer[][] {
+               null, {null}, {ByteBuffer.allocate(0)}}) {
+        AclException missing = assertThrows(AclException.class, () -> model.run(inputs));
+        assertEquals(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH, missing.getCode());
+      }
       // Handle getters report failures too (no code in C: ACL_ERROR_FAILURE).
       AclException badIndex = assertThrows(AclException.class, () -> {
         com.acldump.swig.AclmdlDesc desc = AclNative.aclmdlCreateDesc();
