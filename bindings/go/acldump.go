@@ -33,6 +33,32 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("acl error %d: %s", e.Code, e.Message) }
 
+// Is lets errors.Is match an *Error against the sentinels below (or any *Error) by its code:
+// errors.Is(err, acldump.ErrModelInputNotMatch).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinel errors for the codes a program usually branches on (the message of a real error is
+// the library's; these carry the code's name).
+var (
+	ErrInvalidParam        = sentinel(C.ACL_ERROR_INVALID_PARAM, "ACL_ERROR_INVALID_PARAM")
+	ErrUninitialized       = sentinel(C.ACL_ERROR_UNINITIALIZE, "ACL_ERROR_UNINITIALIZE")
+	ErrRepeatFinalize      = sentinel(C.ACL_ERROR_REPEAT_FINALIZE, "ACL_ERROR_REPEAT_FINALIZE")
+	ErrInvalidFile         = sentinel(C.ACL_ERROR_INVALID_FILE, "ACL_ERROR_INVALID_FILE")
+	ErrReadModelFailure    = sentinel(C.ACL_ERROR_READ_MODEL_FAILURE, "ACL_ERROR_READ_MODEL_FAILURE")
+	ErrModelInputNotMatch  = sentinel(C.ACL_ERROR_MODEL_INPUT_NOT_MATCH, "ACL_ERROR_MODEL_INPUT_NOT_MATCH")
+	ErrModelOutputNotMatch = sentinel(C.ACL_ERROR_MODEL_OUTPUT_NOT_MATCH, "ACL_ERROR_MODEL_OUTPUT_NOT_MATCH")
+	ErrInvalidDumpConfig   = sentinel(C.ACL_ERROR_INVALID_DUMP_CONFIG, "ACL_ERROR_INVALID_DUMP_CONFIG")
+	ErrDumpNotRun          = sentinel(C.ACL_ERROR_DUMP_NOT_RUN, "ACL_ERROR_DUMP_NOT_RUN")
+	ErrFeatureUnsupported  = sentinel(C.ACL_ERROR_FEATURE_UNSUPPORTED, "ACL_ERROR_FEATURE_UNSUPPORTED")
+	ErrModelIDInvalid      = sentinel(C.ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "ACL_ERROR_GE_EXEC_MODEL_ID_INVALID")
+	ErrGearInvalid         = sentinel(C.ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID")
+)
+
+func sentinel(code C.int, name string) *Error { return &Error{Code: int(code), Message: name} }
+
 // check turns the status of one helper call into an error, freeing its message.
 func check(status C.acldump_status) error {
 	if status.code == C.ACL_SUCCESS {

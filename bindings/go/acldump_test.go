@@ -240,12 +240,24 @@ func TestLoadFromMemoryAndRun(t *testing.T) {
 	if _, err := model.Run(make([]byte, 12)); aclCode(err) != acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH {
 		t.Errorf("wrong input size: %v", err)
 	}
-	// No inputs, a nil one and an empty one: the same code as Java gives, naming the input.
+	// No inputs, a nil one and an empty one: the same code as Java gives, naming the input,
+	// matched by its sentinel.
 	for _, inputs := range [][][]byte{nil, {nil}, {{}}} {
 		_, err := model.Run(inputs...)
-		if aclCode(err) != acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH {
+		if !errors.Is(err, acldump.ErrModelInputNotMatch) || errors.Is(err, acldump.ErrInvalidParam) {
 			t.Errorf("inputs %v: %v", inputs, err)
 		}
+		want := "input 0" // the empty input, named
+		if len(inputs) == 0 {
+			want = "has 1 inputs, got 0"
+		}
+		if err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("inputs %v: the message lacks %q: %v", inputs, want, err)
+		}
+	}
+	if _, err := acldump.LoadModel("no/such.om"); !errors.Is(err, acldump.ErrReadModelFailure) &&
+		!errors.Is(err, acldump.ErrInvalidFile) {
+		t.Errorf("missing model: %v", err)
 	}
 	if _, err := acldump.LoadModelFromMemory([]byte("not a model")); aclCode(err) <= 0 {
 		t.Errorf("garbage model: %v", err)
