@@ -620,6 +620,9 @@ class PyAclGearsTest(unittest.TestCase):
         self.assertEqual([gear["dimCount"] for gear in dims], [4, 4])
         self.assertEqual(acl.mdl.get_input_dynamic_dims(desc, -1, 1),
                          (None, acl.ACL_ERROR_INVALID_PARAM))
+        # Room for more gears than the model has: its gears only.
+        dims, ret = acl.mdl.get_input_dynamic_dims(desc, -1, 5)
+        self.assertEqual((len(dims), ret), (2, 0))
         index, ret = acl.mdl.get_input_index_by_name(desc, "ascend_mbatch_shape_data")
         self.assertEqual((index, ret), (1, 0))
         image = np.load("testdata/ocr_tiny.input.x.npy")

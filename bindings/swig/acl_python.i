@@ -226,9 +226,12 @@ PyObject *AclPy_RecentErrMsg(void);
 %typemap(argout) (aclmdlIODims *gearDims, size_t gearCount) {
   PyObject *value = Py_None;
   if (result == ACL_SUCCESS) {
-    value = PyList_New((Py_ssize_t)$2);
+    /* The model's gears only: room asked for beyond them stays unfilled (dimCount 0). */
+    size_t gears = 0;
+    while (gears < $2 && $1[gears].dimCount > 0) ++gears;
+    value = PyList_New((Py_ssize_t)gears);
     if (value == NULL) SWIG_fail;
-    for (size_t g = 0; g < $2; ++g) {
+    for (size_t g = 0; g < gears; ++g) {
       const aclmdlIODims *gear = &$1[g];
       size_t count = gear->dimCount < ACL_MAX_DIM_CNT ? gear->dimCount : ACL_MAX_DIM_CNT;
       PyObject *dims = PyList_New((Py_ssize_t)count);

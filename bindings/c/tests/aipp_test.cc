@@ -91,6 +91,8 @@ TEST_F(AippTest, ParametersAreCheckedWhenSet) {
   size_t size = 0;
   ASSERT_EQ(aclmdlGetAippDataSize(2, &size), ACL_SUCCESS);
   EXPECT_EQ(size, 64u + 2 * 96);
+  EXPECT_EQ(aclmdlGetAippDataSize(0, &size), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclmdlGetAippDataSize(1, nullptr), ACL_ERROR_INVALID_PARAM);
   aclmdlAIPP* aipp = aclmdlCreateAIPP(1);
   ASSERT_NE(aipp, nullptr);
   EXPECT_EQ(aclmdlSetAIPPInputFormat(aipp, ACL_YUV422SP_U8),
@@ -155,6 +157,26 @@ TEST_F(AippTest, DynamicParametersRunAsTheirPreprocessing) {
   EXPECT_EQ(aclmdlSetInputAIPP(dynamic, in_dynamic, 0, aipp),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("is not its dynamic AIPP input"));
+  // Parameters for another number of images, a buffer too small for them, and
+  // an input without dynamic AIPP.
+  aclmdlAIPP* two = aclmdlCreateAIPP(2);
+  EXPECT_EQ(aclmdlSetInputAIPP(dynamic, in_dynamic, 1, two),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("the AIPP parameters are for 2 images"));
+  aclmdlDestroyAIPP(two);
+  std::vector<uint8_t> small(100);
+  aclmdlDataset* in_small =
+      dataset({{images.data(), images.size()}, {small.data(), small.size()}});
+  EXPECT_EQ(aclmdlSetInputAIPP(dynamic, in_small, 1, aipp),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("holds 100 bytes; the AIPP parameters "
+                                   "need 160"));
+  destroy(in_small);
+  const uint32_t fixed = Load(kStatic);
+  EXPECT_EQ(aclmdlSetAIPPByInputIndex(fixed, in_dynamic, 0, aipp),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("has no dynamic AIPP"));
+  aclmdlUnload(fixed);
   ASSERT_EQ(aclmdlSetInputAIPP(dynamic, in_dynamic, 1, aipp), ACL_SUCCESS)
       << Message();
   ASSERT_EQ(aclmdlExecute(dynamic, in_dynamic, out_dynamic), ACL_SUCCESS)
