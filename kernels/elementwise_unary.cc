@@ -411,8 +411,7 @@ absl::StatusOr<PreparedKernel> PrepareClip(const OpContext& context) {
     }
     const TensorView* bound = context.constant(i);
     if (bound == nullptr) {
-      return Unimplemented(i == 1 ? "min" : "max",
-                           " must be known before execution");
+      return NotKnownBeforeExecution(i == 1 ? "min" : "max");
     }
     ASSIGN_OR_RETURN(double v,
                      ReadScalarAsDouble(*bound, i == 1 ? "min" : "max"));

@@ -407,7 +407,7 @@ absl::StatusOr<PreparedKernel> PrepareOneHot(const OpContext& context) {
   RETURN_IF_ERROR(RequireDType(indices, kNumericTypes, "input 'indices'"));
   const TensorView* depth_view = context.constant(1);
   if (depth_view == nullptr) {
-    return Unimplemented("input 'depth' must be known before execution");
+    return NotKnownBeforeExecution("depth");
   }
   ASSIGN_OR_RETURN(double depth_value,
                    ReadScalarAsDouble(*depth_view, "depth"));
@@ -653,9 +653,7 @@ absl::StatusOr<PreparedKernel> PrepareDropout(const OpContext& context) {
   if (context.has_input(2)) {
     const TensorView* training = context.constant(2);
     if (training == nullptr) {
-      return Unimplemented(
-          "input 'training_mode' must be known before "
-          "execution");
+      return NotKnownBeforeExecution("training_mode");
     }
     if (training->NumElements() != 1 || training->dtype != DType::kBool) {
       return InvalidArgument("input 'training_mode' must be a bool scalar");

@@ -1,5 +1,7 @@
 #include "kernels/kernel_util.h"
 
+#include "absl/strings/cord.h"
+
 namespace acldump {
 
 absl::StatusOr<std::vector<int64_t>> ReadInts(const TensorView& view,
@@ -20,15 +22,29 @@ absl::StatusOr<std::vector<int64_t>> ReadInts(const TensorView& view,
   return values;
 }
 
+namespace {
+constexpr char kNotKnownPayload[] = "acldump.dev/not-known-before-execution";
+}  // namespace
+
+absl::Status NotKnownBeforeExecution(std::string_view input_name,
+                                     std::string_view detail) {
+  absl::Status status = absl::UnimplementedError(std::string(StrCat(
+      "input '", input_name,
+      "' must be known before execution (an initializer or constant)",
+      detail.empty() ? "" : "; ", detail)));
+  status.SetPayload(kNotKnownPayload, absl::Cord(absl::string_view(
+                                        input_name.data(), input_name.size())));
+  return status;
+}
+
+bool IsNotKnownBeforeExecution(const absl::Status& status) {
+  return status.GetPayload(kNotKnownPayload).has_value();
+}
+
 absl::StatusOr<std::vector<int64_t>> ReadConstantInts(
     const OpContext& context, size_t index, std::string_view input_name) {
   const TensorView* value = context.constant(index);
-  if (value == nullptr) {
-    return Unimplemented(
-        "input '", input_name,
-        "' must be known before execution (an initializer or constant); "
-        "dynamic shapes are not supported");
-  }
+  if (value == nullptr) return NotKnownBeforeExecution(input_name);
   return ReadInts(*value, StrCat("input '", input_name, "'"));
 }
 

@@ -323,9 +323,7 @@ absl::StatusOr<std::vector<double>> ReadConstantFloats(const OpContext& context,
                                                        std::string_view name) {
   const TensorView* value = context.constant(index);
   if (value == nullptr) {
-    return Unimplemented("input '", name,
-                         "' must be known before execution (an initializer "
-                         "or constant)");
+    return NotKnownBeforeExecution(name);
   }
   std::vector<double> values;
   if (value->dtype != DType::kFloat32 && value->dtype != DType::kFloat64 &&

@@ -308,8 +308,7 @@ absl::StatusOr<double> ScalarAsDouble(const OpContext& context, size_t index,
                                       std::string_view name) {
   const TensorView* view = context.constant(index);
   if (view == nullptr) {
-    return InvalidArgument("input '", name,
-                           "' must be known when the model is converted");
+    return NotKnownBeforeExecution(name);
   }
   return ReadScalarAsDouble(*view, name);
 }

@@ -338,10 +338,7 @@ absl::StatusOr<PreparedKernel> PrepareRange(const OpContext& context) {
                              info.shape.ToString());
     }
     if (context.constant(i) == nullptr) {
-      return Unimplemented(
-          "input '", kNames[i],
-          "' must be known before execution (an initializer or constant); "
-          "dynamic shapes are not supported");
+      return NotKnownBeforeExecution(kNames[i]);
     }
   }
   return VisitDType(dtype, [&]<typename T>() -> absl::StatusOr<PreparedKernel> {

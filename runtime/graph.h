@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,6 +19,8 @@ namespace acldump {
 // may declare.
 inline constexpr int64_t kMaxModelTensorBytes = int64_t{4} << 30;
 
+struct Graph;
+
 struct GraphNode {
   std::string name;
   std::string op_type;
@@ -26,6 +29,12 @@ struct GraphNode {
   Attributes attrs;
   std::vector<std::string> original_names;
   bool no_task = false;
+  // Control flow (If, Loop, Scan): the node's graph attributes by attribute
+  // name ("then_branch", "else_branch", "body"), in attribute order.
+  std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> subgraphs;
+  // Values of the enclosing graphs that the subgraphs read by name (outer
+  // scope), in first-use order: the node depends on them as on its inputs.
+  std::vector<std::string> implicit_inputs;
 };
 
 struct NamedTensorInfo {
@@ -41,8 +50,6 @@ struct NamedTensorInfo {
 // size (height, width), or by dims (one value per -1 across all inputs, in
 // input order), as the SDK's converter builds them.
 enum class GearKind { kNone, kBatch, kImageSize, kDims };
-
-struct Graph;
 
 // One compiled-in shape of a dynamic model: its values ([batch], [height,
 // width], or the dims gear's values) and the graph with every shape static for them.
