@@ -1,7 +1,5 @@
 #include "kernels/kernel_util.h"
 
-#include "absl/strings/cord.h"
-
 namespace acldump {
 
 absl::StatusOr<std::vector<int64_t>> ReadInts(const TensorView& view,
@@ -20,25 +18,6 @@ absl::StatusOr<std::vector<int64_t>> ReadInts(const TensorView& view,
                            DTypeName(view.dtype));
   }
   return values;
-}
-
-namespace {
-constexpr char kNotKnownPayload[] = "acldump.dev/not-known-before-execution";
-}  // namespace
-
-absl::Status NotKnownBeforeExecution(std::string_view input_name,
-                                     std::string_view detail) {
-  absl::Status status = absl::UnimplementedError(std::string(StrCat(
-      "input '", input_name,
-      "' must be known before execution (an initializer or constant)",
-      detail.empty() ? "" : "; ", detail)));
-  status.SetPayload(kNotKnownPayload, absl::Cord(absl::string_view(
-                                        input_name.data(), input_name.size())));
-  return status;
-}
-
-bool IsNotKnownBeforeExecution(const absl::Status& status) {
-  return status.GetPayload(kNotKnownPayload).has_value();
 }
 
 absl::StatusOr<std::vector<int64_t>> ReadConstantInts(

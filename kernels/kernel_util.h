@@ -159,13 +159,6 @@ absl::Status Unimplemented(const Args&... args) {
   return absl::UnimplementedError(StrCat(args...));
 }
 
-// An input whose values decide the output's shape (Reshape's shape, NonZero's
-// data) is not known yet. The runtime tells this failure from others: it
-// prepares such a node while the model runs, once the values exist.
-absl::Status NotKnownBeforeExecution(std::string_view input_name,
-                                     std::string_view detail = "");
-bool IsNotKnownBeforeExecution(const absl::Status& status);
-
 // Reads an integer tensor (int32 or int64) known before execution, e.g.
 // Reshape's shape.
 absl::StatusOr<std::vector<int64_t>> ReadConstantInts(

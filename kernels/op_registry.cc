@@ -1,8 +1,28 @@
 #include "kernels/op_registry.h"
 
+#include "absl/strings/cord.h"
 #include "base/strings.h"
 
 namespace acldump {
+namespace {
+constexpr char kNotKnownPayload[] = "acldump.dev/not-known-before-execution";
+}  // namespace
+
+absl::Status NotKnownBeforeExecution(std::string_view input_name,
+                                     std::string_view detail) {
+  absl::Status status = absl::UnimplementedError(std::string(
+      StrCat("input '", input_name,
+             "' must be known before execution (an initializer or constant)",
+             detail.empty() ? "" : "; ", detail)));
+  status.SetPayload(
+      kNotKnownPayload,
+      absl::Cord(absl::string_view(input_name.data(), input_name.size())));
+  return status;
+}
+
+bool IsNotKnownBeforeExecution(const absl::Status& status) {
+  return status.GetPayload(kNotKnownPayload).has_value();
+}
 
 absl::Status OpRegistry::Register(OpDef def) {
   if (def.prepare == nullptr) {

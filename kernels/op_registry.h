@@ -67,6 +67,14 @@ struct PreparedKernel {
 
 using PrepareFn = absl::StatusOr<PreparedKernel> (*)(const OpContext&);
 
+// What a prepare function returns when an input whose values decide the
+// output's shape (Reshape's shape, NonZero's data) is not known. The runtime
+// tells this failure from others: it prepares such a node while the model
+// runs, once the values exist.
+absl::Status NotKnownBeforeExecution(std::string_view input_name,
+                                     std::string_view detail = "");
+bool IsNotKnownBeforeExecution(const absl::Status& status);
+
 struct OpDef {
   std::string type;
   int min_inputs = 1;

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,7 +20,16 @@ namespace acldump {
 // may declare.
 inline constexpr int64_t kMaxModelTensorBytes = int64_t{4} << 30;
 
+// Deepest nesting of control-flow subgraphs (a Loop body is depth 1, an If in
+// it has branches of depth 2): bounds recursion over untrusted files.
+inline constexpr int kMaxSubgraphDepth = 32;
+
+class OpRegistry;
 struct Graph;
+
+// If, Loop and Scan: nodes that run subgraphs. The executor runs them; they
+// have no kernel in the registry.
+bool IsControlFlowOp(std::string_view op_type);
 
 struct GraphNode {
   std::string name;
@@ -34,15 +44,18 @@ struct GraphNode {
   std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> subgraphs;
   // Values of the enclosing graphs that the subgraphs read by name (outer
   // scope), in first-use order: the node depends on them as on its inputs.
+  // Always ImplicitInputsOf(*this).
   std::vector<std::string> implicit_inputs;
 };
 
 struct NamedTensorInfo {
   std::string name;
   TensorInfo info;
-  // Set by the ONNX import for an output declared with symbolic dimensions
-  // (-1 in info.shape) or with no shape: ResolveOutputShapes fills it in from
-  // shape inference. Never set in a model file.
+  // The shape is not fully known: -1 in info.shape marks an unknown
+  // dimension; an empty shape, an unknown rank. Main graph outputs: set by the
+  // ONNX import for symbolic dimensions, then ResolveOutputShapes fills them
+  // in (never set there in a model file). Subgraph inputs and outputs keep it:
+  // their shapes are known only when the model runs.
   bool infer_shape = false;
 };
 
@@ -75,15 +88,40 @@ struct Graph {
   bool dynamic() const { return gear_kind != GearKind::kNone; }
   // Index of the node producing `value`, or -1.
   int ProducerOf(std::string_view value) const;
-  // Indices of the nodes reading `value`.
+  // Indices of the nodes reading `value`, as an input or an implicit input.
   std::vector<int> ConsumersOf(std::string_view value) const;
   bool IsGraphOutput(std::string_view value) const;
   bool IsGraphInput(std::string_view value) const;
 };
 
-// Orders nodes so every input is produced before use. Fails on a cycle or on an
-// input nobody produces, naming the node and the value.
-absl::Status SortTopologically(Graph& graph);
+// If, Loop and Scan: nodes that run subgraphs, not kernels.
+bool IsControlFlowOp(std::string_view op_type);
+
+// Orders nodes so every input and implicit input is produced before use.
+// Fails on a cycle or on an input nobody produces, naming the node and the
+// value. A subgraph passes the values it reads from enclosing graphs as
+// `outer_scope` (see OuterScopeReads): they count as available.
+absl::Status SortTopologically(
+    Graph& graph,
+    const std::set<std::string, std::less<>>* outer_scope = nullptr);
+
+// The values `graph` reads but does not define itself (as an input,
+// initializer or node output): node inputs, nested nodes' implicit inputs and
+// graph outputs, each once, in first-use order (nodes in order, then outputs).
+std::vector<std::string> OuterScopeReads(const Graph& graph);
+// What node.implicit_inputs must hold: the OuterScopeReads of its subgraphs in
+// attribute order, each once.
+std::vector<std::string> ImplicitInputsOf(const GraphNode& node);
+// The shape of a control-flow node (and that other nodes have no subgraphs):
+// If has then_branch and else_branch, Loop and Scan a body, and the
+// subgraphs' inputs and outputs fit the node's. The message does not name the
+// node: callers add where it is.
+absl::Status CheckControlFlowNode(const GraphNode& node);
+// Every op type of `graph` and of its subgraphs is registered or control
+// flow; otherwise InvalidArgument naming the node by its path
+// ("If_3/then_branch/Foo_1").
+absl::Status CheckOpTypesSupported(const Graph& graph,
+                                   const OpRegistry& registry);
 
 }  // namespace acldump
 

@@ -31,6 +31,13 @@ struct StepInfo {
   const Attributes* attrs = nullptr;
   std::vector<std::pair<std::string, std::string>> launch_params;
   size_t workspace_bytes = 0;
+  // Prepared while the model runs (its shapes depend on values, or it sits in
+  // a control-flow subgraph): the infos above hold what is known before
+  // execution (dtype kUndefined where even that is not); each NodeEvent
+  // carries the step as it ran, with its real infos. A Loop/Scan body node
+  // runs once per iteration under one task id; its event's name holds the
+  // iteration ("loop/body/3/add").
+  bool dynamic = false;
 };
 
 enum StepObservation : uint8_t {
@@ -62,6 +69,10 @@ class ExecutionObserver {
   // workspace it used.
   virtual void OnNodeFailure(const NodeEvent& event,
                              const absl::Status& status) {}
+  // Whether Before/AfterNode and OnNodeFailure are called for dynamic steps
+  // too. An observer that plans its records from the steps' infos before
+  // execution must not see them.
+  virtual bool ObservesDynamicSteps() const { return false; }
   // The execution ended (successfully or not). A non-OK status fails the
   // execution.
   virtual absl::Status EndIteration(uint64_t iteration) {

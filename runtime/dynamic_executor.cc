@@ -1,0 +1,781 @@
+#include "runtime/dynamic_executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <new>
+#include <set>
+
+#include "base/error_kind.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "runtime/node_prepare.h"
+
+namespace acldump {
+namespace {
+
+// Prepared kernels kept per node: a node seeing more input shapes than this
+// (a Loop body whose shapes grow) keeps the newest.
+constexpr size_t kMaxCachedShapes = 16;
+
+std::string StepLabel(std::string_view name, const GraphNode& node,
+                      uint32_t task) {
+  return StrCat("node '", name, "' (", node.op_type, ", task ", task, ")");
+}
+
+absl::StatusOr<Tensor> NewTensor(const TensorInfo& info,
+                                 std::string_view name) {
+  try {
+    return Tensor(info.dtype, info.shape);
+  } catch (const std::bad_alloc&) {
+    return WithKind(
+        absl::ResourceExhaustedError(StrCat(
+            "out of memory allocating ", info.ToString(), " for '", name, "'")),
+        ErrorKind::kOutOfMemory);
+  }
+}
+
+absl::StatusOr<bool> ReadCondition(const TensorView& view,
+                                   std::string_view what) {
+  if (view.dtype != DType::kBool || view.NumElements() != 1) {
+    return absl::InvalidArgumentError(
+        StrCat(what, " must be a bool tensor of one element, got ",
+               view.info().ToString()));
+  }
+  return *view.as<const bool>();
+}
+
+const Graph* SubgraphOf(const GraphNode& node, std::string_view attr) {
+  for (const auto& [name, graph] : node.subgraphs) {
+    if (name == attr) return graph.get();
+  }
+  return nullptr;
+}
+
+// Elements of `view` at `index` along `axis` (the axis removed).
+absl::StatusOr<Tensor> SliceAlong(const TensorView& view, int64_t axis,
+                                  int64_t index, std::string_view name) {
+  std::vector<int64_t> dims = view.shape.dims();
+  const int64_t count = dims[axis];
+  dims.erase(dims.begin() + axis);
+  ASSIGN_OR_RETURN(Tensor out,
+                   NewTensor(TensorInfo{view.dtype, Shape(dims)}, name));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= view.shape[d];
+  for (size_t d = axis + 1; d < view.shape.rank(); ++d) inner *= view.shape[d];
+  const size_t chunk = static_cast<size_t>(inner) * DTypeSize(view.dtype);
+  const auto* src = static_cast<const std::byte*>(view.data);
+  auto* dst = static_cast<std::byte*>(out.data());
+  for (int64_t o = 0; o < outer; ++o) {
+    if (chunk > 0) {
+      std::memcpy(dst + o * chunk, src + (o * count + index) * chunk, chunk);
+    }
+  }
+  return out;
+}
+
+// Stacks same-typed tensors along a new `axis` (in the given order).
+absl::StatusOr<Tensor> StackAlong(std::span<const TensorView> parts,
+                                  int64_t axis, std::string_view name) {
+  const TensorView& first = parts[0];
+  for (const TensorView& part : parts) {
+    if (part.info() != first.info()) {
+      return absl::InvalidArgumentError(
+          StrCat("scan output '", name, "' changes from ",
+                 first.info().ToString(), " to ", part.info().ToString(),
+                 " between iterations; every iteration must give one type "
+                 "and shape"));
+    }
+  }
+  std::vector<int64_t> dims = first.shape.dims();
+  dims.insert(dims.begin() + axis, static_cast<int64_t>(parts.size()));
+  ASSIGN_OR_RETURN(Tensor out,
+                   NewTensor(TensorInfo{first.dtype, Shape(dims)}, name));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= first.shape[d];
+  for (size_t d = axis; d < first.shape.rank(); ++d) inner *= first.shape[d];
+  const size_t chunk = static_cast<size_t>(inner) * DTypeSize(first.dtype);
+  auto* dst = static_cast<std::byte*>(out.data());
+  const size_t n = parts.size();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t p = 0; p < n; ++p) {
+      if (chunk == 0) continue;
+      std::memcpy(dst + (o * n + p) * chunk,
+                  static_cast<const std::byte*>(parts[p].data) + o * chunk,
+                  chunk);
+    }
+  }
+  return out;
+}
+
+// A scan output of no iterations: [0] and the declared dims (unknown ones 0).
+absl::StatusOr<Tensor> EmptyStack(const NamedTensorInfo& declared,
+                                  int64_t axis) {
+  std::vector<int64_t> dims;
+  for (int64_t d : declared.info.shape.dims())
+    dims.push_back(std::max<int64_t>(d, 0));
+  axis = std::min<int64_t>(axis, static_cast<int64_t>(dims.size()));
+  dims.insert(dims.begin() + axis, 0);
+  return NewTensor(TensorInfo{declared.info.dtype, Shape(dims)}, declared.name);
+}
+
+}  // namespace
+
+void ValueScope::Set(const std::string& name, Entry entry) {
+  entries_[name] = std::move(entry);
+}
+
+void ValueScope::Own(const std::string& name, Tensor tensor, bool constant) {
+  auto owner = std::make_shared<const Tensor>(std::move(tensor));
+  Set(name, Entry{owner->view(), owner, constant});
+}
+
+const ValueScope::Entry* ValueScope::Find(std::string_view name) const {
+  for (const ValueScope* scope = this; scope != nullptr;
+       scope = scope->parent_) {
+    auto it = scope->entries_.find(std::string(name));
+    if (it != scope->entries_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
+    const Graph& graph, std::vector<int> nodes, const OpRegistry& registry,
+    uint32_t first_task_id,
+    const std::function<TensorInfo(std::string_view)>& info_of) {
+  std::unique_ptr<DynamicExecutor> executor(new DynamicExecutor(registry));
+  executor->first_task_id_ = first_task_id;
+  RETURN_IF_ERROR(
+      executor->AddBlock(graph, nodes, "", info_of, executor->top_));
+  return executor;
+}
+
+absl::Status DynamicExecutor::AddBlock(
+    const Graph& graph, std::span<const int> nodes, const std::string& prefix,
+    const std::function<TensorInfo(std::string_view)>& info_of, Block& block) {
+  // Types known before execution: what the block's graph declares.
+  std::map<std::string, TensorInfo, std::less<>> known;
+  for (const NamedTensorInfo& in : graph.inputs) {
+    known[in.name] = TensorInfo{in.info.dtype, {}};
+  }
+  for (const auto& [name, tensor] : graph.initializers) {
+    known[name] = tensor->info();
+  }
+  auto type_of = [&](const std::string& name) {
+    if (name.empty()) return TensorInfo{};
+    auto it = known.find(name);
+    return it != known.end() ? it->second : info_of(name);
+  };
+  std::map<std::string, size_t, std::less<>> produced_at;
+  std::map<std::string, size_t, std::less<>> last_read;
+  for (size_t p = 0; p < nodes.size(); ++p) {
+    const GraphNode& node = graph.nodes[nodes[p]];
+    const size_t step = steps_.size();
+    StepInfo info;
+    info.task_id = first_task_id_ + static_cast<uint32_t>(step);
+    info.name = prefix.empty() ? node.name : StrCat(prefix, "/", node.name);
+    info.op_type = node.op_type;
+    info.original_names = node.original_names.empty()
+                              ? std::vector<std::string>{node.name}
+                              : node.original_names;
+    info.input_names = node.inputs;
+    info.output_names = node.outputs;
+    for (const std::string& in : node.inputs) {
+      TensorInfo t = type_of(in);
+      // A present input of unknown type still counts as present.
+      if (!in.empty() && !t.present()) t.dtype = DType::kUndefined;
+      info.input_infos.push_back(t);
+    }
+    info.output_infos.resize(node.outputs.size());
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      for (const NamedTensorInfo& out : graph.outputs) {
+        if (out.name == node.outputs[o]) {
+          info.output_infos[o] = TensorInfo{out.info.dtype, {}};
+        }
+      }
+    }
+    info.attrs = &node.attrs;
+    info.dynamic = true;
+    steps_.push_back(std::move(info));
+    states_.push_back(NodeState{&node, step, false, {}});
+    block.states.push_back(states_.size() - 1);
+    for (const std::string& in : node.inputs) {
+      if (!in.empty()) last_read[in] = p;
+    }
+    for (const std::string& in : node.implicit_inputs) last_read[in] = p;
+    for (const std::string& out : node.outputs) {
+      if (!out.empty()) produced_at[out] = p;
+    }
+    if (IsControlFlowOp(node.op_type)) {
+      if (node.subgraphs.empty()) {
+        return absl::InvalidArgumentError(
+            StrCat(NodeLabel(node),
+                   ": a control-flow node without its "
+                   "subgraph attributes"));
+      }
+      for (const auto& [attr, subgraph] : node.subgraphs) {
+        if (subgraph == nullptr) {
+          return absl::InvalidArgumentError(
+              StrCat(NodeLabel(node), ": subgraph '", attr, "' is missing"));
+        }
+        std::vector<int> all(subgraph->nodes.size());
+        for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+        Block sub;
+        RETURN_IF_ERROR(AddBlock(
+            *subgraph, all, StrCat(steps_[step].name, "/", attr),
+            [&](std::string_view name) { return type_of(std::string(name)); },
+            sub));
+        subgraph_blocks_[subgraph.get()] = std::move(sub);
+      }
+    }
+  }
+  // A value this block produces is freed after its last reader here, unless
+  // the graph returns it.
+  std::set<std::string, std::less<>> outputs;
+  for (const NamedTensorInfo& out : graph.outputs) outputs.insert(out.name);
+  block.release_after.resize(nodes.size());
+  for (const auto& [name, at] : produced_at) {
+    if (outputs.count(name) > 0) continue;
+    auto read = last_read.find(name);
+    block.release_after[read == last_read.end() ? at : read->second].push_back(
+        name);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::Run(ValueScope& scope,
+                                  const DynamicRunContext& context,
+                                  const std::vector<std::string>& keep) {
+  return RunBlock(top_, scope, "", context, &keep);
+}
+
+absl::Status DynamicExecutor::RunBlock(const Block& block, ValueScope& scope,
+                                       std::string_view prefix,
+                                       const DynamicRunContext& context,
+                                       const std::vector<std::string>* keep) {
+  for (size_t p = 0; p < block.states.size(); ++p) {
+    NodeState& state = states_[block.states[p]];
+    const std::string name = prefix.empty()
+                                 ? state.node->name
+                                 : StrCat(prefix, "/", state.node->name);
+    RETURN_IF_ERROR(RunNode(state, scope, name, context));
+    for (const std::string& value : block.release_after[p]) {
+      if (keep != nullptr &&
+          std::find(keep->begin(), keep->end(), value) != keep->end()) {
+        continue;
+      }
+      scope.Erase(value);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::RunSubgraph(const Graph& graph, ValueScope& scope,
+                                          std::string_view prefix,
+                                          const DynamicRunContext& context) {
+  auto block = subgraph_blocks_.find(&graph);
+  if (block == subgraph_blocks_.end()) {
+    return absl::InternalError(
+        StrCat("subgraph '", prefix, "' was not prepared"));
+  }
+  for (const auto& [name, tensor] : graph.initializers) {
+    scope.Set(name, ValueScope::Entry{tensor->view(), tensor, true});
+  }
+  return RunBlock(block->second, scope, prefix, context, nullptr);
+}
+
+absl::Status DynamicExecutor::CollectInputs(const GraphNode& node,
+                                            const ValueScope& scope,
+                                            std::string_view name,
+                                            std::vector<TensorView>& views,
+                                            std::vector<bool>& constant) const {
+  views.clear();
+  constant.clear();
+  for (const std::string& in : node.inputs) {
+    if (in.empty()) {
+      views.emplace_back();
+      constant.push_back(false);
+      continue;
+    }
+    const ValueScope::Entry* entry = scope.Find(in);
+    if (entry == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("node '", name, "' (", node.op_type, "): input '", in,
+                 "' is not available: no node before it computes it"));
+    }
+    views.push_back(entry->view);
+    constant.push_back(entry->constant);
+  }
+  return absl::OkStatus();
+}
+
+StepInfo DynamicExecutor::EventStep(const NodeState& state,
+                                    std::string_view name,
+                                    std::span<const TensorView> inputs,
+                                    std::span<const TensorView> outputs) const {
+  StepInfo step = steps_[state.step];
+  step.name = std::string(name);
+  for (size_t i = 0; i < inputs.size() && i < step.input_infos.size(); ++i) {
+    step.input_infos[i] = inputs[i].info();
+  }
+  step.output_infos.clear();
+  for (const TensorView& out : outputs) step.output_infos.push_back(out.info());
+  return step;
+}
+
+uint8_t DynamicExecutor::FlagsOf(const NodeState& state,
+                                 const DynamicRunContext& context) const {
+  if (context.observer == nullptr) return 0;
+  const uint32_t task = steps_[state.step].task_id;
+  return task < context.step_flags.size() ? context.step_flags[task] : 0;
+}
+
+void DynamicExecutor::Observe(uint8_t flag, const NodeState& state,
+                              std::string_view name,
+                              std::span<const TensorView> inputs,
+                              std::span<const TensorView> outputs,
+                              std::span<const std::byte> workspace,
+                              const DynamicRunContext& context) const {
+  if ((FlagsOf(state, context) & flag) == 0) return;
+  // Before the node runs its outputs are not there yet: the event lists
+  // their types as far as they are known.
+  StepInfo step = EventStep(state, name, inputs, outputs);
+  NodeEvent event{step, context.iteration, inputs, outputs, workspace};
+  if (flag == kObserveBefore) {
+    context.observer->BeforeNode(event);
+  } else {
+    context.observer->AfterNode(event);
+  }
+}
+
+absl::Status DynamicExecutor::Failed(const NodeState& state,
+                                     std::string_view name,
+                                     std::span<const TensorView> inputs,
+                                     std::span<const TensorView> outputs,
+                                     const absl::Status& status,
+                                     const DynamicRunContext& context) const {
+  if (context.observer != nullptr) {
+    StepInfo step = EventStep(state, name, inputs, outputs);
+    context.observer->OnNodeFailure(
+        NodeEvent{step, context.iteration, inputs, outputs, {}}, status);
+  }
+  return absl::Status(
+      status.code(),
+      StrCat(StepLabel(name, *state.node, steps_[state.step].task_id),
+             " failed: ", status.message()));
+}
+
+absl::StatusOr<const DynamicExecutor::CacheEntry*> DynamicExecutor::Prepare(
+    NodeState& state, std::string_view name, std::span<const TensorView> inputs,
+    const std::vector<bool>& constant, CacheEntry& fresh) {
+  const GraphNode& node = *state.node;
+  std::vector<TensorInfo> infos;
+  for (const TensorView& view : inputs) infos.push_back(view.info());
+  if (!state.needs_values) {
+    for (const CacheEntry& entry : state.cache) {
+      if (entry.inputs == infos) return &entry;
+    }
+    std::vector<const TensorView*> constants;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      constants.push_back(constant[i] ? &inputs[i] : nullptr);
+    }
+    absl::StatusOr<PreparedKernel> prepared =
+        PrepareNode(node, registry_, infos, constants);
+    if (prepared.ok()) {
+      if (state.cache.size() >= kMaxCachedShapes) {
+        state.cache.erase(state.cache.begin());
+      }
+      state.cache.push_back(CacheEntry{std::move(infos),
+                                       std::move(prepared->outputs),
+                                       std::move(prepared->kernel)});
+      return &state.cache.back();
+    }
+    if (!IsNotKnownBeforeExecution(prepared.status())) {
+      return Annotate(prepared.status(), StrCat("preparing '", name, "'"));
+    }
+    // Its shapes depend on input values: prepared with them, every run.
+    state.needs_values = true;
+  }
+  std::vector<const TensorView*> values;
+  for (const TensorView& view : inputs) {
+    values.push_back(view.present() ? &view : nullptr);
+  }
+  absl::StatusOr<PreparedKernel> prepared =
+      PrepareNode(node, registry_, infos, values);
+  if (!prepared.ok()) {
+    return Annotate(prepared.status(), StrCat("preparing '", name, "'"));
+  }
+  fresh = CacheEntry{std::move(infos), std::move(prepared->outputs),
+                     std::move(prepared->kernel)};
+  return &fresh;
+}
+
+absl::Status DynamicExecutor::RunNode(NodeState& state, ValueScope& scope,
+                                      const std::string& name,
+                                      const DynamicRunContext& context) {
+  const GraphNode& node = *state.node;
+  if (node.op_type == "If") return RunIf(state, scope, name, context);
+  if (node.op_type == "Loop") return RunLoop(state, scope, name, context);
+  if (node.op_type == "Scan") return RunScan(state, scope, name, context);
+  std::vector<TensorView> inputs;
+  std::vector<bool> constant;
+  RETURN_IF_ERROR(CollectInputs(node, scope, name, inputs, constant));
+  CacheEntry fresh;
+  ASSIGN_OR_RETURN(const CacheEntry* prepared,
+                   Prepare(state, name, inputs, constant, fresh));
+  std::vector<Tensor> outputs;
+  std::vector<TensorView> output_views;
+  for (size_t o = 0; o < prepared->outputs.size(); ++o) {
+    ASSIGN_OR_RETURN(Tensor t, NewTensor(prepared->outputs[o], name));
+    outputs.push_back(std::move(t));
+  }
+  for (const Tensor& t : outputs) output_views.push_back(t.view());
+  const size_t workspace_bytes = prepared->kernel->WorkspaceBytes();
+  if (workspace_.size() < workspace_bytes) {
+    try {
+      workspace_ = AlignedBuffer(workspace_bytes, /*zeroed=*/false);
+    } catch (const std::bad_alloc&) {
+      return WithKind(absl::ResourceExhaustedError(
+                          StrCat("out of memory allocating ", workspace_bytes,
+                                 " bytes of workspace for node '", name, "'")),
+                      ErrorKind::kOutOfMemory);
+    }
+  }
+  std::span<std::byte> workspace(workspace_.data(), workspace_bytes);
+  Observe(kObserveBefore, state, name, inputs, output_views, {}, context);
+  absl::Status status = prepared->kernel->Run(inputs, output_views, workspace);
+  if (!status.ok()) {
+    return Failed(state, name, inputs, output_views, status, context);
+  }
+  Observe(kObserveAfter, state, name, inputs, output_views, workspace, context);
+  const bool constant_output = node.op_type == "Constant";
+  for (size_t o = 0; o < node.outputs.size() && o < outputs.size(); ++o) {
+    if (node.outputs[o].empty()) continue;
+    scope.Own(node.outputs[o], std::move(outputs[o]), constant_output);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::SetOutputs(const NodeState& state,
+                                         std::string_view name,
+                                         ValueScope& scope,
+                                         std::span<const TensorView> inputs,
+                                         std::vector<ValueScope::Entry> results,
+                                         const DynamicRunContext& context) {
+  const GraphNode& node = *state.node;
+  std::vector<TensorView> views;
+  for (const ValueScope::Entry& entry : results) views.push_back(entry.view);
+  Observe(kObserveAfter, state, name, inputs, views, {}, context);
+  for (size_t o = 0; o < node.outputs.size() && o < results.size(); ++o) {
+    if (node.outputs[o].empty()) continue;
+    ValueScope::Entry entry = std::move(results[o]);
+    entry.constant = false;
+    scope.Set(node.outputs[o], std::move(entry));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::RunIf(NodeState& state, ValueScope& scope,
+                                    const std::string& name,
+                                    const DynamicRunContext& context) {
+  const GraphNode& node = *state.node;
+  std::vector<TensorView> inputs;
+  std::vector<bool> constant;
+  RETURN_IF_ERROR(CollectInputs(node, scope, name, inputs, constant));
+  if (inputs.size() != 1 || !inputs[0].present()) {
+    return Failed(state, name, inputs, {},
+                  absl::InvalidArgumentError("If takes one input, 'cond'"),
+                  context);
+  }
+  Observe(kObserveBefore, state, name, inputs, {}, {}, context);
+  absl::StatusOr<bool> cond = ReadCondition(inputs[0], "input 'cond'");
+  if (!cond.ok()) {
+    return Failed(state, name, inputs, {}, cond.status(), context);
+  }
+  const char* attr = *cond ? "then_branch" : "else_branch";
+  const Graph* branch = SubgraphOf(node, attr);
+  if (branch == nullptr) {
+    return Failed(
+        state, name, inputs, {},
+        absl::InvalidArgumentError(StrCat("attribute '", attr, "' is missing")),
+        context);
+  }
+  if (branch->outputs.size() != node.outputs.size()) {
+    return Failed(state, name, inputs, {},
+                  absl::InvalidArgumentError(
+                      StrCat(attr, " has ", branch->outputs.size(),
+                             " outputs, the node ", node.outputs.size())),
+                  context);
+  }
+  ValueScope child(&scope);
+  RETURN_IF_ERROR(
+      RunSubgraph(*branch, child, StrCat(name, "/", attr), context));
+  std::vector<ValueScope::Entry> results;
+  for (const NamedTensorInfo& out : branch->outputs) {
+    const ValueScope::Entry* entry = child.Find(out.name);
+    if (entry == nullptr) {
+      return Failed(state, name, inputs, {},
+                    absl::InvalidArgumentError(StrCat(
+                        attr, " does not compute its output '", out.name, "'")),
+                    context);
+    }
+    results.push_back(*entry);
+  }
+  return SetOutputs(state, name, scope, inputs, std::move(results), context);
+}
+
+absl::Status DynamicExecutor::RunLoop(NodeState& state, ValueScope& scope,
+                                      const std::string& name,
+                                      const DynamicRunContext& context) {
+  const GraphNode& node = *state.node;
+  std::vector<TensorView> inputs;
+  std::vector<bool> constant;
+  RETURN_IF_ERROR(CollectInputs(node, scope, name, inputs, constant));
+  auto fail = [&](absl::Status status) {
+    return Failed(state, name, inputs, {}, status, context);
+  };
+  const Graph* body = SubgraphOf(node, "body");
+  if (body == nullptr) {
+    return fail(absl::InvalidArgumentError("attribute 'body' is missing"));
+  }
+  if (inputs.size() < 2) {
+    return fail(absl::InvalidArgumentError(
+        "Loop takes at least two inputs, 'M' and 'cond' (either may be "
+        "empty)"));
+  }
+  const size_t carried = inputs.size() - 2;
+  if (body->inputs.size() != carried + 2 ||
+      body->outputs.size() < carried + 1 ||
+      node.outputs.size() > body->outputs.size() - 1) {
+    return fail(absl::InvalidArgumentError(StrCat(
+        "the body has ", body->inputs.size(), " inputs and ",
+        body->outputs.size(), " outputs; with ", carried,
+        " loop-carried values it needs ", carried + 2, " inputs and at least ",
+        carried + 1, " outputs, and the node at most ",
+        body->outputs.size() - 1, " outputs")));
+  }
+  const size_t scans = body->outputs.size() - 1 - carried;
+  Observe(kObserveBefore, state, name, inputs, {}, {}, context);
+  int64_t trip_count = INT64_MAX;
+  bool cond = true;
+  if (inputs[0].present()) {
+    const TensorView& m = inputs[0];
+    if (m.NumElements() != 1 ||
+        (m.dtype != DType::kInt64 && m.dtype != DType::kInt32)) {
+      return fail(absl::InvalidArgumentError(
+          StrCat("input 'M' (the trip count) must be one int64 value, got ",
+                 m.info().ToString())));
+    }
+    trip_count = m.dtype == DType::kInt64 ? *m.as<const int64_t>()
+                                          : *m.as<const int32_t>();
+  }
+  if (inputs[1].present()) {
+    absl::StatusOr<bool> c = ReadCondition(inputs[1], "input 'cond'");
+    if (!c.ok()) return fail(c.status());
+    cond = *c;
+  }
+  if (!inputs[0].present() && !inputs[1].present()) {
+    return fail(absl::UnimplementedError(
+        "a Loop with neither a trip count 'M' nor a condition 'cond' runs "
+        "forever; give it one of them"));
+  }
+  std::vector<ValueScope::Entry> values;
+  for (size_t n = 0; n < carried; ++n) {
+    const ValueScope::Entry* entry = scope.Find(node.inputs[2 + n]);
+    if (entry == nullptr) {
+      return fail(absl::InvalidArgumentError(
+          StrCat("loop-carried input ", 2 + n, " is empty")));
+    }
+    values.push_back(*entry);
+  }
+  std::vector<std::vector<ValueScope::Entry>> scanned(scans);
+  for (int64_t i = 0; i < trip_count && cond; ++i) {
+    ValueScope child(&scope);
+    Tensor iteration(DType::kInt64, Shape({}));
+    *iteration.as<int64_t>() = i;
+    child.Own(body->inputs[0].name, std::move(iteration));
+    Tensor cond_in(DType::kBool, Shape({}));
+    *cond_in.as<bool>() = cond;
+    child.Own(body->inputs[1].name, std::move(cond_in));
+    for (size_t n = 0; n < carried; ++n) {
+      child.Set(body->inputs[2 + n].name, values[n]);
+    }
+    RETURN_IF_ERROR(
+        RunSubgraph(*body, child, StrCat(name, "/body/", i), context));
+    std::vector<const ValueScope::Entry*> outs;
+    for (const NamedTensorInfo& out : body->outputs) {
+      const ValueScope::Entry* entry = child.Find(out.name);
+      if (entry == nullptr) {
+        return fail(absl::InvalidArgumentError(
+            StrCat("the body does not compute its output '", out.name, "'")));
+      }
+      outs.push_back(entry);
+    }
+    absl::StatusOr<bool> next =
+        ReadCondition(outs[0]->view, "the body's condition output");
+    if (!next.ok()) return fail(next.status());
+    cond = *next;
+    for (size_t n = 0; n < carried; ++n) values[n] = *outs[1 + n];
+    for (size_t k = 0; k < scans; ++k) {
+      scanned[k].push_back(*outs[1 + carried + k]);
+    }
+  }
+  std::vector<ValueScope::Entry> results = std::move(values);
+  for (size_t k = 0; k < scans; ++k) {
+    const NamedTensorInfo& declared = body->outputs[1 + carried + k];
+    absl::StatusOr<Tensor> stacked;
+    if (scanned[k].empty()) {
+      stacked = EmptyStack(declared, 0);
+    } else {
+      std::vector<TensorView> parts;
+      for (const ValueScope::Entry& e : scanned[k]) parts.push_back(e.view);
+      stacked = StackAlong(parts, 0, declared.name);
+    }
+    if (!stacked.ok()) return fail(stacked.status());
+    auto owner = std::make_shared<const Tensor>(std::move(*stacked));
+    results.push_back(ValueScope::Entry{owner->view(), owner, false});
+  }
+  return SetOutputs(state, name, scope, inputs, std::move(results), context);
+}
+
+absl::Status DynamicExecutor::RunScan(NodeState& state, ValueScope& scope,
+                                      const std::string& name,
+                                      const DynamicRunContext& context) {
+  const GraphNode& node = *state.node;
+  std::vector<TensorView> inputs;
+  std::vector<bool> constant;
+  RETURN_IF_ERROR(CollectInputs(node, scope, name, inputs, constant));
+  auto fail = [&](absl::Status status) {
+    return Failed(state, name, inputs, {}, status, context);
+  };
+  const Graph* body = SubgraphOf(node, "body");
+  if (body == nullptr) {
+    return fail(absl::InvalidArgumentError("attribute 'body' is missing"));
+  }
+  if (node.attrs.Has("directions")) {
+    return fail(absl::UnimplementedError(
+        "Scan of opset 8 (with a batch axis and 'sequence_lens') is not "
+        "supported; re-export the model with opset 9 or later"));
+  }
+  absl::StatusOr<int64_t> num_scan = node.attrs.GetInt("num_scan_inputs", -1);
+  if (!num_scan.ok()) return fail(num_scan.status());
+  const int64_t m = *num_scan;
+  if (m < 1 || m > static_cast<int64_t>(inputs.size())) {
+    return fail(absl::InvalidArgumentError(
+        StrCat("attribute 'num_scan_inputs' must be between 1 and the ",
+               inputs.size(), " inputs, got ", m)));
+  }
+  const size_t states = inputs.size() - m;
+  if (body->inputs.size() != inputs.size() || body->outputs.size() < states ||
+      node.outputs.size() > body->outputs.size()) {
+    return fail(absl::InvalidArgumentError(
+        StrCat("the body has ", body->inputs.size(), " inputs and ",
+               body->outputs.size(), " outputs; the node has ", inputs.size(),
+               " inputs (", states, " states) and ", node.outputs.size(),
+               " outputs")));
+  }
+  const size_t k_outputs = body->outputs.size() - states;
+  auto read = [&](const char* attr,
+                  size_t count) -> absl::StatusOr<std::vector<int64_t>> {
+    ASSIGN_OR_RETURN(std::vector<int64_t> values,
+                     node.attrs.GetInts(attr, std::vector<int64_t>(count, 0)));
+    if (values.size() != count) {
+      return absl::InvalidArgumentError(StrCat("attribute '", attr, "' has ",
+                                               values.size(),
+                                               " values, expected ", count));
+    }
+    return values;
+  };
+  absl::StatusOr<std::vector<int64_t>> in_axes =
+      read("scan_input_axes", static_cast<size_t>(m));
+  absl::StatusOr<std::vector<int64_t>> in_dirs =
+      read("scan_input_directions", static_cast<size_t>(m));
+  absl::StatusOr<std::vector<int64_t>> out_axes =
+      read("scan_output_axes", k_outputs);
+  absl::StatusOr<std::vector<int64_t>> out_dirs =
+      read("scan_output_directions", k_outputs);
+  for (const auto* attr : {&in_axes, &in_dirs, &out_axes, &out_dirs}) {
+    if (!attr->ok()) return fail(attr->status());
+  }
+  int64_t length = -1;
+  for (int64_t j = 0; j < m; ++j) {
+    const TensorView& in = inputs[states + j];
+    if (!in.present()) {
+      return fail(absl::InvalidArgumentError(
+          StrCat("scan input ", states + j, " is empty")));
+    }
+    absl::StatusOr<int64_t> axis =
+        NormalizeAxis((*in_axes)[j], static_cast<int64_t>(in.shape.rank()),
+                      "scan_input_axes");
+    if (!axis.ok()) return fail(axis.status());
+    (*in_axes)[j] = *axis;
+    if (length >= 0 && in.shape[*axis] != length) {
+      return fail(absl::InvalidArgumentError(
+          StrCat("scan inputs differ in length: ", length, " and ",
+                 in.shape[*axis], " (input ", states + j, ")")));
+    }
+    length = in.shape[*axis];
+  }
+  Observe(kObserveBefore, state, name, inputs, {}, {}, context);
+  std::vector<ValueScope::Entry> values;
+  for (size_t n = 0; n < states; ++n) {
+    const ValueScope::Entry* entry = scope.Find(node.inputs[n]);
+    if (entry == nullptr) {
+      return fail(
+          absl::InvalidArgumentError(StrCat("state input ", n, " is empty")));
+    }
+    values.push_back(*entry);
+  }
+  std::vector<std::vector<ValueScope::Entry>> scanned(k_outputs);
+  for (int64_t i = 0; i < length; ++i) {
+    ValueScope child(&scope);
+    for (size_t n = 0; n < states; ++n) {
+      child.Set(body->inputs[n].name, values[n]);
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t at = (*in_dirs)[j] == 1 ? length - 1 - i : i;
+      absl::StatusOr<Tensor> slice = SliceAlong(
+          inputs[states + j], (*in_axes)[j], at, body->inputs[states + j].name);
+      if (!slice.ok()) return fail(slice.status());
+      child.Own(body->inputs[states + j].name, std::move(*slice));
+    }
+    RETURN_IF_ERROR(
+        RunSubgraph(*body, child, StrCat(name, "/body/", i), context));
+    std::vector<const ValueScope::Entry*> outs;
+    for (const NamedTensorInfo& out : body->outputs) {
+      const ValueScope::Entry* entry = child.Find(out.name);
+      if (entry == nullptr) {
+        return fail(absl::InvalidArgumentError(
+            StrCat("the body does not compute its output '", out.name, "'")));
+      }
+      outs.push_back(entry);
+    }
+    for (size_t n = 0; n < states; ++n) values[n] = *outs[n];
+    for (size_t k = 0; k < k_outputs; ++k) {
+      scanned[k].push_back(*outs[states + k]);
+    }
+  }
+  std::vector<ValueScope::Entry> results = std::move(values);
+  for (size_t k = 0; k < k_outputs; ++k) {
+    const NamedTensorInfo& declared = body->outputs[states + k];
+    if ((*out_dirs)[k] == 1) std::reverse(scanned[k].begin(), scanned[k].end());
+    absl::StatusOr<Tensor> stacked;
+    if (scanned[k].empty()) {
+      stacked = EmptyStack(declared, 0);
+    } else {
+      std::vector<TensorView> parts;
+      for (const ValueScope::Entry& e : scanned[k]) parts.push_back(e.view);
+      absl::StatusOr<int64_t> axis = NormalizeAxis(
+          (*out_axes)[k], static_cast<int64_t>(parts[0].shape.rank()) + 1,
+          "scan_output_axes");
+      if (!axis.ok()) return fail(axis.status());
+      stacked = StackAlong(parts, *axis, declared.name);
+    }
+    if (!stacked.ok()) return fail(stacked.status());
+    auto owner = std::make_shared<const Tensor>(std::move(*stacked));
+    results.push_back(ValueScope::Entry{owner->view(), owner, false});
+  }
+  return SetOutputs(state, name, scope, inputs, std::move(results), context);
+}
+
+}  // namespace acldump
