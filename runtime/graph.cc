@@ -13,10 +13,6 @@ bool IsControlFlowOp(std::string_view op_type) {
   return op_type == "If" || op_type == "Loop" || op_type == "Scan";
 }
 
-bool IsControlFlowOp(std::string_view op_type) {
-  return op_type == "If" || op_type == "Loop" || op_type == "Scan";
-}
-
 int Graph::ProducerOf(std::string_view value) const {
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const std::string& out : nodes[i].outputs) {
@@ -83,8 +79,8 @@ absl::Status SortTopologically(
         if (it == producer.end()) {
           return absl::InvalidArgumentError(StrCat(
               "node '", node.name, "' (", node.op_type, ") ",
-              reads == &node.inputs ? "reads '" : "has subgraphs reading '",
-              in, "', which no node, input or initializer provides"));
+              reads == &node.inputs ? "reads '" : "has subgraphs reading '", in,
+              "', which no node, input or initializer provides"));
         }
         deps.insert(it->second);
       }
@@ -208,10 +204,9 @@ absl::Status CheckControlFlowNode(const GraphNode& node) {
     }
     if (then_branch.outputs.size() != else_branch.outputs.size() ||
         then_branch.outputs.size() < outputs) {
-      return absl::InvalidArgumentError(
-          StrCat("If has ", outputs, " outputs, its branches return ",
-                 then_branch.outputs.size(), " and ",
-                 else_branch.outputs.size()));
+      return absl::InvalidArgumentError(StrCat(
+          "If has ", outputs, " outputs, its branches return ",
+          then_branch.outputs.size(), " and ", else_branch.outputs.size()));
     }
     return absl::OkStatus();
   }
@@ -233,7 +228,8 @@ absl::Status CheckControlFlowNode(const GraphNode& node) {
   }
   // Scan: the body takes each state and scan input (opset 8: the node also
   // has sequence_lens first) and returns each state and scan output.
-  if (body.inputs.size() > node.inputs.size() || body.outputs.size() < outputs) {
+  if (body.inputs.size() > node.inputs.size() ||
+      body.outputs.size() < outputs) {
     return absl::InvalidArgumentError(
         StrCat("Scan has ", node.inputs.size(), " inputs and ", outputs,
                " outputs, its body ", body.inputs.size(), " inputs and ",
@@ -250,17 +246,16 @@ absl::Status CheckOpTypesIn(const Graph& graph, const std::string& path,
     const std::string node_path = StrCat(path, node.name);
     if (!IsControlFlowOp(node.op_type)) {
       if (registry.Find(node.op_type) == nullptr) {
-        return absl::InvalidArgumentError(StrCat("node '", node_path, "' (",
-                                                 node.op_type, "): op type '",
-                                                 node.op_type,
-                                                 "' is not supported"));
+        return absl::InvalidArgumentError(
+            StrCat("node '", node_path, "' (", node.op_type, "): op type '",
+                   node.op_type, "' is not supported"));
       }
       continue;
     }
     if (depth >= kMaxSubgraphDepth) {
-      return absl::InvalidArgumentError(
-          StrCat("node '", node_path, "': subgraphs nest more than ",
-                 kMaxSubgraphDepth, " deep"));
+      return absl::InvalidArgumentError(StrCat("node '", node_path,
+                                               "': subgraphs nest more than ",
+                                               kMaxSubgraphDepth, " deep"));
     }
     for (const auto& [attribute, subgraph] : node.subgraphs) {
       if (subgraph == nullptr) continue;

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -65,7 +66,8 @@ struct NamedTensorInfo {
 enum class GearKind { kNone, kBatch, kImageSize, kDims };
 
 // One compiled-in shape of a dynamic model: its values ([batch], [height,
-// width], or the dims gear's values) and the graph with every shape static for them.
+// width], or the dims gear's values) and the graph with every shape static for
+// them.
 struct Gear {
   std::vector<int64_t> values;
   std::shared_ptr<const Graph> graph;
@@ -93,9 +95,6 @@ struct Graph {
   bool IsGraphOutput(std::string_view value) const;
   bool IsGraphInput(std::string_view value) const;
 };
-
-// If, Loop and Scan: nodes that run subgraphs, not kernels.
-bool IsControlFlowOp(std::string_view op_type);
 
 // Orders nodes so every input and implicit input is produced before use.
 // Fails on a cycle or on an input nobody produces, naming the node and the
