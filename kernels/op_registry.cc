@@ -96,8 +96,14 @@ absl::StatusOr<PreparedKernel> OpRegistry::Prepare(
   }
   absl::StatusOr<PreparedKernel> prepared = def->prepare(context);
   if (!prepared.ok()) {
-    return absl::Status(prepared.status().code(),
+    absl::Status status(prepared.status().code(),
                         StrCat(def->type, ": ", prepared.status().message()));
+    // Kept: the payload tells the runtime what kind of failure this is.
+    prepared.status().ForEachPayload(
+        [&](absl::string_view url, const absl::Cord& payload) {
+          status.SetPayload(url, payload);
+        });
+    return status;
   }
   if (prepared->outputs.size() != context.num_outputs ||
       prepared->kernel == nullptr) {

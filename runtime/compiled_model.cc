@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "base/error_kind.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "kernels/threading.h"
+#include "runtime/dynamic_executor.h"
 #include "runtime/node_prepare.h"
 
 namespace acldump {
@@ -27,8 +29,10 @@ class ModelCompiler {
       RETURN_IF_ERROR(AddNode(n));
     }
     RETURN_IF_ERROR(CheckDeclaredOutputs());
+    KeepDynamicReads();
     RETURN_IF_ERROR(PlanMemory());
     RETURN_IF_ERROR(BindViews());
+    RETURN_IF_ERROR(AddDynamicExecutor());
     return std::move(model_);
   }
 
@@ -131,15 +135,64 @@ class ModelCompiler {
     return inputs;
   }
 
+  // Whether the node reads a value known only while the model runs, or runs
+  // subgraphs: then the dynamic executor runs it, after the static steps.
+  bool ReadsDynamicValues(const GraphNode& node) const {
+    if (IsControlFlowOp(node.op_type)) return true;
+    for (const std::string& in : node.inputs) {
+      if (dynamic_values_.count(in) > 0) return true;
+    }
+    for (const std::string& in : node.implicit_inputs) {
+      if (dynamic_values_.count(in) > 0) return true;
+    }
+    return false;
+  }
+
+  absl::Status AddDynamicNode(size_t n) {
+    const GraphNode& node = graph().nodes[n];
+    auto read = [&](const std::string& in) -> absl::Status {
+      if (in.empty() || dynamic_values_.count(in) > 0) return absl::OkStatus();
+      if (value_ids_.count(in) == 0) {
+        return absl::InvalidArgumentError(
+            StrCat(NodeLabel(node), ": input '", in, "' is not defined"));
+      }
+      if (std::find(dynamic_reads_.begin(), dynamic_reads_.end(), in) ==
+          dynamic_reads_.end()) {
+        dynamic_reads_.push_back(in);
+      }
+      return absl::OkStatus();
+    };
+    for (const std::string& in : node.inputs) RETURN_IF_ERROR(read(in));
+    for (const std::string& in : node.implicit_inputs) {
+      RETURN_IF_ERROR(read(in));
+    }
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      if (value_ids_.count(out) > 0 || !dynamic_values_.insert(out).second) {
+        return absl::InvalidArgumentError(
+            StrCat("value '", out, "' is defined more than once"));
+      }
+    }
+    dynamic_nodes_.push_back(static_cast<int>(n));
+    return absl::OkStatus();
+  }
+
   absl::Status AddNode(size_t n) {
     const GraphNode& node = graph().nodes[n];
+    if (ReadsDynamicValues(node)) return AddDynamicNode(n);
     ASSIGN_OR_RETURN(NodeInputs inputs, CollectInputs(node));
     std::vector<const TensorView*> constants;
     for (size_t i = 0; i < inputs.views.size(); ++i) {
       constants.push_back(inputs.known[i] ? &inputs.views[i] : nullptr);
     }
-    ASSIGN_OR_RETURN(PreparedKernel prepared,
-                     PrepareNode(node, registry_, inputs.infos, constants));
+    absl::StatusOr<PreparedKernel> prepared_or =
+        PrepareNode(node, registry_, inputs.infos, constants);
+    if (!prepared_or.ok() && IsNotKnownBeforeExecution(prepared_or.status())) {
+      // Its output shapes depend on values computed while the model runs.
+      return AddDynamicNode(n);
+    }
+    RETURN_IF_ERROR(prepared_or.status());
+    PreparedKernel prepared = std::move(*prepared_or);
     if (node.op_type == "Constant") return AddConstant(node, prepared);
     RETURN_IF_ERROR(CheckNoTask(node, prepared, inputs));
     if (node.no_task && !graph().IsGraphOutput(node.outputs[0])) {
@@ -240,10 +293,18 @@ class ModelCompiler {
     return absl::OkStatus();
   }
 
-  // Declared outputs must exist and match what the graph computes.
+  // Declared outputs must exist and match what the graph computes. An output
+  // the dynamic part computes keeps its declared type; its shape is checked
+  // at every execution.
   absl::Status CheckDeclaredOutputs() {
     const Graph& g = graph();
+    model_->dynamic_outputs_.assign(g.outputs.size(), false);
     for (size_t k = 0; k < g.outputs.size(); ++k) {
+      if (dynamic_values_.count(g.outputs[k].name) > 0) {
+        model_->dynamic_outputs_[k] = true;
+        model_->output_infos_.push_back(g.outputs[k].info);
+        continue;
+      }
       auto produced = value_ids_.find(g.outputs[k].name);
       if (produced == value_ids_.end()) {
         return absl::InvalidArgumentError(
@@ -257,6 +318,57 @@ class ModelCompiler {
             g.outputs[k].info.ToString(), " but computes ", v.info.ToString()));
       }
       model_->output_infos_.push_back(v.info);
+    }
+    return absl::OkStatus();
+  }
+
+  // The dynamic part runs after every static step: what it reads lives until
+  // the end.
+  void KeepDynamicReads() {
+    const int end = static_cast<int>(model_->steps_.size());
+    for (const std::string& name : dynamic_reads_) {
+      for (int v = value_ids_.at(name); v >= 0; v = values_[v].alias_of) {
+        values_[v].last_use = std::max(values_[v].last_use, end);
+      }
+    }
+  }
+
+  absl::Status AddDynamicExecutor() {
+    if (dynamic_nodes_.empty()) return absl::OkStatus();
+    for (const std::string& name : dynamic_reads_) {
+      const int id = value_ids_.at(name);
+      model_->dynamic_sources_.emplace_back();
+      CompiledModel::DynamicSource& source = model_->dynamic_sources_.back();
+      source.name = name;
+      const ValueKind kind = values_[RootOf(id)].kind;
+      source.constant =
+          kind == ValueKind::kInitializer || kind == ValueKind::kConstant;
+      Bind(id, source.view);
+      const CompiledModel::Binding& binding = model_->bindings_.back();
+      if (binding.location.memory == CompiledModel::Memory::kWeights) {
+        binding.view->data =
+            const_cast<void*>(model_->weights_[binding.location.index].data);
+      } else if (binding.location.memory == CompiledModel::Memory::kInput ||
+                 binding.location.memory == CompiledModel::Memory::kOutput) {
+        model_->io_bindings_.push_back(binding);
+      }
+    }
+    auto info_of = [this](std::string_view name) {
+      auto it = value_ids_.find(name);
+      return it == value_ids_.end() ? TensorInfo{} : values_[it->second].info;
+    };
+    ASSIGN_OR_RETURN(
+        model_->dynamic_,
+        DynamicExecutor::Create(
+            graph(), dynamic_nodes_, registry_,
+            static_cast<uint32_t>(model_->step_infos_.size()), info_of));
+    for (const StepInfo& step : model_->dynamic_->steps()) {
+      model_->step_infos_.push_back(step);
+    }
+    for (size_t k = 0; k < graph().outputs.size(); ++k) {
+      if (model_->dynamic_outputs_[k]) {
+        model_->dynamic_output_names_.push_back(graph().outputs[k].name);
+      }
     }
     return absl::OkStatus();
   }
@@ -343,6 +455,7 @@ class ModelCompiler {
       }
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
+      if (model_->dynamic_outputs_[k]) continue;
       const int id = value_ids_.at(g.outputs[k].name);
       const CompiledModel::Location source = LocationOf(id);
       if (source.memory == CompiledModel::Memory::kOutput) {
@@ -363,6 +476,9 @@ class ModelCompiler {
   std::vector<Value> values_;
   std::map<std::string, int, std::less<>> value_ids_;
   std::vector<std::vector<int>> step_inputs_;  // value ids per step input
+  std::set<std::string, std::less<>> dynamic_values_;
+  std::vector<int> dynamic_nodes_;          // graph node indices
+  std::vector<std::string> dynamic_reads_;  // static values they read
   size_t weight_bytes_ = 0;
 };
 
@@ -377,6 +493,7 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Compile(
   ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model,
                    ModelCompiler(std::move(graph), registry, options).Run());
   model->intra_op_threads_ = threads;
+  model->current_output_infos_ = model->output_infos_;
   return model;
 }
 
@@ -441,10 +558,10 @@ absl::Status CompiledModel::EnsureWorkMemory() {
 absl::Status CompiledModel::AttachObserver(
     std::shared_ptr<ExecutionObserver> observer,
     std::vector<uint8_t> step_flags) {
-  if (observer && step_flags.size() != steps_.size()) {
+  if (observer && step_flags.size() != step_infos_.size()) {
     return absl::InvalidArgumentError(
         StrCat("observer plan has ", step_flags.size(),
-               " entries, the model has ", steps_.size(), " steps"));
+               " entries, the model has ", step_infos_.size(), " steps"));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   observer_ = std::move(observer);
@@ -521,7 +638,8 @@ absl::Status CompiledModel::CheckBuffers(
   }
   auto check = [&](size_t i, const void* data, size_t size, bool is_input) {
     const TensorInfo& info = is_input ? input_infos_[i] : output_infos_[i];
-    const size_t need = info.ByteSize();
+    // A dynamic output's size is checked once it is computed.
+    const size_t need = !is_input && dynamic_outputs_[i] ? 0 : info.ByteSize();
     if (size >= need && (need == 0 || data != nullptr)) return absl::OkStatus();
     const std::string& name =
         is_input ? graph_.inputs[i].name : graph_.outputs[i].name;
@@ -540,6 +658,66 @@ absl::Status CompiledModel::CheckBuffers(
     RETURN_IF_ERROR(check(i, outputs[i].data, outputs[i].size, false));
   }
   return absl::OkStatus();
+}
+
+absl::Status CompiledModel::RunDynamic(
+    uint64_t iteration, bool observed,
+    std::span<const MutableHostBuffer> outputs) {
+  ValueScope scope;
+  for (const DynamicSource& source : dynamic_sources_) {
+    scope.Set(source.name,
+              ValueScope::Entry{source.view, nullptr, source.constant});
+  }
+  DynamicRunContext context;
+  if (observed && observer_->ObservesDynamicSteps()) {
+    context.observer = observer_.get();
+    context.step_flags = step_flags_;
+  }
+  context.iteration = iteration;
+  RETURN_IF_ERROR(dynamic_->Run(scope, context, dynamic_output_names_));
+  for (size_t k = 0; k < output_infos_.size(); ++k) {
+    if (!dynamic_outputs_[k]) continue;
+    const std::string& name = graph_.outputs[k].name;
+    const ValueScope::Entry* entry = scope.Find(name);
+    if (entry == nullptr) {
+      return absl::InternalError(
+          StrCat("output '", name, "' was not computed"));
+    }
+    const TensorView& value = entry->view;
+    const TensorInfo& declared = output_infos_[k];
+    bool matches = value.dtype == declared.dtype &&
+                   (declared.shape.rank() == 0 ||
+                    declared.shape.rank() == value.shape.rank());
+    for (size_t d = 0; matches && d < declared.shape.rank() &&
+                       declared.shape.rank() == value.shape.rank();
+         ++d) {
+      matches = declared.shape[d] < 0 || declared.shape[d] == value.shape[d];
+    }
+    if (!matches) {
+      return absl::InvalidArgumentError(
+          StrCat("output '", name, "' is declared as ", declared.ToString(),
+                 " but this execution computed ", value.info().ToString()));
+    }
+    const size_t bytes = value.ByteSize();
+    if (outputs[k].size < bytes || (bytes > 0 && outputs[k].data == nullptr)) {
+      return WithKind(
+          absl::InvalidArgumentError(StrCat(
+              "output ", k, " ('", name, "') is ", value.info().ToString(),
+              " in this execution: it needs ", bytes, " bytes, the buffer ",
+              outputs[k].data ? "has " : "is NULL with ", outputs[k].size,
+              "; its size depends on the input, so give it room for the "
+              "largest result")),
+          ErrorKind::kModelOutputNotMatch);
+    }
+    if (bytes > 0) std::memcpy(outputs[k].data, value.data, bytes);
+    current_output_infos_[k] = value.info();
+  }
+  return absl::OkStatus();
+}
+
+std::vector<TensorInfo> CompiledModel::CurrentOutputInfos() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return current_output_infos_;
 }
 
 const void* CompiledModel::Resolve(const Location& location,
@@ -591,6 +769,9 @@ absl::Status CompiledModel::Run(std::optional<uint64_t> numbered,
       observer_ != nullptr && observer_->BeginIteration(iteration);
   absl::Status status =
       observed ? RunSteps<true>(iteration) : RunSteps<false>(iteration);
+  if (status.ok() && dynamic_ != nullptr) {
+    status = RunDynamic(iteration, observed, outputs);
+  }
   if (status.ok()) {
     for (const FinalCopy& copy : final_copies_) {
       if (copy.bytes > 0) {

@@ -10,6 +10,7 @@
 #define ACLDUMP_RUNTIME_COMPILED_MODEL_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "kernels/op_registry.h"
+#include "runtime/dynamic_executor.h"
 #include "runtime/graph.h"
 #include "runtime/memory_plan.h"
 #include "runtime/observer.h"
@@ -68,13 +70,16 @@ class CompiledModel {
   ~CompiledModel();
 
   const Graph& graph() const { return graph_; }
-  // Executed nodes in order; task_id = index.
+  // Executed nodes in order; task_id = index. The static steps come first,
+  // then the dynamic part's (StepInfo::dynamic): nodes whose shapes are known
+  // only while the model runs, and the nodes of control-flow subgraphs.
   const std::vector<StepInfo>& steps() const { return step_infos_; }
   // The views step `task` writes its outputs into, as bound for the execution
   // under way: for an observer, which may look at a step's output memory
   // after other steps ran (it holds that step's outputs only between the step
   // and its last reader; the memory is shared with other values otherwise).
   std::span<const TensorView> StepOutputs(size_t task) const {
+    if (task >= steps_.size()) return {};  // a dynamic step
     return steps_[task].outputs;
   }
   const MemoryPlanStats& memory_plan() const { return plan_stats_; }
@@ -114,6 +119,15 @@ class CompiledModel {
 
   // Executions started so far (the next iteration's number).
   uint64_t iteration() const;
+
+  // Whether output `index`'s shape depends on the input (it is computed by
+  // the dynamic part): its declared info has -1 for the dimensions that vary.
+  bool output_is_dynamic(size_t index) const {
+    return index < dynamic_outputs_.size() && dynamic_outputs_[index];
+  }
+  // The outputs' types and shapes as the last successful execution computed
+  // them (the declared ones before any).
+  std::vector<TensorInfo> CurrentOutputInfos() const;
 
  private:
   friend class ModelCompiler;
@@ -159,6 +173,8 @@ class CompiledModel {
   // Points every binding of `memory` kind at its base; mutex_ held.
   void Rebind(Memory memory, std::byte* base);
   absl::Status EnsureWorkMemory();
+  absl::Status RunDynamic(uint64_t iteration, bool observed,
+                          std::span<const MutableHostBuffer> outputs);
   const void* Resolve(const Location& location,
                       std::span<const HostBuffer> inputs) const;
 
@@ -183,6 +199,18 @@ class CompiledModel {
   std::vector<uint8_t> step_flags_;
   uint64_t iteration_ = 0;
   int intra_op_threads_ = 1;
+
+  // A static value the dynamic part reads, bound like a step's view.
+  struct DynamicSource {
+    std::string name;
+    TensorView view;
+    bool constant = false;
+  };
+  std::unique_ptr<DynamicExecutor> dynamic_;   // null: every shape is static
+  std::deque<DynamicSource> dynamic_sources_;  // stable addresses: bound
+  std::vector<bool> dynamic_outputs_;
+  std::vector<std::string> dynamic_output_names_;
+  std::vector<TensorInfo> current_output_infos_;
 };
 
 }  // namespace acldump

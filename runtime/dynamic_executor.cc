@@ -35,6 +35,13 @@ absl::StatusOr<Tensor> NewTensor(const TensorInfo& info,
   }
 }
 
+// A subgraph node's error names its path ("loop/body/2/add").
+absl::Status Located(const absl::Status& status, const GraphNode& node,
+                     std::string_view name) {
+  return name == node.name ? status
+                           : Annotate(status, StrCat("in '", name, "'"));
+}
+
 absl::StatusOr<bool> ReadCondition(const TensorView& view,
                                    std::string_view what) {
   if (view.dtype != DType::kBool || view.NumElements() != 1) {
@@ -391,7 +398,7 @@ absl::StatusOr<const DynamicExecutor::CacheEntry*> DynamicExecutor::Prepare(
       return &state.cache.back();
     }
     if (!IsNotKnownBeforeExecution(prepared.status())) {
-      return Annotate(prepared.status(), StrCat("preparing '", name, "'"));
+      return Located(prepared.status(), *state.node, name);
     }
     // Its shapes depend on input values: prepared with them, every run.
     state.needs_values = true;
@@ -403,7 +410,7 @@ absl::StatusOr<const DynamicExecutor::CacheEntry*> DynamicExecutor::Prepare(
   absl::StatusOr<PreparedKernel> prepared =
       PrepareNode(node, registry_, infos, values);
   if (!prepared.ok()) {
-    return Annotate(prepared.status(), StrCat("preparing '", name, "'"));
+    return Located(prepared.status(), *state.node, name);
   }
   fresh = CacheEntry{std::move(infos), std::move(prepared->outputs),
                      std::move(prepared->kernel)};
