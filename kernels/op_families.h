@@ -19,6 +19,9 @@ absl::Status RegisterElementwiseOps(OpRegistry& registry);
 absl::Status RegisterIndexingOps(OpRegistry& registry);
 // Einsum
 absl::Status RegisterEinsumOps(OpRegistry& registry);
+// NonZero Compress Unique NonMaxSuppression: output sizes depend on input
+// values
+absl::Status RegisterDataDependentOps(OpRegistry& registry);
 // LRN MeanVarianceNormalization LpNormalization GroupNormalization
 absl::Status RegisterFeatureNormOps(OpRegistry& registry);
 // GridSample

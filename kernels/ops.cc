@@ -13,6 +13,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterAippOps(registry));
   RETURN_IF_ERROR(RegisterBitwiseOps(registry));
   RETURN_IF_ERROR(RegisterConvOps(registry));
+  RETURN_IF_ERROR(RegisterDataDependentOps(registry));
   RETURN_IF_ERROR(RegisterEinsumOps(registry));
   RETURN_IF_ERROR(RegisterElementwiseOps(registry));
   RETURN_IF_ERROR(RegisterFeatureNormOps(registry));
