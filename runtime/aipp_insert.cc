@@ -260,6 +260,19 @@ absl::Status InsertOne(Graph& graph, const AippOpParams& op,
     return absl::InvalidArgumentError("aipp_mode: give static or dynamic");
   }
   const std::string name = graph.inputs[index].name;
+  // Readers are renamed to the AIPP output; subgraphs would keep reading the
+  // raw image.
+  for (const GraphNode& consumer : graph.nodes) {
+    if (std::find(consumer.implicit_inputs.begin(),
+                  consumer.implicit_inputs.end(),
+                  name) != consumer.implicit_inputs.end()) {
+      return absl::UnimplementedError(
+          StrCat(where, ": the subgraphs of node '", consumer.name, "' (",
+                 consumer.op_type,
+                 ") read it; AIPP is not supported for an input that "
+                 "control flow reads"));
+    }
+  }
   for (GraphNode& consumer : graph.nodes) {
     for (std::string& in : consumer.inputs) {
       if (in == name) in = output;

@@ -104,6 +104,30 @@ TEST(AippInsertTest, DynamicConfigAddsTheParameterInput) {
   EXPECT_TRUE(ParseModel(SerializeModel(*graph)).ok());
 }
 
+// Readers are renamed to the AIPP output; a subgraph reading the input would
+// still see the raw image, so that is refused.
+TEST(AippInsertTest, AnInputControlFlowReadsIsRefused) {
+  absl::StatusOr<Graph> graph = Converted();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto branch = std::make_shared<Graph>();
+  branch->outputs = {{"input", graph->inputs[0].info}};
+  GraphNode node;
+  node.name = "branch";
+  node.op_type = "If";
+  node.inputs = {"cond"};
+  node.outputs = {"picked"};
+  node.subgraphs = {{"then_branch", branch}, {"else_branch", branch}};
+  node.implicit_inputs = ImplicitInputsOf(node);
+  ASSERT_THAT(node.implicit_inputs, ElementsAre("input"));
+  graph->nodes.push_back(node);
+  const absl::Status status = InsertAippOps(
+      *graph, "aipp_op { aipp_mode: static input_format: RGB888_U8 }",
+      "cf.cfg");
+  EXPECT_THAT(Message(status),
+              HasSubstr("the subgraphs of node 'branch' (If) read it; AIPP is "
+                        "not supported for an input that control flow reads"));
+}
+
 TEST(AippInsertTest, BadConfigsNameTheFileLineAndField) {
   const std::pair<const char*, const char*> cases[] = {
       {"aipp_op {\n  aipp_mode: static\n  input_fromat: RGB888_U8\n}",

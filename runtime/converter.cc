@@ -96,38 +96,62 @@ absl::StatusOr<Graph> ConvertGears(const onnx::ModelProto& proto,
 
 namespace {
 
-// Every operator of the model the registry lacks, in one error: a user learns
-// the whole list at once, not one operator per attempt.
-absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
-  struct Missing {
-    int nodes = 0;
-    std::string first_node;
-  };
-  std::map<std::string, Missing> missing;
-  std::vector<std::string> order;
-  for (const onnx::NodeProto& node : proto.graph().node()) {
+struct MissingOp {
+  int nodes = 0;
+  std::string first_node;
+};
+
+// The op types of `graph` the registry lacks, by type, with the first node's
+// path ("If_3/then_branch/Foo_1"; unnamed nodes as the import names them).
+// Control flow is supported: its subgraphs are searched instead.
+void CollectMissingOps(const onnx::GraphProto& graph, const std::string& path,
+                       int depth, std::map<std::string, MissingOp>& missing,
+                       std::vector<std::string>& order) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    const std::string name =
+        node.name().empty() ? StrCat(node.op_type(), "_", i) : node.name();
+    const std::string node_path = StrCat(path, name);
     const bool default_domain =
         node.domain().empty() || node.domain() == "ai.onnx";
+    if (default_domain && IsControlFlowOp(node.op_type())) {
+      // Deeper nesting is the import's error.
+      if (depth >= kMaxSubgraphDepth) continue;
+      for (const onnx::AttributeProto& attr : node.attribute()) {
+        if (attr.type() != onnx::AttributeProto::GRAPH) continue;
+        CollectMissingOps(attr.g(), SubgraphPath(path, name, attr.name()),
+                          depth + 1, missing, order);
+      }
+      continue;
+    }
     if (default_domain && BuiltinOps().Find(node.op_type()) != nullptr)
       continue;
     const std::string type = default_domain
                                  ? node.op_type()
                                  : StrCat(node.domain(), ".", node.op_type());
-    Missing& entry = missing[type];
+    MissingOp& entry = missing[type];
     if (entry.nodes++ == 0) {
-      entry.first_node = node.name();
+      entry.first_node = node_path;
       order.push_back(type);
     }
   }
+}
+
+// Every operator of the model the registry lacks, in one error: a user learns
+// the whole list at once, not one operator per attempt.
+absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
+  std::map<std::string, MissingOp> missing;
+  std::vector<std::string> order;
+  CollectMissingOps(proto.graph(), "", 0, missing, order);
   if (missing.empty()) return absl::OkStatus();
   std::vector<std::string> listed;
   for (const std::string& type : order) {
-    const Missing& entry = missing[type];
+    const MissingOp& entry = missing[type];
     listed.push_back(StrCat(type, " (", entry.nodes,
                             entry.nodes == 1 ? " node" : " nodes", ", first '",
                             entry.first_node, "')"));
   }
-  const Missing& first = missing[order.front()];
+  const MissingOp& first = missing[order.front()];
   return absl::UnimplementedError(StrCat(
       "node '", first.first_node, "' (", order.front(), "): op type '",
       order.front(), "' is not supported; the model uses ", order.size(),
@@ -140,11 +164,26 @@ absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
 
 }  // namespace
 
-absl::Status CheckFitsModelFile(const Graph& graph, uint64_t limit) {
+namespace {
+
+// Weights of the graph and of its subgraphs.
+uint64_t InitializerBytes(const Graph& graph) {
   uint64_t bytes = 0;
   for (const auto& [name, tensor] : graph.initializers) {
     bytes += tensor->ByteSize();
   }
+  for (const GraphNode& node : graph.nodes) {
+    for (const auto& [attribute, subgraph] : node.subgraphs) {
+      if (subgraph != nullptr) bytes += InitializerBytes(*subgraph);
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::Status CheckFitsModelFile(const Graph& graph, uint64_t limit) {
+  const uint64_t bytes = InitializerBytes(graph);
   if (bytes < limit) return absl::OkStatus();
   return absl::ResourceExhaustedError(
       StrCat("the model's weights take ", bytes, " bytes (", bytes >> 20,

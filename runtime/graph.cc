@@ -238,29 +238,38 @@ absl::Status CheckControlFlowNode(const GraphNode& node) {
   return absl::OkStatus();
 }
 
+std::string SubgraphPath(std::string_view parent, std::string_view node,
+                         std::string_view attribute) {
+  constexpr size_t kMaxPath = 1024;
+  std::string path = StrCat(parent, node, "/", attribute, "/");
+  if (path.size() > kMaxPath) {
+    path = StrCat("...", std::string_view(path).substr(path.size() - kMaxPath));
+  }
+  return path;
+}
+
 namespace {
 
 absl::Status CheckOpTypesIn(const Graph& graph, const std::string& path,
                             const OpRegistry& registry, int depth) {
   for (const GraphNode& node : graph.nodes) {
-    const std::string node_path = StrCat(path, node.name);
     if (!IsControlFlowOp(node.op_type)) {
       if (registry.Find(node.op_type) == nullptr) {
         return absl::InvalidArgumentError(
-            StrCat("node '", node_path, "' (", node.op_type, "): op type '",
-                   node.op_type, "' is not supported"));
+            StrCat("node '", path, node.name, "' (", node.op_type,
+                   "): op type '", node.op_type, "' is not supported"));
       }
       continue;
     }
     if (depth >= kMaxSubgraphDepth) {
-      return absl::InvalidArgumentError(StrCat("node '", node_path,
+      return absl::InvalidArgumentError(StrCat("node '", path, node.name,
                                                "': subgraphs nest more than ",
                                                kMaxSubgraphDepth, " deep"));
     }
     for (const auto& [attribute, subgraph] : node.subgraphs) {
       if (subgraph == nullptr) continue;
       RETURN_IF_ERROR(CheckOpTypesIn(*subgraph,
-                                     StrCat(node_path, "/", attribute, "/"),
+                                     SubgraphPath(path, node.name, attribute),
                                      registry, depth + 1));
     }
   }

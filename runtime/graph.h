@@ -116,6 +116,11 @@ std::vector<std::string> ImplicitInputsOf(const GraphNode& node);
 // subgraphs' inputs and outputs fit the node's. The message does not name the
 // node: callers add where it is.
 absl::Status CheckControlFlowNode(const GraphNode& node);
+// "{parent}{node}/{attribute}/": the prefix messages give the nodes of a
+// subgraph ("If_3/then_branch/"). Elided at the front past 1024 characters, so
+// deep nesting keeps it cheap to build for every node.
+std::string SubgraphPath(std::string_view parent, std::string_view node,
+                         std::string_view attribute);
 // Every op type of `graph` and of its subgraphs is registered or control
 // flow; otherwise InvalidArgument naming the node by its path
 // ("If_3/then_branch/Foo_1").

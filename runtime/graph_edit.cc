@@ -23,6 +23,8 @@ int SoleConsumer(const Graph& graph, const std::string& value) {
   int uses = 0;
   for (const std::string& in : graph.nodes[consumers[0]].inputs)
     uses += in == value;
+  for (const std::string& in : graph.nodes[consumers[0]].implicit_inputs)
+    uses += in == value;
   return uses == 1 ? consumers[0] : -1;
 }
 

@@ -14,7 +14,8 @@ namespace acldump::graph_edit {
 // `base`, or `base_N` for the first N that names no value of the graph yet.
 std::string UniqueInitializerName(const Graph& graph, const std::string& base);
 
-// The node reading `value` when it is the only reader and `value` is not a
+// The node reading `value` when it is the only reader, reads it once (its
+// subgraphs count as reading their implicit inputs) and `value` is not a
 // graph output; -1 otherwise.
 int SoleConsumer(const Graph& graph, const std::string& value);
 

@@ -7,6 +7,7 @@
 #include "base/file_reader.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "nlohmann/json.hpp"
 #include "runtime/gears.h"
 #include "runtime/model.pb.h"
@@ -148,10 +149,24 @@ void AttrToProto(const std::string& name, const AttrValue& value,
   std::visit(Writer{proto}, value);
 }
 
-// One node, every name and attribute checked; its outputs are defined by the
-// caller (names must be unique across the model).
+// Where the nodes being read are: `prefix` for the plan ("" or "gear 2: "),
+// `path` for the subgraph ("" or "If_0/then_branch/"), at `depth`.
+struct Scope {
+  std::string prefix;
+  std::string path;
+  int depth = 0;
+};
+
+absl::StatusOr<std::shared_ptr<const Graph>> SubgraphFromProto(
+    const Scope& scope, const std::string& attribute,
+    const om::SubGraph& proto);
+
+// One node, every name and attribute checked, its subgraphs read and checked
+// recursively; its outputs are defined by the caller (names must be unique in
+// their graph).
 absl::StatusOr<GraphNode> NodeFromProto(const std::string& where,
-                                        const om::Node& proto) {
+                                        const om::Node& proto,
+                                        const Scope& scope) {
   RETURN_IF_ERROR(CheckName(where, proto.name()));
   RETURN_IF_ERROR(CheckName(StrCat(where, " op type"), proto.op_type()));
   GraphNode node;
@@ -182,6 +197,44 @@ absl::StatusOr<GraphNode> NodeFromProto(const std::string& where,
     node.original_names.push_back(original);
   }
   if (node.original_names.empty()) node.original_names.push_back(node.name);
+  for (const om::NodeSubgraph& subgraph : proto.subgraphs()) {
+    const std::string subgraph_where =
+        StrCat(where, " subgraph '", subgraph.attribute(), "'");
+    RETURN_IF_ERROR(CheckName(subgraph_where, subgraph.attribute()));
+    if (node.attrs.Has(subgraph.attribute())) {
+      return Invalid(subgraph_where, "also an attribute of the node");
+    }
+    if (scope.depth >= kMaxSubgraphDepth) {
+      return Invalid(subgraph_where, StrCat("subgraphs nest more than ",
+                                            kMaxSubgraphDepth, " deep"));
+    }
+    const Scope inner{scope.prefix,
+                      SubgraphPath(scope.path, node.name, subgraph.attribute()),
+                      scope.depth + 1};
+    ASSIGN_OR_RETURN(
+        std::shared_ptr<const Graph> graph,
+        SubgraphFromProto(inner, subgraph.attribute(), subgraph.graph()));
+    node.subgraphs.emplace_back(subgraph.attribute(), std::move(graph));
+  }
+  for (const std::string& name : proto.implicit_inputs()) {
+    RETURN_IF_ERROR(CheckName(StrCat(where, " implicit input"), name));
+    node.implicit_inputs.push_back(name);
+  }
+  if (IsControlFlowOp(node.op_type) || !node.subgraphs.empty()) {
+    if (absl::Status shape = CheckControlFlowNode(node); !shape.ok()) {
+      return Invalid(where, ToStd(shape.message()));
+    }
+  }
+  // The executor and the plan trust them: they must be what the subgraphs
+  // read from outside.
+  const std::vector<std::string> reads = ImplicitInputsOf(node);
+  if (node.implicit_inputs != reads) {
+    return Invalid(
+        where, StrCat("implicit inputs [", StrJoin(node.implicit_inputs, ", "),
+                      "] are not what its subgraphs read from "
+                      "enclosing graphs [",
+                      StrJoin(reads, ", "), "]"));
+  }
   return node;
 }
 
@@ -207,20 +260,99 @@ absl::StatusOr<Initializers> InitializersFromProto(
   return initializers;
 }
 
+// With `subgraph`, a value may have an unknown shape (unknown_shape: -1
+// dimensions, or no dims for an unknown rank), sized as if each were 1.
 absl::StatusOr<std::vector<NamedTensorInfo>> ValueInfosFromProto(
     std::string_view prefix, std::string_view kind,
-    const google::protobuf::RepeatedPtrField<om::ValueInfo>& list) {
+    const google::protobuf::RepeatedPtrField<om::ValueInfo>& list,
+    bool subgraph = false) {
   std::vector<NamedTensorInfo> infos;
   for (int i = 0; i < list.size(); ++i) {
     const om::ValueInfo& value = list.Get(i);
     const std::string where =
         StrCat(prefix, kind, " ", i, " '", value.name(), "'");
     RETURN_IF_ERROR(CheckName(where, value.name()));
+    if (!value.unknown_shape()) {
+      ASSIGN_OR_RETURN(TensorInfo info,
+                       InfoFromProto(where, value.data_type(), value.dims()));
+      infos.push_back({value.name(), std::move(info)});
+      continue;
+    }
+    if (!subgraph) {
+      return Invalid(where,
+                     "an unknown shape, which only subgraph inputs "
+                     "and outputs may have");
+    }
+    google::protobuf::RepeatedField<int64_t> sized = value.dims();
+    for (int64_t& dim : sized) {
+      if (dim == -1) dim = 1;
+    }
     ASSIGN_OR_RETURN(TensorInfo info,
-                     InfoFromProto(where, value.data_type(), value.dims()));
-    infos.push_back({value.name(), std::move(info)});
+                     InfoFromProto(where, value.data_type(), sized));
+    info.shape =
+        Shape(std::vector<int64_t>(value.dims().begin(), value.dims().end()));
+    NamedTensorInfo named{value.name(), std::move(info)};
+    named.infer_shape = true;
+    infos.push_back(std::move(named));
   }
   return infos;
+}
+
+absl::StatusOr<std::shared_ptr<const Graph>> SubgraphFromProto(
+    const Scope& scope, const std::string& attribute,
+    const om::SubGraph& proto) {
+  // "gear 0: subgraph 'If_0/then_branch': "
+  const std::string prefix = StrCat(
+      scope.prefix, "subgraph '",
+      std::string_view(scope.path).substr(0, scope.path.size() - 1), "': ");
+  Graph graph;
+  if (!proto.name().empty()) {
+    RETURN_IF_ERROR(CheckName(StrCat(prefix, "name"), proto.name()));
+  }
+  graph.name = proto.name().empty() ? attribute : proto.name();
+  std::set<std::string, std::less<>> defined;
+  auto define = [&](std::string_view where,
+                    const std::string& name) -> absl::Status {
+    if (!defined.insert(name).second) {
+      return Invalid(where,
+                     StrCat("value '", name, "' is defined more than once"));
+    }
+    return absl::OkStatus();
+  };
+  ASSIGN_OR_RETURN(graph.inputs,
+                   ValueInfosFromProto(prefix, "input", proto.inputs(), true));
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    RETURN_IF_ERROR(define(StrCat(prefix, "input ", i), graph.inputs[i].name));
+  }
+  ASSIGN_OR_RETURN(graph.initializers,
+                   InitializersFromProto(prefix, proto.initializers()));
+  for (const auto& [name, tensor] : graph.initializers) {
+    RETURN_IF_ERROR(define(StrCat(prefix, "initializer '", name, "'"), name));
+  }
+  std::set<std::string, std::less<>> node_names;
+  for (int i = 0; i < proto.nodes_size(); ++i) {
+    const om::Node& node_proto = proto.nodes(i);
+    const std::string where = StrCat(scope.prefix, "node ", i, " '", scope.path,
+                                     node_proto.name(), "'");
+    if (!node_names.insert(node_proto.name()).second) {
+      return Invalid(where, "node name is used more than once");
+    }
+    ASSIGN_OR_RETURN(GraphNode node, NodeFromProto(where, node_proto, scope));
+    for (const std::string& out : node.outputs) {
+      RETURN_IF_ERROR(define(StrCat(where, " output"), out));
+    }
+    graph.nodes.push_back(std::move(node));
+  }
+  // Outputs may be values of enclosing graphs: the enclosing node's
+  // implicit inputs hold them, and its graph checks they exist.
+  ASSIGN_OR_RETURN(graph.outputs, ValueInfosFromProto(prefix, "output",
+                                                      proto.outputs(), true));
+  const std::vector<std::string> reads = OuterScopeReads(graph);
+  const std::set<std::string, std::less<>> outer(reads.begin(), reads.end());
+  if (absl::Status sorted = SortTopologically(graph, &outer); !sorted.ok()) {
+    return absl::Status(sorted.code(), StrCat(prefix, sorted.message()));
+  }
+  return std::make_shared<const Graph>(std::move(graph));
 }
 
 // One static graph of the file: the model itself (`Fields` = om::Model) or one
@@ -258,7 +390,9 @@ absl::StatusOr<Graph> StaticGraphFromProto(std::string_view prefix,
     if (!node_names.insert(node_proto.name()).second) {
       return Invalid(where, "node name is used more than once");
     }
-    ASSIGN_OR_RETURN(GraphNode node, NodeFromProto(where, node_proto));
+    ASSIGN_OR_RETURN(
+        GraphNode node,
+        NodeFromProto(where, node_proto, Scope{std::string(prefix), "", 0}));
     for (const std::string& out : node.outputs) {
       RETURN_IF_ERROR(define(StrCat(where, " output"), out));
     }
@@ -274,6 +408,7 @@ absl::StatusOr<Graph> StaticGraphFromProto(std::string_view prefix,
   };
   for (const GraphNode& node : graph.nodes) {
     for (const std::string& in : node.inputs) take_shared(in);
+    for (const std::string& in : node.implicit_inputs) take_shared(in);
   }
   for (const om::ValueInfo& out : proto.outputs()) take_shared(out.name());
   ASSIGN_OR_RETURN(graph.outputs,
@@ -366,6 +501,11 @@ absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
     const om::ValueInfo& in = model.inputs(i);
     const std::string where = StrCat("input ", i, " '", in.name(), "'");
     RETURN_IF_ERROR(CheckName(where, in.name()));
+    if (in.unknown_shape()) {
+      return Invalid(where,
+                     "an unknown shape, which only subgraph inputs and "
+                     "outputs may have");
+    }
     bool dynamic = false;
     ASSIGN_OR_RETURN(
         TensorInfo info,
@@ -461,7 +601,12 @@ void ValueInfoToProto(const NamedTensorInfo& value, om::ValueInfo* info) {
   info->set_name(value.name);
   info->set_data_type(ToModelDataType(value.info.dtype));
   for (int64_t dim : value.info.shape.dims()) info->add_dims(dim);
+  info->set_unknown_shape(value.infer_shape);
 }
+
+void InitializerToProto(const std::string& name, const Tensor& tensor,
+                        om::TensorValue* value);
+void SubgraphToProto(const Graph& graph, om::SubGraph* proto);
 
 void NodeToProto(const GraphNode& node, om::Node* proto) {
   proto->set_name(node.name);
@@ -474,6 +619,13 @@ void NodeToProto(const GraphNode& node, om::Node* proto) {
   for (const auto& original : node.original_names)
     proto->add_original_names(original);
   proto->set_no_task(node.no_task);
+  for (const auto& [attribute, subgraph] : node.subgraphs) {
+    om::NodeSubgraph* entry = proto->add_subgraphs();
+    entry->set_attribute(attribute);
+    if (subgraph != nullptr) SubgraphToProto(*subgraph, entry->mutable_graph());
+  }
+  for (const auto& name : node.implicit_inputs)
+    proto->add_implicit_inputs(name);
 }
 
 // Inputs, outputs and nodes of one static graph (om::Model or om::Gear).
@@ -490,6 +642,13 @@ void InitializerToProto(const std::string& name, const Tensor& tensor,
                         om::TensorValue* value) {
   value->set_name(name);
   TensorToProto(tensor, value);
+}
+
+void SubgraphToProto(const Graph& graph, om::SubGraph* proto) {
+  proto->set_name(graph.name);
+  StaticGraphToProto(graph, proto);
+  for (const auto& [name, tensor] : graph.initializers)
+    InitializerToProto(name, *tensor, proto->add_initializers());
 }
 
 bool SameTensor(const Tensor& a, const Tensor& b) {
@@ -582,7 +741,15 @@ absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
   }
   om::Model model;
   const std::string_view payload = bytes.substr(kModelMagic.size());
-  if (!model.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+  // Room for kMaxSubgraphDepth nested subgraphs (three messages each), so
+  // that a file nested deeper gets an error that says so.
+  constexpr int kRecursionLimit = 3 * kMaxSubgraphDepth + 64;
+  google::protobuf::io::CodedInputStream input(
+      reinterpret_cast<const uint8_t*>(payload.data()),
+      static_cast<int>(payload.size()));
+  input.SetRecursionLimit(kRecursionLimit);
+  if (!model.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage() ||
+      input.CurrentPosition() != static_cast<int>(payload.size())) {
     return absl::InvalidArgumentError(
         "model file is corrupt or truncated: its protobuf payload does not "
         "parse");
@@ -616,9 +783,11 @@ using Json = nlohmann::ordered_json;
 Json GraphToJson(const Graph& graph) {
   Json json;
   auto value_info = [](const NamedTensorInfo& v) {
-    return Json{{"name", v.name},
-                {"dtype", std::string(DTypeName(v.info.dtype))},
-                {"shape", v.info.shape.dims()}};
+    Json info{{"name", v.name},
+              {"dtype", std::string(DTypeName(v.info.dtype))},
+              {"shape", v.info.shape.dims()}};
+    if (v.infer_shape) info["unknown_shape"] = true;
+    return info;
   };
   json["inputs"] = Json::array();
   for (const auto& in : graph.inputs) json["inputs"].push_back(value_info(in));
@@ -630,13 +799,24 @@ Json GraphToJson(const Graph& graph) {
     Json attrs = Json::object();
     for (const auto& [name, value] : node.attrs.values())
       attrs[name] = AttrValueToString(value);
-    json["nodes"].push_back(Json{{"name", node.name},
-                                 {"op_type", node.op_type},
-                                 {"original_names", node.original_names},
-                                 {"inputs", node.inputs},
-                                 {"outputs", node.outputs},
-                                 {"no_task", node.no_task},
-                                 {"attributes", attrs}});
+    Json entry{{"name", node.name},
+               {"op_type", node.op_type},
+               {"original_names", node.original_names},
+               {"inputs", node.inputs},
+               {"outputs", node.outputs},
+               {"no_task", node.no_task},
+               {"attributes", attrs}};
+    if (!node.subgraphs.empty()) {
+      entry["implicit_inputs"] = node.implicit_inputs;
+      Json subgraphs = Json::object();
+      for (const auto& [attribute, subgraph] : node.subgraphs) {
+        Json sub{{"name", subgraph->name}};
+        sub.update(GraphToJson(*subgraph));
+        subgraphs[attribute] = std::move(sub);
+      }
+      entry["subgraphs"] = std::move(subgraphs);
+    }
+    json["nodes"].push_back(std::move(entry));
   }
   json["initializers"] = Json::array();
   for (const auto& [name, tensor] : graph.initializers) {

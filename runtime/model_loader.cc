@@ -125,8 +125,25 @@ absl::StatusOr<Graph> ReadModel(const ModelSource& source) {
   return graph;
 }
 
+namespace {
+
+// Every op type registered or control flow, subgraphs included: a file naming
+// an unknown op anywhere is refused before anything is compiled.
+absl::Status CheckOpTypes(const Graph& graph) {
+  RETURN_IF_ERROR(CheckOpTypesSupported(graph, BuiltinOps()));
+  for (const Gear& gear : graph.gears) {
+    RETURN_IF_ERROR(CheckOpTypesSupported(*gear.graph, BuiltinOps()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<GearedModel>> CompileModel(
     Graph graph, const CompileOptions& options) {
+  if (absl::Status ops = CheckOpTypes(graph); !ops.ok()) {
+    return ModelLoadError(ops);
+  }
   absl::StatusOr<std::unique_ptr<GearedModel>> compiled =
       GearedModel::Compile(std::move(graph), BuiltinOps(), options);
   if (!compiled.ok()) return ModelLoadError(compiled.status());
@@ -149,6 +166,9 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompileStaticModel(
                " gears); this caller runs static models: convert with "
                "--input-shape instead"),
         absl::StatusCode::kInvalidArgument);
+  }
+  if (absl::Status ops = CheckOpTypes(graph); !ops.ok()) {
+    return ModelLoadError(ops);
   }
   absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
       CompiledModel::Compile(std::move(graph), BuiltinOps(), options);

@@ -111,6 +111,41 @@ TEST_F(ModelLoaderTest, ADynamicModelGetsAPlanPerGearOrAClearRefusal) {
   EXPECT_THAT(refused.message(), HasSubstr("--input-shape"));
 }
 
+// Control flow is no registered op, but what runs inside it must be.
+TEST_F(ModelLoaderTest, AnUnknownOpInsideASubgraphIsNamedByItsPath) {
+  auto branch = std::make_shared<Graph>();
+  branch->name = "then";
+  GraphNode inner;
+  inner.name = "frob";
+  inner.op_type = "Frobnicate";
+  inner.inputs = {"x"};
+  inner.outputs = {"t"};
+  branch->nodes = {inner};
+  branch->outputs = {{"t", {DType::kFloat32, Shape({2})}}};
+  auto other = std::make_shared<Graph>();
+  other->outputs = {{"x", {DType::kFloat32, Shape({2})}}};
+  GraphNode node;
+  node.name = "if";
+  node.op_type = "If";
+  node.inputs = {"cond"};
+  node.outputs = {"y"};
+  node.subgraphs = {{"then_branch", branch}, {"else_branch", other}};
+  node.implicit_inputs = ImplicitInputsOf(node);
+  Graph graph;
+  graph.name = "branches";
+  graph.inputs = {{"cond", {DType::kBool, Shape({})}},
+                  {"x", {DType::kFloat32, Shape({2})}}};
+  graph.outputs = {{"y", {DType::kFloat32, Shape({2})}}};
+  graph.nodes = {node};
+  const std::string bytes = SerializeModel(graph);
+  ASSERT_TRUE(ReadModel(ModelSource::Memory(bytes)).ok());
+  const absl::Status status = LoadModel(ModelSource::Memory(bytes)).status();
+  EXPECT_EQ(KindOf(status), ErrorKind::kParseModel);
+  EXPECT_THAT(status.message(),
+              HasSubstr("node 'if/then_branch/frob' (Frobnicate): op type "
+                        "'Frobnicate' is not supported"));
+}
+
 TEST_F(ModelLoaderTest, AModelOverTheMemoryLimitIsAnOutOfMemoryError) {
   CompileOptions tiny;
   tiny.max_memory_bytes = 1024;

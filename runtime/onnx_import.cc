@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <set>
 
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "base/text.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "runtime/model_file.h"
 #include "runtime/onnx_tensors.h"
 
@@ -264,11 +266,26 @@ std::string UniqueNodeName(const onnx::NodeProto& node, int index,
   return name;
 }
 
+// What the nodes of one graph are imported with: subgraphs nest below
+// `path` ("" for the main graph, "If_3/then_branch/" inside a branch).
+struct NodeContext {
+  int64_t opset = 0;
+  const std::string* external_data_dir = nullptr;
+  std::string path;
+  int depth = 0;
+};
+
+absl::StatusOr<std::shared_ptr<const Graph>> ImportSubgraph(
+    const onnx::GraphProto& proto, const std::string& attribute,
+    const NodeContext& context);
+
 absl::StatusOr<GraphNode> ImportNode(const onnx::NodeProto& node,
-                                     std::string name, int64_t opset) {
+                                     std::string name,
+                                     const NodeContext& context) {
+  const std::string label = StrCat("node '", context.path, name, "'");
   if (!node.domain().empty() && node.domain() != "ai.onnx") {
-    return absl::UnimplementedError(StrCat("node '", node.name(),
-                                           "' is in domain '", node.domain(),
+    return absl::UnimplementedError(StrCat(label, " is in domain '",
+                                           node.domain(),
                                            "'; only the default ONNX domain "
                                            "is supported"));
   }
@@ -279,21 +296,48 @@ absl::StatusOr<GraphNode> ImportNode(const onnx::NodeProto& node,
   imported.inputs.assign(node.input().begin(), node.input().end());
   imported.outputs.assign(node.output().begin(), node.output().end());
   // Trailing optional outputs left empty are dropped; an inner one (LSTM's
-  // Y skipped, Y_h used) is still computed, under a name of its own.
-  while (!imported.outputs.empty() && imported.outputs.back().empty())
+  // Y skipped, Y_h used) is still computed, under a name of its own. Control
+  // flow keeps every output: they pair with its subgraphs' outputs.
+  const bool control_flow = IsControlFlowOp(node.op_type());
+  while (!control_flow && !imported.outputs.empty() &&
+         imported.outputs.back().empty()) {
     imported.outputs.pop_back();
+  }
   for (size_t i = 0; i < imported.outputs.size(); ++i) {
     if (imported.outputs[i].empty())
       imported.outputs[i] = StrCat(name, ":unused_output_", i);
   }
-  absl::StatusOr<Attributes> attrs = AttributesFromOnnx(node, opset);
-  if (!attrs.ok()) return Annotate(attrs.status(), StrCat("node '", name, "'"));
+  absl::StatusOr<Attributes> attrs = AttributesFromOnnx(node, context.opset);
+  if (!attrs.ok()) return Annotate(attrs.status(), label);
   imported.attrs = std::move(*attrs);
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (attr.type() != onnx::AttributeProto::GRAPH) continue;
+    if (!control_flow) {
+      return absl::UnimplementedError(
+          StrCat(label, " (", node.op_type(), "): attribute '", attr.name(),
+                 "' is a graph; only If, Loop and Scan take subgraphs"));
+    }
+    if (context.depth >= kMaxSubgraphDepth) {
+      return absl::InvalidArgumentError(StrCat(
+          label, ": subgraphs nest more than ", kMaxSubgraphDepth, " deep"));
+    }
+    NodeContext inner = context;
+    inner.path = SubgraphPath(context.path, name, attr.name());
+    inner.depth = context.depth + 1;
+    ASSIGN_OR_RETURN(std::shared_ptr<const Graph> subgraph,
+                     ImportSubgraph(attr.g(), attr.name(), inner));
+    imported.subgraphs.emplace_back(attr.name(), std::move(subgraph));
+  }
+  imported.implicit_inputs = ImplicitInputsOf(imported);
+  if (control_flow) {
+    RETURN_IF_ERROR(Annotate(CheckControlFlowNode(imported),
+                             StrCat(label, " (", node.op_type(), ")")));
+  }
   return imported;
 }
 
-absl::Status ImportNodes(const onnx::GraphProto& proto, int64_t opset,
-                         Graph& graph) {
+absl::Status ImportNodes(const onnx::GraphProto& proto,
+                         const NodeContext& context, Graph& graph) {
   std::set<std::string> all_names;
   for (const onnx::NodeProto& node : proto.node())
     all_names.insert(node.name());
@@ -302,8 +346,115 @@ absl::Status ImportNodes(const onnx::GraphProto& proto, int64_t opset,
     const onnx::NodeProto& node = proto.node(i);
     ASSIGN_OR_RETURN(
         GraphNode imported,
-        ImportNode(node, UniqueNodeName(node, i, all_names, used), opset));
+        ImportNode(node, UniqueNodeName(node, i, all_names, used), context));
     graph.nodes.push_back(std::move(imported));
+  }
+  return absl::OkStatus();
+}
+
+// A subgraph input or output: the dtype must be known; an unknown dimension
+// is -1 and an unknown rank an empty shape, both marked infer_shape.
+absl::StatusOr<NamedTensorInfo> ImportSubgraphValue(
+    const onnx::ValueInfoProto& value, std::string_view where) {
+  if (value.name().empty()) {
+    return absl::InvalidArgumentError(StrCat(where, " has no name"));
+  }
+  absl::StatusOr<DeclaredValue> declared = ReadDeclared(value);
+  if (!declared.ok()) return Annotate(declared.status(), where);
+  // Sized as the model file checks it, an unknown dimension counting 1.
+  std::vector<int64_t> sized = declared->dims;
+  std::replace(sized.begin(), sized.end(), int64_t{-1}, int64_t{1});
+  RETURN_IF_ERROR(
+      Annotate(CheckedNumElements(
+                   sized, kMaxModelTensorBytes /
+                              static_cast<int64_t>(DTypeSize(declared->dtype)))
+                   .status(),
+               StrCat(where, " '", value.name(), "'")));
+  NamedTensorInfo info{value.name(),
+                       TensorInfo{declared->dtype, Shape(declared->dims)}};
+  info.infer_shape = !declared->IsStatic();
+  return info;
+}
+
+absl::StatusOr<std::shared_ptr<const Graph>> ImportSubgraph(
+    const onnx::GraphProto& proto, const std::string& attribute,
+    const NodeContext& context) {
+  // "If_3/then_branch", as errors name it.
+  const std::string where =
+      StrCat("subgraph '",
+             std::string_view(context.path)
+                 .substr(0, context.path.empty() ? 0 : context.path.size() - 1),
+             "'");
+  Graph graph;
+  graph.name = proto.name().empty() ? attribute : proto.name();
+  graph.source_opset = context.opset;
+  RETURN_IF_ERROR(Annotate(
+      ImportInitializers(proto, *context.external_data_dir, graph), where));
+  // Inputs are positional here (a Loop body's iteration, condition, ...): an
+  // initializer of the same name would be a second definition.
+  for (int i = 0; i < proto.input_size(); ++i) {
+    ASSIGN_OR_RETURN(
+        NamedTensorInfo input,
+        ImportSubgraphValue(proto.input(i), StrCat(where, " input ", i)));
+    if (graph.initializers.count(input.name) ||
+        graph.IsGraphInput(input.name)) {
+      return absl::InvalidArgumentError(
+          StrCat(where, " input '", input.name, "' is defined twice"));
+    }
+    graph.inputs.push_back(std::move(input));
+  }
+  for (int i = 0; i < proto.output_size(); ++i) {
+    ASSIGN_OR_RETURN(
+        NamedTensorInfo output,
+        ImportSubgraphValue(proto.output(i), StrCat(where, " output ", i)));
+    graph.outputs.push_back(std::move(output));
+  }
+  RETURN_IF_ERROR(ImportNodes(proto, context, graph));
+  const std::vector<std::string> reads = OuterScopeReads(graph);
+  const std::set<std::string, std::less<>> outer(reads.begin(), reads.end());
+  RETURN_IF_ERROR(Annotate(SortTopologically(graph, &outer), where));
+  return std::make_shared<const Graph>(std::move(graph));
+}
+
+// The path of the node that reads `value` inside `node`'s subgraphs, for
+// errors: the innermost reader, or the subgraph returning it.
+std::string ReaderPath(const GraphNode& node, const std::string& path,
+                       const std::string& value) {
+  for (const auto& [attribute, subgraph] : node.subgraphs) {
+    const std::string inner = SubgraphPath(path, node.name, attribute);
+    for (const GraphNode& reader : subgraph->nodes) {
+      if (std::find(reader.inputs.begin(), reader.inputs.end(), value) !=
+          reader.inputs.end()) {
+        return StrCat(inner, reader.name);
+      }
+      if (std::find(reader.implicit_inputs.begin(),
+                    reader.implicit_inputs.end(),
+                    value) != reader.implicit_inputs.end()) {
+        return ReaderPath(reader, inner, value);
+      }
+    }
+    if (subgraph->IsGraphOutput(value)) {
+      return StrCat(path, node.name, "/", attribute);
+    }
+  }
+  return StrCat(path, node.name);
+}
+
+// What the main graph's subgraphs read from it must exist there.
+absl::Status CheckImplicitInputsDefined(const Graph& graph) {
+  std::set<std::string, std::less<>> defined;
+  for (const NamedTensorInfo& in : graph.inputs) defined.insert(in.name);
+  for (const auto& [name, tensor] : graph.initializers) defined.insert(name);
+  for (const GraphNode& node : graph.nodes)
+    defined.insert(node.outputs.begin(), node.outputs.end());
+  for (const GraphNode& node : graph.nodes) {
+    for (const std::string& value : node.implicit_inputs) {
+      if (defined.count(value)) continue;
+      return absl::InvalidArgumentError(
+          StrCat("node '", ReaderPath(node, "", value), "' reads '", value,
+                 "', which neither its subgraph nor any enclosing graph "
+                 "defines"));
+    }
   }
   return absl::OkStatus();
 }
@@ -325,7 +476,9 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
   RETURN_IF_ERROR(ImportInitializers(proto, options.external_data_dir, graph));
   RETURN_IF_ERROR(ImportInputs(proto, options, graph));
   RETURN_IF_ERROR(ImportOutputs(proto, graph));
-  RETURN_IF_ERROR(ImportNodes(proto, opset, graph));
+  const NodeContext context{opset, &options.external_data_dir, "", 0};
+  RETURN_IF_ERROR(ImportNodes(proto, context, graph));
+  RETURN_IF_ERROR(CheckImplicitInputsDefined(graph));
   RETURN_IF_ERROR(SortTopologically(graph));
   return graph;
 }
@@ -392,7 +545,16 @@ absl::StatusOr<onnx::ModelProto> ParseOnnx(std::string_view bytes) {
                                              kMaxModelFileBytes));
   }
   onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  // Room for kMaxSubgraphDepth nested graphs (three messages each, and value
+  // types below them), so that the import names a model nested too deep.
+  constexpr int kRecursionLimit = 3 * kMaxSubgraphDepth + 64;
+  google::protobuf::io::CodedInputStream input(
+      reinterpret_cast<const uint8_t*>(bytes.data()),
+      static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
+  input.SetRecursionLimit(kRecursionLimit);
+  if (bytes.size() > INT_MAX || !model.ParseFromCodedStream(&input) ||
+      !input.ConsumedEntireMessage() ||
+      input.CurrentPosition() != static_cast<int>(bytes.size())) {
     return absl::InvalidArgumentError(
         "not a valid ONNX model: the protobuf does not parse");
   }

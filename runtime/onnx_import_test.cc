@@ -12,6 +12,7 @@
 #include "kernels/ops.h"
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
+#include "runtime/onnx_tensors.h"
 #include "runtime/passes.h"
 
 namespace acldump {
@@ -264,8 +265,9 @@ TEST(OnnxImportTest, InnerSkippedOutputIsNamedAndTheModelConverts) {
   EXPECT_THAT(it->outputs, ElementsAre("lstm:unused_output_0", "h"));
 }
 
-// Every unsupported operator is named at once, before attributes such as If's
-// subgraphs are read.
+// Every unsupported operator is named at once, before attributes are read;
+// control flow is supported and its subgraphs are searched, their nodes named
+// by path.
 TEST(OnnxImportTest, UnsupportedOperatorsAreListedTogether) {
   onnx::ModelProto model;
   model.set_ir_version(8);
@@ -278,16 +280,416 @@ TEST(OnnxImportTest, UnsupportedOperatorsAreListedTogether) {
   onnx::AttributeProto* then_branch = branch->add_attribute();
   then_branch->set_name("then_branch");
   then_branch->set_type(onnx::AttributeProto::GRAPH);
+  then_branch->mutable_g()->add_node()->set_op_type("Frobnicate");
   AddNode(g, "Relu", {"a"}, {"b"});
-  AddNode(g, "Loop", {"b"}, {"c"});
-  AddNode(g, "If", {"c"}, {"y"});
+  AddNode(g, "Frobnicate", {"b"}, {"c"});
+  AddNode(g, "Blend", {"c"}, {"y"});
   absl::StatusOr<Graph> graph = ConvertOnnx(model.SerializeAsString(), {}, {});
   ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(
+      Message(graph.status()),
+      AllOf(HasSubstr("node 'a/then_branch/Frobnicate_0' (Frobnicate): op "
+                      "type 'Frobnicate' is not supported; the model uses 2 "
+                      "unsupported op types: Frobnicate (2 nodes, first "
+                      "'a/then_branch/Frobnicate_0'), Blend (1 node, first "
+                      "'y')"),
+            HasSubstr("docs/operators.md lists the supported")));
+}
+
+// Control flow: subgraphs by attribute, what they read from outside.
+
+void SetTyped(onnx::ValueInfoProto* value, const std::string& name,
+              onnx::TensorProto::DataType type, std::vector<int64_t> dims) {
+  value->set_name(name);
+  auto* tensor = value->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(type);
+  auto* shape = tensor->mutable_shape();
+  for (int64_t d : dims) {
+    if (d < 0) {
+      shape->add_dim()->set_dim_param("n");
+    } else {
+      shape->add_dim()->set_dim_value(d);
+    }
+  }
+}
+
+// A value with a type and no shape at all (unknown rank).
+void SetUnshaped(onnx::ValueInfoProto* value, const std::string& name,
+                 onnx::TensorProto::DataType type) {
+  value->set_name(name);
+  value->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+}
+
+onnx::GraphProto* AddGraph(onnx::NodeProto* node, const std::string& name) {
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  attr->mutable_g()->set_name(name + "_graph");
+  return attr->mutable_g();
+}
+
+onnx::NodeProto* AddUnnamed(onnx::GraphProto* graph, const std::string& op,
+                            std::vector<std::string> inputs,
+                            std::vector<std::string> outputs) {
+  onnx::NodeProto* node = AddNode(graph, op, inputs, outputs);
+  node->clear_name();
+  return node;
+}
+
+// y = If(cond) then x + w else x (the outer x returned as it is), then Relu.
+onnx::ModelProto IfModel() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("branches");
+  SetTyped(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  SetValue(g->add_input(), "x", int64_t{2});
+  SetValue(g->add_output(), "y", int64_t{2});
+  AddInitializer(g, "w", {2}, {1.0f, 2.0f});
+  onnx::NodeProto* branch = AddNode(g, "If", {"cond"}, {"picked"});
+  onnx::GraphProto* then_branch = AddGraph(branch, "then_branch");
+  AddUnnamed(then_branch, "Add", {"x", "w"}, {"sum"});
+  SetTyped(then_branch->add_output(), "sum", onnx::TensorProto::FLOAT, {-1});
+  onnx::GraphProto* else_branch = AddGraph(branch, "else_branch");
+  SetUnshaped(else_branch->add_output(), "x", onnx::TensorProto::FLOAT);
+  AddNode(g, "Relu", {"picked"}, {"y"});
+  return model;
+}
+
+const GraphNode& NodeOf(const Graph& graph, const std::string& op) {
+  for (const GraphNode& node : graph.nodes) {
+    if (node.op_type == op) return node;
+  }
+  ADD_FAILURE() << "no " << op << " node";
+  static const GraphNode none;
+  return none;
+}
+
+std::vector<std::string> SubgraphNames(const GraphNode& node) {
+  std::vector<std::string> names;
+  for (const auto& [attribute, graph] : node.subgraphs)
+    names.push_back(attribute);
+  return names;
+}
+
+TEST(ControlFlowImportTest, IfBranchesReadTheOuterScope) {
+  absl::StatusOr<Graph> graph = ImportOnnx(IfModel());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_TRUE(IsControlFlowOp("If"));
+  EXPECT_TRUE(IsControlFlowOp("Loop"));
+  EXPECT_TRUE(IsControlFlowOp("Scan"));
+  EXPECT_FALSE(IsControlFlowOp("Relu"));
+  const GraphNode& node = NodeOf(*graph, "If");
+  EXPECT_EQ(node.name, "picked");
+  EXPECT_THAT(node.inputs, ElementsAre("cond"));
+  EXPECT_THAT(node.outputs, ElementsAre("picked"));
+  EXPECT_THAT(SubgraphNames(node), ElementsAre("then_branch", "else_branch"));
+  EXPECT_THAT(node.implicit_inputs, ElementsAre("x", "w"));
+  EXPECT_FALSE(node.attrs.Has("then_branch"));
+  const Graph& then_branch = *node.subgraphs[0].second;
+  EXPECT_EQ(then_branch.name, "then_branch_graph");
+  EXPECT_TRUE(then_branch.inputs.empty());
+  ASSERT_EQ(then_branch.nodes.size(), 1u);
+  EXPECT_EQ(then_branch.nodes[0].name, "Add_0");
+  EXPECT_THAT(then_branch.nodes[0].inputs, ElementsAre("x", "w"));
+  ASSERT_EQ(then_branch.outputs.size(), 1u);
+  EXPECT_EQ(then_branch.outputs[0].name, "sum");
+  EXPECT_EQ(then_branch.outputs[0].info.ToString(), "float32[-1]");
+  EXPECT_TRUE(then_branch.outputs[0].infer_shape);
+  const Graph& else_branch = *node.subgraphs[1].second;
+  EXPECT_TRUE(else_branch.nodes.empty());
+  ASSERT_EQ(else_branch.outputs.size(), 1u);
+  EXPECT_EQ(else_branch.outputs[0].name, "x");
+  EXPECT_EQ(else_branch.outputs[0].info.ToString(), "float32[]");
+  EXPECT_TRUE(else_branch.outputs[0].infer_shape);  // unknown rank
+  // The If reads x and w: dead-code and fusion passes see it.
+  EXPECT_THAT(graph->ConsumersOf("w"), ElementsAre(0));
+}
+
+// v = Loop(M, cond, v0) whose body scales v by the outer `scale` and, when
+// the outer `flag` is set, adds the outer `bias` in a nested If; the body also
+// emits each scaled value (a scan output).
+onnx::ModelProto LoopModel() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("loop");
+  SetTyped(g->add_input(), "M", onnx::TensorProto::INT64, {});
+  SetTyped(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  SetTyped(g->add_input(), "flag", onnx::TensorProto::BOOL, {});
+  SetValue(g->add_input(), "v0", int64_t{2});
+  SetValue(g->add_output(), "v", int64_t{2});
+  SetValue(g->add_output(), "scans", int64_t{3}, int64_t{2});
+  AddInitializer(g, "scale", {2}, {0.5f, 2.0f});
+  AddInitializer(g, "bias", {2}, {1.0f, -1.0f});
+  onnx::NodeProto* loop =
+      AddNode(g, "Loop", {"M", "cond", "v0"}, {"v", "scans"});
+  loop->set_name("loop");
+  onnx::GraphProto* body = AddGraph(loop, "body");
+  SetTyped(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  SetTyped(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
+  SetValue(body->add_input(), "v_in", "n");
+  // Listed before its input's producer: the import orders the body.
+  AddNode(body, "Identity", {"scaled"}, {"scan_out"});
+  AddNode(body, "Mul", {"v_in", "scale"}, {"scaled"});
+  onnx::NodeProto* nested = AddNode(body, "If", {"flag"}, {"v_out"});
+  onnx::GraphProto* then_branch = AddGraph(nested, "then_branch");
+  AddNode(then_branch, "Add", {"scaled", "bias"}, {"biased"});
+  SetValue(then_branch->add_output(), "biased", "n");
+  onnx::GraphProto* else_branch = AddGraph(nested, "else_branch");
+  AddNode(else_branch, "Identity", {"scaled"}, {"same"});
+  SetValue(else_branch->add_output(), "same", "n");
+  AddNode(body, "Identity", {"c_in"}, {"c_out"});
+  SetTyped(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
+  SetValue(body->add_output(), "v_out", "n");
+  SetUnshaped(body->add_output(), "scan_out", onnx::TensorProto::FLOAT);
+  return model;
+}
+
+TEST(ControlFlowImportTest, LoopBodyWithANestedIfReadsEveryEnclosingScope) {
+  absl::StatusOr<Graph> graph = ImportOnnx(LoopModel());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_EQ(graph->nodes.size(), 1u);
+  const GraphNode& loop = graph->nodes[0];
+  EXPECT_THAT(SubgraphNames(loop), ElementsAre("body"));
+  // In first-use order over the ordered body: Mul reads scale, the If flag,
+  // its branches bias (scaled is the body's own).
+  EXPECT_THAT(loop.implicit_inputs, ElementsAre("scale", "flag", "bias"));
+  const Graph& body = *loop.subgraphs[0].second;
+  std::vector<std::string> order;
+  for (const GraphNode& node : body.nodes) order.push_back(node.name);
+  EXPECT_THAT(order, ElementsAre("scaled", "scan_out", "v_out", "c_out"));
+  ASSERT_EQ(body.inputs.size(), 3u);
+  EXPECT_EQ(body.inputs[0].info.ToString(), "int64[]");
+  EXPECT_FALSE(body.inputs[0].infer_shape);
+  EXPECT_EQ(body.inputs[2].info.ToString(), "float32[-1]");
+  EXPECT_TRUE(body.inputs[2].infer_shape);
+  const GraphNode& nested = body.nodes[2];
+  EXPECT_EQ(nested.op_type, "If");
+  EXPECT_THAT(nested.implicit_inputs, ElementsAre("scaled", "bias"));
+  const Graph& then_branch = *nested.subgraphs[0].second;
+  EXPECT_THAT(then_branch.nodes[0].inputs, ElementsAre("scaled", "bias"));
+  EXPECT_THAT(OuterScopeReads(body), ElementsAre("scale", "flag", "bias"));
+}
+
+TEST(ControlFlowImportTest, OuterReadsMustExistSomewhereAbove) {
+  onnx::ModelProto model = LoopModel();
+  // The nested then_branch adds `nowhere` instead of the outer bias.
+  onnx::GraphProto* then_branch = model.mutable_graph()
+                                      ->mutable_node(0)
+                                      ->mutable_attribute(0)
+                                      ->mutable_g()
+                                      ->mutable_node(2)
+                                      ->mutable_attribute(0)
+                                      ->mutable_g();
+  then_branch->mutable_node(0)->set_input(1, "nowhere");
+  absl::StatusOr<Graph> graph = ImportOnnx(model);
+  ASSERT_FALSE(graph.ok());
   EXPECT_THAT(Message(graph.status()),
-              AllOf(HasSubstr("node 'a' (If): op type 'If' is not supported; "
-                              "the model uses 2 unsupported op types: If (2 "
-                              "nodes, first 'a'), Loop (1 node, first 'c')"),
-                    HasSubstr("docs/operators.md lists the supported")));
+              HasSubstr("node 'loop/body/v_out/then_branch/biased' reads "
+                        "'nowhere', which neither its subgraph nor any "
+                        "enclosing graph defines"));
+}
+
+TEST(ControlFlowImportTest, SubgraphsNeedTypesAndTheirAttributes) {
+  {
+    onnx::ModelProto model = IfModel();
+    // A then_branch output without an element type.
+    model.mutable_graph()
+        ->mutable_node(0)
+        ->mutable_attribute(0)
+        ->mutable_g()
+        ->mutable_output(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(0);
+    absl::StatusOr<Graph> graph = ImportOnnx(model);
+    ASSERT_FALSE(graph.ok());
+    EXPECT_THAT(Message(graph.status()),
+                AllOf(HasSubstr("subgraph 'picked/then_branch' output 0"),
+                      HasSubstr("'sum' has ONNX data type 0")));
+  }
+  {
+    onnx::ModelProto model = IfModel();
+    // No else_branch.
+    model.mutable_graph()->mutable_node(0)->mutable_attribute()->RemoveLast();
+    absl::StatusOr<Graph> graph = ImportOnnx(model);
+    ASSERT_FALSE(graph.ok());
+    EXPECT_THAT(Message(graph.status()),
+                HasSubstr("node 'picked' (If): If needs the subgraphs "
+                          "then_branch and else_branch"));
+  }
+  {
+    onnx::ModelProto model = IfModel();
+    // A graph attribute on an op that takes none.
+    AddGraph(model.mutable_graph()->mutable_node(1), "body");
+    absl::StatusOr<Graph> graph = ImportOnnx(model);
+    ASSERT_FALSE(graph.ok());
+    EXPECT_THAT(Message(graph.status()),
+                HasSubstr("node 'y' (Relu): attribute 'body' is a graph; "
+                          "only If, Loop and Scan take subgraphs"));
+  }
+}
+
+// `depth` Ifs, each in the then_branch of the one before, the innermost
+// returning x.
+onnx::ModelProto NestedIfModel(int depth) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("nested");
+  SetTyped(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  SetValue(g->add_input(), "x", int64_t{2});
+  SetValue(g->add_output(), "y", int64_t{2});
+  onnx::GraphProto* level = g;
+  std::string out = "y";
+  for (int d = 0; d < depth; ++d) {
+    onnx::NodeProto* node = AddNode(level, "If", {"cond"}, {out});
+    node->set_name("if");
+    onnx::GraphProto* else_branch = AddGraph(node, "else_branch");
+    SetValue(else_branch->add_output(), "x", int64_t{2});
+    onnx::GraphProto* then_branch = AddGraph(node, "then_branch");
+    out = "y" + std::to_string(d + 1);
+    SetValue(then_branch->add_output(), d + 1 < depth ? out : "x", int64_t{2});
+    level = then_branch;
+  }
+  return model;
+}
+
+TEST(ControlFlowImportTest, NestingIsBounded) {
+  absl::StatusOr<Graph> graph =
+      ImportOnnxBytes(NestedIfModel(kMaxSubgraphDepth).SerializeAsString());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  // else_branch comes first in the file: it returns x.
+  EXPECT_THAT(graph->nodes[0].implicit_inputs, ElementsAre("x", "cond"));
+  graph =
+      ImportOnnxBytes(NestedIfModel(kMaxSubgraphDepth + 1).SerializeAsString());
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()),
+              AllOf(HasSubstr("node 'if/then_branch/if/then_branch/"),
+                    HasSubstr("subgraphs nest more than 32 deep")));
+  // Far deeper than protobuf parses: an error, no crash.
+  graph = ImportOnnxBytes(NestedIfModel(200).SerializeAsString());
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()), HasSubstr("does not parse"));
+}
+
+// Bytes after a stray end tag are not silently ignored.
+TEST(ControlFlowImportTest, TrailingGarbageDoesNotParse) {
+  std::string bytes = IfModel().SerializeAsString();
+  ASSERT_TRUE(ImportOnnxBytes(bytes).ok());
+  bytes += std::string("\0garbage", 8);
+  EXPECT_FALSE(ParseOnnx(bytes).ok());
+}
+
+// The ONNX backend node tests' models (Debian's libonnx-testdata).
+constexpr char kNodeTests[] = "/usr/share/libonnx-testdata/data/node/";
+
+absl::StatusOr<onnx::ModelProto> ReadNodeTest(const std::string& name) {
+  std::ifstream in(kNodeTests + name + "/model.onnx", std::ios::binary);
+  if (!in) return absl::NotFoundError(name);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  return ParseOnnx(bytes);
+}
+
+absl::StatusOr<Tensor> ReadTensorProto(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::TensorProto proto;
+  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError(path);
+  return TensorFromOnnx(proto);
+}
+
+// Converted (passes, model file, compile) and run on the backend tests' data.
+TEST(ControlFlowImportTest, OnnxBackendModelsConvertAndRun) {
+  for (const char* name : {"test_if", "test_loop11", "test_scan9_sum"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = std::string(kNodeTests) + name;
+    absl::StatusOr<Graph> graph = ConvertOnnxFile(dir + "/model.onnx");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto model = CompiledModel::Compile(*graph, BuiltinOps());
+    ASSERT_TRUE(model.ok()) << model.status();
+    std::vector<Tensor> inputs, outputs, expected;
+    std::vector<HostBuffer> in;
+    std::vector<MutableHostBuffer> out;
+    for (size_t i = 0; i < graph->inputs.size(); ++i) {
+      absl::StatusOr<Tensor> t = ReadTensorProto(
+          dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+      ASSERT_TRUE(t.ok()) << t.status();
+      inputs.push_back(std::move(*t));
+    }
+    for (size_t o = 0; o < graph->outputs.size(); ++o) {
+      absl::StatusOr<Tensor> t = ReadTensorProto(
+          dir + "/test_data_set_0/output_" + std::to_string(o) + ".pb");
+      ASSERT_TRUE(t.ok()) << t.status();
+      expected.push_back(std::move(*t));
+      outputs.emplace_back(graph->outputs[o].info.dtype,
+                           graph->outputs[o].info.shape);
+    }
+    for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
+    for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+    const absl::Status run = (*model)->Execute(in, out);
+    ASSERT_TRUE(run.ok()) << run;
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      ASSERT_EQ(outputs[o].info(), expected[o].info());
+      const float* got = outputs[o].as<float>();
+      const float* want = expected[o].as<float>();
+      for (int64_t i = 0; i < outputs[o].NumElements(); ++i) {
+        EXPECT_NEAR(got[i], want[i], 1e-6)
+            << "output " << o << " [" << i << "]";
+      }
+    }
+  }
+}
+
+TEST(ControlFlowImportTest, OnnxBackendModelsImport) {
+  absl::StatusOr<onnx::ModelProto> proto = ReadNodeTest("test_if");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  absl::StatusOr<Graph> graph = ImportOnnx(*proto);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const GraphNode& branch = graph->nodes[0];
+  EXPECT_EQ(branch.name, "If_0");
+  // Attribute order as in the file: else_branch first.
+  EXPECT_THAT(SubgraphNames(branch), ElementsAre("else_branch", "then_branch"));
+  EXPECT_TRUE(branch.implicit_inputs.empty());
+  const Graph& else_branch = *branch.subgraphs[0].second;
+  ASSERT_EQ(else_branch.nodes.size(), 1u);
+  EXPECT_EQ(else_branch.nodes[0].name, "Constant_0");
+  EXPECT_EQ(else_branch.outputs[0].info.ToString(), "float32[5]");
+  EXPECT_FALSE(else_branch.outputs[0].infer_shape);
+
+  proto = ReadNodeTest("test_loop11");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  graph = ImportOnnx(*proto);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const GraphNode& loop = graph->nodes[0];
+  EXPECT_EQ(loop.op_type, "Loop");
+  EXPECT_THAT(loop.outputs, ElementsAre("res_y", "res_scan"));
+  EXPECT_TRUE(loop.implicit_inputs.empty());
+  const Graph& body = *loop.subgraphs[0].second;
+  EXPECT_EQ(body.name, "loop_body");
+  EXPECT_EQ(body.inputs.size(), 3u);
+  EXPECT_EQ(body.outputs.size(), 3u);
+  EXPECT_EQ(body.nodes.size(), 9u);
+
+  proto = ReadNodeTest("test_scan9_sum");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  graph = ImportOnnx(*proto);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const GraphNode& scan = graph->nodes[0];
+  EXPECT_EQ(scan.op_type, "Scan");
+  EXPECT_EQ(*scan.attrs.GetInt("num_scan_inputs", 0), 1);
+  EXPECT_THAT(SubgraphNames(scan), ElementsAre("body"));
+  EXPECT_EQ(scan.subgraphs[0].second->inputs[1].info.ToString(), "float32[2]");
+
+  // Sequences are not tensors: a clear error.
+  proto = ReadNodeTest("test_loop13_seq");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  graph = ImportOnnx(*proto);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()), HasSubstr("is not a tensor"));
 }
 
 // y = x + w, with w stored outside the model file (as exporters write

@@ -262,6 +262,8 @@ absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
                   std::make_shared<const Tensor>(std::move(*tensor)));
         break;
       }
+      case onnx::AttributeProto::GRAPH:
+        break;  // the import reads it as a subgraph
       default:
         return absl::UnimplementedError(
             StrCat("attribute '", attr.name(), "' has type ",

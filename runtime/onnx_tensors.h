@@ -24,6 +24,7 @@ void TensorToOnnx(const Tensor& tensor, onnx::TensorProto* proto);
 
 // The node's attributes. `opset` is the model's default-domain opset; ops whose
 // semantics changed across opsets receive it as the int attribute "onnx_opset".
+// GRAPH attributes are skipped: the import reads them as subgraphs.
 absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
                                               int64_t opset);
 

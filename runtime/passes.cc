@@ -71,6 +71,34 @@ absl::StatusOr<PreparedNode> PrepareNode(
   return result;
 }
 
+// The node prepared, or nullopt when its types are known only while the model
+// runs (as the compiled model decides): control flow, a reader of such a
+// value, or a kernel whose output shapes depend on values not known yet. Its
+// outputs join `at_execution`; the passes leave such nodes as they are.
+absl::StatusOr<std::optional<PreparedNode>> PrepareUnlessAtExecution(
+    const GraphNode& node, const OpRegistry& registry,
+    const std::map<std::string, TensorInfo, std::less<>>& infos,
+    const std::map<std::string, std::shared_ptr<const Tensor>, std::less<>>&
+        known,
+    std::set<std::string, std::less<>>& at_execution) {
+  auto reads_at_execution = [&](const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& in) {
+      return at_execution.count(in) > 0;
+    });
+  };
+  if (!IsControlFlowOp(node.op_type) && !reads_at_execution(node.inputs) &&
+      !reads_at_execution(node.implicit_inputs)) {
+    absl::StatusOr<PreparedNode> prepared =
+        PrepareNode(node, registry, infos, known);
+    if (prepared.ok()) return std::move(*prepared);
+    if (!IsNotKnownBeforeExecution(prepared.status())) {
+      return prepared.status();
+    }
+  }
+  at_execution.insert(node.outputs.begin(), node.outputs.end());
+  return std::nullopt;
+}
+
 // Runs the node on known inputs. An input missing from `known` (only
 // Shape/Size, which read shapes alone) is passed as a view without data.
 absl::StatusOr<std::vector<std::shared_ptr<const Tensor>>> Evaluate(
@@ -130,9 +158,13 @@ absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
     infos[name] = tensor->info();
     known[name] = tensor;
   }
+  std::set<std::string, std::less<>> at_execution;
   for (const GraphNode& node : graph.nodes) {
-    ASSIGN_OR_RETURN(PreparedNode prepared,
-                     PrepareNode(node, registry, infos, known));
+    ASSIGN_OR_RETURN(
+        std::optional<PreparedNode> prepared_or,
+        PrepareUnlessAtExecution(node, registry, infos, known, at_execution));
+    if (!prepared_or) continue;
+    PreparedNode& prepared = *prepared_or;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       infos[node.outputs[o]] = prepared.output_infos[o];
     }
@@ -158,6 +190,13 @@ absl::Status ResolveOutputShapes(Graph& graph, const OpRegistry& registry) {
   for (NamedTensorInfo& out : graph.outputs) {
     if (!out.infer_shape) continue;
     auto it = infos.find(out.name);
+    if (it == infos.end() && graph.ProducerOf(out.name) >= 0) {
+      return absl::InvalidArgumentError(StrCat(
+          "output '", out.name,
+          "' declares no static shape, and its shape is known only while the "
+          "model runs (it comes from control flow or a value-dependent "
+          "shape): declare its shape in the model"));
+    }
     if (it == infos.end()) {
       return absl::InvalidArgumentError(
           StrCat("output '", out.name,
@@ -194,10 +233,17 @@ absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
     infos[name] = tensor->info();
     known[name] = tensor;
   }
+  std::set<std::string, std::less<>> at_execution;
   std::vector<GraphNode> kept;
   for (GraphNode& node : graph.nodes) {
-    ASSIGN_OR_RETURN(PreparedNode prepared,
-                     PrepareNode(node, registry, infos, known));
+    ASSIGN_OR_RETURN(
+        std::optional<PreparedNode> prepared_or,
+        PrepareUnlessAtExecution(node, registry, infos, known, at_execution));
+    if (!prepared_or) {
+      kept.push_back(std::move(node));
+      continue;
+    }
+    PreparedNode& prepared = *prepared_or;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       infos[node.outputs[o]] = prepared.output_infos[o];
     }
@@ -321,8 +367,10 @@ void RemoveUnusedConstants(Graph& graph) {
 
 void RemoveUnusedInitializers(Graph& graph) {
   std::set<std::string, std::less<>> used;
-  for (const GraphNode& node : graph.nodes)
+  for (const GraphNode& node : graph.nodes) {
     used.insert(node.inputs.begin(), node.inputs.end());
+    used.insert(node.implicit_inputs.begin(), node.implicit_inputs.end());
+  }
   for (const auto& out : graph.outputs) used.insert(out.name);
   for (auto it = graph.initializers.begin(); it != graph.initializers.end();) {
     it = used.count(it->first) ? std::next(it) : graph.initializers.erase(it);

@@ -51,7 +51,9 @@ struct PassOptions {
 };
 
 // Type and shape of every value (inputs, initializers, node outputs), by shape
-// inference through the registry.
+// inference through the registry. Values known only while the model runs
+// (outputs of control flow, of their readers, of value-dependent shapes) are
+// left out; the passes leave their nodes alone.
 absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
     const Graph& graph, const OpRegistry& registry);
 

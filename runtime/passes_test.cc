@@ -13,6 +13,7 @@
 #include "kernels/ops.h"
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
+#include "runtime/model_file.h"
 
 namespace acldump {
 namespace {
@@ -758,6 +759,120 @@ TEST(FuseConvAddTest, AnAddReadingTheConvTwiceOrAConstantIsLeftAlone) {
   twice.nodes[2].inputs = {"conv.out", "conv.out"};
   ASSERT_TRUE(OptimizeGraph(twice, BuiltinOps(), options).ok());
   EXPECT_NE(FindNode(twice, "add"), nullptr);
+}
+
+// Control flow in the main graph: an If whose then_branch reads values of the
+// main graph that fusions, folding and dead-code removal would otherwise
+// merge away or drop.
+//   c = Conv(in, w, b); r = Relu(c)        (Conv + Relu would fuse, dropping c)
+//   s = Sigmoid(r); m = Mul(r, s)          (would become one Swish, dropping s)
+//   k = Constant, dims = Shape(in)         (k unread but by the branch; dims
+//                                           folds into an initializer)
+//   picked = If(cond): then Reshape(Add(Add(c, k), s) * only_sub, dims)
+//                      else m
+//   y = Relu(picked)                       (after the If: types known only
+//                                           while the model runs)
+Graph ControlFlowGraph(bool with_if) {
+  Graph g = ConvAddGraph("dense", "");
+  g.name = "control_flow";
+  g.nodes.pop_back();  // the Add
+  g.nodes.push_back(MakeNode("relu", "Relu", {"conv.out"}));
+  g.nodes.push_back(MakeNode("sig", "Sigmoid", {"relu.out"}));
+  g.nodes.push_back(MakeNode("mul", "Mul", {"relu.out", "sig.out"}));
+  g.nodes.push_back(ScalarConstant("k", 0.5f));
+  g.nodes.push_back(MakeNode("dims", "Shape", {"in"}));
+  auto only_sub = std::make_shared<Tensor>(DType::kFloat32, Shape({11}));
+  std::fill_n(only_sub->as<float>(), 11, 2.0f);
+  g.initializers["only_sub"] = only_sub;
+  const TensorInfo info{DType::kFloat32, Shape({1, 8, 9, 11})};
+  g.outputs = {{"y", info}};
+  if (!with_if) {
+    g.nodes.push_back(MakeNode("y", "Relu", {"mul.out"}));
+    g.nodes.back().outputs = {"y"};
+    return g;
+  }
+  g.inputs.push_back({"cond", {DType::kBool, Shape({})}});
+  auto then_branch = std::make_shared<Graph>();
+  then_branch->nodes = {MakeNode("t1", "Add", {"conv.out", "k"}),
+                        MakeNode("t2", "Add", {"t1.out", "sig.out"}),
+                        MakeNode("t3", "Mul", {"t2.out", "only_sub"}),
+                        MakeNode("t4", "Reshape", {"t3.out", "dims.out"})};
+  then_branch->outputs = {{"t4.out", info}};
+  auto else_branch = std::make_shared<Graph>();
+  else_branch->outputs = {{"mul.out", info}};
+  GraphNode branch = MakeNode("picked", "If", {"cond"});
+  branch.subgraphs = {{"then_branch", then_branch},
+                      {"else_branch", else_branch}};
+  branch.implicit_inputs = ImplicitInputsOf(branch);
+  g.nodes.push_back(std::move(branch));
+  g.nodes.push_back(MakeNode("y", "Relu", {"picked.out"}));
+  g.nodes.back().outputs = {"y"};
+  return g;
+}
+
+TEST(ControlFlowPassesTest, ValuesASubgraphReadsSurviveEveryPass) {
+  // Without the If, the passes do merge and drop these values.
+  Graph plain = ControlFlowGraph(false);
+  ASSERT_TRUE(OptimizeGraph(plain, BuiltinOps(), PassOptions()).ok());
+  EXPECT_LT(plain.ProducerOf("conv.out"), 0);
+  EXPECT_LT(plain.ProducerOf("sig.out"), 0);
+  EXPECT_LT(plain.ProducerOf("k"), 0);
+  EXPECT_EQ(plain.initializers.count("only_sub"), 0u);
+
+  Graph graph = ControlFlowGraph(true);
+  const GraphNode* branch = &graph.nodes[graph.nodes.size() - 2];
+  ASSERT_THAT(branch->implicit_inputs,
+              ElementsAre("conv.out", "k", "sig.out", "only_sub", "dims.out",
+                          "mul.out"));
+  EXPECT_EQ(SortTopologically(graph), absl::OkStatus());
+  const absl::Status optimized =
+      OptimizeGraph(graph, BuiltinOps(), PassOptions());
+  ASSERT_TRUE(optimized.ok()) << optimized;
+  const std::vector<std::string> names = NodeNames(graph);
+  // Conv and Relu, Sigmoid and Mul stay apart: their values keep their names.
+  EXPECT_THAT(names, ::testing::IsSupersetOf(
+                         {"conv", "relu", "sig", "mul", "k", "picked", "y"}));
+  EXPECT_GE(graph.ProducerOf("conv.out"), 0);
+  EXPECT_GE(graph.ProducerOf("sig.out"), 0);
+  EXPECT_FALSE(FindNode(graph, "conv")->attrs.Has("fused_activation"));
+  // Shape folded into an initializer under the same name; the branch's own
+  // weight kept.
+  EXPECT_LT(graph.ProducerOf("dims.out"), 0);
+  EXPECT_EQ(graph.initializers.count("dims.out"), 1u);
+  EXPECT_EQ(graph.initializers.count("only_sub"), 1u);
+  branch = FindNode(graph, "picked");
+  ASSERT_NE(branch, nullptr);
+  EXPECT_EQ(branch->implicit_inputs, ImplicitInputsOf(*branch));
+  for (const std::string& value : branch->implicit_inputs) {
+    EXPECT_TRUE(graph.ProducerOf(value) >= 0 ||
+                graph.initializers.count(value) > 0)
+        << value;
+  }
+  // What the If makes keeps its declared type, and the graph still reads back.
+  absl::StatusOr<Graph> reparsed = ParseModel(SerializeModel(graph));
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ(reparsed->nodes.size(), graph.nodes.size());
+}
+
+// A reader of the value and a subgraph reading it are two readers: no
+// single-consumer fusion.
+TEST(ControlFlowPassesTest, AnImplicitReadIsARead) {
+  Graph graph = ControlFlowGraph(true);
+  EXPECT_THAT(graph.ConsumersOf("sig.out"), ElementsAre(4, 7));
+  EXPECT_THAT(graph.ConsumersOf("only_sub"), ElementsAre(7));
+  RemoveUnusedInitializers(graph);
+  EXPECT_EQ(graph.initializers.count("only_sub"), 1u);
+}
+
+TEST(ControlFlowPassesTest, AnOutputOfControlFlowNeedsADeclaredShape) {
+  Graph graph = ControlFlowGraph(true);
+  graph.outputs[0].info.shape = Shape({-1, 8, 9, 11});
+  graph.outputs[0].infer_shape = true;
+  const absl::Status status = OptimizeGraph(graph, BuiltinOps(), PassOptions());
+  EXPECT_THAT(std::string(status.message()),
+              ::testing::HasSubstr("output 'y' declares no static shape, and "
+                                   "its shape is known only while the model "
+                                   "runs"));
 }
 
 }  // namespace
