@@ -496,6 +496,89 @@ std::vector<std::string> AttrNames(const toolkit::dumpdata::DumpData& header) {
   return names;
 }
 
+// A model with a Loop: acc += x * i for i = 0..2, the sums stacked.
+std::shared_ptr<CompiledModel> LoopModel() {
+  auto body = std::make_shared<Graph>();
+  body->inputs = {{"i", {DType::kInt64, Shape({})}},
+                  {"c", {DType::kBool, Shape({})}},
+                  {"acc", {DType::kFloat32, Shape({2})}}};
+  body->outputs = {{"c_out", {DType::kBool, Shape({})}},
+                   {"acc_out", {DType::kFloat32, Shape({2})}},
+                   {"scan", {DType::kFloat32, Shape({2})}}};
+  Attributes to_float;
+  to_float.Set("to", int64_t{1});
+  body->nodes = {{"cast", "Cast", {"i"}, {"fi"}, to_float, {"cast"}},
+                 {"mul", "Mul", {"x", "fi"}, {"xi"}, {}, {"mul"}},
+                 {"add", "Add", {"acc", "xi"}, {"acc_out"}, {}, {"add"}},
+                 {"copy", "Identity", {"acc_out"}, {"scan"}, {}, {"copy"}},
+                 {"keep", "Identity", {"c"}, {"c_out"}, {}, {"keep"}}};
+  Graph graph;
+  graph.name = "loop";
+  graph.inputs = {{"x", {DType::kFloat32, Shape({2})}}};
+  graph.outputs = {{"sums", {DType::kFloat32, Shape({-1, 2})}}};
+  auto m = std::make_shared<Tensor>(DType::kInt64, Shape({}));
+  *m->as<int64_t>() = 3;
+  auto zeros = std::make_shared<Tensor>(DType::kFloat32, Shape({2}));
+  graph.initializers = {{"m", m}, {"zeros", zeros}};
+  GraphNode loop{"loop", "Loop",  {"m", "", "zeros"}, {"final", "sums"},
+                 {},     {"loop"}};
+  loop.subgraphs = {{"body", body}};
+  loop.implicit_inputs = {"x"};
+  graph.nodes = {loop};
+  auto model = CompiledModel::Compile(graph, BuiltinOps());
+  EXPECT_TRUE(model.ok()) << model.status();
+  return std::move(*model);
+}
+
+TEST_F(DumpManagerTest, LoopBodyNodesDumpOncePerIterationWithRealShapes) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(
+      manager
+          .SetDump(Config(
+              R"("dump_mode":"all","dump_list":[{"model_name":"loop"}])"))
+          .ok());
+  std::shared_ptr<CompiledModel> model = LoopModel();
+  std::vector<std::string> warnings;
+  Attachment attachment =
+      manager.OnModelLoad(*model, ModelIdentity{5, "", 0}, &warnings);
+  ASSERT_NE(attachment.observer, nullptr);
+  ASSERT_TRUE(
+      model->AttachObserver(attachment.observer, attachment.step_flags).ok());
+  std::vector<float> x = {1, 10}, sums(6);
+  HostBuffer in{x.data(), 8};
+  MutableHostBuffer out{sums.data(), 24};
+  ASSERT_TRUE(model->Execute({&in, 1}, {&out, 1}).ok());
+  EXPECT_THAT(sums, ElementsAre(0, 0, 1, 10, 3, 30));
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+  std::map<std::string, std::string> by_name;  // op name part -> path
+  const std::string time_folder = TimeFolder();
+  const std::regex name(
+      "0/loop/5/0/([A-Za-z]+)\\.([A-Za-z0-9_]+)\\.([0-9]+)\\.0\\.[0-9]{16}");
+  for (const std::string& file : FilesUnder(time_folder)) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(file, m, name)) << file;
+    by_name[m[2].str()] = time_folder + "/" + file;
+  }
+  // 5 body nodes x 3 iterations, the Loop node itself, and the graph input.
+  EXPECT_EQ(by_name.size(), 5u * 3 + 1 + 1)
+      << ::testing::PrintToString(by_name);
+  auto add = ReadDumpFile(by_name.at("loop_body_2_add"));
+  ASSERT_TRUE(add.ok()) << add.status();
+  // acc = [1, 10] before the third iteration, x * 2 added.
+  std::vector<float> acc_out(2);
+  ASSERT_EQ(add->outputs[0].size(), 8u);
+  std::memcpy(acc_out.data(), add->outputs[0].data(), 8);
+  EXPECT_THAT(acc_out, ElementsAre(3, 30));
+  ASSERT_EQ(add->header.input_size(), 2);
+  EXPECT_THAT(AttrNames(add->header), Contains("original_names"));
+  auto loop = ReadDumpFile(by_name.at("loop"));
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  ASSERT_EQ(loop->header.output_size(), 2);
+  // The stacked output with the shape this execution gave it.
+  EXPECT_THAT(loop->header.output(1).shape().dim(), ElementsAre(3, 2));
+}
+
 // Clears the variables that would move exception files, for one test.
 class ScopedNoExceptionEnvironment {
  public:

@@ -30,13 +30,24 @@ class ModelDumpObserver final : public SessionObserver {
   };
 
   ModelDumpObserver(std::shared_ptr<DumpSession> session,
-                    std::vector<Target> targets, size_t num_graph_inputs)
+                    std::vector<Target> targets, size_t num_graph_inputs,
+                    DumpPlan plan, std::string directory)
       : SessionObserver(std::move(session), /*filter_steps=*/true),
         payload_(this->session().payload()),
         targets_(std::move(targets)),
-        data_dumped_(num_graph_inputs, UINT64_MAX) {}
+        data_dumped_(num_graph_inputs, UINT64_MAX),
+        plan_(std::move(plan)),
+        directory_(std::move(directory)) {}
+
+  bool ObservesDynamicSteps() const override { return true; }
 
   void BeforeNode(const NodeEvent& e) override {
+    if (e.step.dynamic) {
+      // Inputs only: a step that also dumps outputs records both after it
+      // ran, when its output shapes are known.
+      if (!plan_.dump_outputs[e.step.task_id]) DumpDynamic(e);
+      return;
+    }
     const Target& t = targets_[e.step.task_id];
     for (const DataOp& op : t.data_ops) DumpDataOp(op, e);
     if (t.input_slots.empty() || !t.renderer) return;
@@ -50,6 +61,10 @@ class ModelDumpObserver final : public SessionObserver {
   }
 
   void AfterNode(const NodeEvent& e) override {
+    if (e.step.dynamic) {
+      DumpDynamic(e);
+      return;
+    }
     const Target& t = targets_[e.step.task_id];
     if (t.outputs.empty() || !t.renderer) return;
     if (t.input_slots.empty()) {
@@ -72,6 +87,12 @@ class ModelDumpObserver final : public SessionObserver {
     Submit(std::move(job));
   }
 
+  // A dynamic step's record is planned from the event: its shapes are the
+  // ones it ran with, its name holds the Loop/Scan iteration. It is filled
+  // and sent in one call, as control-flow nodes run other nodes between
+  // their Before and After.
+  void DumpDynamic(const NodeEvent& e);
+
   // A failed node leaves a half-filled job: its data is incomplete, so it is
   // not written.
   void OnIterationEnd() override {
@@ -85,6 +106,8 @@ class ModelDumpObserver final : public SessionObserver {
   const std::vector<Target> targets_;
   std::vector<uint64_t> data_dumped_;  // per graph input: iteration last dumped
   WriteJob pending_;
+  const DumpPlan plan_;
+  const std::string directory_;
 };
 
 ModelDumpObserver::Target TargetFor(const StepInfo& step, const DumpPlan& plan,
@@ -112,6 +135,21 @@ ModelDumpObserver::Target TargetFor(const StepInfo& step, const DumpPlan& plan,
   return t;
 }
 
+void ModelDumpObserver::DumpDynamic(const NodeEvent& e) {
+  const uint32_t s = e.step.task_id;
+  for (const DataOp& op : targets_[s].data_ops) DumpDataOp(op, e);
+  Target t = TargetFor(e.step, plan_, s, payload_, directory_);
+  if (!t.renderer) return;
+  WriteJob job = NewJob(t.renderer, t.bytes);
+  payload_.Begin(t.tensors, job);
+  size_t slot = 0;
+  for (uint32_t input : t.input_slots) {
+    payload_.Capture(slot++, e.inputs[input], job);
+  }
+  for (uint32_t o : t.outputs) payload_.Capture(slot++, e.outputs[o], job);
+  Submit(std::move(job));
+}
+
 }  // namespace
 
 Attachment MakeModelDumpObserver(std::shared_ptr<DumpSession> session,
@@ -126,7 +164,10 @@ Attachment MakeModelDumpObserver(std::shared_ptr<DumpSession> session,
   targets.reserve(model.steps().size());
   for (size_t s = 0; s < model.steps().size(); ++s) {
     const StepInfo& step = model.steps()[s];
-    targets.push_back(TargetFor(step, plan, s, payload, directory));
+    // A dynamic step is planned when it runs, with its real infos.
+    targets.push_back(step.dynamic
+                          ? ModelDumpObserver::Target()
+                          : TargetFor(step, plan, s, payload, directory));
     for (int g : plan.data_inputs[s]) {
       const NamedTensorInfo& input = graph.inputs[g];
       for (size_t slot = 0; slot < step.input_names.size(); ++slot) {
@@ -141,7 +182,8 @@ Attachment MakeModelDumpObserver(std::shared_ptr<DumpSession> session,
     }
   }
   auto observer = std::make_shared<ModelDumpObserver>(
-      std::move(session), std::move(targets), graph.inputs.size());
+      std::move(session), std::move(targets), graph.inputs.size(), plan,
+      directory);
   return Attachment{std::move(observer), plan.step_flags};
 }
 

@@ -312,7 +312,10 @@ bool PlanBuilder::Finish(size_t s) {
   if (inputs) {
     size_t kept = 0;
     for (uint32_t slot = 0; slot < step.input_infos.size(); ++slot) {
-      if (!step.input_infos[slot].present()) continue;
+      // A dynamic step may not know an input's type before it runs.
+      const bool present = step.dynamic ? !step.input_names[slot].empty()
+                                        : step.input_infos[slot].present();
+      if (!present) continue;
       if (exclusion.inputs.count(slot)) {
         skipped_inputs.push_back(slot);
       } else {

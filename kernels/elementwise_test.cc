@@ -358,7 +358,7 @@ TEST(ClipTest, BoundsFromInputsOrAttributes) {
             .RuntimeInput<float>({}, {0})
             .Run();
   EXPECT_THAT(out.status().message(),
-              HasSubstr("min must be known before execution"));
+              HasSubstr("'min' must be known before execution"));
 }
 
 TEST(CastTest, ConvertsBetweenTypes) {
