@@ -810,6 +810,7 @@ Json GraphToJson(const Graph& graph) {
       entry["implicit_inputs"] = node.implicit_inputs;
       Json subgraphs = Json::object();
       for (const auto& [attribute, subgraph] : node.subgraphs) {
+        if (subgraph == nullptr) continue;
         Json sub{{"name", subgraph->name}};
         sub.update(GraphToJson(*subgraph));
         subgraphs[attribute] = std::move(sub);

@@ -20,9 +20,13 @@ std::string SerializeModel(const Graph& graph);
 
 // Parses and validates the structure of a model: magic and version, names,
 // dtypes and shapes, initializer sizes, attribute values, unique producers, no
-// dangling inputs, no cycles. Nodes come back in topological order. Errors are
-// InvalidArgument naming the offending item. Files are read through
-// runtime/model_loader (ReadModel), which bounds the read and tags errors.
+// dangling inputs, no cycles. Control-flow subgraphs are validated the same
+// way, recursively (at most kMaxSubgraphDepth deep), and each node's implicit
+// inputs must be exactly what its subgraphs read from enclosing graphs. Nodes
+// come back in topological order. Errors are InvalidArgument naming the
+// offending item (inside subgraphs, by node path: "If_0/then_branch/Add").
+// Files are read through runtime/model_loader (ReadModel), which bounds the
+// read and tags errors.
 absl::StatusOr<Graph> ParseModel(std::string_view bytes);
 absl::Status WriteModelFile(const Graph& graph, const std::string& path);
 

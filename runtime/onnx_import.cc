@@ -399,7 +399,10 @@ absl::StatusOr<std::shared_ptr<const Graph>> ImportSubgraph(
     if (graph.initializers.count(input.name) ||
         graph.IsGraphInput(input.name)) {
       return absl::InvalidArgumentError(
-          StrCat(where, " input '", input.name, "' is defined twice"));
+          StrCat(where, " input '", input.name, "' is defined twice (",
+                 graph.initializers.count(input.name) ? "also an initializer"
+                                                      : "two inputs",
+                 ")"));
     }
     graph.inputs.push_back(std::move(input));
   }
