@@ -193,8 +193,8 @@ absl::Status CheckControlFlowNode(const GraphNode& node) {
         node.op_type, " needs the subgraphs ", StrJoin(expected, " and ")));
   }
   if (expected.empty()) return absl::OkStatus();
-  // Trailing unused outputs are dropped from nodes, so a subgraph may return
-  // more values than its node has outputs.
+  // A Loop or Scan may leave trailing outputs out, so its body may return
+  // more values than the node has outputs.
   const size_t outputs = node.outputs.size();
   if (node.op_type == "If") {
     const Graph& then_branch = *FindSubgraph(node, "then_branch");
@@ -202,8 +202,8 @@ absl::Status CheckControlFlowNode(const GraphNode& node) {
     if (node.inputs.size() != 1 || node.inputs[0].empty()) {
       return absl::InvalidArgumentError("If needs its condition input");
     }
-    if (then_branch.outputs.size() != else_branch.outputs.size() ||
-        then_branch.outputs.size() < outputs) {
+    if (then_branch.outputs.size() != outputs ||
+        else_branch.outputs.size() != outputs) {
       return absl::InvalidArgumentError(StrCat(
           "If has ", outputs, " outputs, its branches return ",
           then_branch.outputs.size(), " and ", else_branch.outputs.size()));
