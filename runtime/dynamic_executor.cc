@@ -152,6 +152,7 @@ absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
     const std::function<TensorInfo(std::string_view)>& info_of) {
   std::unique_ptr<DynamicExecutor> executor(new DynamicExecutor(registry));
   executor->first_task_id_ = first_task_id;
+  executor->opset_ = graph.source_opset;
   RETURN_IF_ERROR(
       executor->AddBlock(graph, nodes, "", info_of, executor->top_));
   return executor;
@@ -423,7 +424,10 @@ absl::Status DynamicExecutor::RunNode(NodeState& state, ValueScope& scope,
   const GraphNode& node = *state.node;
   if (node.op_type == "If") return RunIf(state, scope, name, context);
   if (node.op_type == "Loop") return RunLoop(state, scope, name, context);
-  if (node.op_type == "Scan") return RunScan(state, scope, name, context);
+  if (node.op_type == "Scan") {
+    return opset_ > 0 && opset_ < 9 ? RunScan8(state, scope, name, context)
+                                    : RunScan(state, scope, name, context);
+  }
   std::vector<TensorView> inputs;
   std::vector<bool> constant;
   RETURN_IF_ERROR(CollectInputs(node, scope, name, inputs, constant));
@@ -659,11 +663,6 @@ absl::Status DynamicExecutor::RunScan(NodeState& state, ValueScope& scope,
   if (body == nullptr) {
     return fail(absl::InvalidArgumentError("attribute 'body' is missing"));
   }
-  if (node.attrs.Has("directions")) {
-    return fail(absl::UnimplementedError(
-        "Scan of opset 8 (with a batch axis and 'sequence_lens') is not "
-        "supported; re-export the model with opset 9 or later"));
-  }
   absl::StatusOr<int64_t> num_scan = node.attrs.GetInt("num_scan_inputs", -1);
   if (!num_scan.ok()) return fail(num_scan.status());
   const int64_t m = *num_scan;
@@ -704,56 +703,74 @@ absl::Status DynamicExecutor::RunScan(NodeState& state, ValueScope& scope,
   for (const auto* attr : {&in_axes, &in_dirs, &out_axes, &out_dirs}) {
     if (!attr->ok()) return fail(attr->status());
   }
-  int64_t length = -1;
-  for (int64_t j = 0; j < m; ++j) {
-    const TensorView& in = inputs[states + j];
-    if (!in.present()) {
-      return fail(absl::InvalidArgumentError(
-          StrCat("scan input ", states + j, " is empty")));
-    }
-    absl::StatusOr<int64_t> axis =
-        NormalizeAxis((*in_axes)[j], static_cast<int64_t>(in.shape.rank()),
-                      "scan_input_axes");
-    if (!axis.ok()) return fail(axis.status());
-    (*in_axes)[j] = *axis;
-    if (length >= 0 && in.shape[*axis] != length) {
-      return fail(absl::InvalidArgumentError(
-          StrCat("scan inputs differ in length: ", length, " and ",
-                 in.shape[*axis], " (input ", states + j, ")")));
-    }
-    length = in.shape[*axis];
-  }
-  Observe(kObserveBefore, state, name, inputs, {}, {}, context);
-  std::vector<ValueScope::Entry> values;
+  ScanSpec spec{body, std::move(*in_axes), std::move(*in_dirs),
+                std::move(*out_axes), std::move(*out_dirs)};
+  std::vector<ValueScope::Entry> initial;
   for (size_t n = 0; n < states; ++n) {
     const ValueScope::Entry* entry = scope.Find(node.inputs[n]);
     if (entry == nullptr) {
       return fail(
           absl::InvalidArgumentError(StrCat("state input ", n, " is empty")));
     }
-    values.push_back(*entry);
+    initial.push_back(*entry);
+  }
+  std::span<const TensorView> scan_inputs(inputs.data() + states,
+                                          static_cast<size_t>(m));
+  Observe(kObserveBefore, state, name, inputs, {}, {}, context);
+  absl::StatusOr<std::vector<ValueScope::Entry>> results =
+      ScanLoop(spec, scope, std::move(initial), scan_inputs, name, context);
+  if (!results.ok()) return fail(results.status());
+  return SetOutputs(state, name, scope, inputs, std::move(*results), context);
+}
+
+absl::StatusOr<std::vector<ValueScope::Entry>> DynamicExecutor::ScanLoop(
+    const ScanSpec& spec, ValueScope& scope,
+    std::vector<ValueScope::Entry> values,
+    std::span<const TensorView> scan_inputs, const std::string& name,
+    const DynamicRunContext& context) {
+  const Graph& body = *spec.body;
+  const size_t states = values.size();
+  const size_t m = scan_inputs.size();
+  const size_t k_outputs = body.outputs.size() - states;
+  std::vector<int64_t> in_axes = spec.in_axes;
+  int64_t length = -1;
+  for (size_t j = 0; j < m; ++j) {
+    const TensorView& in = scan_inputs[j];
+    if (!in.present()) {
+      return absl::InvalidArgumentError(
+          StrCat("scan input ", states + j, " is empty"));
+    }
+    ASSIGN_OR_RETURN(
+        in_axes[j],
+        NormalizeAxis(in_axes[j], static_cast<int64_t>(in.shape.rank()),
+                      "scan_input_axes"));
+    if (length >= 0 && in.shape[in_axes[j]] != length) {
+      return absl::InvalidArgumentError(
+          StrCat("scan inputs differ in length: ", length, " and ",
+                 in.shape[in_axes[j]], " (input ", states + j, ")"));
+    }
+    length = in.shape[in_axes[j]];
   }
   std::vector<std::vector<ValueScope::Entry>> scanned(k_outputs);
   for (int64_t i = 0; i < length; ++i) {
     ValueScope child(&scope);
     for (size_t n = 0; n < states; ++n) {
-      child.Set(body->inputs[n].name, values[n]);
+      child.Set(body.inputs[n].name, values[n]);
     }
-    for (int64_t j = 0; j < m; ++j) {
-      const int64_t at = (*in_dirs)[j] == 1 ? length - 1 - i : i;
-      absl::StatusOr<Tensor> slice = SliceAlong(
-          inputs[states + j], (*in_axes)[j], at, body->inputs[states + j].name);
-      if (!slice.ok()) return fail(slice.status());
-      child.Own(body->inputs[states + j].name, std::move(*slice));
+    for (size_t j = 0; j < m; ++j) {
+      const int64_t at = spec.in_dirs[j] == 1 ? length - 1 - i : i;
+      ASSIGN_OR_RETURN(Tensor slice, SliceAlong(scan_inputs[j], in_axes[j], at,
+                                                body.inputs[states + j].name));
+      child.Own(body.inputs[states + j].name, std::move(slice));
     }
     RETURN_IF_ERROR(
-        RunSubgraph(*body, child, StrCat(name, "/body/", i), context));
+        RunSubgraph(body, child, StrCat(name, "/body/", i), context));
     std::vector<const ValueScope::Entry*> outs;
-    for (const NamedTensorInfo& out : body->outputs) {
+    for (const NamedTensorInfo& out : body.outputs) {
       const ValueScope::Entry* entry = child.Find(out.name);
       if (entry == nullptr) {
-        return fail(absl::InvalidArgumentError(
-            StrCat("the body does not compute its output '", out.name, "'")));
+        return absl::InvalidArgumentError(
+            StrCat("the body does not compute its output '", out.name, "'"));
       }
       outs.push_back(entry);
     }
@@ -764,25 +781,154 @@ absl::Status DynamicExecutor::RunScan(NodeState& state, ValueScope& scope,
   }
   std::vector<ValueScope::Entry> results = std::move(values);
   for (size_t k = 0; k < k_outputs; ++k) {
-    const NamedTensorInfo& declared = body->outputs[states + k];
-    if ((*out_dirs)[k] == 1) std::reverse(scanned[k].begin(), scanned[k].end());
+    const NamedTensorInfo& declared = body.outputs[states + k];
+    if (spec.out_dirs[k] == 1) {
+      std::reverse(scanned[k].begin(), scanned[k].end());
+    }
     absl::StatusOr<Tensor> stacked;
     if (scanned[k].empty()) {
       stacked = EmptyStack(declared, 0);
     } else {
       std::vector<TensorView> parts;
       for (const ValueScope::Entry& e : scanned[k]) parts.push_back(e.view);
-      absl::StatusOr<int64_t> axis = NormalizeAxis(
-          (*out_axes)[k], static_cast<int64_t>(parts[0].shape.rank()) + 1,
-          "scan_output_axes");
-      if (!axis.ok()) return fail(axis.status());
-      stacked = StackAlong(parts, *axis, declared.name);
+      ASSIGN_OR_RETURN(
+          int64_t axis,
+          NormalizeAxis(spec.out_axes[k],
+                        static_cast<int64_t>(parts[0].shape.rank()) + 1,
+                        "scan_output_axes"));
+      stacked = StackAlong(parts, axis, declared.name);
     }
-    if (!stacked.ok()) return fail(stacked.status());
+    RETURN_IF_ERROR(stacked.status());
     auto owner = std::make_shared<const Tensor>(std::move(*stacked));
     results.push_back(ValueScope::Entry{owner->view(), owner, false});
   }
-  return SetOutputs(state, name, scope, inputs, std::move(results), context);
+  return results;
+}
+
+// Scan of opset 8: a batch axis in front of every state and scan input, the
+// scan axis after it, and an optional first input 'sequence_lens'. Each batch
+// element is scanned on its own and the results stacked again.
+absl::Status DynamicExecutor::RunScan8(NodeState& state, ValueScope& scope,
+                                       const std::string& name,
+                                       const DynamicRunContext& context) {
+  const GraphNode& node = *state.node;
+  std::vector<TensorView> inputs;
+  std::vector<bool> constant;
+  RETURN_IF_ERROR(CollectInputs(node, scope, name, inputs, constant));
+  auto fail = [&](absl::Status status) {
+    return Failed(state, name, inputs, {}, status, context);
+  };
+  const Graph* body = SubgraphOf(node, "body");
+  if (body == nullptr) {
+    return fail(absl::InvalidArgumentError("attribute 'body' is missing"));
+  }
+  absl::StatusOr<int64_t> num_scan = node.attrs.GetInt("num_scan_inputs", -1);
+  if (!num_scan.ok()) return fail(num_scan.status());
+  const int64_t m = *num_scan;
+  if (inputs.empty() || m < 1 || m > static_cast<int64_t>(inputs.size()) - 1) {
+    return fail(absl::InvalidArgumentError(
+        StrCat("attribute 'num_scan_inputs' must be between 1 and the ",
+               inputs.size() - 1, " inputs after 'sequence_lens', got ", m)));
+  }
+  const size_t states = inputs.size() - 1 - m;
+  if (body->inputs.size() != inputs.size() - 1 ||
+      body->outputs.size() < states ||
+      node.outputs.size() > body->outputs.size()) {
+    return fail(absl::InvalidArgumentError(
+        StrCat("the body has ", body->inputs.size(), " inputs and ",
+               body->outputs.size(), " outputs; the node has ",
+               inputs.size() - 1, " inputs after 'sequence_lens' (", states,
+               " states) and ", node.outputs.size(), " outputs")));
+  }
+  const size_t k_outputs = body->outputs.size() - states;
+  absl::StatusOr<std::vector<int64_t>> dirs = node.attrs.GetInts(
+      "directions", std::vector<int64_t>(static_cast<size_t>(m), 0));
+  if (!dirs.ok()) return fail(dirs.status());
+  if (dirs->size() != static_cast<size_t>(m)) {
+    return fail(absl::InvalidArgumentError(StrCat(
+        "attribute 'directions' has ", dirs->size(), " values, expected ", m)));
+  }
+  int64_t batch = -1;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (!inputs[i].present() || inputs[i].shape.rank() < 1 ||
+        (i > states && inputs[i].shape.rank() < 2)) {
+      return fail(absl::InvalidArgumentError(StrCat(
+          "input ", i, " must have a batch axis",
+          i > states ? " and a scan axis" : "", ", got ",
+          inputs[i].present() ? inputs[i].info().ToString() : "nothing")));
+    }
+    if (batch >= 0 && inputs[i].shape[0] != batch) {
+      return fail(absl::InvalidArgumentError(
+          StrCat("inputs differ in batch size: ", batch, " and ",
+                 inputs[i].shape[0], " (input ", i, ")")));
+    }
+    batch = inputs[i].shape[0];
+  }
+  if (inputs[0].present()) {
+    const TensorView& lens = inputs[0];
+    const int64_t full = inputs[1 + states].shape[1];
+    bool all_full = lens.dtype == DType::kInt64 && lens.NumElements() == batch;
+    for (int64_t b = 0; all_full && b < batch; ++b) {
+      all_full = lens.as<const int64_t>()[b] == full;
+    }
+    if (!all_full) {
+      return fail(absl::UnimplementedError(StrCat(
+          "'sequence_lens' shorter than the scan axis (", full,
+          ") is not supported; pass no 'sequence_lens' or re-export the model "
+          "with opset 9 or later")));
+    }
+  }
+  ScanSpec spec{body, std::vector<int64_t>(static_cast<size_t>(m), 0),
+                std::move(*dirs), std::vector<int64_t>(k_outputs, 0),
+                std::vector<int64_t>(k_outputs, 0)};
+  Observe(kObserveBefore, state, name, inputs, {}, {}, context);
+  std::vector<std::vector<Tensor>> per_batch(states + k_outputs);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<ValueScope::Entry> initial;
+    std::vector<Tensor> scan_parts;
+    for (size_t n = 0; n < states; ++n) {
+      absl::StatusOr<Tensor> slice =
+          SliceAlong(inputs[1 + n], 0, b, body->inputs[n].name);
+      if (!slice.ok()) return fail(slice.status());
+      auto owner = std::make_shared<const Tensor>(std::move(*slice));
+      initial.push_back(ValueScope::Entry{owner->view(), owner, false});
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      absl::StatusOr<Tensor> slice = SliceAlong(inputs[1 + states + j], 0, b,
+                                                body->inputs[states + j].name);
+      if (!slice.ok()) return fail(slice.status());
+      scan_parts.push_back(std::move(*slice));
+    }
+    std::vector<TensorView> scan_views;
+    for (const Tensor& t : scan_parts) scan_views.push_back(t.view());
+    absl::StatusOr<std::vector<ValueScope::Entry>> results =
+        ScanLoop(spec, scope, std::move(initial), scan_views,
+                 StrCat(name, "/batch", b), context);
+    if (!results.ok()) return fail(results.status());
+    for (size_t r = 0; r < results->size(); ++r) {
+      absl::StatusOr<Tensor> copy =
+          NewTensor((*results)[r].view.info(), body->outputs[r].name);
+      if (!copy.ok()) return fail(copy.status());
+      if (copy->ByteSize() > 0) {
+        std::memcpy(copy->data(), (*results)[r].view.data, copy->ByteSize());
+      }
+      per_batch[r].push_back(std::move(*copy));
+    }
+  }
+  std::vector<ValueScope::Entry> outputs;
+  for (size_t r = 0; r < per_batch.size(); ++r) {
+    if (per_batch[r].empty()) {
+      return fail(absl::InvalidArgumentError("a batch of size 0"));
+    }
+    std::vector<TensorView> parts;
+    for (const Tensor& t : per_batch[r]) parts.push_back(t.view());
+    absl::StatusOr<Tensor> stacked =
+        StackAlong(parts, 0, body->outputs[r].name);
+    if (!stacked.ok()) return fail(stacked.status());
+    auto owner = std::make_shared<const Tensor>(std::move(*stacked));
+    outputs.push_back(ValueScope::Entry{owner->view(), owner, false});
+  }
+  return SetOutputs(state, name, scope, inputs, std::move(outputs), context);
 }
 
 }  // namespace acldump

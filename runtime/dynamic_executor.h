@@ -113,6 +113,20 @@ class DynamicExecutor {
   absl::Status RunScan(NodeState& state, ValueScope& scope,
                        const std::string& name,
                        const DynamicRunContext& context);
+  absl::Status RunScan8(NodeState& state, ValueScope& scope,
+                        const std::string& name,
+                        const DynamicRunContext& context);
+  struct ScanSpec {
+    const Graph* body;
+    std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+  };
+  // Runs the body over the scan inputs from `states`; returns the final
+  // states, then the stacked scan outputs.
+  absl::StatusOr<std::vector<ValueScope::Entry>> ScanLoop(
+      const ScanSpec& spec, ValueScope& scope,
+      std::vector<ValueScope::Entry> states,
+      std::span<const TensorView> scan_inputs, const std::string& name,
+      const DynamicRunContext& context);
   // A prepared kernel for these inputs: from the node's cache, or prepared
   // now (into `fresh` when it depends on input values and is not kept).
   absl::StatusOr<const CacheEntry*> Prepare(NodeState& state,
@@ -148,6 +162,7 @@ class DynamicExecutor {
 
   const OpRegistry& registry_;
   uint32_t first_task_id_ = 0;
+  int64_t opset_ = 0;  // the model's: Scan changed form in opset 9
   std::vector<StepInfo> steps_;
   std::vector<NodeState> states_;
   Block top_;

@@ -55,7 +55,12 @@ Io Describe(const NamedTensorInfo& value) {
   io.data_type = ToAclDataType(value.info.dtype);
   io.format = value.info.shape.rank() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
   io.dims = value.info.shape.dims();
-  io.size = value.info.ByteSize();
+  // An output whose size depends on the input (-1 dims) has no fixed size:
+  // 0, as the SDK reports it; aclmdlGetCurOutputDims gives the dims an
+  // execution computed.
+  const bool varies = std::any_of(io.dims.begin(), io.dims.end(),
+                                  [](int64_t d) { return d < 0; });
+  io.size = varies ? 0 : value.info.ByteSize();
   return io;
 }
 
@@ -265,8 +270,13 @@ aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index,
     const Io* io = IoAt(modelDesc, index, false);
     if (io == nullptr) return ACL_ERROR_INVALID_PARAM;
     if (dims == nullptr) return NullArgument("dims");
-    if (modelDesc->gear_kind == GearKind::kNone) return FillDims(io, dims);
-    // The gear last set on the model; none set: the largest gear's dims.
+    const bool varies = std::any_of(io->dims.begin(), io->dims.end(),
+                                    [](int64_t d) { return d < 0; });
+    if (modelDesc->gear_kind == GearKind::kNone && !varies) {
+      return FillDims(io, dims);
+    }
+    // The gear last set on the model (none set: the largest gear's dims), or
+    // the dims the last execution computed for an output whose size varies.
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
     std::shared_ptr<const LoadedModel> loaded =
@@ -275,6 +285,12 @@ aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index,
       return Fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID,
                   StrCat("model id ", modelDesc->model_id,
                          " of this desc is no longer loaded"));
+    }
+    if (modelDesc->gear_kind == GearKind::kNone) {
+      Io current = *io;
+      current.dims =
+          loaded->model->plan(0).CurrentOutputInfos().at(index).shape.dims();
+      return FillDims(&current, dims);
     }
     const int32_t gear = loaded->selected_gear.load();
     if (gear < 0) return FillDims(io, dims);
