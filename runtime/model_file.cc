@@ -40,8 +40,9 @@ absl::Status CheckName(std::string_view where, const std::string& name) {
 // DT_FLOAT16 = 2, ..., DT_BF16 = 27), so a model reads like the SDK's files.
 constexpr std::pair<DType, int32_t> kModelDataTypes[] = {
     {DType::kFloat32, 1},  {DType::kFloat16, 2}, {DType::kInt8, 3},
-    {DType::kUInt8, 4},    {DType::kInt16, 5},   {DType::kInt32, 7},
-    {DType::kInt64, 8},    {DType::kBool, 11},   {DType::kFloat64, 12},
+    {DType::kUInt8, 4},    {DType::kInt16, 5},   {DType::kUInt16, 6},
+    {DType::kInt32, 7},    {DType::kInt64, 8},   {DType::kUInt32, 9},
+    {DType::kUInt64, 10},  {DType::kBool, 11},   {DType::kFloat64, 12},
     {DType::kBFloat16, 27}};
 
 int32_t ToModelDataType(DType dtype) {
@@ -260,12 +261,17 @@ absl::StatusOr<Initializers> InitializersFromProto(
   return initializers;
 }
 
-// With `subgraph`, a value may have an unknown shape (unknown_shape: -1
-// dimensions, or no dims for an unknown rank), sized as if each were 1.
+// Where a value may have an unknown shape (unknown_shape: -1 dimensions):
+// subgraph inputs and outputs (also an unknown rank: no dims), and the
+// outputs of a graph whose size depends on the input (a known rank).
+enum class UnknownShapes { kRefused, kSubgraph, kGraphOutputs };
+
+// Unknown dimensions are sized as if each were 1.
 absl::StatusOr<std::vector<NamedTensorInfo>> ValueInfosFromProto(
     std::string_view prefix, std::string_view kind,
     const google::protobuf::RepeatedPtrField<om::ValueInfo>& list,
-    bool subgraph = false) {
+    UnknownShapes unknown = UnknownShapes::kRefused) {
+  const bool subgraph = unknown == UnknownShapes::kSubgraph;
   std::vector<NamedTensorInfo> infos;
   for (int i = 0; i < list.size(); ++i) {
     const om::ValueInfo& value = list.Get(i);
@@ -278,10 +284,14 @@ absl::StatusOr<std::vector<NamedTensorInfo>> ValueInfosFromProto(
       infos.push_back({value.name(), std::move(info)});
       continue;
     }
-    if (!subgraph) {
+    if (unknown == UnknownShapes::kRefused) {
       return Invalid(where,
-                     "an unknown shape, which only subgraph inputs "
-                     "and outputs may have");
+                     "an unknown shape, which only subgraph inputs and "
+                     "outputs and graph outputs may have");
+    }
+    if (!subgraph && value.dims().empty()) {
+      return Invalid(where,
+                     "an output of unknown shape must have a known rank");
     }
     google::protobuf::RepeatedField<int64_t> sized = value.dims();
     for (int64_t& dim : sized) {
@@ -292,7 +302,8 @@ absl::StatusOr<std::vector<NamedTensorInfo>> ValueInfosFromProto(
     info.shape =
         Shape(std::vector<int64_t>(value.dims().begin(), value.dims().end()));
     NamedTensorInfo named{value.name(), std::move(info)};
-    named.infer_shape = true;
+    // A graph output keeps its -1 dimensions: they vary per execution.
+    named.infer_shape = subgraph;
     infos.push_back(std::move(named));
   }
   return infos;
@@ -320,7 +331,8 @@ absl::StatusOr<std::shared_ptr<const Graph>> SubgraphFromProto(
     return absl::OkStatus();
   };
   ASSIGN_OR_RETURN(graph.inputs,
-                   ValueInfosFromProto(prefix, "input", proto.inputs(), true));
+                   ValueInfosFromProto(prefix, "input", proto.inputs(),
+                                       UnknownShapes::kSubgraph));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     RETURN_IF_ERROR(define(StrCat(prefix, "input ", i), graph.inputs[i].name));
   }
@@ -345,8 +357,9 @@ absl::StatusOr<std::shared_ptr<const Graph>> SubgraphFromProto(
   }
   // Outputs may be values of enclosing graphs: the enclosing node's
   // implicit inputs hold them, and its graph checks they exist.
-  ASSIGN_OR_RETURN(graph.outputs, ValueInfosFromProto(prefix, "output",
-                                                      proto.outputs(), true));
+  ASSIGN_OR_RETURN(graph.outputs,
+                   ValueInfosFromProto(prefix, "output", proto.outputs(),
+                                       UnknownShapes::kSubgraph));
   const std::vector<std::string> reads = OuterScopeReads(graph);
   const std::set<std::string, std::less<>> outer(reads.begin(), reads.end());
   if (absl::Status sorted = SortTopologically(graph, &outer); !sorted.ok()) {
@@ -412,7 +425,8 @@ absl::StatusOr<Graph> StaticGraphFromProto(std::string_view prefix,
   }
   for (const om::ValueInfo& out : proto.outputs()) take_shared(out.name());
   ASSIGN_OR_RETURN(graph.outputs,
-                   ValueInfosFromProto(prefix, "output", proto.outputs()));
+                   ValueInfosFromProto(prefix, "output", proto.outputs(),
+                                       UnknownShapes::kGraphOutputs));
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     const std::string& name = graph.outputs[i].name;
     const std::string where = StrCat(prefix, "output ", i, " '", name, "'");
@@ -597,11 +611,18 @@ absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
 
 namespace {
 
-void ValueInfoToProto(const NamedTensorInfo& value, om::ValueInfo* info) {
+// A graph output whose dims vary per execution (-1) is stored as an unknown
+// shape; a dynamic model's inputs keep their -1 dims as they are.
+void ValueInfoToProto(const NamedTensorInfo& value, om::ValueInfo* info,
+                      bool graph_output = false) {
   info->set_name(value.name);
   info->set_data_type(ToModelDataType(value.info.dtype));
   for (int64_t dim : value.info.shape.dims()) info->add_dims(dim);
-  info->set_unknown_shape(value.infer_shape);
+  const std::vector<int64_t>& dims = value.info.shape.dims();
+  const bool varies =
+      graph_output &&
+      std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; });
+  info->set_unknown_shape(value.infer_shape || varies);
 }
 
 void InitializerToProto(const std::string& name, const Tensor& tensor,
@@ -633,7 +654,7 @@ template <typename Fields>
 void StaticGraphToProto(const Graph& graph, Fields* proto) {
   for (const auto& in : graph.inputs) ValueInfoToProto(in, proto->add_inputs());
   for (const auto& out : graph.outputs)
-    ValueInfoToProto(out, proto->add_outputs());
+    ValueInfoToProto(out, proto->add_outputs(), /*graph_output=*/true);
   for (const GraphNode& node : graph.nodes)
     NodeToProto(node, proto->add_nodes());
 }

@@ -277,7 +277,7 @@ TEST(ModelFileSubgraphTest, CorruptSubgraphsAreRefusedNamingTheNode) {
       {"an unknown shape on a model input",
        [](om::Model& m) { m.mutable_inputs(2)->set_unknown_shape(true); },
        {"input 2 'x': an unknown shape, which only subgraph inputs and "
-        "outputs may have"}},
+        "outputs and graph outputs may have"}},
       {"a dimension below -1",
        [](om::Model& m) { Body(m).mutable_inputs(2)->set_dims(0, -2); },
        {"subgraph 'loop/body': input 2 'v_in'"}},
@@ -414,6 +414,33 @@ TEST(ModelFileSubgraphTest, AGearsSubgraphReadsASharedWeight) {
     EXPECT_EQ(gear.graph->initializers.count("w"), 1u);
     EXPECT_THAT(gear.graph->nodes[0].implicit_inputs, ElementsAre("x", "w"));
   }
+}
+
+}  // namespace
+}  // namespace acldump
+
+namespace acldump {
+namespace {
+
+// The unsigned types are stored under the dump format's numbers (DT_UINT16 =
+// 6, DT_UINT32 = 9, DT_UINT64 = 10), like every other type.
+TEST(ModelFileTypesTest, UnsignedTensorsRoundTrip) {
+  Graph graph;
+  graph.name = "unsigned";
+  graph.inputs = {Value("x", DType::kUInt64, {2}),
+                  Value("w", DType::kUInt16, {1})};
+  graph.outputs = {Value("y", DType::kUInt64, {2})};
+  auto bias = std::make_shared<Tensor>(DType::kUInt32, Shape({1}));
+  bias->as<uint32_t>()[0] = 0xFFFFFFFFu;
+  graph.initializers["bias"] = bias;
+  graph.nodes = {Node("max", "Max", {"x"}, {"y"})};
+  const om::Model model = ToProto(graph);
+  EXPECT_EQ(model.inputs(0).data_type(), 10);
+  EXPECT_EQ(model.inputs(1).data_type(), 6);
+  absl::StatusOr<Graph> read = ParseModel(SerializeModel(graph));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ExpectSameGraph(graph, *read, "model");
+  EXPECT_EQ(read->initializers.at("bias")->as<uint32_t>()[0], 0xFFFFFFFFu);
 }
 
 }  // namespace

@@ -191,11 +191,17 @@ absl::Status ResolveOutputShapes(Graph& graph, const OpRegistry& registry) {
     if (!out.infer_shape) continue;
     auto it = infos.find(out.name);
     if (it == infos.end() && graph.ProducerOf(out.name) >= 0) {
-      return absl::InvalidArgumentError(StrCat(
-          "output '", out.name,
-          "' declares no static shape, and its shape is known only while the "
-          "model runs (it comes from control flow or a value-dependent "
-          "shape): declare its shape in the model"));
+      // Its shape is known only while the model runs (control flow, a
+      // value-dependent size): the declared dims stay, -1 where they vary.
+      if (out.info.shape.rank() == 0) {
+        return absl::InvalidArgumentError(StrCat(
+            "output '", out.name,
+            "' declares no shape, and its shape is known only while the "
+            "model runs (it comes from control flow or a value-dependent "
+            "size): declare at least its rank in the model"));
+      }
+      out.infer_shape = false;
+      continue;
     }
     if (it == infos.end()) {
       return absl::InvalidArgumentError(

@@ -864,13 +864,26 @@ TEST(ControlFlowPassesTest, AnImplicitReadIsARead) {
   EXPECT_EQ(graph.initializers.count("only_sub"), 1u);
 }
 
-TEST(ControlFlowPassesTest, AnOutputOfControlFlowNeedsADeclaredShape) {
+TEST(ControlFlowPassesTest, AnOutputOfControlFlowKeepsItsVaryingDims) {
   Graph graph = ControlFlowGraph(true);
   graph.outputs[0].info.shape = Shape({-1, 8, 9, 11});
   graph.outputs[0].infer_shape = true;
+  ASSERT_TRUE(OptimizeGraph(graph, BuiltinOps(), PassOptions()).ok());
+  EXPECT_EQ(graph.outputs[0].info.shape, Shape({-1, 8, 9, 11}));
+  EXPECT_FALSE(graph.outputs[0].infer_shape);
+  // The model file keeps the -1 of an output.
+  absl::StatusOr<Graph> reparsed = ParseModel(SerializeModel(graph));
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ(reparsed->outputs[0].info.shape, Shape({-1, 8, 9, 11}));
+}
+
+TEST(ControlFlowPassesTest, AnOutputOfControlFlowNeedsADeclaredRank) {
+  Graph graph = ControlFlowGraph(true);
+  graph.outputs[0].info.shape = Shape();
+  graph.outputs[0].infer_shape = true;
   const absl::Status status = OptimizeGraph(graph, BuiltinOps(), PassOptions());
   EXPECT_THAT(std::string(status.message()),
-              ::testing::HasSubstr("output 'y' declares no static shape, and "
+              ::testing::HasSubstr("output 'y' declares no shape, and "
                                    "its shape is known only while the model "
                                    "runs"));
 }
