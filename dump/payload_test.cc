@@ -181,6 +181,42 @@ TEST(StatsPayloadTest, EveryTensorKindAndNanInfCase) {
                 "Output,4,4,DT_FLOAT,ND,,3.96214,3.96214,3.96214,1,0,0,0\n");
 }
 
+// uint64 values above the int64 range keep their type in the file and their
+// value in the statistics.
+TEST(PayloadTest, UnsignedTensorsKeepTheirTypeAndValues) {
+  Tensor u64(DType::kUInt64, Shape({3}));
+  const uint64_t values[] = {uint64_t{1} << 63, 5, 1000};
+  std::memcpy(u64.data(), values, sizeof(values));
+  Tensor u16(DType::kUInt16, Shape({2}));
+  u16.as<uint16_t>()[0] = 65535;
+  u16.as<uint16_t>()[1] = 1;
+  RecordSpec spec;
+  spec.directory = "0/net/1";
+  spec.op_type = "Max";
+  spec.op_name = "max";
+  spec.tensors = {{true, 0, u64.info(), ""}, {false, 0, u16.info(), "max"}};
+  WriteJob job;
+  RenderedFile file =
+      Render(*FindPayload("tensor")->make({}), spec, {&u64, &u16}, job);
+  absl::StatusOr<DumpFileContents> parsed = ParseDumpFile(Bytes(file));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->header.input(0).data_type(), toolkit::dumpdata::DT_UINT64);
+  EXPECT_EQ(parsed->header.input(0).size(), 24u);
+  EXPECT_EQ(parsed->header.output(0).data_type(), toolkit::dumpdata::DT_UINT16);
+  absl::StatusOr<Tensor> back =
+      LogicalTensorOf(parsed->header.input(0), parsed->inputs[0]);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dtype(), DType::kUInt64);
+  EXPECT_EQ(back->as<uint64_t>()[0], uint64_t{1} << 63);
+
+  WriteJob stats_job;
+  file = Render(*FindPayload("stats")->make({}), spec, {&u64, &u16}, stats_job);
+  EXPECT_EQ(file.head, std::string(kDefaultStatsCsvHeader) + "\n" +
+                           "Input,0,24,DT_UINT64,ND,3,9223372036854775808,5,"
+                           "3.07446e+18,3,0,0,0\n"
+                           "Output,0,4,DT_UINT16,ND,2,65535,1,32768,2,0,0,0\n");
+}
+
 TEST(ChecksumPayloadTest, ACsvOfCountAndChecksumOnly) {
   const PayloadKind* checksum = FindPayload("checksum");
   ASSERT_NE(checksum, nullptr);

@@ -297,6 +297,12 @@ TensorStats ScalarStats(const T* data, size_t n) {
       return ScalarStats(view.as<const int64_t>(), n);
     case DType::kUInt8:
       return ScalarStats(view.as<const uint8_t>(), n);
+    case DType::kUInt16:
+      return ScalarStats(view.as<const uint16_t>(), n);
+    case DType::kUInt32:
+      return ScalarStats(view.as<const uint32_t>(), n);
+    case DType::kUInt64:
+      return ScalarStats(view.as<const uint64_t>(), n);
     case DType::kBool:
       return ScalarStats(view.as<const uint8_t>(), n);
     case DType::kUndefined:

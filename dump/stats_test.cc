@@ -126,6 +126,33 @@ TEST(StatsTest, IntegerAndBoolTensors) {
   EXPECT_EQ(s.sum, 1);
 }
 
+TEST(StatsTest, UnsignedTensorsKeepValuesAboveTheSignedRange) {
+  Tensor t(DType::kUInt64, Shape({3}));
+  const uint64_t values[] = {uint64_t{1} << 63, 3, uint64_t{1} << 40};
+  std::memcpy(t.data(), values, sizeof(values));
+  TensorStats s = ComputeStats(t.view(), /*checksum=*/true);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.finite, 3u);
+  EXPECT_EQ(s.max, 9223372036854775808.0);  // not negative, as int64 would read
+  EXPECT_EQ(s.min, 3);
+  EXPECT_EQ(s.sum, 9223372036854775808.0 + 3 + 1099511627776.0);
+  EXPECT_EQ(s.nan, 0u);
+  EXPECT_FALSE(HasNonFinite(t.view()));
+  EXPECT_EQ(s.checksum, XXH3_64bits(t.data(), t.ByteSize()));
+  Tensor u32(DType::kUInt32, Shape({2}));
+  u32.as<uint32_t>()[0] = 4000000000u;
+  u32.as<uint32_t>()[1] = 1;
+  s = ComputeStats(u32.view());
+  EXPECT_EQ(s.max, 4000000000.0);
+  EXPECT_EQ(s.min, 1);
+  Tensor u16(DType::kUInt16, Shape({2}));
+  u16.as<uint16_t>()[0] = 65535;
+  u16.as<uint16_t>()[1] = 2;
+  s = ComputeStats(u16.view());
+  EXPECT_EQ(s.max, 65535);
+  EXPECT_EQ(s.sum, 65537);
+}
+
 // The one-shot hash of the whole buffer: what the checksum hashed block by
 // block in the statistics' pass must equal.
 uint64_t Whole(const Tensor& t) { return XXH3_64bits(t.data(), t.ByteSize()); }

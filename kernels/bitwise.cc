@@ -10,8 +10,11 @@
 namespace acldump {
 namespace {
 
-constexpr DType kIntegerTypes[] = {DType::kInt8, DType::kInt16, DType::kInt32,
-                                   DType::kInt64, DType::kUInt8};
+constexpr DType kIntegerTypes[] = {
+    DType::kInt8,  DType::kInt16,  DType::kInt32,  DType::kInt64,
+    DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64};
+constexpr DType kUnsignedTypes[] = {DType::kUInt8, DType::kUInt16,
+                                    DType::kUInt32, DType::kUInt64};
 
 enum class BitOp { kShiftLeft, kShiftRight, kAnd, kOr, kXor };
 
@@ -43,8 +46,7 @@ absl::StatusOr<PreparedKernel> PrepareBitBinary(const OpContext& context,
   const TensorInfo& a = context.inputs[0];
   const TensorInfo& b = context.inputs[1];
   if (op == BitOp::kShiftLeft || op == BitOp::kShiftRight) {
-    const DType kUnsigned[] = {DType::kUInt8};
-    RETURN_IF_ERROR(RequireDType(a, kUnsigned, "input X"));
+    RETURN_IF_ERROR(RequireDType(a, kUnsignedTypes, "input X"));
   } else {
     RETURN_IF_ERROR(RequireDType(a, kIntegerTypes, "input A"));
   }

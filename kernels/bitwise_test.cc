@@ -31,6 +31,35 @@ TEST(BitwiseTest, ShiftsBroadcastAndSaturateAtTheWidth) {
   EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(1, 2, 4, 8));
 }
 
+TEST(BitwiseTest, ShiftsTheWiderUnsignedTypes) {
+  OpTester left("BitShift");
+  left.Input<uint64_t>({3}, {1, 3, 1})
+      .Input<uint64_t>({3}, {63, 62, 64})
+      .Attr("direction", std::string("LEFT"));
+  auto out = left.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint64_t>((*out)[0]),
+              ElementsAre(uint64_t{1} << 63, uint64_t{3} << 62, 0));
+  OpTester right("BitShift");
+  right.Input<uint16_t>({3}, {0x8000, 0xFFFF, 5})
+      .Input<uint16_t>({1}, {15})
+      .Attr("direction", std::string("RIGHT"));
+  out = right.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint16_t>((*out)[0]), ElementsAre(1, 1, 0));
+  OpTester word("BitShift");
+  word.Input<uint32_t>({2}, {0xFFFFFFFFu, 1})
+      .Input<uint32_t>({2}, {4, 32})
+      .Attr("direction", std::string("LEFT"));
+  out = word.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint32_t>((*out)[0]), ElementsAre(0xFFFFFFF0u, 0u));
+  OpTester signed_shift("BitShift");
+  signed_shift.Input<int32_t>({1}, {1}).Input<int32_t>({1}, {1}).Attr(
+      "direction", std::string("LEFT"));
+  EXPECT_FALSE(signed_shift.Run().ok());
+}
+
 TEST(BitwiseTest, AndOrXorNotOnSignedIntegers) {
   const std::vector<int32_t> a = {12, -1, 0x0f0f};
   const std::vector<int32_t> b = {10, 5, 0x00ff};

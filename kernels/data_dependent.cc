@@ -199,9 +199,9 @@ absl::StatusOr<PreparedKernel> PrepareCompress(const OpContext& context) {
 // first occurrence's bits.
 
 inline constexpr DType kUniqueTypes[] = {
-    DType::kFloat32, DType::kFloat16, DType::kFloat64,
-    DType::kInt8,    DType::kInt16,   DType::kInt32,
-    DType::kInt64,   DType::kUInt8,   DType::kBool};
+    DType::kFloat32, DType::kFloat16, DType::kFloat64, DType::kInt8,
+    DType::kInt16,   DType::kInt32,   DType::kInt64,   DType::kUInt8,
+    DType::kUInt16,  DType::kUInt32,  DType::kUInt64,  DType::kBool};
 
 struct UniqueLayout {
   int64_t outer = 1;   // before the axis

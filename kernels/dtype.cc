@@ -12,7 +12,7 @@ struct DTypeInfo {
   int32_t onnx_type;
 };
 
-constexpr std::array<DTypeInfo, 10> kInfos = {{
+constexpr std::array<DTypeInfo, 13> kInfos = {{
     {DType::kFloat32, 4, "float32", 1},
     {DType::kFloat16, 2, "float16", 10},
     {DType::kBFloat16, 2, "bfloat16", 16},
@@ -22,6 +22,9 @@ constexpr std::array<DTypeInfo, 10> kInfos = {{
     {DType::kInt32, 4, "int32", 6},
     {DType::kInt64, 8, "int64", 7},
     {DType::kUInt8, 1, "uint8", 2},
+    {DType::kUInt16, 2, "uint16", 4},
+    {DType::kUInt32, 4, "uint32", 12},
+    {DType::kUInt64, 8, "uint64", 13},
     {DType::kBool, 1, "bool", 9},
 }};
 

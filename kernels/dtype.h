@@ -21,12 +21,17 @@ enum class DType : uint8_t {
   kInt64,
   kUInt8,
   kBool,
+  // Appended: the numbers above must not move.
+  kUInt16,
+  kUInt32,
+  kUInt64,
 };
 
 inline constexpr DType kAllDTypes[] = {
     DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
     DType::kInt8,    DType::kInt16,   DType::kInt32,    DType::kInt64,
-    DType::kUInt8,   DType::kBool};
+    DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64,
+    DType::kBool};
 
 // Bytes per element; 0 for kUndefined.
 size_t DTypeSize(DType dtype);

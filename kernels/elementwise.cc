@@ -71,7 +71,9 @@ inline C ApplyBinary(BinaryOp op, C a, C b) {
         return std::fmod(a, b);
       } else {
         C r = a % b;  // Python-style (sign of divisor), as ONNX Mod with fmod=0
-        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        if constexpr (std::is_signed_v<C>) {
+          if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        }
         return r;
       }
   }

@@ -388,6 +388,95 @@ TEST(CastTest, ConvertsBetweenTypes) {
               HasSubstr("cast to ONNX data type 8 is not supported"));
 }
 
+TEST(CastTest, ToAndFromTheUnsignedTypes) {
+  auto out = OpTester("Cast")
+                 .Input<float>({4}, {1.9f, -3.0f, 70000.0f, NAN})
+                 .Attr("to", int64_t{4})  // UINT16
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), DType::kUInt16);
+  // Toward zero; out of range saturates, NaN gives 0.
+  EXPECT_THAT(Values<uint16_t>((*out)[0]), ElementsAre(1, 0, 65535, 0));
+  out = OpTester("Cast")
+            .Input<double>({2}, {4e9, 1e30})
+            .Attr("to", int64_t{12})  // UINT32
+            .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), DType::kUInt32);
+  EXPECT_THAT(Values<uint32_t>((*out)[0]),
+              ElementsAre(4000000000u, 0xFFFFFFFFu));
+  out = OpTester("Cast")
+            .Input<int64_t>({2}, {-1, 5})
+            .Attr("to", int64_t{13})  // UINT64
+            .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), DType::kUInt64);
+  // Integer to integer wraps, as numpy's astype does.
+  EXPECT_THAT(Values<uint64_t>((*out)[0]), ElementsAre(~uint64_t{0}, 5u));
+  out = OpTester("Cast")
+            .Input<uint64_t>({2}, {uint64_t{1} << 63, 3})
+            .Attr("to", int64_t{1})
+            .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(9223372036854775808.0f, 3));
+  out = OpTester("Cast")
+            .Input<uint32_t>({2}, {0, 7})
+            .Attr("to", int64_t{9})
+            .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<bool>((*out)[0]), ElementsAre(false, true));
+}
+
+// Values of 2^63 and above must order as unsigned, not wrap negative.
+TEST(UnsignedTest, MaxMinCompareAndArithmetic) {
+  const uint64_t big = (uint64_t{1} << 63) + 5;
+  auto run = [&](const std::string& op) {
+    return OpTester(op)
+        .Input<uint64_t>({3}, {big, 1, 7})
+        .Input<uint64_t>({1}, {6})
+        .Run();
+  };
+  auto mx = run("Max");
+  ASSERT_TRUE(mx.ok()) << mx.status();
+  EXPECT_EQ((*mx)[0].dtype(), DType::kUInt64);
+  EXPECT_THAT(Values<uint64_t>((*mx)[0]), ElementsAre(big, 6, 7));
+  auto mn = run("Min");
+  ASSERT_TRUE(mn.ok()) << mn.status();
+  EXPECT_THAT(Values<uint64_t>((*mn)[0]), ElementsAre(6, 1, 6));
+  auto less = run("Less");
+  ASSERT_TRUE(less.ok()) << less.status();
+  EXPECT_THAT(Values<bool>((*less)[0]), ElementsAre(false, true, false));
+  auto mod = run("Mod");
+  ASSERT_TRUE(mod.ok()) << mod.status();
+  EXPECT_THAT(Values<uint64_t>((*mod)[0]), ElementsAre(big % 6, 1, 1));
+  auto sub = run("Sub");
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  EXPECT_THAT(Values<uint64_t>((*sub)[0]),
+              ElementsAre(big - 6, uint64_t{1} - 6, 1));  // wraps
+  auto u16 = OpTester("Max")
+                 .Input<uint16_t>({2}, {65535, 2})
+                 .Input<uint16_t>({2}, {1, 40000})
+                 .Input<uint16_t>({1}, {3})
+                 .Run();
+  ASSERT_TRUE(u16.ok()) << u16.status();
+  EXPECT_THAT(Values<uint16_t>((*u16)[0]), ElementsAre(65535, 40000));
+  auto div = OpTester("Div")
+                 .Input<uint32_t>({2}, {4000000000u, 9})
+                 .Input<uint32_t>({2}, {2, 0})
+                 .Run();
+  EXPECT_THAT(div.status().message(), HasSubstr("integer division by zero"));
+}
+
+TEST(UnsignedTest, PowWithAnUnsignedExponent) {
+  auto out = OpTester("Pow")
+                 .Input<float>({3}, {2, -3, 0.5f})
+                 .Input<uint64_t>({3}, {10, 3, 2})
+                 .Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), DType::kFloat32);
+  EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(1024, -27, 0.25f));
+}
+
 // The converter's fused PaddlePaddle HardSwish chain: every step rounded as
 // the Add, Clip, Mul and Div nodes would, in every lane and the tail.
 TEST(HardSwishTest, FusedChainGivesTheBitsOfItsSteps) {

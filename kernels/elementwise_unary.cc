@@ -122,7 +122,8 @@ ACLDUMP_FLOAT_UNARY(Tan, std::tan(x))
 ACLDUMP_FLOAT_UNARY(Softplus, x > 20 ? x : std::log1p(std::exp(x)))
 // Mish (opset 18): x * tanh(softplus(x)).
 ACLDUMP_FLOAT_UNARY(Mish, x* std::tanh(x > 20 ? x : std::log1p(std::exp(x))))
-ACLDUMP_FLOAT_UNARY(Softsign, x / (1 + std::abs(x)))
+// fabs: std::abs is ambiguous for the unsigned types this is instantiated for.
+ACLDUMP_FLOAT_UNARY(Softsign, x / (1 + std::fabs(x)))
 ACLDUMP_FLOAT_UNARY(Asin, std::asin(x))
 ACLDUMP_FLOAT_UNARY(Acos, std::acos(x))
 ACLDUMP_FLOAT_UNARY(Atan, std::atan(x))

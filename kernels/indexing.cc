@@ -441,7 +441,12 @@ absl::StatusOr<PreparedKernel> PrepareOneHot(const OpContext& context) {
       const I* idx = in[0].as<const I>();
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i) {
-          int64_t v = static_cast<int64_t>(Load(idx[o * inner + i]));
+          const auto raw = Load(idx[o * inner + i]);
+          // uint64 indices past int64 are out of range, not negative.
+          if constexpr (std::is_unsigned_v<decltype(raw)>) {
+            if (raw >= static_cast<uint64_t>(depth)) continue;
+          }
+          int64_t v = static_cast<int64_t>(raw);
           if (v < 0) v += depth;
           if (v < 0 || v >= depth) continue;  // out of range: all "off"
           std::memcpy(y + ((o * depth + v) * inner + i) * esize, on, esize);
@@ -551,8 +556,10 @@ absl::StatusOr<PreparedKernel> PrepareCumSum(const OpContext& context) {
                  std::span<std::byte>) -> absl::Status {
     return VisitDType(dtype, [&]<typename T>() -> absl::Status {
       if constexpr (!std::is_same_v<T, bool>) {
-        using C = std::conditional_t<std::is_floating_point_v<ComputeType<T>>,
-                                     double, int64_t>;
+        // Unsigned sums wrap in uint64_t, where wrapping is defined.
+        using C = std::conditional_t<
+            std::is_floating_point_v<ComputeType<T>>, double,
+            std::conditional_t<std::is_unsigned_v<T>, uint64_t, int64_t>>;
         const T* xs = in[0].as<const T>();
         T* ys = out[0].as<T>();
         for (int64_t o = 0; o < outer; ++o)

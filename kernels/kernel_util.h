@@ -45,6 +45,12 @@ decltype(auto) VisitDType(DType dtype, F&& f) {
       return f.template operator()<int64_t>();
     case DType::kUInt8:
       return f.template operator()<uint8_t>();
+    case DType::kUInt16:
+      return f.template operator()<uint16_t>();
+    case DType::kUInt32:
+      return f.template operator()<uint32_t>();
+    case DType::kUInt64:
+      return f.template operator()<uint64_t>();
     case DType::kBool:
     case DType::kUndefined:
       break;
@@ -177,9 +183,9 @@ absl::Status RequireDType(const TensorInfo& info,
 inline constexpr DType kFloatTypes[] = {DType::kFloat32, DType::kFloat16,
                                         DType::kBFloat16, DType::kFloat64};
 inline constexpr DType kNumericTypes[] = {
-    DType::kFloat32, DType::kFloat16, DType::kBFloat16,
-    DType::kFloat64, DType::kInt8,    DType::kInt16,
-    DType::kInt32,   DType::kInt64,   DType::kUInt8};
+    DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
+    DType::kInt8,    DType::kInt16,   DType::kInt32,    DType::kInt64,
+    DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64};
 inline constexpr DType kIndexTypes[] = {DType::kInt32, DType::kInt64};
 
 // Multidirectional (numpy) broadcasting of shapes.

@@ -26,7 +26,8 @@ constexpr Descr kDescrs[] = {
     {"<f8", DType::kFloat64}, {"|i1", DType::kInt8},
     {"<i2", DType::kInt16},   {"<i4", DType::kInt32},
     {"<i8", DType::kInt64},   {"|u1", DType::kUInt8},
-    {"|b1", DType::kBool},
+    {"<u2", DType::kUInt16},  {"<u4", DType::kUInt32},
+    {"<u8", DType::kUInt64},  {"|b1", DType::kBool},
 };
 
 absl::Status Bad(std::string_view reason) {

@@ -50,6 +50,37 @@ TEST(NpyTest, RoundTripsEveryDType) {
   EXPECT_THAT(*EncodeNpy(vec.view()), HasSubstr("'shape': (5,)"));
 }
 
+TEST(NpyTest, UnsignedTypesUseNumpyDescrs) {
+  struct Case {
+    DType dtype;
+    std::string_view descr;
+  };
+  for (const Case& c : {Case{DType::kUInt16, "'descr': '<u2'"},
+                        Case{DType::kUInt32, "'descr': '<u4'"},
+                        Case{DType::kUInt64, "'descr': '<u8'"}}) {
+    Tensor t(c.dtype, Shape({2}));
+    auto bytes = EncodeNpy(t.view());
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    EXPECT_THAT(*bytes, HasSubstr(std::string(c.descr)));
+  }
+  // Values above int64's range survive.
+  Tensor big(DType::kUInt64, Shape({2}));
+  big.as<uint64_t>()[0] = 0xFFFFFFFFFFFFFFFFull;
+  big.as<uint64_t>()[1] = uint64_t{1} << 63;
+  auto back = DecodeNpy(*EncodeNpy(big.view()));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dtype(), DType::kUInt64);
+  EXPECT_EQ(back->as<uint64_t>()[0], 0xFFFFFFFFFFFFFFFFull);
+  EXPECT_EQ(back->as<uint64_t>()[1], uint64_t{1} << 63);
+  // numpy writes '=' for native order; big-endian multi-byte is refused.
+  std::string native = *EncodeNpy(big.view());
+  native.replace(native.find("<u8"), 3, "=u8");
+  EXPECT_TRUE(DecodeNpy(native).ok());
+  std::string big_endian = *EncodeNpy(big.view());
+  big_endian.replace(big_endian.find("<u8"), 3, ">u8");
+  EXPECT_FALSE(DecodeNpy(big_endian).ok());
+}
+
 TEST(NpyTest, BFloat16IsWidenedToFloat32) {
   Tensor t(DType::kBFloat16, Shape({2}));
   t.as<BFloat16>()[0] = BFloat16(1.5f);

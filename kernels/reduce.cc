@@ -111,10 +111,12 @@ void ForEachRun(const ReducePlan& plan, F&& f) {
   ForEachRunAt(plan, 0, in_offset, 0, f);
 }
 
+// Unsigned types accumulate in uint64_t: int64_t would misorder uint64 values
+// of 2^63 and more for Max/Min.
 template <ReduceKind K, typename T>
-using AccType = std::conditional_t<std::is_floating_point_v<ComputeType<T>> ||
-                                       K == ReduceKind::kLogSumExp,
-                                   double, int64_t>;
+using AccType = std::conditional_t<
+    std::is_floating_point_v<ComputeType<T>> || K == ReduceKind::kLogSumExp,
+    double, std::conditional_t<std::is_unsigned_v<T>, uint64_t, int64_t>>;
 
 // Integer sums and products wrap (as numpy's do) instead of overflowing into
 // undefined behaviour.
@@ -187,7 +189,12 @@ inline A Term(T x, double shift) {
     return Mul(v, v);
   } else if constexpr (K == ReduceKind::kL1) {
     if constexpr (std::is_integral_v<A>) {
-      return v < 0 ? static_cast<A>(uint64_t{0} - static_cast<uint64_t>(v)) : v;
+      if constexpr (std::is_unsigned_v<A>) {
+        return v;
+      } else {
+        return v < 0 ? static_cast<A>(uint64_t{0} - static_cast<uint64_t>(v))
+                     : v;
+      }
     } else {
       return std::abs(v);
     }
@@ -369,6 +376,7 @@ absl::StatusOr<PreparedKernel> PrepareReduce(const OpContext& context) {
   }
   ReducePlan plan = MakeReducePlan(data.shape, reduced);
   const bool is_float = IsFloating(dtype);
+  // double, int64_t and uint64_t (AccType) are all 8 bytes.
   const size_t acc_size = (is_float || K == ReduceKind::kLogSumExp)
                               ? sizeof(double)
                               : sizeof(int64_t);

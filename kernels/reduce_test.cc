@@ -281,6 +281,34 @@ TEST(ReduceTest, IntegerMeanTruncatesAndL2) {
   EXPECT_EQ(Values<int64_t>((*l2)[0]), (std::vector<int64_t>{5}));
 }
 
+// uint64 values of 2^63 and above order and add as unsigned.
+TEST(ReduceTest, UnsignedValuesAboveTheSignedRange) {
+  const uint64_t big = (uint64_t{1} << 63) + 1;
+  auto run = [&](const std::string& op) {
+    return OpTester(op)
+        .Input<uint64_t>(Shape{2, 2}, {big, 2, 3, big + 4})
+        .Attr("axes", std::vector<int64_t>{1})
+        .Run();
+  };
+  auto max = run("ReduceMax");
+  ASSERT_TRUE(max.ok()) << max.status();
+  EXPECT_EQ((*max)[0].dtype(), DType::kUInt64);
+  EXPECT_EQ(Values<uint64_t>((*max)[0]), (std::vector<uint64_t>{big, big + 4}));
+  auto min = run("ReduceMin");
+  ASSERT_TRUE(min.ok()) << min.status();
+  EXPECT_EQ(Values<uint64_t>((*min)[0]), (std::vector<uint64_t>{2, 3}));
+  auto sum = run("ReduceSum");
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(Values<uint64_t>((*sum)[0]),
+            (std::vector<uint64_t>{big + 2, big + 7}));
+  auto u16 = OpTester("ReduceMin")
+                 .Input<uint16_t>(Shape{0, 2}, {})
+                 .Attr("axes", std::vector<int64_t>{0})
+                 .Run();
+  ASSERT_TRUE(u16.ok()) << u16.status();
+  EXPECT_EQ(Values<uint16_t>((*u16)[0]), (std::vector<uint16_t>{65535, 65535}));
+}
+
 TEST(ReduceTest, IntegerMaxOfEmptyIsLowest) {
   auto max = OpTester("ReduceMax")
                  .Input<int32_t>(Shape{0, 2}, {})

@@ -52,7 +52,8 @@ int64_t DefaultOpset(const onnx::ModelProto& model) {
 namespace {
 
 // Fills `tensor` from the typed field its data type uses (ONNX keeps the
-// small integer, bool and 16-bit float types in int32_data).
+// small integer, bool and 16-bit float types in int32_data, uint32 and uint64
+// in uint64_data).
 absl::Status CopyTypedField(const onnx::TensorProto& proto, Tensor& tensor) {
   switch (tensor.dtype()) {
     case DType::kFloat32:
@@ -82,6 +83,18 @@ absl::Status CopyTypedField(const onnx::TensorProto& proto, Tensor& tensor) {
     case DType::kUInt8:
       RETURN_IF_ERROR(
           CopyField<uint8_t>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kUInt16:
+      RETURN_IF_ERROR(
+          CopyField<uint16_t>(proto, proto.int32_data(), tensor, "int32_data"));
+      break;
+    case DType::kUInt32:
+      RETURN_IF_ERROR(CopyField<uint32_t>(proto, proto.uint64_data(), tensor,
+                                          "uint64_data"));
+      break;
+    case DType::kUInt64:
+      RETURN_IF_ERROR(CopyField<uint64_t>(proto, proto.uint64_data(), tensor,
+                                          "uint64_data"));
       break;
     case DType::kBool:
       RETURN_IF_ERROR(

@@ -92,12 +92,6 @@ size_t aclDataTypeSize(aclDataType dataType) {
   return Guarded<size_t>(0, [&]() -> size_t {
     const int32_t type = RawEnum(dataType);
     switch (type) {
-      case ACL_UINT16:
-        return 2;
-      case ACL_UINT32:
-        return 4;
-      case ACL_UINT64:
-        return 8;
       case ACL_COMPLEX64:
         return 8;
       case ACL_COMPLEX128:

@@ -13,7 +13,9 @@ constexpr Pair kPairs[] = {
     {ACL_BF16, DType::kBFloat16}, {ACL_DOUBLE, DType::kFloat64},
     {ACL_INT8, DType::kInt8},     {ACL_INT16, DType::kInt16},
     {ACL_INT32, DType::kInt32},   {ACL_INT64, DType::kInt64},
-    {ACL_UINT8, DType::kUInt8},   {ACL_BOOL, DType::kBool},
+    {ACL_UINT8, DType::kUInt8},   {ACL_UINT16, DType::kUInt16},
+    {ACL_UINT32, DType::kUInt32}, {ACL_UINT64, DType::kUInt64},
+    {ACL_BOOL, DType::kBool},
 };
 
 }  // namespace

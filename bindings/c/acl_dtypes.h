@@ -9,7 +9,7 @@
 
 namespace acldump {
 
-// nullopt for types acldump has no tensors of (ACL_STRING, ACL_UINT16, ...).
+// nullopt for types acldump has no tensors of (ACL_STRING, ACL_COMPLEX64, ...).
 std::optional<DType> FromAclDataType(aclDataType type);
 aclDataType ToAclDataType(DType type);
 

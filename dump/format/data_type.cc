@@ -6,14 +6,17 @@
 namespace acldump {
 namespace {
 
-constexpr std::array<std::pair<DType, int32_t>, 10> kNumbers = {{
+constexpr std::array<std::pair<DType, int32_t>, 13> kNumbers = {{
     {DType::kFloat32, 1},
     {DType::kFloat16, 2},
     {DType::kInt8, 3},
     {DType::kUInt8, 4},
     {DType::kInt16, 5},
+    {DType::kUInt16, 6},
     {DType::kInt32, 7},
     {DType::kInt64, 8},
+    {DType::kUInt32, 9},
+    {DType::kUInt64, 10},
     {DType::kBool, 11},
     {DType::kFloat64, 12},
     {DType::kBFloat16, 27},

@@ -11,8 +11,12 @@ TEST(DumpDataTypeTest, NumbersAndNamesOfTheFormat) {
   EXPECT_EQ(ToDumpDataType(DType::kInt8), 3);
   EXPECT_EQ(ToDumpDataType(DType::kUInt8), 4);
   EXPECT_EQ(ToDumpDataType(DType::kInt16), 5);
+  EXPECT_EQ(ToDumpDataType(DType::kUInt16), 6);
   EXPECT_EQ(ToDumpDataType(DType::kInt32), 7);
   EXPECT_EQ(ToDumpDataType(DType::kInt64), 8);
+  EXPECT_EQ(ToDumpDataType(DType::kUInt32), 9);
+  EXPECT_EQ(ToDumpDataType(DType::kUInt64), 10);
+  EXPECT_EQ(DumpDataTypeName(10), "DT_UINT64");
   EXPECT_EQ(ToDumpDataType(DType::kBool), 11);
   EXPECT_EQ(ToDumpDataType(DType::kFloat64), 12);
   EXPECT_EQ(ToDumpDataType(DType::kBFloat16), 27);

@@ -445,8 +445,7 @@ std::optional<uint64_t> DumpDataTypeSize(int32_t data_type) {
 namespace {
 
 // The tensor type that holds every value of a dump type acldump's tensors do
-// not have, exactly: the 8-bit floats as float32, unsigned integers in the
-// next wider signed type (uint64 as int64 when the value fits).
+// not have, exactly: the 8-bit floats as float32.
 std::optional<DType> WidenedType(int32_t data_type) {
   using namespace toolkit::dumpdata;  // NOLINT: the DT_ enumerators
   switch (data_type) {
@@ -454,11 +453,6 @@ std::optional<DType> WidenedType(int32_t data_type) {
     case DT_FLOAT8_E5M2:
     case DT_FLOAT8_E4M3FN:
       return DType::kFloat32;
-    case DT_UINT16:
-      return DType::kInt32;
-    case DT_UINT32:
-    case DT_UINT64:
-      return DType::kInt64;
     default:
       return std::nullopt;
   }
@@ -487,28 +481,6 @@ absl::Status WidenInto(int32_t data_type, std::string_view bytes,
     case DT_FLOAT8_E4M3FN:
       Widen<uint8_t>(bytes, tensor.as<float>(), DecodeFloat8E4M3Fn);
       break;
-    case DT_UINT16:
-      Widen<uint16_t>(bytes, tensor.as<int32_t>(),
-                      [](uint16_t v) { return static_cast<int32_t>(v); });
-      break;
-    case DT_UINT32:
-      Widen<uint32_t>(bytes, tensor.as<int64_t>(),
-                      [](uint32_t v) { return static_cast<int64_t>(v); });
-      break;
-    case DT_UINT64: {
-      const size_t count = bytes.size() / 8;
-      int64_t* out = tensor.as<int64_t>();
-      for (size_t i = 0; i < count; ++i) {
-        uint64_t value;
-        std::memcpy(&value, bytes.data() + i * 8, 8);
-        if (value > static_cast<uint64_t>(INT64_MAX)) {
-          return Invalid("DT_UINT64 element ", i, " is ", value,
-                         ", above the int64 range its values are read into");
-        }
-        out[i] = static_cast<int64_t>(value);
-      }
-      break;
-    }
     default:
       return Invalid(DumpDataTypeName(data_type), " cannot be widened");
   }

@@ -570,24 +570,30 @@ TEST(DumpFileTest, DeviceOnlyTypesAreWidenedExactly) {
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->as<float>()[1], INFINITY);
 
+  // The unsigned types have tensor types of their own: read as they are.
   const uint16_t u16[3] = {0, 40000, 65535};
   t = PayloadToTensor(toolkit::dumpdata::DT_UINT16, shape,
                       std::string_view(reinterpret_cast<const char*>(u16), 6));
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->dtype(), DType::kInt32);
-  EXPECT_EQ(t->as<int32_t>()[2], 65535);
+  EXPECT_EQ(t->dtype(), DType::kUInt16);
+  EXPECT_EQ(t->as<uint16_t>()[2], 65535);
   const uint32_t u32[3] = {1, 0x80000000u, 0xFFFFFFFFu};
   t = PayloadToTensor(toolkit::dumpdata::DT_UINT32, shape,
                       std::string_view(reinterpret_cast<const char*>(u32), 12));
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->as<int64_t>()[2], 0xFFFFFFFFll);
+  EXPECT_EQ(t->dtype(), DType::kUInt32);
+  EXPECT_EQ(t->as<uint32_t>()[2], 0xFFFFFFFFu);
   const uint64_t u64[3] = {1, 2, uint64_t{1} << 63};
   t = PayloadToTensor(toolkit::dumpdata::DT_UINT64, shape,
                       std::string_view(reinterpret_cast<const char*>(u64), 24));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DType::kUInt64);
+  EXPECT_EQ(t->as<uint64_t>()[2], uint64_t{1} << 63);
+  t = PayloadToTensor(toolkit::dumpdata::DT_UINT64, shape,
+                      std::string_view(reinterpret_cast<const char*>(u64), 16));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(),
-            "DT_UINT64 element 2 is 9223372036854775808, above the int64 "
-            "range its values are read into");
+            "payload is 16 bytes but DT_UINT64[3] needs 24");
   t = PayloadToTensor(toolkit::dumpdata::DT_HIFLOAT8, shape, "ab");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(),

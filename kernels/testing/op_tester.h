@@ -28,6 +28,9 @@ constexpr DType DTypeOf() {
   if constexpr (std::is_same_v<T, int32_t>) return DType::kInt32;
   if constexpr (std::is_same_v<T, int64_t>) return DType::kInt64;
   if constexpr (std::is_same_v<T, uint8_t>) return DType::kUInt8;
+  if constexpr (std::is_same_v<T, uint16_t>) return DType::kUInt16;
+  if constexpr (std::is_same_v<T, uint32_t>) return DType::kUInt32;
+  if constexpr (std::is_same_v<T, uint64_t>) return DType::kUInt64;
   if constexpr (std::is_same_v<T, bool>) return DType::kBool;
   return DType::kUndefined;
 }

@@ -202,6 +202,15 @@ std::vector<double> ToDoubles(const TensorView& view) {
     case DType::kUInt8:
       WidenExact<uint8_t>(view, out);
       break;
+    case DType::kUInt16:
+      WidenExact<uint16_t>(view, out);
+      break;
+    case DType::kUInt32:
+      WidenExact<uint32_t>(view, out);
+      break;
+    case DType::kUInt64:
+      WidenExact<uint64_t>(view, out);
+      break;
     case DType::kBool:
       for (size_t i = 0; i < out.size(); ++i) {
         out[i] = view.as<uint8_t>()[i] != 0;

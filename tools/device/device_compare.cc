@@ -73,6 +73,15 @@ absl::StatusOr<Tensor> FromDoubles(const std::vector<double>& values,
     case DType::kUInt8:
       for (size_t i = 0; i < n; ++i) t.as<uint8_t>()[i] = uint8_t(values[i]);
       break;
+    case DType::kUInt16:
+      for (size_t i = 0; i < n; ++i) t.as<uint16_t>()[i] = uint16_t(values[i]);
+      break;
+    case DType::kUInt32:
+      for (size_t i = 0; i < n; ++i) t.as<uint32_t>()[i] = uint32_t(values[i]);
+      break;
+    case DType::kUInt64:
+      for (size_t i = 0; i < n; ++i) t.as<uint64_t>()[i] = uint64_t(values[i]);
+      break;
     case DType::kBool:
       for (size_t i = 0; i < n; ++i) t.as<uint8_t>()[i] = values[i] != 0;
       break;

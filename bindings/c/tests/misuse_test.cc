@@ -339,7 +339,8 @@ TEST_F(AclTest, CastBetweenDescriptions) {
   aclTensorDesc* f32 = aclCreateTensorDesc(ACL_FLOAT, 2, dims, ACL_FORMAT_ND);
   aclTensorDesc* f16 = aclCreateTensorDesc(ACL_FLOAT16, 2, dims, ACL_FORMAT_ND);
   aclTensorDesc* i32 = aclCreateTensorDesc(ACL_INT32, 2, dims, ACL_FORMAT_ND);
-  aclTensorDesc* s16 = aclCreateTensorDesc(ACL_UINT16, 2, dims, ACL_FORMAT_ND);
+  aclTensorDesc* c64 =
+      aclCreateTensorDesc(ACL_COMPLEX64, 2, dims, ACL_FORMAT_ND);
   const int64_t other_dims[] = {6};
   aclTensorDesc* flat =
       aclCreateTensorDesc(ACL_INT32, 1, other_dims, ACL_FORMAT_ND);
@@ -369,9 +370,9 @@ TEST_F(AclTest, CastBetweenDescriptions) {
   EXPECT_EQ(aclopCast(f32, x_buf, flat, int_buf, 0, nullptr),
             ACL_ERROR_OP_OUTPUT_NOT_MATCH);
   EXPECT_THAT(Message(), HasSubstr("int32[2,3]"));
-  EXPECT_EQ(aclopCast(f32, x_buf, s16, int_buf, 0, nullptr),
+  EXPECT_EQ(aclopCast(f32, x_buf, c64, int_buf, 0, nullptr),
             ACL_ERROR_OP_ATTR_NOT_MATCH);
-  EXPECT_THAT(Message(), HasSubstr("aclopCast: cannot cast to data type 7"));
+  EXPECT_THAT(Message(), HasSubstr("aclopCast: cannot cast to data type 16"));
   EXPECT_EQ(aclopCast(nullptr, x_buf, i32, int_buf, 0, nullptr),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("must not be NULL"));
@@ -380,8 +381,40 @@ TEST_F(AclTest, CastBetweenDescriptions) {
   EXPECT_EQ(aclopCast(f32, x_buf, gone, int_buf, 0, nullptr),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("tensor desc is NULL or was destroyed"));
-  for (aclTensorDesc* d : {f32, f16, i32, s16, flat}) aclDestroyTensorDesc(d);
+  for (aclTensorDesc* d : {f32, f16, i32, c64, flat}) aclDestroyTensorDesc(d);
   for (aclDataBuffer* d : {x_buf, half_buf, int_buf}) aclDestroyDataBuffer(d);
+}
+
+TEST_F(AclTest, UnsignedTypesHaveSizesAndCast) {
+  EXPECT_EQ(aclDataTypeSize(ACL_UINT16), 2u);
+  EXPECT_EQ(aclDataTypeSize(ACL_UINT32), 4u);
+  EXPECT_EQ(aclDataTypeSize(ACL_UINT64), 8u);
+  const int64_t dims[] = {4};
+  aclTensorDesc* f32 = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  aclTensorDesc* u32 = aclCreateTensorDesc(ACL_UINT32, 1, dims, ACL_FORMAT_ND);
+  aclTensorDesc* u64 = aclCreateTensorDesc(ACL_UINT64, 1, dims, ACL_FORMAT_ND);
+  float x[] = {1.9f, -3.0f, 4e9f, 1e20f};
+  uint32_t words[4] = {};
+  uint64_t wide[4] = {1, uint64_t{1} << 40, 0, 7};
+  float back[4] = {};
+  aclDataBuffer* x_buf = aclCreateDataBuffer(x, sizeof(x));
+  aclDataBuffer* words_buf = aclCreateDataBuffer(words, sizeof(words));
+  aclDataBuffer* wide_buf = aclCreateDataBuffer(wide, sizeof(wide));
+  aclDataBuffer* back_buf = aclCreateDataBuffer(back, sizeof(back));
+  ASSERT_EQ(aclopCast(f32, x_buf, u32, words_buf, 0, nullptr), ACL_SUCCESS)
+      << Message();
+  // Toward zero; out of range saturates (negative to 0).
+  EXPECT_EQ(words[0], 1u);
+  EXPECT_EQ(words[1], 0u);
+  EXPECT_EQ(words[2], 4000000000u);
+  EXPECT_EQ(words[3], 0xFFFFFFFFu);
+  ASSERT_EQ(aclopCast(u64, wide_buf, f32, back_buf, 0, nullptr), ACL_SUCCESS)
+      << Message();
+  EXPECT_EQ(back[1], 1099511627776.0f);
+  EXPECT_EQ(back[3], 7.0f);
+  for (aclTensorDesc* d : {f32, u32, u64}) aclDestroyTensorDesc(d);
+  for (aclDataBuffer* d : {x_buf, words_buf, wide_buf, back_buf})
+    aclDestroyDataBuffer(d);
 }
 
 TEST_F(AclTest, ConstantInputFromItsDescription) {

@@ -69,7 +69,8 @@ def save_exception_info(file_name, user_tag, tensors):
 def _numpy_acl_type(dtype):
     names = {"float32": _c.ACL_FLOAT, "float16": _c.ACL_FLOAT16, "int8": _c.ACL_INT8,
              "int32": _c.ACL_INT32, "uint8": _c.ACL_UINT8, "int16": _c.ACL_INT16,
-             "int64": _c.ACL_INT64, "float64": _c.ACL_DOUBLE, "bool": _c.ACL_BOOL}
+             "int64": _c.ACL_INT64, "float64": _c.ACL_DOUBLE, "bool": _c.ACL_BOOL,
+             "uint16": _c.ACL_UINT16, "uint32": _c.ACL_UINT32, "uint64": _c.ACL_UINT64}
     return names.get(str(dtype), _c.ACL_FLOAT)
 
 

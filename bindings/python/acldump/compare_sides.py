@@ -314,12 +314,14 @@ def _load_side(path, flt, model):
 
 _DTYPE_NAMES = {"float32": "float32", "float16": "float16", "float64": "float64",
                 "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-                "uint8": "uint8", "bool": "bool"}
+                "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+                "bool": "bool"}
 
 
 # The dump data type of each reference array type.
-_DUMP_DATA_TYPES = {"float32": 1, "float16": 2, "int8": 3, "uint8": 4, "int16": 5, "int32": 7,
-                    "int64": 8, "bool": 11, "float64": 12}
+_DUMP_DATA_TYPES = {"float32": 1, "float16": 2, "int8": 3, "uint8": 4, "int16": 5,
+                    "uint16": 6, "int32": 7, "int64": 8, "uint32": 9, "uint64": 10, "bool": 11,
+                    "float64": 12}
 
 
 class _Loader:

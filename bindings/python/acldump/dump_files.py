@@ -27,8 +27,8 @@ DATA_TYPE_NAMES = [
 # tensor type for it). DT_BF16 arrays come back as float32 (numpy has no bfloat16).
 _NUMPY_TYPES = {
     1: ("<f4", "float32"), 2: ("<f2", "float16"), 3: ("i1", "int8"), 4: ("u1", "uint8"),
-    5: ("<i2", "int16"), 6: ("<u2", None), 7: ("<i4", "int32"), 8: ("<i8", "int64"),
-    9: ("<u4", None), 10: ("<u8", None), 11: ("?", "bool"), 12: ("<f8", "float64"),
+    5: ("<i2", "int16"), 6: ("<u2", "uint16"), 7: ("<i4", "int32"), 8: ("<i8", "int64"),
+    9: ("<u4", "uint32"), 10: ("<u8", "uint64"), 11: ("?", "bool"), 12: ("<f8", "float64"),
     16: ("<c8", None), 17: ("<c16", None), 27: ("<u2", "bfloat16"),
 }
 _ELEMENT_SIZE = {1: 4, 2: 2, 3: 1, 4: 1, 5: 2, 6: 2, 7: 4, 8: 8, 9: 4, 10: 8, 11: 1, 12: 8,
