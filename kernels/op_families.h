@@ -28,6 +28,8 @@ absl::Status RegisterFeatureNormOps(OpRegistry& registry);
 absl::Status RegisterGridSampleOps(OpRegistry& registry);
 // Det
 absl::Status RegisterLinalgOps(OpRegistry& registry);
+// Momentum Adagrad Adam (domain ai.onnx.preview.training)
+absl::Status RegisterOptimizerOps(OpRegistry& registry);
 // LpPool
 absl::Status RegisterLpPoolOps(OpRegistry& registry);
 // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
@@ -65,6 +67,8 @@ absl::Status RegisterSoftmaxOps(OpRegistry& registry);
 // Concat Split Slice Gather Reshape Flatten Transpose Squeeze Unsqueeze
 // Identity Pad Shape Constant ConstantOfShape Expand Tile Size Range
 absl::Status RegisterTensorOps(OpRegistry& registry);
+// TfIdfVectorizer
+absl::Status RegisterTfIdfOps(OpRegistry& registry);
 
 }  // namespace acldump
 

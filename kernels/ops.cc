@@ -24,6 +24,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterLpPoolOps(registry));
   RETURN_IF_ERROR(RegisterMatMulOps(registry));
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
+  RETURN_IF_ERROR(RegisterOptimizerOps(registry));
   RETURN_IF_ERROR(RegisterPoolOps(registry));
   RETURN_IF_ERROR(RegisterQuantizeOps(registry));
   RETURN_IF_ERROR(RegisterRecurrentOps(registry));
@@ -34,6 +35,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterSignalOps(registry));
   RETURN_IF_ERROR(RegisterSoftmaxOps(registry));
   RETURN_IF_ERROR(RegisterTensorOps(registry));
+  RETURN_IF_ERROR(RegisterTfIdfOps(registry));
   return absl::OkStatus();
 }
 
