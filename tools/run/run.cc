@@ -95,6 +95,15 @@ void FillRandom(const TensorView& view, uint64_t seed) {
       case DType::kUInt8:
         view.as<uint8_t>()[i] = static_cast<uint8_t>(digit(rng));
         break;
+      case DType::kUInt16:
+        view.as<uint16_t>()[i] = static_cast<uint16_t>(digit(rng));
+        break;
+      case DType::kUInt32:
+        view.as<uint32_t>()[i] = static_cast<uint32_t>(digit(rng));
+        break;
+      case DType::kUInt64:
+        view.as<uint64_t>()[i] = static_cast<uint64_t>(digit(rng));
+        break;
       case DType::kBool:
         view.as<uint8_t>()[i] = digit(rng) & 1;
         break;
@@ -112,15 +121,43 @@ struct IoTensor {
   Shape shape;
   AlignedBuffer buffer;
   aclDataBuffer* handle = nullptr;
+  // An output whose size depends on the input (-1 dims): its buffer has room
+  // for kVaryingOutputCapacity bytes, its shape is read after each execution.
+  bool varies = false;
   TensorView view() const { return TensorView{dtype, shape, buffer.data()}; }
 };
+
+// Untouched pages of a buffer cost no memory, so the room is generous.
+constexpr size_t kVaryingOutputCapacity = size_t{256} << 20;
 
 // A model's input and output buffers and datasets (kept across a reload).
 class ModelIo {
  public:
   ~ModelIo() { Release(); }
 
+  // The shapes the last execution gave the outputs whose size varies.
+  absl::Status ReadVaryingShapes() {
+    aclmdlDesc* desc = aclmdlCreateDesc();
+    if (desc == nullptr)
+      return AclCall(ACL_ERROR_BAD_ALLOC, "aclmdlCreateDesc");
+    absl::Status status =
+        AclCall(aclmdlGetDesc(desc, model_id_), "aclmdlGetDesc");
+    for (size_t k = 0; status.ok() && k < outputs_.size(); ++k) {
+      if (!outputs_[k].varies) continue;
+      aclmdlIODims dims;
+      status = AclCall(aclmdlGetCurOutputDims(desc, k, &dims),
+                       "aclmdlGetCurOutputDims");
+      if (status.ok()) {
+        outputs_[k].shape =
+            Shape(std::vector<int64_t>(dims.dims, dims.dims + dims.dimCount));
+      }
+    }
+    aclmdlDestroyDesc(desc);
+    return status;
+  }
+
   absl::Status Create(uint32_t model_id) {
+    model_id_ = model_id;
     aclmdlDesc* desc = aclmdlCreateDesc();
     if (desc == nullptr)
       return AclCall(ACL_ERROR_BAD_ALLOC, "aclmdlCreateDesc");
@@ -177,9 +214,17 @@ class ModelIo {
         t.dtype = *dtype;
         t.shape =
             Shape(std::vector<int64_t>(dims.dims, dims.dims + dims.dimCount));
-        const size_t bytes = is_input ? aclmdlGetInputSizeByIndex(desc, i)
-                                      : aclmdlGetOutputSizeByIndex(desc, i);
-        t.buffer = AlignedBuffer(std::max<size_t>(bytes, 1));
+        size_t bytes = is_input ? aclmdlGetInputSizeByIndex(desc, i)
+                                : aclmdlGetOutputSizeByIndex(desc, i);
+        t.varies = !is_input &&
+                   std::any_of(t.shape.dims().begin(), t.shape.dims().end(),
+                               [](int64_t d) { return d < 0; });
+        if (t.varies) {
+          bytes = kVaryingOutputCapacity;
+          t.buffer = AlignedBuffer(bytes, /*zeroed=*/false);
+        } else {
+          t.buffer = AlignedBuffer(std::max<size_t>(bytes, 1));
+        }
         t.handle = aclCreateDataBuffer(t.buffer.data(), bytes);
         if (t.handle == nullptr) {
           return AclCall(ACL_ERROR_BAD_ALLOC, "aclCreateDataBuffer");
@@ -194,6 +239,7 @@ class ModelIo {
     return absl::OkStatus();
   }
 
+  uint32_t model_id_ = 0;
   std::vector<IoTensor> inputs_, outputs_;
   aclmdlDataset* input_set_ = nullptr;
   aclmdlDataset* output_set_ = nullptr;
@@ -344,6 +390,7 @@ absl::StatusOr<ModelRun> RunDumped(const RunOptions& options, size_t m,
     if (i == 0) run.first_with_dump = Seconds(Clock::now() - start);
   }
   run.seconds_with_dump = Seconds(Clock::now() - start);
+  RETURN_IF_ERROR(io.ReadVaryingShapes());
   return run;
 }
 
