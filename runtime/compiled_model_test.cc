@@ -98,6 +98,59 @@ TEST_P(ReferenceTest, FromFileAndFromMemoryMatchPyTorch) {
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceTest,
                          ::testing::Values("resnet_tiny", "mlp_block"));
 
+// Detection post-processing whose output sizes depend on the input (NMS,
+// NonZero) with an If and a Loop; references from numpy
+// (testdata/generate_postprocess.py). The quiet input picks nothing: empty
+// outputs, the If's else branch and a Loop of no iteration.
+TEST(DynamicModelTest, PostprocessMatchesNumpyThroughTheModelFile) {
+  auto graph = ConvertOnnxFile("testdata/postprocess_tiny.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->outputs[0].info.shape, Shape({-1, 4}));
+  EXPECT_EQ(graph->outputs[3].info.shape, Shape({1, -1}));
+  auto model = LoadStaticModel(ModelSource::Memory(SerializeModel(*graph)));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<std::string> names = {"boxes_out", "best", "cumsum",
+                                          "above"};
+  for (const char* run : {"postprocess_tiny", "postprocess_tiny_quiet"}) {
+    SCOPED_TRACE(run);
+    auto scores = ReadNpyFile(StrCat("testdata/", run, ".input.scores.npy"));
+    auto boxes = ReadNpyFile("testdata/postprocess_tiny.input.boxes.npy");
+    ASSERT_TRUE(scores.ok() && boxes.ok());
+    HostBuffer in[] = {{scores->data(), scores->ByteSize()},
+                       {boxes->data(), boxes->ByteSize()}};
+    // Room for the largest result: six boxes.
+    std::vector<std::vector<std::byte>> room(4, std::vector<std::byte>(96));
+    std::vector<MutableHostBuffer> out;
+    for (auto& r : room) out.push_back({r.data(), r.size()});
+    ASSERT_TRUE((*model)->Execute(in, out).ok());
+    const std::vector<TensorInfo> infos = (*model)->CurrentOutputInfos();
+    for (size_t k = 0; k < names.size(); ++k) {
+      auto expected =
+          ReadNpyFile(StrCat("testdata/", run, ".output.", names[k], ".npy"));
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      EXPECT_EQ(infos[k], expected->info()) << names[k];
+      EXPECT_EQ(
+          std::memcmp(room[k].data(), expected->data(), expected->ByteSize()),
+          0)
+          << names[k];
+    }
+  }
+  // Too small a buffer for this input's boxes: the error says what it needs.
+  auto scores = ReadNpyFile("testdata/postprocess_tiny.input.scores.npy");
+  auto boxes = ReadNpyFile("testdata/postprocess_tiny.input.boxes.npy");
+  HostBuffer in[] = {{scores->data(), scores->ByteSize()},
+                     {boxes->data(), boxes->ByteSize()}};
+  std::vector<std::vector<std::byte>> room(4, std::vector<std::byte>(96));
+  std::vector<MutableHostBuffer> out;
+  for (auto& r : room) out.push_back({r.data(), r.size()});
+  out[0].size = 32;
+  absl::Status status = (*model)->Execute(in, out);
+  EXPECT_EQ(KindOf(status), ErrorKind::kModelOutputNotMatch);
+  EXPECT_THAT(status.message(),
+              HasSubstr("output 0 ('boxes_out') is float32[4,4] in this "
+                        "execution: it needs 64 bytes"));
+}
+
 TEST(MemoryPlanTest, ReusesBuffersAndAliasesNoTaskNodes) {
   auto model = CompiledModel::Compile(
       *ConvertOnnxFile("testdata/resnet_tiny.onnx"), BuiltinOps());

@@ -405,4 +405,68 @@ TEST_F(MdlTest, TensorDescGetters) {
   EXPECT_EQ(aclGetTensorDescFormat(desc), ACL_FORMAT_UNDEFINED);
 }
 
+// Outputs whose size depends on the input (NMS picks the boxes): the desc
+// gives them -1 dims and size 0, an execution into buffers with room for the
+// largest result fills them, and aclmdlGetCurOutputDims says how much.
+TEST_F(MdlTest, OutputsWhoseSizeVariesReportTheirDimsPerExecution) {
+  uint32_t id = 0;
+  ASSERT_EQ(aclmdlLoadFromFile("testdata/postprocess_tiny.om", &id),
+            ACL_SUCCESS)
+      << Message();
+  aclmdlDesc* desc = aclmdlCreateDesc();
+  ASSERT_EQ(aclmdlGetDesc(desc, id), ACL_SUCCESS);
+  aclmdlIODims dims;
+  ASSERT_EQ(aclmdlGetOutputDims(desc, 0, &dims), ACL_SUCCESS);
+  ASSERT_EQ(dims.dimCount, 2u);
+  EXPECT_EQ(dims.dims[0], -1);
+  EXPECT_EQ(dims.dims[1], 4);
+  EXPECT_EQ(aclmdlGetOutputSizeByIndex(desc, 0), 0u);
+  EXPECT_EQ(aclmdlGetOutputSizeByIndex(desc, 1), 4u);  // best: a scalar
+  const std::vector<float> scores =
+      Floats("testdata/postprocess_tiny.input.scores.npy");
+  const std::vector<float> boxes =
+      Floats("testdata/postprocess_tiny.input.boxes.npy");
+  aclmdlDataset* inputs = aclmdlCreateDataset();
+  aclmdlDataset* outputs = aclmdlCreateDataset();
+  std::vector<aclDataBuffer*> buffers;
+  auto add = [&](aclmdlDataset* set, void* data, size_t size) {
+    buffers.push_back(aclCreateDataBuffer(data, size));
+    ASSERT_EQ(aclmdlAddDatasetBuffer(set, buffers.back()), ACL_SUCCESS);
+  };
+  add(inputs, const_cast<float*>(scores.data()), scores.size() * 4);
+  add(inputs, const_cast<float*>(boxes.data()), boxes.size() * 4);
+  std::vector<std::vector<float>> room(4, std::vector<float>(24, -1));
+  for (auto& r : room) add(outputs, r.data(), r.size() * 4);
+  ASSERT_EQ(aclmdlExecute(id, inputs, outputs), ACL_SUCCESS) << Message();
+  ASSERT_EQ(aclmdlGetCurOutputDims(desc, 0, &dims), ACL_SUCCESS);
+  ASSERT_EQ(dims.dimCount, 2u);
+  EXPECT_EQ(dims.dims[0], 4);  // four boxes kept
+  EXPECT_EQ(dims.dims[1], 4);
+  const std::vector<float> expected =
+      Floats("testdata/postprocess_tiny.output.boxes_out.npy");
+  EXPECT_EQ(std::vector<float>(room[0].begin(), room[0].begin() + 16),
+            expected);
+  ASSERT_EQ(aclmdlGetCurOutputDims(desc, 3, &dims), ACL_SUCCESS);
+  EXPECT_EQ(dims.dimCount, 2u);
+  EXPECT_EQ(dims.dims[1], 4);  // four scores above 0.5
+  // A buffer too small for this execution's result.
+  aclDataBuffer* small = aclCreateDataBuffer(room[0].data(), 32);
+  aclmdlDataset* small_outputs = aclmdlCreateDataset();
+  ASSERT_EQ(aclmdlAddDatasetBuffer(small_outputs, small), ACL_SUCCESS);
+  for (size_t k = 1; k < 4; ++k) {
+    ASSERT_EQ(aclmdlAddDatasetBuffer(small_outputs, buffers[2 + k]),
+              ACL_SUCCESS);
+  }
+  EXPECT_EQ(aclmdlExecute(id, inputs, small_outputs),
+            ACL_ERROR_MODEL_OUTPUT_NOT_MATCH);
+  EXPECT_THAT(Message(), HasSubstr("needs 64 bytes"));
+  aclmdlDestroyDataset(small_outputs);
+  aclDestroyDataBuffer(small);
+  for (aclDataBuffer* b : buffers) aclDestroyDataBuffer(b);
+  aclmdlDestroyDataset(inputs);
+  aclmdlDestroyDataset(outputs);
+  aclmdlDestroyDesc(desc);
+  ASSERT_EQ(aclmdlUnload(id), ACL_SUCCESS);
+}
+
 }  // namespace
