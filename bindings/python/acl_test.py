@@ -836,6 +836,22 @@ class PythonicTest(unittest.TestCase):
                     self.assertEqual(raised.exception.code, acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH)
             self.assertEqual(sorted(iteration_dirs(work)), ["0"])
 
+    def test_outputs_whose_size_varies_come_back_with_this_executions_shape(self):
+        scores = np.load("testdata/postprocess_tiny.input.scores.npy")
+        boxes = np.load("testdata/postprocess_tiny.input.boxes.npy")
+        with acldump.session():
+            with acldump.Model("testdata/postprocess_tiny.onnx") as model:
+                self.assertEqual(model.outputs[0].dims, (-1, 4))
+                self.assertEqual(model.outputs[0].size, 0)
+                for run, s in (("postprocess_tiny", scores),
+                               ("postprocess_tiny_quiet",
+                                np.load("testdata/postprocess_tiny_quiet.input.scores.npy"))):
+                    outputs = model.run(s, boxes)
+                    for name, value in zip(("boxes_out", "best", "cumsum", "above"), outputs):
+                        expected = np.load("testdata/%s.output.%s.npy" % (run, name))
+                        self.assertEqual(value.shape, expected.shape, (run, name))
+                        np.testing.assert_array_equal(value, expected)
+
     def test_onnx_models_are_converted_in_process(self):
         with tempfile.TemporaryDirectory() as work:
             config = write_config(work, {"dump_path": work, "dump_list": [

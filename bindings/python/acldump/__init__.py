@@ -113,6 +113,9 @@ _NUMPY_TYPES = {
 # The name of a dynamic model's gear input (the SDK's ACL_DYNAMIC_TENSOR_NAME).
 GEAR_INPUT = "ascend_mbatch_shape_data"
 
+# Room run() gives an output whose size depends on the input; untouched pages cost no memory.
+VARYING_OUTPUT_BYTES = 256 << 20
+
 
 class TensorInfo:
     """A model input or output: name, data_type (aclDataType), format (aclFormat), dims, size
@@ -232,8 +235,23 @@ class Model:
                 _check(ret)
                 infos.append(TensorInfo(info.name, info.data_type, info.format, dims["dims"],
                                         info.size))
-        outputs = [self._output_buffer(info) for info in infos]
+        # An output whose size depends on the input (-1 dims) gets room for the largest
+        # result, then the shape this execution computed.
+        varying = [i for i, info in enumerate(infos) if any(d < 0 for d in info.dims)]
+        outputs = [self._varying_buffer(info) if i in varying else self._output_buffer(info)
+                   for i, info in enumerate(infos)]
         _check(acl.mdl.execute(self.model_id, in_set, self._dataset(outputs)))
+        for i in varying:
+            dims, ret = acl.mdl.get_cur_output_dims(self._desc, i)
+            _check(ret)
+            shape = tuple(dims["dims"])
+            count = 1
+            for d in shape:
+                count *= d
+            if isinstance(outputs[i], bytearray):
+                outputs[i] = outputs[i][:count * acl.data_type_size(infos[i].data_type)]
+            else:
+                outputs[i] = outputs[i][:count].reshape(shape).copy()
         return outputs
 
     def _gear_of(self, inputs):
@@ -286,6 +304,13 @@ class Model:
         if not value.flags["C_CONTIGUOUS"] or not value.flags["WRITEABLE"]:
             value = _np.array(value, order="C")  # the C ABI takes writable memory
         return value
+
+    @staticmethod
+    def _varying_buffer(info):
+        dtype = info.numpy_dtype
+        if dtype is None:
+            return bytearray(VARYING_OUTPUT_BYTES)
+        return _np.empty(VARYING_OUTPUT_BYTES // _np.dtype(dtype).itemsize, dtype=dtype)
 
     @staticmethod
     def _output_buffer(info):
