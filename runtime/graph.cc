@@ -254,7 +254,10 @@ absl::Status CheckOpTypesIn(const Graph& graph, const std::string& path,
                             const OpRegistry& registry, int depth) {
   for (const GraphNode& node : graph.nodes) {
     if (!IsControlFlowOp(node.op_type)) {
-      if (registry.Find(node.op_type) == nullptr) {
+      // The main graph's nodes are looked up when they are compiled, with
+      // the same message; only subgraphs need it here (a load of a model
+      // without them costs nothing more).
+      if (depth > 0 && registry.Find(node.op_type) == nullptr) {
         return absl::InvalidArgumentError(
             StrCat("node '", path, node.name, "' (", node.op_type,
                    "): op type '", node.op_type, "' is not supported"));

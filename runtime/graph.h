@@ -121,9 +121,10 @@ absl::Status CheckControlFlowNode(const GraphNode& node);
 // deep nesting keeps it cheap to build for every node.
 std::string SubgraphPath(std::string_view parent, std::string_view node,
                          std::string_view attribute);
-// Every op type of `graph` and of its subgraphs is registered or control
+// Every op type inside the subgraphs of `graph` is registered or control
 // flow; otherwise InvalidArgument naming the node by its path
-// ("If_3/then_branch/Foo_1").
+// ("If_3/then_branch/Foo_1"). The main graph's own nodes are left to the
+// compiler, which names them alike.
 absl::Status CheckOpTypesSupported(const Graph& graph,
                                    const OpRegistry& registry);
 
