@@ -333,6 +333,16 @@ class ModelCompiler {
     }
   }
 
+  // What the model's memory limit leaves the dynamic part's values once the
+  // static plan (activations, workspace, weights) is counted.
+  size_t DynamicMemoryLimit() const {
+    const MemoryPlanStats& plan = model_->plan_stats_;
+    const size_t used =
+        plan.arena_bytes + plan.workspace_bytes + plan.weight_bytes;
+    return options_.max_memory_bytes > used ? options_.max_memory_bytes - used
+                                            : 0;
+  }
+
   absl::Status AddDynamicExecutor() {
     if (dynamic_nodes_.empty()) return absl::OkStatus();
     for (const std::string& name : dynamic_reads_) {
@@ -357,11 +367,11 @@ class ModelCompiler {
       auto it = value_ids_.find(name);
       return it == value_ids_.end() ? TensorInfo{} : values_[it->second].info;
     };
-    ASSIGN_OR_RETURN(
-        model_->dynamic_,
-        DynamicExecutor::Create(
-            graph(), dynamic_nodes_, registry_,
-            static_cast<uint32_t>(model_->step_infos_.size()), info_of));
+    ASSIGN_OR_RETURN(model_->dynamic_,
+                     DynamicExecutor::Create(
+                         graph(), dynamic_nodes_, registry_,
+                         static_cast<uint32_t>(model_->step_infos_.size()),
+                         info_of, DynamicMemoryLimit()));
     for (const StepInfo& step : model_->dynamic_->steps()) {
       model_->step_infos_.push_back(step);
     }

@@ -23,8 +23,25 @@ std::string StepLabel(std::string_view name, const GraphNode& node,
   return StrCat("node '", name, "' (", node.op_type, ", task ", task, ")");
 }
 
+// The budget of the execution under way on this thread (null outside one):
+// values the dynamic part computes count against the model's memory limit.
+thread_local DynamicExecutor::MemoryBudget* tls_budget = nullptr;
+
 absl::StatusOr<Tensor> NewTensor(const TensorInfo& info,
                                  std::string_view name) {
+  const size_t bytes = info.ByteSize();
+  if (tls_budget != nullptr && bytes > tls_budget->limit - tls_budget->live) {
+    return WithKind(
+        absl::ResourceExhaustedError(StrCat(
+            "'", name, "' (", info.ToString(),
+            ") would take the values the "
+            "model computes while it runs past ",
+            tls_budget->limit, " bytes, what its memory limit leaves them (",
+            tls_budget->live,
+            " bytes are in use); raise the limit (ACLDUMP_MAX_MODEL_MEMORY_MB) "
+            "or give the model smaller inputs")),
+        ErrorKind::kOutOfMemory);
+  }
   try {
     return Tensor(info.dtype, info.shape);
   } catch (const std::bad_alloc&) {
@@ -128,12 +145,27 @@ absl::StatusOr<Tensor> EmptyStack(const NamedTensorInfo& declared,
 
 }  // namespace
 
+std::shared_ptr<const Tensor> ShareTensor(Tensor tensor) {
+  DynamicExecutor::MemoryBudget* budget = tls_budget;
+  const size_t bytes = tensor.ByteSize();
+  if (budget != nullptr) {
+    budget->live += bytes;
+    budget->peak = std::max(budget->peak, budget->live);
+  }
+  return std::shared_ptr<const Tensor>(new Tensor(std::move(tensor)),
+                                       [budget, bytes](const Tensor* t) {
+                                         if (budget != nullptr)
+                                           budget->live -= bytes;
+                                         delete t;
+                                       });
+}
+
 void ValueScope::Set(const std::string& name, Entry entry) {
   entries_[name] = std::move(entry);
 }
 
 void ValueScope::Own(const std::string& name, Tensor tensor, bool constant) {
-  auto owner = std::make_shared<const Tensor>(std::move(tensor));
+  std::shared_ptr<const Tensor> owner = ShareTensor(std::move(tensor));
   Set(name, Entry{owner->view(), owner, constant});
 }
 
@@ -149,8 +181,10 @@ const ValueScope::Entry* ValueScope::Find(std::string_view name) const {
 absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
     const Graph& graph, std::vector<int> nodes, const OpRegistry& registry,
     uint32_t first_task_id,
-    const std::function<TensorInfo(std::string_view)>& info_of) {
+    const std::function<TensorInfo(std::string_view)>& info_of,
+    size_t memory_limit) {
   std::unique_ptr<DynamicExecutor> executor(new DynamicExecutor(registry));
+  executor->budget_.limit = memory_limit;
   executor->first_task_id_ = first_task_id;
   executor->opset_ = graph.source_opset;
   RETURN_IF_ERROR(
@@ -254,7 +288,11 @@ absl::Status DynamicExecutor::AddBlock(
 absl::Status DynamicExecutor::Run(ValueScope& scope,
                                   const DynamicRunContext& context,
                                   const std::vector<std::string>& keep) {
-  return RunBlock(top_, scope, "", context, &keep);
+  DynamicExecutor::MemoryBudget* saved = tls_budget;
+  tls_budget = &budget_;
+  absl::Status status = RunBlock(top_, scope, "", context, &keep);
+  tls_budget = saved;
+  return status;
 }
 
 absl::Status DynamicExecutor::RunBlock(const Block& block, ValueScope& scope,
@@ -643,7 +681,7 @@ absl::Status DynamicExecutor::RunLoop(NodeState& state, ValueScope& scope,
       stacked = StackAlong(parts, 0, declared.name);
     }
     if (!stacked.ok()) return fail(stacked.status());
-    auto owner = std::make_shared<const Tensor>(std::move(*stacked));
+    auto owner = ShareTensor(std::move(*stacked));
     results.push_back(ValueScope::Entry{owner->view(), owner, false});
   }
   return SetOutputs(state, name, scope, inputs, std::move(results), context);
@@ -799,7 +837,7 @@ absl::StatusOr<std::vector<ValueScope::Entry>> DynamicExecutor::ScanLoop(
       stacked = StackAlong(parts, axis, declared.name);
     }
     RETURN_IF_ERROR(stacked.status());
-    auto owner = std::make_shared<const Tensor>(std::move(*stacked));
+    auto owner = ShareTensor(std::move(*stacked));
     results.push_back(ValueScope::Entry{owner->view(), owner, false});
   }
   return results;
@@ -890,7 +928,7 @@ absl::Status DynamicExecutor::RunScan8(NodeState& state, ValueScope& scope,
       absl::StatusOr<Tensor> slice =
           SliceAlong(inputs[1 + n], 0, b, body->inputs[n].name);
       if (!slice.ok()) return fail(slice.status());
-      auto owner = std::make_shared<const Tensor>(std::move(*slice));
+      auto owner = ShareTensor(std::move(*slice));
       initial.push_back(ValueScope::Entry{owner->view(), owner, false});
     }
     for (int64_t j = 0; j < m; ++j) {
@@ -925,7 +963,7 @@ absl::Status DynamicExecutor::RunScan8(NodeState& state, ValueScope& scope,
     absl::StatusOr<Tensor> stacked =
         StackAlong(parts, 0, body->outputs[r].name);
     if (!stacked.ok()) return fail(stacked.status());
-    auto owner = std::make_shared<const Tensor>(std::move(*stacked));
+    auto owner = ShareTensor(std::move(*stacked));
     outputs.push_back(ValueScope::Entry{owner->view(), owner, false});
   }
   return SetOutputs(state, name, scope, inputs, std::move(outputs), context);

@@ -7,6 +7,7 @@
 #ifndef ACLDUMP_RUNTIME_DYNAMIC_EXECUTOR_H_
 #define ACLDUMP_RUNTIME_DYNAMIC_EXECUTOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,11 +58,22 @@ class DynamicExecutor {
   // `nodes`: indices into graph.nodes, in execution order; `graph` must
   // outlive the executor. Task ids count from `first_task_id` in the order
   // steps() lists them. `info_of` gives the type of a value the nodes read
-  // from outside (a default TensorInfo when unknown).
+  // from outside (a default TensorInfo when unknown). The values the nodes
+  // compute may take `memory_limit` bytes at a time (kOutOfMemory past it).
   static absl::StatusOr<std::unique_ptr<DynamicExecutor>> Create(
       const Graph& graph, std::vector<int> nodes, const OpRegistry& registry,
       uint32_t first_task_id,
-      const std::function<TensorInfo(std::string_view)>& info_of);
+      const std::function<TensorInfo(std::string_view)>& info_of,
+      size_t memory_limit = SIZE_MAX);
+
+  // Bytes of computed values alive during an execution: a Loop that keeps
+  // stacking scan outputs stops at the limit instead of exhausting memory.
+  struct MemoryBudget {
+    size_t limit = SIZE_MAX;
+    size_t live = 0;
+    size_t peak = 0;  // the most alive at once, over all executions
+  };
+  size_t peak_bytes() const { return budget_.peak; }
 
   // Every node this executor may run: the given nodes and, depth first after
   // each control-flow node, its subgraphs' nodes ("if/then_branch/add").
@@ -168,7 +180,12 @@ class DynamicExecutor {
   Block top_;
   std::unordered_map<const Graph*, Block> subgraph_blocks_;
   AlignedBuffer workspace_;
+  MemoryBudget budget_;
 };
+
+// `tensor`, owned by a shared pointer and counted against the budget of the
+// execution under way on this thread until the last owner drops it.
+std::shared_ptr<const Tensor> ShareTensor(Tensor tensor);
 
 }  // namespace acldump
 

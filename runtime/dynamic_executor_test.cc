@@ -268,6 +268,30 @@ TEST(DynamicExecutorTest, AFailingSubgraphNodeIsNamedByItsPath) {
   EXPECT_THAT(y, ElementsAre(1, 2, 3));
 }
 
+// A Loop that would stack scan outputs for a billion iterations stops at the
+// model's memory limit with a clear error instead of exhausting memory.
+TEST(DynamicExecutorTest, ValuesComputedWhileRunningCountAgainstTheLimit) {
+  Graph g = LoopGraph();
+  g.initializers["m"] = Int64s({1000000000}, {});
+  CompileOptions options;
+  options.max_memory_bytes = 64 << 10;
+  auto model = CompiledModel::Compile(g, BuiltinOps(), options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<float> x = {1, 10}, final(2), sums(8);
+  HostBuffer in{x.data(), 8};
+  MutableHostBuffer out[] = {{final.data(), 8}, {sums.data(), 32}};
+  absl::Status status = (*model)->Execute({&in, 1}, out);
+  EXPECT_EQ(KindOf(status), ErrorKind::kOutOfMemory) << status;
+  EXPECT_THAT(status.message(), HasSubstr("memory limit"));
+  EXPECT_THAT(status.message(), HasSubstr("loop/body/"));
+  // Within the limit the same model runs (and what it held was given back).
+  g.initializers["m"] = Int64s({4}, {});
+  model = CompiledModel::Compile(g, BuiltinOps(), options);
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE((*model)->Execute({&in, 1}, out).ok());
+  EXPECT_THAT(sums, ElementsAre(0, 0, 1, 10, 3, 30, 6, 60));
+}
+
 TEST(DynamicExecutorTest, LoopWithoutTripCountOrConditionIsRefused) {
   Graph g = LoopGraph();
   g.nodes[0].inputs[0] = "";
