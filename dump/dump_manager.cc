@@ -178,11 +178,46 @@ Attachment DumpManager::OnModelLoad(const CompiledModel& model,
                            model.steps().size());
 }
 
+namespace {
+
+// Scenes other than the model dump plan their records before execution and
+// do not cover the steps a model prepares while it runs: said once per load.
+void WarnOfDynamicSteps(const CompiledModel& model, std::string_view scene,
+                        std::vector<std::string>* warnings) {
+  if (warnings == nullptr) return;
+  size_t dynamic = 0;
+  for (const StepInfo& step : model.steps()) dynamic += step.dynamic ? 1 : 0;
+  if (dynamic == 0) return;
+  warnings->push_back(
+      StrCat("model '", model.graph().name, "': ", dynamic,
+             " operators run where shapes are known only while the model runs "
+             "(control flow, sizes that depend on values); ",
+             scene, " does not cover them (a model dump does)"));
+}
+
+}  // namespace
+
 Attachment DumpManager::ConfigAttachment(
     const std::shared_ptr<DumpSession>& session, const CompiledModel& model,
     const ModelIdentity& identity, std::vector<std::string>* warnings) const {
   if (!session || session->closed()) return {};
   const DumpConfig& config = session->config();
+  switch (config.scene) {
+    case DumpScene::kException:
+      WarnOfDynamicSteps(model, "the exception dump", warnings);
+      break;
+    case DumpScene::kOverflow:
+      WarnOfDynamicSteps(model, "overflow detection", warnings);
+      break;
+    case DumpScene::kWatcher:
+      WarnOfDynamicSteps(model, "the watcher dump", warnings);
+      break;
+    default:
+      if (session->baseline()) {
+        WarnOfDynamicSteps(model, "the baseline diff", warnings);
+      }
+      break;
+  }
   // The exception scene wins over model and single-op dump.
   if (config.scene == DumpScene::kException)
     return MakeExceptionObserver(session, model, identity);

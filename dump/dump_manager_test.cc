@@ -579,6 +579,21 @@ TEST_F(DumpManagerTest, LoopBodyNodesDumpOncePerIterationWithRealShapes) {
   EXPECT_THAT(loop->header.output(1).shape().dim(), ElementsAre(3, 2));
 }
 
+TEST_F(DumpManagerTest, ScenesThatDoNotCoverDynamicStepsSaySo) {
+  DumpManager manager;
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(manager.SetDump(Config(R"("dump_debug":"on")")).ok());
+  std::shared_ptr<CompiledModel> model = LoopModel();
+  std::vector<std::string> warnings;
+  manager.OnModelLoad(*model, ModelIdentity{5, "", 0}, &warnings);
+  ASSERT_EQ(warnings.size(), 1u) << ::testing::PrintToString(warnings);
+  EXPECT_THAT(warnings[0], HasSubstr("model 'loop': 6 operators run where "
+                                     "shapes are known only while the model "
+                                     "runs"));
+  EXPECT_THAT(warnings[0], HasSubstr("overflow detection does not cover them"));
+  ASSERT_TRUE(manager.FinalizeDump().ok());
+}
+
 // Clears the variables that would move exception files, for one test.
 class ScopedNoExceptionEnvironment {
  public:
