@@ -288,6 +288,15 @@ absl::StatusOr<Attributes> AttributesFromOnnx(const onnx::NodeProto& node,
       node.op_type() == "Hardmax" || node.op_type() == "Resize") {
     attrs.Set("onnx_opset", opset);
   }
+  // RoiAlign before opset 16 has no coordinate_transformation_mode and
+  // behaves as output_half_pixel (no half-pixel shift); the attribute's
+  // default, half_pixel, is opset 16's. Written out so the kernel and the
+  // model file say which.
+  if (node.op_type() == "RoiAlign" && opset < 16 &&
+      !attrs.Has("coordinate_transformation_mode")) {
+    attrs.Set("coordinate_transformation_mode",
+              std::string("output_half_pixel"));
+  }
   return attrs;
 }
 

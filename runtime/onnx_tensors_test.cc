@@ -76,5 +76,31 @@ TEST(OnnxTensorsTest, UnsignedRawDataRoundTrips) {
               HasSubstr("raw_data has 7 bytes, uint32[2] needs 8"));
 }
 
+// RoiAlign before opset 16 samples without the half-pixel shift; its
+// attribute's default is opset 16's, so the import writes the older one out.
+TEST(OnnxTensorsTest, RoiAlignKeepsItsOpsetsCoordinateMode) {
+  onnx::NodeProto node;
+  node.set_op_type("RoiAlign");
+  for (int64_t opset : {10, 13, 15}) {
+    auto attrs = AttributesFromOnnx(node, opset);
+    ASSERT_TRUE(attrs.ok()) << attrs.status();
+    EXPECT_EQ(*attrs->GetString("coordinate_transformation_mode", ""),
+              "output_half_pixel")
+        << opset;
+  }
+  auto attrs = AttributesFromOnnx(node, 16);
+  ASSERT_TRUE(attrs.ok());
+  EXPECT_FALSE(attrs->Has("coordinate_transformation_mode"));
+  // Given explicitly, it stays.
+  onnx::AttributeProto* mode = node.add_attribute();
+  mode->set_name("coordinate_transformation_mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("half_pixel");
+  attrs = AttributesFromOnnx(node, 13);
+  ASSERT_TRUE(attrs.ok());
+  EXPECT_EQ(*attrs->GetString("coordinate_transformation_mode", ""),
+            "half_pixel");
+}
+
 }  // namespace
 }  // namespace acldump
