@@ -2,8 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #include "base/strings.h"
 
@@ -22,6 +24,9 @@ AlignedBuffer::AlignedBuffer(size_t bytes, bool zeroed) : size_(bytes) {
   if (bytes == 0) return;
   const bool huge = bytes >= kHugePage;
   const size_t alignment = huge ? kHugePage : kAlignment;
+  // A size near SIZE_MAX (a negative count cast) would round to a small
+  // allocation behind a huge size().
+  if (bytes > SIZE_MAX - alignment) throw std::bad_alloc();
   const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   void* p = std::aligned_alloc(alignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
@@ -31,10 +36,31 @@ AlignedBuffer::AlignedBuffer(size_t bytes, bool zeroed) : size_(bytes) {
   data_.reset(static_cast<std::byte*>(p));
 }
 
+namespace {
+
+// An unknown (-1) dimension has no size: such a shape is a caller's bug, and
+// allocating it must not wrap around.
+size_t TensorBytes(const Shape& shape, DType dtype) {
+  const int64_t count = shape.NumElements();
+  bool unknown = false;
+  for (int64_t dim : shape.dims()) unknown |= dim < 0;
+  if (unknown) {
+    throw std::length_error("a tensor of shape " + shape.ToString() +
+                            " (an unknown dimension) has no size");
+  }
+  const size_t element = DTypeSize(dtype);
+  if (element != 0 && static_cast<uint64_t>(count) > SIZE_MAX / element) {
+    throw std::bad_alloc();
+  }
+  return static_cast<size_t>(count) * element;
+}
+
+}  // namespace
+
 Tensor::Tensor(DType dtype, Shape shape)
     : dtype_(dtype),
       shape_(std::move(shape)),
-      buffer_(static_cast<size_t>(shape_.NumElements()) * DTypeSize(dtype)) {}
+      buffer_(TensorBytes(shape_, dtype)) {}
 
 Tensor Tensor::Clone() const {
   Tensor copy(dtype_, shape_);

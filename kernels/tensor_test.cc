@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 namespace acldump {
 namespace {
@@ -65,6 +67,16 @@ TEST(TensorTest, EmptyTensorHasNoStorage) {
   EXPECT_EQ(t.data(), nullptr);
   Tensor copy = t.Clone();
   EXPECT_EQ(copy.ByteSize(), 0u);
+}
+
+// A shape with an unknown (-1) dimension has no size: allocating it throws
+// instead of wrapping around to a tiny buffer behind a huge size.
+TEST(TensorTest, UnknownDimensionsAndHugeSizesDoNotAllocate) {
+  EXPECT_THROW(Tensor(DType::kFloat32, Shape({-1, 4})), std::length_error);
+  EXPECT_THROW(Tensor(DType::kFloat32, Shape({-1, -1})), std::length_error);
+  EXPECT_THROW(AlignedBuffer(SIZE_MAX - 10), std::bad_alloc);
+  Tensor empty(DType::kFloat32, Shape({0, 4}));
+  EXPECT_EQ(empty.ByteSize(), 0u);
 }
 
 }  // namespace

@@ -30,18 +30,33 @@ namespace {
 // kernel names one, its implementation (a Conv may be a GEMM, a depthwise
 // kernel or oneDNN); then the slowest nodes, to set beside another engine's
 // per-node profile.
+// Untouched pages of a buffer cost no memory, so the room is generous.
+constexpr size_t kVaryingOutputCapacity = size_t{1} << 30;
+
 class ProfilingObserver final : public ExecutionObserver {
  public:
   bool BeginIteration(uint64_t) override { return true; }
-  void BeforeNode(const NodeEvent&) override { start_ = Clock::now(); }
+  bool ObservesDynamicSteps() const override { return true; }
+  // Control-flow nodes bracket the nodes of their subgraphs: each node is
+  // charged its own time, without what ran inside it.
+  void BeforeNode(const NodeEvent&) override {
+    open_.push_back({Clock::now(), 0.0});
+  }
   void AfterNode(const NodeEvent& event) override {
+    if (open_.empty()) return;
+    const Open opened = open_.back();
+    open_.pop_back();
+    const double elapsed =
+        std::chrono::duration<double, std::milli>(Clock::now() - opened.start)
+            .count();
+    if (!open_.empty()) open_.back().inner_ms += elapsed;
+    Charge(event, elapsed - opened.inner_ms);
+  }
+  void Charge(const NodeEvent& event, double ms) {
     std::string key = event.step.op_type;
     for (const auto& [param, value] : event.step.launch_params) {
       if (param == "implementation") StrAppend(key, " ", value);
     }
-    const double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - start_)
-            .count();
     Entry& entry = by_type_[key];
     entry.ms += ms;
     ++entry.nodes;
@@ -89,7 +104,11 @@ class ProfilingObserver final : public ExecutionObserver {
     int64_t nodes = 0;
     std::string label;
   };
-  Clock::time_point start_;
+  struct Open {
+    Clock::time_point start;
+    double inner_ms;
+  };
+  std::vector<Open> open_;
   std::map<std::string, Entry> by_type_;
   std::map<uint32_t, Entry> by_node_;
 };
@@ -148,12 +167,18 @@ int Main(int argc, char** argv) {
     inputs.push_back(std::move(*t));
   }
   for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
-  std::vector<Tensor> outputs;
+  // An output whose size depends on the input (-1 dims) gets room for the
+  // largest result; it is written with the shape the execution computed.
+  std::vector<AlignedBuffer> outputs;
   std::vector<MutableHostBuffer> out;
-  for (const auto& output : (*model)->graph().outputs) {
-    outputs.emplace_back(output.info.dtype, output.info.shape);
+  for (size_t k = 0; k < (*model)->graph().outputs.size(); ++k) {
+    const TensorInfo& info = (*model)->graph().outputs[k].info;
+    outputs.emplace_back((*model)->output_is_dynamic(k)
+                             ? kVaryingOutputCapacity
+                             : std::max<size_t>(info.ByteSize(), 1),
+                         /*zeroed=*/false);
+    out.push_back({outputs.back().data(), outputs.back().size()});
   }
-  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
 
   if (profile_runs > 0) {
     absl::Status status = (*model)->Execute(in, out);  // warm-up
@@ -191,9 +216,11 @@ int Main(int argc, char** argv) {
   }
   absl::Status status = (*model)->Execute(in, out);
   if (!status.ok()) return Fail(status);
+  const std::vector<TensorInfo> computed = (*model)->CurrentOutputInfos();
   for (size_t k = 0; k < outputs.size(); ++k) {
-    status =
-        WriteNpyFile(StrCat(out_dir, "/output_", k, ".npy"), outputs[k].view());
+    const TensorView view{computed[k].dtype, computed[k].shape,
+                          outputs[k].data()};
+    status = WriteNpyFile(StrCat(out_dir, "/output_", k, ".npy"), view);
     if (!status.ok()) return Fail(status);
   }
   return 0;
