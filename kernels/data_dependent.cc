@@ -451,50 +451,61 @@ absl::StatusOr<NmsParams> ReadNmsValues(NmsParams params,
   return params;
 }
 
+// A box's corners in order and its area, computed once per box rather than
+// once per pair (the same float operations, so the same bits).
+struct Corners {
+  float x0, x1, y0, y1, area;
+};
+
+std::vector<Corners> CornersOf(const float* boxes, int64_t count,
+                               bool center_point_box) {
+  std::vector<Corners> corners(static_cast<size_t>(count));
+  auto order = [](float p, float q, float& lo, float& hi) {
+    if (p >= q) {
+      lo = q, hi = p;
+    } else {
+      lo = p, hi = q;
+    }
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    const float* a = boxes + 4 * i;
+    Corners& c = corners[i];
+    if (center_point_box) {  // [x_center, y_center, width, height]
+      c.x0 = a[0] - a[2] / 2, c.x1 = a[0] + a[2] / 2;
+      c.y0 = a[1] - a[3] / 2, c.y1 = a[1] + a[3] / 2;
+    } else {  // [y1, x1, y2, x2], either corner first
+      order(a[1], a[3], c.x0, c.x1);
+      order(a[0], a[2], c.y0, c.y1);
+    }
+    c.area = (c.x1 - c.x0) * (c.y1 - c.y0);
+  }
+  return corners;
+}
+
 // Whether IoU(box a, box b) exceeds the threshold, with ONNX Runtime's float
 // arithmetic and early exits (so results agree to the last bit).
-bool Overlaps(const float* a, const float* b, bool center_point_box,
-              float threshold) {
-  float ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
-  if (center_point_box) {  // [x_center, y_center, width, height]
-    ax0 = a[0] - a[2] / 2, ax1 = a[0] + a[2] / 2;
-    ay0 = a[1] - a[3] / 2, ay1 = a[1] + a[3] / 2;
-    bx0 = b[0] - b[2] / 2, bx1 = b[0] + b[2] / 2;
-    by0 = b[1] - b[3] / 2, by1 = b[1] + b[3] / 2;
-  } else {  // [y1, x1, y2, x2], either corner first
-    auto order = [](float p, float q, float& lo, float& hi) {
-      if (p >= q) {
-        lo = q, hi = p;
-      } else {
-        lo = p, hi = q;
-      }
-    };
-    order(a[1], a[3], ax0, ax1);
-    order(b[1], b[3], bx0, bx1);
-    order(a[0], a[2], ay0, ay1);
-    order(b[0], b[2], by0, by1);
-  }
-  const float ix0 = std::max(ax0, bx0), ix1 = std::min(ax1, bx1);
+bool Overlaps(const Corners& a, const Corners& b, float threshold) {
+  const float ix0 = std::max(a.x0, b.x0), ix1 = std::min(a.x1, b.x1);
   if (ix1 <= ix0) return false;
-  const float iy0 = std::max(ay0, by0), iy1 = std::min(ay1, by1);
+  const float iy0 = std::max(a.y0, b.y0), iy1 = std::min(a.y1, b.y1);
   if (iy1 <= iy0) return false;
   const float intersection = (ix1 - ix0) * (iy1 - iy0);
   if (intersection <= 0.0f) return false;
-  const float area_a = (ax1 - ax0) * (ay1 - ay0);
-  const float area_b = (bx1 - bx0) * (by1 - by0);
-  const float union_area = area_a + area_b - intersection;
-  if (area_a <= 0.0f || area_b <= 0.0f || union_area <= 0.0f) return false;
+  const float union_area = a.area + b.area - intersection;
+  if (a.area <= 0.0f || b.area <= 0.0f || union_area <= 0.0f) return false;
   return intersection / union_area > threshold;
 }
 
-std::vector<std::array<int64_t, 3>> SelectBoxes(const NmsParams& p,
-                                                const float* boxes,
-                                                const float* scores) {
-  std::vector<std::array<int64_t, 3>> selected;
+using Selection = std::vector<std::array<int64_t, 3>>;
+
+Selection SelectBoxes(const NmsParams& p, const float* boxes,
+                      const float* scores) {
+  Selection selected;
   if (p.max_per_class == 0) return selected;
   Ints candidates, kept;
   for (int64_t b = 0; b < p.batches; ++b) {
-    const float* batch_boxes = boxes + b * p.boxes * 4;
+    const std::vector<Corners> corners =
+        CornersOf(boxes + b * p.boxes * 4, p.boxes, p.center_point_box);
     for (int64_t c = 0; c < p.classes; ++c) {
       const float* s = scores + (b * p.classes + c) * p.boxes;
       candidates.clear();
@@ -508,10 +519,10 @@ std::vector<std::array<int64_t, 3>> SelectBoxes(const NmsParams& p,
       kept.clear();
       for (int64_t i : candidates) {
         if (static_cast<int64_t>(kept.size()) >= p.max_per_class) break;
+        const Corners& box = corners[i];
         const bool suppressed =
             std::any_of(kept.begin(), kept.end(), [&](int64_t k) {
-              return Overlaps(batch_boxes + 4 * k, batch_boxes + 4 * i,
-                              p.center_point_box, p.iou_threshold);
+              return Overlaps(corners[k], box, p.iou_threshold);
             });
         if (suppressed) continue;
         kept.push_back(i);
@@ -532,16 +543,29 @@ absl::StatusOr<PreparedKernel> PrepareNonMaxSuppression(
   }
   const std::vector<TensorView> values = ConstantViews(context);
   ASSIGN_OR_RETURN(const NmsParams params, ReadNmsValues(shapes, values));
-  const int64_t count =
-      static_cast<int64_t>(SelectBoxes(params, values[0].as<const float>(),
-                                       values[1].as<const float>())
-                               .size());
-  auto run = [shapes](std::span<const TensorView> in,
-                      std::span<const TensorView> out,
-                      std::span<std::byte>) -> absl::Status {
-    ASSIGN_OR_RETURN(const NmsParams params, ReadNmsValues(shapes, in));
-    const auto selected =
-        SelectBoxes(params, in[0].as<const float>(), in[1].as<const float>());
+  auto prepared = std::make_shared<const Selection>(SelectBoxes(
+      params, values[0].as<const float>(), values[1].as<const float>()));
+  const int64_t count = static_cast<int64_t>(prepared->size());
+  // The values a kernel is prepared with are its inputs' values: run on the
+  // same memory, it writes the selection prepare made instead of making it
+  // again (the runtime prepares such a node right before running it).
+  std::vector<const void*> prepared_on;
+  for (const TensorView& view : values) prepared_on.push_back(view.data);
+  auto run = [shapes, prepared, prepared_on](
+                 std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte>) -> absl::Status {
+    bool same = in.size() == prepared_on.size();
+    for (size_t i = 0; same && i < in.size(); ++i) {
+      same = in[i].data == prepared_on[i];
+    }
+    Selection computed;
+    if (!same) {
+      ASSIGN_OR_RETURN(const NmsParams params, ReadNmsValues(shapes, in));
+      computed =
+          SelectBoxes(params, in[0].as<const float>(), in[1].as<const float>());
+    }
+    const Selection& selected = same ? *prepared : computed;
     RETURN_IF_ERROR(
         CheckPreparedShape("NonMaxSuppression", "selected_indices", out[0],
                            Shape{static_cast<int64_t>(selected.size()), 3}));
