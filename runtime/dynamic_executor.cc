@@ -132,6 +132,21 @@ absl::StatusOr<Tensor> StackAlong(std::span<const TensorView> parts,
   return out;
 }
 
+// A loop body's outputs, found in the scope it ran in.
+absl::StatusOr<std::vector<const ValueScope::Entry*>> BodyOutputs(
+    const Graph& body, const ValueScope& scope) {
+  std::vector<const ValueScope::Entry*> outs;
+  for (const NamedTensorInfo& out : body.outputs) {
+    const ValueScope::Entry* entry = scope.Find(out.name);
+    if (entry == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("the body does not compute its output '", out.name, "'"));
+    }
+    outs.push_back(entry);
+  }
+  return outs;
+}
+
 // A scan output of no iterations: [0] and the declared dims (unknown ones 0).
 absl::StatusOr<Tensor> EmptyStack(const NamedTensorInfo& declared,
                                   int64_t axis) {
@@ -651,15 +666,10 @@ absl::Status DynamicExecutor::RunLoop(NodeState& state, ValueScope& scope,
     }
     RETURN_IF_ERROR(
         RunSubgraph(*body, child, StrCat(name, "/body/", i), context));
-    std::vector<const ValueScope::Entry*> outs;
-    for (const NamedTensorInfo& out : body->outputs) {
-      const ValueScope::Entry* entry = child.Find(out.name);
-      if (entry == nullptr) {
-        return fail(absl::InvalidArgumentError(
-            StrCat("the body does not compute its output '", out.name, "'")));
-      }
-      outs.push_back(entry);
-    }
+    absl::StatusOr<std::vector<const ValueScope::Entry*>> found =
+        BodyOutputs(*body, child);
+    if (!found.ok()) return fail(found.status());
+    const std::vector<const ValueScope::Entry*>& outs = *found;
     absl::StatusOr<bool> next =
         ReadCondition(outs[0]->view, "the body's condition output");
     if (!next.ok()) return fail(next.status());
@@ -803,15 +813,8 @@ absl::StatusOr<std::vector<ValueScope::Entry>> DynamicExecutor::ScanLoop(
     }
     RETURN_IF_ERROR(
         RunSubgraph(body, child, StrCat(name, "/body/", i), context));
-    std::vector<const ValueScope::Entry*> outs;
-    for (const NamedTensorInfo& out : body.outputs) {
-      const ValueScope::Entry* entry = child.Find(out.name);
-      if (entry == nullptr) {
-        return absl::InvalidArgumentError(
-            StrCat("the body does not compute its output '", out.name, "'"));
-      }
-      outs.push_back(entry);
-    }
+    ASSIGN_OR_RETURN(const std::vector<const ValueScope::Entry*> outs,
+                     BodyOutputs(body, child));
     for (size_t n = 0; n < states; ++n) values[n] = *outs[n];
     for (size_t k = 0; k < k_outputs; ++k) {
       scanned[k].push_back(*outs[states + k]);
