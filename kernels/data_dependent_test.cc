@@ -5,18 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "base/status_macros.h"
-#include "base/strings.h"
+#include "kernels/testing/onnx_node_case.h"
 #include "kernels/testing/op_tester.h"
 #include "kernels/testing/test_values.h"
 
@@ -766,243 +763,61 @@ TEST(NonMaxSuppressionTest, RunRefusesValuesThatChangeTheOutputSize) {
 
 // ---------------------------------------------------------------------------------------------
 // The ONNX backend node tests of these operators (Debian's libonnx-testdata),
-// read with a minimal protobuf decoder: the ONNX protos live in runtime/,
-// which kernels do not depend on.
+// read with kernels/testing/onnx_node_case.h.
 
-namespace fs = std::filesystem;
-constexpr char kNodeTestRoot[] = "/usr/share/libonnx-testdata/data/node";
-
-// One field of a protobuf message: its number, wire type and payload.
-struct Field {
-  int number = 0;
-  int wire_type = 0;
-  uint64_t varint = 0;     // wire type 0, 1 and 5 (the raw bits)
-  std::string_view bytes;  // wire type 2
-};
-
-bool ReadVarint(std::string_view& in, uint64_t& value) {
-  value = 0;
-  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
-    const uint8_t byte = static_cast<uint8_t>(in[0]);
-    in.remove_prefix(1);
-    value |= uint64_t{byte & 0x7fu} << shift;
-    if (byte < 0x80) return true;
-  }
-  return false;
-}
-
-std::vector<Field> ParseMessage(std::string_view in) {
-  std::vector<Field> fields;
-  uint64_t key;
-  while (!in.empty() && ReadVarint(in, key)) {
-    Field field;
-    field.number = static_cast<int>(key >> 3);
-    field.wire_type = static_cast<int>(key & 7);
-    if (field.wire_type == 0) {
-      if (!ReadVarint(in, field.varint)) break;
-    } else if (field.wire_type == 1 || field.wire_type == 5) {
-      const size_t size = field.wire_type == 1 ? 8 : 4;
-      if (in.size() < size) break;
-      std::memcpy(&field.varint, in.data(), size);
-      in.remove_prefix(size);
-    } else if (field.wire_type == 2) {
-      uint64_t size;
-      if (!ReadVarint(in, size) || size > in.size()) break;
-      field.bytes = in.substr(0, size);
-      in.remove_prefix(size);
-    } else {
-      break;
-    }
-    fields.push_back(field);
-  }
-  return fields;
-}
-
-// Repeated int64 fields, packed or not.
-void AppendInts(const Field& field, std::vector<int64_t>& out) {
-  if (field.wire_type == 0) {
-    out.push_back(static_cast<int64_t>(field.varint));
-    return;
-  }
-  std::string_view packed = field.bytes;
-  uint64_t v;
-  while (!packed.empty() && ReadVarint(packed, v)) {
-    out.push_back(static_cast<int64_t>(v));
-  }
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// A TensorProto with raw_data, or int64_data / float_data.
-absl::StatusOr<Tensor> ReadTensorProto(const fs::path& path) {
-  const std::string bytes = ReadFile(path);
-  std::vector<int64_t> dims, int64_data;
-  std::string_view raw;
-  std::vector<float> float_data;
-  int32_t data_type = 0;
-  for (const Field& f : ParseMessage(bytes)) {
-    if (f.number == 1) AppendInts(f, dims);
-    if (f.number == 2) data_type = static_cast<int32_t>(f.varint);
-    if (f.number == 7) AppendInts(f, int64_data);
-    if (f.number == 9) raw = f.bytes;
-    if (f.number == 4 && f.wire_type == 2) {
-      float_data.resize(f.bytes.size() / 4);
-      std::memcpy(float_data.data(), f.bytes.data(), f.bytes.size());
-    }
-  }
-  const std::optional<DType> dtype = FromOnnxDataType(data_type);
-  if (!dtype) return absl::InvalidArgumentError(path.string());
-  Tensor tensor(*dtype, Shape(std::move(dims)));
-  if (!raw.empty()) {
-    if (raw.size() != tensor.ByteSize()) {
-      return absl::InvalidArgumentError(path.string());
-    }
-    std::memcpy(tensor.data(), raw.data(), raw.size());
-  } else if (*dtype == DType::kInt64 &&
-             int64_data.size() == static_cast<size_t>(tensor.NumElements())) {
-    std::memcpy(tensor.data(), int64_data.data(), tensor.ByteSize());
-  } else if (*dtype == DType::kFloat32 &&
-             float_data.size() == static_cast<size_t>(tensor.NumElements())) {
-    std::memcpy(tensor.data(), float_data.data(), tensor.ByteSize());
-  } else if (tensor.NumElements() != 0) {
-    return absl::UnimplementedError(path.string() + ": unread data field");
-  }
-  return tensor;
-}
-
-struct NodeCase {
-  std::string op_type;
-  Attributes attrs;
-  std::vector<std::string> inputs, outputs;  // the node's ("" = absent)
-  std::vector<std::string> graph_inputs, graph_outputs;
-};
-
-// The single node of a backend test's model.onnx: ModelProto.graph (7),
-// GraphProto.node (1) / input (11) / output (12), NodeProto input (1) /
-// output (2) / op_type (4) / attribute (5), AttributeProto name (1) / f (2) /
-// i (3) / type (20).
-absl::StatusOr<NodeCase> ReadNodeCase(const fs::path& model_path) {
-  const std::string bytes = ReadFile(model_path);
-  NodeCase c;
-  for (const Field& m : ParseMessage(bytes)) {
-    if (m.number != 7) continue;
-    for (const Field& g : ParseMessage(m.bytes)) {
-      if (g.number == 11 || g.number == 12) {
-        for (const Field& v : ParseMessage(g.bytes)) {
-          if (v.number == 1) {
-            (g.number == 11 ? c.graph_inputs : c.graph_outputs)
-                .emplace_back(v.bytes);
-          }
-        }
-      }
-      if (g.number != 1) continue;
-      for (const Field& n : ParseMessage(g.bytes)) {
-        if (n.number == 1) c.inputs.emplace_back(n.bytes);
-        if (n.number == 2) c.outputs.emplace_back(n.bytes);
-        if (n.number == 4) c.op_type = std::string(n.bytes);
-        if (n.number != 5) continue;
-        std::string name;
-        int64_t type = 0, i = 0;
-        float f = 0;
-        for (const Field& a : ParseMessage(n.bytes)) {
-          if (a.number == 1) name = std::string(a.bytes);
-          if (a.number == 20) type = static_cast<int64_t>(a.varint);
-          if (a.number == 3) i = static_cast<int64_t>(a.varint);
-          if (a.number == 2) std::memcpy(&f, &a.varint, sizeof(f));
-        }
-        if (type == 2) {
-          c.attrs.Set(name, i);
-        } else if (type == 1) {
-          c.attrs.Set(name, f);
-        } else {
-          return absl::UnimplementedError(StrCat(
-              model_path.string(), ": attribute ", name, " of type ", type));
-        }
-      }
-    }
-  }
-  return c;
-}
-
-int64_t IndexOf(const std::vector<std::string>& names,
-                const std::string& name) {
-  const auto it = std::find(names.begin(), names.end(), name);
-  return it == names.end() ? -1 : it - names.begin();
-}
-
-void RunNodeCase(const fs::path& dir) {
+void RunNodeCase(const std::filesystem::path& dir) {
   SCOPED_TRACE(dir.filename().string());
-  absl::StatusOr<NodeCase> c = ReadNodeCase(dir / "model.onnx");
+  absl::StatusOr<testing::OnnxNodeCase> c =
+      testing::ReadOnnxNodeCase(dir / "model.onnx");
   ASSERT_TRUE(c.ok()) << c.status();
-  int data_sets = 0;
-  for (int set = 0; fs::exists(dir / StrCat("test_data_set_", set)); ++set) {
-    ++data_sets;
-    const fs::path data = dir / StrCat("test_data_set_", set);
+  absl::StatusOr<std::vector<testing::OnnxNodeData>> sets =
+      testing::ReadOnnxNodeData(dir, *c);
+  ASSERT_TRUE(sets.ok()) << sets.status();
+  EXPECT_FALSE(sets->empty()) << "no test_data_set_<n>";
+  for (const testing::OnnxNodeData& set : *sets) {
     OpTester tester(c->op_type, c->outputs.size());
     for (const auto& [name, value] : c->attrs.values()) {
       tester.Attr(name, value);
     }
-    std::vector<Tensor> inputs;
-    for (const std::string& name : c->inputs) {
-      const int64_t index = IndexOf(c->graph_inputs, name);
-      const fs::path file = data / StrCat("input_", index, ".pb");
-      if (name.empty() || index < 0 || !fs::exists(file)) {
+    for (size_t i = 0; i < set.inputs.size(); ++i) {
+      if (set.present[i]) {
+        tester.AddInput(set.inputs[i].Clone());
+      } else {
         tester.AbsentInput();
-        inputs.emplace_back();
-        continue;
       }
-      absl::StatusOr<Tensor> tensor = ReadTensorProto(file);
-      ASSERT_TRUE(tensor.ok()) << tensor.status();
-      inputs.push_back(tensor->Clone());
-      tester.AddInput(std::move(*tensor));
     }
     const auto out = RunOk(tester);
     ASSERT_EQ(out.size(), c->outputs.size());
+    ASSERT_EQ(set.outputs.size(), c->outputs.size());
     for (size_t i = 0; i < out.size(); ++i) {
-      const int64_t index = IndexOf(c->graph_outputs, c->outputs[i]);
-      ASSERT_GE(index, 0) << c->outputs[i];
-      absl::StatusOr<Tensor> expected =
-          ReadTensorProto(data / StrCat("output_", index, ".pb"));
-      ASSERT_TRUE(expected.ok()) << expected.status();
-      EXPECT_EQ(out[i].info(), expected->info()) << c->outputs[i];
-      if (out[i].info() != expected->info()) continue;
+      const Tensor& expected = set.outputs[i];
+      EXPECT_EQ(out[i].info(), expected.info()) << c->outputs[i];
+      if (out[i].info() != expected.info()) continue;
       // Copies and indices: bit-exact.
       EXPECT_EQ(
-          std::memcmp(out[i].data(), expected->data(), expected->ByteSize()), 0)
+          std::memcmp(out[i].data(), expected.data(), expected.ByteSize()), 0)
           << c->outputs[i];
     }
-    // Without the values, prepare asks for them.
+    // Without the values, prepare asks for them (an absent input: a default
+    // tensor's info, as the OpTester passes it).
     std::vector<TensorInfo> infos;
-    for (const Tensor& t : inputs) infos.push_back(t.info());
-    const std::vector<const TensorView*> unknown(inputs.size(), nullptr);
+    for (const Tensor& t : set.inputs) infos.push_back(t.info());
+    const std::vector<const TensorView*> unknown(set.inputs.size(), nullptr);
     const OpContext context{c->op_type, c->attrs, infos, unknown,
                             c->outputs.size()};
     const absl::Status status =
         BuiltinOps().Find(c->op_type)->prepare(context).status();
     EXPECT_TRUE(IsNotKnownBeforeExecution(status)) << status;
   }
-  EXPECT_GT(data_sets, 0);
 }
 
 TEST(OnnxNodeTest, EveryBackendTestOfTheseOperatorsPasses) {
-  ASSERT_TRUE(fs::exists(kNodeTestRoot))
-      << kNodeTestRoot << " is missing: install libonnx-testdata";
+  ASSERT_TRUE(std::filesystem::exists(testing::kOnnxNodeTestRoot))
+      << testing::kOnnxNodeTestRoot << " is missing: install libonnx-testdata";
   std::map<std::string, int> cases;  // per operator prefix
-  std::vector<fs::path> dirs;
-  for (const auto& entry : fs::directory_iterator(kNodeTestRoot)) {
-    dirs.push_back(entry.path());
-  }
-  std::sort(dirs.begin(), dirs.end());
-  for (const fs::path& dir : dirs) {
-    const std::string name = dir.filename().string();
-    for (const char* prefix : {"test_nonzero", "test_compress", "test_unique",
-                               "test_nonmaxsuppression"}) {
-      if (name.rfind(prefix, 0) != 0) continue;
+  for (const char* prefix : {"test_nonzero", "test_compress", "test_unique",
+                             "test_nonmaxsuppression"}) {
+    for (const std::filesystem::path& dir : testing::OnnxNodeTestDirs(prefix)) {
       ++cases[prefix];
       RunNodeCase(dir);
     }
