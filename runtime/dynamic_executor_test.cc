@@ -253,6 +253,51 @@ TEST(DynamicExecutorTest, ScanSlicesInputsAndStacksOutputsInReverse) {
   EXPECT_THAT(partial, ElementsAre(5, 6, 8, 10, 9, 12));
 }
 
+// Opset 8's Scan: a batch axis before the scan axis, an optional
+// 'sequence_lens' first; each batch element is scanned on its own.
+Graph Scan8Graph(bool with_lengths) {
+  auto body = std::make_shared<Graph>();
+  body->inputs = {Value("s", DType::kFloat32, {2}),
+                  Value("row", DType::kFloat32, {2})};
+  body->outputs = {Value("s_out", DType::kFloat32, {2}),
+                   Value("y", DType::kFloat32, {2})};
+  body->nodes = {Node("add", "Add", {"s", "row"}, {"s_out"}),
+                 Node("copy", "Identity", {"s_out"}, {"y"})};
+  Graph g;
+  g.source_opset = 8;
+  g.inputs = {Value("x", DType::kFloat32, {2, 3, 2})};  // batch 2, 3 steps
+  g.outputs = {Value("total", DType::kFloat32, {2, 2}),
+               Value("partial", DType::kFloat32, {2, 3, 2})};
+  g.initializers["zeros"] = Floats({0, 0, 0, 0}, {2, 2});
+  g.initializers["lengths"] = Int64s({3, 2}, {2});
+  GraphNode scan =
+      Node("scan", "Scan", {with_lengths ? "lengths" : "", "zeros", "x"},
+           {"total", "partial"});
+  scan.attrs.Set("num_scan_inputs", AttrValue(int64_t{1}));
+  scan.subgraphs = {{"body", body}};
+  g.nodes = {scan};
+  return g;
+}
+
+TEST(DynamicExecutorTest, OpsetEightScanRunsEachBatchElement) {
+  auto model = CompiledModel::Compile(Scan8Graph(false), BuiltinOps());
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<float> x = {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60};
+  std::vector<float> total(4), partial(12);
+  HostBuffer in{x.data(), 48};
+  MutableHostBuffer out[] = {{total.data(), 16}, {partial.data(), 48}};
+  ASSERT_TRUE((*model)->Execute({&in, 1}, out).ok());
+  EXPECT_THAT(total, ElementsAre(9, 12, 90, 120));
+  EXPECT_THAT(partial, ElementsAre(1, 2, 4, 6, 9, 12, 10, 20, 40, 60, 90, 120));
+  // Lengths shorter than the scan axis are refused, naming what to do.
+  model = CompiledModel::Compile(Scan8Graph(true), BuiltinOps());
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::Status status = (*model)->Execute({&in, 1}, out);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+  EXPECT_THAT(status.message(), HasSubstr("'sequence_lens' shorter than the "
+                                          "scan axis (3) is not supported"));
+}
+
 TEST(DynamicExecutorTest, AFailingSubgraphNodeIsNamedByItsPath) {
   Graph g = IfGraph();
   // Make the then-branch multiply shapes that do not broadcast.
