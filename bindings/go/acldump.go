@@ -328,8 +328,18 @@ func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
 		copy(b.Bytes(), input)
 		in = append(in, b)
 	}
-	for _, info := range m.Outputs {
-		b, err := newBuffer(info.Size)
+	// An output whose size depends on the input (-1 dims) gets room for the
+	// largest result; it is returned at the size the execution computed.
+	varying := make([]bool, len(m.Outputs))
+	for i, info := range m.Outputs {
+		size := info.Size
+		for _, d := range info.Dims {
+			varying[i] = varying[i] || d < 0
+		}
+		if varying[i] {
+			size = varyingOutputBytes
+		}
+		b, err := newBuffer(size)
 		if err != nil {
 			return nil, err
 		}
@@ -348,11 +358,29 @@ func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
 	if err := m.Execute(inSet, outSet); err != nil {
 		return nil, err
 	}
-	for _, b := range out {
-		outputs = append(outputs, append([]byte(nil), b.Bytes()...))
+	for i, b := range out {
+		data := b.Bytes()
+		if varying[i] {
+			dims, err := m.CurrentOutputDims(i)
+			if err != nil {
+				return nil, err
+			}
+			n := int(acl.AclDataTypeSize(m.Outputs[i].DataType))
+			for _, d := range dims {
+				n *= int(d)
+			}
+			data = data[:n]
+		}
+		outputs = append(outputs, append([]byte(nil), data...))
 	}
 	return outputs, nil
 }
+
+// Room Run gives an output whose size depends on the input (device memory is
+// zeroed when it is allocated, so it is kept moderate; a larger result fails
+// with ErrModelOutputNotMatch naming the bytes it needs: run it through
+// Execute with buffers of that size).
+const varyingOutputBytes = 16 << 20
 
 // Close unloads the model, then frees memory it was loaded with.
 func (m *Model) Close() error {

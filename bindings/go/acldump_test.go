@@ -1,6 +1,7 @@
 package acldump_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -65,6 +66,31 @@ func readNpy(t *testing.T, path string) []byte {
 		t.Fatalf("%s is not float32", path)
 	}
 	return data[10+headerLen:]
+}
+
+// Outputs whose size depends on the input (NMS picks the boxes) come back at
+// the size this execution computed, as Python's run gives them.
+func TestOutputsWhoseSizeVaries(t *testing.T) {
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	model, err := acldump.LoadModel("testdata/postprocess_tiny.om")
+	must(t, err)
+	defer model.Close()
+	if got := fmt.Sprint(model.Outputs[0].Dims); got != "[-1 4]" || model.Outputs[0].Size != 0 {
+		t.Errorf("boxes_out: dims %s, size %d", got, model.Outputs[0].Size)
+	}
+	outputs, err := model.Run(readNpy(t, "testdata/postprocess_tiny.input.scores.npy"),
+		readNpy(t, "testdata/postprocess_tiny.input.boxes.npy"))
+	must(t, err)
+	want := readNpy(t, "testdata/postprocess_tiny.output.boxes_out.npy")
+	if !bytes.Equal(outputs[0], want) {
+		t.Errorf("boxes_out: %d bytes, want the %d of the reference", len(outputs[0]), len(want))
+	}
+	dims, err := model.CurrentOutputDims(0)
+	must(t, err)
+	if fmt.Sprint(dims) != "[4 4]" {
+		t.Errorf("current dims of boxes_out: %v", dims)
+	}
 }
 
 func TestDumpTwoIterations(t *testing.T) {

@@ -178,6 +178,29 @@ func (m *Model) ExecuteAsync(input, output *Dataset, s *Stream) error {
 	return aclmdlExecuteAsync(m.id, input.handle, output.handle, stream)
 }
 
+// CurrentOutputDims is aclmdlGetCurOutputDims: the dims of output index as the
+// last execution computed them (an output whose size depends on the input,
+// -1 in Outputs[index].Dims), or at the gear last set on the model.
+func (m *Model) CurrentOutputDims(index int) ([]int64, error) {
+	handle, err := aclmdlCreateDesc()
+	if err != nil {
+		return nil, err
+	}
+	defer C.acldump_destroy_desc(C.uintptr_t(handle))
+	if err := aclmdlGetDesc(handle, m.id); err != nil {
+		return nil, err
+	}
+	cDims, err := aclmdlGetCurOutputDims(handle, index)
+	if err != nil {
+		return nil, err
+	}
+	dims := make([]int64, int(cDims.dimCount))
+	for i := range dims {
+		dims[i] = int64(cDims.dims[i])
+	}
+	return dims, nil
+}
+
 // InputIndex is aclmdlGetInputIndexByName; OutputIndex aclmdlGetOutputIndexByName.
 func (m *Model) InputIndex(name string) (int, error)  { return m.indexByName(name, true) }
 func (m *Model) OutputIndex(name string) (int, error) { return m.indexByName(name, false) }
