@@ -101,6 +101,28 @@ public final class Model implements AutoCloseable {
         stream == null ? 0 : stream.handle());
   }
 
+  /**
+   * aclmdlGetCurOutputDims: the dims of output {@code index} as the last execution computed them
+   * (an output whose size depends on the input: -1 in its {@code dims()}), or at the gear last
+   * set on the model.
+   */
+  public long[] currentOutputDims(int index) {
+    AclmdlDesc desc = AclNative.aclmdlCreateDesc();
+    AclmdlIODims dims = new AclmdlIODims();
+    try {
+      AclNative.aclmdlGetDesc(desc, id);
+      AclNative.aclmdlGetCurOutputDims(desc, index, dims);
+      long[] shape = new long[Math.toIntExact(dims.getDimCount())];
+      for (int d = 0; d < shape.length; ++d) {
+        shape[d] = dims.getDim(d);
+      }
+      return shape;
+    } finally {
+      dims.delete();
+      desc.delete();
+    }
+  }
+
   /** aclmdlGetInputIndexByName. */
   public int inputIndex(String name) {
     return indexByName(name, true);
@@ -145,13 +167,32 @@ public final class Model implements AutoCloseable {
         in.add(buffer);
       }
       ByteBuffer[] results = new ByteBuffer[outputs.size()];
+      boolean[] varying = new boolean[results.length];
       for (int i = 0; i < results.length; ++i) {
-        DataBuffer buffer = DataBuffer.allocate(Math.toIntExact(outputs.get(i).size()));
+        // An output whose size depends on the input (-1 dims) gets room for the largest
+        // result; it is returned at the size the execution computed.
+        for (long dim : outputs.get(i).dims()) {
+          varying[i] |= dim < 0;
+        }
+        DataBuffer buffer = DataBuffer.allocate(
+            varying[i] ? VARYING_OUTPUT_BYTES : Math.toIntExact(outputs.get(i).size()));
         buffers.add(buffer);
         out.add(buffer);
         results[i] = buffer.data();
       }
       execute(in, out);
+      for (int i = 0; i < results.length; ++i) {
+        if (!varying[i]) {
+          continue;
+        }
+        long bytes = AclNative.aclDataTypeSize(outputs.get(i).dataType());
+        for (long dim : currentOutputDims(i)) {
+          bytes *= dim;
+        }
+        ByteBuffer result = results[i];
+        result.limit(Math.toIntExact(bytes));
+        results[i] = result.slice().order(result.order());
+      }
       return results;
     } finally {
       for (DataBuffer buffer : buffers) {
@@ -159,6 +200,13 @@ public final class Model implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * Room {@link #run} gives an output whose size depends on the input (direct buffers are
+   * zeroed, so it is kept moderate; a larger result fails with ACL_ERROR_MODEL_OUTPUT_NOT_MATCH
+   * naming the bytes it needs: run it through execute with buffers of that size).
+   */
+  public static final int VARYING_OUTPUT_BYTES = 16 << 20;
 
   /** Unloads the model, then frees memory it was loaded with. */
   @Override

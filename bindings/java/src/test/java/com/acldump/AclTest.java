@@ -337,6 +337,24 @@ public class AclTest {
   }
 
   @Test
+  public void outputsWhoseSizeVariesComeBackAtTheirComputedSize() throws Exception {
+    try (Acl acl = Acl.init();
+        Model model = Model.load("testdata/postprocess_tiny.om")) {
+      assertArrayEquals(new long[] {-1, 4}, model.outputs().get(0).dims());
+      assertEquals(0, model.outputs().get(0).size());
+      ByteBuffer[] outputs = model.run(
+          floats(readNpyFloats("testdata/postprocess_tiny.input.scores.npy")),
+          floats(readNpyFloats("testdata/postprocess_tiny.input.boxes.npy")));
+      float[] expected = readNpyFloats("testdata/postprocess_tiny.output.boxes_out.npy");
+      assertEquals(expected.length * 4, outputs[0].remaining());
+      for (int k = 0; k < expected.length; ++k) {
+        assertEquals(expected[k], outputs[0].getFloat(4 * k), 0f);
+      }
+      assertArrayEquals(new long[] {4, 4}, model.currentOutputDims(0));
+    }
+  }
+
+  @Test
   public void runsASingleOperator() {
     try (Acl acl = Acl.init()) {
       AclTensorDesc[] descs = new AclTensorDesc[3];
