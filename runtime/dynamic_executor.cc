@@ -132,6 +132,50 @@ absl::StatusOr<Tensor> StackAlong(std::span<const TensorView> parts,
   return out;
 }
 
+// How a Scan's inputs and its body's outputs divide: `leading` inputs come
+// before the states (opset 8's 'sequence_lens'), num_scan_inputs after them.
+struct ScanLayout {
+  int64_t scan_inputs;
+  size_t states;
+  size_t scan_outputs;
+};
+
+absl::StatusOr<ScanLayout> ReadScanLayout(const GraphNode& node,
+                                          const Graph& body, size_t num_inputs,
+                                          size_t leading) {
+  const std::string after = leading > 0 ? " after 'sequence_lens'" : "";
+  const size_t usable = num_inputs >= leading ? num_inputs - leading : 0;
+  ASSIGN_OR_RETURN(const int64_t m, node.attrs.GetInt("num_scan_inputs", -1));
+  if (m < 1 || m > static_cast<int64_t>(usable)) {
+    return absl::InvalidArgumentError(
+        StrCat("attribute 'num_scan_inputs' must be between 1 and the ", usable,
+               " inputs", after, ", got ", m));
+  }
+  const size_t states = usable - static_cast<size_t>(m);
+  if (body.inputs.size() != usable || body.outputs.size() < states ||
+      node.outputs.size() > body.outputs.size()) {
+    return absl::InvalidArgumentError(StrCat(
+        "the body has ", body.inputs.size(), " inputs and ",
+        body.outputs.size(), " outputs; the node has ", usable, " inputs",
+        after, " (", states, " states) and ", node.outputs.size(), " outputs"));
+  }
+  return ScanLayout{m, states, body.outputs.size() - states};
+}
+
+// An ints attribute of `count` values, `count` zeros when absent.
+absl::StatusOr<std::vector<int64_t>> IntsOfCount(const GraphNode& node,
+                                                 const char* attr,
+                                                 size_t count) {
+  ASSIGN_OR_RETURN(std::vector<int64_t> values,
+                   node.attrs.GetInts(attr, std::vector<int64_t>(count, 0)));
+  if (values.size() != count) {
+    return absl::InvalidArgumentError(StrCat("attribute '", attr, "' has ",
+                                             values.size(),
+                                             " values, expected ", count));
+  }
+  return values;
+}
+
 // A loop body's outputs, found in the scope it ran in.
 absl::StatusOr<std::vector<const ValueScope::Entry*>> BodyOutputs(
     const Graph& body, const ValueScope& scope) {
@@ -711,43 +755,20 @@ absl::Status DynamicExecutor::RunScan(NodeState& state, ValueScope& scope,
   if (body == nullptr) {
     return fail(absl::InvalidArgumentError("attribute 'body' is missing"));
   }
-  absl::StatusOr<int64_t> num_scan = node.attrs.GetInt("num_scan_inputs", -1);
-  if (!num_scan.ok()) return fail(num_scan.status());
-  const int64_t m = *num_scan;
-  if (m < 1 || m > static_cast<int64_t>(inputs.size())) {
-    return fail(absl::InvalidArgumentError(
-        StrCat("attribute 'num_scan_inputs' must be between 1 and the ",
-               inputs.size(), " inputs, got ", m)));
-  }
-  const size_t states = inputs.size() - m;
-  if (body->inputs.size() != inputs.size() || body->outputs.size() < states ||
-      node.outputs.size() > body->outputs.size()) {
-    return fail(absl::InvalidArgumentError(
-        StrCat("the body has ", body->inputs.size(), " inputs and ",
-               body->outputs.size(), " outputs; the node has ", inputs.size(),
-               " inputs (", states, " states) and ", node.outputs.size(),
-               " outputs")));
-  }
-  const size_t k_outputs = body->outputs.size() - states;
-  auto read = [&](const char* attr,
-                  size_t count) -> absl::StatusOr<std::vector<int64_t>> {
-    ASSIGN_OR_RETURN(std::vector<int64_t> values,
-                     node.attrs.GetInts(attr, std::vector<int64_t>(count, 0)));
-    if (values.size() != count) {
-      return absl::InvalidArgumentError(StrCat("attribute '", attr, "' has ",
-                                               values.size(),
-                                               " values, expected ", count));
-    }
-    return values;
-  };
+  absl::StatusOr<ScanLayout> layout =
+      ReadScanLayout(node, *body, inputs.size(), 0);
+  if (!layout.ok()) return fail(layout.status());
+  const int64_t m = layout->scan_inputs;
+  const size_t states = layout->states;
+  const size_t k_outputs = layout->scan_outputs;
   absl::StatusOr<std::vector<int64_t>> in_axes =
-      read("scan_input_axes", static_cast<size_t>(m));
+      IntsOfCount(node, "scan_input_axes", static_cast<size_t>(m));
   absl::StatusOr<std::vector<int64_t>> in_dirs =
-      read("scan_input_directions", static_cast<size_t>(m));
+      IntsOfCount(node, "scan_input_directions", static_cast<size_t>(m));
   absl::StatusOr<std::vector<int64_t>> out_axes =
-      read("scan_output_axes", k_outputs);
+      IntsOfCount(node, "scan_output_axes", k_outputs);
   absl::StatusOr<std::vector<int64_t>> out_dirs =
-      read("scan_output_directions", k_outputs);
+      IntsOfCount(node, "scan_output_directions", k_outputs);
   for (const auto* attr : {&in_axes, &in_dirs, &out_axes, &out_dirs}) {
     if (!attr->ok()) return fail(attr->status());
   }
@@ -863,32 +884,15 @@ absl::Status DynamicExecutor::RunScan8(NodeState& state, ValueScope& scope,
   if (body == nullptr) {
     return fail(absl::InvalidArgumentError("attribute 'body' is missing"));
   }
-  absl::StatusOr<int64_t> num_scan = node.attrs.GetInt("num_scan_inputs", -1);
-  if (!num_scan.ok()) return fail(num_scan.status());
-  const int64_t m = *num_scan;
-  if (inputs.empty() || m < 1 || m > static_cast<int64_t>(inputs.size()) - 1) {
-    return fail(absl::InvalidArgumentError(
-        StrCat("attribute 'num_scan_inputs' must be between 1 and the ",
-               inputs.size() - 1, " inputs after 'sequence_lens', got ", m)));
-  }
-  const size_t states = inputs.size() - 1 - m;
-  if (body->inputs.size() != inputs.size() - 1 ||
-      body->outputs.size() < states ||
-      node.outputs.size() > body->outputs.size()) {
-    return fail(absl::InvalidArgumentError(
-        StrCat("the body has ", body->inputs.size(), " inputs and ",
-               body->outputs.size(), " outputs; the node has ",
-               inputs.size() - 1, " inputs after 'sequence_lens' (", states,
-               " states) and ", node.outputs.size(), " outputs")));
-  }
-  const size_t k_outputs = body->outputs.size() - states;
-  absl::StatusOr<std::vector<int64_t>> dirs = node.attrs.GetInts(
-      "directions", std::vector<int64_t>(static_cast<size_t>(m), 0));
+  absl::StatusOr<ScanLayout> layout =
+      ReadScanLayout(node, *body, inputs.size(), 1);
+  if (!layout.ok()) return fail(layout.status());
+  const int64_t m = layout->scan_inputs;
+  const size_t states = layout->states;
+  const size_t k_outputs = layout->scan_outputs;
+  absl::StatusOr<std::vector<int64_t>> dirs =
+      IntsOfCount(node, "directions", static_cast<size_t>(m));
   if (!dirs.ok()) return fail(dirs.status());
-  if (dirs->size() != static_cast<size_t>(m)) {
-    return fail(absl::InvalidArgumentError(StrCat(
-        "attribute 'directions' has ", dirs->size(), " values, expected ", m)));
-  }
   int64_t batch = -1;
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (!inputs[i].present() || inputs[i].shape.rank() < 1 ||

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "base/error_kind.h"
+#include "base/strings.h"
 #include "kernels/ops.h"
 #include "runtime/compiled_model.h"
 
@@ -296,6 +297,30 @@ TEST(DynamicExecutorTest, OpsetEightScanRunsEachBatchElement) {
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
   EXPECT_THAT(status.message(), HasSubstr("'sequence_lens' shorter than the "
                                           "scan axis (3) is not supported"));
+}
+
+TEST(DynamicExecutorTest, AScanWhoseInputsDoNotFitItsBodyIsRefused) {
+  std::vector<float> x(12), total(4), partial(12);
+  HostBuffer in{x.data(), 48};
+  MutableHostBuffer out[] = {{total.data(), 16}, {partial.data(), 48}};
+  for (bool opset8 : {false, true}) {
+    Graph g = Scan8Graph(false);
+    if (!opset8) {
+      g.source_opset = 13;
+      g.nodes[0].inputs.erase(g.nodes[0].inputs.begin());
+    }
+    g.nodes[0].attrs.Set("num_scan_inputs", AttrValue(int64_t{3}));
+    auto model = CompiledModel::Compile(g, BuiltinOps());
+    ASSERT_TRUE(model.ok()) << model.status();
+    absl::Status status = (*model)->Execute({&in, 1}, out);
+    EXPECT_THAT(
+        status.message(),
+        HasSubstr(StrCat("attribute 'num_scan_inputs' must be "
+                         "between 1 and the 2 inputs",
+                         opset8 ? " after 'sequence_lens'" : "", ", got 3")))
+        << opset8;
+    EXPECT_THAT(status.message(), HasSubstr("node 'scan' (Scan, task 0)"));
+  }
 }
 
 TEST(DynamicExecutorTest, AFailingSubgraphNodeIsNamedByItsPath) {
