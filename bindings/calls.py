@@ -123,6 +123,24 @@ CALLS = [
          doc="Returns (work_size, weight_size, ret): the memory load_from_file_with_mem needs."),
     Call("aclmdlUnload", "modelId", py="mdl.unload"),
     Call("aclmdlExecute", "modelId, input, output", py="mdl.execute"),
+    Call("aclmdlExecuteWithTag", "modelId, requestTag, input, output",
+         py="mdl.execute_with_tag",
+         doc="aclmdlExecuteWithTag (an acldump extension): execute for the request request_tag, "
+             "which the model's arms (arm_dump) match. Returns ret."),
+    Call("aclmdlArmDump", "modelId, dumpCfgPath:fspath, requestTag = None, executions:unsigned = 0",
+         py="mdl.arm_dump",
+         doc="aclmdlArmDump (an acldump extension): from the next execution on, `executions` "
+             "executions (0: until disarm_dump) of the loaded model dump as the config says, "
+             "with no reload; with request_tag, only executions run by execute_with_tag with "
+             "that tag. Returns ret."),
+    Call("aclmdlDisarmDump", "modelId, requestTag = None", py="mdl.disarm_dump",
+         doc="aclmdlDisarmDump (an acldump extension): removes the arm of request_tag (None: "
+             "every arm of the model) and writes all its files before it returns. Returns ret."),
+    Call("aclmdlGetArmedDumpCount", "modelId, requestTag, out dumped, out remaining",
+         py="mdl.get_armed_dump_count",
+         doc="aclmdlGetArmedDumpCount (an acldump extension): returns (dumped, remaining, ret) "
+             "of the arm of request_tag (None: the untagged arm); remaining is 2**64-1 for an "
+             "arm that lasts until disarmed."),
     Call("aclmdlExecuteAsync", "modelId, input, output, stream", py="mdl.execute_async",
          doc="Queues one execution on the stream (None: the default stream); synchronize_stream "
              "waits for it. The datasets' memory must stay alive until then."),

@@ -7,6 +7,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/policy.h"
+#include "dump/record.h"
 
 namespace acldump::dump {
 DumpManager::DumpManager(SessionOptions options)
@@ -139,6 +140,13 @@ bool DumpManager::YieldsToEnvironment(const DumpConfig& config) const {
 absl::Status DumpManager::Shutdown() {
   std::vector<std::shared_ptr<DumpSession>> sessions;
   {
+    std::lock_guard<std::mutex> lock(arms_mutex_);
+    for (auto& [id, model] : arms_) {
+      for (auto& arm : model.arms) sessions.push_back(arm->shared_session());
+    }
+    arms_.clear();
+  }
+  {
     std::lock_guard<std::mutex> lock(mutex_);
     sessions.swap(sessions_);
     if (init_session_) sessions.push_back(std::move(init_session_));
@@ -171,6 +179,13 @@ Attachment DumpManager::OnModelLoad(const CompiledModel& model,
     session = ActiveSessionLocked();
     env = env_exception_;
   }
+  return AttachmentFor(session, std::move(env), model, identity, warnings);
+}
+
+Attachment DumpManager::AttachmentFor(
+    const std::shared_ptr<DumpSession>& session,
+    std::shared_ptr<DumpSession> env, const CompiledModel& model,
+    const ModelIdentity& identity, std::vector<std::string>* warnings) const {
   Attachment attachment = ConfigAttachment(session, model, identity, warnings);
   if (!env || env->closed()) return attachment;
   return WithExceptionDump(std::move(attachment), std::move(env),
@@ -285,6 +300,183 @@ std::shared_ptr<ExecutionObserver> DumpManager::SingleOpObserver(
 std::shared_ptr<DumpSession> DumpManager::current_session() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ActiveSessionLocked();
+}
+
+namespace {
+
+std::string ArmName(uint32_t model_id, std::string_view tag) {
+  return tag.empty()
+             ? StrCat("the untagged arm of model ", model_id)
+             : StrCat("the arm of model ", model_id, " for tag '", tag, "'");
+}
+
+absl::Status CloseAll(const std::vector<std::shared_ptr<DumpArm>>& arms) {
+  absl::Status first;
+  for (const auto& arm : arms) {
+    absl::Status closed = arm->session().Close();
+    if (first.ok()) first = closed;
+  }
+  return first;
+}
+
+}  // namespace
+
+absl::Status DumpManager::Reattach(const LoadedModel& model,
+                                   const ModelArms& arms) const {
+  for (size_t i = 0; i < model.model->num_plans(); ++i) {
+    CompiledModel& plan = model.model->plan(i);
+    Attachment attachment =
+        arms.arms.empty() ? arms.base[i]
+                          : MakeArmedAttachment(arms.base[i], arms.arms, i,
+                                                plan.steps().size(), model.id);
+    RETURN_IF_ERROR(plan.AttachObserver(std::move(attachment.observer),
+                                        std::move(attachment.step_flags)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DumpManager::Arm(const LoadedModel& model,
+                              const std::string& config_path, std::string tag,
+                              uint64_t executions,
+                              std::vector<std::string>* warnings) {
+  ASSIGN_OR_RETURN(DumpConfig config, LoadDumpConfigFile(config_path));
+  if (!config.enabled()) {
+    return KindError(ErrorKind::kInvalidParam,
+                     StrCat(config.source,
+                            ": its dump section turns no dump on (set "
+                            "dump_path and dump_list, or dump_op_switch); "
+                            "nothing to arm model ",
+                            model.id, " with"));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<DumpSession> session,
+                   DumpSession::Create(std::move(config), options_));
+  std::shared_ptr<DumpSession> env = environment_exception_session();
+  auto arm = std::make_shared<DumpArm>(tag, executions, session);
+  const ModelIdentity identity{model.id, model.file_stem, model.device};
+  std::vector<std::string> found;
+  bool selects = false;
+  for (size_t i = 0; i < model.model->num_plans(); ++i) {
+    const CompiledModel& plan = model.model->plan(i);
+    Attachment attachment = AttachmentFor(session, env, plan, identity, &found);
+    if (!attachment.status.ok()) {
+      session->Close().IgnoreError();
+      return attachment.status;
+    }
+    selects = selects || attachment.observer != nullptr;
+    arm->plans.push_back(std::move(attachment));
+  }
+  if (!selects) {
+    session->Close().IgnoreError();
+    return KindError(
+        ErrorKind::kInvalidParam,
+        StrCat(session->config().source, ": its dump_list selects nothing of ",
+               "model ", model.id, " ('", model.model->plan(0).graph().name,
+               "'); name it in a model_name, or leave model_name out"));
+  }
+  arm->directory = ModelFolder(
+      model.device,
+      BuildDumpPlan(session->config(), model.model->plan(0), model.file_stem)
+          .model_name,
+      model.id);
+  std::vector<std::shared_ptr<DumpArm>> replaced;
+  {
+    std::lock_guard<std::mutex> lock(arms_mutex_);
+    auto [it, inserted] = arms_.try_emplace(model.id);
+    ModelArms& entry = it->second;
+    if (inserted) {
+      for (size_t i = 0; i < model.model->num_plans(); ++i) {
+        const CompiledModel& plan = model.model->plan(i);
+        entry.base.push_back(
+            Attachment{plan.observer(), plan.observer_flags()});
+      }
+    }
+    for (auto a = entry.arms.begin(); a != entry.arms.end();) {
+      if ((*a)->tag() == tag) {
+        replaced.push_back(*a);
+        a = entry.arms.erase(a);
+      } else {
+        ++a;
+      }
+    }
+    entry.arms.push_back(arm);
+    absl::Status attached = Reattach(model, entry);
+    if (!attached.ok()) {
+      entry.arms.pop_back();
+      Reattach(model, entry).IgnoreError();
+      replaced.push_back(arm);
+      CloseAll(replaced).IgnoreError();
+      return attached;
+    }
+  }
+  if (warnings != nullptr) {
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    warnings->insert(warnings->end(), found.begin(), found.end());
+  }
+  return CloseAll(replaced);
+}
+
+absl::Status DumpManager::Disarm(const LoadedModel* model, uint32_t model_id,
+                                 const std::string* tag) {
+  std::vector<std::shared_ptr<DumpArm>> removed;
+  {
+    std::lock_guard<std::mutex> lock(arms_mutex_);
+    auto it = arms_.find(model_id);
+    if (it != arms_.end()) {
+      ModelArms& entry = it->second;
+      for (auto a = entry.arms.begin(); a != entry.arms.end();) {
+        if (tag == nullptr || (*a)->tag() == *tag) {
+          removed.push_back(*a);
+          a = entry.arms.erase(a);
+        } else {
+          ++a;
+        }
+      }
+      // The executions under way finish first (AttachObserver waits), so
+      // closing the sessions below writes all they dumped.
+      if (!removed.empty() && model != nullptr) {
+        RETURN_IF_ERROR(Reattach(*model, entry));
+      }
+      if (entry.arms.empty()) arms_.erase(it);
+    }
+  }
+  if (removed.empty()) {
+    return KindError(ErrorKind::kInvalidParam,
+                     tag == nullptr
+                         ? StrCat("model ", model_id, " is not armed")
+                         : StrCat(ArmName(model_id, *tag),
+                                  " does not exist (arm it first)"));
+  }
+  return CloseAll(removed);
+}
+
+absl::StatusOr<DumpManager::ArmCounts> DumpManager::ArmStatus(
+    uint32_t model_id, const std::string& tag) const {
+  std::lock_guard<std::mutex> lock(arms_mutex_);
+  auto it = arms_.find(model_id);
+  if (it != arms_.end()) {
+    for (const auto& arm : it->second.arms) {
+      if (arm->tag() != tag) continue;
+      const uint64_t executions = arm->executions();
+      return ArmCounts{executions, executions == 0
+                                       ? arm->taken()
+                                       : std::min(arm->taken(), executions)};
+    }
+  }
+  return KindError(ErrorKind::kInvalidParam,
+                   StrCat(ArmName(model_id, tag), " does not exist"));
+}
+
+absl::Status DumpManager::OnModelUnloaded(uint32_t model_id) {
+  std::vector<std::shared_ptr<DumpArm>> removed;
+  {
+    std::lock_guard<std::mutex> lock(arms_mutex_);
+    auto it = arms_.find(model_id);
+    if (it == arms_.end()) return absl::OkStatus();
+    removed = std::move(it->second.arms);
+    arms_.erase(it);
+  }
+  return CloseAll(removed);
 }
 
 }  // namespace acldump::dump

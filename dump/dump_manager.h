@@ -5,6 +5,7 @@
 #ifndef ACLDUMP_DUMP_DUMP_MANAGER_H_
 #define ACLDUMP_DUMP_DUMP_MANAGER_H_
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "dump/armed_dump.h"
 #include "dump/config.h"
 #include "dump/exception_env.h"
 #include "dump/observers.h"
@@ -80,6 +82,32 @@ class DumpManager final : public ModelLoadListener {
   // The session new loads would use (null when none); for tools and tests.
   std::shared_ptr<DumpSession> current_session() const;
 
+  // Arming a loaded model (an acldump extension): from the next execution
+  // on, `executions` executions of `model` (0: every one until disarmed) dump
+  // as the config at `config_path` says, or with a non-empty `tag` only those
+  // run for that request tag (runtime/request_tag.h). Needs no InitDump. An
+  // arm for the same model and tag replaces the previous one, which is closed
+  // (its files flushed; its write failures returned, the new arm in effect).
+  // Config errors as SetDump's; kInvalidParam for a config that dumps
+  // nothing of the model.
+  absl::Status Arm(const LoadedModel& model, const std::string& config_path,
+                   std::string tag, uint64_t executions,
+                   std::vector<std::string>* warnings);
+  // Removes the arm of `tag` (nullptr: every arm of the model), writes what it
+  // queued and reports what could not be written (kWriteFile). kInvalidParam
+  // when no such arm exists. `model` is null for a model since unloaded.
+  absl::Status Disarm(const LoadedModel* model, uint32_t model_id,
+                      const std::string* tag);
+  struct ArmCounts {
+    uint64_t executions = 0;  // 0: until disarmed
+    uint64_t dumped = 0;      // executions claimed so far
+  };
+  // The arm of `tag` on the model; kInvalidParam when it has none.
+  absl::StatusOr<ArmCounts> ArmStatus(uint32_t model_id,
+                                      const std::string& tag) const;
+  // The model was unloaded: its arms are closed (a failure is returned).
+  absl::Status OnModelUnloaded(uint32_t model_id);
+
  private:
   std::shared_ptr<DumpSession> ActiveSessionLocked() const;
   // What the config of `session` attaches to a model being loaded.
@@ -88,7 +116,26 @@ class DumpManager final : public ModelLoadListener {
                               const ModelIdentity& identity,
                               std::vector<std::string>* warnings) const;
 
+  // What OnModelLoad attaches for `session` (its config, plus the
+  // environment's exception dump).
+  Attachment AttachmentFor(const std::shared_ptr<DumpSession>& session,
+                           std::shared_ptr<DumpSession> env,
+                           const CompiledModel& model,
+                           const ModelIdentity& identity,
+                           std::vector<std::string>* warnings) const;
+
+  // A model's arms and what its load attached (per plan), restored when the
+  // last arm goes.
+  struct ModelArms {
+    std::vector<Attachment> base;
+    std::vector<std::shared_ptr<DumpArm>> arms;
+  };
+  // Attaches what `arms` needs to every plan of `model` (its base when none).
+  absl::Status Reattach(const LoadedModel& model, const ModelArms& arms) const;
+
   SessionOptions options_;
+  mutable std::mutex arms_mutex_;  // guards arms_; taken before mutex_
+  std::map<uint32_t, ModelArms> arms_;
   mutable std::mutex mutex_;
   bool initialized_ = false;
   bool set_since_init_ = false;           // SetDump succeeded since InitDump

@@ -584,6 +584,11 @@ std::shared_ptr<ExecutionObserver> CompiledModel::observer() const {
   return observer_;
 }
 
+std::vector<uint8_t> CompiledModel::observer_flags() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return step_flags_;
+}
+
 uint64_t CompiledModel::iteration() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return iteration_;

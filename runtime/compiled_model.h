@@ -94,11 +94,13 @@ class CompiledModel {
                           size_t weight_size);
 
   // Attaches (or, with nullptr, detaches) an observer with one StepObservation
-  // mask per step. Not to be called while an execution is running on another
-  // thread.
+  // mask per step. An execution running on another thread finishes with the
+  // observer it began with; the next one gets the new observer.
   absl::Status AttachObserver(std::shared_ptr<ExecutionObserver> observer,
                               std::vector<uint8_t> step_flags);
   std::shared_ptr<ExecutionObserver> observer() const;
+  // The step flags attached with observer() (empty without one).
+  std::vector<uint8_t> observer_flags() const;
 
   // Runs one iteration. Sizes must match the graph's inputs/outputs (at least
   // the byte size). Executions of one model are serialised (one arena per

@@ -225,7 +225,8 @@ absl::StatusOr<uint32_t> LoadAndRegister(const LoadRequest& request,
                    BindCallerMemory(std::move(compiled), request.memory));
   // The id is part of the dump layout: the listener needs it.
   ASSIGN_OR_RETURN(uint32_t id,
-                   registry.Add(std::move(model), request.source.file_stem()));
+                   registry.Add(std::move(model), request.source.file_stem(),
+                                request.device));
   if (listener == nullptr) return id;
   std::shared_ptr<const LoadedModel> loaded = registry.Find(id);
   absl::Status attached =

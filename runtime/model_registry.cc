@@ -5,7 +5,8 @@
 namespace acldump {
 
 absl::StatusOr<uint32_t> ModelRegistry::Add(std::shared_ptr<GearedModel> model,
-                                            std::string file_stem) {
+                                            std::string file_stem,
+                                            int32_t device) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (models_.size() >= UINT32_MAX - 1) {
     return absl::ResourceExhaustedError("too many models are loaded");
@@ -15,6 +16,7 @@ absl::StatusOr<uint32_t> ModelRegistry::Add(std::shared_ptr<GearedModel> model,
   loaded->id = next_id_++;
   loaded->file_stem = std::move(file_stem);
   loaded->model = std::move(model);
+  loaded->device = device;
   models_[loaded->id] = loaded;
   return loaded->id;
 }

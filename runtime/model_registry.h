@@ -22,6 +22,8 @@ struct LoadedModel {
   std::string
       file_stem;  // file name without extension; empty when loaded from memory
   std::shared_ptr<GearedModel> model;
+  // The device it was loaded on (its dumps go to that device's folder).
+  int32_t device = 0;
   // The gear aclmdlSetDynamicBatchSize / aclmdlSetDynamicHWSize last set (-1:
   // none), which aclmdlGetCurOutputDims reports.
   mutable std::atomic<int32_t> selected_gear{-1};
@@ -43,7 +45,7 @@ class ModelRegistry {
  public:
   // Registers the model and returns its id.
   absl::StatusOr<uint32_t> Add(std::shared_ptr<GearedModel> model,
-                               std::string file_stem);
+                               std::string file_stem, int32_t device = 0);
   std::shared_ptr<const LoadedModel> Find(uint32_t id) const;
   // Fails (NotFound) for an unknown id.
   absl::Status Remove(uint32_t id);

@@ -15,6 +15,7 @@
 #include "runtime/host/host_runtime.h"
 #include "runtime/host/memory_registry.h"
 #include "runtime/model_loader.h"
+#include "runtime/request_tag.h"
 
 using namespace acldump;        // NOLINT: the entry points are thin adapters
 using namespace acldump::capi;  // NOLINT
@@ -122,6 +123,47 @@ aclError FindModel(const State& state, uint32_t model_id,
               StrCat("model id ", model_id, " is not loaded"));
 }
 
+aclError Execute(uint32_t model_id, const aclmdlDataset* input,
+                 aclmdlDataset* output) {
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  std::shared_ptr<const LoadedModel> loaded;
+  if (aclError e = FindModel(*state, model_id, &loaded)) return e;
+  // Reused per thread: small models need no allocation per execution.
+  thread_local std::vector<HostBuffer> inputs;
+  thread_local std::vector<MutableHostBuffer> outputs;
+  if (aclError e = CollectBuffers(input, "input", inputs)) return e;
+  if (aclError e = CollectBuffers(output, "output", outputs)) return e;
+  absl::Status status = loaded->model->Execute(inputs, outputs);
+  return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
+}
+
+constexpr size_t kMaxRequestTag = 128;
+
+// A request tag: NULL or "" for none, else printable ASCII (it names the
+// request in request.json and in messages).
+aclError CheckTag(const char* tag, std::string_view* out) {
+  *out = {};
+  if (tag == nullptr) return ACL_SUCCESS;
+  const std::string_view text(tag, strnlen(tag, kMaxRequestTag + 1));
+  if (text.size() > kMaxRequestTag) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat("requestTag is longer than ", kMaxRequestTag,
+                       " bytes; use a shorter request id"));
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c > 0x7e) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("requestTag has a byte outside printable ASCII (",
+                         static_cast<int>(c), " at offset ", i,
+                         "); use letters, digits and punctuation"));
+    }
+  }
+  *out = text;
+  return ACL_SUCCESS;
+}
+
 // One queued execution: the model and the buffers' addresses, with device
 // and aclrtMallocHost memory among them pinned until it has run.
 struct QueuedExecution {
@@ -227,25 +269,90 @@ aclError aclmdlUnload(uint32_t modelId) {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
     absl::Status status = state->models.Remove(modelId);
-    return status.ok() ? ACL_SUCCESS
-                       : FailWith(status, ACL_ERROR_INVALID_MODEL_ID);
+    if (!status.ok()) return FailWith(status, ACL_ERROR_INVALID_MODEL_ID);
+    // The model is gone either way: what its arms could not write is said.
+    absl::Status arms = state->dump.OnModelUnloaded(modelId);
+    if (!arms.ok()) {
+      PrintWarnings({StrCat("model ", modelId,
+                            " unloaded; its armed dump: ", arms.message())});
+    }
+    return ACL_SUCCESS;
   });
 }
 
 aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input,
                        aclmdlDataset* output) {
+  return GuardedCall([&] { return Execute(modelId, input, output); });
+}
+
+aclError aclmdlExecuteWithTag(uint32_t modelId, const char* requestTag,
+                              const aclmdlDataset* input,
+                              aclmdlDataset* output) {
+  return GuardedCall([&] {
+    std::string_view tag;
+    if (aclError e = CheckTag(requestTag, &tag)) return e;
+    ScopedRequestTag scoped(tag);
+    return Execute(modelId, input, output);
+  });
+}
+
+aclError aclmdlArmDump(uint32_t modelId, const char* dumpCfgPath,
+                       const char* requestTag, uint64_t executions) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
     if (!state) return ACL_ERROR_UNINITIALIZE;
     std::shared_ptr<const LoadedModel> loaded;
     if (aclError e = FindModel(*state, modelId, &loaded)) return e;
-    // Reused per thread: small models need no allocation per execution.
-    thread_local std::vector<HostBuffer> inputs;
-    thread_local std::vector<MutableHostBuffer> outputs;
-    if (aclError e = CollectBuffers(input, "input", inputs)) return e;
-    if (aclError e = CollectBuffers(output, "output", outputs)) return e;
-    absl::Status status = loaded->model->Execute(inputs, outputs);
-    return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
+    if (dumpCfgPath == nullptr || *dumpCfgPath == '\0') {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "dumpCfgPath must be the path of a dump config file");
+    }
+    std::string_view tag;
+    if (aclError e = CheckTag(requestTag, &tag)) return e;
+    std::vector<std::string> warnings;
+    absl::Status status = state->dump.Arm(
+        *loaded, dumpCfgPath, std::string(tag), executions, &warnings);
+    PrintWarnings(warnings);
+    return Translate(status, ACL_ERROR_INVALID_DUMP_CONFIG);
+  });
+}
+
+aclError aclmdlDisarmDump(uint32_t modelId, const char* requestTag) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    std::string tag;
+    if (requestTag != nullptr) {
+      std::string_view checked;
+      if (aclError e = CheckTag(requestTag, &checked)) return e;
+      tag.assign(checked);
+    }
+    return Translate(state->dump.Disarm(loaded.get(), modelId,
+                                        requestTag == nullptr ? nullptr : &tag),
+                     ACL_ERROR_WRITE_FILE);
+  });
+}
+
+aclError aclmdlGetArmedDumpCount(uint32_t modelId, const char* requestTag,
+                                 uint64_t* dumped, uint64_t* remaining) {
+  return GuardedCall([&] {
+    if (dumped == nullptr) return NullArgument("dumped");
+    if (remaining == nullptr) return NullArgument("remaining");
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    std::string_view tag;
+    if (aclError e = CheckTag(requestTag, &tag)) return e;
+    absl::StatusOr<dump::DumpManager::ArmCounts> counts =
+        state->dump.ArmStatus(modelId, std::string(tag));
+    if (!counts.ok()) return FailWith(counts.status(), ACL_ERROR_INVALID_PARAM);
+    *dumped = counts->dumped;
+    *remaining = counts->executions == 0 ? UINT64_MAX
+                                         : counts->executions - counts->dumped;
+    return ACL_SUCCESS;
   });
 }
 

@@ -181,6 +181,55 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
  * files could not be written (the message says how many and which). */
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 
+/* ---- Dump armed on a loaded model (acldump extensions) ----
+ *
+ * For services: dump turned on for a loaded model with no reload, for a number
+ * of executions or for the requests that carry a tag. A model never armed runs
+ * exactly as before, at no cost; an armed model's unmatched executions run
+ * unobserved (or with the dump its load attached). */
+
+/* Arms dump on loaded model `modelId`: from its next execution on,
+ * `executions` executions (0: every one until aclmdlDisarmDump) dump as the
+ * config at `dumpCfgPath` says (a JSON file with a "dump" section, read as
+ * aclmdlSetDump reads it; a dump_list entry without model_name selects this
+ * model's layers). With a non-empty `requestTag` only executions run by
+ * aclmdlExecuteWithTag with that tag count and dump; with NULL or "" any
+ * execution does (a tagged execution uses its tag's arm first). Each dumped
+ * execution writes request.json beside its files: the request tag, the
+ * iteration, the arm. Needs aclInit, not aclmdlInitDump, and is independent of
+ * aclmdlSetDump/aclmdlFinalizeDump. Arming a model again for the same tag
+ * replaces that arm; the previous one is closed as aclmdlDisarmDump would
+ * (ACL_ERROR_WRITE_FILE if its files could not all be written; the new arm is
+ * in effect). Errors: ACL_ERROR_INVALID_MODEL_ID; ACL_ERROR_INVALID_PARAM for a
+ * NULL or empty path, a tag longer than 128 bytes or with characters outside
+ * printable ASCII, or a config that dumps nothing of this model; config file
+ * errors as aclmdlSetDump's. aclmdlUnload and aclFinalize close the model's
+ * arms. */
+ACL_FUNC_VISIBILITY aclError aclmdlArmDump(uint32_t modelId,
+                                           const char *dumpCfgPath,
+                                           const char *requestTag,
+                                           uint64_t executions);
+/* Removes the arm of `requestTag` from the model ("": the untagged arm; NULL:
+ * every arm of the model), lets an execution under way finish, writes all its
+ * queued files and returns. ACL_ERROR_WRITE_FILE when files could not be
+ * written (the message says how many and which); ACL_ERROR_INVALID_PARAM when
+ * the model has no such arm. */
+ACL_FUNC_VISIBILITY aclError aclmdlDisarmDump(uint32_t modelId,
+                                              const char *requestTag);
+/* The arm of `requestTag` (NULL or "": the untagged arm): how many executions
+ * it has dumped, and how many it will still dump (UINT64_MAX when it lasts
+ * until disarmed). ACL_ERROR_INVALID_PARAM when the model has no such arm. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetArmedDumpCount(uint32_t modelId,
+                                                     const char *requestTag,
+                                                     uint64_t *dumped,
+                                                     uint64_t *remaining);
+/* aclmdlExecute for the request `requestTag` (NULL or "": none), which the
+ * model's arms match; tag rules as aclmdlArmDump's. */
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteWithTag(uint32_t modelId,
+                                                  const char *requestTag,
+                                                  const aclmdlDataset *input,
+                                                  aclmdlDataset *output);
+
 /* ---- Load / execute ---- */
 
 /* Loads an .om model file converted from ONNX by acldump's converter
