@@ -836,6 +836,39 @@ class PythonicTest(unittest.TestCase):
                     self.assertEqual(raised.exception.code, acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH)
             self.assertEqual(sorted(iteration_dirs(work)), ["0"])
 
+    def test_armed_dump_for_one_request_without_reload(self):
+        image = np.load(INPUT)
+        with tempfile.TemporaryDirectory() as work:
+            config = write_config(work, {"dump_path": work, "dump_mode": "output",
+                                         "dump_list": [{"model_name": "resnet_tiny"}]})
+            with acldump.session(), acldump.Model(MODEL) as model:
+                model.arm_dump(config, 1, tag="req-7")
+                self.assertEqual(model.armed_dump_count("req-7"), (0, 1))
+                plain = model.run(image)                       # iteration 0
+                model.run(image, tag="req-6")                  # 1
+                tagged = model.run(image, tag="req-7")         # 2: dumped
+                model.run(image, tag="req-7")                  # 3: the arm is spent
+                self.assertEqual(model.armed_dump_count("req-7"), (1, 0))
+                for a, b in zip(plain, tagged):
+                    np.testing.assert_array_equal(a, b)
+                model.arm_dump(config)                         # untagged, until disarmed
+                self.assertEqual(model.armed_dump_count(), (0, None))
+                model.disarm_dump()
+                with self.assertRaises(acldump.AclError) as raised:
+                    model.disarm_dump("req-7")
+                self.assertEqual(raised.exception.code, acl.ACL_ERROR_INVALID_PARAM)
+                self.assertIn("for tag 'req-7' does not exist", str(raised.exception))
+                with self.assertRaises(acldump.AclError) as raised:
+                    model.run(image, tag="bad\ttag")
+                self.assertIn("printable ASCII", str(raised.exception))
+            requests = glob.glob(os.path.join(work, "*", "*", "*", "*", "*", "request.json"))
+            self.assertEqual(len(requests), 1)
+            with open(requests[0]) as f:
+                request = json.load(f)
+            self.assertEqual(request["request_tag"], "req-7")
+            self.assertEqual(request["iteration"], 2)
+            self.assertEqual(sorted(iteration_dirs(work)), ["2"])
+
     def test_outputs_whose_size_varies_come_back_with_this_executions_shape(self):
         scores = np.load("testdata/postprocess_tiny.input.scores.npy")
         boxes = np.load("testdata/postprocess_tiny.input.boxes.npy")

@@ -203,19 +203,46 @@ class Model:
             self.close()
             raise
 
-    def execute(self, inputs, outputs):
+    def execute(self, inputs, outputs, *, tag=None):
         """aclmdlExecute over writable buffers (numpy arrays, bytearrays): one per input, one
-        per output, in the model's order. The outputs are written in place."""
+        per output, in the model's order. The outputs are written in place. With ``tag``, the
+        execution runs for that request (aclmdlExecuteWithTag), which arm_dump matches."""
         in_set = self._dataset(inputs)
         out_set = self._dataset(outputs)
-        _check(acl.mdl.execute(self.model_id, in_set, out_set))
+        _check(self._execute(in_set, out_set, tag))
 
-    def run(self, *inputs):
+    def arm_dump(self, config_path, executions=0, *, tag=None):
+        """aclmdlArmDump (an acldump extension): from the next execution on, ``executions``
+        executions (0: every one until disarm_dump) dump as the config file says, with no
+        reload and no dump session; with ``tag``, only executions run with that tag
+        (``run(..., tag=...)``). Each dumped execution leaves request.json beside its files.
+        Arming the same tag again replaces its arm."""
+        _check(acl.mdl.arm_dump(self.model_id, os.fspath(config_path), tag, executions))
+
+    def disarm_dump(self, tag=None):
+        """aclmdlDisarmDump: removes the arm of ``tag`` ("" the untagged one; None: every arm
+        of the model) and returns once all its files are written."""
+        _check(acl.mdl.disarm_dump(self.model_id, tag))
+
+    def armed_dump_count(self, tag=None):
+        """aclmdlGetArmedDumpCount: (dumped, remaining) of the arm of ``tag`` (None: the
+        untagged arm); remaining is None for an arm that lasts until disarmed."""
+        dumped, remaining, ret = acl.mdl.get_armed_dump_count(self.model_id, tag)
+        _check(ret)
+        return dumped, (None if remaining == 2**64 - 1 else remaining)
+
+    def _execute(self, in_set, out_set, tag):
+        if tag is None:
+            return acl.mdl.execute(self.model_id, in_set, out_set)
+        return acl.mdl.execute_with_tag(self.model_id, tag, in_set, out_set)
+
+    def run(self, *inputs, tag=None):
         """Runs once and returns the outputs: numpy arrays shaped as the model says (with numpy),
         else bytearrays. Inputs are numpy arrays of the model's dtypes (or buffers of the right
         size). A dynamic model takes its inputs without the gear input: the gear comes from
         their shapes (the batch, or the height and width, of the dynamic input) and the outputs
-        have that gear's shapes."""
+        have that gear's shapes. With ``tag``, the execution runs for that request (see
+        arm_dump)."""
         gear = None
         if self._gear_index is not None and len(inputs) == len(self.inputs) - 1:
             gear = self._gear_of(inputs)
@@ -240,7 +267,7 @@ class Model:
         varying = [i for i, info in enumerate(infos) if any(d < 0 for d in info.dims)]
         outputs = [self._varying_buffer(info) if i in varying else self._output_buffer(info)
                    for i, info in enumerate(infos)]
-        _check(acl.mdl.execute(self.model_id, in_set, self._dataset(outputs)))
+        _check(self._execute(in_set, self._dataset(outputs), tag))
         for i in varying:
             dims, ret = acl.mdl.get_cur_output_dims(self._desc, i)
             _check(ret)
