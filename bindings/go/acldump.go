@@ -306,6 +306,12 @@ func (m *Model) Execute(input, output *Dataset) error {
 // Run executes once on inputs (raw bytes, one slice per input) and returns a copy of each
 // output.
 func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
+	return m.run(m.Execute, inputs)
+}
+
+// run is Run's body (and RunTagged's): the buffers and datasets around one execute call.
+func (m *Model) run(execute func(in, out *Dataset) error, inputs [][]byte) (
+	outputs [][]byte, err error) {
 	var buffers []*Buffer
 	defer func() {
 		for _, b := range buffers {
@@ -355,7 +361,7 @@ func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
 		return nil, err
 	}
 	defer outSet.Close()
-	if err := m.Execute(inSet, outSet); err != nil {
+	if err := execute(inSet, outSet); err != nil {
 		return nil, err
 	}
 	for i, b := range out {

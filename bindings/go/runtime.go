@@ -1,10 +1,11 @@
 package acldump
 
-// #include "calls.h"
+// #include "calls_gen.h"
 // acldump_status acldump_launch_callback(uintptr_t stream, uintptr_t id, int block);
 import "C"
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 )
@@ -199,6 +200,53 @@ func (m *Model) CurrentOutputDims(index int) ([]int64, error) {
 		dims[i] = int64(cDims.dims[i])
 	}
 	return dims, nil
+}
+
+// ExecuteWithTag is aclmdlExecuteWithTag: Execute for the request tag ("": none), which the
+// model's armed dumps (ArmDump) match.
+func (m *Model) ExecuteWithTag(tag string, input, output *Dataset) error {
+	return aclmdlExecuteWithTag(m.id, tag, input.handle, output.handle)
+}
+
+// RunTagged is Run for the request tag ("": none, as Run), executed by aclmdlExecuteWithTag so
+// that the model's armed dumps (ArmDump) match it.
+func (m *Model) RunTagged(tag string, inputs ...[]byte) (outputs [][]byte, err error) {
+	return m.run(func(in, out *Dataset) error { return m.ExecuteWithTag(tag, in, out) }, inputs)
+}
+
+// ArmDump is aclmdlArmDump: with no reload, the model's next executions dump as the config at
+// configPath says (a JSON file with a "dump" section), executions of them (0: every one until
+// disarmed). With a non-empty tag only executions run by RunTagged / ExecuteWithTag with that
+// tag count and dump; with "" any execution does. Each dumped execution writes request.json
+// beside its files. Arming the same tag again replaces its arm. Needs Init, not StartDump.
+func (m *Model) ArmDump(configPath string, executions uint64, tag string) error {
+	return aclmdlArmDump(m.id, configPath, tag, executions)
+}
+
+// DisarmDump is aclmdlDisarmDump for the arm of tag ("": the untagged arm only): it writes all
+// the arm's files before it returns, and fails with ErrInvalidParam when there is no such arm.
+func (m *Model) DisarmDump(tag string) error {
+	cTag, free := cString(tag) // never NULL: NULL would be every arm (DisarmAllDumps)
+	defer free()
+	return check(C.acldump_gen_aclmdlDisarmDump(C.uint32_t(m.id), cTag))
+}
+
+// DisarmAllDumps is aclmdlDisarmDump for every arm of the model (a NULL tag); ErrInvalidParam
+// when it has none.
+func (m *Model) DisarmAllDumps() error {
+	return check(C.acldump_gen_aclmdlDisarmDump(C.uint32_t(m.id), nil))
+}
+
+// ArmedDumpCount is aclmdlGetArmedDumpCount for the arm of tag ("": the untagged arm): how many
+// executions it has dumped and how many it will still dump. unlimited is true for an arm that
+// dumps until disarmed (ArmDump with 0 executions); remaining is then math.MaxUint64, as in C.
+// ErrInvalidParam when there is no such arm.
+func (m *Model) ArmedDumpCount(tag string) (dumped, remaining uint64, unlimited bool, err error) {
+	dumped, remaining, err = aclmdlGetArmedDumpCount(m.id, tag)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return dumped, remaining, remaining == math.MaxUint64, nil
 }
 
 // InputIndex is aclmdlGetInputIndexByName; OutputIndex aclmdlGetOutputIndexByName.

@@ -3,6 +3,9 @@ package acldump_test
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -185,4 +188,127 @@ func TestRuntimeMisuse(t *testing.T) {
 	}
 	must(t, acldump.ResetDevice(0))
 	must(t, acldump.ResetDevice(0))
+}
+
+// Dump armed on a loaded model, with no reload and no StartDump: the arm of tag req-7 for one
+// execution dumps the first execution run with that tag, and only it.
+func TestArmDumpForARequestTag(t *testing.T) {
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	model, err := acldump.LoadModel("testdata/resnet_tiny.om")
+	must(t, err)
+	defer model.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	must(t, os.Mkdir(out, 0o755))
+	config := filepath.Join(dir, "arm.json")
+	text := fmt.Sprintf(`{"dump":{"dump_path":%q,"dump_mode":"output",`+
+		`"dump_list":[{"model_name":"resnet_tiny"}]}}`, out)
+	must(t, os.WriteFile(config, []byte(text), 0o644))
+
+	err = model.ArmDump(filepath.Join(dir, "missing.json"), 1, "req-7")
+	if !errors.Is(err, acldump.ErrInvalidFile) {
+		t.Errorf("ArmDump of a missing config: %v, want ACL_ERROR_INVALID_FILE", err)
+	}
+	must(t, model.ArmDump(config, 1, "req-7"))
+	dumped, remaining, unlimited, err := model.ArmedDumpCount("req-7")
+	if err != nil || dumped != 0 || remaining != 1 || unlimited {
+		t.Errorf("ArmedDumpCount(req-7) before = %d, %d, %v, %v; want 0, 1, false", dumped,
+			remaining, unlimited, err)
+	}
+	input := readNpy(t, "testdata/resnet_tiny.input.input.npy")
+	untagged, err := model.Run(input) // iteration 0
+	must(t, err)
+	_, err = model.RunTagged("req-6", input) // 1
+	must(t, err)
+	var tagged [][]byte
+	for i := 0; i < 2; i++ { // 2 (dumped), 3 (the arm is used up)
+		tagged, err = model.RunTagged("req-7", input)
+		must(t, err)
+	}
+	if len(tagged) != len(untagged) {
+		t.Fatalf("RunTagged gave %d outputs, Run %d", len(tagged), len(untagged))
+	}
+	for i := range untagged {
+		if !bytes.Equal(tagged[i], untagged[i]) {
+			t.Errorf("output %d of RunTagged differs from Run's", i)
+		}
+	}
+	checkProb(t, tagged[1], readNpy(t, "testdata/resnet_tiny.output.prob.npy"))
+	dumped, remaining, unlimited, err = model.ArmedDumpCount("req-7")
+	if err != nil || dumped != 1 || remaining != 0 || unlimited {
+		t.Errorf("ArmedDumpCount(req-7) = %d, %d, %v, %v; want 1, 0, false", dumped, remaining,
+			unlimited, err)
+	}
+	must(t, model.DisarmDump("req-7"))
+
+	var requests []string
+	must(t, filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
+		if err == nil && info.Name() == "request.json" {
+			requests = append(requests, path)
+		}
+		return err
+	}))
+	if len(requests) != 1 {
+		t.Fatalf("request.json files under out/: %v, want one", requests)
+	}
+	data, err := os.ReadFile(requests[0])
+	must(t, err)
+	var request struct {
+		Iteration  *uint64 `json:"iteration"`
+		RequestTag *string `json:"request_tag"`
+	}
+	must(t, json.Unmarshal(data, &request))
+	if request.Iteration == nil || *request.Iteration != 2 || request.RequestTag == nil ||
+		*request.RequestTag != "req-7" {
+		t.Errorf("request.json = %s, want iteration 2 and request_tag req-7", data)
+	}
+	if got := filepath.Base(filepath.Dir(requests[0])); got != "2" {
+		t.Errorf("request.json is in folder %s, want the iteration's (2)", got)
+	}
+
+	err = model.DisarmDump("req-7")
+	if !errors.Is(err, acldump.ErrInvalidParam) ||
+		!strings.Contains(err.Error(), "for tag 'req-7' does not exist") {
+		t.Errorf("second DisarmDump(req-7): %v", err)
+	}
+	if _, _, _, err := model.ArmedDumpCount("req-7"); !errors.Is(err, acldump.ErrInvalidParam) ||
+		!strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("ArmedDumpCount of a disarmed tag: %v", err)
+	}
+}
+
+// DisarmDump("") removes the untagged arm only; DisarmAllDumps removes every arm.
+func TestDisarmTheUntaggedArmOrAll(t *testing.T) {
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	model, err := acldump.LoadModel("testdata/resnet_tiny.om")
+	must(t, err)
+	defer model.Close()
+	config := writeConfig(t, t.TempDir())
+	if err := model.DisarmDump(""); !errors.Is(err, acldump.ErrInvalidParam) ||
+		!strings.Contains(err.Error(), "the untagged arm of model") {
+		t.Errorf("DisarmDump(\"\") before any arm: %v", err)
+	}
+	must(t, model.ArmDump(config, 0, ""))
+	must(t, model.ArmDump(config, 3, "req-9"))
+	dumped, remaining, unlimited, err := model.ArmedDumpCount("")
+	if err != nil || dumped != 0 || remaining != math.MaxUint64 || !unlimited {
+		t.Errorf("ArmedDumpCount(\"\") = %d, %d, %v, %v; want 0, MaxUint64, true", dumped,
+			remaining, unlimited, err)
+	}
+	must(t, model.DisarmDump(""))
+	if _, _, _, err := model.ArmedDumpCount(""); !errors.Is(err, acldump.ErrInvalidParam) {
+		t.Errorf("ArmedDumpCount(\"\") after DisarmDump(\"\"): %v", err)
+	}
+	if _, remaining, unlimited, err := model.ArmedDumpCount("req-9"); err != nil ||
+		remaining != 3 || unlimited {
+		t.Errorf("ArmedDumpCount(req-9) after DisarmDump(\"\") = %d, %v, %v", remaining,
+			unlimited, err)
+	}
+	must(t, model.DisarmAllDumps())
+	if err := model.DisarmAllDumps(); !errors.Is(err, acldump.ErrInvalidParam) ||
+		!strings.Contains(err.Error(), "is not armed") {
+		t.Errorf("DisarmAllDumps without arms: %v", err)
+	}
 }

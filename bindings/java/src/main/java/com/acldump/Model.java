@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /** A loaded model (aclmdlLoadFromFile / aclmdlLoadFromMem); {@link #close()} unloads it. */
 public final class Model implements AutoCloseable {
@@ -92,6 +93,48 @@ public final class Model implements AutoCloseable {
   }
 
   /**
+   * aclmdlExecuteWithTag: {@link #execute} for the request {@code tag} (null or "": none), which
+   * the model's armed dumps ({@link #armDump}) match.
+   */
+  public void executeWithTag(String tag, Dataset input, Dataset output) {
+    AclNative.aclmdlExecuteWithTag(id, tag, input.handle(), output.handle());
+  }
+
+  /**
+   * aclmdlArmDump: with no reload, the model's next executions dump as the config at {@code
+   * configPath} says (a JSON file with a "dump" section), {@code executions} of them (0: every
+   * one until disarmed; unsigned). With a non-empty {@code tag} only executions run by {@link
+   * #runTagged} / {@link #executeWithTag} with that tag count and dump; with null or "" any
+   * execution does. Each dumped execution writes request.json beside its files. Arming the same
+   * tag again replaces its arm. Needs {@link Acl#init}, not a {@link DumpSession}.
+   */
+  public void armDump(String configPath, long executions, String tag) {
+    AclNative.aclmdlArmDump(id, configPath, tag, executions);
+  }
+
+  /**
+   * aclmdlDisarmDump: removes the arm of {@code tag} ("": the untagged arm; null: every arm of
+   * the model) and writes all its files before it returns. ACL_ERROR_INVALID_PARAM when there is
+   * no such arm, ACL_ERROR_WRITE_FILE when files could not be written.
+   */
+  public void disarmDump(String tag) {
+    AclNative.aclmdlDisarmDump(id, tag);
+  }
+
+  /**
+   * aclmdlGetArmedDumpCount: the arm of {@code tag} (null or "": the untagged arm), its dumped
+   * and remaining executions (remaining -1, UINT64_MAX as unsigned, for an arm that dumps until
+   * disarmed: {@link ArmedDumpCount#unlimited()}). ACL_ERROR_INVALID_PARAM when there is no such
+   * arm.
+   */
+  public ArmedDumpCount armedDumpCount(String tag) {
+    long[] dumped = new long[1];
+    long[] remaining = new long[1];
+    AclNative.aclmdlGetArmedDumpCount(id, tag, dumped, remaining);
+    return new ArmedDumpCount(dumped[0], remaining[0]);
+  }
+
+  /**
    * aclmdlExecuteAsync: queues one execution on {@code stream} (null: the default stream of the
    * current context); {@link Stream#synchronize()} waits for it. The buffers must stay open
    * until then.
@@ -155,6 +198,19 @@ public final class Model implements AutoCloseable {
    * one (as Go's nil slices): the model refuses them with ACL_ERROR_MODEL_INPUT_NOT_MATCH.
    */
   public ByteBuffer[] run(ByteBuffer... inputs) {
+    return runWith(this::execute, inputs);
+  }
+
+  /**
+   * {@link #run} for the request {@code tag} (null or "": none), executed by aclmdlExecuteWithTag
+   * so that the model's armed dumps ({@link #armDump}) match it.
+   */
+  public ByteBuffer[] runTagged(String tag, ByteBuffer... inputs) {
+    return runWith((in, out) -> executeWithTag(tag, in, out), inputs);
+  }
+
+  // The body of run and runTagged: the buffers and datasets around one execution.
+  private ByteBuffer[] runWith(BiConsumer<Dataset, Dataset> execution, ByteBuffer[] inputs) {
     List<DataBuffer> buffers = new ArrayList<>();
     try (Dataset in = new Dataset();
         Dataset out = new Dataset()) {
@@ -180,7 +236,7 @@ public final class Model implements AutoCloseable {
         out.add(buffer);
         results[i] = buffer.data();
       }
-      execute(in, out);
+      execution.accept(in, out);
       for (int i = 0; i < results.length; ++i) {
         if (!varying[i]) {
           continue;

@@ -355,6 +355,81 @@ public class AclTest {
   }
 
   @Test
+  public void armsDumpOnALoadedModelForARequestTag() throws Exception {
+    Path dir = tmp.newFolder("armed").toPath();
+    Path out = Files.createDirectory(dir.resolve("out"));
+    Path config = dir.resolve("arm.json");
+    Files.writeString(config, "{\"dump\":{\"dump_path\":\"" + out
+        + "\",\"dump_mode\":\"output\",\"dump_list\":[{\"model_name\":\"resnet_tiny\"}]}}");
+    try (Acl acl = Acl.init();
+        Model model = Model.load(MODEL)) {
+      AclException missing = assertThrows(AclException.class,
+          () -> model.armDump(dir.resolve("missing.json").toString(), 1, "req-7"));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_FILE, missing.getCode());
+      model.armDump(config.toString(), 1, "req-7");
+      assertEquals(new ArmedDumpCount(0, 1), model.armedDumpCount("req-7"));
+      ByteBuffer image = floats(readNpyFloats("testdata/resnet_tiny.input.input.npy"));
+      ByteBuffer[] untagged = model.run(image); // iteration 0
+      model.runTagged("req-6", image); // 1
+      ByteBuffer[] tagged = null;
+      for (int i = 0; i < 2; ++i) { // 2 (dumped), 3 (the arm is used up)
+        tagged = model.runTagged("req-7", image);
+      }
+      assertEquals(untagged.length, tagged.length);
+      for (int i = 0; i < untagged.length; ++i) {
+        assertEquals("output " + i, untagged[i], tagged[i]); // same bytes
+      }
+      float[] expected = readNpyFloats("testdata/resnet_tiny.output.prob.npy");
+      assertEquals(expected[3], tagged[1].getFloat(12), 1e-5f);
+      ArmedDumpCount count = model.armedDumpCount("req-7");
+      assertEquals(1, count.dumped());
+      assertEquals(0, count.remaining());
+      assertFalse(count.unlimited());
+      model.disarmDump("req-7");
+
+      List<Path> requests;
+      try (java.util.stream.Stream<Path> files = Files.walk(out)) {
+        requests = files.filter(f -> f.getFileName().toString().equals("request.json"))
+            .collect(Collectors.toList());
+      }
+      assertEquals(requests.toString(), 1, requests.size());
+      assertEquals("2", requests.get(0).getParent().getFileName().toString());
+      String request = Files.readString(requests.get(0));
+      assertTrue(request, request.matches("(?s).*\"request_tag\"\\s*:\\s*\"req-7\".*"));
+      assertTrue(request, request.matches("(?s).*\"iteration\"\\s*:\\s*2\\s*[,}].*"));
+
+      AclException again = assertThrows(AclException.class, () -> model.disarmDump("req-7"));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, again.getCode());
+      assertTrue(again.getAclMessage(),
+          again.getAclMessage().contains("for tag 'req-7' does not exist"));
+      AclException gone = assertThrows(AclException.class, () -> model.armedDumpCount("req-7"));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, gone.getCode());
+    }
+  }
+
+  @Test
+  public void disarmsTheUntaggedArmOrEveryArm() throws Exception {
+    Path config = writeConfig(tmp.newFolder("untagged").toPath());
+    try (Acl acl = Acl.init();
+        Model model = Model.load(MODEL)) {
+      model.armDump(config.toString(), 0, null);
+      model.armDump(config.toString(), 3, "req-9");
+      ArmedDumpCount untagged = model.armedDumpCount("");
+      assertEquals(0, untagged.dumped());
+      assertEquals(-1, untagged.remaining()); // UINT64_MAX
+      assertTrue(untagged.unlimited());
+      assertEquals(untagged, model.armedDumpCount(null));
+      model.disarmDump(""); // the untagged arm only
+      assertThrows(AclException.class, () -> model.armedDumpCount(""));
+      assertEquals(new ArmedDumpCount(0, 3), model.armedDumpCount("req-9"));
+      model.disarmDump(null); // every arm
+      AclException none = assertThrows(AclException.class, () -> model.disarmDump(null));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, none.getCode());
+      assertTrue(none.getAclMessage(), none.getAclMessage().contains("is not armed"));
+    }
+  }
+
+  @Test
   public void runsASingleOperator() {
     try (Acl acl = Acl.init()) {
       AclTensorDesc[] descs = new AclTensorDesc[3];
