@@ -141,6 +141,11 @@ CALLS = [
          doc="aclmdlGetArmedDumpCount (an acldump extension): returns (dumped, remaining, ret) "
              "of the arm of request_tag (None: the untagged arm); remaining is 2**64-1 for an "
              "arm that lasts until disarmed."),
+    Call("aclmdlGetDumpDropCount", "modelId, out records, out bytes, out iterations",
+         py="mdl.get_dump_drop_count",
+         doc="aclmdlGetDumpDropCount (an acldump extension): returns (records, bytes, "
+             "iterations, ret) the open dump sessions dropped of the model (the drop policy, "
+             "dump_max_bytes)."),
     Call("aclmdlExecuteAsync", "modelId, input, output, stream", py="mdl.execute_async",
          doc="Queues one execution on the stream (None: the default stream); synchronize_stream "
              "waits for it. The datasets' memory must stay alive until then."),

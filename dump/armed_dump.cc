@@ -141,7 +141,15 @@ class ArmedObserver final : public ExecutionObserver {
     job.buffer = writer.AcquireBuffer(text.size());
     std::memcpy(job.buffer.data(), text.data(), text.size());
     job.used = text.size();
-    writer.Submit(std::move(job));
+    const DumpConfig& config = arm.session().config();
+    if (!config.drop_when_behind) {
+      writer.Submit(std::move(job));
+      return;
+    }
+    // Under the drop policy the writer counts it when it is dropped.
+    (void)writer.TrySubmit(
+        std::move(job), std::chrono::steady_clock::now() +
+                            std::chrono::microseconds(config.wait_budget_us));
   }
 
   Attachment base_;

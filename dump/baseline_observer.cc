@@ -130,8 +130,9 @@ struct BaselinePlan {
 
 class BaselineObserver final : public SessionObserver {
  public:
-  BaselineObserver(std::shared_ptr<DumpSession> session, BaselinePlan plan)
-      : SessionObserver(std::move(session), /*filter_steps=*/true),
+  BaselineObserver(std::shared_ptr<DumpSession> session, BaselinePlan plan,
+                   uint32_t model_id)
+      : SessionObserver(std::move(session), /*filter_steps=*/true, model_id),
         payload_(this->session().payload()),
         limit_(this->session().config().baseline_tensors),
         plan_(std::move(plan)),
@@ -484,8 +485,8 @@ absl::StatusOr<Attachment> MakeBaselineObserver(
   std::vector<uint8_t> flags;
   PlanTargets(plan, model, session->payload(), p, flags);
   PlanComparisons(model, *base, p, warnings);
-  auto observer =
-      std::make_shared<BaselineObserver>(std::move(session), std::move(p));
+  auto observer = std::make_shared<BaselineObserver>(
+      std::move(session), std::move(p), identity.model_id);
   return Attachment{std::move(observer), std::move(flags)};
 }
 

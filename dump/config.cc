@@ -42,6 +42,13 @@ class Builder {
     if (const JsonNode* count = c_.Field("dump_baseline_tensors")) {
       config_.baseline_tensors = static_cast<uint32_t>(std::stoul(count->text));
     }
+    config_.drop_when_behind = c_.Text("dump_backpressure") == "drop";
+    if (const JsonNode* budget = c_.Field("dump_wait_budget_us")) {
+      config_.wait_budget_us = std::stoull(budget->text);
+    }
+    if (const JsonNode* bytes = c_.Field("dump_max_bytes")) {
+      config_.max_bytes = std::stoull(bytes->text);
+    }
     BuildSteps();
     BuildStats();
     if (const JsonNode* list = c_.Field("dump_list")) {
@@ -399,6 +406,20 @@ std::string ModelsText(const DumpConfig& config) {
   return StrCat("model dump of ", StrJoin(parts, " and "));
 }
 
+// The drop policy and the byte budget, when set.
+std::string LimitsText(const DumpConfig& config) {
+  std::string text;
+  if (config.drop_when_behind) {
+    StrAppend(text, "; records an execution cannot hand to the writer within ",
+              config.wait_budget_us, " us are dropped and counted");
+  }
+  if (config.max_bytes > 0) {
+    StrAppend(text, "; at most ", config.max_bytes,
+              " bytes are dumped, the records beyond dropped and counted");
+  }
+  return text;
+}
+
 std::string DescribeWatcher(const DumpConfig& config) {
   std::vector<std::string> watched, layers;
   bool every_operator = false;
@@ -530,7 +551,8 @@ std::string DescribeDumpConfig(const DumpConfig& config) {
   }
   return StrCat(StrJoin(what, " and "), ", ", ModesText(config.mode), ", ",
                 DataText(config), ", ", steps, ", ", into,
-                config.layout == DumpLayout::kPacked ? " (packed layout)" : "");
+                config.layout == DumpLayout::kPacked ? " (packed layout)" : "",
+                LimitsText(config));
 }
 
 }  // namespace acldump::dump

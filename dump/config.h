@@ -148,6 +148,14 @@ struct DumpConfig {
   // iteration) are written, with a summary of the differences.
   std::string baseline;
   uint32_t baseline_tensors = 1;
+  // dump_backpressure "drop" (acldump's own): records an execution cannot
+  // hand to the writer within wait_budget_us of its start (the writer is
+  // behind: memory or queue full) are dropped and counted, not waited for.
+  bool drop_when_behind = false;
+  uint64_t wait_budget_us = 0;
+  // dump_max_bytes (acldump's own): records that would take the session's
+  // dumped bytes beyond it are dropped and counted; 0 = no limit.
+  uint64_t max_bytes = 0;
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
   std::vector<DumpListEntry> dump_list;

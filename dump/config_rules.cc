@@ -278,6 +278,59 @@ absl::Status CheckLayout(const CheckContext& c) {
   return absl::OkStatus();
 }
 
+// A whole number of at most `max`, as acl.json writes numbers (in a string).
+bool WholeNumberAtMost(std::string_view text, uint64_t max) {
+  if (text.empty() || text.size() > 19) return false;
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') return false;
+  }
+  return std::stoull(std::string(text)) <= max;
+}
+
+// dump_backpressure, dump_wait_budget_us, dump_max_bytes (acldump's own):
+// what an execution does when the writer is behind, and a byte budget.
+absl::Status CheckLimits(const CheckContext& c) {
+  constexpr uint64_t kMaxWaitBudgetUs = 60'000'000;
+  constexpr uint64_t kMaxBytes = uint64_t{1} << 60;
+  const bool drop = c.Text("dump_backpressure") == "drop";
+  if (drop && !c.Text("dump_scene").empty() &&
+      c.Text("dump_scene") != kWatcher) {
+    return c.Error("dump.dump_backpressure",
+                   StrCat("'drop' applies to model and single-operator "
+                          "dumps; an exception dump (dump_scene '",
+                          c.Text("dump_scene"),
+                          "') writes each failing operator before the "
+                          "execution returns and never drops; remove "
+                          "dump_backpressure"));
+  }
+  if (const JsonNode* budget = c.Field("dump_wait_budget_us")) {
+    if (!drop) {
+      return c.Error("dump.dump_wait_budget_us",
+                     "applies to \"dump_backpressure\": \"drop\" (with "
+                     "'wait', an execution waits for the writer as long as "
+                     "it takes); add it or remove dump_wait_budget_us");
+    }
+    if (!WholeNumberAtMost(budget->text, kMaxWaitBudgetUs)) {
+      return c.Error("dump.dump_wait_budget_us",
+                     StrCat("is ", Quote(budget->text),
+                            "; expected how long, in microseconds, an "
+                            "execution may wait for the writer in all, a "
+                            "whole number from 0 to ",
+                            kMaxWaitBudgetUs, " (default 0: never wait)"));
+    }
+  }
+  if (const JsonNode* bytes = c.Field("dump_max_bytes")) {
+    if (!WholeNumberAtMost(bytes->text, kMaxBytes) || bytes->text == "0") {
+      return c.Error("dump.dump_max_bytes",
+                     StrCat("is ", Quote(bytes->text),
+                            "; expected the most bytes of records this "
+                            "config may dump, a whole number from 1 to ",
+                            kMaxBytes, " (e.g. \"1073741824\" for 1 GiB)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // dump_baseline (acldump's own): a model dump that compares each operator
 // with a stats dump and writes tensors only where they differ.
 absl::Status CheckBaseline(const CheckContext& c, PathFacts& path) {
@@ -345,6 +398,7 @@ absl::Status CheckConstraints(const CheckContext& c, PathFacts& path) {
   RETURN_IF_ERROR(CheckLayout(c));
   // acldump's own keys, before the scenes that stop early ignore them.
   RETURN_IF_ERROR(CheckBaseline(c, path));
+  RETURN_IF_ERROR(CheckLimits(c));
   const std::string_view scene = c.Text("dump_scene");
   // Exception scenes check nothing more: their dump_path may be absent.
   if (!scene.empty() && scene != kWatcher) return absl::OkStatus();

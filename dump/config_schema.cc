@@ -13,10 +13,25 @@
 namespace acldump::dump::config_internal {
 
 const std::vector<std::string_view> kDumpKeys = {
-    "dump_path",  "dump_mode",   "dump_op_switch", "dump_level",
-    "dump_scene", "dump_data",   "dump_debug",     "dump_kernel_data",
-    "dump_step",  "dump_layout", "dump_baseline",  "dump_baseline_tensors",
-    "dump_stats", "dump_list",
+    "dump_path",
+    "dump_mode",
+    "dump_op_switch",
+    "dump_level",
+    "dump_scene",
+    "dump_data",
+    "dump_debug",
+    "dump_kernel_data",
+    "dump_step",
+    "dump_layout",
+    "dump_baseline",
+    "dump_baseline_tensors",
+    // acldump's own, for services: what an execution does when the writer is
+    // behind, and the bytes a session may write.
+    "dump_backpressure",
+    "dump_wait_budget_us",
+    "dump_max_bytes",
+    "dump_stats",
+    "dump_list",
 };
 const std::vector<std::string_view> kEntryKeys = {
     "model_name",       "layer",        "watcher_nodes", "optype_blacklist",
@@ -27,8 +42,8 @@ const std::vector<std::string_view> kRangeKeys = {"begin", "end"};
 
 namespace {
 
-// The first twelve keys of kDumpKeys hold strings.
-constexpr size_t kNumStringKeys = 12;
+// The first fifteen keys of kDumpKeys hold strings.
+constexpr size_t kNumStringKeys = 15;
 // Unknown keys warned about one by one; the rest are counted.
 constexpr size_t kMaxUnknownKeyWarnings = 20;
 
@@ -43,6 +58,9 @@ const std::vector<std::string_view> kSwitches = {"on", "off"};
 const std::vector<std::string_view> kLevels = {"op", "kernel", "all"};
 // acldump's own key (not the SDK's): one file per record, or packed.
 const std::vector<std::string_view> kLayouts = {"sdk", "packed"};
+// acldump's own: an execution waits for a writer that is behind, or drops
+// the records it cannot hand over within its wait budget.
+const std::vector<std::string_view> kBackpressure = {"wait", "drop"};
 const std::vector<std::string_view> kScenes = {kLiteException, kBriefException,
                                                kNormException, kDetailException,
                                                kWatcher};
@@ -58,7 +76,7 @@ const std::vector<EnumKey> kEnumKeys = {
     {"dump_mode", &kModes},         {"dump_data", &kDataKinds},
     {"dump_op_switch", &kSwitches}, {"dump_level", &kLevels},
     {"dump_debug", &kSwitches},     {"dump_scene", &kScenes},
-    {"dump_layout", &kLayouts},
+    {"dump_layout", &kLayouts},     {"dump_backpressure", &kBackpressure},
 };
 
 std::vector<std::string_view> StatNames() {

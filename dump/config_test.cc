@@ -429,6 +429,58 @@ TEST(ParseDumpConfigTest, PackedLayoutForModelAndSingleOperatorDumpsOnly) {
   }
 }
 
+TEST(ParseDumpConfigTest, DropPolicyAndByteBudget) {
+  const absl::StatusOr<DumpConfig> wait = ParseDump(
+      R"({"dump_path": "testdata", "dump_list": [{"model_name": "m"}]})");
+  ASSERT_TRUE(wait.ok()) << wait.status();
+  EXPECT_FALSE(wait->drop_when_behind);
+  EXPECT_EQ(wait->max_bytes, 0u);
+  const absl::StatusOr<DumpConfig> drop = ParseDump(
+      R"({"dump_path": "testdata", "dump_backpressure": "drop",
+          "dump_wait_budget_us": "1000", "dump_max_bytes": "1073741824",
+          "dump_list": [{"model_name": "m"}]})");
+  ASSERT_TRUE(drop.ok()) << drop.status();
+  EXPECT_TRUE(drop->drop_when_behind);
+  EXPECT_EQ(drop->wait_budget_us, 1000u);
+  EXPECT_EQ(drop->max_bytes, uint64_t{1} << 30);
+  EXPECT_THAT(DescribeDumpConfig(*drop),
+              EndsWith("; records an execution cannot hand to the writer "
+                       "within 1000 us are dropped and counted; at most "
+                       "1073741824 bytes are dumped, the records beyond "
+                       "dropped and counted"));
+  const std::pair<const char*, const char*> rejected[] = {
+      {R"({"dump_path": "testdata", "dump_backpressure": "later"})",
+       "acl.json: dump.dump_backpressure: invalid dump_backpressure 'later'; "
+       "expected one of 'wait', 'drop'"},
+      {R"({"dump_path": "testdata", "dump_wait_budget_us": "10"})",
+       "acl.json: dump.dump_wait_budget_us: applies to \"dump_backpressure\": "
+       "\"drop\""},
+      {R"({"dump_path": "testdata", "dump_backpressure": "drop",
+           "dump_wait_budget_us": "1ms"})",
+       "dump.dump_wait_budget_us: is '1ms'; expected how long, in "
+       "microseconds, an execution may wait for the writer in all, a whole "
+       "number from 0 to 60000000 (default 0: never wait)"},
+      {R"({"dump_path": "testdata", "dump_backpressure": "drop",
+           "dump_wait_budget_us": 10})",
+       "dump.dump_wait_budget_us"},
+      {R"({"dump_path": "testdata", "dump_max_bytes": "0"})",
+       "dump.dump_max_bytes: is '0'; expected the most bytes of records this "
+       "config may dump, a whole number from 1 to"},
+      {R"({"dump_path": "testdata", "dump_max_bytes": "-5"})",
+       "dump.dump_max_bytes: is '-5'"},
+      {R"({"dump_backpressure": "drop", "dump_scene": "lite_exception"})",
+       "'drop' applies to model and single-operator dumps; an exception dump "
+       "(dump_scene 'lite_exception') writes each failing operator before "
+       "the execution returns and never drops"},
+  };
+  for (const auto& [text, message] : rejected) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(text);
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig) << text;
+    EXPECT_THAT(Message(config.status()), HasSubstr(message)) << text;
+  }
+}
+
 TEST(ParseDumpConfigTest, ModelNamesMustBeUnique) {
   const absl::StatusOr<DumpConfig> config =
       ParseDump(R"({"dump_path": "testdata",
@@ -489,8 +541,9 @@ TEST(ParseDumpConfigTest, UnknownKeysAreIgnoredWithASuggestion) {
        "dump.zzz: unknown key 'zzz' is ignored; a dump knows 'dump_path', "
        "'dump_mode', 'dump_op_switch', 'dump_level', 'dump_scene', "
        "'dump_data', 'dump_debug', 'dump_kernel_data', 'dump_step', "
-       "'dump_layout', 'dump_baseline', 'dump_baseline_tensors', 'dump_stats', "
-       "'dump_list'"},
+       "'dump_layout', 'dump_baseline', 'dump_baseline_tensors', "
+       "'dump_backpressure', 'dump_wait_budget_us', 'dump_max_bytes', "
+       "'dump_stats', 'dump_list'"},
       {R"("dump_list": [{"zzz": 1}])",
        "dump.dump_list[0].zzz: unknown key 'zzz' is ignored; a dump_list "
        "entry knows 'model_name', 'layer', 'watcher_nodes', "

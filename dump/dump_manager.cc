@@ -479,4 +479,35 @@ absl::Status DumpManager::OnModelUnloaded(uint32_t model_id) {
   return CloseAll(removed);
 }
 
+DropCounts DumpManager::DropsOf(uint32_t model_id) const {
+  std::vector<std::shared_ptr<DumpSession>> sessions;
+  {
+    std::lock_guard<std::mutex> lock(arms_mutex_);
+    auto it = arms_.find(model_id);
+    if (it != arms_.end()) {
+      for (const auto& arm : it->second.arms) {
+        sessions.push_back(arm->shared_session());
+      }
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sessions.insert(sessions.end(), sessions_.begin(), sessions_.end());
+    if (init_session_) sessions.push_back(init_session_);
+  }
+  DropCounts total;
+  for (const auto& session : sessions) {
+    const DropCounts counts = session->DropsOf(model_id);
+    if (counts.iterations == 0) continue;
+    if (total.iterations == 0 || counts.first_iteration < total.first_iteration)
+      total.first_iteration = counts.first_iteration;
+    total.last_iteration =
+        std::max(total.last_iteration, counts.last_iteration);
+    total.records += counts.records;
+    total.bytes += counts.bytes;
+    total.iterations += counts.iterations;
+  }
+  return total;
+}
+
 }  // namespace acldump::dump

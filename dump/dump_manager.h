@@ -105,6 +105,9 @@ class DumpManager final : public ModelLoadListener {
   // The arm of `tag` on the model; kInvalidParam when it has none.
   absl::StatusOr<ArmCounts> ArmStatus(uint32_t model_id,
                                       const std::string& tag) const;
+  // What the open sessions (SetDump's since InitDump, aclInit's, the arms')
+  // dropped of model `model_id` under the drop policy or a byte budget.
+  DropCounts DropsOf(uint32_t model_id) const;
   // The model was unloaded: its arms are closed (a failure is returned).
   absl::Status OnModelUnloaded(uint32_t model_id);
 

@@ -31,8 +31,8 @@ class ModelDumpObserver final : public SessionObserver {
 
   ModelDumpObserver(std::shared_ptr<DumpSession> session,
                     std::vector<Target> targets, size_t num_graph_inputs,
-                    DumpPlan plan, std::string directory)
-      : SessionObserver(std::move(session), /*filter_steps=*/true),
+                    DumpPlan plan, std::string directory, uint32_t model_id)
+      : SessionObserver(std::move(session), /*filter_steps=*/true, model_id),
         payload_(this->session().payload()),
         targets_(std::move(targets)),
         data_dumped_(num_graph_inputs, UINT64_MAX),
@@ -183,7 +183,7 @@ Attachment MakeModelDumpObserver(std::shared_ptr<DumpSession> session,
   }
   auto observer = std::make_shared<ModelDumpObserver>(
       std::move(session), std::move(targets), graph.inputs.size(), plan,
-      directory);
+      directory, identity.model_id);
   return Attachment{std::move(observer), plan.step_flags};
 }
 

@@ -56,7 +56,7 @@ class OverflowObserver final : public SessionObserver {
   OverflowObserver(std::shared_ptr<DumpSession> session,
                    std::unique_ptr<const Payload> payload,
                    std::vector<Target> targets, uint32_t model_id)
-      : SessionObserver(std::move(session), /*filter_steps=*/true),
+      : SessionObserver(std::move(session), /*filter_steps=*/true, model_id),
         payload_(std::move(payload)),
         targets_(std::move(targets)),
         model_id_(model_id) {}

@@ -5,15 +5,18 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 
 #include "base/error_kind.h"
-#include "base/strings.h"
 #include "base/status_macros.h"
+#include "base/strings.h"
 #include "dump/baseline.h"
 #include "dump/exception_env.h"
 #include "dump/format/dump_names.h"
+#include "nlohmann/json.hpp"
 
 namespace acldump::dump {
 
@@ -48,6 +51,7 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
                                       : GlobalChunkRouter());
   writer.fs = session->fs_.get();
   writer.packed = config.layout == DumpLayout::kPacked;
+  writer.max_bytes = config.max_bytes;
   if (config.scene == DumpScene::kException) {
     writer.root = options.exception_root;
     if (writer.root.empty()) {
@@ -110,9 +114,92 @@ absl::Status DumpSession::Close() {
   drained_.wait(lock, [&] {
     return active_executions_.load(std::memory_order_acquire) == 0;
   });
+  if (writer_) ReportDrops();
   close_status_ = writer_ ? writer_->Flush() : absl::OkStatus();
   close_done_ = true;
   return close_status_;
+}
+
+void DumpSession::CountDrops(uint32_t model_id, uint64_t iteration,
+                             uint64_t records, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(drops_mutex_);
+  DropCounts& counts = drops_[model_id];
+  if (counts.iterations == 0) counts.first_iteration = iteration;
+  if (counts.iterations == 0 || iteration != counts.last_iteration) {
+    ++counts.iterations;
+  }
+  counts.last_iteration = iteration;
+  counts.records += records;
+  counts.bytes += bytes;
+}
+
+DropCounts DumpSession::DropsOf(uint32_t model_id) const {
+  std::lock_guard<std::mutex> lock(drops_mutex_);
+  auto it = drops_.find(model_id);
+  return it == drops_.end() ? DropCounts() : it->second;
+}
+
+namespace {
+
+class DroppedReportRenderer final : public JobRenderer {
+ public:
+  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
+    file.directory.clear();
+    file.name.assign(kDroppedReportFileName);
+    file.form = RecordFile::kDumpFile;
+    file.standalone = true;
+    file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
+                               job.used);
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void DumpSession::ReportDrops() {
+  const WriterStats stats = writer_->stats();
+  const uint64_t records =
+      stats.records_dropped_late + stats.records_dropped_over_budget;
+  if (records == 0) return;
+  nlohmann::ordered_json models = nlohmann::ordered_json::object();
+  {
+    std::lock_guard<std::mutex> lock(drops_mutex_);
+    for (const auto& [id, counts] : drops_) {
+      models[std::to_string(id)] = {{"records", counts.records},
+                                    {"bytes", counts.bytes},
+                                    {"iterations", counts.iterations},
+                                    {"first_iteration", counts.first_iteration},
+                                    {"last_iteration", counts.last_iteration}};
+    }
+  }
+  nlohmann::ordered_json report = {
+      {"config", config_.source},
+      {"records_dropped", records},
+      {"bytes_dropped", stats.bytes_dropped},
+      {"late", stats.records_dropped_late},
+      {"over_byte_budget", stats.records_dropped_over_budget},
+      {"dump_backpressure", config_.drop_when_behind ? "drop" : "wait"},
+      {"dump_wait_budget_us", config_.wait_budget_us},
+      {"dump_max_bytes", config_.max_bytes},
+      {"by_model", models}};
+  const std::string text = report.dump(2) + "\n";
+  std::fprintf(
+      stderr,
+      "[acldump] warning: %s: %llu dump records (%llu bytes) were "
+      "dropped: %llu the writer could not take within the wait "
+      "budget, %llu beyond dump_max_bytes; see %s in %s\n",
+      config_.source.c_str(), static_cast<unsigned long long>(records),
+      static_cast<unsigned long long>(stats.bytes_dropped),
+      static_cast<unsigned long long>(stats.records_dropped_late),
+      static_cast<unsigned long long>(stats.records_dropped_over_budget),
+      std::string(kDroppedReportFileName).c_str(), writer_->root().c_str());
+  WriteJob job;
+  job.renderer = std::make_shared<DroppedReportRenderer>();
+  job.timestamp_us = NowMicros();
+  job.buffer = writer_->AcquireBuffer(text.size());
+  std::memcpy(job.buffer.data(), text.data(), text.size());
+  job.used = text.size();
+  writer_->Submit(std::move(job));
 }
 
 }  // namespace acldump::dump

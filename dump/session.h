@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +38,19 @@ struct SessionOptions {
 // Options from the environment: ACLDUMP_WRITER_MEMORY_MB, ACLDUMP_FSYNC=1.
 SessionOptions SessionOptionsFromEnvironment();
 
+// Records a model's executions dropped (the drop policy, the byte budget).
+struct DropCounts {
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  uint64_t iterations = 0;  // iterations that lost at least one record
+  uint64_t first_iteration = 0;
+  uint64_t last_iteration = 0;
+};
+
+// Written into the time folder when a session closes having dropped records:
+// how many, of which model, and why.
+inline constexpr std::string_view kDroppedReportFileName = "dump_dropped.json";
+
 class DumpSession {
  public:
   static absl::StatusOr<std::shared_ptr<DumpSession>> Create(
@@ -65,11 +79,22 @@ class DumpSession {
   void ExitExecution();
 
   // Stops new dumps, waits for running executions, writes everything queued and
-  // returns the writer's report. Later calls return the same report.
+  // returns the writer's report. Later calls return the same report. Records
+  // dropped by the drop policy or the byte budget are reported beside the
+  // files (kDroppedReportFileName) and in a warning on stderr; they are the
+  // config's choice, not a failure.
   absl::Status Close();
+
+  // An observer of model `model_id` (0: single operators) dropped `records`
+  // (`bytes`) of iteration `iteration`.
+  void CountDrops(uint32_t model_id, uint64_t iteration, uint64_t records,
+                  uint64_t bytes);
+  DropCounts DropsOf(uint32_t model_id) const;
 
  private:
   DumpSession() = default;
+  // Writes the report of dropped records, if any (Close).
+  void ReportDrops();
   DumpConfig config_;
   std::unique_ptr<const Payload> payload_;
   std::shared_ptr<const Baseline> baseline_;
@@ -82,6 +107,8 @@ class DumpSession {
   std::condition_variable drained_;
   bool close_done_ = false;
   absl::Status close_status_;
+  mutable std::mutex drops_mutex_;
+  std::map<uint32_t, DropCounts> drops_;  // by model id
 };
 
 // Microseconds since the Unix epoch.

@@ -1,5 +1,7 @@
 #include "dump/session_observer.h"
 
+#include <algorithm>
+
 namespace acldump::dump {
 namespace {
 
@@ -10,10 +12,13 @@ constexpr size_t kOutboxJobs = 32;
 }  // namespace
 
 SessionObserver::SessionObserver(std::shared_ptr<DumpSession> session,
-                                 bool filter_steps)
+                                 bool filter_steps, uint32_t model_id)
     : session_(std::move(session)),
       writer_(session_->writer()),
-      filter_steps_(filter_steps) {}
+      filter_steps_(filter_steps),
+      model_id_(model_id),
+      drop_when_behind_(session_->config().drop_when_behind),
+      byte_budget_(session_->config().max_bytes > 0) {}
 
 bool SessionObserver::BeginIteration(uint64_t iteration) {
   const auto& steps = session_->config().steps;
@@ -21,6 +26,10 @@ bool SessionObserver::BeginIteration(uint64_t iteration) {
   if (!session_->EnterExecution()) return false;
   inside_ = true;
   iteration_ = iteration;
+  if (drop_when_behind_) {
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::microseconds(session_->config().wait_budget_us);
+  }
   return true;
 }
 
@@ -28,33 +37,75 @@ absl::Status SessionObserver::EndIteration(uint64_t) {
   if (inside_) {
     inside_ = false;
     OnIterationEnd();
-    writer_.SubmitAll(outbox_);
+    SendOutbox();
     writer_.Kick();
+    if (dropped_records_ > 0) {
+      session_->CountDrops(model_id_, iteration_, dropped_records_,
+                           dropped_bytes_);
+      dropped_records_ = 0;
+      dropped_bytes_ = 0;
+    }
     session_->ExitExecution();
   }
   return absl::OkStatus();
 }
 
 WriteJob SessionObserver::NewJob(
-    const std::shared_ptr<const JobRenderer>& renderer, size_t bytes) const {
+    const std::shared_ptr<const JobRenderer>& renderer, size_t bytes) {
   WriteJob job;
   job.renderer = renderer;
   job.iteration = iteration_;
   job.timestamp_us = NowMicros();
-  job.buffer = writer_.AcquireBuffer(bytes);
+  bool dropped = byte_budget_ && !writer_.ReserveBytes(bytes);
+  if (!dropped) {
+    if (drop_when_behind_) {
+      job.buffer = writer_.TryAcquireBuffer(bytes, deadline_);
+      dropped = job.buffer.size() == 0;
+    } else {
+      job.buffer = writer_.AcquireBuffer(bytes);
+    }
+  }
+  if (dropped) {
+    // Filled as usual by the caller, then counted by Submit.
+    job.dropped = true;
+    if (scratch_.size() < std::max<size_t>(bytes, 1)) {
+      scratch_ = AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
+    }
+    job.buffer = std::move(scratch_);
+  }
   return job;
 }
 
 void SessionObserver::Submit(WriteJob job) {
+  if (job.dropped) {
+    CountDropped(job.used);
+    scratch_ = std::move(job.buffer);
+    return;
+  }
   if (DumpWriter::IsSmall(job.buffer)) {
     outbox_.push_back(std::move(job));
-    if (outbox_.size() >= kOutboxJobs) writer_.SubmitAll(outbox_);
+    if (outbox_.size() >= kOutboxJobs) SendOutbox();
     return;
   }
   // The outbox holds no pooled memory, so a large job's wait for memory
   // never waits on it; it goes first to keep the records in order.
-  writer_.SubmitAll(outbox_);
-  writer_.Submit(std::move(job));
+  SendOutbox();
+  if (!drop_when_behind_) {
+    writer_.Submit(std::move(job));
+    return;
+  }
+  const size_t bytes = job.used;
+  if (!writer_.TrySubmit(std::move(job), deadline_)) CountDropped(bytes);
+}
+
+void SessionObserver::SendOutbox() {
+  if (!drop_when_behind_) {
+    writer_.SubmitAll(outbox_);
+    return;
+  }
+  size_t bytes = 0;
+  dropped_records_ += writer_.TrySubmitAll(outbox_, deadline_, &bytes);
+  dropped_bytes_ += bytes;
 }
 
 }  // namespace acldump::dump

@@ -4,6 +4,7 @@
 #ifndef ACLDUMP_DUMP_SESSION_OBSERVER_H_
 #define ACLDUMP_DUMP_SESSION_OBSERVER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -15,8 +16,10 @@ namespace acldump::dump {
 
 class SessionObserver : public ExecutionObserver {
  public:
-  // `filter_steps`: iterations outside dump_step run unobserved.
-  SessionObserver(std::shared_ptr<DumpSession> session, bool filter_steps);
+  // `filter_steps`: iterations outside dump_step run unobserved. `model_id`
+  // (0 for single operators) is whose records dropped ones are counted as.
+  SessionObserver(std::shared_ptr<DumpSession> session, bool filter_steps,
+                  uint32_t model_id = 0);
 
   bool BeginIteration(uint64_t iteration) override;
   absl::Status EndIteration(uint64_t iteration) override;
@@ -27,9 +30,11 @@ class SessionObserver : public ExecutionObserver {
   virtual void OnIterationEnd() {}
 
   // A job for `renderer` with a buffer of `bytes`, stamped with the current
-  // iteration and time.
+  // iteration and time. Under the drop policy (or beyond the byte budget)
+  // the job may come back dropped: it is filled like any other, and Submit
+  // counts it instead of writing it.
   WriteJob NewJob(const std::shared_ptr<const JobRenderer>& renderer,
-                  size_t bytes) const;
+                  size_t bytes);
 
   // Hands `job` to the writer. Small jobs (stats) wait in an outbox that goes
   // to the writer in one locked step per kOutboxJobs and at the iteration's
@@ -41,12 +46,29 @@ class SessionObserver : public ExecutionObserver {
   uint64_t iteration() const { return iteration_; }
 
  private:
+  // The outbox to the writer, under the drop policy within the deadline.
+  void SendOutbox();
+  void CountDropped(size_t bytes) {
+    ++dropped_records_;
+    dropped_bytes_ += bytes;
+  }
+
   const std::shared_ptr<DumpSession> session_;
   DumpWriter& writer_;
   const bool filter_steps_;
+  const uint32_t model_id_;
+  const bool drop_when_behind_;
+  const bool byte_budget_;
   uint64_t iteration_ = 0;
   bool inside_ = false;
   std::vector<WriteJob> outbox_;
+  // The drop policy: when this execution stops waiting for the writer.
+  DumpWriter::Deadline deadline_;
+  // What dropped jobs are filled into (never the writer's memory).
+  AlignedBuffer scratch_;
+  // Dropped in the iteration under way.
+  uint64_t dropped_records_ = 0;
+  uint64_t dropped_bytes_ = 0;
 };
 
 }  // namespace acldump::dump

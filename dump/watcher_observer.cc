@@ -30,8 +30,9 @@ class WatcherObserver final : public SessionObserver {
   WatcherObserver(std::shared_ptr<DumpSession> session,
                   const CompiledModel& model, std::vector<uint32_t> watchers,
                   std::vector<WatchedRecord> own,
-                  std::vector<std::vector<WatchedRecord>> after_layer)
-      : SessionObserver(std::move(session), /*filter_steps=*/true),
+                  std::vector<std::vector<WatchedRecord>> after_layer,
+                  uint32_t model_id)
+      : SessionObserver(std::move(session), /*filter_steps=*/true, model_id),
         payload_(this->session().payload()),
         model_(model),
         watchers_(std::move(watchers)),
@@ -112,10 +113,11 @@ Attachment MakeWatcherObserver(std::shared_ptr<DumpSession> session,
     }
     flags[task] = kObserveAfter;
   }
-  return Attachment{std::make_shared<WatcherObserver>(
-                        std::move(session), model, std::move(watchers),
-                        std::move(own), std::move(after_layer)),
-                    std::move(flags)};
+  return Attachment{
+      std::make_shared<WatcherObserver>(
+          std::move(session), model, std::move(watchers), std::move(own),
+          std::move(after_layer), identity.model_id),
+      std::move(flags)};
 }
 
 }  // namespace acldump::dump

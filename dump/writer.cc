@@ -58,6 +58,35 @@ size_t DumpWriter::RoundedSize(size_t bytes) {
 }
 
 AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
+  return AcquirePooled(bytes, nullptr);
+}
+
+AlignedBuffer DumpWriter::TryAcquireBuffer(size_t bytes, Deadline deadline) {
+  AlignedBuffer buffer = AcquirePooled(bytes, &deadline);
+  if (buffer.size() == 0) CountDroppedLate(bytes);
+  return buffer;
+}
+
+void DumpWriter::CountDroppedLate(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.records_dropped_late;
+  stats_.bytes_dropped += bytes;
+}
+
+bool DumpWriter::ReserveBytes(size_t bytes) {
+  if (options_.max_bytes == 0) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (reserved_bytes_ + bytes > options_.max_bytes) {
+    ++stats_.records_dropped_over_budget;
+    stats_.bytes_dropped += bytes;
+    return false;
+  }
+  reserved_bytes_ += bytes;
+  return true;
+}
+
+AlignedBuffer DumpWriter::AcquirePooled(size_t bytes,
+                                        const Deadline* deadline) {
   if (bytes <= kSmallJobBytes) {
     return AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
   }
@@ -87,8 +116,18 @@ AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
     if (fits || buffered_bytes_ == 0) break;
     waited = true;
     ++memory_waiters_;
-    space_ready_.wait(lock);
+    bool late = false;
+    if (deadline == nullptr) {
+      space_ready_.wait(lock);
+    } else {
+      late =
+          space_ready_.wait_until(lock, *deadline) == std::cv_status::timeout;
+    }
     --memory_waiters_;
+    if (late) {
+      ++stats_.back_pressure_waits;
+      return AlignedBuffer();
+    }
   }
   if (waited) ++stats_.back_pressure_waits;
   buffered_bytes_ += size;
@@ -114,8 +153,9 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
   if (notify) space_ready_.notify_all();
 }
 
-bool DumpWriter::EnqueueLocked(WriteJob job,
-                               std::unique_lock<std::mutex>& lock) {
+bool DumpWriter::EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock,
+                               const Deadline* deadline, bool* queued) {
+  if (queued != nullptr) *queued = true;
   if (queue_size_ >= options_.max_queued_jobs) {
     ++stats_.back_pressure_waits;
     // Resume once a quarter of the queue has drained: one wake-up per
@@ -123,8 +163,32 @@ bool DumpWriter::EnqueueLocked(WriteJob job,
     ++queue_waiters_;
     // The writer may be asleep with jobs queued by SubmitAll before the wait.
     if (writer_state_ != WriterState::kRunning) work_ready_.notify_one();
-    space_ready_.wait(lock, [&] { return queue_size_ <= ResumeLevel(); });
+    const auto room = [&] { return queue_size_ <= ResumeLevel(); };
+    bool in_time = true;
+    if (deadline == nullptr) {
+      space_ready_.wait(lock, room);
+    } else {
+      in_time = space_ready_.wait_until(lock, *deadline, room) ||
+                queue_size_ < options_.max_queued_jobs;
+    }
     --queue_waiters_;
+    if (!in_time) {
+      ++stats_.records_dropped_late;
+      stats_.bytes_dropped += job.used;
+      if (queued != nullptr) *queued = false;
+      // Released outside the lock by the caller's scope: the buffer is
+      // returned here, as ReleaseBuffer would (mutex_ already held).
+      if (!IsSmall(job.buffer)) {
+        const size_t size = job.buffer.size();
+        buffered_bytes_ -= size;
+        if (buffered_bytes_ + free_bytes_ + size <= options_.memory_budget) {
+          free_bytes_ += size;
+          free_buffers_.emplace(size, std::move(job.buffer));
+        }
+        if (memory_waiters_ > 0) space_ready_.notify_all();
+      }
+      return false;
+    }
   }
   if (queue_size_ == queue_.size()) {
     std::vector<WriteJob> bigger(queue_.size() * 2);
@@ -152,6 +216,40 @@ void DumpWriter::Submit(WriteJob job) {
     wake = EnqueueLocked(std::move(job), lock);
   }
   if (wake) work_ready_.notify_one();
+}
+
+bool DumpWriter::TrySubmit(WriteJob job, Deadline deadline) {
+  bool wake, queued;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake = EnqueueLocked(std::move(job), lock, &deadline, &queued);
+  }
+  if (wake) work_ready_.notify_one();
+  return queued;
+}
+
+size_t DumpWriter::TrySubmitAll(std::vector<WriteJob>& jobs, Deadline deadline,
+                                size_t* dropped_bytes) {
+  if (jobs.empty()) return 0;
+  size_t dropped = 0;
+  bool wake;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (WriteJob& job : jobs) {
+      bool queued;
+      const size_t bytes = job.used;
+      EnqueueLocked(std::move(job), lock, &deadline, &queued);
+      if (!queued) {
+        ++dropped;
+        *dropped_bytes += bytes;
+      }
+    }
+    wake = writer_state_ != WriterState::kRunning &&
+           (queue_size_ >= kLazyWakeJobs || queued_bytes_ >= kWakeBytes);
+  }
+  jobs.clear();
+  if (wake) work_ready_.notify_one();
+  return dropped;
 }
 
 void DumpWriter::SubmitAll(std::vector<WriteJob>& jobs) {

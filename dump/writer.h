@@ -71,6 +71,9 @@ struct WriteJob {
   uint64_t sequence = 0;  // free for the renderer (e.g. a single-op task id)
   AlignedBuffer buffer;   // from AcquireBuffer
   size_t used = 0;        // bytes of `buffer` filled
+  // Given up before it had a buffer of the writer's (the drop policy, the
+  // byte budget): `buffer` is the producer's scratch, never submitted.
+  bool dropped = false;
 };
 
 struct WriteFailure {
@@ -85,6 +88,11 @@ struct WriterStats {
   uint64_t files_failed = 0;
   // Times a producer waited for memory or for room in the queue.
   uint64_t back_pressure_waits = 0;
+  // Records given up by a producer that could not hand them over in time
+  // (TryAcquireBuffer, TrySubmit), or beyond the byte budget (ReserveBytes).
+  uint64_t records_dropped_late = 0;
+  uint64_t records_dropped_over_budget = 0;
+  uint64_t bytes_dropped = 0;
   size_t peak_buffered_bytes = 0;
 };
 
@@ -109,7 +117,10 @@ class DumpWriter {
     // The packed layout: records appended to one dump.pack per folder (stats
     // rows to one statistic.csv) instead of one file each.
     bool packed = false;
+    // The most payload bytes ReserveBytes grants in all; 0 = no limit.
+    uint64_t max_bytes = 0;
   };
+  using Deadline = std::chrono::steady_clock::time_point;
 
   explicit DumpWriter(Options options);
   ~DumpWriter();  // finishes every queued job
@@ -129,6 +140,20 @@ class DumpWriter {
   // proceeds alone).
   AlignedBuffer AcquireBuffer(size_t bytes);
   void Submit(WriteJob job);
+  // The same, waiting no later than `deadline`: an empty buffer when the
+  // budget has no room by then; false when the queue has none (the job's
+  // buffer is then released). Either is counted as a record dropped late.
+  AlignedBuffer TryAcquireBuffer(size_t bytes, Deadline deadline);
+  bool TrySubmit(WriteJob job, Deadline deadline);
+  // SubmitAll with a deadline: returns the jobs dropped (counted as late),
+  // their bytes added to `*dropped_bytes`.
+  size_t TrySubmitAll(std::vector<WriteJob>& jobs, Deadline deadline,
+                      size_t* dropped_bytes);
+  // Takes `bytes` from the byte budget (Options::max_bytes): false, and the
+  // record counted as dropped over budget, when they do not fit.
+  bool ReserveBytes(size_t bytes);
+  // Counts a record given up for lack of time before it had a buffer.
+  void CountDroppedLate(size_t bytes);
   // Submits `jobs` in order, taking the queue's lock once; leaves `jobs`
   // empty. Wakes the writer only for a large backlog: the producer calls Kick
   // when it is done for a while.
@@ -167,7 +192,12 @@ class DumpWriter {
   void ReleaseBuffer(AlignedBuffer buffer);
   // Queues one job (mutex_ held via `lock`, which a full queue waits on);
   // returns whether the writer should be woken.
-  bool EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock);
+  // `deadline`: give up (returning false through `queued`, the job's buffer
+  // released) when the queue is still full then.
+  bool EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock,
+                     const Deadline* deadline = nullptr,
+                     bool* queued = nullptr);
+  AlignedBuffer AcquirePooled(size_t bytes, const Deadline* deadline);
   static size_t RoundedSize(size_t bytes);
 
   Options options_;
@@ -194,7 +224,8 @@ class DumpWriter {
   bool stopping_ = false;
   // When the writer thread last finished a batch (only it reads this).
   std::chrono::steady_clock::time_point last_batch_end_;
-  size_t buffered_bytes_ = 0;  // acquired and not yet released
+  size_t buffered_bytes_ = 0;    // acquired and not yet released
+  uint64_t reserved_bytes_ = 0;  // granted by ReserveBytes
   std::multimap<size_t, AlignedBuffer> free_buffers_;
   size_t free_bytes_ = 0;
   WriterStats stats_;

@@ -14,6 +14,7 @@
 
 #include "base/strings.h"
 #include "dump/format/pack.h"
+#include "dump/testing/gated_file_system.h"
 
 namespace acldump::dump {
 namespace {
@@ -237,6 +238,87 @@ TEST_F(WriterTest, WorkQueuedWhileTheWriterPollsIsWrittenWithoutFlush) {
     ASSERT_EQ(wait_for_files(round + 1), round + 1);
   }
   ExpectAllFiles(21, 10);
+}
+
+// The drop policy's side of the writer: a producer that cannot hand a job
+// over by its deadline gets it back as dropped, counted exactly, and the
+// jobs it did hand over are all written.
+TEST_F(WriterTest, DeadlinesDropWhatCannotBeQueuedAndCountIt) {
+  GatedFileSystem gate;
+  DumpWriter::Options options;
+  options.root = dir_;
+  options.fs = &gate;
+  options.max_queued_jobs = 4;
+  DumpWriter writer(options);
+  uint64_t queued = 0, dropped = 0;
+  size_t dropped_bytes = 0;
+  for (uint64_t i = 0; i < 20; ++i) {
+    // The written files are numbered 0..queued-1, whichever were dropped.
+    WriteJob job = MakeJob(writer, queued, 100);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    if (writer.TrySubmit(std::move(job), deadline)) {
+      ++queued;
+    } else {
+      ++dropped;
+      dropped_bytes += 100;
+    }
+  }
+  // The writer holds one batch (at most a queue's worth) at the gate; the
+  // queue holds at most 4 more.
+  EXPECT_GE(queued, 4u);
+  EXPECT_LE(queued, 8u);
+  EXPECT_EQ(queued + dropped, 20u);
+  std::vector<WriteJob> more;
+  for (uint64_t i = 0; i < 3; ++i) more.push_back(MakeJob(writer, 99, 10));
+  size_t more_bytes = 0;
+  EXPECT_EQ(
+      writer.TrySubmitAll(more, std::chrono::steady_clock::now(), &more_bytes),
+      3u);
+  EXPECT_EQ(more_bytes, 30u);
+  EXPECT_TRUE(more.empty());
+  gate.Open();
+  ASSERT_TRUE(writer.Flush().ok());
+  const WriterStats stats = writer.stats();
+  EXPECT_EQ(stats.records_dropped_late, dropped + 3);
+  EXPECT_EQ(stats.bytes_dropped, dropped_bytes + 30);
+  EXPECT_EQ(stats.files_written, queued);
+  ExpectAllFiles(queued, 100);
+}
+
+TEST_F(WriterTest, TryAcquireBufferGivesUpAtTheDeadline) {
+  DumpWriter::Options options;
+  options.root = dir_;
+  options.memory_budget = 64 << 10;
+  DumpWriter writer(options);
+  AlignedBuffer held = writer.AcquireBuffer(64 << 10);
+  const auto start = std::chrono::steady_clock::now();
+  AlignedBuffer late =
+      writer.TryAcquireBuffer(32 << 10, start + std::chrono::milliseconds(2));
+  EXPECT_EQ(late.size(), 0u);
+  EXPECT_GE(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(2));
+  EXPECT_EQ(writer.stats().records_dropped_late, 1u);
+  EXPECT_EQ(writer.stats().bytes_dropped, 32u << 10);
+  writer.ReturnBuffer(std::move(held));
+  AlignedBuffer in_time =
+      writer.TryAcquireBuffer(32 << 10, std::chrono::steady_clock::now());
+  EXPECT_GE(in_time.size(), 32u << 10);
+  writer.ReturnBuffer(std::move(in_time));
+  EXPECT_EQ(writer.stats().records_dropped_late, 1u);
+}
+
+TEST_F(WriterTest, ByteBudgetGrantsUpToItsLimit) {
+  DumpWriter::Options options;
+  options.root = dir_;
+  options.max_bytes = 10;
+  DumpWriter writer(options);
+  EXPECT_TRUE(writer.ReserveBytes(6));
+  EXPECT_FALSE(writer.ReserveBytes(6));
+  EXPECT_TRUE(writer.ReserveBytes(4));
+  EXPECT_FALSE(writer.ReserveBytes(1));
+  EXPECT_EQ(writer.stats().records_dropped_over_budget, 2u);
+  EXPECT_EQ(writer.stats().bytes_dropped, 7u);
 }
 
 }  // namespace

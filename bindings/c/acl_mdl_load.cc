@@ -335,6 +335,21 @@ aclError aclmdlDisarmDump(uint32_t modelId, const char* requestTag) {
   });
 }
 
+aclError aclmdlGetDumpDropCount(uint32_t modelId, uint64_t* records,
+                                uint64_t* bytes, uint64_t* iterations) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    const dump::DropCounts drops = state->dump.DropsOf(modelId);
+    if (records != nullptr) *records = drops.records;
+    if (bytes != nullptr) *bytes = drops.bytes;
+    if (iterations != nullptr) *iterations = drops.iterations;
+    return ACL_SUCCESS;
+  });
+}
+
 aclError aclmdlGetArmedDumpCount(uint32_t modelId, const char* requestTag,
                                  uint64_t* dumped, uint64_t* remaining) {
   return GuardedCall([&] {

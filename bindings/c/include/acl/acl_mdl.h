@@ -223,6 +223,16 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetArmedDumpCount(uint32_t modelId,
                                                      const char *requestTag,
                                                      uint64_t *dumped,
                                                      uint64_t *remaining);
+/* What dump has dropped of model `modelId` so far in the open dump sessions
+ * (aclmdlSetDump's since aclmdlInitDump, aclInit's, the model's arms): records
+ * an execution could not hand to the writer within its wait budget under
+ * "dump_backpressure": "drop", and records beyond a config's dump_max_bytes.
+ * Each session also reports them when it closes (dump_dropped.json in its
+ * time folder, and a warning). Any output pointer may be NULL. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetDumpDropCount(uint32_t modelId,
+                                                    uint64_t *records,
+                                                    uint64_t *bytes,
+                                                    uint64_t *iterations);
 /* aclmdlExecute for the request `requestTag` (NULL or "": none), which the
  * model's arms match; tag rules as aclmdlArmDump's. */
 ACL_FUNC_VISIBILITY aclError aclmdlExecuteWithTag(uint32_t modelId,
