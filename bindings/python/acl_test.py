@@ -851,6 +851,8 @@ class PythonicTest(unittest.TestCase):
                 self.assertEqual(model.armed_dump_count("req-7"), (1, 0))
                 for a, b in zip(plain, tagged):
                     np.testing.assert_array_equal(a, b)
+                self.assertEqual(model.dump_drop_count(),
+                                 {"records": 0, "bytes": 0, "iterations": 0})
                 model.arm_dump(config)                         # untagged, until disarmed
                 self.assertEqual(model.armed_dump_count(), (0, None))
                 model.disarm_dump()

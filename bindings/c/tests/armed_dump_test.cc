@@ -165,6 +165,43 @@ TEST_F(ArmedDumpTest, UnloadAndFinalizeFlushTheArms) {
   EXPECT_GT(files, 2u);
 }
 
+// A byte budget drops records deterministically: the counts are queryable
+// while the arm is open, and the arm's close reports them beside the files.
+TEST_F(ArmedDumpTest, DroppedRecordsAreCountedAndReported) {
+  Io io(5.0f);
+  uint64_t records = 1, bytes = 1, iterations = 1;
+  ASSERT_EQ(aclmdlGetDumpDropCount(id_, &records, &bytes, &iterations),
+            ACL_SUCCESS);
+  EXPECT_EQ(records + bytes + iterations, 0u);
+  const std::string budget = (dir_ / "budget.json").string();
+  std::ofstream(budget) << R"({"dump":{"dump_path":")"
+                        << (dir_ / "out").string()
+                        << R"(","dump_mode":"output","dump_max_bytes":"20000",)"
+                        << R"("dump_list":[{"model_name":"resnet_tiny"}]}})";
+  ASSERT_EQ(aclmdlArmDump(id_, budget.c_str(), nullptr, 0), ACL_SUCCESS)
+      << Message();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(aclmdlExecute(id_, io.in, io.out), ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclmdlGetDumpDropCount(id_, &records, &bytes, nullptr),
+            ACL_SUCCESS);
+  EXPECT_GT(records, 0u);
+  EXPECT_GT(bytes, 0u);
+  ASSERT_EQ(aclmdlDisarmDump(id_, nullptr), ACL_SUCCESS) << Message();
+  bool reported = false;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "out")) {
+    if (entry.path().filename() != "dump_dropped.json") continue;
+    std::ifstream in(entry.path());
+    const nlohmann::json report = nlohmann::json::parse(in);
+    EXPECT_EQ(report["over_byte_budget"], records);
+    EXPECT_EQ(report["by_model"][std::to_string(id_)]["bytes"], bytes);
+    reported = true;
+  }
+  EXPECT_TRUE(reported);
+  EXPECT_EQ(aclmdlGetDumpDropCount(id_ + 100, &records, &bytes, &iterations),
+            ACL_ERROR_INVALID_MODEL_ID);
+}
+
 TEST_F(ArmedDumpTest, MisuseGivesClearErrors) {
   Io io(4.0f);
   EXPECT_EQ(aclmdlArmDump(id_ + 100, config_.c_str(), nullptr, 1),

@@ -231,6 +231,13 @@ class Model:
         _check(ret)
         return dumped, (None if remaining == 2**64 - 1 else remaining)
 
+    def dump_drop_count(self):
+        """aclmdlGetDumpDropCount: {"records", "bytes", "iterations"} the open dump sessions
+        dropped of this model ("dump_backpressure": "drop", dump_max_bytes)."""
+        records, size, iterations, ret = acl.mdl.get_dump_drop_count(self.model_id)
+        _check(ret)
+        return {"records": records, "bytes": size, "iterations": iterations}
+
     def _execute(self, in_set, out_set, tag):
         if tag is None:
             return acl.mdl.execute(self.model_id, in_set, out_set)
