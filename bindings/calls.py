@@ -104,6 +104,12 @@ CALLS = [
          doc="aclmdlSetDump: 0 on success. Applies to models loaded afterwards."),
     Call("aclmdlFinalizeDump", py="mdl.finalize_dump",
          doc="aclmdlFinalizeDump: every queued dump file is written when it returns."),
+    Call("aclmdlFinalizeDumpInBackground", py="mdl.finalize_dump_in_background",
+         doc="aclmdlFinalizeDumpInBackground (an acldump extension): ends the dump at once and "
+             "writes the queued files on a background thread; wait_dump_finalized reports."),
+    Call("aclmdlWaitDumpFinalized", "timeoutMs", py="mdl.wait_dump_finalized",
+         doc="aclmdlWaitDumpFinalized (an acldump extension): waits up to timeout_ms (-1: no "
+             "limit) for the background finalizes; returns ret."),
 
     # ---- acl_mdl.h: load, execute ----
     Call("aclmdlLoadFromFile", "modelPath:path, out modelId", py="mdl.load_from_file",

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/error_kind.h"
 #include "base/strings.h"
 #include "dump/dump_manager.h"
 #include "dump/format/dump_file.h"
@@ -162,6 +163,41 @@ TEST_F(BackpressureTest, NothingDroppedWritesNoReport) {
   size_t payload = 0;
   EXPECT_EQ(CompleteRecords(&payload), 3 * (loaded.model->steps().size() + 1));
   EXPECT_TRUE(Report().is_null());
+}
+
+// Finalizing in the background returns while the writer is stuck; a new
+// dump can start at once; the wait reports a timeout, then the files.
+TEST_F(BackpressureTest, FinalizeInBackgroundDoesNotWaitForTheWriter) {
+  SessionOptions options;
+  options.fs = &gate_;
+  DumpManager manager(options);
+  ASSERT_TRUE(manager.InitDump().ok());
+  ASSERT_TRUE(manager.SetDump(Config(R"("dump_backpressure":"wait")")).ok());
+  Loaded loaded = Load(manager, registry_, kResnet);
+  for (int i = 0; i < 2; ++i) RunModel(*loaded.model);
+  bool closed_before_writing = false;
+  ASSERT_TRUE(manager
+                  .FinalizeDumpInBackground([&] {
+                    closed_before_writing = true;
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  ASSERT_TRUE(manager.InitDump().ok());  // the dump ended at once
+  const absl::Status early = manager.WaitFinalized(
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+  EXPECT_TRUE(absl::IsDeadlineExceeded(early)) << early;
+  EXPECT_THAT(early.message(),
+              ::testing::HasSubstr("1 dump finalize is still writing files"));
+  gate_.Open();
+  ASSERT_TRUE(manager.WaitFinalized(std::nullopt).ok());
+  EXPECT_TRUE(closed_before_writing);
+  size_t payload = 0;
+  EXPECT_EQ(CompleteRecords(&payload), 2 * (loaded.model->steps().size() + 1));
+  // Reported once: nothing is left to wait for.
+  EXPECT_TRUE(manager.WaitFinalized(std::chrono::steady_clock::now()).ok());
+  EXPECT_TRUE(manager.FinalizeDumpInBackground(nullptr).ok());
+  EXPECT_EQ(KindOf(manager.FinalizeDumpInBackground(nullptr)),
+            ErrorKind::kDumpNotInitialized);
 }
 
 }  // namespace

@@ -58,23 +58,84 @@ absl::Status DumpManager::SetDump(const std::string& config_path) {
   return absl::OkStatus();
 }
 
-absl::Status DumpManager::FinalizeDump() {
+absl::StatusOr<std::vector<std::shared_ptr<DumpSession>>>
+DumpManager::EndDump() {
   std::vector<std::shared_ptr<DumpSession>> sessions;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!initialized_) {
-      return KindError(ErrorKind::kDumpNotInitialized,
-                       "aclmdlFinalizeDump needs aclmdlInitDump first");
-    }
-    initialized_ = false;
-    set_since_init_ = false;
-    current_.reset();
-    sessions.swap(sessions_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) {
+    return KindError(ErrorKind::kDumpNotInitialized,
+                     "aclmdlFinalizeDump needs aclmdlInitDump first");
   }
+  initialized_ = false;
+  set_since_init_ = false;
+  current_.reset();
+  sessions.swap(sessions_);
+  return sessions;
+}
+
+namespace {
+
+absl::Status CloseSessions(
+    const std::vector<std::shared_ptr<DumpSession>>& sessions) {
   absl::Status first;
-  for (auto& session : sessions) {
+  for (const auto& session : sessions) {
     absl::Status closed = session->Close();
     if (first.ok()) first = closed;
+  }
+  return first;
+}
+
+}  // namespace
+
+absl::Status DumpManager::FinalizeDump() {
+  ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DumpSession>> sessions,
+                   EndDump());
+  return CloseSessions(sessions);
+}
+
+absl::Status DumpManager::FinalizeDumpInBackground(
+    std::function<absl::Status()> before_close) {
+  ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DumpSession>> sessions,
+                   EndDump());
+  std::future<absl::Status> done;
+  try {
+    done = std::async(
+        std::launch::async, [sessions = std::move(sessions),
+                             before_close = std::move(before_close)] {
+          absl::Status first = before_close ? before_close() : absl::OkStatus();
+          absl::Status closed = CloseSessions(sessions);
+          return first.ok() ? closed : first;
+        });
+  } catch (const std::system_error& e) {
+    return WithKind(absl::ResourceExhaustedError(
+                        StrCat("cannot start a thread to finalize the dump: ",
+                               e.what(), "; call aclmdlFinalizeDump instead")),
+                    ErrorKind::kOutOfMemory);
+  }
+  std::lock_guard<std::mutex> lock(finalizing_mutex_);
+  finalizing_.push_back(std::move(done));
+  return absl::OkStatus();
+}
+
+absl::Status DumpManager::WaitFinalized(
+    std::optional<std::chrono::steady_clock::time_point> deadline) {
+  std::lock_guard<std::mutex> lock(finalizing_mutex_);
+  absl::Status first;
+  size_t waited = 0;
+  for (; waited < finalizing_.size(); ++waited) {
+    std::future<absl::Status>& done = finalizing_[waited];
+    if (deadline && done.wait_until(*deadline) != std::future_status::ready) {
+      break;
+    }
+    absl::Status status = done.get();
+    if (first.ok()) first = status;
+  }
+  const size_t running = finalizing_.size() - waited;
+  finalizing_.erase(finalizing_.begin(), finalizing_.begin() + waited);
+  if (running > 0 && first.ok()) {
+    return absl::DeadlineExceededError(StrCat(
+        running, running == 1 ? " dump finalize is" : " dump finalizes are",
+        " still writing files"));
   }
   return first;
 }
@@ -138,6 +199,7 @@ bool DumpManager::YieldsToEnvironment(const DumpConfig& config) const {
 }
 
 absl::Status DumpManager::Shutdown() {
+  absl::Status background = WaitFinalized(std::nullopt);
   std::vector<std::shared_ptr<DumpSession>> sessions;
   {
     std::lock_guard<std::mutex> lock(arms_mutex_);
@@ -157,12 +219,8 @@ absl::Status DumpManager::Shutdown() {
     initialized_ = false;
     set_since_init_ = false;
   }
-  absl::Status first;
-  for (auto& session : sessions) {
-    absl::Status closed = session->Close();
-    if (first.ok()) first = closed;
-  }
-  return first;
+  absl::Status closed = CloseSessions(sessions);
+  return background.ok() ? closed : background;
 }
 
 std::shared_ptr<DumpSession> DumpManager::ActiveSessionLocked() const {

@@ -5,6 +5,9 @@
 #ifndef ACLDUMP_DUMP_DUMP_MANAGER_H_
 #define ACLDUMP_DUMP_DUMP_MANAGER_H_
 
+#include <chrono>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +44,18 @@ class DumpManager final : public ModelLoadListener {
   // the sessions since InitDump queued and reports what could not be written
   // (kWriteFile). Models loaded with those sessions stop dumping.
   absl::Status FinalizeDump();
+
+  // FinalizeDump that returns before the files are written: the dump ends at
+  // once (InitDump may follow at once); on a background thread
+  // `before_close` runs (the C ABI waits for queued executions there), then
+  // the sessions close. WaitFinalized reports.
+  absl::Status FinalizeDumpInBackground(
+      std::function<absl::Status()> before_close);
+  // Waits until every background finalize has ended (no later than
+  // `deadline`, when given: DeadlineExceeded then, the rest still running)
+  // and returns the first failure among them (kWriteFile as FinalizeDump's).
+  absl::Status WaitFinalized(
+      std::optional<std::chrono::steady_clock::time_point> deadline);
 
   // aclInit(config): a config with an enabled dump section dumps for the whole
   // process.
@@ -136,7 +151,12 @@ class DumpManager final : public ModelLoadListener {
   // Attaches what `arms` needs to every plan of `model` (its base when none).
   absl::Status Reattach(const LoadedModel& model, const ModelArms& arms) const;
 
+  // Ends the dump; the sessions to close.
+  absl::StatusOr<std::vector<std::shared_ptr<DumpSession>>> EndDump();
+
   SessionOptions options_;
+  std::mutex finalizing_mutex_;  // guards finalizing_
+  std::vector<std::future<absl::Status>> finalizing_;
   mutable std::mutex arms_mutex_;  // guards arms_; taken before mutex_
   std::map<uint32_t, ModelArms> arms_;
   mutable std::mutex mutex_;

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "acl/acl.h"
 #include "api_support.h"
+#include "base/error_kind.h"
 #include "base/strings.h"
 #include "library.h"
 
@@ -90,6 +92,58 @@ aclError aclmdlFinalizeDump(void) {
                  "streams before finalizing, or set ACLDUMP_FINALIZE_WAIT_MS"));
     }
     return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlFinalizeDumpInBackground(void) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    // The state outlives the background work: aclFinalize waits for it.
+    host::HostRuntime* runtime = &state->runtime;
+    const bool initialized = state->dump.dump_initialized();
+    absl::Status status = state->dump.FinalizeDumpInBackground(
+        [runtime, initialized]() -> absl::Status {
+          if (!initialized) return absl::OkStatus();
+          const size_t busy = runtime->DrainStreams(
+              std::chrono::steady_clock::now() + FinalizeWait());
+          if (busy == 0) return absl::OkStatus();
+          return KindError(
+              ErrorKind::kRtStreamSyncTimeout,
+              StrCat(busy, busy == 1 ? " stream" : " streams",
+                     " still had queued work after the background dump "
+                     "finalize waited ",
+                     FinalizeWait().count(),
+                     " ms: the executions among it ran without dump; "
+                     "synchronize the streams before finalizing, or set "
+                     "ACLDUMP_FINALIZE_WAIT_MS"));
+        });
+    return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_DUMP_NOT_RUN);
+  });
+}
+
+aclError aclmdlWaitDumpFinalized(int32_t timeoutMs) {
+  return GuardedCall([&] {
+    if (timeoutMs < -1) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("timeoutMs is ", timeoutMs,
+                         "; give a timeout in milliseconds, or -1 to wait "
+                         "without limit"));
+    }
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    if (timeoutMs >= 0) {
+      deadline = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(timeoutMs);
+    }
+    absl::Status status = state->dump.WaitFinalized(deadline);
+    if (absl::IsDeadlineExceeded(status)) {
+      return Fail(ACL_ERROR_RT_WAIT_TIMEOUT,
+                  StrCat(status.message(), " after ", timeoutMs,
+                         " ms; call aclmdlWaitDumpFinalized again"));
+    }
+    return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_WRITE_FILE);
   });
 }
 

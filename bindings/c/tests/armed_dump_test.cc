@@ -202,6 +202,34 @@ TEST_F(ArmedDumpTest, DroppedRecordsAreCountedAndReported) {
             ACL_ERROR_INVALID_MODEL_ID);
 }
 
+TEST_F(ArmedDumpTest, FinalizeInBackgroundThenWait) {
+  Io io(6.0f);
+  EXPECT_EQ(aclmdlFinalizeDumpInBackground(), ACL_ERROR_DUMP_NOT_RUN);
+  EXPECT_THAT(Message(), HasSubstr("needs aclmdlInitDump first"));
+  ASSERT_EQ(aclmdlInitDump(), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlSetDump(config_.c_str()), ACL_SUCCESS) << Message();
+  uint32_t dumped = 0;
+  ASSERT_EQ(aclmdlLoadFromFile(kModel, &dumped), ACL_SUCCESS);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(aclmdlExecute(dumped, io.in, io.out), ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclmdlFinalizeDumpInBackground(), ACL_SUCCESS) << Message();
+  // The dump has ended: a new one may start at once.
+  ASSERT_EQ(aclmdlInitDump(), ACL_SUCCESS) << Message();
+  ASSERT_EQ(aclmdlWaitDumpFinalized(-1), ACL_SUCCESS) << Message();
+  size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "out")) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  }
+  EXPECT_GT(files, 3u);
+  EXPECT_EQ(aclmdlWaitDumpFinalized(0), ACL_SUCCESS);  // nothing pending
+  EXPECT_EQ(aclmdlWaitDumpFinalized(-2), ACL_ERROR_INVALID_PARAM);
+  EXPECT_THAT(Message(), HasSubstr("timeoutMs is -2"));
+  ASSERT_EQ(aclmdlFinalizeDump(), ACL_SUCCESS);
+}
+
 TEST_F(ArmedDumpTest, MisuseGivesClearErrors) {
   Io io(4.0f);
   EXPECT_EQ(aclmdlArmDump(id_ + 100, config_.c_str(), nullptr, 1),

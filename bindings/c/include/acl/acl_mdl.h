@@ -180,6 +180,21 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
  * Needs aclmdlInitDump (else ACL_ERROR_DUMP_NOT_RUN). ACL_ERROR_WRITE_FILE when
  * files could not be written (the message says how many and which). */
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
+/* acldump extension: aclmdlFinalizeDump without the wait, for a service that
+ * must not stall while files are written. The dump ends at once
+ * (aclmdlInitDump may follow right away; models loaded under it stop
+ * dumping once the executions queued on streams before this call have run)
+ * and a background thread writes what is queued. aclmdlWaitDumpFinalized
+ * reports; aclFinalize waits for it too. ACL_ERROR_DUMP_NOT_RUN without
+ * aclmdlInitDump. */
+ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDumpInBackground(void);
+/* Waits for every background finalize to end, at most timeoutMs milliseconds
+ * (-1: no limit; 0: just look), and returns their report: ACL_SUCCESS,
+ * ACL_ERROR_WRITE_FILE (files could not be written; the message says how many
+ * and which), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (queued executions never ran),
+ * or ACL_ERROR_RT_WAIT_TIMEOUT when one is still writing at the timeout (call
+ * again). A report is given once. */
+ACL_FUNC_VISIBILITY aclError aclmdlWaitDumpFinalized(int32_t timeoutMs);
 
 /* ---- Dump armed on a loaded model (acldump extensions) ----
  *
