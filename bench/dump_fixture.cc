@@ -12,6 +12,9 @@
 #include "base/strings.h"
 #include "bench/bench_dir.h"
 #include "kernels/ops.h"
+#include "runtime/geared_model.h"
+#include "runtime/graph.h"
+#include "runtime/model_file.h"
 #include "runtime/model_loader.h"
 
 namespace acldump::bench {
@@ -85,6 +88,7 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
   dump::SessionOptions options = dump::SessionOptionsFromEnvironment();
   options.fs = fs;
   manager_ = std::make_unique<dump::DumpManager>(options);
+  if (mode == Mode::kDumpOff) ArmAnotherModel();
   if (mode != Mode::kNoObserver && mode != Mode::kDumpOff) {
     std::string list;
     std::string extra;
@@ -146,6 +150,26 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
       if (!status.ok()) Die(status);
     }
   }
+}
+
+void DumpedModel::ArmAnotherModel() {
+  Graph graph;
+  graph.name = "armed_elsewhere";
+  graph.inputs = {{"x", {DType::kFloat32, Shape({1, 16})}}};
+  graph.outputs = {{"y", {DType::kFloat32, Shape({1, 16})}}};
+  graph.nodes.push_back(GraphNode{"relu", "Relu", {"x"}, {"y"}, {}, {"relu"}});
+  auto compiled = LoadStaticModel(ModelSource::Memory(SerializeModel(graph)));
+  if (!compiled.ok()) Die(compiled.status());
+  absl::StatusOr<uint32_t> id = armed_elsewhere_.Add(
+      std::make_shared<GearedModel>(std::move(*compiled)), "armed_elsewhere");
+  if (!id.ok()) Die(id.status());
+  const std::string config = dir_ + "/armed_elsewhere.json";
+  std::ofstream(config) << R"({"dump":{"dump_path":")" << dir_
+                        << R"(/dump","dump_list":[{"model_name":)"
+                        << R"("armed_elsewhere"}]}})";
+  absl::Status armed = manager_->Arm(*armed_elsewhere_.Find(*id), config,
+                                     "some-request", 0, nullptr);
+  if (!armed.ok()) Die(armed);
 }
 
 void DumpedModel::MakeInputs() {

@@ -10,12 +10,15 @@
 #include "dump/dump_manager.h"
 #include "kernels/tensor.h"
 #include "runtime/compiled_model.h"
+#include "runtime/model_registry.h"
 
 namespace acldump::bench {
 
 enum class Mode {
-  kNoObserver,       // the runtime alone, no dump code involved
-  kDumpOff,          // the dump manager is there, dump never configured
+  kNoObserver,  // the runtime alone, no dump code involved
+  // The dump manager is there, dump never configured for this model; another
+  // model of the process is armed for a request tag (aclmdlArmDump).
+  kDumpOff,
   kNotSelected,      // a config is active but names another model
   kStepNotSelected,  // the model is selected but dump_step excludes these
                      // iterations
@@ -75,6 +78,10 @@ class DumpedModel {
   std::vector<MutableHostBuffer> out_;
   std::shared_ptr<dump::DumpSession> session_;
   bool finished_ = false;
+  // kDumpOff: the other model, armed.
+  ModelRegistry armed_elsewhere_;
+
+  void ArmAnotherModel();
 
   void MakeInputs();
   // Dumps one execution with checksums into dir_/baseline; returns the

@@ -18,7 +18,8 @@ SessionObserver::SessionObserver(std::shared_ptr<DumpSession> session,
       filter_steps_(filter_steps),
       model_id_(model_id),
       drop_when_behind_(session_->config().drop_when_behind),
-      byte_budget_(session_->config().max_bytes > 0) {}
+      byte_budget_(session_->config().max_bytes > 0),
+      limits_(drop_when_behind_ || byte_budget_) {}
 
 bool SessionObserver::BeginIteration(uint64_t iteration) {
   const auto& steps = session_->config().steps;
@@ -53,9 +54,13 @@ absl::Status SessionObserver::EndIteration(uint64_t) {
 WriteJob SessionObserver::NewJob(
     const std::shared_ptr<const JobRenderer>& renderer, size_t bytes) {
   WriteJob job;
-  job.renderer = renderer;
   job.iteration = iteration_;
   job.timestamp_us = NowMicros();
+  if (!limits_) {
+    job.renderer = renderer;
+    job.buffer = writer_.AcquireBuffer(bytes);
+    return job;
+  }
   bool dropped = byte_budget_ && !writer_.ReserveBytes(bytes);
   if (!dropped) {
     if (drop_when_behind_) {
@@ -65,9 +70,10 @@ WriteJob SessionObserver::NewJob(
       job.buffer = writer_.AcquireBuffer(bytes);
     }
   }
-  if (dropped) {
-    // Filled as usual by the caller, then counted by Submit.
-    job.dropped = true;
+  if (!dropped) {
+    job.renderer = renderer;
+  } else {
+    // No renderer: filled as usual by the caller, then counted by Submit.
     if (scratch_.size() < std::max<size_t>(bytes, 1)) {
       scratch_ = AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
     }
@@ -77,7 +83,7 @@ WriteJob SessionObserver::NewJob(
 }
 
 void SessionObserver::Submit(WriteJob job) {
-  if (job.dropped) {
+  if (job.renderer == nullptr) {
     CountDropped(job.used);
     scratch_ = std::move(job.buffer);
     return;

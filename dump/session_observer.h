@@ -59,6 +59,8 @@ class SessionObserver : public ExecutionObserver {
   const uint32_t model_id_;
   const bool drop_when_behind_;
   const bool byte_budget_;
+  // Either of the two: NewJob's common path skips both checks.
+  const bool limits_;
   uint64_t iteration_ = 0;
   bool inside_ = false;
   std::vector<WriteJob> outbox_;

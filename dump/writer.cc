@@ -58,6 +58,9 @@ size_t DumpWriter::RoundedSize(size_t bytes) {
 }
 
 AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
+  if (bytes <= kSmallJobBytes) {
+    return AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
+  }
   return AcquirePooled(bytes, nullptr);
 }
 
@@ -153,43 +156,7 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
   if (notify) space_ready_.notify_all();
 }
 
-bool DumpWriter::EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock,
-                               const Deadline* deadline, bool* queued) {
-  if (queued != nullptr) *queued = true;
-  if (queue_size_ >= options_.max_queued_jobs) {
-    ++stats_.back_pressure_waits;
-    // Resume once a quarter of the queue has drained: one wake-up per
-    // batch of jobs instead of a ping-pong per job.
-    ++queue_waiters_;
-    // The writer may be asleep with jobs queued by SubmitAll before the wait.
-    if (writer_state_ != WriterState::kRunning) work_ready_.notify_one();
-    const auto room = [&] { return queue_size_ <= ResumeLevel(); };
-    bool in_time = true;
-    if (deadline == nullptr) {
-      space_ready_.wait(lock, room);
-    } else {
-      in_time = space_ready_.wait_until(lock, *deadline, room) ||
-                queue_size_ < options_.max_queued_jobs;
-    }
-    --queue_waiters_;
-    if (!in_time) {
-      ++stats_.records_dropped_late;
-      stats_.bytes_dropped += job.used;
-      if (queued != nullptr) *queued = false;
-      // Released outside the lock by the caller's scope: the buffer is
-      // returned here, as ReleaseBuffer would (mutex_ already held).
-      if (!IsSmall(job.buffer)) {
-        const size_t size = job.buffer.size();
-        buffered_bytes_ -= size;
-        if (buffered_bytes_ + free_bytes_ + size <= options_.memory_budget) {
-          free_bytes_ += size;
-          free_buffers_.emplace(size, std::move(job.buffer));
-        }
-        if (memory_waiters_ > 0) space_ready_.notify_all();
-      }
-      return false;
-    }
-  }
+[[gnu::always_inline]] inline bool DumpWriter::PushLocked(WriteJob&& job) {
   if (queue_size_ == queue_.size()) {
     std::vector<WriteJob> bigger(queue_.size() * 2);
     for (size_t i = 0; i < queue_size_; ++i) {
@@ -209,6 +176,55 @@ bool DumpWriter::EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock,
          (writer_state_ != WriterState::kRunning && BatchReady());
 }
 
+bool DumpWriter::WaitForRoomLocked(std::unique_lock<std::mutex>& lock,
+                                   const Deadline* deadline) {
+  ++stats_.back_pressure_waits;
+  // Resume once a quarter of the queue has drained: one wake-up per
+  // batch of jobs instead of a ping-pong per job.
+  ++queue_waiters_;
+  // The writer may be asleep with jobs queued by SubmitAll before the wait.
+  if (writer_state_ != WriterState::kRunning) work_ready_.notify_one();
+  const auto room = [&] { return queue_size_ <= ResumeLevel(); };
+  bool in_time = true;
+  if (deadline == nullptr) {
+    space_ready_.wait(lock, room);
+  } else {
+    in_time = space_ready_.wait_until(lock, *deadline, room) ||
+              queue_size_ < options_.max_queued_jobs;
+  }
+  --queue_waiters_;
+  return in_time;
+}
+
+bool DumpWriter::EnqueueLocked(WriteJob job,
+                               std::unique_lock<std::mutex>& lock) {
+  if (queue_size_ >= options_.max_queued_jobs) {
+    WaitForRoomLocked(lock, nullptr);
+  }
+  return PushLocked(std::move(job));
+}
+
+bool DumpWriter::EnqueueBeforeLocked(WriteJob job,
+                                     std::unique_lock<std::mutex>& lock,
+                                     Deadline deadline, bool* queued) {
+  *queued = queue_size_ < options_.max_queued_jobs ||
+            WaitForRoomLocked(lock, &deadline);
+  if (*queued) return PushLocked(std::move(job));
+  ++stats_.records_dropped_late;
+  stats_.bytes_dropped += job.used;
+  // The buffer goes back as ReleaseBuffer would give it (mutex_ held).
+  if (!IsSmall(job.buffer)) {
+    const size_t size = job.buffer.size();
+    buffered_bytes_ -= size;
+    if (buffered_bytes_ + free_bytes_ + size <= options_.memory_budget) {
+      free_bytes_ += size;
+      free_buffers_.emplace(size, std::move(job.buffer));
+    }
+    if (memory_waiters_ > 0) space_ready_.notify_all();
+  }
+  return false;
+}
+
 void DumpWriter::Submit(WriteJob job) {
   bool wake;
   {
@@ -222,7 +238,7 @@ bool DumpWriter::TrySubmit(WriteJob job, Deadline deadline) {
   bool wake, queued;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    wake = EnqueueLocked(std::move(job), lock, &deadline, &queued);
+    wake = EnqueueBeforeLocked(std::move(job), lock, deadline, &queued);
   }
   if (wake) work_ready_.notify_one();
   return queued;
@@ -238,7 +254,7 @@ size_t DumpWriter::TrySubmitAll(std::vector<WriteJob>& jobs, Deadline deadline,
     for (WriteJob& job : jobs) {
       bool queued;
       const size_t bytes = job.used;
-      EnqueueLocked(std::move(job), lock, &deadline, &queued);
+      EnqueueBeforeLocked(std::move(job), lock, deadline, &queued);
       if (!queued) {
         ++dropped;
         *dropped_bytes += bytes;

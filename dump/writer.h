@@ -65,15 +65,15 @@ class JobRenderer {
 };
 
 struct WriteJob {
+  // Null for a job a producer gave up before it had a buffer of the
+  // writer's (the drop policy, the byte budget): its buffer is the
+  // producer's scratch, and it is never submitted.
   std::shared_ptr<const JobRenderer> renderer;
   uint64_t iteration = 0;
   uint64_t timestamp_us = 0;
   uint64_t sequence = 0;  // free for the renderer (e.g. a single-op task id)
   AlignedBuffer buffer;   // from AcquireBuffer
   size_t used = 0;        // bytes of `buffer` filled
-  // Given up before it had a buffer of the writer's (the drop policy, the
-  // byte budget): `buffer` is the producer's scratch, never submitted.
-  bool dropped = false;
 };
 
 struct WriteFailure {
@@ -192,11 +192,17 @@ class DumpWriter {
   void ReleaseBuffer(AlignedBuffer buffer);
   // Queues one job (mutex_ held via `lock`, which a full queue waits on);
   // returns whether the writer should be woken.
-  // `deadline`: give up (returning false through `queued`, the job's buffer
-  // released) when the queue is still full then.
-  bool EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock,
-                     const Deadline* deadline = nullptr,
-                     bool* queued = nullptr);
+  bool EnqueueLocked(WriteJob job, std::unique_lock<std::mutex>& lock);
+  // EnqueueLocked giving up at `deadline` when the queue is still full then
+  // (`*queued` false, the job's buffer released, the drop counted).
+  bool EnqueueBeforeLocked(WriteJob job, std::unique_lock<std::mutex>& lock,
+                           Deadline deadline, bool* queued);
+  // A full queue: waits for room (until `deadline`, when given); returns
+  // whether there is room.
+  bool WaitForRoomLocked(std::unique_lock<std::mutex>& lock,
+                         const Deadline* deadline);
+  // Queues `job` (there is room); returns whether to wake the writer.
+  bool PushLocked(WriteJob&& job);
   AlignedBuffer AcquirePooled(size_t bytes, const Deadline* deadline);
   static size_t RoundedSize(size_t bytes);
 
