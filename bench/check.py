@@ -152,6 +152,13 @@ def compute(results):
         "tiny_ops_dump_off_vs_no_observer":
             ("executor", fastest("dump_off", "BM_TinyOps1000") /
              fastest("no_observer", "BM_TinyOps1000")),
+        # A tensor dump of every output onto a disk far slower than the model, under
+        # "dump_backpressure": "drop" with a 1 ms budget: the p99 of each execution's waits for
+        # the writer (median over repetitions), against the budget.
+        "drop_1ms_waited_p99_vs_budget":
+            ("executor", statistics.median(
+                b["waited_p99_us"] for b in ex[next(
+                    k for k in ex if k.startswith("BM_DropPolicyLatency/ResNet18"))]) / 1000.0),
         "stats_f32_vs_memcpy": ("stats", rate(st, "BM_StatsFloat32") / rate(st, "BM_Memcpy")),
         "stats_f16_vs_memcpy": ("stats", rate(st, "BM_StatsFloat16") / rate(st, "BM_Memcpy")),
         "writer_vs_raw_write_4k": ("writer", paired(wr, "BM_WriterVsRawWrite/4096/")),

@@ -31,6 +31,9 @@ def executor_results(dump_off_us=1000.0, stats_ms=1.02, again=1.004):
                 {"real_time": real * 1.5, "fastest_us": fastest * 1.5, "exec_cpu_us": cpu * 2},
                 {"real_time": real, "fastest_us": fastest, "exec_cpu_us": cpu},
             ]
+    # The drop policy's waits: p99 of 900 us against a 1 ms budget (median of three).
+    results["BM_DropPolicyLatency/ResNet18/min_time:3.000/manual_time"] = [
+        {"real_time": 22.0, "waited_p99_us": us} for us in (850.0, 900.0, 1200.0)]
     return results
 
 
@@ -103,6 +106,8 @@ class GateTest(unittest.TestCase):
         self.assertAlmostEqual(ratios["tiny_ops_stats_exec_us_per_node"][0], 1.0)
         # writer / floor: the median repetition's figure, as for writer / raw.
         self.assertAlmostEqual(ratios["writer_vs_floor_256k"][0], 1 / 0.9)
+        # The drop policy's p99 wait: the median repetition's, over the 1 ms budget.
+        self.assertAlmostEqual(ratios["drop_1ms_waited_p99_vs_budget"][0], 0.9)
         self.assertIn("all ratios within bench/baseline.json", out)
         # A documented miss passes its gate but says so.
         self.assertIn("ok; target 0.95 missed: documented", out)

@@ -45,6 +45,8 @@ const char* ModeName(Mode mode) {
       return "stats_checksum_packed";
     case Mode::kBaselinePacked:
       return "baseline_packed";
+    case Mode::kTensorAllDrop1ms:
+      return "tensor_all_drop_1ms";
   }
   return "?";
 }
@@ -122,6 +124,10 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
         list = StrCat(R"({"model_name":")", name, R"("})");
         extra = StrCat(R"("dump_layout":"packed","dump_baseline":")",
                        MakeBaseline(), R"(",)");
+        break;
+      case Mode::kTensorAllDrop1ms:
+        list = StrCat(R"({"model_name":")", name, R"("})");
+        extra = R"("dump_backpressure":"drop","dump_wait_budget_us":"1000",)";
         break;
       case Mode::kTensorFive:
         list = StrCat(R"({"model_name":")", name, R"(","layer":[")",

@@ -34,6 +34,8 @@ enum class Mode {
   // (dump_baseline at one iteration's folder): nothing differs, nothing is
   // written.
   kBaselinePacked,
+  // kTensorAll under "dump_backpressure": "drop" with a 1 ms wait budget.
+  kTensorAllDrop1ms,
 };
 
 const char* ModeName(Mode mode);

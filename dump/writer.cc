@@ -57,6 +57,16 @@ size_t DumpWriter::RoundedSize(size_t bytes) {
                           (bytes + kPageSize - 1) / kPageSize * kPageSize);
 }
 
+namespace {
+
+uint64_t WaitedNs(std::chrono::steady_clock::time_point from) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now() - from)
+      .count();
+}
+
+}  // namespace
+
 AlignedBuffer DumpWriter::AcquireBuffer(size_t bytes) {
   if (bytes <= kSmallJobBytes) {
     return AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
@@ -117,6 +127,13 @@ AlignedBuffer DumpWriter::AcquirePooled(size_t bytes,
     }
     const bool fits = buffered_bytes_ + size <= options_.memory_budget;
     if (fits || buffered_bytes_ == 0) break;
+    const auto waited_from = std::chrono::steady_clock::now();
+    // Past the deadline: no wait at all (a timed wait that returns at once
+    // still costs a system call and the lock twice, per record).
+    if (deadline != nullptr && waited_from >= *deadline) {
+      ++stats_.back_pressure_waits;
+      return AlignedBuffer();
+    }
     waited = true;
     ++memory_waiters_;
     bool late = false;
@@ -126,6 +143,7 @@ AlignedBuffer DumpWriter::AcquirePooled(size_t bytes,
       late =
           space_ready_.wait_until(lock, *deadline) == std::cv_status::timeout;
     }
+    stats_.back_pressure_wait_ns += WaitedNs(waited_from);
     --memory_waiters_;
     if (late) {
       ++stats_.back_pressure_waits;
@@ -179,6 +197,8 @@ void DumpWriter::ReleaseBuffer(AlignedBuffer buffer) {
 bool DumpWriter::WaitForRoomLocked(std::unique_lock<std::mutex>& lock,
                                    const Deadline* deadline) {
   ++stats_.back_pressure_waits;
+  const auto waited_from = std::chrono::steady_clock::now();
+  if (deadline != nullptr && waited_from >= *deadline) return false;
   // Resume once a quarter of the queue has drained: one wake-up per
   // batch of jobs instead of a ping-pong per job.
   ++queue_waiters_;
@@ -192,6 +212,7 @@ bool DumpWriter::WaitForRoomLocked(std::unique_lock<std::mutex>& lock,
     in_time = space_ready_.wait_until(lock, *deadline, room) ||
               queue_size_ < options_.max_queued_jobs;
   }
+  stats_.back_pressure_wait_ns += WaitedNs(waited_from);
   --queue_waiters_;
   return in_time;
 }

@@ -86,8 +86,10 @@ struct WriterStats {
   uint64_t files_written = 0;
   uint64_t bytes_written = 0;
   uint64_t files_failed = 0;
-  // Times a producer waited for memory or for room in the queue.
+  // Times a producer waited for memory or for room in the queue, and how
+  // long in all.
   uint64_t back_pressure_waits = 0;
+  uint64_t back_pressure_wait_ns = 0;
   // Records given up by a producer that could not hand them over in time
   // (TryAcquireBuffer, TrySubmit), or beyond the byte budget (ReserveBytes).
   uint64_t records_dropped_late = 0;
