@@ -31,26 +31,6 @@ uint64_t DumpArm::remaining() const {
 
 namespace {
 
-// The request file of one execution, rendered from its prepared text.
-class RequestFileRenderer final : public JobRenderer {
- public:
-  explicit RequestFileRenderer(std::string directory)
-      : directory_(std::move(directory)) {}
-  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
-    file.directory.assign(directory_);
-    StrAppend(file.directory, "/", job.iteration);
-    file.name.assign(kRequestFileName);
-    file.form = RecordFile::kDumpFile;
-    file.standalone = true;
-    file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
-                               job.used);
-    return absl::OkStatus();
-  }
-
- private:
-  const std::string directory_;
-};
-
 class ArmedObserver final : public ExecutionObserver {
  public:
   ArmedObserver(Attachment base, std::vector<std::shared_ptr<DumpArm>> arms,
@@ -60,8 +40,9 @@ class ArmedObserver final : public ExecutionObserver {
         plan_(plan),
         model_id_(model_id) {
     for (const auto& arm : arms_) {
-      renderers_.push_back(
-          std::make_shared<RequestFileRenderer>(arm->directory));
+      renderers_.push_back(std::make_shared<ReportFileRenderer>(
+          arm->directory, std::string(kRequestFileName),
+          /*per_iteration=*/true));
     }
   }
 

@@ -95,26 +95,6 @@ std::vector<std::string> SplitCells(std::string_view text) {
   }
 }
 
-// Renders one iteration's summary, prepared on the executing thread.
-class SummaryRenderer final : public JobRenderer {
- public:
-  explicit SummaryRenderer(std::string directory)
-      : directory_(std::move(directory)) {}
-  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
-    file.directory.assign(directory_);
-    StrAppend(file.directory, "/", job.iteration);
-    file.name.assign(kBaselineSummaryFileName);
-    file.form = RecordFile::kDumpFile;
-    file.standalone = true;
-    file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
-                               job.used);
-    return absl::OkStatus();
-  }
-
- private:
-  const std::string directory_;
-};
-
 // Everything an observer needs, built at load.
 struct BaselinePlan {
   std::vector<StepTarget> targets;  // per step (task id)
@@ -137,7 +117,9 @@ class BaselineObserver final : public SessionObserver {
         limit_(this->session().config().baseline_tensors),
         plan_(std::move(plan)),
         data_seen_(plan_.data_names.size(), UINT64_MAX),
-        summary_renderer_(std::make_shared<SummaryRenderer>(plan_.directory)) {}
+        summary_renderer_(std::make_shared<ReportFileRenderer>(
+            plan_.directory, std::string(kBaselineSummaryFileName),
+            /*per_iteration=*/true)) {}
 
   bool BeginIteration(uint64_t iteration) override {
     if (!SessionObserver::BeginIteration(iteration)) return false;

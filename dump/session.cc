@@ -139,23 +139,6 @@ DropCounts DumpSession::DropsOf(uint32_t model_id) const {
   return it == drops_.end() ? DropCounts() : it->second;
 }
 
-namespace {
-
-class DroppedReportRenderer final : public JobRenderer {
- public:
-  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
-    file.directory.clear();
-    file.name.assign(kDroppedReportFileName);
-    file.form = RecordFile::kDumpFile;
-    file.standalone = true;
-    file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
-                               job.used);
-    return absl::OkStatus();
-  }
-};
-
-}  // namespace
-
 void DumpSession::ReportDrops() {
   const WriterStats stats = writer_->stats();
   const uint64_t records =
@@ -194,7 +177,8 @@ void DumpSession::ReportDrops() {
       static_cast<unsigned long long>(stats.records_dropped_over_budget),
       std::string(kDroppedReportFileName).c_str(), writer_->root().c_str());
   WriteJob job;
-  job.renderer = std::make_shared<DroppedReportRenderer>();
+  job.renderer = std::make_shared<ReportFileRenderer>(
+      "", std::string(kDroppedReportFileName), /*per_iteration=*/false);
   job.timestamp_us = NowMicros();
   job.buffer = writer_->AcquireBuffer(text.size());
   std::memcpy(job.buffer.data(), text.data(), text.size());

@@ -57,6 +57,21 @@ size_t DumpWriter::RoundedSize(size_t bytes) {
                           (bytes + kPageSize - 1) / kPageSize * kPageSize);
 }
 
+absl::Status ReportFileRenderer::Render(const WriteJob& job,
+                                        RenderedFile& file) const {
+  file.directory.assign(directory_);
+  if (per_iteration_) {
+    if (!file.directory.empty()) file.directory.push_back('/');
+    StrAppend(file.directory, job.iteration);
+  }
+  file.name.assign(name_);
+  file.form = RecordFile::kDumpFile;
+  file.standalone = true;
+  file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
+                             job.used);
+  return absl::OkStatus();
+}
+
 namespace {
 
 uint64_t WaitedNs(std::chrono::steady_clock::time_point from) {

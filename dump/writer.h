@@ -76,6 +76,24 @@ struct WriteJob {
   size_t used = 0;        // bytes of `buffer` filled
 };
 
+// A report written beside the records (a file of its own in the packed layout
+// too): the job's bytes as `name` in `directory`, below it in the job's
+// iteration folder when `per_iteration`.
+class ReportFileRenderer final : public JobRenderer {
+ public:
+  ReportFileRenderer(std::string directory, std::string name,
+                     bool per_iteration)
+      : directory_(std::move(directory)),
+        name_(std::move(name)),
+        per_iteration_(per_iteration) {}
+  absl::Status Render(const WriteJob& job, RenderedFile& file) const override;
+
+ private:
+  const std::string directory_;
+  const std::string name_;
+  const bool per_iteration_;
+};
+
 struct WriteFailure {
   std::string path;
   std::string reason;
