@@ -145,6 +145,7 @@ TEST_F(BackpressureTest, ByteBudgetDumpsUpToItAndCountsTheRest) {
   const nlohmann::json report = Report();
   ASSERT_FALSE(report.is_null());
   EXPECT_EQ(report["over_byte_budget"], drops.records);
+  EXPECT_EQ(report["bytes_dropped"], drops.bytes);
   EXPECT_EQ(report["late"], 0);
 }
 

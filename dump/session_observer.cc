@@ -79,7 +79,9 @@ WriteJob SessionObserver::NewJob(
   if (!dropped) {
     job.renderer = renderer;
   } else {
-    // No renderer: filled as usual by the caller, then counted by Submit.
+    // Counted as the writer counted it (the bytes asked for); no renderer:
+    // filled as usual by the caller, and Submit drops it.
+    CountDropped(bytes);
     if (scratch_.size() < std::max<size_t>(bytes, 1)) {
       scratch_ = AlignedBuffer(std::max<size_t>(bytes, 1), /*zeroed=*/false);
     }
@@ -90,7 +92,6 @@ WriteJob SessionObserver::NewJob(
 
 void SessionObserver::Submit(WriteJob job) {
   if (job.renderer == nullptr) {
-    CountDropped(job.used);
     scratch_ = std::move(job.buffer);
     return;
   }
