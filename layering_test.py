@@ -36,12 +36,13 @@ ALLOWED = {
     "tools/cli": _ENGINE | {"runtime/host", "tools/cli"} | _TOOL_JOBS,
 }
 # The C ABI only translates: of the runtime it sees the loader, the loaded
-# model and what it is described with, single-op execution and the host
-# runtime, never the internals (model file, passes, memory plan, converter).
+# model and what it is described with, single-op execution, the request an
+# execution runs for, and the host runtime, never the internals (model file,
+# passes, memory plan, converter).
 C_ABI_RUNTIME_HEADERS = {
     "runtime/model_loader.h", "runtime/model_registry.h",
     "runtime/geared_model.h", "runtime/compiled_model.h", "runtime/graph.h",
-    "runtime/single_op.h",
+    "runtime/single_op.h", "runtime/request_tag.h",
 }
 C_ABI_RUNTIME_PREFIXES = ("runtime/host/", "runtime/media/")
 
