@@ -25,8 +25,7 @@ bool DumpArm::Take() {
 }
 
 uint64_t DumpArm::remaining() const {
-  if (executions_ == 0) return UINT64_MAX;
-  return executions_ - std::min(executions_, taken());
+  return executions_ == 0 ? UINT64_MAX : executions_ - taken();
 }
 
 namespace {
@@ -115,22 +114,16 @@ class ArmedObserver final : public ExecutionObserver {
           {"config", arm.session().config().source}}}};
     const std::string text = record.dump(2) + "\n";
     DumpWriter& writer = arm.session().writer();
-    WriteJob job;
-    job.renderer = renderers_[arm_];
-    job.iteration = iteration;
-    job.timestamp_us = NowMicros();
-    job.buffer = writer.AcquireBuffer(text.size());
-    std::memcpy(job.buffer.data(), text.data(), text.size());
-    job.used = text.size();
-    const DumpConfig& config = arm.session().config();
-    if (!config.drop_when_behind) {
+    WriteJob job = MakeReportJob(writer, renderers_[arm_], text, iteration);
+    if (!arm.session().config().drop_when_behind) {
       writer.Submit(std::move(job));
       return;
     }
-    // Under the drop policy the writer counts it when it is dropped.
-    (void)writer.TrySubmit(
-        std::move(job), std::chrono::steady_clock::now() +
-                            std::chrono::microseconds(config.wait_budget_us));
+    // The execution's wait budget is spent on its records: the request file
+    // never waits, and is counted like them when the queue is full.
+    if (!writer.TrySubmit(std::move(job), std::chrono::steady_clock::now())) {
+      arm.session().CountDrops(model_id_, iteration, 1, text.size());
+    }
   }
 
   Attachment base_;

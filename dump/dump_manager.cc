@@ -515,10 +515,8 @@ absl::StatusOr<DumpManager::ArmCounts> DumpManager::ArmStatus(
   if (it != arms_.end()) {
     for (const auto& arm : it->second.arms) {
       if (arm->tag() != tag) continue;
-      const uint64_t executions = arm->executions();
-      return ArmCounts{executions, executions == 0
-                                       ? arm->taken()
-                                       : std::min(arm->taken(), executions)};
+      // Take() never claims past the arm's executions.
+      return ArmCounts{arm->executions(), arm->taken(), arm->remaining()};
     }
   }
   return KindError(ErrorKind::kInvalidParam,

@@ -116,6 +116,7 @@ class DumpManager final : public ModelLoadListener {
   struct ArmCounts {
     uint64_t executions = 0;  // 0: until disarmed
     uint64_t dumped = 0;      // executions claimed so far
+    uint64_t remaining = 0;   // UINT64_MAX when until disarmed
   };
   // The arm of `tag` on the model; kInvalidParam when it has none.
   absl::StatusOr<ArmCounts> ArmStatus(uint32_t model_id,

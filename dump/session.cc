@@ -176,14 +176,11 @@ void DumpSession::ReportDrops() {
       static_cast<unsigned long long>(stats.records_dropped_late),
       static_cast<unsigned long long>(stats.records_dropped_over_budget),
       std::string(kDroppedReportFileName).c_str(), writer_->root().c_str());
-  WriteJob job;
-  job.renderer = std::make_shared<ReportFileRenderer>(
-      "", std::string(kDroppedReportFileName), /*per_iteration=*/false);
-  job.timestamp_us = NowMicros();
-  job.buffer = writer_->AcquireBuffer(text.size());
-  std::memcpy(job.buffer.data(), text.data(), text.size());
-  job.used = text.size();
-  writer_->Submit(std::move(job));
+  writer_->Submit(MakeReportJob(
+      *writer_,
+      std::make_shared<ReportFileRenderer>(
+          "", std::string(kDroppedReportFileName), /*per_iteration=*/false),
+      text, /*iteration=*/0));
 }
 
 }  // namespace acldump::dump

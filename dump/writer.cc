@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "base/error_kind.h"
 #include "base/status_macros.h"
@@ -70,6 +71,21 @@ absl::Status ReportFileRenderer::Render(const WriteJob& job,
   file.payloads.emplace_back(reinterpret_cast<const char*>(job.buffer.data()),
                              job.used);
   return absl::OkStatus();
+}
+
+WriteJob MakeReportJob(DumpWriter& writer,
+                       std::shared_ptr<const JobRenderer> renderer,
+                       std::string_view text, uint64_t iteration) {
+  WriteJob job;
+  job.renderer = std::move(renderer);
+  job.iteration = iteration;
+  job.timestamp_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  job.buffer = writer.AcquireBuffer(text.size());
+  if (!text.empty()) std::memcpy(job.buffer.data(), text.data(), text.size());
+  job.used = text.size();
+  return job;
 }
 
 namespace {

@@ -94,6 +94,13 @@ class ReportFileRenderer final : public JobRenderer {
   const bool per_iteration_;
 };
 
+class DumpWriter;
+
+// A job holding `text` for `renderer` (a report file), stamped now.
+WriteJob MakeReportJob(DumpWriter& writer,
+                       std::shared_ptr<const JobRenderer> renderer,
+                       std::string_view text, uint64_t iteration);
+
 struct WriteFailure {
   std::string path;
   std::string reason;

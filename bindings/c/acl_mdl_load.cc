@@ -365,8 +365,7 @@ aclError aclmdlGetArmedDumpCount(uint32_t modelId, const char* requestTag,
         state->dump.ArmStatus(modelId, std::string(tag));
     if (!counts.ok()) return FailWith(counts.status(), ACL_ERROR_INVALID_PARAM);
     *dumped = counts->dumped;
-    *remaining = counts->executions == 0 ? UINT64_MAX
-                                         : counts->executions - counts->dumped;
+    *remaining = counts->remaining;
     return ACL_SUCCESS;
   });
 }

@@ -235,6 +235,14 @@ TEST_F(ArmedDumpTest, MisuseGivesClearErrors) {
   EXPECT_EQ(aclmdlArmDump(id_ + 100, config_.c_str(), nullptr, 1),
             ACL_ERROR_INVALID_MODEL_ID);
   EXPECT_THAT(Message(), HasSubstr("is not loaded"));
+  uint64_t dumped = 0, left = 0;
+  EXPECT_EQ(aclmdlDisarmDump(id_ + 100, nullptr), ACL_ERROR_INVALID_MODEL_ID);
+  EXPECT_EQ(aclmdlGetArmedDumpCount(id_ + 100, nullptr, &dumped, &left),
+            ACL_ERROR_INVALID_MODEL_ID);
+  EXPECT_EQ(aclmdlExecuteWithTag(id_ + 100, "t", io.in, io.out),
+            ACL_ERROR_INVALID_MODEL_ID);
+  EXPECT_THAT(Message(), HasSubstr("is not loaded"));
+  EXPECT_EQ(aclmdlDisarmDump(id_, "bad\ttag"), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclmdlArmDump(id_, nullptr, nullptr, 1), ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("dumpCfgPath"));
   EXPECT_EQ(aclmdlArmDump(id_, (dir_ / "missing.json").c_str(), nullptr, 1),
