@@ -56,7 +56,10 @@ class ArmedObserver final : public ExecutionObserver {
       return false;
     }
     observed_ = active_->observer->BeginIteration(iteration);
-    if (observed_ && arm_ != SIZE_MAX) tag_.assign(tag);
+    if (observed_ && arm_ != SIZE_MAX) {
+      tag_.assign(tag);
+      arms_[arm_]->set_last_iteration(iteration);
+    }
     return observed_;
   }
 

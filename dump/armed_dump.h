@@ -38,6 +38,13 @@ class DumpArm {
   uint64_t taken() const { return taken_.load(std::memory_order_acquire); }
   // Executions left (UINT64_MAX when unlimited).
   uint64_t remaining() const;
+  // The iteration of the latest execution it dumped.
+  uint64_t last_iteration() const {
+    return last_iteration_.load(std::memory_order_acquire);
+  }
+  void set_last_iteration(uint64_t iteration) {
+    last_iteration_.store(iteration, std::memory_order_release);
+  }
   DumpSession& session() const { return *session_; }
   const std::shared_ptr<DumpSession>& shared_session() const {
     return session_;
@@ -53,6 +60,7 @@ class DumpArm {
   const uint64_t executions_;
   const std::shared_ptr<DumpSession> session_;
   std::atomic<uint64_t> taken_{0};
+  std::atomic<uint64_t> last_iteration_{0};
 };
 
 // The observer (and step flags) of plan `plan` (of `num_steps` steps) of a

@@ -201,12 +201,19 @@ bool DumpManager::YieldsToEnvironment(const DumpConfig& config) const {
 absl::Status DumpManager::Shutdown() {
   absl::Status background = WaitFinalized(std::nullopt);
   std::vector<std::shared_ptr<DumpSession>> sessions;
+  std::map<uint32_t, ModelArms> models;
   {
     std::lock_guard<std::mutex> lock(arms_mutex_);
-    for (auto& [id, model] : arms_) {
-      for (auto& arm : model.arms) sessions.push_back(arm->shared_session());
+    models.swap(arms_);
+  }
+  absl::Status stopped;
+  for (auto& [id, model] : models) {
+    model.signal.reset();
+    if (model.recorder) {
+      absl::Status status = model.recorder->Stop();
+      if (stopped.ok()) stopped = status;
     }
-    arms_.clear();
+    for (auto& arm : model.arms) sessions.push_back(arm->shared_session());
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -220,7 +227,8 @@ absl::Status DumpManager::Shutdown() {
     set_since_init_ = false;
   }
   absl::Status closed = CloseSessions(sessions);
-  return background.ok() ? closed : background;
+  if (!background.ok()) return background;
+  return stopped.ok() ? closed : stopped;
 }
 
 std::shared_ptr<DumpSession> DumpManager::ActiveSessionLocked() const {
@@ -387,10 +395,79 @@ absl::Status DumpManager::Reattach(const LoadedModel& model,
         arms.arms.empty() ? arms.base[i]
                           : MakeArmedAttachment(arms.base[i], arms.arms, i,
                                                 plan.steps().size(), model.id);
+    if (arms.recorder != nullptr) {
+      attachment =
+          MakeRecorderAttachment(std::move(attachment), arms.recorder, i, plan);
+    }
     RETURN_IF_ERROR(plan.AttachObserver(std::move(attachment.observer),
                                         std::move(attachment.step_flags)));
   }
   return absl::OkStatus();
+}
+
+DumpManager::ModelArms& DumpManager::EntryLocked(const LoadedModel& model) {
+  auto [it, inserted] = arms_.try_emplace(model.id);
+  ModelArms& entry = it->second;
+  if (inserted) {
+    for (size_t i = 0; i < model.model->num_plans(); ++i) {
+      const CompiledModel& plan = model.model->plan(i);
+      entry.base.push_back(Attachment{plan.observer(), plan.observer_flags()});
+    }
+  }
+  return entry;
+}
+
+absl::StatusOr<std::shared_ptr<DumpArm>> DumpManager::MakeArm(
+    const LoadedModel& model, std::shared_ptr<DumpSession> session,
+    std::string tag, uint64_t executions, std::vector<std::string>* found) {
+  std::shared_ptr<DumpSession> env = environment_exception_session();
+  auto arm = std::make_shared<DumpArm>(std::move(tag), executions, session);
+  const ModelIdentity identity{model.id, model.file_stem, model.device};
+  bool selects = false;
+  for (size_t i = 0; i < model.model->num_plans(); ++i) {
+    const CompiledModel& plan = model.model->plan(i);
+    Attachment attachment = AttachmentFor(session, env, plan, identity, found);
+    RETURN_IF_ERROR(attachment.status);
+    selects = selects || attachment.observer != nullptr;
+    arm->plans.push_back(std::move(attachment));
+  }
+  if (!selects) {
+    return KindError(
+        ErrorKind::kInvalidParam,
+        StrCat(session->config().source, ": its dump_list selects nothing of ",
+               "model ", model.id, " ('", model.model->plan(0).graph().name,
+               "'); name it in a model_name, or leave model_name out"));
+  }
+  arm->directory = ModelFolder(
+      model.device,
+      BuildDumpPlan(session->config(), model.model->plan(0), model.file_stem)
+          .model_name,
+      model.id);
+  return arm;
+}
+
+absl::Status DumpManager::Install(
+    const LoadedModel& model, std::shared_ptr<DumpArm> arm,
+    std::vector<std::shared_ptr<DumpArm>>* replaced) {
+  std::lock_guard<std::mutex> lock(arms_mutex_);
+  ModelArms& entry = EntryLocked(model);
+  for (auto a = entry.arms.begin(); a != entry.arms.end();) {
+    if ((*a)->tag() == arm->tag()) {
+      replaced->push_back(*a);
+      a = entry.arms.erase(a);
+    } else {
+      ++a;
+    }
+  }
+  entry.arms.push_back(arm);
+  absl::Status attached = Reattach(model, entry);
+  if (!attached.ok()) {
+    entry.arms.pop_back();
+    Reattach(model, entry).IgnoreError();
+    replaced->push_back(std::move(arm));
+    if (entry.empty()) arms_.erase(model.id);
+  }
+  return attached;
 }
 
 absl::Status DumpManager::Arm(const LoadedModel& model,
@@ -408,63 +485,18 @@ absl::Status DumpManager::Arm(const LoadedModel& model,
   }
   ASSIGN_OR_RETURN(std::shared_ptr<DumpSession> session,
                    DumpSession::Create(std::move(config), options_));
-  std::shared_ptr<DumpSession> env = environment_exception_session();
-  auto arm = std::make_shared<DumpArm>(tag, executions, session);
-  const ModelIdentity identity{model.id, model.file_stem, model.device};
   std::vector<std::string> found;
-  bool selects = false;
-  for (size_t i = 0; i < model.model->num_plans(); ++i) {
-    const CompiledModel& plan = model.model->plan(i);
-    Attachment attachment = AttachmentFor(session, env, plan, identity, &found);
-    if (!attachment.status.ok()) {
-      session->Close().IgnoreError();
-      return attachment.status;
-    }
-    selects = selects || attachment.observer != nullptr;
-    arm->plans.push_back(std::move(attachment));
-  }
-  if (!selects) {
+  absl::StatusOr<std::shared_ptr<DumpArm>> arm =
+      MakeArm(model, session, std::move(tag), executions, &found);
+  if (!arm.ok()) {
     session->Close().IgnoreError();
-    return KindError(
-        ErrorKind::kInvalidParam,
-        StrCat(session->config().source, ": its dump_list selects nothing of ",
-               "model ", model.id, " ('", model.model->plan(0).graph().name,
-               "'); name it in a model_name, or leave model_name out"));
+    return arm.status();
   }
-  arm->directory = ModelFolder(
-      model.device,
-      BuildDumpPlan(session->config(), model.model->plan(0), model.file_stem)
-          .model_name,
-      model.id);
   std::vector<std::shared_ptr<DumpArm>> replaced;
-  {
-    std::lock_guard<std::mutex> lock(arms_mutex_);
-    auto [it, inserted] = arms_.try_emplace(model.id);
-    ModelArms& entry = it->second;
-    if (inserted) {
-      for (size_t i = 0; i < model.model->num_plans(); ++i) {
-        const CompiledModel& plan = model.model->plan(i);
-        entry.base.push_back(
-            Attachment{plan.observer(), plan.observer_flags()});
-      }
-    }
-    for (auto a = entry.arms.begin(); a != entry.arms.end();) {
-      if ((*a)->tag() == tag) {
-        replaced.push_back(*a);
-        a = entry.arms.erase(a);
-      } else {
-        ++a;
-      }
-    }
-    entry.arms.push_back(arm);
-    absl::Status attached = Reattach(model, entry);
-    if (!attached.ok()) {
-      entry.arms.pop_back();
-      Reattach(model, entry).IgnoreError();
-      replaced.push_back(arm);
-      CloseAll(replaced).IgnoreError();
-      return attached;
-    }
+  absl::Status installed = Install(model, *std::move(arm), &replaced);
+  if (!installed.ok()) {
+    CloseAll(replaced).IgnoreError();
+    return installed;
   }
   if (warnings != nullptr) {
     std::sort(found.begin(), found.end());
@@ -474,30 +506,35 @@ absl::Status DumpManager::Arm(const LoadedModel& model,
   return CloseAll(replaced);
 }
 
+absl::StatusOr<std::vector<std::shared_ptr<DumpArm>>> DumpManager::RemoveArms(
+    const LoadedModel* model, uint32_t model_id, const std::string* tag) {
+  std::vector<std::shared_ptr<DumpArm>> removed;
+  std::lock_guard<std::mutex> lock(arms_mutex_);
+  auto it = arms_.find(model_id);
+  if (it != arms_.end()) {
+    ModelArms& entry = it->second;
+    for (auto a = entry.arms.begin(); a != entry.arms.end();) {
+      if (tag == nullptr || (*a)->tag() == *tag) {
+        removed.push_back(*a);
+        a = entry.arms.erase(a);
+      } else {
+        ++a;
+      }
+    }
+    // The executions under way finish first (AttachObserver waits), so
+    // closing the sessions after writes all they dumped.
+    if (!removed.empty() && model != nullptr) {
+      RETURN_IF_ERROR(Reattach(*model, entry));
+    }
+    if (entry.empty()) arms_.erase(it);
+  }
+  return removed;
+}
+
 absl::Status DumpManager::Disarm(const LoadedModel* model, uint32_t model_id,
                                  const std::string* tag) {
-  std::vector<std::shared_ptr<DumpArm>> removed;
-  {
-    std::lock_guard<std::mutex> lock(arms_mutex_);
-    auto it = arms_.find(model_id);
-    if (it != arms_.end()) {
-      ModelArms& entry = it->second;
-      for (auto a = entry.arms.begin(); a != entry.arms.end();) {
-        if (tag == nullptr || (*a)->tag() == *tag) {
-          removed.push_back(*a);
-          a = entry.arms.erase(a);
-        } else {
-          ++a;
-        }
-      }
-      // The executions under way finish first (AttachObserver waits), so
-      // closing the sessions below writes all they dumped.
-      if (!removed.empty() && model != nullptr) {
-        RETURN_IF_ERROR(Reattach(*model, entry));
-      }
-      if (entry.arms.empty()) arms_.erase(it);
-    }
-  }
+  ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DumpArm>> removed,
+                   RemoveArms(model, model_id, tag));
   if (removed.empty()) {
     return KindError(ErrorKind::kInvalidParam,
                      tag == nullptr
@@ -525,14 +562,20 @@ absl::StatusOr<DumpManager::ArmCounts> DumpManager::ArmStatus(
 
 absl::Status DumpManager::OnModelUnloaded(uint32_t model_id) {
   std::vector<std::shared_ptr<DumpArm>> removed;
+  ModelArms entry;
   {
     std::lock_guard<std::mutex> lock(arms_mutex_);
     auto it = arms_.find(model_id);
     if (it == arms_.end()) return absl::OkStatus();
-    removed = std::move(it->second.arms);
+    entry = std::move(it->second);
     arms_.erase(it);
   }
-  return CloseAll(removed);
+  // Outside the lock: a report under way may arm the model for its replay.
+  entry.signal.reset();
+  absl::Status stopped =
+      entry.recorder ? entry.recorder->Stop() : absl::OkStatus();
+  absl::Status closed = CloseAll(entry.arms);
+  return stopped.ok() ? closed : stopped;
 }
 
 DropCounts DumpManager::DropsOf(uint32_t model_id) const {

@@ -19,8 +19,10 @@
 #include "dump/armed_dump.h"
 #include "dump/config.h"
 #include "dump/exception_env.h"
+#include "dump/flight_recorder.h"
 #include "dump/observers.h"
 #include "dump/session.h"
+#include "dump/signal_trigger.h"
 #include "runtime/compiled_model.h"
 #include "runtime/model_registry.h"
 
@@ -124,8 +126,34 @@ class DumpManager final : public ModelLoadListener {
   // What the open sessions (SetDump's since InitDump, aclInit's, the arms')
   // dropped of model `model_id` under the drop policy or a byte budget.
   DropCounts DropsOf(uint32_t model_id) const;
-  // The model was unloaded: its arms are closed (a failure is returned).
+  // The model was unloaded: its arms are closed and its recorder stopped (a
+  // failure is returned).
   absl::Status OnModelUnloaded(uint32_t model_id);
+
+  // A flight recorder on a loaded model (an acldump extension; see
+  // dump/flight_recorder.h). Its reports go where the dump config at
+  // `config_path` says, and it dumps each replay as that config says (a
+  // replay is one execution: a config with dump_step is refused). Config
+  // errors as SetDump's; kInvalidParam when the model has a recorder already,
+  // or for a config that dumps nothing of the model.
+  absl::Status StartRecorder(const std::shared_ptr<const LoadedModel>& model,
+                             const std::string& config_path,
+                             RecorderOptions options);
+  // Stops the recorder after the reports under way; returns the first report
+  // failure not yet returned. kInvalidParam when the model has none.
+  absl::Status StopRecorder(const LoadedModel* model, uint32_t model_id);
+  // Writes a report of the model's recorder now (replaying its newest
+  // execution), on the calling thread.
+  absl::StatusOr<RecorderReport> TriggerRecorder(uint32_t model_id,
+                                                 std::string reason);
+  // The recorder's counts, and its latest report (if any).
+  absl::StatusOr<RecorderCounts> RecorderStatus(
+      uint32_t model_id, std::optional<RecorderReport>* last) const;
+  // Waits for the reports its triggers started (see FlightRecorder::
+  // WaitIdle).
+  absl::Status WaitRecorder(
+      uint32_t model_id,
+      std::optional<std::chrono::steady_clock::time_point> deadline);
 
  private:
   std::shared_ptr<DumpSession> ActiveSessionLocked() const;
@@ -143,14 +171,35 @@ class DumpManager final : public ModelLoadListener {
                            const ModelIdentity& identity,
                            std::vector<std::string>* warnings) const;
 
-  // A model's arms and what its load attached (per plan), restored when the
-  // last arm goes.
+  // A model's arms, its recorder and what its load attached (per plan),
+  // restored when the last arm and the recorder are gone.
   struct ModelArms {
     std::vector<Attachment> base;
     std::vector<std::shared_ptr<DumpArm>> arms;
+    std::shared_ptr<FlightRecorder> recorder;
+    std::unique_ptr<SignalSubscription> signal;
+    bool empty() const { return arms.empty() && recorder == nullptr; }
   };
   // Attaches what `arms` needs to every plan of `model` (its base when none).
   absl::Status Reattach(const LoadedModel& model, const ModelArms& arms) const;
+  // The entry of `model` (made with its base when missing); arms_mutex_ held.
+  ModelArms& EntryLocked(const LoadedModel& model);
+  // An arm of `model` dumping into `session`; `found` gets the warnings.
+  absl::StatusOr<std::shared_ptr<DumpArm>> MakeArm(
+      const LoadedModel& model, std::shared_ptr<DumpSession> session,
+      std::string tag, uint64_t executions, std::vector<std::string>* found);
+  // Puts `arm` in effect; the arm it replaces (same tag) goes to `replaced`.
+  absl::Status Install(const LoadedModel& model, std::shared_ptr<DumpArm> arm,
+                       std::vector<std::shared_ptr<DumpArm>>* replaced);
+  // Takes the arms of `tag` (every arm: nullptr) off the model, unclosed.
+  absl::StatusOr<std::vector<std::shared_ptr<DumpArm>>> RemoveArms(
+      const LoadedModel* model, uint32_t model_id, const std::string* tag);
+  // Writes a recorder's report: the frozen ring, the replay of its trigger
+  // (dumped as `config` says) and recorder.json.
+  absl::StatusOr<RecorderReport> WriteRecorderReport(
+      const std::weak_ptr<const LoadedModel>& model, const DumpConfig& config,
+      FrozenRing ring);
+  std::shared_ptr<FlightRecorder> FindRecorder(uint32_t model_id) const;
 
   // Ends the dump; the sessions to close.
   absl::StatusOr<std::vector<std::shared_ptr<DumpSession>>> EndDump();

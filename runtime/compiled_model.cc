@@ -782,6 +782,7 @@ absl::Status CompiledModel::Run(std::optional<uint64_t> numbered,
   ScopedIntraOpThreads threads(intra_op_threads_);
   const bool observed =
       observer_ != nullptr && observer_->BeginIteration(iteration);
+  if (observer_ != nullptr) observer_->OnModelInputs(iteration, inputs);
   absl::Status status =
       observed ? RunSteps<true>(iteration) : RunSteps<false>(iteration);
   if (status.ok() && dynamic_ != nullptr) {
@@ -796,6 +797,8 @@ absl::Status CompiledModel::Run(std::optional<uint64_t> numbered,
     }
   }
   if (observer_ != nullptr) {
+    observer_->OnModelOutputs(iteration, outputs, current_output_infos_,
+                              status);
     absl::Status end = observer_->EndIteration(iteration);
     if (status.ok()) status = end;
   }

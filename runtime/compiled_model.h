@@ -27,14 +27,6 @@
 namespace acldump {
 
 // A caller-owned buffer (graph input or output).
-struct HostBuffer {
-  const void* data = nullptr;
-  size_t size = 0;
-};
-struct MutableHostBuffer {
-  void* data = nullptr;
-  size_t size = 0;
-};
 
 struct MemoryPlanStats {
   size_t arena_bytes = 0;      // one arena shared by all intermediate values

@@ -18,6 +18,16 @@
 
 namespace acldump {
 
+// The caller's memory of a model input or output.
+struct HostBuffer {
+  const void* data = nullptr;
+  size_t size = 0;
+};
+struct MutableHostBuffer {
+  void* data = nullptr;
+  size_t size = 0;
+};
+
 // What an observer knows about an executed node (a "task").
 struct StepInfo {
   uint32_t task_id = 0;  // position in execution order
@@ -73,6 +83,17 @@ class ExecutionObserver {
   // too. An observer that plans its records from the steps' infos before
   // execution must not see them.
   virtual bool ObservesDynamicSteps() const { return false; }
+  // The model's own inputs and outputs, for an observer that keeps whole
+  // executions (a flight recorder). Called whenever an observer is attached,
+  // whatever BeginIteration returned: the caller's input buffers before the
+  // first step, then (before EndIteration) its output buffers with the types
+  // and shapes this execution gave them, and how the execution went.
+  virtual void OnModelInputs(uint64_t iteration,
+                             std::span<const HostBuffer> inputs) {}
+  virtual void OnModelOutputs(uint64_t iteration,
+                              std::span<const MutableHostBuffer> outputs,
+                              std::span<const TensorInfo> infos,
+                              const absl::Status& status) {}
   // The execution ended (successfully or not). A non-OK status fails the
   // execution.
   virtual absl::Status EndIteration(uint64_t iteration) {

@@ -1,9 +1,11 @@
 // Loading (with system or caller memory), querying sizes, executing (now or on
 // a stream) and unloading models.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -347,6 +349,168 @@ aclError aclmdlGetDumpDropCount(uint32_t modelId, uint64_t* records,
     if (bytes != nullptr) *bytes = drops.bytes;
     if (iterations != nullptr) *iterations = drops.iterations;
     return ACL_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+// A path for the caller's buffer `out` of `size` bytes (NULL: not wanted).
+aclError CopyPath(const std::string& path, char* out, size_t size,
+                  const char* name) {
+  if (out == nullptr) return ACL_SUCCESS;
+  if (size < path.size() + 1) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat(name, "Len is ", size, "; the path needs ",
+                       path.size() + 1, " bytes"));
+  }
+  std::memcpy(out, path.c_str(), path.size() + 1);
+  return ACL_SUCCESS;
+}
+
+constexpr size_t kMaxReason = 1024;
+
+constexpr uint32_t kRecorderFlags =
+    ACL_RECORDER_OPERATOR_STATS | ACL_RECORDER_TRIGGER_NON_FINITE |
+    ACL_RECORDER_TRIGGER_ERROR | ACL_RECORDER_TRIGGER_SIGNAL;
+
+std::optional<std::chrono::steady_clock::time_point> DeadlineIn(
+    int32_t timeout_ms) {
+  if (timeout_ms < 0) return std::nullopt;
+  return std::chrono::steady_clock::now() +
+         std::chrono::milliseconds(timeout_ms);
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclmdlStartRecorder(uint32_t modelId, const char* dumpCfgPath,
+                             uint32_t executions, uint32_t flags) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (dumpCfgPath == nullptr || *dumpCfgPath == '\0') {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "dumpCfgPath must be the path of a dump config file");
+    }
+    if ((flags & ~kRecorderFlags) != 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("flags has unknown bits (", flags & ~kRecorderFlags,
+                         "); combine the ACL_RECORDER_* flags"));
+    }
+    dump::RecorderOptions options;
+    options.executions = executions;
+    options.operator_stats = (flags & ACL_RECORDER_OPERATOR_STATS) != 0;
+    options.trigger_non_finite = (flags & ACL_RECORDER_TRIGGER_NON_FINITE) != 0;
+    options.trigger_error = (flags & ACL_RECORDER_TRIGGER_ERROR) != 0;
+    options.trigger_signal = (flags & ACL_RECORDER_TRIGGER_SIGNAL) != 0;
+    return Translate(state->dump.StartRecorder(loaded, dumpCfgPath, options),
+                     ACL_ERROR_INVALID_DUMP_CONFIG);
+  });
+}
+
+aclError aclmdlStopRecorder(uint32_t modelId) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    return Translate(state->dump.StopRecorder(loaded.get(), modelId),
+                     ACL_ERROR_WRITE_FILE);
+  });
+}
+
+aclError aclmdlTriggerRecorder(uint32_t modelId, const char* reason,
+                               char* reportDir, size_t reportDirLen,
+                               int32_t* reproduced) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    std::string text;
+    if (reason != nullptr) {
+      text.assign(reason, strnlen(reason, kMaxReason + 1));
+      if (text.size() > kMaxReason) {
+        return Fail(ACL_ERROR_INVALID_PARAM,
+                    StrCat("reason is longer than ", kMaxReason,
+                           " bytes; give a shorter one"));
+      }
+    }
+    absl::StatusOr<dump::RecorderReport> report =
+        state->dump.TriggerRecorder(modelId, std::move(text));
+    if (!report.ok()) return Translate(report.status(), ACL_ERROR_WRITE_FILE);
+    if (reproduced != nullptr) *reproduced = report->reproduced ? 1 : 0;
+    return CopyPath(report->directory, reportDir, reportDirLen, "reportDir");
+  });
+}
+
+aclError aclmdlWaitRecorder(uint32_t modelId, int32_t timeoutMs) {
+  return GuardedCall([&] {
+    if (timeoutMs < -1) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("timeoutMs is ", timeoutMs,
+                         "; give a timeout in milliseconds, or -1 to wait "
+                         "without limit"));
+    }
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    absl::Status status =
+        state->dump.WaitRecorder(modelId, DeadlineIn(timeoutMs));
+    if (absl::IsDeadlineExceeded(status)) {
+      return Fail(ACL_ERROR_RT_WAIT_TIMEOUT,
+                  StrCat(status.message(), " (after ", timeoutMs, " ms)"));
+    }
+    return Translate(status, ACL_ERROR_WRITE_FILE);
+  });
+}
+
+aclError aclmdlGetRecorderCount(uint32_t modelId, uint64_t* recorded,
+                                uint64_t* triggers, uint64_t* reports,
+                                uint64_t* reproduced, uint64_t* skipped) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    absl::StatusOr<dump::RecorderCounts> counts =
+        state->dump.RecorderStatus(modelId, nullptr);
+    if (!counts.ok())
+      return Translate(counts.status(), ACL_ERROR_INVALID_PARAM);
+    if (recorded != nullptr) *recorded = counts->recorded;
+    if (triggers != nullptr) *triggers = counts->triggers;
+    if (reports != nullptr) *reports = counts->reports;
+    if (reproduced != nullptr) *reproduced = counts->reproduced;
+    if (skipped != nullptr) *skipped = counts->skipped;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetRecorderLastReport(uint32_t modelId, char* reportDir,
+                                     size_t reportDirLen, int32_t* reproduced) {
+  return GuardedCall([&] {
+    std::shared_ptr<State> state = Acquire();
+    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<const LoadedModel> loaded;
+    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    std::optional<dump::RecorderReport> last;
+    absl::StatusOr<dump::RecorderCounts> counts =
+        state->dump.RecorderStatus(modelId, &last);
+    if (!counts.ok())
+      return Translate(counts.status(), ACL_ERROR_INVALID_PARAM);
+    if (!last) {
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  StrCat("the recorder of model ", modelId,
+                         " has written no report yet"));
+    }
+    if (reproduced != nullptr) *reproduced = last->reproduced ? 1 : 0;
+    return CopyPath(last->directory, reportDir, reportDirLen, "reportDir");
   });
 }
 

@@ -255,6 +255,80 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecuteWithTag(uint32_t modelId,
                                                   const aclmdlDataset *input,
                                                   aclmdlDataset *output);
 
+/* ---- Flight recorder (acldump extensions) ----
+ *
+ * For services: a loaded model keeps, in memory, its last N executions (their
+ * inputs, the checksums and NaN/Inf counts of their outputs and, optionally,
+ * the statistics of every operator output). When something goes wrong (a NaN
+ * or infinity in an output or operator output, a failed execution, a call,
+ * SIGUSR2) a report is written: the ring (each input as an .npy file,
+ * recorder.json) and a replay of the triggering execution from its saved
+ * inputs, dumped as the recorder's dump config says, with a check that the
+ * replay reproduces the recorded outputs bit for bit. Automatic triggers are
+ * written on a background thread, one at a time (at most 16 per recorder;
+ * later ones are counted). */
+
+/* Flags of aclmdlStartRecorder. */
+#define ACL_RECORDER_OPERATOR_STATS 0x1u     /* every operator output's stats */
+#define ACL_RECORDER_TRIGGER_NON_FINITE 0x2u /* a NaN/Inf in an output */
+#define ACL_RECORDER_TRIGGER_ERROR 0x4u      /* a failed execution */
+#define ACL_RECORDER_TRIGGER_SIGNAL 0x8u     /* SIGUSR2 sent to the process */
+#define ACL_RECORDER_DEFAULT \
+  (ACL_RECORDER_TRIGGER_NON_FINITE | ACL_RECORDER_TRIGGER_ERROR)
+
+/* Starts a recorder on loaded model `modelId` keeping its last `executions`
+ * executions (1-1024). `dumpCfgPath` is a dump config (as aclmdlArmDump's,
+ * without dump_step): reports go into its dump_path, and the replay is dumped
+ * as it says (layers, mode, tensors or statistics, layout). With
+ * ACL_RECORDER_OPERATOR_STATS and ACL_RECORDER_TRIGGER_NON_FINITE a NaN/Inf in
+ * any operator output triggers too. ACL_RECORDER_TRIGGER_SIGNAL installs a
+ * SIGUSR2 handler (the previous one is restored when the last such recorder
+ * stops). Errors: ACL_ERROR_INVALID_MODEL_ID; ACL_ERROR_INVALID_PARAM for a
+ * NULL or empty path, `executions` out of range, unknown flags, a model that
+ * has a recorder, a config with dump_step or one that dumps nothing of this
+ * model; config file errors as aclmdlSetDump's. aclmdlUnload and aclFinalize
+ * stop it. */
+ACL_FUNC_VISIBILITY aclError aclmdlStartRecorder(uint32_t modelId,
+                                                 const char *dumpCfgPath,
+                                                 uint32_t executions,
+                                                 uint32_t flags);
+/* Stops the recorder after the reports under way. ACL_ERROR_WRITE_FILE when
+ * a report since the last aclmdlWaitRecorder could not be written;
+ * ACL_ERROR_INVALID_PARAM when the model has no recorder. */
+ACL_FUNC_VISIBILITY aclError aclmdlStopRecorder(uint32_t modelId);
+/* Writes a report now, on the calling thread, replaying the newest recorded
+ * execution; `reason` (may be NULL) is kept in recorder.json. The report's
+ * folder (holding recorder.json) goes to `reportDir` (may be NULL) and
+ * whether the replay reproduced the recorded outputs bit for bit to
+ * `*reproduced` (1/0; may be NULL). ACL_ERROR_INVALID_PARAM when the model has
+ * no recorder, nothing was recorded since it started or since the last
+ * report, or `reportDirLen` is too small (the message says how much is
+ * needed); ACL_ERROR_WRITE_FILE when the report could not be written. */
+ACL_FUNC_VISIBILITY aclError aclmdlTriggerRecorder(uint32_t modelId,
+                                                   const char *reason,
+                                                   char *reportDir,
+                                                   size_t reportDirLen,
+                                                   int32_t *reproduced);
+/* Waits until the reports the recorder's triggers started are written
+ * (`timeoutMs` -1: without limit; ACL_ERROR_RT_WAIT_TIMEOUT when one is still
+ * being written) and returns the first of their failures since the last call
+ * (ACL_ERROR_WRITE_FILE). */
+ACL_FUNC_VISIBILITY aclError aclmdlWaitRecorder(uint32_t modelId,
+                                                int32_t timeoutMs);
+/* The recorder's counts: executions recorded, triggers seen, reports written,
+ * reports whose replay reproduced the execution, and triggers not written (a
+ * report was under way, the limit was reached, nothing was recorded). Any
+ * pointer may be NULL. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetRecorderCount(
+    uint32_t modelId, uint64_t *recorded, uint64_t *triggers, uint64_t *reports,
+    uint64_t *reproduced, uint64_t *skipped);
+/* The latest report's folder and whether its replay reproduced the
+ * execution; ACL_ERROR_INVALID_PARAM when no report was written yet. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetRecorderLastReport(uint32_t modelId,
+                                                         char *reportDir,
+                                                         size_t reportDirLen,
+                                                         int32_t *reproduced);
+
 /* ---- Load / execute ---- */
 
 /* Loads an .om model file converted from ONNX by acldump's converter
@@ -276,9 +350,10 @@ ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFile(const char *modelPath,
  * .om is written complete or not at all. Needs no aclInit. Errors:
  * ACL_ERROR_INVALID_PARAM (a NULL path, a malformed inputShape),
  * ACL_ERROR_READ_MODEL_FAILURE (onnxPath cannot be read: missing, a
- * directory, unreadable, larger than 2 GiB), ACL_ERROR_FEATURE_UNSUPPORTED (an operator or feature the
- * runtime lacks), ACL_ERROR_PARSE_MODEL (not a valid ONNX model, or its shapes
- * cannot be inferred), ACL_ERROR_WRITE_FILE (omPath cannot be written). */
+ * directory, unreadable, larger than 2 GiB), ACL_ERROR_FEATURE_UNSUPPORTED (an
+ * operator or feature the runtime lacks), ACL_ERROR_PARSE_MODEL (not a valid
+ * ONNX model, or its shapes cannot be inferred), ACL_ERROR_WRITE_FILE (omPath
+ * cannot be written). */
 ACL_FUNC_VISIBILITY aclError aclmdlConvertOnnx(const char *onnxPath,
                                                const char *omPath,
                                                const char *inputShape);
@@ -405,14 +480,14 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc,
                                                 size_t index, aclmdlHW *hw);
 /* A dims model's gears (convert --dynamic-dims): their count (0 for any other
  * model), and each gear as the dims of every input at it, one input after
- * another in one aclmdlIODims (name unused). `gearDims` has room for `gearCount`
- * entries; ACL_ERROR_INVALID_PARAM when that is fewer than the model's gears
- * or the model has none. `index` is reserved (pass -1). */
+ * another in one aclmdlIODims (name unused). `gearDims` has room for
+ * `gearCount` entries; ACL_ERROR_INVALID_PARAM when that is fewer than the
+ * model's gears or the model has none. `index` is reserved (pass -1). */
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicGearCount(
     const aclmdlDesc *modelDesc, size_t index, size_t *gearCount);
-ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicDims(
-    const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *gearDims,
-    size_t gearCount);
+ACL_FUNC_VISIBILITY aclError
+aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index,
+                          aclmdlIODims *gearDims, size_t gearCount);
 /* Selects the gear of the next executions with `dataset` as input: writes
  * the batch size (or height and width) into buffer `index`, the model's gear
  * input (its last input, named ACL_DYNAMIC_TENSOR_NAME: int64 [1] or [2]), and
@@ -440,10 +515,9 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId,
  * checks above, ACL_ERROR_INVALID_PARAM for a NULL `dims` and
  * ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID for dims whose count or fixed
  * dimensions differ from the model's inputs. */
-ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId,
-                                                       aclmdlDataset *dataset,
-                                                       size_t index,
-                                                       const aclmdlIODims *dims);
+ACL_FUNC_VISIBILITY aclError
+aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset,
+                          size_t index, const aclmdlIODims *dims);
 
 /* ---- AIPP: image preprocessing in front of a model input ----
  * A model converted with --insert-op-conf preprocesses an input's images
@@ -475,8 +549,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCscParams(
     int16_t cscMatrixR2C1, int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0,
     uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0,
     uint8_t cscInputBiasR1, uint8_t cscInputBiasR2);
-ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPRbuvSwapSwitch(
-    aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch);
+ACL_FUNC_VISIBILITY aclError
+aclmdlSetAIPPRbuvSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch);
 ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP *aippParmsSet,
                                                        int8_t axSwapSwitch);
 ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP *aippParmsSet,
@@ -495,17 +569,19 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPaddingParams(
     aclmdlAIPP *aippParmsSet, int8_t paddingSwitch, int32_t paddingSizeTop,
     int32_t paddingSizeBottom, int32_t paddingSizeLeft,
     int32_t paddingSizeRight, uint64_t batchIndex);
-ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMean(
-    aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0,
-    int16_t dtcPixelMeanChn1, int16_t dtcPixelMeanChn2,
-    int16_t dtcPixelMeanChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMean(aclmdlAIPP *aippParmsSet,
+                                                       int16_t dtcPixelMeanChn0,
+                                                       int16_t dtcPixelMeanChn1,
+                                                       int16_t dtcPixelMeanChn2,
+                                                       int16_t dtcPixelMeanChn3,
+                                                       uint64_t batchIndex);
 ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMin(
     aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0, float dtcPixelMinChn1,
     float dtcPixelMinChn2, float dtcPixelMinChn3, uint64_t batchIndex);
-ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPixelVarReci(
-    aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0,
-    float dtcPixelVarReciChn1, float dtcPixelVarReciChn2,
-    float dtcPixelVarReciChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError
+aclmdlSetAIPPPixelVarReci(aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0,
+                          float dtcPixelVarReciChn1, float dtcPixelVarReciChn2,
+                          float dtcPixelVarReciChn3, uint64_t batchIndex);
 /* Writes the parameters into dataset buffer `index`, the input named
  * ACL_DYNAMIC_AIPP_NAME; they are checked against the model's input first
  * (format, image size, crop and padding to the input's height and width). */
@@ -514,15 +590,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetInputAIPP(uint32_t modelId,
                                                 size_t index,
                                                 const aclmdlAIPP *aippParmsSet);
 /* The same, given the index of the image input that dynamic AIPP feeds. */
-ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPByInputIndex(
-    uint32_t modelId, aclmdlDataset *dataset, size_t index,
-    const aclmdlAIPP *aippParmsSet);
+ACL_FUNC_VISIBILITY aclError
+aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset,
+                          size_t index, const aclmdlAIPP *aippParmsSet);
 /* Input `index`'s AIPP: none, static, dynamic (then `dynamicAttachedDataIndex`
  * is the parameter input's index, else ACL_INVALID_NODE_INDEX), or the
  * dynamic parameter input itself. */
-ACL_FUNC_VISIBILITY aclError aclmdlGetAippType(uint32_t modelId, size_t index,
-                                               aclmdlInputAippType *type,
-                                               size_t *dynamicAttachedDataIndex);
+ACL_FUNC_VISIBILITY aclError
+aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType *type,
+                  size_t *dynamicAttachedDataIndex);
 /* A static AIPP input's configuration. ACL_ERROR_GE_AIPP_NOT_EXIST for an
  * input without AIPP, ACL_ERROR_NOT_STATIC_AIPP for dynamic AIPP. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetFirstAippInfo(uint32_t modelId,
