@@ -152,6 +152,35 @@ CALLS = [
          doc="aclmdlGetDumpDropCount (an acldump extension): returns (records, bytes, "
              "iterations, ret) the open dump sessions dropped of the model (the drop policy, "
              "dump_max_bytes)."),
+    Call("aclmdlStartRecorder",
+         "modelId, dumpCfgPath:fspath, executions, flags = _c.ACL_RECORDER_DEFAULT",
+         py="mdl.start_recorder",
+         doc="aclmdlStartRecorder (an acldump extension): keeps the model's last `executions` "
+             "executions in memory; a trigger (the ACL_RECORDER_* flags) writes them and a "
+             "replay of the triggering execution, dumped as the config says. Returns ret."),
+    Call("aclmdlStopRecorder", "modelId", py="mdl.stop_recorder",
+         doc="aclmdlStopRecorder (an acldump extension): stops the recorder after the reports "
+             "under way. Returns ret."),
+    Call("aclmdlTriggerRecorder", "modelId, reason = None, out reproduced",
+         py="mdl.trigger_recorder",
+         doc="aclmdlTriggerRecorder (an acldump extension): writes a report now, replaying the "
+             "newest recorded execution. Returns (reproduced, ret)."),
+    Call("aclmdlWaitRecorder", "modelId, timeoutMs = -1", py="mdl.wait_recorder",
+         doc="aclmdlWaitRecorder (an acldump extension): waits for the reports the triggers "
+             "started (timeout_ms -1: no limit). Returns ret."),
+    Call("aclmdlGetRecorderCount",
+         "modelId, out recorded, out triggers, out reports, out reproduced, out skipped",
+         py="mdl.get_recorder_count",
+         doc="aclmdlGetRecorderCount (an acldump extension): returns (recorded, triggers, "
+             "reports, reproduced, skipped, ret)."),
+    Call("aclmdlGetRecorderLastReport", "modelId, out reproduced, out triggerIteration",
+         py="mdl.get_recorder_last_report",
+         doc="aclmdlGetRecorderLastReport (an acldump extension): returns (reproduced, "
+             "trigger_iteration, ret) of the latest report."),
+    Call("aclmdlGetRecorderReportDir", "modelId", py="mdl.get_recorder_report_dir",
+         errors="message",
+         doc="aclmdlGetRecorderReportDir (an acldump extension): the latest report's folder "
+             "(it holds recorder.json), or None (and a recent error)."),
     Call("aclmdlExecuteAsync", "modelId, input, output, stream", py="mdl.execute_async",
          doc="Queues one execution on the stream (None: the default stream); synchronize_stream "
              "waits for it. The datasets' memory must stay alive until then."),

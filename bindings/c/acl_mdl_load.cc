@@ -356,19 +356,6 @@ aclError aclmdlGetDumpDropCount(uint32_t modelId, uint64_t* records,
 
 namespace {
 
-// A path for the caller's buffer `out` of `size` bytes (NULL: not wanted).
-aclError CopyPath(const std::string& path, char* out, size_t size,
-                  const char* name) {
-  if (out == nullptr) return ACL_SUCCESS;
-  if (size < path.size() + 1) {
-    return Fail(ACL_ERROR_INVALID_PARAM,
-                StrCat(name, "Len is ", size, "; the path needs ",
-                       path.size() + 1, " bytes"));
-  }
-  std::memcpy(out, path.c_str(), path.size() + 1);
-  return ACL_SUCCESS;
-}
-
 constexpr size_t kMaxReason = 1024;
 
 constexpr uint32_t kRecorderFlags =
@@ -425,7 +412,6 @@ aclError aclmdlStopRecorder(uint32_t modelId) {
 }
 
 aclError aclmdlTriggerRecorder(uint32_t modelId, const char* reason,
-                               char* reportDir, size_t reportDirLen,
                                int32_t* reproduced) {
   return GuardedCall([&] {
     std::shared_ptr<State> state = Acquire();
@@ -445,7 +431,7 @@ aclError aclmdlTriggerRecorder(uint32_t modelId, const char* reason,
         state->dump.TriggerRecorder(modelId, std::move(text));
     if (!report.ok()) return Translate(report.status(), ACL_ERROR_WRITE_FILE);
     if (reproduced != nullptr) *reproduced = report->reproduced ? 1 : 0;
-    return CopyPath(report->directory, reportDir, reportDirLen, "reportDir");
+    return ACL_SUCCESS;
   });
 }
 
@@ -492,25 +478,53 @@ aclError aclmdlGetRecorderCount(uint32_t modelId, uint64_t* recorded,
   });
 }
 
-aclError aclmdlGetRecorderLastReport(uint32_t modelId, char* reportDir,
-                                     size_t reportDirLen, int32_t* reproduced) {
+}  // extern "C"
+
+namespace {
+
+// The latest report of the model's recorder; an aclError when it has none.
+aclError LastReport(uint32_t model_id, dump::RecorderReport* out) {
+  std::shared_ptr<State> state = Acquire();
+  if (!state) return ACL_ERROR_UNINITIALIZE;
+  std::shared_ptr<const LoadedModel> loaded;
+  if (aclError e = FindModel(*state, model_id, &loaded)) return e;
+  std::optional<dump::RecorderReport> last;
+  absl::StatusOr<dump::RecorderCounts> counts =
+      state->dump.RecorderStatus(model_id, &last);
+  if (!counts.ok()) return Translate(counts.status(), ACL_ERROR_INVALID_PARAM);
+  if (!last) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                StrCat("the recorder of model ", model_id,
+                       " has written no report yet"));
+  }
+  *out = std::move(*last);
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclmdlGetRecorderLastReport(uint32_t modelId, int32_t* reproduced,
+                                     uint64_t* triggerIteration) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
-    std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
-    std::optional<dump::RecorderReport> last;
-    absl::StatusOr<dump::RecorderCounts> counts =
-        state->dump.RecorderStatus(modelId, &last);
-    if (!counts.ok())
-      return Translate(counts.status(), ACL_ERROR_INVALID_PARAM);
-    if (!last) {
-      return Fail(ACL_ERROR_INVALID_PARAM,
-                  StrCat("the recorder of model ", modelId,
-                         " has written no report yet"));
+    dump::RecorderReport report;
+    if (aclError e = LastReport(modelId, &report)) return e;
+    if (reproduced != nullptr) *reproduced = report.reproduced ? 1 : 0;
+    if (triggerIteration != nullptr) {
+      *triggerIteration = report.trigger.iteration;
     }
-    if (reproduced != nullptr) *reproduced = last->reproduced ? 1 : 0;
-    return CopyPath(last->directory, reportDir, reportDirLen, "reportDir");
+    return ACL_SUCCESS;
+  });
+}
+
+const char* aclmdlGetRecorderReportDir(uint32_t modelId) {
+  return Guarded<const char*>(nullptr, [&]() -> const char* {
+    thread_local std::string directory;
+    dump::RecorderReport report;
+    if (LastReport(modelId, &report) != ACL_SUCCESS) return nullptr;
+    directory = std::move(report.directory);
+    return directory.c_str();
   });
 }
 

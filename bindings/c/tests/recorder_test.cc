@@ -102,12 +102,13 @@ class RecorderTest : public ::testing::Test {
   }
 
   // The latest report's folder.
-  fs::path LastReport(int32_t* reproduced) {
-    char path[4096];
-    EXPECT_EQ(aclmdlGetRecorderLastReport(id_, path, sizeof(path), reproduced),
-              ACL_SUCCESS)
+  fs::path LastReport(int32_t* reproduced, uint32_t id = 0) {
+    if (id == 0) id = id_;
+    EXPECT_EQ(aclmdlGetRecorderLastReport(id, reproduced, nullptr), ACL_SUCCESS)
         << Message();
-    return path;
+    const char* path = aclmdlGetRecorderReportDir(id);
+    EXPECT_NE(path, nullptr) << Message();
+    return path == nullptr ? fs::path() : fs::path(path);
   }
 
   struct Counts {
@@ -218,27 +219,30 @@ TEST_F(RecorderTest, PlantedNanIsWrittenAndReplayedBitForBit) {
 TEST_F(RecorderTest, CallReplaysTheNewestExecution) {
   ASSERT_EQ(aclmdlStartRecorder(id_, config_.c_str(), 2, 0), ACL_SUCCESS)
       << Message();
-  char path[4096];
   int32_t reproduced = -1;
-  EXPECT_EQ(
-      aclmdlTriggerRecorder(id_, "before any", path, sizeof(path), &reproduced),
-      ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclmdlTriggerRecorder(id_, "before any", &reproduced),
+            ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("holds no execution"));
+  EXPECT_EQ(aclmdlGetRecorderReportDir(id_), nullptr);
+  EXPECT_THAT(Message(), HasSubstr("has written no report yet"));
   Io io(5.0f);
   ASSERT_EQ(aclmdlExecute(id_, io.in, io.out), ACL_SUCCESS);
   ASSERT_EQ(aclmdlExecuteWithTag(id_, "req-9", io.in, io.out), ACL_SUCCESS);
-  char tiny[4];
-  EXPECT_EQ(aclmdlTriggerRecorder(id_, "x", tiny, sizeof(tiny), nullptr),
-            ACL_ERROR_INVALID_PARAM);
-  EXPECT_THAT(Message(), HasSubstr("reportDirLen is 4; the path needs"));
-  // That call wrote its report even so; the ring starts over.
+  ASSERT_EQ(aclmdlTriggerRecorder(id_, nullptr, nullptr), ACL_SUCCESS);
+  const fs::path first = LastReport(&reproduced);
+  // The ring starts over after a report.
   ASSERT_EQ(aclmdlExecuteWithTag(id_, "req-10", io.in, io.out), ACL_SUCCESS);
-  ASSERT_EQ(
-      aclmdlTriggerRecorder(id_, "user asked", path, sizeof(path), &reproduced),
-      ACL_SUCCESS)
+  reproduced = -1;
+  ASSERT_EQ(aclmdlTriggerRecorder(id_, "user asked", &reproduced), ACL_SUCCESS)
       << Message();
   EXPECT_EQ(reproduced, 1);
-  const nlohmann::json summary = ReadJson(fs::path(path) / "recorder.json");
+  uint64_t trigger_iteration = 0;
+  ASSERT_EQ(aclmdlGetRecorderLastReport(id_, nullptr, &trigger_iteration),
+            ACL_SUCCESS);
+  EXPECT_EQ(trigger_iteration, 3u);
+  const fs::path path = LastReport(&reproduced);
+  EXPECT_NE(path, first);
+  const nlohmann::json summary = ReadJson(path / "recorder.json");
   EXPECT_EQ(summary["trigger"]["kind"], "call");
   EXPECT_EQ(summary["trigger"]["detail"], "user asked");
   // Iteration 2 was the first call's replay.
@@ -289,13 +293,10 @@ TEST_F(RecorderTest, FailedExecutionIsReplayed) {
   index = 7;
   EXPECT_EQ(aclmdlExecute(id, in, out), ACL_ERROR_FAILURE);
   ASSERT_EQ(aclmdlWaitRecorder(id, 60000), ACL_SUCCESS) << Message();
-  char path[4096];
   int32_t reproduced = -1;
-  ASSERT_EQ(aclmdlGetRecorderLastReport(id, path, sizeof(path), &reproduced),
-            ACL_SUCCESS)
-      << Message();
+  const fs::path path = LastReport(&reproduced, id);
   EXPECT_EQ(reproduced, 1);
-  const nlohmann::json summary = ReadJson(fs::path(path) / "recorder.json");
+  const nlohmann::json summary = ReadJson(path / "recorder.json");
   EXPECT_EQ(summary["trigger"]["kind"], "execution_error");
   EXPECT_THAT(summary["trigger"]["detail"].get<std::string>(),
               HasSubstr("gather"));
@@ -303,8 +304,8 @@ TEST_F(RecorderTest, FailedExecutionIsReplayed) {
   EXPECT_EQ(summary["executions"][0]["status"], "ok");
   EXPECT_THAT(summary["replay"]["detail"].get<std::string>(),
               HasSubstr("the replay failed as the execution did"));
-  auto index_file = acldump::ReadNpyFile(
-      (fs::path(path) / "iteration_1" / "input_1.npy").string());
+  auto index_file =
+      acldump::ReadNpyFile((path / "iteration_1" / "input_1.npy").string());
   ASSERT_TRUE(index_file.ok()) << index_file.status();
   EXPECT_EQ(*static_cast<const int64_t*>(index_file->data()), 7);
   for (aclDataBuffer* buffer : buffers) aclDestroyDataBuffer(buffer);
@@ -359,8 +360,7 @@ TEST_F(RecorderTest, ConcurrentExecutionsAndTriggers) {
   int reports = 0;
   for (int k = 0; k < 5; ++k) {
     int32_t reproduced = -1;
-    const aclError e =
-        aclmdlTriggerRecorder(id_, "probe", nullptr, 0, &reproduced);
+    const aclError e = aclmdlTriggerRecorder(id_, "probe", &reproduced);
     if (e == ACL_SUCCESS) {
       ++reports;
       EXPECT_EQ(reproduced, 1);
@@ -394,7 +394,7 @@ TEST_F(RecorderTest, Misuse) {
   EXPECT_EQ(aclmdlStartRecorder(id_, "/nonexistent.json", 4, 0),
             ACL_ERROR_INVALID_FILE);
   EXPECT_EQ(aclmdlStopRecorder(id_), ACL_ERROR_INVALID_PARAM);
-  EXPECT_EQ(aclmdlTriggerRecorder(id_, nullptr, nullptr, 0, nullptr),
+  EXPECT_EQ(aclmdlTriggerRecorder(id_, nullptr, nullptr),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclmdlWaitRecorder(id_, -2), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(
@@ -404,7 +404,7 @@ TEST_F(RecorderTest, Misuse) {
   EXPECT_EQ(aclmdlStartRecorder(id_, config_.c_str(), 4, 0),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("already has a recorder"));
-  EXPECT_EQ(aclmdlGetRecorderLastReport(id_, nullptr, 0, nullptr),
+  EXPECT_EQ(aclmdlGetRecorderLastReport(id_, nullptr, nullptr),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(Message(), HasSubstr("has written no report yet"));
   // Arms and the recorder live side by side; unload ends both.

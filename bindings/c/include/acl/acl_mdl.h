@@ -297,17 +297,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlStartRecorder(uint32_t modelId,
  * ACL_ERROR_INVALID_PARAM when the model has no recorder. */
 ACL_FUNC_VISIBILITY aclError aclmdlStopRecorder(uint32_t modelId);
 /* Writes a report now, on the calling thread, replaying the newest recorded
- * execution; `reason` (may be NULL) is kept in recorder.json. The report's
- * folder (holding recorder.json) goes to `reportDir` (may be NULL) and
- * whether the replay reproduced the recorded outputs bit for bit to
- * `*reproduced` (1/0; may be NULL). ACL_ERROR_INVALID_PARAM when the model has
- * no recorder, nothing was recorded since it started or since the last
- * report, or `reportDirLen` is too small (the message says how much is
- * needed); ACL_ERROR_WRITE_FILE when the report could not be written. */
+ * execution; `reason` (may be NULL) is kept in recorder.json. Whether the
+ * replay reproduced the recorded outputs bit for bit goes to `*reproduced`
+ * (1/0; may be NULL); aclmdlGetRecorderReportDir gives the report's folder.
+ * ACL_ERROR_INVALID_PARAM when the model has no recorder, nothing was
+ * recorded since it started or since the last report, or `reason` is longer
+ * than 1024 bytes; ACL_ERROR_WRITE_FILE when the report could not be
+ * written. */
 ACL_FUNC_VISIBILITY aclError aclmdlTriggerRecorder(uint32_t modelId,
                                                    const char *reason,
-                                                   char *reportDir,
-                                                   size_t reportDirLen,
                                                    int32_t *reproduced);
 /* Waits until the reports the recorder's triggers started are written
  * (`timeoutMs` -1: without limit; ACL_ERROR_RT_WAIT_TIMEOUT when one is still
@@ -322,12 +320,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlWaitRecorder(uint32_t modelId,
 ACL_FUNC_VISIBILITY aclError aclmdlGetRecorderCount(
     uint32_t modelId, uint64_t *recorded, uint64_t *triggers, uint64_t *reports,
     uint64_t *reproduced, uint64_t *skipped);
-/* The latest report's folder and whether its replay reproduced the
- * execution; ACL_ERROR_INVALID_PARAM when no report was written yet. */
-ACL_FUNC_VISIBILITY aclError aclmdlGetRecorderLastReport(uint32_t modelId,
-                                                         char *reportDir,
-                                                         size_t reportDirLen,
-                                                         int32_t *reproduced);
+/* The latest report: whether its replay reproduced the execution (1/0), and
+ * the iteration that triggered it. ACL_ERROR_INVALID_PARAM when none was
+ * written yet. Either pointer may be NULL. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetRecorderLastReport(
+    uint32_t modelId, int32_t *reproduced, uint64_t *triggerIteration);
+/* The latest report's folder (it holds recorder.json), or NULL (the recent
+ * error says why: no recorder, no report yet). The string stays valid until
+ * the calling thread calls this function again. */
+ACL_FUNC_VISIBILITY const char *aclmdlGetRecorderReportDir(uint32_t modelId);
 
 /* ---- Load / execute ---- */
 
