@@ -871,6 +871,52 @@ class PythonicTest(unittest.TestCase):
             self.assertEqual(request["iteration"], 2)
             self.assertEqual(sorted(iteration_dirs(work)), ["2"])
 
+    def test_recorder_replays_a_planted_nan_bit_for_bit(self):
+        image = np.load(INPUT)
+        with tempfile.TemporaryDirectory() as work:
+            config = write_config(work, {"dump_path": work, "dump_mode": "output",
+                                         "dump_list": [{"model_name": "resnet_tiny"}]})
+            with acldump.session(), acldump.Model(MODEL) as model:
+                model.start_recorder(config, 3, operator_stats=True)
+                expected = model.run(image)                    # 0
+                model.run(image)                               # 1
+                bad = image.copy()
+                bad.flat[5] = np.nan
+                outputs = model.run(bad)                       # 2: triggers
+                self.assertTrue(np.isnan(outputs[1]).all())
+                model.wait_recorder(60)
+                self.assertEqual(model.recorder_counts(),
+                                 {"recorded": 3, "triggers": 1, "reports": 1,
+                                  "reproduced": 1, "skipped": 0})
+                report = model.last_recorder_report()
+                self.assertTrue(report.reproduced)
+                self.assertEqual(report.trigger_iteration, 2)
+                summary = report.summary()
+                self.assertEqual(summary["trigger"]["kind"], "non_finite_operator")
+                self.assertEqual([e["iteration"] for e in summary["executions"]], [0, 1, 2])
+                saved = np.load(os.path.join(report.directory,
+                                             summary["executions"][2]["inputs"][0]))
+                np.testing.assert_array_equal(saved, bad)      # NaN included
+                self.assertTrue(summary["replay"]["reproduced"])
+                # The replayed outputs were dumped: the replay's iteration folder.
+                self.assertIn(str(summary["replay"]["iteration"]), iteration_dirs(work))
+                # A call: the newest execution, whose outputs equal the first run's.
+                again = model.run(image)
+                for a, b in zip(expected, again):
+                    np.testing.assert_array_equal(a, b)
+                called = model.trigger_recorder("checking")
+                self.assertTrue(called.reproduced)
+                self.assertNotEqual(called.directory, report.directory)
+                self.assertEqual(called.summary()["trigger"]["detail"], "checking")
+                with self.assertRaises(acldump.AclError) as raised:
+                    model.start_recorder(config)
+                self.assertIn("already has a recorder", str(raised.exception))
+                model.stop_recorder()
+                with self.assertRaises(acldump.AclError) as raised:
+                    model.trigger_recorder()
+                self.assertEqual(raised.exception.code, acl.ACL_ERROR_INVALID_PARAM)
+                self.assertIn("has no recorder", str(raised.exception))
+
     def test_outputs_whose_size_varies_come_back_with_this_executions_shape(self):
         scores = np.load("testdata/postprocess_tiny.input.scores.npy")
         boxes = np.load("testdata/postprocess_tiny.input.boxes.npy")

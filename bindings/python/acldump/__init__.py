@@ -160,6 +160,26 @@ def _load_onnx(path, input_shape):
         return acl.mdl.load_from_file(om)
 
 
+class RecorderReport:
+    """A flight recorder's report: its folder (recorder.json, each recorded execution's
+    inputs as .npy files), whether the replay reproduced the triggering execution bit for
+    bit, and that execution's iteration. ``summary()`` reads recorder.json."""
+
+    def __init__(self, directory, reproduced, trigger_iteration):
+        self.directory = directory
+        self.reproduced = reproduced
+        self.trigger_iteration = trigger_iteration
+
+    def summary(self):
+        import json
+        with open(os.path.join(self.directory, "recorder.json")) as f:
+            return json.load(f)
+
+    def __repr__(self):
+        return "RecorderReport(%r, reproduced=%s, trigger_iteration=%d)" % (
+            self.directory, self.reproduced, self.trigger_iteration)
+
+
 class Model:
     """A loaded model (aclmdlLoadFromFile, or aclmdlLoadFromMem for bytes); ``close()`` or
     leaving ``with`` unloads it. Needs an open ``session()``. A path ending in ``.onnx`` is
@@ -237,6 +257,54 @@ class Model:
         records, size, iterations, ret = acl.mdl.get_dump_drop_count(self.model_id)
         _check(ret)
         return {"records": records, "bytes": size, "iterations": iterations}
+
+    def start_recorder(self, config_path, executions=8, *, operator_stats=False,
+                       on_non_finite=True, on_error=True, on_signal=False):
+        """aclmdlStartRecorder (an acldump extension): keeps the last ``executions`` executions
+        of this model in memory (inputs, output checksums and, with ``operator_stats``, every
+        operator output's statistics). A NaN/Inf in an output (``on_non_finite``; in any
+        operator output too with ``operator_stats``), a failed execution (``on_error``),
+        SIGUSR2 (``on_signal``) or trigger_recorder() writes them into the config's dump_path
+        with a replay of the triggering execution, dumped as the config says and checked
+        to reproduce the recorded outputs bit for bit."""
+        flags = ((acl.ACL_RECORDER_OPERATOR_STATS if operator_stats else 0) |
+                 (acl.ACL_RECORDER_TRIGGER_NON_FINITE if on_non_finite else 0) |
+                 (acl.ACL_RECORDER_TRIGGER_ERROR if on_error else 0) |
+                 (acl.ACL_RECORDER_TRIGGER_SIGNAL if on_signal else 0))
+        _check(acl.mdl.start_recorder(self.model_id, os.fspath(config_path), executions, flags))
+
+    def stop_recorder(self):
+        """aclmdlStopRecorder: stops the recorder once the reports under way are written."""
+        _check(acl.mdl.stop_recorder(self.model_id))
+
+    def trigger_recorder(self, reason=None):
+        """aclmdlTriggerRecorder: writes a report now (replaying the newest recorded
+        execution) and returns it as a RecorderReport."""
+        _reproduced, ret = acl.mdl.trigger_recorder(self.model_id, reason)
+        _check(ret)
+        return self.last_recorder_report()
+
+    def wait_recorder(self, timeout=None):
+        """aclmdlWaitRecorder: waits until the reports the triggers started are written
+        (``timeout`` in seconds, None: no limit); raises AclError for a report that failed."""
+        _check(acl.mdl.wait_recorder(self.model_id,
+                                     -1 if timeout is None else int(timeout * 1000)))
+
+    def recorder_counts(self):
+        """aclmdlGetRecorderCount: {"recorded", "triggers", "reports", "reproduced",
+        "skipped"}."""
+        *counts, ret = acl.mdl.get_recorder_count(self.model_id)
+        _check(ret)
+        return dict(zip(("recorded", "triggers", "reports", "reproduced", "skipped"), counts))
+
+    def last_recorder_report(self):
+        """The latest report (aclmdlGetRecorderLastReport, aclmdlGetRecorderReportDir)."""
+        reproduced, trigger_iteration, ret = acl.mdl.get_recorder_last_report(self.model_id)
+        _check(ret)
+        directory = acl.mdl.get_recorder_report_dir(self.model_id)
+        if directory is None:
+            _check(acl.ACL_ERROR_INVALID_PARAM)
+        return RecorderReport(directory, bool(reproduced), trigger_iteration)
 
     def _execute(self, in_set, out_set, tag):
         if tag is None:
