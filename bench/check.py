@@ -121,12 +121,15 @@ def compute(results):
         # Every output compared with a checksum baseline; nothing differs.
         "baseline_packed_vs_no_observer":
             ("executor", model("baseline_packed") / model("no_observer")),
+        # A flight recorder: a ring of 8 executions' inputs, output checksums and every
+        # operator output's statistics, kept in memory; nothing triggers.
+        "recorder_vs_no_observer": ("executor", model("recorder") / model("no_observer")),
         **{f"{name}_{mode}_vs_no_observer":
            ("executor", model(mode, family) / model("no_observer", family))
            for name, family in (("mobilenet_v2", "BM_MobileNetV2"),
                                 ("transformer", "BM_TransformerEncoder"))
            for mode in ("stats", "tensor_all", "stats_packed", "tensor_all_packed",
-                        "stats_checksum_packed", "baseline_packed")},
+                        "stats_checksum_packed", "baseline_packed", "recorder")},
         # Nothing selected costs nothing on the zoo models either (fastest iterations).
         **{f"{name}_{mode}_vs_no_observer":
            ("executor", fastest(mode, family) / fastest("no_observer", family))

@@ -12,7 +12,7 @@ import check
 
 MODES = ("no_observer", "dump_off", "not_selected", "step_not_selected", "stats", "tensor_all",
          "tensor_5_layers", "stats_packed", "tensor_all_packed", "stats_checksum_packed",
-         "baseline_packed")
+         "baseline_packed", "recorder")
 
 
 def executor_results(dump_off_us=1000.0, stats_ms=1.02, again=1.004):

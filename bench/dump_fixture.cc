@@ -47,6 +47,8 @@ const char* ModeName(Mode mode) {
       return "baseline_packed";
     case Mode::kTensorAllDrop1ms:
       return "tensor_all_drop_1ms";
+    case Mode::kRecorder:
+      return "recorder";
   }
   return "?";
 }
@@ -91,6 +93,25 @@ DumpedModel::DumpedModel(std::shared_ptr<CompiledModel> model, Mode mode,
   options.fs = fs;
   manager_ = std::make_unique<dump::DumpManager>(options);
   if (mode == Mode::kDumpOff) ArmAnotherModel();
+  if (mode == Mode::kRecorder) {
+    dump::RecorderOptions options;
+    options.executions = 8;
+    options.operator_stats = true;
+    recorder_ = std::make_shared<dump::FlightRecorder>(
+        1, options,
+        [](dump::FrozenRing ring) -> absl::StatusOr<dump::RecorderReport> {
+          Die(absl::InternalError(
+              StrCat("the recorder triggered on finite inputs: ",
+                     ring.trigger.detail)));
+          return absl::InternalError("unreachable");
+        });
+    dump::Attachment attachment =
+        dump::MakeRecorderAttachment({}, recorder_, 0, *model_);
+    absl::Status status =
+        model_->AttachObserver(attachment.observer, attachment.step_flags);
+    if (!status.ok()) Die(status);
+    return;
+  }
   if (mode != Mode::kNoObserver && mode != Mode::kDumpOff) {
     std::string list;
     std::string extra;

@@ -36,6 +36,9 @@ enum class Mode {
   kBaselinePacked,
   // kTensorAll under "dump_backpressure": "drop" with a 1 ms wait budget.
   kTensorAllDrop1ms,
+  // A flight recorder keeping the last 8 executions' inputs, output
+  // checksums and every operator output's statistics; nothing triggers.
+  kRecorder,
 };
 
 const char* ModeName(Mode mode);
@@ -82,6 +85,7 @@ class DumpedModel {
   bool finished_ = false;
   // kDumpOff: the other model, armed.
   ModelRegistry armed_elsewhere_;
+  std::shared_ptr<dump::FlightRecorder> recorder_;  // kRecorder
 
   void ArmAnotherModel();
 

@@ -172,10 +172,10 @@ const std::vector<std::string> kResnetTinyLayers = {"conv1", "pool1", "add1",
                                                     "conv5", "prob"};
 
 constexpr Mode kModes[] = {
-    Mode::kNoObserver,          Mode::kDumpOff,       Mode::kNotSelected,
-    Mode::kStepNotSelected,     Mode::kStats,         Mode::kTensorAll,
-    Mode::kTensorFive,          Mode::kStatsPacked,   Mode::kTensorAllPacked,
-    Mode::kStatsChecksumPacked, Mode::kBaselinePacked};
+    Mode::kNoObserver,          Mode::kDumpOff,        Mode::kNotSelected,
+    Mode::kStepNotSelected,     Mode::kStats,          Mode::kTensorAll,
+    Mode::kTensorFive,          Mode::kStatsPacked,    Mode::kTensorAllPacked,
+    Mode::kStatsChecksumPacked, Mode::kBaselinePacked, Mode::kRecorder};
 
 // Every mode of one model family, and no observer once more under another
 // name: an A/A pair whose ratio is the run's own noise, which the gate
