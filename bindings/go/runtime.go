@@ -7,6 +7,7 @@ import "C"
 import (
 	"math"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -247,6 +248,119 @@ func (m *Model) ArmedDumpCount(tag string) (dumped, remaining uint64, unlimited 
 		return 0, 0, false, err
 	}
 	return dumped, remaining, remaining == math.MaxUint64, nil
+}
+
+// RecorderFlags are the flags of StartRecorder (ACL_RECORDER_*), combined with |.
+type RecorderFlags uint32
+
+// Flags of StartRecorder: what the recorder keeps and what writes a report.
+const (
+	// RecorderOperatorStats keeps the statistics of every operator output too; with
+	// RecorderTriggerNonFinite a NaN/Inf in any operator output triggers a report.
+	RecorderOperatorStats RecorderFlags = C.ACL_RECORDER_OPERATOR_STATS
+	// RecorderTriggerNonFinite: a NaN or infinity in an output writes a report.
+	RecorderTriggerNonFinite RecorderFlags = C.ACL_RECORDER_TRIGGER_NON_FINITE
+	// RecorderTriggerError: a failed execution writes a report.
+	RecorderTriggerError RecorderFlags = C.ACL_RECORDER_TRIGGER_ERROR
+	// RecorderTriggerSignal: SIGUSR2 sent to the process writes a report (the previous handler
+	// is restored when the last such recorder stops).
+	RecorderTriggerSignal RecorderFlags = C.ACL_RECORDER_TRIGGER_SIGNAL
+	// RecorderDefault is RecorderTriggerNonFinite | RecorderTriggerError.
+	RecorderDefault RecorderFlags = C.ACL_RECORDER_DEFAULT
+)
+
+// RecorderReport is one report of a model's flight recorder.
+type RecorderReport struct {
+	Dir              string // the report's folder, which holds recorder.json
+	Reproduced       bool   // the replay reproduced the recorded outputs bit for bit
+	TriggerIteration uint64 // the iteration that triggered the report
+}
+
+// RecorderCounts are the counts of a model's flight recorder (aclmdlGetRecorderCount).
+type RecorderCounts struct {
+	Recorded   uint64 // executions recorded
+	Triggers   uint64 // triggers seen
+	Reports    uint64 // reports written
+	Reproduced uint64 // reports whose replay reproduced the execution
+	Skipped    uint64 // triggers not written (a report under way, the limit, nothing recorded)
+}
+
+// StartRecorder is aclmdlStartRecorder: the model keeps its last executions executions (1 to
+// 1024) in memory (their inputs, output checksums and NaN/Inf counts; with
+// RecorderOperatorStats every operator output's statistics). A trigger of flags (or
+// TriggerRecorder) writes them as a report, with a replay of the triggering execution dumped as
+// the config at configPath says (a dump config as ArmDump's, without dump_step; reports go into
+// its dump_path). ErrInvalidParam when the model already has a recorder, for executions out of
+// range or unknown flags; config errors as StartDump's. Close (aclmdlUnload) and Finalize stop
+// it.
+func (m *Model) StartRecorder(configPath string, executions uint32, flags RecorderFlags) error {
+	return aclmdlStartRecorder(m.id, configPath, executions, uint32(flags))
+}
+
+// StopRecorder is aclmdlStopRecorder: it stops the recorder after the reports under way.
+// ErrInvalidParam when the model has no recorder; ACL_ERROR_WRITE_FILE when a report since the
+// last WaitRecorder could not be written.
+func (m *Model) StopRecorder() error { return aclmdlStopRecorder(m.id) }
+
+// TriggerRecorder is aclmdlTriggerRecorder: it writes a report now, on the calling goroutine,
+// replaying the newest recorded execution; reason ("": none, at most 1024 bytes) is kept in
+// recorder.json. Dir and TriggerIteration are read right after (aclmdlGetRecorderReportDir,
+// aclmdlGetRecorderLastReport): the latest report's, which is this one unless an automatic
+// trigger's report finished in between. ErrInvalidParam when the model has no recorder or
+// nothing was recorded since it started or since the last report.
+func (m *Model) TriggerRecorder(reason string) (RecorderReport, error) {
+	reproduced, err := aclmdlTriggerRecorder(m.id, reason)
+	if err != nil {
+		return RecorderReport{}, err
+	}
+	report, err := m.LastRecorderReport()
+	if err != nil {
+		return RecorderReport{}, err
+	}
+	report.Reproduced = reproduced != 0
+	return report, nil
+}
+
+// WaitRecorder is aclmdlWaitRecorder: it waits up to timeout (negative: without limit; rounded
+// up to whole milliseconds) until the reports the recorder's triggers started are written, and
+// returns the first of their failures since the last call (ACL_ERROR_WRITE_FILE). An *Error with
+// code ACL_ERROR_RT_WAIT_TIMEOUT when one is still being written.
+func (m *Model) WaitRecorder(timeout time.Duration) error {
+	timeoutMs := -1
+	if timeout >= 0 {
+		ms := (timeout + time.Millisecond - 1) / time.Millisecond
+		if ms > math.MaxInt32 {
+			ms = math.MaxInt32
+		}
+		timeoutMs = int(ms)
+	}
+	return aclmdlWaitRecorder(m.id, timeoutMs)
+}
+
+// RecorderCounts is aclmdlGetRecorderCount; ErrInvalidParam when the model has no recorder.
+func (m *Model) RecorderCounts() (RecorderCounts, error) {
+	var c RecorderCounts
+	var err error
+	c.Recorded, c.Triggers, c.Reports, c.Reproduced, c.Skipped, err = aclmdlGetRecorderCount(m.id)
+	if err != nil {
+		return RecorderCounts{}, err
+	}
+	return c, nil
+}
+
+// LastRecorderReport is the latest report of the model's recorder (aclmdlGetRecorderLastReport
+// and aclmdlGetRecorderReportDir). ErrInvalidParam when there is no recorder or it has written
+// no report yet.
+func (m *Model) LastRecorderReport() (RecorderReport, error) {
+	reproduced, iteration, err := aclmdlGetRecorderLastReport(m.id)
+	if err != nil {
+		return RecorderReport{}, err
+	}
+	dir, err := aclmdlGetRecorderReportDir(m.id)
+	if err != nil {
+		return RecorderReport{}, err
+	}
+	return RecorderReport{Dir: dir, Reproduced: reproduced != 0, TriggerIteration: iteration}, nil
 }
 
 // InputIndex is aclmdlGetInputIndexByName; OutputIndex aclmdlGetOutputIndexByName.

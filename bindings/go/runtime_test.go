@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	acldump "github.com/acldump/acldump-go"
 	"github.com/acldump/acldump-go/acl"
@@ -310,5 +311,135 @@ func TestDisarmTheUntaggedArmOrAll(t *testing.T) {
 	if err := model.DisarmAllDumps(); !errors.Is(err, acldump.ErrInvalidParam) ||
 		!strings.Contains(err.Error(), "is not armed") {
 		t.Errorf("DisarmAllDumps without arms: %v", err)
+	}
+}
+
+// recorderSummary is what the tests read of a report's recorder.json.
+type recorderSummary struct {
+	Trigger struct {
+		Kind      string  `json:"kind"`
+		Iteration *uint64 `json:"iteration"`
+		Detail    string  `json:"detail"`
+	} `json:"trigger"`
+	Replay struct {
+		Reproduced *bool `json:"reproduced"`
+	} `json:"replay"`
+}
+
+func readRecorderSummary(t *testing.T, dir string) recorderSummary {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "recorder.json"))
+	must(t, err)
+	var summary recorderSummary
+	must(t, json.Unmarshal(data, &summary))
+	if summary.Replay.Reproduced == nil || summary.Trigger.Iteration == nil {
+		t.Fatalf("%s/recorder.json lacks replay.reproduced or trigger.iteration: %s", dir, data)
+	}
+	return summary
+}
+
+// The flight recorder on resnet_tiny: a NaN in the input gives a NaN output, which writes a
+// report whose replay reproduces the execution; TriggerRecorder writes another one.
+func TestFlightRecorder(t *testing.T) {
+	must(t, acldump.Init(""))
+	defer acldump.Finalize()
+	model, err := acldump.LoadModel("testdata/resnet_tiny.om")
+	must(t, err)
+	defer model.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	must(t, os.Mkdir(out, 0o755))
+	config := filepath.Join(dir, "replay.json")
+	text := fmt.Sprintf(`{"dump":{"dump_path":%q,"dump_mode":"output",`+
+		`"dump_list":[{"model_name":"resnet_tiny"}]}}`, out)
+	must(t, os.WriteFile(config, []byte(text), 0o644))
+
+	must(t, model.StartRecorder(config, 4, acldump.RecorderDefault))
+	err = model.StartRecorder(config, 4, acldump.RecorderDefault)
+	if !errors.Is(err, acldump.ErrInvalidParam) ||
+		!strings.Contains(err.Error(), "already has a recorder") {
+		t.Errorf("second StartRecorder: %v", err)
+	}
+	if _, err := model.LastRecorderReport(); !errors.Is(err, acldump.ErrInvalidParam) ||
+		!strings.Contains(err.Error(), "has written no report yet") {
+		t.Errorf("LastRecorderReport before any report: %v", err)
+	}
+	input := readNpy(t, "testdata/resnet_tiny.input.input.npy")
+	for i := 0; i < 2; i++ { // iterations 0 and 1
+		_, err := model.Run(input)
+		must(t, err)
+	}
+	nan := append([]byte(nil), input...)
+	binary.LittleEndian.PutUint32(nan, math.Float32bits(float32(math.NaN())))
+	outputs, err := model.Run(nan) // 2: a NaN output triggers a report (its replay is 3)
+	must(t, err)
+	if prob := float32frombytes(outputs[1]); !math.IsNaN(float64(prob)) {
+		t.Fatalf("prob[0] with a NaN input = %v, want NaN", prob)
+	}
+	must(t, model.WaitRecorder(time.Minute))
+	counts, err := model.RecorderCounts()
+	must(t, err)
+	want := acldump.RecorderCounts{Recorded: 3, Triggers: 1, Reports: 1, Reproduced: 1}
+	if counts != want {
+		t.Errorf("RecorderCounts = %+v, want %+v", counts, want)
+	}
+	first, err := model.LastRecorderReport()
+	must(t, err)
+	if !first.Reproduced || first.TriggerIteration != 2 {
+		t.Errorf("LastRecorderReport = %+v, want reproduced at iteration 2", first)
+	}
+	if !strings.HasPrefix(first.Dir, out+string(filepath.Separator)) {
+		t.Errorf("report folder %q is not under the config's dump_path %q", first.Dir, out)
+	}
+	summary := readRecorderSummary(t, first.Dir)
+	if summary.Trigger.Kind != "non_finite_output" || *summary.Trigger.Iteration != 2 ||
+		!*summary.Replay.Reproduced {
+		t.Errorf("recorder.json: trigger %+v, replay.reproduced %v; want non_finite_output at "+
+			"2, reproduced", summary.Trigger, *summary.Replay.Reproduced)
+	}
+
+	_, err = model.Run(input) // 4
+	must(t, err)
+	second, err := model.TriggerRecorder("because")
+	must(t, err)
+	if !second.Reproduced || second.TriggerIteration != 4 {
+		t.Errorf("TriggerRecorder = %+v, want reproduced at iteration 4", second)
+	}
+	if second.Dir == "" || second.Dir == first.Dir {
+		t.Errorf("TriggerRecorder's folder %q, the first report's %q: want another", second.Dir,
+			first.Dir)
+	}
+	summary = readRecorderSummary(t, second.Dir)
+	if summary.Trigger.Kind != "call" || summary.Trigger.Detail != "because" ||
+		!*summary.Replay.Reproduced {
+		t.Errorf("recorder.json of the call: trigger %+v, replay.reproduced %v", summary.Trigger,
+			*summary.Replay.Reproduced)
+	}
+	if last, err := model.LastRecorderReport(); err != nil || last != second {
+		t.Errorf("LastRecorderReport after TriggerRecorder = %+v, %v; want %+v", last, err, second)
+	}
+	must(t, model.WaitRecorder(-1))
+	counts, err = model.RecorderCounts()
+	must(t, err)
+	want = acldump.RecorderCounts{Recorded: 4, Triggers: 2, Reports: 2, Reproduced: 2}
+	if counts != want {
+		t.Errorf("RecorderCounts after TriggerRecorder = %+v, want %+v", counts, want)
+	}
+	// The ring starts over after a report: nothing to replay.
+	if _, err := model.TriggerRecorder(""); !errors.Is(err, acldump.ErrInvalidParam) {
+		t.Errorf("TriggerRecorder with nothing recorded since the last report: %v", err)
+	}
+
+	must(t, model.StopRecorder())
+	err = model.StopRecorder()
+	if !errors.Is(err, acldump.ErrInvalidParam) || !strings.Contains(err.Error(), "has no recorder") {
+		t.Errorf("second StopRecorder: %v", err)
+	}
+	if _, err := model.RecorderCounts(); !errors.Is(err, acldump.ErrInvalidParam) {
+		t.Errorf("RecorderCounts without a recorder: %v", err)
+	}
+	if err := model.StartRecorder(config, 4, acldump.RecorderFlags(0x100)); !errors.Is(err,
+		acldump.ErrInvalidParam) || !strings.Contains(err.Error(), "unknown bits") {
+		t.Errorf("StartRecorder with unknown flags: %v", err)
 	}
 }

@@ -135,6 +135,111 @@ public final class Model implements AutoCloseable {
   }
 
   /**
+   * {@link #startRecorder} flag (ACL_RECORDER_OPERATOR_STATS): keep every operator output's
+   * statistics too; with {@link #RECORDER_TRIGGER_NON_FINITE} a NaN/Inf in any operator output
+   * triggers a report.
+   */
+  public static final int RECORDER_OPERATOR_STATS = 0x1;
+
+  /**
+   * {@link #startRecorder} flag (ACL_RECORDER_TRIGGER_NON_FINITE): a NaN or infinity in an output
+   * writes a report.
+   */
+  public static final int RECORDER_TRIGGER_NON_FINITE = 0x2;
+
+  /**
+   * {@link #startRecorder} flag (ACL_RECORDER_TRIGGER_ERROR): a failed execution writes a report.
+   */
+  public static final int RECORDER_TRIGGER_ERROR = 0x4;
+
+  /**
+   * {@link #startRecorder} flag (ACL_RECORDER_TRIGGER_SIGNAL): SIGUSR2 sent to the process writes
+   * a report (the previous handler is restored when the last such recorder stops).
+   */
+  public static final int RECORDER_TRIGGER_SIGNAL = 0x8;
+
+  /**
+   * {@link #startRecorder}'s usual flags (ACL_RECORDER_DEFAULT): {@link
+   * #RECORDER_TRIGGER_NON_FINITE} | {@link #RECORDER_TRIGGER_ERROR}.
+   */
+  public static final int RECORDER_DEFAULT = RECORDER_TRIGGER_NON_FINITE | RECORDER_TRIGGER_ERROR;
+
+  /**
+   * aclmdlStartRecorder: the model keeps its last {@code executions} executions (1 to 1024) in
+   * memory (their inputs, output checksums and NaN/Inf counts; with {@link
+   * #RECORDER_OPERATOR_STATS} every operator output's statistics). A trigger of {@code flags}
+   * (the RECORDER_* constants, combined with |) or {@link #triggerRecorder} writes them as a
+   * report, with a replay of the triggering execution dumped as the config at {@code configPath}
+   * says (a dump config as {@link #armDump}'s, without dump_step; reports go into its dump_path).
+   * ACL_ERROR_INVALID_PARAM when the model already has a recorder, for {@code executions} out of
+   * range or unknown flags; config errors as {@link DumpSession}'s. {@link #close()} and {@link
+   * Acl#close()} stop it.
+   */
+  public void startRecorder(String configPath, int executions, int flags) {
+    AclNative.aclmdlStartRecorder(
+        id, configPath, Integer.toUnsignedLong(executions), Integer.toUnsignedLong(flags));
+  }
+
+  /**
+   * aclmdlStopRecorder: stops the recorder after the reports under way. ACL_ERROR_INVALID_PARAM
+   * when the model has no recorder; ACL_ERROR_WRITE_FILE when a report since the last {@link
+   * #waitRecorder} could not be written.
+   */
+  public void stopRecorder() {
+    AclNative.aclmdlStopRecorder(id);
+  }
+
+  /**
+   * aclmdlTriggerRecorder: writes a report now, on the calling thread, replaying the newest
+   * recorded execution; {@code reason} (null: none; at most 1024 bytes) is kept in
+   * recorder.json. The report's folder and trigger iteration are read right after
+   * (aclmdlGetRecorderReportDir, aclmdlGetRecorderLastReport): the latest report's, which is this
+   * one unless an automatic trigger's report finished in between. ACL_ERROR_INVALID_PARAM when
+   * the model has no recorder or nothing was recorded since it started or since the last report.
+   */
+  public RecorderReport triggerRecorder(String reason) {
+    int[] reproduced = new int[1];
+    AclNative.aclmdlTriggerRecorder(id, reason, reproduced);
+    RecorderReport last = lastRecorderReport();
+    return new RecorderReport(last.getDir(), reproduced[0] != 0, last.getTriggerIteration());
+  }
+
+  /**
+   * aclmdlWaitRecorder: waits up to {@code timeoutMs} milliseconds (negative: without limit;
+   * more than Integer.MAX_VALUE: that) until the reports the recorder's triggers started are
+   * written, and throws the first of their failures since the last call (ACL_ERROR_WRITE_FILE).
+   * ACL_ERROR_RT_WAIT_TIMEOUT when one is still being written.
+   */
+  public void waitRecorder(long timeoutMs) {
+    AclNative.aclmdlWaitRecorder(
+        id, timeoutMs < 0 ? -1 : (int) Math.min(timeoutMs, Integer.MAX_VALUE));
+  }
+
+  /** aclmdlGetRecorderCount; ACL_ERROR_INVALID_PARAM when the model has no recorder. */
+  public RecorderCounts recorderCounts() {
+    long[] recorded = new long[1];
+    long[] triggers = new long[1];
+    long[] reports = new long[1];
+    long[] reproduced = new long[1];
+    long[] skipped = new long[1];
+    AclNative.aclmdlGetRecorderCount(id, recorded, triggers, reports, reproduced, skipped);
+    return new RecorderCounts(recorded[0], triggers[0], reports[0], reproduced[0], skipped[0]);
+  }
+
+  /**
+   * The latest report of the model's recorder (aclmdlGetRecorderLastReport and
+   * aclmdlGetRecorderReportDir). ACL_ERROR_INVALID_PARAM when there is no recorder or it has
+   * written no report yet.
+   */
+  public RecorderReport lastRecorderReport() {
+    int[] reproduced = new int[1];
+    long[] triggerIteration = new long[1];
+    AclNative.aclmdlGetRecorderLastReport(id, reproduced, triggerIteration);
+    String dir = AclNative.aclmdlGetRecorderReportDir(id);
+    return new RecorderReport(dir, reproduced[0] != 0, triggerIteration[0]);
+  }
+
+  /**
    * aclmdlExecuteAsync: queues one execution on {@code stream} (null: the default stream of the
    * current context); {@link Stream#synchronize()} waits for it. The buffers must stay open
    * until then.

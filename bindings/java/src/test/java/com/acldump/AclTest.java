@@ -430,6 +430,89 @@ public class AclTest {
   }
 
   @Test
+  public void recorderFlagsAreTheCOnes() {
+    assertEquals(AclNativeConstants.ACL_RECORDER_OPERATOR_STATS, Model.RECORDER_OPERATOR_STATS);
+    assertEquals(
+        AclNativeConstants.ACL_RECORDER_TRIGGER_NON_FINITE, Model.RECORDER_TRIGGER_NON_FINITE);
+    assertEquals(AclNativeConstants.ACL_RECORDER_TRIGGER_ERROR, Model.RECORDER_TRIGGER_ERROR);
+    assertEquals(AclNativeConstants.ACL_RECORDER_TRIGGER_SIGNAL, Model.RECORDER_TRIGGER_SIGNAL);
+    assertEquals(AclNativeConstants.ACL_RECORDER_DEFAULT, Model.RECORDER_DEFAULT);
+  }
+
+  // recorder.json's "trigger" or "replay" object (flat) holds key: value.
+  private static boolean summaryHas(String summary, String object, String key, String value) {
+    return summary.matches("(?s).*\"" + object + "\"\\s*:\\s*\\{[^{}]*\"" + key
+        + "\"\\s*:\\s*" + value + "\\s*[,}].*");
+  }
+
+  @Test
+  public void flightRecorderWritesAReportForANanAndOnACall() throws Exception {
+    Path dir = tmp.newFolder("recorder").toPath();
+    Path out = Files.createDirectory(dir.resolve("out"));
+    Path config = dir.resolve("replay.json");
+    Files.writeString(config, "{\"dump\":{\"dump_path\":\"" + out
+        + "\",\"dump_mode\":\"output\",\"dump_list\":[{\"model_name\":\"resnet_tiny\"}]}}");
+    try (Acl acl = Acl.init();
+        Model model = Model.load(MODEL)) {
+      model.startRecorder(config.toString(), 4, Model.RECORDER_DEFAULT);
+      AclException twice = assertThrows(AclException.class,
+          () -> model.startRecorder(config.toString(), 4, Model.RECORDER_DEFAULT));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, twice.getCode());
+      assertTrue(twice.getAclMessage(), twice.getAclMessage().contains("already has a recorder"));
+      AclException none = assertThrows(AclException.class, model::lastRecorderReport);
+      assertTrue(none.getAclMessage(), none.getAclMessage().contains("has written no report yet"));
+
+      float[] values = readNpyFloats("testdata/resnet_tiny.input.input.npy");
+      ByteBuffer image = floats(values);
+      model.run(image); // iteration 0
+      model.run(image); // 1
+      values[0] = Float.NaN;
+      ByteBuffer[] outputs = model.run(floats(values)); // 2: a NaN output (the replay is 3)
+      assertTrue(Float.isNaN(outputs[1].getFloat(0)));
+      model.waitRecorder(60000);
+      assertEquals(new RecorderCounts(3, 1, 1, 1, 0), model.recorderCounts());
+      RecorderReport first = model.lastRecorderReport();
+      assertTrue(first.toString(), first.isReproduced());
+      assertEquals(2, first.getTriggerIteration());
+      assertTrue(first.getDir(), Path.of(first.getDir()).startsWith(out));
+      String summary = Files.readString(Path.of(first.getDir(), "recorder.json"));
+      assertTrue(summary, summaryHas(summary, "trigger", "kind", "\"non_finite_output\""));
+      assertTrue(summary, summaryHas(summary, "trigger", "iteration", "2"));
+      assertTrue(summary, summaryHas(summary, "replay", "reproduced", "true"));
+
+      model.run(image); // 4
+      RecorderReport second = model.triggerRecorder("because");
+      assertTrue(second.toString(), second.isReproduced());
+      assertEquals(4, second.getTriggerIteration());
+      assertFalse(second.getDir().equals(first.getDir()));
+      summary = Files.readString(Path.of(second.getDir(), "recorder.json"));
+      assertTrue(summary, summaryHas(summary, "trigger", "kind", "\"call\""));
+      assertTrue(summary, summaryHas(summary, "trigger", "detail", "\"because\""));
+      assertTrue(summary, summaryHas(summary, "replay", "reproduced", "true"));
+      assertEquals(second, model.lastRecorderReport());
+      model.waitRecorder(-1);
+      RecorderCounts counts = model.recorderCounts();
+      assertEquals(4, counts.getRecorded());
+      assertEquals(2, counts.getTriggers());
+      assertEquals(2, counts.getReports());
+      assertEquals(2, counts.getReproduced());
+      assertEquals(0, counts.getSkipped());
+      // The ring starts over after a report: nothing to replay.
+      AclException empty = assertThrows(AclException.class, () -> model.triggerRecorder(null));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, empty.getCode());
+
+      model.stopRecorder();
+      AclException stopped = assertThrows(AclException.class, model::stopRecorder);
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, stopped.getCode());
+      assertTrue(stopped.getAclMessage(), stopped.getAclMessage().contains("has no recorder"));
+      assertThrows(AclException.class, model::recorderCounts);
+      AclException flags = assertThrows(AclException.class,
+          () -> model.startRecorder(config.toString(), 4, 0x100));
+      assertTrue(flags.getAclMessage(), flags.getAclMessage().contains("unknown bits"));
+    }
+  }
+
+  @Test
   public void runsASingleOperator() {
     try (Acl acl = Acl.init()) {
       AclTensorDesc[] descs = new AclTensorDesc[3];
