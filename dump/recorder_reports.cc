@@ -67,6 +67,11 @@ absl::StatusOr<std::string> InputNpy(const RecordedExecution& execution,
     view.shape = Shape(
         {static_cast<int64_t>(element == 0 ? 0 : bytes.size() / element)});
   }
+  absl::StatusOr<std::string> npy = EncodeNpy(view);
+  if (npy.ok()) return npy;
+  // A type .npy cannot hold: the bytes as they are.
+  view.dtype = DType::kUInt8;
+  view.shape = Shape({static_cast<int64_t>(bytes.size())});
   return EncodeNpy(view);
 }
 

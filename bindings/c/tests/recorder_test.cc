@@ -314,6 +314,62 @@ TEST_F(RecorderTest, FailedExecutionIsReplayed) {
   EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
 }
 
+// A dynamic-batch model: each execution is recorded with its gear, and the
+// replay runs the same gear again.
+TEST_F(RecorderTest, GearedModelIsReplayedOnItsGear) {
+  uint32_t id = 0;
+  ASSERT_EQ(aclmdlLoadFromFile("testdata/ocr_tiny_batch.om", &id), ACL_SUCCESS)
+      << Message();  // gears 1, 2, 4
+  ASSERT_EQ(aclmdlStartRecorder(id, config_.c_str(), 4, ACL_RECORDER_DEFAULT),
+            ACL_SUCCESS)
+      << Message();
+  aclmdlDesc* desc = aclmdlCreateDesc();
+  ASSERT_EQ(aclmdlGetDesc(desc, id), ACL_SUCCESS);
+  std::vector<std::vector<float>> memory;
+  aclmdlDataset* in = aclmdlCreateDataset();
+  aclmdlDataset* out = aclmdlCreateDataset();
+  auto add = [&](aclmdlDataset* dataset, size_t size) {
+    memory.emplace_back((size + 3) / 4, 0.5f);
+    aclmdlAddDatasetBuffer(dataset,
+                           aclCreateDataBuffer(memory.back().data(), size));
+  };
+  for (size_t i = 0; i < aclmdlGetNumInputs(desc); ++i)
+    add(in, aclmdlGetInputSizeByIndex(desc, i));
+  for (size_t i = 0; i < aclmdlGetNumOutputs(desc); ++i)
+    add(out, aclmdlGetOutputSizeByIndex(desc, i));
+  for (size_t i = 0; i < memory[0].size(); ++i) memory[0][i] = 0.001f * i;
+  ASSERT_EQ(aclmdlSetDynamicBatchSize(id, in, 1, 4), ACL_SUCCESS) << Message();
+  ASSERT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << Message();
+  ASSERT_EQ(aclmdlSetDynamicBatchSize(id, in, 1, 2), ACL_SUCCESS) << Message();
+  ASSERT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << Message();
+  int32_t reproduced = -1;
+  ASSERT_EQ(aclmdlTriggerRecorder(id, "gear", &reproduced), ACL_SUCCESS)
+      << Message();
+  EXPECT_EQ(reproduced, 1);
+  const fs::path report = LastReport(&reproduced, id);
+  const nlohmann::json summary = ReadJson(report / "recorder.json");
+  ASSERT_EQ(summary["executions"].size(), 2u);
+  EXPECT_EQ(summary["executions"][0]["gear"], 2);  // batch 4
+  EXPECT_EQ(summary["executions"][1]["gear"], 1);  // batch 2
+  EXPECT_THAT(summary["executions"][1]["outputs"][0]["type"].get<std::string>(),
+              StartsWith("float32[2,"));
+  // The input as the gear read it: two samples.
+  auto input = acldump::ReadNpyFile(
+      (report / summary["executions"][1]["inputs"][0].get<std::string>())
+          .string());
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->shape().dims()[0], 2);
+  EXPECT_EQ(std::memcmp(input->data(), memory[0].data(), input->ByteSize()), 0);
+  EXPECT_TRUE(summary["replay"]["reproduced"]);
+  for (aclmdlDataset* dataset : {in, out}) {
+    for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(dataset); ++i)
+      aclDestroyDataBuffer(aclmdlGetDatasetBuffer(dataset, i));
+    aclmdlDestroyDataset(dataset);
+  }
+  aclmdlDestroyDesc(desc);
+  EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
+}
+
 TEST_F(RecorderTest, SignalTriggersAReport) {
   ASSERT_EQ(
       aclmdlStartRecorder(id_, config_.c_str(), 2, ACL_RECORDER_TRIGGER_SIGNAL),
