@@ -49,6 +49,9 @@ class Builder {
     if (const JsonNode* bytes = c_.Field("dump_max_bytes")) {
       config_.max_bytes = std::stoull(bytes->text);
     }
+    if (const JsonNode* keep = c_.Field("dump_keep_iterations")) {
+      config_.keep_iterations = std::stoull(keep->text);
+    }
     BuildSteps();
     BuildStats();
     if (const JsonNode* list = c_.Field("dump_list")) {
@@ -416,6 +419,10 @@ std::string LimitsText(const DumpConfig& config) {
   if (config.max_bytes > 0) {
     StrAppend(text, "; at most ", config.max_bytes,
               " bytes are dumped, the records beyond dropped and counted");
+  }
+  if (config.keep_iterations > 0) {
+    StrAppend(text, "; only the newest ", config.keep_iterations,
+              " iteration folders of each model are kept");
   }
   return text;
 }

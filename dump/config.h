@@ -156,6 +156,9 @@ struct DumpConfig {
   // dump_max_bytes (acldump's own): records that would take the session's
   // dumped bytes beyond it are dropped and counted; 0 = no limit.
   uint64_t max_bytes = 0;
+  // dump_keep_iterations (acldump's own): only the newest this many iteration
+  // folders of each model are kept; 0 = every one.
+  uint64_t keep_iterations = 0;
   // dump_stats in config order, deduplicated; empty = the default columns.
   std::vector<StatColumn> stats;
   std::vector<DumpListEntry> dump_list;

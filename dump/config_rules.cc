@@ -287,11 +287,13 @@ bool WholeNumberAtMost(std::string_view text, uint64_t max) {
   return std::stoull(std::string(text)) <= max;
 }
 
-// dump_backpressure, dump_wait_budget_us, dump_max_bytes (acldump's own):
-// what an execution does when the writer is behind, and a byte budget.
+// dump_backpressure, dump_wait_budget_us, dump_max_bytes,
+// dump_keep_iterations (acldump's own): what an execution does when the
+// writer is behind, a byte budget, and retention.
 absl::Status CheckLimits(const CheckContext& c) {
   constexpr uint64_t kMaxWaitBudgetUs = 60'000'000;
   constexpr uint64_t kMaxBytes = uint64_t{1} << 60;
+  constexpr uint64_t kMaxKeepIterations = 1'000'000'000;
   const bool drop = c.Text("dump_backpressure") == "drop";
   if (drop && !c.Text("dump_scene").empty() &&
       c.Text("dump_scene") != kWatcher) {
@@ -317,6 +319,23 @@ absl::Status CheckLimits(const CheckContext& c) {
                             "execution may wait for the writer in all, a "
                             "whole number from 0 to ",
                             kMaxWaitBudgetUs, " (default 0: never wait)"));
+    }
+  }
+  if (const JsonNode* keep = c.Field("dump_keep_iterations")) {
+    if (!WholeNumberAtMost(keep->text, kMaxKeepIterations) ||
+        keep->text == "0") {
+      return c.Error("dump.dump_keep_iterations",
+                     StrCat("is ", Quote(keep->text),
+                            "; expected how many of each model's newest "
+                            "iteration folders to keep, a whole number from "
+                            "1 to ",
+                            kMaxKeepIterations,
+                            " (older ones are removed as newer ones begin)"));
+    }
+    if (!c.Text("dump_scene").empty() && c.Text("dump_scene") != kWatcher) {
+      return c.Error("dump.dump_keep_iterations",
+                     "applies to model dumps (iteration folders); an "
+                     "exception dump has none: remove dump_keep_iterations");
     }
   }
   if (const JsonNode* bytes = c.Field("dump_max_bytes")) {

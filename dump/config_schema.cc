@@ -30,6 +30,8 @@ const std::vector<std::string_view> kDumpKeys = {
     "dump_backpressure",
     "dump_wait_budget_us",
     "dump_max_bytes",
+    // acldump's own: retention, the newest iterations kept per model.
+    "dump_keep_iterations",
     "dump_stats",
     "dump_list",
 };
@@ -42,8 +44,8 @@ const std::vector<std::string_view> kRangeKeys = {"begin", "end"};
 
 namespace {
 
-// The first fifteen keys of kDumpKeys hold strings.
-constexpr size_t kNumStringKeys = 15;
+// The first sixteen keys of kDumpKeys hold strings.
+constexpr size_t kNumStringKeys = 16;
 // Unknown keys warned about one by one; the rest are counted.
 constexpr size_t kMaxUnknownKeyWarnings = 20;
 

@@ -481,6 +481,35 @@ TEST(ParseDumpConfigTest, DropPolicyAndByteBudget) {
   }
 }
 
+TEST(ParseDumpConfigTest, KeepIterations) {
+  const absl::StatusOr<DumpConfig> keep = ParseDump(
+      R"({"dump_path": "testdata", "dump_keep_iterations": "3",
+          "dump_list": [{"model_name": "m"}]})");
+  ASSERT_TRUE(keep.ok()) << keep.status();
+  EXPECT_EQ(keep->keep_iterations, 3u);
+  EXPECT_THAT(DescribeDumpConfig(*keep),
+              EndsWith("; only the newest 3 iteration folders of each model "
+                       "are kept"));
+  const std::pair<const char*, const char*> rejected[] = {
+      {R"({"dump_path": "testdata", "dump_keep_iterations": "0"})",
+       "dump.dump_keep_iterations: is '0'; expected how many of each model's "
+       "newest iteration folders to keep, a whole number from 1 to "
+       "1000000000"},
+      {R"({"dump_path": "testdata", "dump_keep_iterations": "two"})",
+       "dump.dump_keep_iterations: is 'two'"},
+      {R"({"dump_path": "testdata", "dump_keep_iterations": 2})",
+       "dump.dump_keep_iterations"},
+      {R"({"dump_scene": "lite_exception", "dump_keep_iterations": "2"})",
+       "dump.dump_keep_iterations: applies to model dumps"},
+  };
+  for (const auto& [text, message] : rejected) {
+    const absl::StatusOr<DumpConfig> config = ParseDump(text);
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(KindOf(config.status()), ErrorKind::kInvalidDumpConfig) << text;
+    EXPECT_THAT(Message(config.status()), HasSubstr(message)) << text;
+  }
+}
+
 TEST(ParseDumpConfigTest, ModelNamesMustBeUnique) {
   const absl::StatusOr<DumpConfig> config =
       ParseDump(R"({"dump_path": "testdata",
@@ -543,7 +572,7 @@ TEST(ParseDumpConfigTest, UnknownKeysAreIgnoredWithASuggestion) {
        "'dump_data', 'dump_debug', 'dump_kernel_data', 'dump_step', "
        "'dump_layout', 'dump_baseline', 'dump_baseline_tensors', "
        "'dump_backpressure', 'dump_wait_budget_us', 'dump_max_bytes', "
-       "'dump_stats', 'dump_list'"},
+       "'dump_keep_iterations', 'dump_stats', 'dump_list'"},
       {R"("dump_list": [{"zzz": 1}])",
        "dump.dump_list[0].zzz: unknown key 'zzz' is ignored; a dump_list "
        "entry knows 'model_name', 'layer', 'watcher_nodes', "

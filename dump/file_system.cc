@@ -1,5 +1,6 @@
 #include "dump/file_system.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "base/strings.h"
 
 namespace acldump::dump {
@@ -117,6 +119,44 @@ class PosixFs final : public FileSystem {
     }
     return ErrnoStatus(errno, "cannot remove", path);
   }
+  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectoryAt(
+      int dir, std::string_view name, const std::string& path) override {
+    const int fd = ::openat(dir, std::string(name).c_str(),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, "cannot open folder", path);
+    DIR* stream = ::fdopendir(fd);
+    if (stream == nullptr) {
+      const int error = errno;
+      ::close(fd);
+      return ErrnoStatus(error, "cannot list", path);
+    }
+    std::vector<DirectoryEntry> entries;
+    errno = 0;
+    while (const dirent* entry = ::readdir(stream)) {
+      const std::string_view entry_name = entry->d_name;
+      if (entry_name == "." || entry_name == "..") continue;
+      bool directory = entry->d_type == DT_DIR;
+      if (entry->d_type == DT_UNKNOWN) {
+        struct stat info;
+        directory =
+            ::fstatat(fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(info.st_mode);
+      }
+      entries.push_back(DirectoryEntry{std::string(entry_name), directory});
+      errno = 0;
+    }
+    const int error = errno;
+    ::closedir(stream);
+    if (error != 0) return ErrnoStatus(error, "cannot list", path);
+    return entries;
+  }
+  absl::Status RemoveDirectoryAt(int dir, std::string_view name,
+                                 const std::string& path) override {
+    if (::unlinkat(dir, std::string(name).c_str(), AT_REMOVEDIR) == 0) {
+      return absl::OkStatus();
+    }
+    return ErrnoStatus(errno, "cannot remove folder", path);
+  }
   absl::StatusOr<int> OpenForAppendAt(int dir, std::string_view name,
                                       const std::string& path) override {
     const int fd =
@@ -189,6 +229,32 @@ FileSystem& PosixFileSystem() {
 
 bool IsNameTooLong(const absl::Status& status) {
   return status.code() == absl::StatusCode::kOutOfRange;
+}
+
+absl::Status RemoveTreeAt(FileSystem& fs, int dir, std::string_view name,
+                          const std::string& path, int max_depth) {
+  ASSIGN_OR_RETURN(std::vector<FileSystem::DirectoryEntry> entries,
+                   fs.ListDirectoryAt(dir, name, path));
+  if (!entries.empty()) {
+    ASSIGN_OR_RETURN(int fd, fs.OpenDirectoryAt(dir, name, path));
+    absl::Status status;
+    for (const FileSystem::DirectoryEntry& entry : entries) {
+      const std::string child = StrCat(path, "/", entry.name);
+      if (entry.directory && max_depth <= 0) {
+        status = absl::FailedPreconditionError(
+            StrCat("cannot remove '", child, "': too deeply nested"));
+      } else {
+        status = entry.directory
+                     ? RemoveTreeAt(fs, fd, entry.name, child, max_depth - 1)
+                     : fs.RemoveAt(fd, entry.name, child);
+      }
+      if (!status.ok()) break;
+    }
+    absl::Status closed = fs.Close(fd, path);
+    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(closed);
+  }
+  return fs.RemoveDirectoryAt(dir, name, path);
 }
 
 absl::Status WriteAll(FileSystem& fs, int fd, std::span<const iovec> data,

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -45,6 +46,17 @@ class FileSystem {
   // unlinkat of a file.
   virtual absl::Status RemoveAt(int dir, std::string_view name,
                                 const std::string& path) = 0;
+  struct DirectoryEntry {
+    std::string name;
+    bool directory = false;  // a symlink is not (removing it removes the link)
+  };
+  // The entries of directory `name` in `dir` ("." and ".." left out); a
+  // symlink or a non-directory is an error.
+  virtual absl::StatusOr<std::vector<DirectoryEntry>> ListDirectoryAt(
+      int dir, std::string_view name, const std::string& path) = 0;
+  // unlinkat(AT_REMOVEDIR) of an empty directory.
+  virtual absl::Status RemoveDirectoryAt(int dir, std::string_view name,
+                                         const std::string& path) = 0;
   // Appends to `name` in `dir`, creating it when missing.
   virtual absl::StatusOr<int> OpenForAppendAt(int dir, std::string_view name,
                                               const std::string& path) = 0;
@@ -99,6 +111,14 @@ class ForwardingFileSystem : public FileSystem {
                         const std::string& path) override {
     return inner_.RemoveAt(dir, name, path);
   }
+  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectoryAt(
+      int dir, std::string_view name, const std::string& path) override {
+    return inner_.ListDirectoryAt(dir, name, path);
+  }
+  absl::Status RemoveDirectoryAt(int dir, std::string_view name,
+                                 const std::string& path) override {
+    return inner_.RemoveDirectoryAt(dir, name, path);
+  }
   absl::StatusOr<int> OpenForAppendAt(int dir, std::string_view name,
                                       const std::string& path) override {
     return inner_.OpenForAppendAt(dir, name, path);
@@ -124,6 +144,11 @@ class ForwardingFileSystem : public FileSystem {
  private:
   FileSystem& inner_;
 };
+
+// Removes directory `name` in `dir` and everything below it, never following
+// a symlink (one is removed as a file). At most `max_depth` levels deep.
+absl::Status RemoveTreeAt(FileSystem& fs, int dir, std::string_view name,
+                          const std::string& path, int max_depth = 8);
 
 // Writes all of `data` (looping over short writes).
 absl::Status WriteAll(FileSystem& fs, int fd, std::span<const iovec> data,

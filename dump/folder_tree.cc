@@ -135,6 +135,26 @@ absl::StatusOr<FolderTree::Folder> FolderTree::OpenChild(
   return Folder{fd, std::move(path)};
 }
 
+void FolderTree::Forget(std::string_view relative) {
+  auto below = [&](std::string_view path) {
+    return path == relative ||
+           (path.size() > relative.size() && path.starts_with(relative) &&
+            path[relative.size()] == '/');
+  };
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    if (below(it->first)) {
+      fs_.Close(it->second.fd, it->second.path).IgnoreError();
+      cached_.erase(it->first);
+      it = lru_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = hashed_.begin(); it != hashed_.end();) {
+    it = below(it->first) ? hashed_.erase(it) : std::next(it);
+  }
+}
+
 void FolderTree::Cache(const std::string& relative, const Folder& folder) {
   if (lru_.size() >= kMaxCachedFolders) {
     auto& [old_relative, old] = lru_.front();

@@ -54,6 +54,9 @@ class FolderTree {
 
   // Closes every cached descriptor (a folder removed behind our back).
   void Reset();
+  // Forgets the folder `relative` and everything below it (about to be
+  // removed): their cached descriptors are closed.
+  void Forget(std::string_view relative);
 
  private:
   absl::StatusOr<Folder> OpenBase();

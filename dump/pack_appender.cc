@@ -23,6 +23,21 @@ void PackAppender::CloseAll() {
   open_.clear();
 }
 
+void PackAppender::Forget(std::string_view path) {
+  const std::string prefix = StrCat(path, "/");
+  for (auto it = open_.begin(); it != open_.end();) {
+    if (it->key.starts_with(prefix)) {
+      fs_.Close(it->fd, it->path).IgnoreError();
+      it = open_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = broken_.begin(); it != broken_.end();) {
+    it = it->starts_with(prefix) ? broken_.erase(it) : std::next(it);
+  }
+}
+
 void PackAppender::Close(Target& target) {
   if (target.fd < 0) return;
   if (target.indexed && !target.index.empty()) {

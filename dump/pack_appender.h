@@ -41,6 +41,9 @@ class PackAppender {
   // Closes every open pack, appending its index (a flush: readers then find
   // each record through the index).
   void CloseAll();
+  // Closes, without their index, the packs in folder `path` (the full path)
+  // and below it: the folder is about to be removed.
+  void Forget(std::string_view path);
 
  private:
   // An open dump.pack (with its index) or statistic.csv.

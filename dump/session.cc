@@ -52,6 +52,7 @@ absl::StatusOr<std::shared_ptr<DumpSession>> DumpSession::Create(
   writer.fs = session->fs_.get();
   writer.packed = config.layout == DumpLayout::kPacked;
   writer.max_bytes = config.max_bytes;
+  writer.keep_iterations = config.keep_iterations;
   if (config.scene == DumpScene::kException) {
     writer.root = options.exception_root;
     if (writer.root.empty()) {
@@ -116,6 +117,19 @@ absl::Status DumpSession::Close() {
   });
   if (writer_) ReportDrops();
   close_status_ = writer_ ? writer_->Flush() : absl::OkStatus();
+  if (writer_) {
+    const WriterStats stats = writer_->stats();
+    if (stats.iteration_folder_removals_failed > 0) {
+      std::fprintf(stderr,
+                   "[acldump] warning: %s: dump_keep_iterations could not "
+                   "remove %llu old iteration folders (first: %s); they "
+                   "still take disk space\n",
+                   config_.source.c_str(),
+                   static_cast<unsigned long long>(
+                       stats.iteration_folder_removals_failed),
+                   stats.retention_failure.c_str());
+    }
+  }
   close_done_ = true;
   return close_status_;
 }

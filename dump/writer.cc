@@ -1,6 +1,7 @@
 #include "dump/writer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 
@@ -451,6 +452,9 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     file.standalone = false;
     results_[i] = batch[i].renderer->Render(batch[i], file);
     paths_[i].clear();  // set where the file went; else named on failure
+    if (options_.keep_iterations > 0 && results_[i].ok()) {
+      Retain(batch[i].iteration, file.directory);
+    }
   }
   const std::span<const RenderedFile> files(rendered_.data(), n);
   // Records go to the packs in runs; standalone files between them alone.
@@ -471,6 +475,12 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     }
     ++begin;
   }
+  // After the batch's files: a folder given up in this batch may have had
+  // files in it too.
+  for (const auto& [parent, iteration] : removals_) {
+    RemoveIterationFolder(parent, iteration);
+  }
+  removals_.clear();
   std::lock_guard<std::mutex> lock(mutex_);
   if (time_folder_.empty()) time_folder_ = tree_.time_folder();
   for (size_t i = 0; i < n; ++i) {
@@ -487,6 +497,72 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
           {paths_[i].empty() ? IntendedPath(files[i]) : std::move(paths_[i]),
            std::string(results_[i].message())});
     }
+  }
+}
+
+void DumpWriter::Retain(uint64_t iteration, std::string_view directory) {
+  const size_t slash = directory.rfind('/');
+  if (slash == std::string_view::npos) return;
+  char digits[24];
+  const auto [end, error] =
+      std::to_chars(digits, digits + sizeof(digits), iteration);
+  // Only an iteration folder: {model folder}/{iteration}.
+  if (directory.substr(slash + 1) != std::string_view(digits, end - digits)) {
+    return;
+  }
+  const std::string_view parent = directory.substr(0, slash);
+  auto it = retained_.find(parent);
+  if (it == retained_.end()) {
+    it = retained_.emplace(std::string(parent), Retained()).first;
+  }
+  Retained& retained = it->second;
+  std::deque<uint64_t>& kept = retained.kept;
+  if (std::find(kept.rbegin(), kept.rend(), iteration) != kept.rend()) return;
+  auto schedule = [&](uint64_t old) {
+    const std::pair<std::string, uint64_t> folder(std::string(parent), old);
+    if (std::find(removals_.begin(), removals_.end(), folder) ==
+        removals_.end()) {
+      removals_.push_back(folder);
+    }
+  };
+  // A file of a folder already given up (its iteration's records are still
+  // arriving): written, then removed with it.
+  if (retained.evicted && iteration <= retained.evicted_up_to) {
+    schedule(iteration);
+    return;
+  }
+  kept.push_back(iteration);
+  while (kept.size() > options_.keep_iterations) {
+    const uint64_t old = kept.front();
+    kept.pop_front();
+    retained.evicted_up_to =
+        retained.evicted ? std::max(retained.evicted_up_to, old) : old;
+    retained.evicted = true;
+    schedule(old);
+  }
+}
+
+void DumpWriter::RemoveIterationFolder(std::string_view parent,
+                                       uint64_t iteration) {
+  const std::string name = StrCat(iteration);
+  tree_.Forget(StrCat(parent, "/", name));
+  absl::StatusOr<FolderTree::Folder> folder = tree_.Open(parent);
+  absl::Status status = folder.status();
+  if (folder.ok()) {
+    const std::string path = StrCat(folder->path, "/", name);
+    if (packs_) packs_->Forget(path);
+    status = RemoveTreeAt(fs_, folder->fd, name, path);
+    // Gone already (removed by hand): nothing to keep either.
+    if (absl::IsNotFound(status)) status = absl::OkStatus();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (status.ok()) {
+    ++stats_.iteration_folders_removed;
+    return;
+  }
+  ++stats_.iteration_folder_removals_failed;
+  if (stats_.retention_failure.empty()) {
+    stats_.retention_failure = std::string(status.message());
   }
 }
 

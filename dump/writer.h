@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,6 +118,11 @@ struct WriterStats {
   uint64_t back_pressure_wait_ns = 0;
   // Records given up by a producer that could not hand them over in time
   // (TryAcquireBuffer, TrySubmit), or beyond the byte budget (ReserveBytes).
+  // Iteration folders removed by retention (Options::keep_iterations), and
+  // removals that failed (the first failure's text in retention_failure).
+  uint64_t iteration_folders_removed = 0;
+  uint64_t iteration_folder_removals_failed = 0;
+  std::string retention_failure;
   uint64_t records_dropped_late = 0;
   uint64_t records_dropped_over_budget = 0;
   uint64_t bytes_dropped = 0;
@@ -146,6 +152,10 @@ class DumpWriter {
     bool packed = false;
     // The most payload bytes ReserveBytes grants in all; 0 = no limit.
     uint64_t max_bytes = 0;
+    // Retention: only the newest this many iteration folders of each model
+    // folder are kept (older ones are removed with all they hold, as a newer
+    // one begins); 0 = every one.
+    uint64_t keep_iterations = 0;
   };
   using Deadline = std::chrono::steady_clock::time_point;
 
@@ -214,6 +224,11 @@ class DumpWriter {
   // Where `file` was meant to go, for failure reports.
   std::string IntendedPath(const RenderedFile& file) const;
   absl::Status WriteFile(const RenderedFile& file, std::string* final_path);
+  // Retention: a file for folder `directory` of iteration `iteration` is
+  // about to be written; when that begins a new iteration folder of its
+  // model folder, the oldest beyond keep_iterations are removed.
+  void Retain(uint64_t iteration, std::string_view directory);
+  void RemoveIterationFolder(std::string_view parent, uint64_t iteration);
   absl::Status WriteInto(const FolderTree::Folder& folder,
                          const RenderedFile& file, std::string* final_path);
   void ReleaseBuffer(AlignedBuffer buffer);
@@ -274,6 +289,15 @@ class DumpWriter {
   std::vector<absl::Status> results_;
   std::vector<std::string> paths_;
   std::vector<iovec> iovecs_;
+  // Retention, per model folder: the iteration folders kept (oldest first)
+  // and the newest one given up; the folders to remove after the batch.
+  struct Retained {
+    std::deque<uint64_t> kept;
+    bool evicted = false;
+    uint64_t evicted_up_to = 0;
+  };
+  std::map<std::string, Retained, std::less<>> retained_;
+  std::vector<std::pair<std::string, uint64_t>> removals_;
 
   std::thread thread_;
 };

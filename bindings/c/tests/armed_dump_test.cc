@@ -113,6 +113,34 @@ TEST_F(ArmedDumpTest, ArmsATagWithoutInitDumpOrReload) {
   EXPECT_THAT(Message(), HasSubstr("for tag 'req-7' does not exist"));
 }
 
+// A dump that lasts keeps only the newest iteration folders.
+TEST_F(ArmedDumpTest, KeepIterationsBoundsALongArm) {
+  const std::string config = (dir_ / "keep.json").string();
+  std::ofstream(config) << R"({"dump":{"dump_path":")"
+                        << (dir_ / "out").string()
+                        << R"(","dump_keep_iterations":"2",)"
+                        << R"("dump_list":[{"model_name":"resnet_tiny"}]}})";
+  ASSERT_EQ(aclmdlArmDump(id_, config.c_str(), nullptr, 0), ACL_SUCCESS)
+      << Message();
+  Io io(3.0f);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(aclmdlExecute(id_, io.in, io.out), ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclmdlDisarmDump(id_, nullptr), ACL_SUCCESS) << Message();
+  EXPECT_THAT(Requests(),
+              ElementsAre(std::pair<const uint64_t, std::string>(3, ""),
+                          std::pair<const uint64_t, std::string>(4, "")));
+  size_t folders = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "out")) {
+    if (entry.is_directory() &&
+        entry.path().parent_path().filename() == std::to_string(id_)) {
+      ++folders;
+      EXPECT_THAT(entry.path().filename().string(), ::testing::AnyOf("3", "4"));
+    }
+  }
+  EXPECT_EQ(folders, 2u);
+}
+
 TEST_F(ArmedDumpTest, UntaggedArmLastsUntilDisarmed) {
   Io io(2.0f);
   ASSERT_EQ(aclmdlArmDump(id_, config_.c_str(), nullptr, 0), ACL_SUCCESS)
