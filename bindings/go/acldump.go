@@ -12,6 +12,25 @@
 //	model, err := acldump.LoadModel("resnet_tiny.om")
 //	outputs, err := model.Run(input)
 //	model.Close(); dump.Close()
+//
+// Typed tensors by name: NewTensor checks the data against the shape, RunNamed checks each input
+// against the model's description and returns the outputs shaped as computed; Bind makes a
+// session whose tensors are filled in place and whose Run allocates nothing.
+//
+//	image, err := acldump.NewTensor([]int64{1, 3, 32, 32}, pixels) // pixels []float32
+//	outputs, err := model.RunNamed(map[string]acldump.AnyTensor{"input": image})
+//	prob := outputs["prob"].(*acldump.Tensor[float32]) // prob.Shape() [1 10], prob.Data()
+//
+//	b, err := model.Bind()
+//	in, err := acldump.InputOf[float32](b, "input")
+//	out, err := acldump.OutputOf[float32](b, "prob")
+//	copy(in.Data(), pixels); err = b.Run() // out.Data() holds the result
+//	b.Close()
+//
+// Every error is an *Error with the aclError code (errors.Is against ErrInvalidParam,
+// ErrModelInputNotMatch, ErrInvalidModelID, ...; ErrShapeMismatch and ErrTypeMismatch too for a
+// tensor that does not fit). The same misuse gives the same code and message in Java
+// (testdata/misuse_cases.json).
 package acldump
 
 // #cgo pkg-config: acldump
@@ -25,10 +44,13 @@ import (
 	"github.com/acldump/acldump-go/acl"
 )
 
-// Error is a failed acl call.
+// Error is a failed acl call, or a misuse this package refuses before calling C (then Code is
+// the aclError the C ABI gives for the same mistake, or the closest one). Every error the package
+// returns is an *Error.
 type Error struct {
 	Code    int    // the aclError, e.g. acl.ACL_ERROR_DUMP_NOT_RUN (100045)
-	Message string // the C library's message for the call
+	Message string // the C library's message for the call (or this package's, in its style)
+	cause   error  // a finer sentinel (ErrShapeMismatch, ErrTypeMismatch), or nil
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("acl error %d: %s", e.Code, e.Message) }
@@ -40,6 +62,16 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
+// Unwrap is the finer sentinel of a misuse this package found itself: errors.Is(err,
+// acldump.ErrShapeMismatch) holds for a tensor of the wrong shape, as errors.Is(err,
+// acldump.ErrModelInputNotMatch) does.
+func (e *Error) Unwrap() error { return e.cause }
+
+// misuse is an *Error of this package's own checks.
+func misuse(code C.int, cause error, format string, args ...any) *Error {
+	return &Error{Code: int(code), Message: fmt.Sprintf(format, args...), cause: cause}
+}
+
 // Sentinel errors for the codes a program usually branches on (the message of a real error is
 // the library's; these carry the code's name).
 var (
@@ -47,14 +79,24 @@ var (
 	ErrUninitialized       = sentinel(C.ACL_ERROR_UNINITIALIZE, "ACL_ERROR_UNINITIALIZE")
 	ErrRepeatFinalize      = sentinel(C.ACL_ERROR_REPEAT_FINALIZE, "ACL_ERROR_REPEAT_FINALIZE")
 	ErrInvalidFile         = sentinel(C.ACL_ERROR_INVALID_FILE, "ACL_ERROR_INVALID_FILE")
+	ErrWriteFile           = sentinel(C.ACL_ERROR_WRITE_FILE, "ACL_ERROR_WRITE_FILE")
 	ErrReadModelFailure    = sentinel(C.ACL_ERROR_READ_MODEL_FAILURE, "ACL_ERROR_READ_MODEL_FAILURE")
 	ErrModelInputNotMatch  = sentinel(C.ACL_ERROR_MODEL_INPUT_NOT_MATCH, "ACL_ERROR_MODEL_INPUT_NOT_MATCH")
 	ErrModelOutputNotMatch = sentinel(C.ACL_ERROR_MODEL_OUTPUT_NOT_MATCH, "ACL_ERROR_MODEL_OUTPUT_NOT_MATCH")
+	ErrUnsupportedDataType = sentinel(C.ACL_ERROR_UNSUPPORTED_DATA_TYPE, "ACL_ERROR_UNSUPPORTED_DATA_TYPE")
 	ErrInvalidDumpConfig   = sentinel(C.ACL_ERROR_INVALID_DUMP_CONFIG, "ACL_ERROR_INVALID_DUMP_CONFIG")
 	ErrDumpNotRun          = sentinel(C.ACL_ERROR_DUMP_NOT_RUN, "ACL_ERROR_DUMP_NOT_RUN")
 	ErrFeatureUnsupported  = sentinel(C.ACL_ERROR_FEATURE_UNSUPPORTED, "ACL_ERROR_FEATURE_UNSUPPORTED")
-	ErrModelIDInvalid      = sentinel(C.ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "ACL_ERROR_GE_EXEC_MODEL_ID_INVALID")
 	ErrGearInvalid         = sentinel(C.ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID")
+	// ErrInvalidModelID (100011): the model id is not loaded (an unknown id, or a closed Model).
+	ErrInvalidModelID = sentinel(C.ACL_ERROR_INVALID_MODEL_ID, "ACL_ERROR_INVALID_MODEL_ID")
+	// ErrModelIDInvalid is the GE code (145003) of a desc whose model was unloaded since it was
+	// filled (CurrentOutputDims); an unknown model id is ErrInvalidModelID.
+	ErrModelIDInvalid = sentinel(C.ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "ACL_ERROR_GE_EXEC_MODEL_ID_INVALID")
+	// ErrWaitTimeout (ACL_ERROR_RT_WAIT_TIMEOUT): WaitRecorder's reports are still being written.
+	ErrWaitTimeout = sentinel(C.ACL_ERROR_RT_WAIT_TIMEOUT, "ACL_ERROR_RT_WAIT_TIMEOUT")
+	// ErrFailure (ACL_ERROR_FAILURE): a call without a code of its own failed.
+	ErrFailure = sentinel(C.ACL_ERROR_FAILURE, "ACL_ERROR_FAILURE")
 )
 
 func sentinel(code C.int, name string) *Error { return &Error{Code: int(code), Message: name} }
@@ -131,7 +173,7 @@ func NewBuffer(size int) (*Buffer, error) {
 			return nil, err
 		}
 	} else if size < 0 {
-		return nil, fmt.Errorf("acldump: buffer size %d is negative", size)
+		return nil, misuse(C.ACL_ERROR_INVALID_PARAM, nil, "buffer size %d is negative", size)
 	}
 	b := &Buffer{memory: memory, size: size}
 	var handle C.uintptr_t
@@ -312,6 +354,23 @@ func (m *Model) Run(inputs ...[]byte) (outputs [][]byte, err error) {
 // run is Run's body (and RunTagged's): the buffers and datasets around one execute call.
 func (m *Model) run(execute func(in, out *Dataset) error, inputs [][]byte) (
 	outputs [][]byte, err error) {
+	err = m.runBuffers(execute, inputs, false, func(_ int, data []byte, _ []int64) error {
+		outputs = append(outputs, append([]byte(nil), data...))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return outputs, nil
+}
+
+// runBuffers copies inputs into C buffers, executes once and hands each output's bytes (C
+// memory, valid during the call) to each, in order, with its dims. An output whose size depends
+// on the input gets room for the largest result and is handed at the size the execution
+// computed, with its current dims; with allDims every output's dims are its current ones
+// (aclmdlGetCurOutputDims), else the others get the description's.
+func (m *Model) runBuffers(execute func(in, out *Dataset) error, inputs [][]byte, allDims bool,
+	each func(index int, data []byte, dims []int64) error) error {
 	var buffers []*Buffer
 	defer func() {
 		for _, b := range buffers {
@@ -329,57 +388,59 @@ func (m *Model) run(execute func(in, out *Dataset) error, inputs [][]byte) (
 	for _, input := range inputs {
 		b, err := newBuffer(len(input))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		copy(b.Bytes(), input)
 		in = append(in, b)
 	}
-	// An output whose size depends on the input (-1 dims) gets room for the
-	// largest result; it is returned at the size the execution computed.
 	varying := make([]bool, len(m.Outputs))
 	for i, info := range m.Outputs {
 		size := info.Size
-		for _, d := range info.Dims {
-			varying[i] = varying[i] || d < 0
-		}
+		varying[i] = info.varies()
 		if varying[i] {
 			size = varyingOutputBytes
 		}
 		b, err := newBuffer(size)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, b)
 	}
 	inSet, err := NewDataset(in...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer inSet.Close()
 	outSet, err := NewDataset(out...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer outSet.Close()
 	if err := execute(inSet, outSet); err != nil {
-		return nil, err
+		return err
 	}
 	for i, b := range out {
-		data := b.Bytes()
-		if varying[i] {
-			dims, err := m.CurrentOutputDims(i)
-			if err != nil {
-				return nil, err
+		data, dims := b.Bytes(), m.Outputs[i].Dims
+		if varying[i] || allDims {
+			if dims, err = m.CurrentOutputDims(i); err != nil {
+				return err
 			}
 			n := int(acl.AclDataTypeSize(m.Outputs[i].DataType))
 			for _, d := range dims {
 				n *= int(d)
 			}
+			if n > len(data) {
+				return misuse(C.ACL_ERROR_MODEL_OUTPUT_NOT_MATCH, nil,
+					"output %d ('%s') has dims %s: %d bytes, more than its %d-byte buffer", i,
+					m.Outputs[i].Name, dimsString(dims), n, len(data))
+			}
 			data = data[:n]
 		}
-		outputs = append(outputs, append([]byte(nil), data...))
+		if err := each(i, data, dims); err != nil {
+			return err
+		}
 	}
-	return outputs, nil
+	return nil
 }
 
 // Room Run gives an output whose size depends on the input (device memory is

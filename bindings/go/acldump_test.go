@@ -266,8 +266,10 @@ func TestLoadFromMemoryAndRun(t *testing.T) {
 	if _, err := model.Run(make([]byte, 12)); aclCode(err) != acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH {
 		t.Errorf("wrong input size: %v", err)
 	}
-	// No inputs, a nil one and an empty one: the same code as Java gives, naming the input,
-	// matched by its sentinel.
+	// No inputs, a nil one and an empty one (a nil slice is an empty buffer): the C library's
+	// ACL_ERROR_MODEL_INPUT_NOT_MATCH naming the input, as Java's run() and an empty ByteBuffer
+	// give (a Java null, which Go has no counterpart of, is ACL_ERROR_INVALID_PARAM), matched by
+	// its sentinel.
 	for _, inputs := range [][][]byte{nil, {nil}, {{}}} {
 		_, err := model.Run(inputs...)
 		if !errors.Is(err, acldump.ErrModelInputNotMatch) || errors.Is(err, acldump.ErrInvalidParam) {
