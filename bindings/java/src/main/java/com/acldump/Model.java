@@ -1,12 +1,16 @@
 package com.acldump;
 
 import com.acldump.swig.AclNative;
+import com.acldump.swig.AclNativeConstants;
 import com.acldump.swig.AclmdlDesc;
 import com.acldump.swig.AclmdlIODims;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.BiConsumer;
 
 /** A loaded model (aclmdlLoadFromFile / aclmdlLoadFromMem); {@link #close()} unloads it. */
@@ -298,9 +302,13 @@ public final class Model implements AutoCloseable {
   }
 
   /**
-   * Runs once on {@code inputs} (each copied into a direct buffer) and returns the outputs as
-   * direct buffers in native byte order. A null array is no inputs and a null input is an empty
-   * one (as Go's nil slices): the model refuses them with ACL_ERROR_MODEL_INPUT_NOT_MATCH.
+   * Runs once on {@code inputs}, one per model input in order (each one's remaining bytes are
+   * copied, so heap buffers are fine), and returns the outputs as direct buffers in native byte
+   * order. The bytes are the elements in native byte order: a buffer with bytes of another order
+   * (a ByteBuffer's default, BIG_ENDIAN, filled through asFloatBuffer()) is refused for an input
+   * of elements larger than a byte, as is a null array or a null input (ACL_ERROR_INVALID_PARAM
+   * naming the argument). No inputs and an empty one are refused by the C library
+   * (ACL_ERROR_MODEL_INPUT_NOT_MATCH), as in Go. {@link #run(Map)} takes typed tensors by name.
    */
   public ByteBuffer[] run(ByteBuffer... inputs) {
     return runWith(this::execute, inputs);
@@ -316,15 +324,24 @@ public final class Model implements AutoCloseable {
 
   // The body of run and runTagged: the buffers and datasets around one execution.
   private ByteBuffer[] runWith(BiConsumer<Dataset, Dataset> execution, ByteBuffer[] inputs) {
+    if (inputs == null) {
+      throw Tensor.invalid("inputs is null (no inputs: run() without arguments)");
+    }
+    for (int i = 0; i < inputs.length; ++i) {
+      if (inputs[i] == null) {
+        throw Tensor.invalid("inputs[" + i + "] is null (an empty input: an empty ByteBuffer)");
+      }
+      Tensor.checkByteOrder(
+          inputs[i], i < this.inputs.size() ? this.inputs.get(i).dataType() : null,
+          "inputs[" + i + "]");
+    }
     List<DataBuffer> buffers = new ArrayList<>();
     try (Dataset in = new Dataset();
         Dataset out = new Dataset()) {
-      for (ByteBuffer input : inputs == null ? new ByteBuffer[0] : inputs) {
-        DataBuffer buffer = DataBuffer.allocate(input == null ? 0 : input.remaining());
+      for (ByteBuffer input : inputs) {
+        DataBuffer buffer = DataBuffer.allocate(input.remaining());
         buffers.add(buffer);
-        if (input != null) {
-          buffer.data().put(input.duplicate());
-        }
+        buffer.data().put(input.duplicate());
         in.add(buffer);
       }
       ByteBuffer[] results = new ByteBuffer[outputs.size()];
@@ -359,6 +376,176 @@ public final class Model implements AutoCloseable {
       for (DataBuffer buffer : buffers) {
         buffer.close();
       }
+    }
+  }
+
+  /**
+   * Runs once on typed tensors by name and returns every output by name (in the model's order),
+   * each a new {@link Tensor} of the output's type shaped by its current dims
+   * (aclmdlGetCurOutputDims). The inputs' memory is given to the C library as it is (no copy).
+   * Each model input must be given once, with the model's type and dims (a -1 dimension takes any
+   * size). Misuses, checked in this order, throw {@link AclException}, naming the input as the C
+   * library does ("input 0 ('input', float32[1,3,32,32]) was given int32[1,3,32,32]"), with the
+   * codes Go's RunNamed gives:
+   *
+   * <ul>
+   *   <li>a closed model: ACL_ERROR_INVALID_MODEL_ID, as the C library says for its id;
+   *   <li>a null map or name, or a name the model has no input of: ACL_ERROR_INVALID_PARAM (the C
+   *       library's message);
+   *   <li>an input not given: ACL_ERROR_MODEL_INPUT_NOT_MATCH;
+   *   <li>a null or closed tensor: ACL_ERROR_INVALID_PARAM;
+   *   <li>another type or other dims: ACL_ERROR_MODEL_INPUT_NOT_MATCH.
+   * </ul>
+   */
+  public Map<String, Tensor> run(Map<String, Tensor> inputs) {
+    return runNamed(this::execute, inputs);
+  }
+
+  /** {@link #run(Map)} for the request {@code tag}, executed as {@link #runTagged}. */
+  public Map<String, Tensor> runTagged(String tag, Map<String, Tensor> inputs) {
+    return runNamed((in, out) -> executeWithTag(tag, in, out), inputs);
+  }
+
+  /**
+   * A {@link Binding}: input and output tensors of the model's, made once, which {@link
+   * Binding#run()} runs on in place without allocating buffers.
+   */
+  public Binding bind() {
+    checkLoaded();
+    return new Binding(this);
+  }
+
+  private Map<String, Tensor> runNamed(
+      BiConsumer<Dataset, Dataset> execution, Map<String, Tensor> inputs) {
+    Tensor[] ordered = orderInputs(inputs);
+    List<DataBuffer> buffers = new ArrayList<>();
+    AclmdlDesc desc = null;
+    AclmdlIODims dims = new AclmdlIODims();
+    try (Dataset in = new Dataset();
+        Dataset out = new Dataset()) {
+      for (Tensor input : ordered) {
+        DataBuffer buffer = DataBuffer.wrap(input.memory());
+        buffers.add(buffer);
+        in.add(buffer);
+      }
+      for (TensorInfo info : outputs) {
+        DataBuffer buffer = DataBuffer.allocate(
+            varies(info) ? VARYING_OUTPUT_BYTES : Math.toIntExact(info.size()));
+        buffers.add(buffer);
+        out.add(buffer);
+      }
+      execution.accept(in, out);
+      desc = AclNative.aclmdlCreateDesc();
+      AclNative.aclmdlGetDesc(desc, id);
+      Map<String, Tensor> results = new LinkedHashMap<>();
+      for (int i = 0; i < outputs.size(); ++i) {
+        AclNative.aclmdlGetCurOutputDims(desc, i, dims);
+        long[] shape = new long[Math.toIntExact(dims.getDimCount())];
+        for (int d = 0; d < shape.length; ++d) {
+          shape[d] = dims.getDim(d);
+        }
+        TensorInfo info = outputs.get(i);
+        ByteBuffer room = buffers.get(ordered.length + i).data();
+        long bytes = Tensor.count(shape) * Tensor.elementSize(info.dataType());
+        if (bytes > room.capacity()) {
+          throw new AclException(AclNativeConstants.ACL_ERROR_MODEL_OUTPUT_NOT_MATCH,
+              describe("output", i, info) + " has dims " + Tensor.dims(shape) + ": " + bytes
+                  + " bytes, more than its buffer's " + room.capacity());
+        }
+        room.limit((int) bytes);
+        results.put(info.name(), new Tensor(info.dataType(), shape, room.slice(), null));
+      }
+      return Collections.unmodifiableMap(results);
+    } finally {
+      for (DataBuffer buffer : buffers) {
+        buffer.close();
+      }
+      dims.delete();
+      if (desc != null) {
+        desc.delete();
+      }
+    }
+  }
+
+  // The inputs' tensors in the model's order, checked against the model.
+  private Tensor[] orderInputs(Map<String, Tensor> given) {
+    checkLoaded();
+    if (given == null) {
+      throw Tensor.invalid("inputs is null");
+    }
+    for (String name : given.keySet()) { // (Map.of's containsKey(null) throws)
+      if (name == null) {
+        throw Tensor.invalid("an input name is null");
+      }
+    }
+    for (String name : new TreeSet<>(given.keySet())) { // the same error every time
+      indexOf(inputs, name, "input");
+    }
+    Tensor[] ordered = new Tensor[inputs.size()];
+    for (int i = 0; i < ordered.length; ++i) {
+      TensorInfo info = inputs.get(i);
+      if (!given.containsKey(info.name())) {
+        throw new AclException(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+            describe("input", i, info) + " is missing");
+      }
+      Tensor tensor = given.get(info.name());
+      if (tensor == null) {
+        throw Tensor.invalid(describe("input", i, info) + " was given no tensor (null)");
+      }
+      if (tensor.isClosed()) {
+        throw Tensor.invalid(describe("input", i, info) + " was given a closed tensor");
+      }
+      long[] dims = tensor.dimsView();
+      long[] want = info.dims();
+      boolean fits = tensor.dataType() == info.dataType() && dims.length == want.length;
+      for (int d = 0; fits && d < dims.length; ++d) {
+        fits = want[d] < 0 || dims[d] == want[d];
+      }
+      if (!fits) {
+        throw new AclException(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+            describe("input", i, info) + " was given " + tensor);
+      }
+      ordered[i] = tensor;
+    }
+    return ordered;
+  }
+
+  /**
+   * The index of the tensor called {@code name} among {@code infos}: ACL_ERROR_INVALID_PARAM with
+   * the C library's message (aclmdlGetInputIndexByName) when there is none.
+   */
+  static int indexOf(List<TensorInfo> infos, String name, String kind) {
+    StringBuilder names = new StringBuilder();
+    for (int i = 0; i < infos.size(); ++i) {
+      if (infos.get(i).name().equals(name)) {
+        return i;
+      }
+      names.append(i == 0 ? "'" : ", '").append(infos.get(i).name()).append('\'');
+    }
+    throw Tensor.invalid(
+        "the model has no " + kind + " named '" + name + "' (it has " + names + ")");
+  }
+
+  /** "input 0 ('input', float32[1,3,32,32])", as the C library names a tensor. */
+  static String describe(String kind, int index, TensorInfo info) {
+    return kind + " " + index + " ('" + info.name() + "', " + Tensor.name(info.dataType())
+        + Tensor.dims(info.dims()) + ")";
+  }
+
+  static boolean varies(TensorInfo info) {
+    for (long dim : info.dims()) {
+      if (dim < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The C library's error for the id of a closed model (ids are not reused). */
+  void checkLoaded() {
+    if (!loaded) {
+      throw new AclException(AclNativeConstants.ACL_ERROR_INVALID_MODEL_ID,
+          "model id " + id + " is not loaded (the Model is closed)");
     }
   }
 

@@ -315,16 +315,24 @@ public class AclTest {
       assertEquals(2, outputs.length);
       float[] expected = readNpyFloats("testdata/resnet_tiny.output.prob.npy");
       assertEquals(expected[3], outputs[1].getFloat(12), 1e-5f);
-      AclException wrongSize =
-          assertThrows(AclException.class, () -> model.run(ByteBuffer.allocate(12)));
+      AclException wrongSize = assertThrows(AclException.class,
+          () -> model.run(ByteBuffer.allocate(12).order(ByteOrder.nativeOrder())));
       assertEquals(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH, wrongSize.getCode());
-      // No inputs, a null one and an empty one: the same code as Go gives for nil and empty
-      // slices, naming the input.
-      for (ByteBuffer[] inputs : new ByteBuffer[][] {
-               null, {null}, {ByteBuffer.allocate(0)}}) {
+      // No inputs and an empty one: the C library's code, as Go gives for no slices and an empty
+      // (or nil) one, naming the input.
+      for (ByteBuffer[] inputs : new ByteBuffer[][] {{}, {ByteBuffer.allocate(0)}}) {
         AclException missing = assertThrows(AclException.class, () -> model.run(inputs));
         assertEquals(AclNativeConstants.ACL_ERROR_MODEL_INPUT_NOT_MATCH, missing.getCode());
       }
+      // A null array or element is no buffer: a bad argument, named, not a NullPointerException.
+      AclException nullArray =
+          assertThrows(AclException.class, () -> model.run((ByteBuffer[]) null));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, nullArray.getCode());
+      assertTrue(nullArray.getMessage(), nullArray.getAclMessage().startsWith("inputs is null"));
+      AclException nullInput =
+          assertThrows(AclException.class, () -> model.run(image, null));
+      assertEquals(AclNativeConstants.ACL_ERROR_INVALID_PARAM, nullInput.getCode());
+      assertTrue(nullInput.getMessage(), nullInput.getAclMessage().startsWith("inputs[1] is null"));
       // Handle getters report failures too (no code in C: ACL_ERROR_FAILURE).
       AclException badIndex = assertThrows(AclException.class, () -> {
         com.acldump.swig.AclmdlDesc desc = AclNative.aclmdlCreateDesc();
