@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #ifndef ACLDUMP_STATS_XXHASH_
 #define ACLDUMP_STATS_XXHASH_
@@ -34,6 +36,7 @@ struct NoSink {
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/half.h"
+#include "kernels/threading.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace acldump::dump::HWY_NAMESPACE {
@@ -43,6 +46,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // additions per lane of the three accumulator sets, so little rounding), then
 // move to double.
 constexpr size_t kBlock = 1536;
+// Tensors from this many elements take their statistics on the intra-op
+// threads, each taking runs of at least kParallelGrainBlocks blocks (about
+// 64K elements: far more work than waking a thread).
+constexpr size_t kParallelMinElements = size_t{1} << 17;
+constexpr size_t kParallelGrainBlocks = 42;
 
 // Scalar fallback for a block that holds a NaN or an infinity.
 inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
@@ -149,13 +157,101 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
   }
 }
 
+// StatsBlocks on the intra-op threads, with the same result bit for bit on
+// any thread count: each block's partial sums are taken on its own (as
+// StatsBlocks takes them), then added in block order on the calling thread,
+// and blocks with a NaN or an infinity are redone there, in order.
+template <class D, class Load>
+void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
+                         float* scratch) {
+  struct BlockPartial {
+    double sum, sum_squares;
+    float max, min;
+    bool finite;
+  };
+  const size_t lanes = hn::Lanes(d);
+  const size_t vector_end = n - n % lanes;
+  const size_t blocks = (vector_end + kBlock - 1) / kBlock;
+  thread_local std::vector<BlockPartial> partials;
+  if (partials.size() < blocks) partials.resize(blocks);
+  BlockPartial* out = partials.data();
+  const float inf = std::numeric_limits<float>::infinity();
+  ParallelFor(blocks, kParallelGrainBlocks, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b) {
+      const size_t i = b * kBlock;
+      const size_t block_end = std::min(vector_end, i + kBlock);
+      const auto low = hn::Set(d, -inf), high = hn::Set(d, inf);
+      BlockSums<D> p0(d, low, high), p1(d, low, high), p2(d, low, high);
+      size_t j = i;
+      for (; j + 3 * lanes <= block_end; j += 3 * lanes) {
+        p0.Take(load(j));
+        p1.Take(load(j + lanes));
+        p2.Take(load(j + 2 * lanes));
+      }
+      for (; j < block_end; j += lanes) p0.Take(load(j));
+      p0.Merge(p1);
+      p0.Merge(p2);
+      BlockPartial& partial = out[b];
+      partial.finite = hn::AllTrue(
+          d, hn::And(hn::IsFinite(p0.sum), hn::IsFinite(p0.sum_squares)));
+      if (!partial.finite) continue;
+      partial.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, p0.sum)));
+      partial.sum_squares =
+          static_cast<double>(hn::GetLane(hn::SumOfLanes(d, p0.sum_squares)));
+      partial.max = hn::GetLane(hn::MaxOfLanes(d, p0.max));
+      partial.min = hn::GetLane(hn::MinOfLanes(d, p0.min));
+    }
+  });
+  double vector_sum = 0, vector_sum_squares = 0;
+  uint64_t vector_count = 0;
+  float vector_max = -inf, vector_min = inf;
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t i = b * kBlock;
+    const size_t block_end = std::min(vector_end, i + kBlock);
+    const BlockPartial& partial = out[b];
+    if (partial.finite) {
+      vector_sum += partial.sum;
+      vector_sum_squares += partial.sum_squares;
+      vector_count += block_end - i;
+      vector_max = std::max(vector_max, partial.max);
+      vector_min = std::min(vector_min, partial.min);
+    } else {
+      for (size_t k = i; k < block_end; k += lanes) {
+        hn::StoreU(load(k), d, scratch);
+        AccumulateScalar(scratch, lanes, s);
+      }
+    }
+  }
+  if (vector_count > 0) {
+    s.max = s.finite > 0 ? std::max<double>(s.max, vector_max) : vector_max;
+    s.min = s.finite > 0 ? std::min<double>(s.min, vector_min) : vector_min;
+    s.finite += vector_count;
+    s.sum += vector_sum;
+    s.sum_squares += vector_sum_squares;
+  }
+}
+
+// The blocks (with their checksum) one thread takes: the statistics of a
+// small tensor stay on the calling thread, where waking others costs more.
+template <class D, class Load, class Sink>
+void StatsAllBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
+                    const Sink& sink, const char* bytes, size_t width) {
+  if constexpr (std::is_same_v<Sink, NoSink>) {
+    if (n >= kParallelMinElements) {
+      StatsBlocksParallel(d, n, load, s, scratch);
+      return;
+    }
+  }
+  StatsBlocks(d, n, load, s, scratch, sink, bytes, width);
+}
+
 template <class Sink>
 void Float32Stats(const float* data, size_t n, TensorStats* out,
                   const Sink& sink) {
   const hn::ScalableTag<float> d;
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
   TensorStats s;
-  StatsBlocks(
+  StatsAllBlocks(
       d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch, sink,
       reinterpret_cast<const char*>(data), sizeof(float));
   const size_t tail = n - n % hn::Lanes(d);
@@ -173,7 +269,7 @@ void Float16Stats(const uint16_t* data, size_t n, TensorStats* out,
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
   TensorStats s;
   const auto* halves = reinterpret_cast<const hwy::float16_t*>(data);
-  StatsBlocks(
+  StatsAllBlocks(
       d, n,
       [&](size_t i) { return hn::PromoteTo(d, hn::LoadU(dh, halves + i)); }, s,
       scratch, sink, reinterpret_cast<const char*>(data), sizeof(uint16_t));

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "kernels/half.h"
+#include "kernels/threading.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -202,6 +204,51 @@ TEST(StatsTest, OneUlpChangesTheChecksum) {
   // The six-digit statistics cannot see it.
   EXPECT_EQ(sa.max, sb.max);
   EXPECT_EQ(sa.min, sb.min);
+}
+
+}  // namespace
+}  // namespace acldump::dump
+
+namespace acldump::dump {
+namespace {
+
+// Large tensors take their statistics on the intra-op threads: the same bits
+// as the one-thread pass (the checksum's, which stays sequential), on any
+// thread count, NaN and infinity blocks included.
+TEST(StatsTest, ParallelPassGivesTheSequentialBitsOnAnyThreadCount) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> values(0.5f, 3.0f);
+  for (size_t n : {size_t{1} << 17, (size_t{1} << 17) + 1, size_t{1000003}}) {
+    for (bool specials : {false, true}) {
+      std::vector<float> data(n);
+      for (float& v : data) v = values(rng);
+      if (specials) {
+        data[n / 3] = std::numeric_limits<float>::quiet_NaN();
+        data[n / 2] = std::numeric_limits<float>::infinity();
+        data[n - 1] = -std::numeric_limits<float>::infinity();
+      }
+      TensorView view{DType::kFloat32, Shape({static_cast<int64_t>(n)}),
+                      data.data()};
+      const TensorStats sequential = ComputeStats(view, /*checksum=*/true);
+      for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE(testing::Message()
+                     << n << " " << specials << " " << threads);
+        ScopedIntraOpThreads scope(threads);
+        const TensorStats parallel = ComputeStats(view);
+        EXPECT_EQ(parallel.count, sequential.count);
+        EXPECT_EQ(parallel.finite, sequential.finite);
+        EXPECT_EQ(parallel.nan, sequential.nan);
+        EXPECT_EQ(parallel.positive_inf, sequential.positive_inf);
+        EXPECT_EQ(parallel.negative_inf, sequential.negative_inf);
+        // Bitwise: the same additions in the same order.
+        EXPECT_EQ(std::memcmp(&parallel.sum, &sequential.sum, 8), 0);
+        EXPECT_EQ(
+            std::memcmp(&parallel.sum_squares, &sequential.sum_squares, 8), 0);
+        EXPECT_EQ(parallel.max, sequential.max);
+        EXPECT_EQ(parallel.min, sequential.min);
+      }
+    }
+  }
 }
 
 }  // namespace
