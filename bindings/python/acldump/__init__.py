@@ -117,6 +117,11 @@ GEAR_INPUT = "ascend_mbatch_shape_data"
 VARYING_OUTPUT_BYTES = 256 << 20
 
 
+def _dims_text(dims):
+    """[1,3,32,32], as the C library writes shapes."""
+    return "[%s]" % ",".join(str(d) for d in dims)
+
+
 class TensorInfo:
     """A model input or output: name, data_type (aclDataType), format (aclFormat), dims, size
     (bytes)."""
@@ -355,6 +360,44 @@ class Model:
             else:
                 outputs[i] = outputs[i][:count].reshape(shape).copy()
         return outputs
+
+    def run_named(self, inputs, *, tag=None):
+        """Runs once with the inputs by name ({name: numpy array}) and returns {output name:
+        array}. Each input's dtype and shape are checked first, as the Go and Java bindings
+        check them: AclError ACL_ERROR_MODEL_INPUT_NOT_MATCH for one missing or of another
+        dtype or shape, ACL_ERROR_INVALID_PARAM for an unknown name or None, the message
+        naming the input as the C library does ("input 0 ('input', float32[1,3,32,32]) was
+        given int32[1,3,32,32]")."""
+        if inputs is None:
+            raise AclError(acl.ACL_ERROR_INVALID_PARAM,
+                           "inputs is None; give a dict of input name -> array")
+        infos = [info for i, info in enumerate(self.inputs) if i != self._gear_index]
+        names = ", ".join("'%s'" % info.name for info in infos)
+        for name in sorted(inputs):
+            if all(info.name != name for info in infos):
+                raise AclError(acl.ACL_ERROR_INVALID_PARAM,
+                               "the model has no input named '%s' (it has %s)" % (name, names))
+        ordered = []
+        for i, info in enumerate(infos):
+            expected = info.numpy_dtype
+            described = "input %d ('%s', %s%s)" % (
+                i, info.name, expected.name if expected is not None else info.data_type,
+                _dims_text(info.dims))
+            if info.name not in inputs:
+                raise AclError(acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH, described + " is missing")
+            value = inputs[info.name]
+            if value is None:
+                raise AclError(acl.ACL_ERROR_INVALID_PARAM,
+                               described + " was given no tensor (None)")
+            value = _np.asarray(value)
+            fits = (value.dtype == expected and value.ndim == len(info.dims) and
+                    all(d < 0 or d == s for d, s in zip(info.dims, value.shape)))
+            if not fits:
+                raise AclError(acl.ACL_ERROR_MODEL_INPUT_NOT_MATCH, "%s was given %s%s" % (
+                    described, value.dtype.name, _dims_text(value.shape)))
+            ordered.append(value)
+        outputs = self.run(*ordered, tag=tag)
+        return {info.name: value for info, value in zip(self.outputs, outputs)}
 
     def _gear_of(self, inputs):
         """The gear the shapes of `inputs` (the graph's inputs) ask for."""
