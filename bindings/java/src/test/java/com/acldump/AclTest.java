@@ -681,5 +681,9 @@ public class AclTest {
         Path.of("bindings/java/src/test/java/example/Example.java"));
     String body = example.substring(example.indexOf("import "));
     assertTrue("README's Java example must be Example.java", readme.contains(body));
+    String typed = Files.readString(
+        Path.of("bindings/java/src/test/java/example/TypedExample.java"));
+    assertTrue("README's typed Java example must be TypedExample.java",
+        readme.contains(typed.substring(typed.indexOf("import "))));
   }
 }
