@@ -140,6 +140,22 @@ aclError Execute(uint32_t model_id, const aclmdlDataset* input,
   return status.ok() ? ACL_SUCCESS : FailWith(status, ACL_ERROR_FAILURE);
 }
 
+// The running library and loaded model `model_id`, for an entry point.
+aclError FindLoaded(uint32_t model_id, std::shared_ptr<State>* state,
+                    std::shared_ptr<const LoadedModel>* loaded) {
+  *state = Acquire();
+  if (!*state) return ACL_ERROR_UNINITIALIZE;
+  return FindModel(**state, model_id, loaded);
+}
+
+aclError CheckConfigPath(const char* path) {
+  if (path == nullptr || *path == '\0') {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                "dumpCfgPath must be the path of a dump config file");
+  }
+  return ACL_SUCCESS;
+}
+
 constexpr size_t kMaxRequestTag = 128;
 
 // A request tag: NULL or "" for none, else printable ASCII (it names the
@@ -301,14 +317,10 @@ aclError aclmdlExecuteWithTag(uint32_t modelId, const char* requestTag,
 aclError aclmdlArmDump(uint32_t modelId, const char* dumpCfgPath,
                        const char* requestTag, uint64_t executions) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
-    if (dumpCfgPath == nullptr || *dumpCfgPath == '\0') {
-      return Fail(ACL_ERROR_INVALID_PARAM,
-                  "dumpCfgPath must be the path of a dump config file");
-    }
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
+    if (aclError e = CheckConfigPath(dumpCfgPath)) return e;
     std::string_view tag;
     if (aclError e = CheckTag(requestTag, &tag)) return e;
     std::vector<std::string> warnings;
@@ -321,10 +333,9 @@ aclError aclmdlArmDump(uint32_t modelId, const char* dumpCfgPath,
 
 aclError aclmdlDisarmDump(uint32_t modelId, const char* requestTag) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     std::string tag;
     if (requestTag != nullptr) {
       std::string_view checked;
@@ -340,10 +351,9 @@ aclError aclmdlDisarmDump(uint32_t modelId, const char* requestTag) {
 aclError aclmdlGetDumpDropCount(uint32_t modelId, uint64_t* records,
                                 uint64_t* bytes, uint64_t* iterations) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     const dump::DropCounts drops = state->dump.DropsOf(modelId);
     if (records != nullptr) *records = drops.records;
     if (bytes != nullptr) *bytes = drops.bytes;
@@ -376,14 +386,10 @@ extern "C" {
 aclError aclmdlStartRecorder(uint32_t modelId, const char* dumpCfgPath,
                              uint32_t executions, uint32_t flags) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
-    if (dumpCfgPath == nullptr || *dumpCfgPath == '\0') {
-      return Fail(ACL_ERROR_INVALID_PARAM,
-                  "dumpCfgPath must be the path of a dump config file");
-    }
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
+    if (aclError e = CheckConfigPath(dumpCfgPath)) return e;
     if ((flags & ~kRecorderFlags) != 0) {
       return Fail(ACL_ERROR_INVALID_PARAM,
                   StrCat("flags has unknown bits (", flags & ~kRecorderFlags,
@@ -402,10 +408,9 @@ aclError aclmdlStartRecorder(uint32_t modelId, const char* dumpCfgPath,
 
 aclError aclmdlStopRecorder(uint32_t modelId) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     return Translate(state->dump.StopRecorder(loaded.get(), modelId),
                      ACL_ERROR_WRITE_FILE);
   });
@@ -414,10 +419,9 @@ aclError aclmdlStopRecorder(uint32_t modelId) {
 aclError aclmdlTriggerRecorder(uint32_t modelId, const char* reason,
                                int32_t* reproduced) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     std::string text;
     if (reason != nullptr) {
       text.assign(reason, strnlen(reason, kMaxReason + 1));
@@ -443,10 +447,9 @@ aclError aclmdlWaitRecorder(uint32_t modelId, int32_t timeoutMs) {
                          "; give a timeout in milliseconds, or -1 to wait "
                          "without limit"));
     }
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     absl::Status status =
         state->dump.WaitRecorder(modelId, DeadlineIn(timeoutMs));
     if (absl::IsDeadlineExceeded(status)) {
@@ -461,10 +464,9 @@ aclError aclmdlGetRecorderCount(uint32_t modelId, uint64_t* recorded,
                                 uint64_t* triggers, uint64_t* reports,
                                 uint64_t* reproduced, uint64_t* skipped) {
   return GuardedCall([&] {
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     absl::StatusOr<dump::RecorderCounts> counts =
         state->dump.RecorderStatus(modelId, nullptr);
     if (!counts.ok())
@@ -484,10 +486,9 @@ namespace {
 
 // The latest report of the model's recorder; an aclError when it has none.
 aclError LastReport(uint32_t model_id, dump::RecorderReport* out) {
-  std::shared_ptr<State> state = Acquire();
-  if (!state) return ACL_ERROR_UNINITIALIZE;
+  std::shared_ptr<State> state;
   std::shared_ptr<const LoadedModel> loaded;
-  if (aclError e = FindModel(*state, model_id, &loaded)) return e;
+  if (aclError e = FindLoaded(model_id, &state, &loaded)) return e;
   std::optional<dump::RecorderReport> last;
   absl::StatusOr<dump::RecorderCounts> counts =
       state->dump.RecorderStatus(model_id, &last);
@@ -533,10 +534,9 @@ aclError aclmdlGetArmedDumpCount(uint32_t modelId, const char* requestTag,
   return GuardedCall([&] {
     if (dumped == nullptr) return NullArgument("dumped");
     if (remaining == nullptr) return NullArgument("remaining");
-    std::shared_ptr<State> state = Acquire();
-    if (!state) return ACL_ERROR_UNINITIALIZE;
+    std::shared_ptr<State> state;
     std::shared_ptr<const LoadedModel> loaded;
-    if (aclError e = FindModel(*state, modelId, &loaded)) return e;
+    if (aclError e = FindLoaded(modelId, &state, &loaded)) return e;
     std::string_view tag;
     if (aclError e = CheckTag(requestTag, &tag)) return e;
     absl::StatusOr<dump::DumpManager::ArmCounts> counts =

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bindings/c/tests/test_models.h"
 #include "kernels/npy.h"
 #include "nlohmann/json.hpp"
 
@@ -27,31 +28,7 @@ constexpr char kModel[] = "testdata/resnet_tiny.om";
 
 std::string Message() { return aclGetRecentErrMsg(); }
 
-// resnet_tiny's input and outputs as host datasets.
-struct Io {
-  std::vector<float> input;
-  std::vector<float> fc = std::vector<float>(10), prob = std::vector<float>(10);
-  aclmdlDataset* in = aclmdlCreateDataset();
-  aclmdlDataset* out = aclmdlCreateDataset();
-
-  explicit Io(float first) {
-    auto tensor = acldump::ReadNpyFile("testdata/resnet_tiny.input.input.npy");
-    const auto* data = static_cast<const float*>(tensor->data());
-    input.assign(data, data + tensor->NumElements());
-    input[0] = first;
-    aclmdlAddDatasetBuffer(
-        in, aclCreateDataBuffer(input.data(), input.size() * sizeof(float)));
-    aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(fc.data(), 40));
-    aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(prob.data(), 40));
-  }
-  ~Io() {
-    for (aclmdlDataset* dataset : {in, out}) {
-      for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(dataset); ++i)
-        aclDestroyDataBuffer(aclmdlGetDatasetBuffer(dataset, i));
-      aclmdlDestroyDataset(dataset);
-    }
-  }
-};
+using Io = acldump::testing::ResnetTinyIo;
 
 class ArmedDumpTest : public ::testing::Test {
  protected:

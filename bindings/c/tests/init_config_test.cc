@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bindings/c/tests/test_models.h"
 #include "runtime/graph.h"
 #include "runtime/model_file.h"
 
@@ -81,18 +82,7 @@ uint32_t LoadAndRun() {
 // Loads a one-Gather model and runs it with an index out of range (it
 // fails), then in range.
 void RunGatherFailingOnce() {
-  acldump::Graph graph;
-  graph.name = "gather_model";
-  graph.inputs = {{"data", {acldump::DType::kFloat32, {4}}},
-                  {"index", {acldump::DType::kInt64, {1}}}};
-  graph.outputs = {{"y", {acldump::DType::kFloat32, {1}}}};
-  acldump::GraphNode node;
-  node.name = "gather";
-  node.op_type = "Gather";
-  node.inputs = {"data", "index"};
-  node.outputs = {"y"};
-  graph.nodes.push_back(node);
-  const std::string model = acldump::SerializeModel(graph);
+  const std::string model = acldump::testing::GatherModel();
   uint32_t id = 0;
   ASSERT_EQ(aclmdlLoadFromMem(model.data(), model.size(), &id), ACL_SUCCESS)
       << Message();

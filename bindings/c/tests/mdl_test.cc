@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bindings/c/tests/test_models.h"
 #include "kernels/npy.h"
 #include "runtime/graph.h"
 #include "runtime/model_file.h"
@@ -38,21 +39,7 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// A model whose Gather fails when it runs with an index out of range.
-std::string GatherModel() {
-  acldump::Graph graph;
-  graph.name = "gather_model";
-  graph.inputs = {{"data", {acldump::DType::kFloat32, {4}}},
-                  {"index", {acldump::DType::kInt64, {1}}}};
-  graph.outputs = {{"y", {acldump::DType::kFloat32, {1}}}};
-  acldump::GraphNode node;
-  node.name = "gather";
-  node.op_type = "Gather";
-  node.inputs = {"data", "index"};
-  node.outputs = {"y"};
-  graph.nodes.push_back(node);
-  return acldump::SerializeModel(graph);
-}
+using acldump::testing::GatherModel;
 
 // resnet_tiny's input in device memory and its outputs, as datasets.
 struct Io {

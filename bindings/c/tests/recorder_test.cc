@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bindings/c/tests/test_models.h"
 #include "kernels/npy.h"
 #include "nlohmann/json.hpp"
 #include "runtime/graph.h"
@@ -34,31 +35,7 @@ constexpr char kModel[] = "testdata/resnet_tiny.om";
 
 std::string Message() { return aclGetRecentErrMsg(); }
 
-// resnet_tiny's input and outputs as host datasets.
-struct Io {
-  std::vector<float> input;
-  std::vector<float> fc = std::vector<float>(10), prob = std::vector<float>(10);
-  aclmdlDataset* in = aclmdlCreateDataset();
-  aclmdlDataset* out = aclmdlCreateDataset();
-
-  explicit Io(float first) {
-    auto tensor = acldump::ReadNpyFile("testdata/resnet_tiny.input.input.npy");
-    const auto* data = static_cast<const float*>(tensor->data());
-    input.assign(data, data + tensor->NumElements());
-    input[0] = first;
-    aclmdlAddDatasetBuffer(
-        in, aclCreateDataBuffer(input.data(), input.size() * sizeof(float)));
-    aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(fc.data(), 40));
-    aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(prob.data(), 40));
-  }
-  ~Io() {
-    for (aclmdlDataset* dataset : {in, out}) {
-      for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(dataset); ++i)
-        aclDestroyDataBuffer(aclmdlGetDatasetBuffer(dataset, i));
-      aclmdlDestroyDataset(dataset);
-    }
-  }
-};
+using Io = acldump::testing::ResnetTinyIo;
 
 nlohmann::json ReadJson(const fs::path& path) {
   std::ifstream in(path);
@@ -262,18 +239,7 @@ TEST_F(RecorderTest, CallReplaysTheNewestExecution) {
 
 // A failed execution: its replay fails the same way, which reproduces it.
 TEST_F(RecorderTest, FailedExecutionIsReplayed) {
-  acldump::Graph graph;
-  graph.name = "gather_model";
-  graph.inputs = {{"data", {acldump::DType::kFloat32, {4}}},
-                  {"index", {acldump::DType::kInt64, {1}}}};
-  graph.outputs = {{"y", {acldump::DType::kFloat32, {1}}}};
-  acldump::GraphNode node;
-  node.name = "gather";
-  node.op_type = "Gather";
-  node.inputs = {"data", "index"};
-  node.outputs = {"y"};
-  graph.nodes.push_back(node);
-  const std::string model = acldump::SerializeModel(graph);
+  const std::string model = acldump::testing::GatherModel();
   uint32_t id = 0;
   ASSERT_EQ(aclmdlLoadFromMem(model.data(), model.size(), &id), ACL_SUCCESS);
   ASSERT_EQ(aclmdlStartRecorder(id, config_.c_str(), 4, ACL_RECORDER_DEFAULT),
