@@ -1,9 +1,10 @@
 // Package acldump is the idiomatic Go layer over acldump's C ABI: errors are values (*Error,
 // with the aclError code and message), handles have Close methods. The SWIG package
 // github.com/acldump/acldump-go/acl
-// is the raw API underneath. Runtime contexts are per OS thread, as in C: lock a goroutine to
-// its thread (runtime.LockOSThread) before SetDevice / NewContext and while it uses them. The
-// ordinary calls (Init, SetDevice, ...), and unexported wrappers named as their C functions that
+// is the raw API underneath. The device selected by SetDevice (or a context by NewContext) holds
+// for the whole process, on every goroutine, although the C runtime's current context is per OS
+// thread: see "The device rule" (device.go); a model is loaded on the device selected when it
+// is loaded, whichever goroutine loads it. The ordinary calls (Init, SetDevice, ...), and unexported wrappers named as their C functions that
 // the rest uses, are generated from bindings/calls.py (calls_gen.go).
 //
 //	if err := acldump.Init(""); err != nil { ... }
@@ -267,24 +268,32 @@ type Model struct {
 	Outputs []TensorInfo
 }
 
-// LoadModel loads an .om file; its dump model name is the file name without extension.
+// LoadModel loads an .om file on the selected device (SetDevice; device 0 when none is); its dump
+// model name is the file name without extension.
 func LoadModel(path string) (*Model, error) {
-	id, err := aclmdlLoadFromFile(path)
+	var id uint32
+	err := onSelected(func() (err error) {
+		id, err = aclmdlLoadFromFile(path)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return describe(id)
 }
 
-// LoadModelFromMemory loads a model from memory (copied); only its graph name matches dump_list.
+// LoadModelFromMemory loads a model from memory (copied) on the selected device, as LoadModel;
+// only its graph name matches dump_list.
 func LoadModelFromMemory(model []byte) (*Model, error) {
 	var data unsafe.Pointer // NULL for an empty model: the C library reports it
 	if len(model) > 0 {
 		data = unsafe.Pointer(&model[0])
 	}
 	var id C.uint32_t
-	status := C.acldump_load_from_mem(data, C.size_t(len(model)), &id)
-	if err := check(status); err != nil {
+	err := onSelected(func() error {
+		return check(C.acldump_load_from_mem(data, C.size_t(len(model)), &id))
+	})
+	if err != nil {
 		return nil, err
 	}
 	return describe(uint32(id))

@@ -99,4 +99,31 @@ static inline acldump_status acldump_save_exception_info(
   return acldump_status_of(acldumpSaveExceptionInfo(name, tag, tensors, count));
 }
 
+/* ---- The context the program selected (device.c, device.go) ---- */
+
+/* Makes the selected context, if any, the calling thread's current one. */
+aclError acldump_go_use_selection(void);
+/* The runtime's calls, keeping the selection as they change the current context. */
+aclError acldump_go_set_device(int32_t deviceId);
+aclError acldump_go_reset_device(int32_t deviceId);
+aclError acldump_go_get_device(int32_t *deviceId);
+aclError acldump_go_create_context(aclrtContext *context, int32_t deviceId);
+aclError acldump_go_set_current_context(aclrtContext context);
+aclError acldump_go_destroy_context(aclrtContext context);
+aclError acldump_go_finalize(void);
+
+/* Every call of these in the package's C code, the helpers generated from the table
+ * (calls_gen.h, which includes this header first) among them, is one of the functions above:
+ * SetDevice, ResetDevice, Device, NewContext, Context.SetCurrent, Context.Close and Finalize
+ * keep the selection whichever OS thread runs them. */
+#ifndef ACLDUMP_GO_DEVICE_C
+#define aclrtSetDevice acldump_go_set_device
+#define aclrtResetDevice acldump_go_reset_device
+#define aclrtGetDevice acldump_go_get_device
+#define aclrtCreateContext acldump_go_create_context
+#define aclrtSetCurrentContext acldump_go_set_current_context
+#define aclrtDestroyContext acldump_go_destroy_context
+#define aclFinalize acldump_go_finalize
+#endif
+
 #endif /* ACLDUMP_GO_CALLS_H_ */

@@ -79,12 +79,15 @@ func acldumpDeliverChunk(chunk *C.acldumpChunk) C.int32_t {
 	return 0
 }
 
-// ExceptionInfoPath is acldumpGetExceptionInfoPath: the exception dump folder of the current
-// device.
+// ExceptionInfoPath is acldumpGetExceptionInfoPath: the exception dump folder of the selected
+// device (device.go).
 func ExceptionInfoPath() (string, error) {
 	buffer := make([]byte, C.ACL_DUMP_MAX_FILE_PATH_LENGTH)
 	p := (*C.char)(unsafe.Pointer(&buffer[0]))
-	if err := check(C.acldump_exception_info_path(p, C.size_t(len(buffer)))); err != nil {
+	err := onSelected(func() error {
+		return check(C.acldump_exception_info_path(p, C.size_t(len(buffer))))
+	})
+	if err != nil {
 		return "", err
 	}
 	return C.GoString(p), nil
@@ -109,7 +112,8 @@ type ExceptionTensor struct {
 }
 
 // SaveExceptionInfo is acldumpSaveExceptionInfo: saves the tensors as a dump file
-// {ExceptionInfoPath}/{fileName}.custom.{time} while an exception dump is on.
+// {ExceptionInfoPath}/{fileName}.custom.{time} (of the selected device) while an exception dump
+// is on.
 func SaveExceptionInfo(fileName, userTag string, tensors []ExceptionTensor) error {
 	count := len(tensors)
 	infos := (*C.acldumpTensorInfo)(C.calloc(C.size_t(count+1), C.sizeof_acldumpTensorInfo))
@@ -147,5 +151,7 @@ func SaveExceptionInfo(fileName, userTag string, tensors []ExceptionTensor) erro
 	if count > 0 {
 		array = infos
 	}
-	return check(C.acldump_save_exception_info(name, tag, array, C.size_t(count)))
+	return onSelected(func() error {
+		return check(C.acldump_save_exception_info(name, tag, array, C.size_t(count)))
+	})
 }

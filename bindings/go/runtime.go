@@ -11,14 +11,16 @@ import (
 	"unsafe"
 )
 
-// Contexts are per OS thread, as in C: a goroutine that uses SetDevice, NewContext or a Stream
-// must stay on its thread (runtime.LockOSThread) for as long as it relies on its current context.
-// (SetDevice, ResetDevice, Device and ProcessReport are generated: calls_gen.go.)
+// The context the package works in is the one the program selected last, on any goroutine
+// (device.go). SetDevice, ResetDevice, Device and ProcessReport are generated (calls_gen.go);
+// calls.h routes the C calls of the first three, of the Context methods and of Finalize through
+// device.c, which keeps the selection.
 
 // Context is an aclrtContext; Close destroys it (and its streams).
 type Context struct{ handle uintptr }
 
-// NewContext is aclrtCreateContext: a context on the device, current for the calling thread.
+// NewContext is aclrtCreateContext: a context on the device, which becomes the selected one (the
+// context of the package's calls on every goroutine, device.go).
 func NewContext(device int) (*Context, error) {
 	handle, err := aclrtCreateContext(device)
 	if err != nil {
@@ -27,10 +29,11 @@ func NewContext(device int) (*Context, error) {
 	return &Context{handle: handle}, nil
 }
 
-// SetCurrent is aclrtSetCurrentContext for the calling thread.
+// SetCurrent is aclrtSetCurrentContext: the context becomes the selected one, for every
+// goroutine (device.go).
 func (c *Context) SetCurrent() error { return aclrtSetCurrentContext(c.handle) }
 
-// Close is aclrtDestroyContext.
+// Close is aclrtDestroyContext; when it is the selected context, none is selected after.
 func (c *Context) Close() error {
 	if c.handle == 0 {
 		return nil
@@ -40,13 +43,18 @@ func (c *Context) Close() error {
 	return aclrtDestroyContext(handle)
 }
 
-// Stream is an aclrtStream of the context current when it was made: an in-order queue of work
-// run by its own worker.
+// Stream is an aclrtStream of the context selected when it was made: an in-order queue of work
+// run by its own worker. Its methods need that context still selected (else
+// ACL_ERROR_RT_STREAM_CONTEXT), on any goroutine.
 type Stream struct{ handle uintptr }
 
-// NewStream is aclrtCreateStream.
+// NewStream is aclrtCreateStream, in the selected context.
 func NewStream() (*Stream, error) {
-	handle, err := aclrtCreateStream()
+	var handle uintptr
+	err := onSelected(func() (err error) {
+		handle, err = aclrtCreateStream()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -54,17 +62,19 @@ func NewStream() (*Stream, error) {
 }
 
 // Synchronize waits for the work queued so far; it returns the first failure among it.
-func (s *Stream) Synchronize() error { return aclrtSynchronizeStream(s.handle) }
+func (s *Stream) Synchronize() error {
+	return onSelected(func() error { return aclrtSynchronizeStream(s.handle) })
+}
 
 // SubscribeReport makes the thread with id thread (ThreadID in that thread) run the stream's
 // callbacks in its ProcessReport.
 func (s *Stream) SubscribeReport(thread uint64) error {
-	return aclrtSubscribeReport(thread, s.handle)
+	return onSelected(func() error { return aclrtSubscribeReport(thread, s.handle) })
 }
 
 // UnsubscribeReport ends the subscription; callbacks not yet run are dropped.
 func (s *Stream) UnsubscribeReport(thread uint64) error {
-	return aclrtUnSubscribeReport(thread, s.handle)
+	return onSelected(func() error { return aclrtUnSubscribeReport(thread, s.handle) })
 }
 
 var callbacks = struct {
@@ -85,7 +95,9 @@ func (s *Stream) LaunchCallback(fn func(), block bool) error {
 	if block {
 		blocking = 1
 	}
-	err := check(C.acldump_launch_callback(C.uintptr_t(s.handle), C.uintptr_t(id), blocking))
+	err := onSelected(func() error {
+		return check(C.acldump_launch_callback(C.uintptr_t(s.handle), C.uintptr_t(id), blocking))
+	})
 	if err != nil {
 		callbacks.Lock()
 		delete(callbacks.fns, id)
@@ -115,17 +127,20 @@ func (s *Stream) Close() error {
 	}
 	handle := s.handle
 	s.handle = 0
-	return aclrtDestroyStream(handle)
+	return onSelected(func() error { return aclrtDestroyStream(handle) })
 }
 
-// CopyFrom copies data into the buffer's device memory (aclrtMemcpy, host to device).
+// CopyFrom copies data into the buffer's device memory (aclrtMemcpy, host to device; it needs a
+// selected context, device.go).
 func (b *Buffer) CopyFrom(data []byte) error {
 	var src unsafe.Pointer
 	if len(data) > 0 {
 		src = unsafe.Pointer(&data[0])
 	}
-	return check(C.acldump_memcpy(C.uintptr_t(b.memory), C.size_t(b.size), src,
-		C.size_t(len(data)), C.ACL_MEMCPY_HOST_TO_DEVICE))
+	return onSelected(func() error {
+		return check(C.acldump_memcpy(C.uintptr_t(b.memory), C.size_t(b.size), src,
+			C.size_t(len(data)), C.ACL_MEMCPY_HOST_TO_DEVICE))
+	})
 }
 
 // CopyTo copies len(data) bytes of the buffer's device memory into data (device to host).
@@ -134,12 +149,15 @@ func (b *Buffer) CopyTo(data []byte) error {
 	if len(data) > 0 {
 		dst = unsafe.Pointer(&data[0])
 	}
-	return check(C.acldump_memcpy_to(dst, C.size_t(len(data)), C.uintptr_t(b.memory),
-		C.size_t(len(data)), C.ACL_MEMCPY_DEVICE_TO_HOST))
+	return onSelected(func() error {
+		return check(C.acldump_memcpy_to(dst, C.size_t(len(data)), C.uintptr_t(b.memory),
+			C.size_t(len(data)), C.ACL_MEMCPY_DEVICE_TO_HOST))
+	})
 }
 
 // LoadModelWithMemory loads an .om file into work and weight memory of its own from aclrtMalloc,
-// sized by aclmdlQuerySize (aclmdlLoadFromFileWithMem); Close unloads it, then frees them.
+// sized by aclmdlQuerySize (aclmdlLoadFromFileWithMem), on the selected device as LoadModel;
+// Close unloads it, then frees them.
 func LoadModelWithMemory(path string) (*Model, error) {
 	workSize, weightSize, err := aclmdlQuerySize(path)
 	if err != nil {
@@ -154,7 +172,11 @@ func LoadModelWithMemory(path string) (*Model, error) {
 		aclrtFree(work)
 		return nil, err
 	}
-	id, err := aclmdlLoadFromFileWithMem(path, work, workSize, weight, weightSize)
+	var id uint32
+	err = onSelected(func() (err error) {
+		id, err = aclmdlLoadFromFileWithMem(path, work, workSize, weight, weightSize)
+		return err
+	})
 	if err != nil {
 		aclrtFree(work)
 		aclrtFree(weight)
@@ -170,14 +192,16 @@ func LoadModelWithMemory(path string) (*Model, error) {
 	return m, nil
 }
 
-// ExecuteAsync queues one execution on the stream (nil: the current context's default stream);
+// ExecuteAsync queues one execution on the stream (nil: the selected context's default stream);
 // the stream's Synchronize waits for it. The buffers must stay open until then.
 func (m *Model) ExecuteAsync(input, output *Dataset, s *Stream) error {
 	var stream uintptr
 	if s != nil {
 		stream = s.handle
 	}
-	return aclmdlExecuteAsync(m.id, input.handle, output.handle, stream)
+	return onSelected(func() error {
+		return aclmdlExecuteAsync(m.id, input.handle, output.handle, stream)
+	})
 }
 
 // CurrentOutputDims is aclmdlGetCurOutputDims: the dims of output index as the
