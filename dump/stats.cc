@@ -27,6 +27,9 @@ struct HashSink {
 struct NoSink {
   void operator()(const void*, size_t) const {}
 };
+// Tensors from this many elements take their statistics on the intra-op
+// threads (without a checksum, which is sequential).
+inline constexpr size_t kParallelMinElements = size_t{1} << 17;
 }  // namespace acldump::dump
 #endif  // ACLDUMP_STATS_XXHASH_
 
@@ -46,10 +49,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // additions per lane of the three accumulator sets, so little rounding), then
 // move to double.
 constexpr size_t kBlock = 1536;
-// Tensors from this many elements take their statistics on the intra-op
-// threads, each taking runs of at least kParallelGrainBlocks blocks (about
-// 64K elements: far more work than waking a thread).
-constexpr size_t kParallelMinElements = size_t{1} << 17;
+// Each intra-op thread of a parallel pass takes runs of at least this many
+// blocks (about 64K elements: far more work than waking a thread).
 constexpr size_t kParallelGrainBlocks = 42;
 
 // Scalar fallback for a block that holds a NaN or an infinity.
@@ -231,29 +232,20 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
   }
 }
 
-// The blocks (with their checksum) one thread takes: the statistics of a
-// small tensor stay on the calling thread, where waking others costs more.
-template <class D, class Load, class Sink>
-void StatsAllBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
-                    const Sink& sink, const char* bytes, size_t width) {
-  if constexpr (std::is_same_v<Sink, NoSink>) {
-    if (n >= kParallelMinElements) {
-      StatsBlocksParallel(d, n, load, s, scratch);
-      return;
-    }
-  }
-  StatsBlocks(d, n, load, s, scratch, sink, bytes, width);
-}
-
-template <class Sink>
+// kParallel: StatsBlocksParallel (no checksum), else StatsBlocks.
+template <class Sink, bool kParallel = false>
 void Float32Stats(const float* data, size_t n, TensorStats* out,
                   const Sink& sink) {
   const hn::ScalableTag<float> d;
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
   TensorStats s;
-  StatsAllBlocks(
-      d, n, [&](size_t i) { return hn::LoadU(d, data + i); }, s, scratch, sink,
-      reinterpret_cast<const char*>(data), sizeof(float));
+  const auto load = [&](size_t i) { return hn::LoadU(d, data + i); };
+  if constexpr (kParallel) {
+    StatsBlocksParallel(d, n, load, s, scratch);
+  } else {
+    StatsBlocks(d, n, load, s, scratch, sink,
+                reinterpret_cast<const char*>(data), sizeof(float));
+  }
   const size_t tail = n - n % hn::Lanes(d);
   AccumulateScalar(data + tail, n - tail, s);
   sink(data + tail, (n - tail) * sizeof(float));
@@ -261,7 +253,7 @@ void Float32Stats(const float* data, size_t n, TensorStats* out,
   *out = s;
 }
 
-template <class Sink>
+template <class Sink, bool kParallel = false>
 void Float16Stats(const uint16_t* data, size_t n, TensorStats* out,
                   const Sink& sink) {
   const hn::ScalableTag<float> d;
@@ -269,10 +261,15 @@ void Float16Stats(const uint16_t* data, size_t n, TensorStats* out,
   HWY_ALIGN float scratch[hn::MaxLanes(d)];
   TensorStats s;
   const auto* halves = reinterpret_cast<const hwy::float16_t*>(data);
-  StatsAllBlocks(
-      d, n,
-      [&](size_t i) { return hn::PromoteTo(d, hn::LoadU(dh, halves + i)); }, s,
-      scratch, sink, reinterpret_cast<const char*>(data), sizeof(uint16_t));
+  const auto load = [&](size_t i) {
+    return hn::PromoteTo(d, hn::LoadU(dh, halves + i));
+  };
+  if constexpr (kParallel) {
+    StatsBlocksParallel(d, n, load, s, scratch);
+  } else {
+    StatsBlocks(d, n, load, s, scratch, sink,
+                reinterpret_cast<const char*>(data), sizeof(uint16_t));
+  }
   const size_t tail = n - n % hn::Lanes(d);
   for (size_t i = tail; i < n; ++i) {
     scratch[0] = HalfBitsToFloat(data[i]);
@@ -292,6 +289,12 @@ void StatsFloat32Hashed(const float* data, size_t n, TensorStats* out,
 }
 void StatsFloat16(const uint16_t* data, size_t n, TensorStats* out) {
   Float16Stats(data, n, out, NoSink{});
+}
+void StatsFloat32Parallel(const float* data, size_t n, TensorStats* out) {
+  Float32Stats<NoSink, true>(data, n, out, NoSink{});
+}
+void StatsFloat16Parallel(const uint16_t* data, size_t n, TensorStats* out) {
+  Float16Stats<NoSink, true>(data, n, out, NoSink{});
 }
 void StatsFloat16Hashed(const uint16_t* data, size_t n, TensorStats* out,
                         const HashSink* sink) {
@@ -321,6 +324,8 @@ HWY_EXPORT(StatsFloat32);
 HWY_EXPORT(StatsFloat32Hashed);
 HWY_EXPORT(StatsFloat16);
 HWY_EXPORT(StatsFloat16Hashed);
+HWY_EXPORT(StatsFloat32Parallel);
+HWY_EXPORT(StatsFloat16Parallel);
 HWY_EXPORT(NonFiniteFloat32);
 
 namespace {
@@ -364,7 +369,10 @@ TensorStats ScalarStats(const T* data, size_t n) {
   TensorStats s;
   switch (view.dtype) {
     case DType::kFloat32:
-      if (sink == nullptr) {
+      if (sink == nullptr && n >= kParallelMinElements) {
+        HWY_DYNAMIC_DISPATCH(StatsFloat32Parallel)
+        (view.as<const float>(), n, &s);
+      } else if (sink == nullptr) {
         HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s);
       } else {
         HWY_DYNAMIC_DISPATCH(StatsFloat32Hashed)
@@ -372,7 +380,10 @@ TensorStats ScalarStats(const T* data, size_t n) {
       }
       return s;
     case DType::kFloat16:
-      if (sink == nullptr) {
+      if (sink == nullptr && n >= kParallelMinElements) {
+        HWY_DYNAMIC_DISPATCH(StatsFloat16Parallel)
+        (view.as<const uint16_t>(), n, &s);
+      } else if (sink == nullptr) {
         HWY_DYNAMIC_DISPATCH(StatsFloat16)(view.as<const uint16_t>(), n, &s);
       } else {
         HWY_DYNAMIC_DISPATCH(StatsFloat16Hashed)
