@@ -4,8 +4,9 @@
 // is the raw API underneath. The device selected by SetDevice (or a context by NewContext) holds
 // for the whole process, on every goroutine, although the C runtime's current context is per OS
 // thread: see "The device rule" (device.go); a model is loaded on the device selected when it
-// is loaded, whichever goroutine loads it. The ordinary calls (Init, SetDevice, ...), and unexported wrappers named as their C functions that
-// the rest uses, are generated from bindings/calls.py (calls_gen.go).
+// is loaded, whichever goroutine loads it. The ordinary calls (Init, SetDevice, ...), and
+// unexported wrappers named as their C functions that the rest uses, are generated from
+// bindings/calls.py (calls_gen.go).
 //
 //	if err := acldump.Init(""); err != nil { ... }
 //	defer acldump.Finalize()

@@ -1,8 +1,9 @@
 // Command go-service serves one acldump model over HTTP:
 //
-//	POST /infer             {"input": [3072 numbers]} -> {"model", "outputs": {"fc": {"shape", "data"}, ...}}
-//	                        with "X-Acldump-Dump: arm.json", the request is dumped (config arm.json
-//	                        of -dump-config-dir); the answer's "dump" says where
+//	POST /infer             {"input": [3072 numbers]} -> {"model", "outputs": {"fc": {"shape",
+//	                        "data"}, ...}}; with "X-Acldump-Dump: arm.json" the request is dumped
+//	                        (config arm.json of -dump-config-dir), and the answer's "dump" says
+//	                        where
 //	GET  /recorder          the flight recorder's counts and latest report
 //	POST /recorder/trigger  a flight recorder report now (?reason=...)
 //	GET  /healthz           {"status": "ok", ...}

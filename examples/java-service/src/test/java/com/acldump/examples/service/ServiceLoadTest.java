@@ -55,9 +55,9 @@ public class ServiceLoadTest {
   static final int TRIGGER_AT = 2000;
   /**
    * RSS may grow by at most this from the end of the warm-up third to the end. The service's JVM
-   * runs with its heap committed and touched up front (-Xms = -Xmx, AlwaysPreTouch), so what
-   * could grow is native memory: Bindings, tensors, the runtime's own, and what the JIT and
-   * class loading still add after the warm-up.
+   * runs with its heap committed and touched up front (-Xms = -Xmx, AlwaysPreTouch) and the C1
+   * compiler only, so what could grow is native memory: Bindings, tensors, the runtime's own, and
+   * what the JIT and class loading still add after the warm-up (measured: +0.6 to +1.2 MB).
    */
   static final long RSS_GROWTH_LIMIT = 20L << 20;
   static final Duration DEADLINE = Duration.ofMinutes(2); // any wait (Bazel's timeout is longer)
@@ -107,7 +107,7 @@ public class ServiceLoadTest {
     throw new IOException("no VmRSS in /proc/" + pid + "/status");
   }
 
-  /** The CPU time process {@code pid} ("self": this one) has used, in seconds (/proc/{pid}/stat). */
+  /** The CPU time process {@code pid} ("self": this one) has used, in seconds. */
   static double cpuSeconds(String pid) throws IOException {
     String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
@@ -171,8 +171,10 @@ public class ServiceLoadTest {
     ServiceProcess(Path dir, List<String> args) throws IOException, InterruptedException {
       List<String> command = new ArrayList<>(List.of(
           Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          // The heap committed and touched at start, so that RSS measures the rest.
+          // The heap committed and touched at start, so that RSS measures the rest; C1 only,
+          // whose compilations take little memory (C2's arenas moved RSS by -2..+10 MB).
           "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1",
           "-Djava.library.path=" + System.getProperty("service.library.path"),
           "-cp", System.getProperty("service.classpath"),
           InferenceService.class.getName(), "-addr", "127.0.0.1:0"));
@@ -315,8 +317,9 @@ public class ServiceLoadTest {
   }
 
   /** Sends requests [from, to) from the clients; each checks its answers. */
-  static void load(ExecutorService clients, int from, int to, String url, String restText, List<Map<String, float[]>> want, List<String> failures,
-      Map<String, Integer> tags, AtomicInteger done, CountDownLatch trigger) throws Exception {
+  static void load(ExecutorService clients, int from, int to, String url, String restText,
+      List<Map<String, float[]>> want, List<String> failures, Map<String, Integer> tags,
+      AtomicInteger done, CountDownLatch trigger) throws Exception {
     AtomicInteger next = new AtomicInteger(from);
     List<Future<?>> running = new ArrayList<>();
     for (int c = 0; c < CLIENTS; ++c) {
@@ -340,9 +343,8 @@ public class ServiceLoadTest {
     }
   }
 
-  static void post(int n, boolean dump, String url, String restText,
-      Map<String, float[]> want, List<String> failures, Map<String, Integer> tags)
-      throws IOException {
+  static void post(int n, boolean dump, String url, String restText, Map<String, float[]> want,
+      List<String> failures, Map<String, Integer> tags) throws IOException {
     Reply response = send("POST", url + "/infer", "{\"input\":[" + n + restText,
         dump ? "arm.json" : null);
     if (response.status() != 200) {
