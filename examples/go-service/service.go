@@ -226,18 +226,19 @@ func (s *service) handleInfer(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, err)
 		return
 	}
-	worker, err := s.acquire(r.Context()) // a dumped run takes a worker too: at most len(workers) run
+	// A dumped run takes a worker too: at most len(s.workers) requests run at once.
+	bound, err := s.acquire(r.Context())
 	if err != nil {
 		fail(w, r, &statusError{http.StatusServiceUnavailable, err})
 		return
 	}
 	var response *inferResponse
 	if dumpConfig == "" {
-		response, err = s.run(worker, inputs)
+		response, err = s.run(bound, inputs)
 	} else {
 		response, err = s.runDumped(inputs, dumpConfig, r.Header.Get("X-Request-Id"))
 	}
-	s.idle <- worker
+	s.idle <- bound
 	if err != nil {
 		fail(w, r, err)
 		return
