@@ -342,6 +342,12 @@ func TestReadmeShowsTheExample(t *testing.T) {
 	if !strings.Contains(string(readme), body) {
 		t.Error("README's Go example must be Example from example_test.go")
 	}
+	typed, err := os.ReadFile("bindings/go/example_typed_test.go")
+	must(t, err)
+	typedBody := string(typed[strings.Index(string(typed), "// One inference with typed tensors by name."):])
+	if !strings.Contains(string(readme), strings.TrimRight(typedBody, "\n")) {
+		t.Error("README's typed Go examples must be those of example_typed_test.go")
+	}
 }
 
 // runResnetTwice runs the model twice under a dump config and closes the dump.
