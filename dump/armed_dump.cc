@@ -115,7 +115,11 @@ class ArmedObserver final : public ExecutionObserver {
          {{"tag", arm.tag()},
           {"executions", arm.executions()},
           {"config", arm.session().config().source}}}};
-    const std::string text = record.dump(2) + "\n";
+    // Names and paths are bytes, not always UTF-8: never a throw here.
+    const std::string text =
+        record.dump(2, ' ', false,
+                    nlohmann::ordered_json::error_handler_t::replace) +
+        "\n";
     DumpWriter& writer = arm.session().writer();
     WriteJob job = MakeReportJob(writer, renderers_[arm_], text, iteration);
     if (!arm.session().config().drop_when_behind) {

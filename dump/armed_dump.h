@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,12 +39,16 @@ class DumpArm {
   uint64_t taken() const { return taken_.load(std::memory_order_acquire); }
   // Executions left (UINT64_MAX when unlimited).
   uint64_t remaining() const;
-  // The iteration of the latest execution it dumped.
-  uint64_t last_iteration() const {
-    return last_iteration_.load(std::memory_order_acquire);
+  // The iteration of the latest execution it dumped; none before one (a
+  // claimed execution is not dumped when the arm selects nothing of the
+  // gear it ran).
+  std::optional<uint64_t> last_iteration() const {
+    const uint64_t stored = last_iteration_.load(std::memory_order_acquire);
+    if (stored == 0) return std::nullopt;
+    return stored - 1;
   }
   void set_last_iteration(uint64_t iteration) {
-    last_iteration_.store(iteration, std::memory_order_release);
+    last_iteration_.store(iteration + 1, std::memory_order_release);
   }
   DumpSession& session() const { return *session_; }
   const std::shared_ptr<DumpSession>& shared_session() const {
@@ -60,7 +65,7 @@ class DumpArm {
   const uint64_t executions_;
   const std::shared_ptr<DumpSession> session_;
   std::atomic<uint64_t> taken_{0};
-  std::atomic<uint64_t> last_iteration_{0};
+  std::atomic<uint64_t> last_iteration_{0};  // the iteration + 1; 0: none
 };
 
 // The observer (and step flags) of plan `plan` (of `num_steps` steps) of a

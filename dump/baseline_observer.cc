@@ -283,7 +283,9 @@ class BaselineObserver final : public SessionObserver {
         {"first_difference", entry(differences_.front())},
         {"differences", std::move(differing)},
     };
-    return summary.dump(2) + "\n";
+    return summary.dump(2, ' ', false,
+                        nlohmann::ordered_json::error_handler_t::replace) +
+           "\n";
   }
 
   const Payload& payload_;

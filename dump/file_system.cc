@@ -119,11 +119,11 @@ class PosixFs final : public FileSystem {
     }
     return ErrnoStatus(errno, "cannot remove", path);
   }
-  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectoryAt(
-      int dir, std::string_view name, const std::string& path) override {
-    const int fd = ::openat(dir, std::string(name).c_str(),
-                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return ErrnoStatus(errno, "cannot open folder", path);
+  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
+      int dir, const std::string& path) override {
+    // fdopendir takes the descriptor it is given: a copy, at offset 0.
+    const int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, "cannot list", path);
     DIR* stream = ::fdopendir(fd);
     if (stream == nullptr) {
       const int error = errno;
@@ -233,12 +233,14 @@ bool IsNameTooLong(const absl::Status& status) {
 
 absl::Status RemoveTreeAt(FileSystem& fs, int dir, std::string_view name,
                           const std::string& path, int max_depth) {
-  ASSIGN_OR_RETURN(std::vector<FileSystem::DirectoryEntry> entries,
-                   fs.ListDirectoryAt(dir, name, path));
-  if (!entries.empty()) {
-    ASSIGN_OR_RETURN(int fd, fs.OpenDirectoryAt(dir, name, path));
-    absl::Status status;
-    for (const FileSystem::DirectoryEntry& entry : entries) {
+  // Listed and emptied through one descriptor of the folder (no symlink
+  // followed): a rename meanwhile cannot send the removals elsewhere.
+  ASSIGN_OR_RETURN(int fd, fs.OpenDirectoryAt(dir, name, path));
+  absl::StatusOr<std::vector<FileSystem::DirectoryEntry>> listed =
+      fs.ListDirectory(fd, path);
+  absl::Status status = listed.status();
+  if (listed.ok()) {
+    for (const FileSystem::DirectoryEntry& entry : *listed) {
       const std::string child = StrCat(path, "/", entry.name);
       if (entry.directory && max_depth <= 0) {
         status = absl::FailedPreconditionError(
@@ -250,10 +252,10 @@ absl::Status RemoveTreeAt(FileSystem& fs, int dir, std::string_view name,
       }
       if (!status.ok()) break;
     }
-    absl::Status closed = fs.Close(fd, path);
-    RETURN_IF_ERROR(status);
-    RETURN_IF_ERROR(closed);
   }
+  absl::Status closed = fs.Close(fd, path);
+  RETURN_IF_ERROR(status);
+  RETURN_IF_ERROR(closed);
   return fs.RemoveDirectoryAt(dir, name, path);
 }
 

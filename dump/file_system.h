@@ -50,10 +50,9 @@ class FileSystem {
     std::string name;
     bool directory = false;  // a symlink is not (removing it removes the link)
   };
-  // The entries of directory `name` in `dir` ("." and ".." left out); a
-  // symlink or a non-directory is an error.
-  virtual absl::StatusOr<std::vector<DirectoryEntry>> ListDirectoryAt(
-      int dir, std::string_view name, const std::string& path) = 0;
+  // The entries of the open directory `dir` ("." and ".." left out).
+  virtual absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
+      int dir, const std::string& path) = 0;
   // unlinkat(AT_REMOVEDIR) of an empty directory.
   virtual absl::Status RemoveDirectoryAt(int dir, std::string_view name,
                                          const std::string& path) = 0;
@@ -111,9 +110,9 @@ class ForwardingFileSystem : public FileSystem {
                         const std::string& path) override {
     return inner_.RemoveAt(dir, name, path);
   }
-  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectoryAt(
-      int dir, std::string_view name, const std::string& path) override {
-    return inner_.ListDirectoryAt(dir, name, path);
+  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
+      int dir, const std::string& path) override {
+    return inner_.ListDirectory(dir, path);
   }
   absl::Status RemoveDirectoryAt(int dir, std::string_view name,
                                  const std::string& path) override {

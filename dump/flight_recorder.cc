@@ -1,6 +1,7 @@
 #include "dump/flight_recorder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -74,7 +75,25 @@ void FlightRecorder::Commit(RecordedExecution& execution,
   }
   ++automatic_reports_;
   pending_.push_back(FreezeLocked(std::move(*trigger)));
+  UpdateAcceptingLocked();
   changed_.notify_all();
+}
+
+void FlightRecorder::UpdateAcceptingLocked() {
+  accepting_.store(!stopping_ && !reporting_ && pending_.empty() &&
+                       automatic_reports_ < options_.max_reports,
+                   std::memory_order_relaxed);
+}
+
+absl::StatusOr<RecorderReport> FlightRecorder::Report(FrozenRing ring) {
+  std::lock_guard<std::mutex> serial(report_mutex_);
+  try {
+    return reporter_(std::move(ring));
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        StrCat("the recorder of model ", model_id_,
+               " could not write its report: ", e.what()));
+  }
 }
 
 absl::StatusOr<RecorderReport> FlightRecorder::TriggerNow(TriggerKind kind,
@@ -99,11 +118,7 @@ absl::StatusOr<RecorderReport> FlightRecorder::TriggerNow(TriggerKind kind,
     const size_t newest = (next_ + ring_.size() - 1) % ring_.size();
     frozen = FreezeLocked(Trigger{kind, ring_[newest].iteration, detail});
   }
-  absl::StatusOr<RecorderReport> report;
-  {
-    std::lock_guard<std::mutex> lock(report_mutex_);
-    report = reporter_(std::move(frozen));
-  }
+  absl::StatusOr<RecorderReport> report = Report(std::move(frozen));
   std::lock_guard<std::mutex> lock(mutex_);
   if (report.ok()) {
     ++counts_.reports;
@@ -125,6 +140,7 @@ void FlightRecorder::TriggerInBackground(TriggerKind kind, std::string detail) {
   const size_t newest = (next_ + ring_.size() - 1) % ring_.size();
   pending_.push_back(
       FreezeLocked(Trigger{kind, ring_[newest].iteration, std::move(detail)}));
+  UpdateAcceptingLocked();
   changed_.notify_all();
 }
 
@@ -133,8 +149,11 @@ void FlightRecorder::Record(absl::StatusOr<RecorderReport> report) {
     ++counts_.reports;
     if (report->reproduced) ++counts_.reproduced;
     last_report_ = std::move(*report);
-  } else if (failure_.ok()) {
-    failure_ = report.status();
+  } else {
+    // Every failure is told; the first is also returned by WaitIdle.
+    std::fprintf(stderr, "[acldump] warning: %s\n",
+                 std::string(report.status().message()).c_str());
+    if (failure_.ok()) failure_ = report.status();
   }
 }
 
@@ -146,15 +165,13 @@ void FlightRecorder::Run() {
     FrozenRing frozen = std::move(pending_.front());
     pending_.pop_front();
     reporting_ = true;
+    UpdateAcceptingLocked();
     lock.unlock();
-    absl::StatusOr<RecorderReport> report;
-    {
-      std::lock_guard<std::mutex> serial(report_mutex_);
-      report = reporter_(std::move(frozen));
-    }
+    absl::StatusOr<RecorderReport> report = Report(std::move(frozen));
     lock.lock();
     Record(std::move(report));
     reporting_ = false;
+    UpdateAcceptingLocked();
     changed_.notify_all();
   }
 }
@@ -180,11 +197,14 @@ absl::Status FlightRecorder::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    UpdateAcceptingLocked();
     changed_.notify_all();
   }
   // Whoever stops a recorder holds a reference to it: a report's last
   // reference to the model never ends the recorder on its own thread.
   if (thread_.joinable()) thread_.join();
+  // A call's report, written on its caller's thread, ends too.
+  { std::lock_guard<std::mutex> serial(report_mutex_); }
   std::lock_guard<std::mutex> lock(mutex_);
   return std::exchange(failure_, absl::OkStatus());
 }
@@ -364,15 +384,20 @@ class RecorderObserver final : public ExecutionObserver {
 
   // What this execution triggers, if anything: a failure first, then the
   // first non-finite operator output in execution order, then an output.
+  // Without text when the recorder would not write it (it is only counted).
   std::optional<Trigger> Check(uint64_t iteration, size_t non_finite_output) {
     const RecorderOptions& options = recorder_->options();
+    const bool accepting = recorder_->accepting();
     if (!execution_.status.ok()) {
       if (!options.trigger_error) return std::nullopt;
+      if (!accepting) return Trigger{TriggerKind::kExecutionError, iteration};
       return Trigger{TriggerKind::kExecutionError, iteration,
                      std::string(execution_.status.message())};
     }
     if (!options.trigger_non_finite) return std::nullopt;
     if (non_finite_operator_ != SIZE_MAX) {
+      if (!accepting)
+        return Trigger{TriggerKind::kNonFiniteOperator, iteration};
       const OperatorOutputStats& op =
           execution_.operators[non_finite_operator_];
       const StepInfo& step = model_.steps()[op.task];
@@ -386,6 +411,7 @@ class RecorderObserver final : public ExecutionObserver {
                  NonFiniteText(op.stats))};
     }
     if (non_finite_output != SIZE_MAX) {
+      if (!accepting) return Trigger{TriggerKind::kNonFiniteOutput, iteration};
       const auto& declared = model_.graph().outputs;
       const std::string name = non_finite_output < declared.size()
                                    ? declared[non_finite_output].name

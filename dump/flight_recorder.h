@@ -10,6 +10,7 @@
 #ifndef ACLDUMP_DUMP_FLIGHT_RECORDER_H_
 #define ACLDUMP_DUMP_FLIGHT_RECORDER_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -38,7 +39,8 @@ struct RecorderOptions {
   bool trigger_non_finite = true;  // in an output (or operator output)
   bool trigger_error = true;       // a failed execution
   bool trigger_signal = false;     // SIGUSR2
-  // Reports the automatic triggers may write (calls are not limited);
+  // Reports the automatic triggers may write (calls and signals, asked for
+  // by a person, are not limited);
   // later triggers are counted, not written.
   uint32_t max_reports = 16;
 };
@@ -121,7 +123,8 @@ class FlightRecorder {
   uint32_t model_id() const { return model_id_; }
 
   // A call: freezes the ring, writes the report on the calling thread and
-  // returns it. FailedPrecondition when nothing was recorded yet.
+  // returns it. kInvalidParam when nothing was recorded since the recorder
+  // started or since its last report.
   absl::StatusOr<RecorderReport> TriggerNow(TriggerKind kind,
                                             std::string detail);
   // Waits until the automatic triggers seen so far are written (no later than
@@ -144,12 +147,19 @@ class FlightRecorder {
   // back in `execution`, for reuse); with a trigger, the ring is frozen and
   // queued for a report.
   void Commit(RecordedExecution& execution, std::optional<Trigger> trigger);
+  // Whether an automatic trigger now would be written (none under way, the
+  // limit not reached): an observer builds a trigger's text only then, so a
+  // problem that persists costs no allocation per execution.
+  bool accepting() const { return accepting_.load(std::memory_order_relaxed); }
 
  private:
   // Takes the ring (oldest first) with the trigger; the ring starts over.
   FrozenRing FreezeLocked(Trigger trigger);
   void Run();
   void Record(absl::StatusOr<RecorderReport> report);
+  // reporter_, turning an escaping exception into a failure.
+  absl::StatusOr<RecorderReport> Report(FrozenRing ring);
+  void UpdateAcceptingLocked();
 
   const uint32_t model_id_;
   const RecorderOptions options_;
@@ -169,6 +179,7 @@ class FlightRecorder {
   RecorderCounts counts_;
   std::optional<RecorderReport> last_report_;
   absl::Status failure_;  // first report failure not yet returned
+  std::atomic<bool> accepting_{true};
   std::thread thread_;
 };
 

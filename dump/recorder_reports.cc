@@ -263,8 +263,14 @@ absl::StatusOr<RecorderReport> DumpManager::WriteRecorderReport(
       report.replayed = true;
       report.reproduced =
           Reproduced(*triggering, replayed, buffers, &report.replay_detail);
-      replay["iteration"] = (*arm)->last_iteration();
-      replay["dump_folder"] = model_folder;
+      // The arm claims the replay only where its config selects the gear
+      // the execution ran.
+      const std::optional<uint64_t> dumped = (*arm)->last_iteration();
+      replay["dumped"] = dumped.has_value();
+      if (dumped) {
+        replay["iteration"] = *dumped;
+        replay["dump_folder"] = model_folder;
+      }
       replay["status"] = StatusText(replayed);
     }
   }
@@ -283,7 +289,11 @@ absl::StatusOr<RecorderReport> DumpManager::WriteRecorderReport(
       {"replay", std::move(replay)},
       {"executions", std::move(executions)}};
   // Last: a report with recorder.json is complete.
-  submit(directory, "recorder.json", summary.dump(2) + "\n");
+  // Node names and the reason are bytes, not always UTF-8: never a throw.
+  submit(directory, "recorder.json",
+         summary.dump(2, ' ', false,
+                      nlohmann::ordered_json::error_handler_t::replace) +
+             "\n");
   RETURN_IF_ERROR(session->Close());
   report.directory =
       StrCat(session->root(), "/", session->time_folder(), "/", directory);
@@ -336,8 +346,16 @@ absl::Status DumpManager::StartRecorder(
       [this, weak, config = std::move(config)](FrozenRing ring) {
         return WriteRecorderReport(weak, config, std::move(ring));
       });
+  std::lock_guard<std::mutex> lock(arms_mutex_);
+  if (auto it = arms_.find(model->id);
+      it != arms_.end() && it->second.recorder != nullptr) {
+    return KindError(
+        ErrorKind::kInvalidParam,
+        StrCat("model ", model->id, " already has a recorder; stop it first"));
+  }
   std::unique_ptr<SignalSubscription> signal;
   if (options.trigger_signal) {
+    // Held weakly: a signal under way may outlive the recorder.
     std::weak_ptr<FlightRecorder> target = recorder;
     ASSIGN_OR_RETURN(signal, SubscribeToSignal([target] {
                        if (auto r = target.lock()) {
@@ -346,13 +364,7 @@ absl::Status DumpManager::StartRecorder(
                        }
                      }));
   }
-  std::lock_guard<std::mutex> lock(arms_mutex_);
   ModelArms& entry = EntryLocked(*model);
-  if (entry.recorder != nullptr) {
-    return KindError(
-        ErrorKind::kInvalidParam,
-        StrCat("model ", model->id, " already has a recorder; stop it first"));
-  }
   entry.recorder = recorder;
   entry.signal = std::move(signal);
   absl::Status attached = Reattach(*model, entry);
@@ -369,6 +381,7 @@ absl::Status DumpManager::StopRecorder(const LoadedModel* model,
                                        uint32_t model_id) {
   std::shared_ptr<FlightRecorder> recorder;
   std::unique_ptr<SignalSubscription> signal;
+  absl::Status attached;
   {
     std::lock_guard<std::mutex> lock(arms_mutex_);
     auto it = arms_.find(model_id);
@@ -378,11 +391,14 @@ absl::Status DumpManager::StopRecorder(const LoadedModel* model,
     }
     recorder = std::move(it->second.recorder);
     signal = std::move(it->second.signal);
-    if (model != nullptr) RETURN_IF_ERROR(Reattach(*model, it->second));
+    if (model != nullptr) attached = Reattach(*model, it->second);
     if (it->second.empty()) arms_.erase(it);
   }
+  // Stopped even when the model could not be reattached: its observer then
+  // keeps recording nothing, and no thread is left behind.
   signal.reset();
-  return recorder->Stop();
+  absl::Status stopped = recorder->Stop();
+  return attached.ok() ? stopped : attached;
 }
 
 absl::StatusOr<RecorderReport> DumpManager::TriggerRecorder(

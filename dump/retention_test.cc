@@ -140,6 +140,21 @@ TEST_F(RetentionTest, LateRecordsOfAGivenUpIterationDoNotEvictNewerOnes) {
   EXPECT_EQ(Entries("0/a/1/1"), (std::set<std::string>{"op1", "op3"}));
 }
 
+// The newest by number are kept, whatever order their folders begin in.
+TEST_F(RetentionTest, KeepsTheNewestByNumber) {
+  DumpWriter::Options options;
+  options.root = dir_;
+  options.keep_iterations = 2;
+  DumpWriter writer(options);
+  auto a = std::make_shared<IterationRenderer>("0/a/1");
+  Submit(writer, a, 7, 0);
+  Submit(writer, a, 8, 1);
+  Submit(writer, a, 5, 2);
+  ASSERT_TRUE(writer.Flush().ok());
+  EXPECT_EQ(Entries("0/a/1"), (std::set<std::string>{"7", "8"}));
+  EXPECT_EQ(writer.stats().iteration_folders_removed, 1u);
+}
+
 TEST_F(RetentionTest, PackedLayoutRemovesWholePacks) {
   DumpWriter::Options options;
   options.root = dir_;

@@ -123,7 +123,8 @@ absl::Status DumpSession::Close() {
       std::fprintf(stderr,
                    "[acldump] warning: %s: dump_keep_iterations could not "
                    "remove %llu old iteration folders (first: %s); they "
-                   "still take disk space\n",
+                   "still take disk space: give the process write access "
+                   "to them, or remove them by hand\n",
                    config_.source.c_str(),
                    static_cast<unsigned long long>(
                        stats.iteration_folder_removals_failed),
@@ -179,7 +180,10 @@ void DumpSession::ReportDrops() {
       {"dump_wait_budget_us", config_.wait_budget_us},
       {"dump_max_bytes", config_.max_bytes},
       {"by_model", models}};
-  const std::string text = report.dump(2) + "\n";
+  const std::string text =
+      report.dump(2, ' ', false,
+                  nlohmann::ordered_json::error_handler_t::replace) +
+      "\n";
   std::fprintf(
       stderr,
       "[acldump] warning: %s: %llu dump records (%llu bytes) were "

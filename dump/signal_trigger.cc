@@ -24,13 +24,16 @@ void OnSignal(int) {
   errno = saved;
 }
 
+// The subscribers and the dispatcher thread. The thread starts with the first
+// subscription and lives as long as the process (a stray post with nobody
+// subscribed calls nobody), so it is never restarted while an old one runs.
 struct Dispatcher {
   std::mutex mutex;  // guards everything below
   std::map<uint64_t, std::function<void()>> subscribers;
   uint64_t next_id = 1;
+  bool handler_installed = false;
   struct sigaction previous {};
-  std::thread thread;
-  bool stopping = false;
+  bool started = false;
 };
 
 Dispatcher& TheDispatcher() {
@@ -38,14 +41,13 @@ Dispatcher& TheDispatcher() {
   return *dispatcher;
 }
 
-void Dispatch() {
+[[noreturn]] void Dispatch() {
   Dispatcher& d = TheDispatcher();
   while (true) {
     if (sem_wait(&g_posted) != 0) continue;  // EINTR
     std::vector<std::function<void()>> calls;
     {
       std::lock_guard<std::mutex> lock(d.mutex);
-      if (d.stopping) return;
       for (const auto& [id, call] : d.subscribers) calls.push_back(call);
     }
     for (const auto& call : calls) call();
@@ -58,19 +60,28 @@ absl::StatusOr<std::unique_ptr<SignalSubscription>> SubscribeToSignal(
     std::function<void()> on_signal) {
   Dispatcher& d = TheDispatcher();
   std::lock_guard<std::mutex> lock(d.mutex);
-  if (d.subscribers.empty()) {
-    if (d.thread.joinable()) d.thread.join();  // the previous dispatcher
-    sem_init(&g_posted, 0, 0);
-    d.stopping = false;
+  if (!d.started) {
+    if (sem_init(&g_posted, 0, 0) != 0) {
+      return absl::InternalError(
+          StrCat("cannot create the SIGUSR2 trigger's semaphore: ",
+                 std::strerror(errno),
+                 "; start the recorder without the signal "
+                 "trigger"));
+    }
+    std::thread(Dispatch).detach();
+    d.started = true;
+  }
+  if (!d.handler_installed) {
     struct sigaction action {};
     action.sa_handler = OnSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
     if (sigaction(SIGUSR2, &action, &d.previous) != 0) {
       return absl::InternalError(
-          StrCat("cannot install a SIGUSR2 handler: ", std::strerror(errno)));
+          StrCat("cannot install a SIGUSR2 handler: ", std::strerror(errno),
+                 "; start the recorder without the signal trigger"));
     }
-    d.thread = std::thread(Dispatch);
+    d.handler_installed = true;
   }
   const uint64_t id = d.next_id++;
   d.subscribers.emplace(id, std::move(on_signal));
@@ -79,25 +90,11 @@ absl::StatusOr<std::unique_ptr<SignalSubscription>> SubscribeToSignal(
 
 SignalSubscription::~SignalSubscription() {
   Dispatcher& d = TheDispatcher();
-  std::thread finished;
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.subscribers.erase(id_);
-    if (!d.subscribers.empty()) return;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  d.subscribers.erase(id_);
+  if (d.subscribers.empty() && d.handler_installed) {
     sigaction(SIGUSR2, &d.previous, nullptr);
-    d.stopping = true;
-    sem_post(&g_posted);
-    finished = std::move(d.thread);
-  }
-  // Outside the lock: the dispatcher takes it to see that it stops. A
-  // subscriber ending its subscription from the dispatcher's own call
-  // leaves the thread to end by itself.
-  if (finished.joinable()) {
-    if (finished.get_id() == std::this_thread::get_id()) {
-      finished.detach();
-    } else {
-      finished.join();
-    }
+    d.handler_installed = false;
   }
 }
 

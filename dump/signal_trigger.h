@@ -2,7 +2,9 @@
 // receives calls every subscriber on a dispatcher thread (the signal handler
 // itself only posts a semaphore, which is async-signal-safe). The handler
 // that was installed before the first subscription is restored after the
-// last one ends.
+// last one ends. The dispatcher thread, started with the first subscription,
+// lives as long as the process. Ending a subscription never waits for a call
+// under way: a subscriber must stay valid for one (hold it weakly).
 #ifndef ACLDUMP_DUMP_SIGNAL_TRIGGER_H_
 #define ACLDUMP_DUMP_SIGNAL_TRIGGER_H_
 

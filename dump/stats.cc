@@ -161,21 +161,29 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
 // StatsBlocks on the intra-op threads, with the same result bit for bit on
 // any thread count: each block's partial sums are taken on its own (as
 // StatsBlocks takes them), then added in block order on the calling thread,
-// and blocks with a NaN or an infinity are redone there, in order.
+// and blocks with a NaN or an infinity are redone there, in order. The
+// maxima and minima too: StatsBlocks starts a block's three accumulator sets
+// from the running extremes; a chain started from -inf and then taken with
+// the running maximum (Max returns its second operand on a tie, +0 against
+// -0) ends on the same lanes, so the three chains of each block are kept and
+// merged in block order exactly as StatsBlocks merges them.
 template <class D, class Load>
 void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
                          float* scratch) {
   struct BlockPartial {
     double sum, sum_squares;
-    float max, min;
     bool finite;
   };
   const size_t lanes = hn::Lanes(d);
   const size_t vector_end = n - n % lanes;
   const size_t blocks = (vector_end + kBlock - 1) / kBlock;
   thread_local std::vector<BlockPartial> partials;
+  // Per block: the three sets' maxima, then their minima, `lanes` each.
+  thread_local std::vector<float> extremes;
   if (partials.size() < blocks) partials.resize(blocks);
+  if (extremes.size() < blocks * 6 * lanes) extremes.resize(blocks * 6 * lanes);
   BlockPartial* out = partials.data();
+  float* lanes_out = extremes.data();
   const float inf = std::numeric_limits<float>::infinity();
   ParallelFor(blocks, kParallelGrainBlocks, [&](size_t first, size_t last) {
     for (size_t b = first; b < last; ++b) {
@@ -190,6 +198,13 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
         p2.Take(load(j + 2 * lanes));
       }
       for (; j < block_end; j += lanes) p0.Take(load(j));
+      float* extreme = lanes_out + b * 6 * lanes;
+      hn::StoreU(p0.max, d, extreme);
+      hn::StoreU(p1.max, d, extreme + lanes);
+      hn::StoreU(p2.max, d, extreme + 2 * lanes);
+      hn::StoreU(p0.min, d, extreme + 3 * lanes);
+      hn::StoreU(p1.min, d, extreme + 4 * lanes);
+      hn::StoreU(p2.min, d, extreme + 5 * lanes);
       p0.Merge(p1);
       p0.Merge(p2);
       BlockPartial& partial = out[b];
@@ -199,13 +214,12 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
       partial.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, p0.sum)));
       partial.sum_squares =
           static_cast<double>(hn::GetLane(hn::SumOfLanes(d, p0.sum_squares)));
-      partial.max = hn::GetLane(hn::MaxOfLanes(d, p0.max));
-      partial.min = hn::GetLane(hn::MinOfLanes(d, p0.min));
     }
   });
   double vector_sum = 0, vector_sum_squares = 0;
   uint64_t vector_count = 0;
-  float vector_max = -inf, vector_min = inf;
+  auto vmax = hn::Set(d, -inf);
+  auto vmin = hn::Set(d, inf);
   for (size_t b = 0; b < blocks; ++b) {
     const size_t i = b * kBlock;
     const size_t block_end = std::min(vector_end, i + kBlock);
@@ -214,8 +228,14 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
       vector_sum += partial.sum;
       vector_sum_squares += partial.sum_squares;
       vector_count += block_end - i;
-      vector_max = std::max(vector_max, partial.max);
-      vector_min = std::min(vector_min, partial.min);
+      const float* extreme = lanes_out + b * 6 * lanes;
+      // As StatsBlocks: each set from the running extreme, then merged.
+      vmax = hn::Max(hn::Max(hn::Max(vmax, hn::LoadU(d, extreme)),
+                             hn::Max(vmax, hn::LoadU(d, extreme + lanes))),
+                     hn::Max(vmax, hn::LoadU(d, extreme + 2 * lanes)));
+      vmin = hn::Min(hn::Min(hn::Min(vmin, hn::LoadU(d, extreme + 3 * lanes)),
+                             hn::Min(vmin, hn::LoadU(d, extreme + 4 * lanes))),
+                     hn::Min(vmin, hn::LoadU(d, extreme + 5 * lanes)));
     } else {
       for (size_t k = i; k < block_end; k += lanes) {
         hn::StoreU(load(k), d, scratch);
@@ -224,8 +244,10 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
     }
   }
   if (vector_count > 0) {
-    s.max = s.finite > 0 ? std::max<double>(s.max, vector_max) : vector_max;
-    s.min = s.finite > 0 ? std::min<double>(s.min, vector_min) : vector_min;
+    const double vector_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
+    const double vector_min = hn::GetLane(hn::MinOfLanes(d, vmin));
+    s.max = s.finite > 0 ? std::max(s.max, vector_max) : vector_max;
+    s.min = s.finite > 0 ? std::min(s.min, vector_min) : vector_min;
     s.finite += vector_count;
     s.sum += vector_sum;
     s.sum_squares += vector_sum_squares;

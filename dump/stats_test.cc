@@ -244,9 +244,42 @@ TEST(StatsTest, ParallelPassGivesTheSequentialBitsOnAnyThreadCount) {
         EXPECT_EQ(std::memcmp(&parallel.sum, &sequential.sum, 8), 0);
         EXPECT_EQ(
             std::memcmp(&parallel.sum_squares, &sequential.sum_squares, 8), 0);
-        EXPECT_EQ(parallel.max, sequential.max);
-        EXPECT_EQ(parallel.min, sequential.min);
+        EXPECT_EQ(std::memcmp(&parallel.max, &sequential.max, 8), 0);
+        EXPECT_EQ(std::memcmp(&parallel.min, &sequential.min, 8), 0);
       }
+    }
+  }
+}
+
+// Ties between +0 and -0 are broken as the one-thread pass breaks them (its
+// vector max keeps the later operand), so the sign of a zero max or min is
+// the same bits too.
+TEST(StatsTest, ParallelPassBreaksSignedZeroTiesAsTheSequentialOne) {
+  const size_t n = size_t{1} << 18;
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    std::vector<float> data(n, -1.0f);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t block = i / 1536;
+      if (pattern == 0) data[i] = block % 2 == 0 ? 0.0f : -0.0f;
+      if (pattern == 1) data[i] = block % 2 == 0 ? -0.0f : 0.0f;
+      if (pattern == 2 && block < 2) data[i] = block == 0 ? 0.0f : -0.0f;
+      if (pattern == 3)
+        data[i] = (i % 7 == 0) ? 0.0f : (i % 5 == 0 ? -0.0f : 1.0f);
+    }
+    if (pattern == 3) {
+      for (float& v : data) v = -v;  // zeros now the maximum
+    }
+    TensorView view{DType::kFloat32, Shape({static_cast<int64_t>(n)}),
+                    data.data()};
+    const TensorStats sequential = ComputeStats(view, /*checksum=*/true);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << pattern << " " << threads);
+      ScopedIntraOpThreads scope(threads);
+      const TensorStats parallel = ComputeStats(view);
+      EXPECT_EQ(std::memcmp(&parallel.max, &sequential.max, 8), 0)
+          << parallel.max << " " << sequential.max;
+      EXPECT_EQ(std::memcmp(&parallel.min, &sequential.min, 8), 0)
+          << parallel.min << " " << sequential.min;
     }
   }
 }

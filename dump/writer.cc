@@ -516,8 +516,8 @@ void DumpWriter::Retain(uint64_t iteration, std::string_view directory) {
     it = retained_.emplace(std::string(parent), Retained()).first;
   }
   Retained& retained = it->second;
-  std::deque<uint64_t>& kept = retained.kept;
-  if (std::find(kept.rbegin(), kept.rend(), iteration) != kept.rend()) return;
+  std::set<uint64_t>& kept = retained.kept;
+  if (kept.contains(iteration)) return;
   auto schedule = [&](uint64_t old) {
     const std::pair<std::string, uint64_t> folder(std::string(parent), old);
     if (std::find(removals_.begin(), removals_.end(), folder) ==
@@ -531,10 +531,11 @@ void DumpWriter::Retain(uint64_t iteration, std::string_view directory) {
     schedule(iteration);
     return;
   }
-  kept.push_back(iteration);
+  // The newest by number are kept, whatever order they begin in.
+  kept.insert(iteration);
   while (kept.size() > options_.keep_iterations) {
-    const uint64_t old = kept.front();
-    kept.pop_front();
+    const uint64_t old = *kept.begin();
+    kept.erase(kept.begin());
     retained.evicted_up_to =
         retained.evicted ? std::max(retained.evicted_up_to, old) : old;
     retained.evicted = true;

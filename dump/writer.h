@@ -292,7 +292,7 @@ class DumpWriter {
   // Retention, per model folder: the iteration folders kept (oldest first)
   // and the newest one given up; the folders to remove after the batch.
   struct Retained {
-    std::deque<uint64_t> kept;
+    std::set<uint64_t> kept;
     bool evicted = false;
     uint64_t evicted_up_to = 0;
   };

@@ -291,8 +291,9 @@ aclError aclmdlUnload(uint32_t modelId) {
     // The model is gone either way: what its arms could not write is said.
     absl::Status arms = state->dump.OnModelUnloaded(modelId);
     if (!arms.ok()) {
-      PrintWarnings({StrCat("model ", modelId,
-                            " unloaded; its armed dump: ", arms.message())});
+      PrintWarnings(
+          {StrCat("model ", modelId,
+                  " unloaded; its armed dump or recorder: ", arms.message())});
     }
     return ACL_SUCCESS;
   });

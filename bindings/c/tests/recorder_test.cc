@@ -336,6 +336,23 @@ TEST_F(RecorderTest, GearedModelIsReplayedOnItsGear) {
   EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
 }
 
+// Names and reasons are bytes: a reason that is not UTF-8 is written with
+// replacement characters, never a failure.
+TEST_F(RecorderTest, ReasonThatIsNotUtf8IsWrittenReplaced) {
+  ASSERT_EQ(aclmdlStartRecorder(id_, config_.c_str(), 1, 0), ACL_SUCCESS)
+      << Message();
+  Io io(7.0f);
+  ASSERT_EQ(aclmdlExecute(id_, io.in, io.out), ACL_SUCCESS);
+  int32_t reproduced = -1;
+  ASSERT_EQ(aclmdlTriggerRecorder(id_, "bad \xff\xfe bytes", &reproduced),
+            ACL_SUCCESS)
+      << Message();
+  EXPECT_EQ(reproduced, 1);
+  const nlohmann::json summary =
+      ReadJson(LastReport(&reproduced) / "recorder.json");
+  EXPECT_EQ(summary["trigger"]["detail"], "bad \ufffd\ufffd bytes");
+}
+
 TEST_F(RecorderTest, SignalTriggersAReport) {
   ASSERT_EQ(
       aclmdlStartRecorder(id_, config_.c_str(), 2, ACL_RECORDER_TRIGGER_SIGNAL),

@@ -264,9 +264,9 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecuteWithTag(uint32_t modelId,
  * SIGUSR2) a report is written: the ring (each input as an .npy file,
  * recorder.json) and a replay of the triggering execution from its saved
  * inputs, dumped as the recorder's dump config says, with a check that the
- * replay reproduces the recorded outputs bit for bit. Automatic triggers are
- * written on a background thread, one at a time (at most 16 per recorder;
- * later ones are counted). */
+ * replay reproduces the recorded outputs bit for bit. Triggers are written
+ * on a background thread, one at a time (at most 16 NaN/Inf or failure
+ * reports per recorder; later ones are counted). */
 
 /* Flags of aclmdlStartRecorder. */
 #define ACL_RECORDER_OPERATOR_STATS 0x1u     /* every operator output's stats */
