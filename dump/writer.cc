@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <new>
 
 #include "base/error_kind.h"
 #include "base/status_macros.h"
@@ -450,7 +451,14 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     file.payloads.clear();
     file.mode = 0640;
     file.standalone = false;
-    results_[i] = batch[i].renderer->Render(batch[i], file);
+    // The writer thread must outlive a failed allocation: the file fails.
+    try {
+      results_[i] = batch[i].renderer->Render(batch[i], file);
+    } catch (const std::bad_alloc&) {
+      results_[i] = WithKind(
+          absl::ResourceExhaustedError("out of memory rendering the file"),
+          ErrorKind::kOutOfMemory);
+    }
     paths_[i].clear();  // set where the file went; else named on failure
     if (options_.keep_iterations > 0 && results_[i].ok()) {
       Retain(batch[i].iteration, file.directory);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <new>
 #include <set>
 
 #include "base/error_kind.h"
@@ -783,18 +784,28 @@ absl::Status CompiledModel::Run(std::optional<uint64_t> numbered,
   const bool observed =
       observer_ != nullptr && observer_->BeginIteration(iteration);
   if (observer_ != nullptr) observer_->OnModelInputs(iteration, inputs);
-  absl::Status status =
-      observed ? RunSteps<true>(iteration) : RunSteps<false>(iteration);
-  if (status.ok() && dynamic_ != nullptr) {
-    status = RunDynamic(iteration, observed, outputs);
-  }
-  if (status.ok()) {
-    for (const FinalCopy& copy : final_copies_) {
-      if (copy.bytes > 0) {
-        std::memmove(outputs[copy.output_index].data,
-                     Resolve(copy.source, inputs), copy.bytes);
+  absl::Status status;
+  // An allocation that fails in a kernel or an observer fails this execution
+  // like any error: the observer still ends it (a dump session waits for
+  // every execution it began).
+  try {
+    status = observed ? RunSteps<true>(iteration) : RunSteps<false>(iteration);
+    if (status.ok() && dynamic_ != nullptr) {
+      status = RunDynamic(iteration, observed, outputs);
+    }
+    if (status.ok()) {
+      for (const FinalCopy& copy : final_copies_) {
+        if (copy.bytes > 0) {
+          std::memmove(outputs[copy.output_index].data,
+                       Resolve(copy.source, inputs), copy.bytes);
+        }
       }
     }
+  } catch (const std::bad_alloc&) {
+    status = WithKind(absl::ResourceExhaustedError(
+                          StrCat("out of memory while executing model '",
+                                 graph_.name, "' (iteration ", iteration, ")")),
+                      ErrorKind::kOutOfMemory);
   }
   if (observer_ != nullptr) {
     observer_->OnModelOutputs(iteration, outputs, current_output_infos_,

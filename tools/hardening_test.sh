@@ -89,7 +89,11 @@ run_limited 4000000 limited_run -- "$DUMP" run --model "$MLP_ONNX" --config dump
 run_limited 4000000 limited_check -- "$DUMP" check-config dumps.json --model "$MLP_ONNX"
 [[ $? -eq 0 ]] || fail "check-config under 4 GB: $(head -c 300 limited_check.err)"
 $sanitized && echo "   (tight address-space limits skipped under AddressSanitizer)"
-$sanitized || for kb in 60000 80000 200000; do
+# Below about 80 MB of address space the first GEMM can be killed inside oneDNN's own lazy
+# initialization (it does not check an allocation there: SIGSEGV in its ITT/JIT set-up), which no
+# caller can catch; the limits below stay above that window, and ACLDUMP_MAX_MODEL_MEMORY_MB
+# stands in for the tighter ones (bindings/c/tests:memory_limit_test).
+$sanitized || for kb in 120000 160000 200000; do
   run_limited "$kb" "tight_$kb" -- "$DUMP" run --model "$MLP" --config dumps.json
   code=$?
   [[ $code -eq 0 || $code -eq 1 ]] ||
