@@ -229,6 +229,15 @@ absl::StatusOr<uint32_t> LoadAndRegister(const LoadRequest& request,
                                 request.device));
   if (listener == nullptr) return id;
   std::shared_ptr<const LoadedModel> loaded = registry.Find(id);
+  if (loaded == nullptr) {
+    // Unloaded in the meantime: aclFinalize (or an unload of the new id on
+    // another thread) emptied the registry while this load attached.
+    return KindError(ErrorKind::kNotInitialized,
+                     StrCat("model ", id,
+                            " was unloaded while it was being loaded (the "
+                            "runtime was finalized meanwhile); load it again "
+                            "after aclInit"));
+  }
   absl::Status attached =
       listener->OnModelLoaded(*loaded, request.device, warnings);
   if (!attached.ok()) {
