@@ -99,6 +99,20 @@ struct BlockSums {
   V sum, sum_squares, max, min;
 };
 
+// The elements [i, block_end) into the three accumulator sets, in the one
+// order both passes share (their results are the same bits because of it).
+template <class Load, class Sums>
+HWY_INLINE void TakeBlock(const Load& load, size_t i, size_t block_end,
+                          size_t lanes, Sums& p0, Sums& p1, Sums& p2) {
+  size_t j = i;
+  for (; j + 3 * lanes <= block_end; j += 3 * lanes) {
+    p0.Take(load(j));
+    p1.Take(load(j + lanes));
+    p2.Take(load(j + 2 * lanes));
+  }
+  for (; j < block_end; j += lanes) p0.Take(load(j));
+}
+
 // Stats over float32 values produced by `load(i)` (one vector at element i),
 // for the first n - n % Lanes elements; the caller handles the tail.
 //
@@ -118,13 +132,7 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
   for (size_t i = 0; i < vector_end;) {
     const size_t block_end = std::min(vector_end, i + kBlock);
     BlockSums<D> p0(d, vmax, vmin), p1(d, vmax, vmin), p2(d, vmax, vmin);
-    size_t j = i;
-    for (; j + 3 * lanes <= block_end; j += 3 * lanes) {
-      p0.Take(load(j));
-      p1.Take(load(j + lanes));
-      p2.Take(load(j + 2 * lanes));
-    }
-    for (; j < block_end; j += lanes) p0.Take(load(j));
+    TakeBlock(load, i, block_end, lanes, p0, p1, p2);
     p0.Merge(p1);
     p0.Merge(p2);
     const auto sum = p0.sum;
@@ -191,13 +199,7 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
       const size_t block_end = std::min(vector_end, i + kBlock);
       const auto low = hn::Set(d, -inf), high = hn::Set(d, inf);
       BlockSums<D> p0(d, low, high), p1(d, low, high), p2(d, low, high);
-      size_t j = i;
-      for (; j + 3 * lanes <= block_end; j += 3 * lanes) {
-        p0.Take(load(j));
-        p1.Take(load(j + lanes));
-        p2.Take(load(j + 2 * lanes));
-      }
-      for (; j < block_end; j += lanes) p0.Take(load(j));
+      TakeBlock(load, i, block_end, lanes, p0, p1, p2);
       float* extreme = lanes_out + b * 6 * lanes;
       hn::StoreU(p0.max, d, extreme);
       hn::StoreU(p1.max, d, extreme + lanes);
