@@ -81,6 +81,13 @@ void BM_StatsChecksumInCacheFloat32(benchmark::State& state) {
 BENCHMARK(BM_StatsChecksumInCacheFloat32);
 
 // The checksum alone (dump_data "checksum").
+void BM_ChecksumFloat32(benchmark::State& state) {
+  const Tensor t = RandomTensor(DType::kFloat32);
+  for (auto _ : state) benchmark::DoNotOptimize(dump::TensorChecksum(t.view()));
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_ChecksumFloat32);
+
 void BM_ChecksumInCacheFloat32(benchmark::State& state) {
   const Tensor t = RandomTensor(DType::kFloat32, kInCacheBytes);
   for (auto _ : state) benchmark::DoNotOptimize(dump::TensorChecksum(t.view()));

@@ -1,9 +1,11 @@
 #include "dump/stats.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -28,7 +30,7 @@ struct NoSink {
   void operator()(const void*, size_t) const {}
 };
 // Tensors from this many elements take their statistics on the intra-op
-// threads (without a checksum, which is sequential).
+// threads (a checksum still hashes the bytes in order, on one of them).
 inline constexpr size_t kParallelMinElements = size_t{1} << 17;
 }  // namespace acldump::dump
 #endif  // ACLDUMP_STATS_XXHASH_
@@ -52,6 +54,9 @@ constexpr size_t kBlock = 1536;
 // Each intra-op thread of a parallel pass takes runs of at least this many
 // blocks (about 64K elements: far more work than waking a thread).
 constexpr size_t kParallelGrainBlocks = 42;
+// Blocks hashed per call of the checksum's sink: XXH3's streaming update costs
+// about a quarter more per byte when fed one 6 KB block at a time.
+constexpr size_t kHashBlocks = 8;
 
 // Scalar fallback for a block that holds a NaN or an infinity.
 inline void AccumulateScalar(const float* p, size_t n, TensorStats& s) {
@@ -129,6 +134,7 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
   auto vmin = hn::Set(d, std::numeric_limits<float>::infinity());
   double vector_sum = 0, vector_sum_squares = 0;
   uint64_t vector_count = 0;
+  size_t hashed = 0;
   for (size_t i = 0; i < vector_end;) {
     const size_t block_end = std::min(vector_end, i + kBlock);
     BlockSums<D> p0(d, vmax, vmin), p1(d, vmax, vmin), p2(d, vmax, vmin);
@@ -152,8 +158,11 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
         AccumulateScalar(scratch, lanes, s);
       }
     }
-    sink(bytes + i * width, (block_end - i) * width);
     i = block_end;
+    if (i == vector_end || i - hashed >= kHashBlocks * kBlock) {
+      sink(bytes + hashed * width, (i - hashed) * width);
+      hashed = i;
+    }
   }
   if (vector_count > 0) {
     const double vector_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
@@ -175,9 +184,16 @@ void StatsBlocks(D d, size_t n, Load load, TensorStats& s, float* scratch,
 // the running maximum (Max returns its second operand on a tie, +0 against
 // -0) ends on the same lanes, so the three chains of each block are kept and
 // merged in block order exactly as StatsBlocks merges them.
-template <class D, class Load>
+//
+// With a hash sink the bytes must still be hashed in order, so one
+// participant walks the blocks from the front, taking each block's statistics
+// unless another took them, then hashing it (from L1), while the others take
+// statistics from the back; they meet where the hash's cost and the
+// statistics' balance. Who took a block never changes its partial sums.
+template <class D, class Load, class Sink = NoSink>
 void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
-                         float* scratch) {
+                         float* scratch, const Sink& sink = NoSink{},
+                         const char* bytes = nullptr, size_t width = 0) {
   struct BlockPartial {
     double sum, sum_squares;
     bool finite;
@@ -193,8 +209,8 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
   BlockPartial* out = partials.data();
   float* lanes_out = extremes.data();
   const float inf = std::numeric_limits<float>::infinity();
-  ParallelFor(blocks, kParallelGrainBlocks, [&](size_t first, size_t last) {
-    for (size_t b = first; b < last; ++b) {
+  const auto take_block = [&](size_t b) {
+    {
       const size_t i = b * kBlock;
       const size_t block_end = std::min(vector_end, i + kBlock);
       const auto low = hn::Set(d, -inf), high = hn::Set(d, inf);
@@ -212,12 +228,64 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
       BlockPartial& partial = out[b];
       partial.finite = hn::AllTrue(
           d, hn::And(hn::IsFinite(p0.sum), hn::IsFinite(p0.sum_squares)));
-      if (!partial.finite) continue;
+      if (!partial.finite) return;
       partial.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, p0.sum)));
       partial.sum_squares =
           static_cast<double>(hn::GetLane(hn::SumOfLanes(d, p0.sum_squares)));
     }
-  });
+  };
+  if constexpr (std::is_same_v<Sink, NoSink>) {
+    ParallelFor(blocks, kParallelGrainBlocks, [&](size_t first, size_t last) {
+      for (size_t b = first; b < last; ++b) take_block(b);
+    });
+  } else {
+    thread_local std::unique_ptr<std::atomic<bool>[]> claims;
+    thread_local size_t claims_size = 0;
+    if (claims_size < blocks) {
+      claims = std::make_unique<std::atomic<bool>[]>(blocks);
+      claims_size = blocks;
+    }
+    std::atomic<bool>* claimed = claims.get();
+    for (size_t b = 0; b < blocks; ++b) {
+      claimed[b].store(false, std::memory_order_relaxed);
+    }
+    std::atomic<int64_t> back{static_cast<int64_t>(blocks)};
+    const auto participants = static_cast<size_t>(CurrentIntraOpThreads());
+    ParallelFor(participants, 1, [&](size_t first, size_t last) {
+      for (size_t w = first; w < last; ++w) {
+        if (w == 0) {
+          for (size_t group = 0; group < blocks; group += kHashBlocks) {
+            const size_t group_end = std::min(blocks, group + kHashBlocks);
+            for (size_t b = group; b < group_end; ++b) {
+              if (!claimed[b].exchange(true, std::memory_order_relaxed)) {
+                take_block(b);
+              }
+            }
+            const size_t i = group * kBlock;
+            const size_t end = std::min(vector_end, group_end * kBlock);
+            sink(bytes + i * width, (end - i) * width);
+          }
+          continue;
+        }
+        // Runs of blocks from the back, each read forwards (the prefetchers
+        // follow a forward stream, not a backward one).
+        for (bool met = false; !met;) {
+          const int64_t run_end =
+              back.fetch_sub(kHashBlocks, std::memory_order_relaxed);
+          if (run_end <= 0) break;
+          const auto run_begin = static_cast<size_t>(
+              std::max<int64_t>(0, run_end - int64_t{kHashBlocks}));
+          for (size_t b = run_begin; b < static_cast<size_t>(run_end); ++b) {
+            if (claimed[b].exchange(true, std::memory_order_relaxed)) {
+              met = true;
+            } else {
+              take_block(b);
+            }
+          }
+        }
+      }
+    });
+  }
   double vector_sum = 0, vector_sum_squares = 0;
   uint64_t vector_count = 0;
   auto vmax = hn::Set(d, -inf);
@@ -256,7 +324,7 @@ void StatsBlocksParallel(D d, size_t n, Load load, TensorStats& s,
   }
 }
 
-// kParallel: StatsBlocksParallel (no checksum), else StatsBlocks.
+// kParallel: StatsBlocksParallel, else StatsBlocks.
 template <class Sink, bool kParallel = false>
 void Float32Stats(const float* data, size_t n, TensorStats* out,
                   const Sink& sink) {
@@ -265,7 +333,8 @@ void Float32Stats(const float* data, size_t n, TensorStats* out,
   TensorStats s;
   const auto load = [&](size_t i) { return hn::LoadU(d, data + i); };
   if constexpr (kParallel) {
-    StatsBlocksParallel(d, n, load, s, scratch);
+    StatsBlocksParallel(d, n, load, s, scratch, sink,
+                        reinterpret_cast<const char*>(data), sizeof(float));
   } else {
     StatsBlocks(d, n, load, s, scratch, sink,
                 reinterpret_cast<const char*>(data), sizeof(float));
@@ -289,7 +358,8 @@ void Float16Stats(const uint16_t* data, size_t n, TensorStats* out,
     return hn::PromoteTo(d, hn::LoadU(dh, halves + i));
   };
   if constexpr (kParallel) {
-    StatsBlocksParallel(d, n, load, s, scratch);
+    StatsBlocksParallel(d, n, load, s, scratch, sink,
+                        reinterpret_cast<const char*>(data), sizeof(uint16_t));
   } else {
     StatsBlocks(d, n, load, s, scratch, sink,
                 reinterpret_cast<const char*>(data), sizeof(uint16_t));
@@ -324,6 +394,14 @@ void StatsFloat16Hashed(const uint16_t* data, size_t n, TensorStats* out,
                         const HashSink* sink) {
   Float16Stats(data, n, out, *sink);
 }
+void StatsFloat32HashedParallel(const float* data, size_t n, TensorStats* out,
+                                const HashSink* sink) {
+  Float32Stats<HashSink, true>(data, n, out, *sink);
+}
+void StatsFloat16HashedParallel(const uint16_t* data, size_t n,
+                                TensorStats* out, const HashSink* sink) {
+  Float16Stats<HashSink, true>(data, n, out, *sink);
+}
 
 bool NonFiniteFloat32(const float* data, size_t n) {
   const hn::ScalableTag<float> d;
@@ -350,6 +428,8 @@ HWY_EXPORT(StatsFloat16);
 HWY_EXPORT(StatsFloat16Hashed);
 HWY_EXPORT(StatsFloat32Parallel);
 HWY_EXPORT(StatsFloat16Parallel);
+HWY_EXPORT(StatsFloat32HashedParallel);
+HWY_EXPORT(StatsFloat16HashedParallel);
 HWY_EXPORT(NonFiniteFloat32);
 
 namespace {
@@ -386,56 +466,66 @@ TensorStats ScalarStats(const T* data, size_t n) {
   return s;
 }
 
-// `sink` null: no checksum.
-[[gnu::always_inline]] inline TensorStats StatsOf(const TensorView& view,
-                                                  const HashSink* sink) {
-  const size_t n = static_cast<size_t>(view.NumElements());
+// `sink` null: no checksum. `parallel`: large tensors on the intra-op threads.
+[[gnu::always_inline]] inline TensorStats StatsOf(DType dtype, const void* data,
+                                                  size_t n,
+                                                  const HashSink* sink,
+                                                  bool parallel) {
   TensorStats s;
-  switch (view.dtype) {
+  const bool large = parallel && n >= kParallelMinElements;
+  switch (dtype) {
     case DType::kFloat32:
-      if (sink == nullptr && n >= kParallelMinElements) {
+      if (sink == nullptr && large) {
         HWY_DYNAMIC_DISPATCH(StatsFloat32Parallel)
-        (view.as<const float>(), n, &s);
+        (static_cast<const float*>(data), n, &s);
       } else if (sink == nullptr) {
-        HWY_DYNAMIC_DISPATCH(StatsFloat32)(view.as<const float>(), n, &s);
+        HWY_DYNAMIC_DISPATCH(StatsFloat32)
+        (static_cast<const float*>(data), n, &s);
+      } else if (large) {
+        HWY_DYNAMIC_DISPATCH(StatsFloat32HashedParallel)
+        (static_cast<const float*>(data), n, &s, sink);
       } else {
         HWY_DYNAMIC_DISPATCH(StatsFloat32Hashed)
-        (view.as<const float>(), n, &s, sink);
+        (static_cast<const float*>(data), n, &s, sink);
       }
       return s;
     case DType::kFloat16:
-      if (sink == nullptr && n >= kParallelMinElements) {
+      if (sink == nullptr && large) {
         HWY_DYNAMIC_DISPATCH(StatsFloat16Parallel)
-        (view.as<const uint16_t>(), n, &s);
+        (static_cast<const uint16_t*>(data), n, &s);
       } else if (sink == nullptr) {
-        HWY_DYNAMIC_DISPATCH(StatsFloat16)(view.as<const uint16_t>(), n, &s);
+        HWY_DYNAMIC_DISPATCH(StatsFloat16)
+        (static_cast<const uint16_t*>(data), n, &s);
+      } else if (large) {
+        HWY_DYNAMIC_DISPATCH(StatsFloat16HashedParallel)
+        (static_cast<const uint16_t*>(data), n, &s, sink);
       } else {
         HWY_DYNAMIC_DISPATCH(StatsFloat16Hashed)
-        (view.as<const uint16_t>(), n, &s, sink);
+        (static_cast<const uint16_t*>(data), n, &s, sink);
       }
       return s;
     case DType::kBFloat16:
-      return ScalarStats(view.as<const BFloat16>(), n);
+      return ScalarStats(static_cast<const BFloat16*>(data), n);
     case DType::kFloat64:
-      return ScalarStats(view.as<const double>(), n);
+      return ScalarStats(static_cast<const double*>(data), n);
     case DType::kInt8:
-      return ScalarStats(view.as<const int8_t>(), n);
+      return ScalarStats(static_cast<const int8_t*>(data), n);
     case DType::kInt16:
-      return ScalarStats(view.as<const int16_t>(), n);
+      return ScalarStats(static_cast<const int16_t*>(data), n);
     case DType::kInt32:
-      return ScalarStats(view.as<const int32_t>(), n);
+      return ScalarStats(static_cast<const int32_t*>(data), n);
     case DType::kInt64:
-      return ScalarStats(view.as<const int64_t>(), n);
+      return ScalarStats(static_cast<const int64_t*>(data), n);
     case DType::kUInt8:
-      return ScalarStats(view.as<const uint8_t>(), n);
+      return ScalarStats(static_cast<const uint8_t*>(data), n);
     case DType::kUInt16:
-      return ScalarStats(view.as<const uint16_t>(), n);
+      return ScalarStats(static_cast<const uint16_t*>(data), n);
     case DType::kUInt32:
-      return ScalarStats(view.as<const uint32_t>(), n);
+      return ScalarStats(static_cast<const uint32_t*>(data), n);
     case DType::kUInt64:
-      return ScalarStats(view.as<const uint64_t>(), n);
+      return ScalarStats(static_cast<const uint64_t*>(data), n);
     case DType::kBool:
-      return ScalarStats(view.as<const uint8_t>(), n);
+      return ScalarStats(static_cast<const uint8_t*>(data), n);
     case DType::kUndefined:
       break;
   }
@@ -443,8 +533,8 @@ TensorStats ScalarStats(const T* data, size_t n) {
 }
 
 // A tensor's bytes (none for an undefined one).
-size_t DataBytes(const TensorView& view) {
-  return view.dtype == DType::kUndefined ? 0 : view.ByteSize();
+size_t DataBytes(DType dtype, size_t count) {
+  return dtype == DType::kUndefined ? 0 : count * DTypeSize(dtype);
 }
 
 void Xxh3UpdateBaseline(void* state, const void* bytes, size_t size) {
@@ -459,7 +549,8 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
 
 // Out of line: the hash state (over half a kilobyte, 64-byte aligned) would
 // otherwise cost every plain stats call a realigned frame.
-[[gnu::noinline]] TensorStats ChecksummedStats(const TensorView& view) {
+[[gnu::noinline]] TensorStats ChecksummedStats(DType dtype, const void* data,
+                                               size_t count, bool parallel) {
   // Aligned by hand: sanitizer builds move locals to a fake stack that does
   // not honour the state's 64-byte alignment.
   constexpr size_t kAlign = alignof(XXH3_state_t);
@@ -470,10 +561,10 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
   XXH3_64bits_reset(state);
   static const auto update = HasAvx2() ? Xxh3UpdateAvx2 : Xxh3UpdateBaseline;
   const HashSink sink{state, update};
-  TensorStats s = StatsOf(view, &sink);
+  TensorStats s = StatsOf(dtype, data, count, &sink, parallel);
   // The scalar types were not hashed on the way: hash them now.
-  if (view.dtype != DType::kFloat32 && view.dtype != DType::kFloat16) {
-    update(state, view.data, DataBytes(view));
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat16) {
+    update(state, data, DataBytes(dtype, count));
   }
   s.checksum = XXH3_64bits_digest(state);
   return s;
@@ -482,13 +573,17 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
 }  // namespace
 
 TensorStats ComputeStats(const TensorView& view, bool checksum) {
-  if (checksum) return ChecksummedStats(view);
-  return StatsOf(view, nullptr);
+  const auto count = static_cast<size_t>(view.NumElements());
+  // One thread: the one-thread pass, without the parallel one's bookkeeping.
+  const bool parallel = CurrentIntraOpThreads() > 1;
+  if (checksum) return ChecksummedStats(view.dtype, view.data, count, parallel);
+  return StatsOf(view.dtype, view.data, count, nullptr, parallel);
 }
 
 uint64_t TensorChecksum(const TensorView& view) {
   static const auto hash = HasAvx2() ? Xxh3HashAvx2 : Xxh3HashBaseline;
-  return hash(view.data, DataBytes(view));
+  return hash(view.data,
+              DataBytes(view.dtype, static_cast<size_t>(view.NumElements())));
 }
 
 bool HasNonFinite(const TensorView& view) {

@@ -125,10 +125,14 @@ ScopedIntraOpThreads::~ScopedIntraOpThreads() {
   if (previous_ > 0) GiveOpenMp(previous_);
 }
 
+int CurrentIntraOpThreads() {
+  return scoped_threads > 0 ? scoped_threads : IntraOpThreads();
+}
+
 void ParallelFor(size_t n, size_t grain,
                  absl::FunctionRef<void(size_t, size_t)> fn) {
   grain = std::max<size_t>(grain, 1);
-  const int threads = scoped_threads > 0 ? scoped_threads : IntraOpThreads();
+  const int threads = CurrentIntraOpThreads();
   const size_t chunks = std::min<size_t>(threads, n / grain);
   if (chunks < 2) {
     if (n > 0) fn(0, n);

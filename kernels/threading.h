@@ -26,6 +26,9 @@ void SetIntraOpThreads(int threads);
 // The current setting, resolved (>= 1); DefaultIntraOpThreads() until
 // SetIntraOpThreads is called.
 int IntraOpThreads();
+// The threads the calling thread's kernels run on now: its
+// ScopedIntraOpThreads' count inside one, else IntraOpThreads().
+int CurrentIntraOpThreads();
 
 // Runs the calling thread's kernels on `threads` threads while in scope:
 // OpenMP's thread count is per thread, and oneDNN fixes a primitive's thread
