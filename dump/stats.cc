@@ -466,22 +466,28 @@ TensorStats ScalarStats(const T* data, size_t n) {
   return s;
 }
 
-// `sink` null: no checksum. `parallel`: large tensors on the intra-op threads.
-[[gnu::always_inline]] inline TensorStats StatsOf(DType dtype, const void* data,
-                                                  size_t n,
-                                                  const HashSink* sink,
-                                                  bool parallel) {
+// Large tensors take their statistics on the intra-op threads; with one
+// thread, the one-thread pass, without the parallel one's bookkeeping.
+inline bool OnIntraOpThreads(size_t n) {
+  return n >= kParallelMinElements && CurrentIntraOpThreads() > 1;
+}
+
+// `sink` null: no checksum.
+[[gnu::always_inline]] inline TensorStats StatsOf(const TensorView& view,
+                                                  const HashSink* sink) {
+  const size_t n = static_cast<size_t>(view.NumElements());
+  const void* data = view.data;
   TensorStats s;
-  const bool large = parallel && n >= kParallelMinElements;
-  switch (dtype) {
-    case DType::kFloat32:
-      if (sink == nullptr && large) {
+  switch (view.dtype) {
+    case DType::kFloat32: {
+      const bool parallel = OnIntraOpThreads(n);
+      if (sink == nullptr && parallel) {
         HWY_DYNAMIC_DISPATCH(StatsFloat32Parallel)
         (static_cast<const float*>(data), n, &s);
       } else if (sink == nullptr) {
         HWY_DYNAMIC_DISPATCH(StatsFloat32)
         (static_cast<const float*>(data), n, &s);
-      } else if (large) {
+      } else if (parallel) {
         HWY_DYNAMIC_DISPATCH(StatsFloat32HashedParallel)
         (static_cast<const float*>(data), n, &s, sink);
       } else {
@@ -489,14 +495,16 @@ TensorStats ScalarStats(const T* data, size_t n) {
         (static_cast<const float*>(data), n, &s, sink);
       }
       return s;
-    case DType::kFloat16:
-      if (sink == nullptr && large) {
+    }
+    case DType::kFloat16: {
+      const bool parallel = OnIntraOpThreads(n);
+      if (sink == nullptr && parallel) {
         HWY_DYNAMIC_DISPATCH(StatsFloat16Parallel)
         (static_cast<const uint16_t*>(data), n, &s);
       } else if (sink == nullptr) {
         HWY_DYNAMIC_DISPATCH(StatsFloat16)
         (static_cast<const uint16_t*>(data), n, &s);
-      } else if (large) {
+      } else if (parallel) {
         HWY_DYNAMIC_DISPATCH(StatsFloat16HashedParallel)
         (static_cast<const uint16_t*>(data), n, &s, sink);
       } else {
@@ -504,6 +512,7 @@ TensorStats ScalarStats(const T* data, size_t n) {
         (static_cast<const uint16_t*>(data), n, &s, sink);
       }
       return s;
+    }
     case DType::kBFloat16:
       return ScalarStats(static_cast<const BFloat16*>(data), n);
     case DType::kFloat64:
@@ -533,8 +542,8 @@ TensorStats ScalarStats(const T* data, size_t n) {
 }
 
 // A tensor's bytes (none for an undefined one).
-size_t DataBytes(DType dtype, size_t count) {
-  return dtype == DType::kUndefined ? 0 : count * DTypeSize(dtype);
+size_t DataBytes(const TensorView& view) {
+  return view.dtype == DType::kUndefined ? 0 : view.ByteSize();
 }
 
 void Xxh3UpdateBaseline(void* state, const void* bytes, size_t size) {
@@ -549,8 +558,7 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
 
 // Out of line: the hash state (over half a kilobyte, 64-byte aligned) would
 // otherwise cost every plain stats call a realigned frame.
-[[gnu::noinline]] TensorStats ChecksummedStats(DType dtype, const void* data,
-                                               size_t count, bool parallel) {
+[[gnu::noinline]] TensorStats ChecksummedStats(const TensorView& view) {
   // Aligned by hand: sanitizer builds move locals to a fake stack that does
   // not honour the state's 64-byte alignment.
   constexpr size_t kAlign = alignof(XXH3_state_t);
@@ -561,10 +569,10 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
   XXH3_64bits_reset(state);
   static const auto update = HasAvx2() ? Xxh3UpdateAvx2 : Xxh3UpdateBaseline;
   const HashSink sink{state, update};
-  TensorStats s = StatsOf(dtype, data, count, &sink, parallel);
+  TensorStats s = StatsOf(view, &sink);
   // The scalar types were not hashed on the way: hash them now.
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat16) {
-    update(state, data, DataBytes(dtype, count));
+  if (view.dtype != DType::kFloat32 && view.dtype != DType::kFloat16) {
+    update(state, view.data, DataBytes(view));
   }
   s.checksum = XXH3_64bits_digest(state);
   return s;
@@ -573,17 +581,13 @@ bool HasAvx2() { return (hwy::SupportedTargets() & HWY_AVX2) != 0; }
 }  // namespace
 
 TensorStats ComputeStats(const TensorView& view, bool checksum) {
-  const auto count = static_cast<size_t>(view.NumElements());
-  // One thread: the one-thread pass, without the parallel one's bookkeeping.
-  const bool parallel = CurrentIntraOpThreads() > 1;
-  if (checksum) return ChecksummedStats(view.dtype, view.data, count, parallel);
-  return StatsOf(view.dtype, view.data, count, nullptr, parallel);
+  if (checksum) return ChecksummedStats(view);
+  return StatsOf(view, nullptr);
 }
 
 uint64_t TensorChecksum(const TensorView& view) {
   static const auto hash = HasAvx2() ? Xxh3HashAvx2 : Xxh3HashBaseline;
-  return hash(view.data,
-              DataBytes(view.dtype, static_cast<size_t>(view.NumElements())));
+  return hash(view.data, DataBytes(view));
 }
 
 bool HasNonFinite(const TensorView& view) {
