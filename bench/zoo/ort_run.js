@@ -5,9 +5,17 @@
 //   node ort_run.js --time RUNS --threads N model.onnx - input_0.npy ...
 //     runs twice to warm up, then RUNS times with N intra-op threads (sequential execution, all
 //     graph optimisations), and prints each run's milliseconds as JSON: {"threads": N, "ms": [...]}.
+//   node ort_run.js --first-run RUNS --threads N model.onnx - input_0.npy ...
+//     what a service loading the model on demand sees, in a fresh process: the session's creation,
+//     the first run, then RUNS more; prints as JSON the milliseconds of the creation and of the
+//     first run, the resident memory before the creation and the peak at the end (MB);
+//   node ort_run.js --profile RUNS --threads N model.onnx - input_0.npy ...
+//     one warm-up run, then RUNS runs with ONNX Runtime's profiler; prints the kernel time per
+//     run by op type as JSON: {"by_type": {"Conv": ms, ...}, "total_ms": ms}.
 // NODE_PATH must reach a node_modules holding onnxruntime-node.
 'use strict';
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const ort = require('onnxruntime-node');
 
@@ -51,18 +59,23 @@ function writeNpy(file, tensor) {
 async function main() {
   const args = process.argv.slice(2);
   let runs = 0;
+  let firstRuns = 0;
+  let profileRuns = 0;
   let threads = 0;
   while (args.length >= 2 && args[0].startsWith('--')) {
     const [flag, value] = args.splice(0, 2);
     const n = Number(value);
     if (!Number.isInteger(n) || n < 1) throw new Error(`bad value for ${flag}: ${value}`);
     if (flag === '--time') runs = n;
+    else if (flag === '--first-run') firstRuns = n;
+    else if (flag === '--profile') profileRuns = n;
     else if (flag === '--threads') threads = n;
     else throw new Error(`unknown option ${flag}`);
   }
   const [model, outDir, ...inputs] = args;
   if (!model || !outDir || inputs.length === 0) {
-    console.error('usage: node ort_run.js [--time RUNS] [--threads N] model.onnx out_dir input.npy...');
+    console.error('usage: node ort_run.js [--time RUNS | --first-run RUNS | --profile RUNS] ' +
+                  '[--threads N] model.onnx out_dir input.npy...');
     process.exit(2);
   }
   const options = {executionProviders: ['cpu']};
@@ -73,9 +86,56 @@ async function main() {
     Object.assign(options, {intraOpNumThreads: threads, interOpNumThreads: 1,
                             executionMode: 'sequential', graphOptimizationLevel: 'all'});
   }
+  // The inputs first, so that the creation's time and memory are the model's.
+  const tensors = inputs.map(readNpy);
+  let profilePrefix = null;
+  if (profileRuns > 0) {
+    profilePrefix = path.join(os.tmpdir(), `ort-profile-${process.pid}`);
+    Object.assign(options, {enableProfiling: true, profileFilePrefix: profilePrefix});
+  }
+  const rssBefore = process.memoryUsage().rss / 1e6;
+  const createStart = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(model, options);
+  const createMs = Number(process.hrtime.bigint() - createStart) / 1e6;
   const feeds = {};
-  session.inputNames.forEach((name, i) => { feeds[name] = readNpy(inputs[i]); });
+  session.inputNames.forEach((name, i) => { feeds[name] = tensors[i]; });
+  if (firstRuns > 0) {
+    const start = process.hrtime.bigint();
+    await session.run(feeds);
+    const firstMs = Number(process.hrtime.bigint() - start) / 1e6;
+    for (let i = 0; i < firstRuns; ++i) await session.run(feeds);
+    console.log(JSON.stringify({threads, load_ms: createMs, first_run_ms: firstMs,
+                                rss_before_mb: rssBefore,
+                                peak_rss_mb: process.resourceUsage().maxRSS / 1e3}));
+    return;
+  }
+  if (profileRuns > 0) {
+    await session.run(feeds);  // warm-up: its events are left out below
+    for (let i = 0; i < profileRuns; ++i) await session.run(feeds);
+    session.endProfiling();
+    const dir = path.dirname(profilePrefix);
+    const files = fs.readdirSync(dir).filter(f => f.startsWith(path.basename(profilePrefix)));
+    if (files.length !== 1) throw new Error(`expected one profile file ${profilePrefix}*`);
+    const file = path.join(dir, files[0]);
+    const events = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.unlinkSync(file);
+    // Kernel events of the timed runs: those after the warm-up's model_run event ends.
+    const modelRuns = events.filter(e => e.cat === 'Session' && e.name === 'model_run');
+    if (modelRuns.length !== profileRuns + 1) {
+      throw new Error(`profile holds ${modelRuns.length} runs, expected ${profileRuns + 1}`);
+    }
+    const warmEnd = modelRuns[0].ts + modelRuns[0].dur;
+    const byType = {};
+    let total = 0;
+    for (const e of events) {
+      if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < warmEnd) continue;
+      const type = (e.args && e.args.op_name) || 'unknown';
+      byType[type] = (byType[type] || 0) + e.dur / 1e3 / profileRuns;
+      total += e.dur / 1e3 / profileRuns;
+    }
+    console.log(JSON.stringify({by_type: byType, total_ms: total}));
+    return;
+  }
   if (runs > 0) {
     const ms = [];
     for (let i = 0; i < runs + 2; ++i) {

@@ -1,7 +1,7 @@
 // What dumping every operator output costs on the zoo models (run.sh): each
 // model runs without an observer and with stats or full tensors of every
 // output, in the SDK and the packed layout, in one process.
-//   zoo_dump_cost [--rounds R] [--seconds S] [--only MODE] model.om
+//   zoo_dump_cost [--rounds R] [--seconds S] [--only MODE[,MODE...]] model.om
 // prints one JSON line: per mode, the milliseconds per execution including
 // the final flush (a dump is only as fast as its data lands), the fastest of
 // R rounds (modes in rotating order within a round), and the bytes written per
@@ -29,8 +29,10 @@ constexpr size_t kMaxModelBytes = size_t{4} << 30;
 constexpr Mode kModes[] = {Mode::kNoObserver, Mode::kStats, Mode::kTensorAll,
                            Mode::kStatsPacked, Mode::kTensorAllPacked};
 
-bool Timed(Mode mode, const std::string& only) {
-  return only.empty() || mode == Mode::kNoObserver || only == ModeName(mode);
+// `only`: the modes named and the no-observer baseline; empty, every mode.
+bool Timed(Mode mode, const std::vector<std::string>& only) {
+  return only.empty() || mode == Mode::kNoObserver ||
+         std::find(only.begin(), only.end(), ModeName(mode)) != only.end();
 }
 
 struct Measured {
@@ -57,7 +59,7 @@ Measured TimeMode(const std::string& bytes, Mode mode, int runs) {
 int Main(int argc, char** argv) {
   int rounds = 3;
   double seconds = 1.0;
-  // --only MODE: time that mode and the no-observer baseline only.
+  // --only MODES: time those modes and the no-observer baseline only.
   std::string only;
   int arg = 1;
   for (; arg + 1 < argc && std::strncmp(argv[arg], "--", 2) == 0; arg += 2) {
@@ -78,18 +80,27 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!only.empty() &&
-      std::none_of(std::begin(kModes), std::end(kModes),
-                   [&](Mode mode) { return only == ModeName(mode); })) {
-    std::fprintf(stderr, "zoo_dump_cost: --only %s: not one of", only.c_str());
-    for (Mode mode : kModes) std::fprintf(stderr, " %s", ModeName(mode));
-    std::fprintf(stderr, "\n");
-    return 2;
+  // Every name in --only must be a mode: a typo would time nothing.
+  std::vector<std::string> only_modes;
+  for (size_t begin = 0; !only.empty() && begin <= only.size();) {
+    const size_t comma = std::min(only.find(',', begin), only.size());
+    const std::string name = only.substr(begin, comma - begin);
+    begin = comma + 1;
+    if (std::none_of(std::begin(kModes), std::end(kModes),
+                     [&](Mode mode) { return name == ModeName(mode); })) {
+      std::fprintf(stderr, "zoo_dump_cost: --only: '%s' is not one of",
+                   name.c_str());
+      for (Mode mode : kModes) std::fprintf(stderr, " %s", ModeName(mode));
+      std::fprintf(stderr, " (comma-separated)\n");
+      return 2;
+    }
+    only_modes.emplace_back(name);
   }
   if (argc - arg != 1 || rounds < 1) {
-    std::fprintf(
-        stderr, "usage: %s [--rounds R] [--seconds S] [--only MODE] model.om\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s [--rounds R] [--seconds S] [--only MODE[,MODE...]] "
+                 "model.om\n",
+                 argv[0]);
     return 2;
   }
   absl::StatusOr<std::string> bytes =
@@ -120,7 +131,7 @@ int Main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < kCount; ++i) {
       const Mode mode = kModes[(i + round) % kCount];
-      if (!Timed(mode, only)) continue;
+      if (!Timed(mode, only_modes)) continue;
       const Measured m =
           TimeMode(*bytes, mode, mode == Mode::kNoObserver ? runs : dump_runs);
       if (m.ms < best[mode].ms) best[mode] = m;
@@ -129,7 +140,7 @@ int Main(int argc, char** argv) {
   std::printf("{\"nodes\": %zu, \"runs\": %d, \"dump_runs\": %d", nodes, runs,
               dump_runs);
   for (Mode mode : kModes) {
-    if (!Timed(mode, only)) continue;
+    if (!Timed(mode, only_modes)) continue;
     std::printf(", \"%s_ms\": %.4f, \"%s_mb\": %.4f", ModeName(mode),
                 best[mode].ms, ModeName(mode), best[mode].mb);
   }

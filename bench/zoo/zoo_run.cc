@@ -7,7 +7,16 @@
 //     in milliseconds as JSON: {"threads": N, "ms": [...]};
 //   zoo_run --profile RUNS [--threads N] model.om - input_0.npy ...
 //     runs RUNS times with an observer timing every node, and prints the time
-//     per op type (fused nodes count under their type) to stderr.
+//     per op type (fused nodes count under their type) to stderr, and per op
+//     type as JSON to stdout: {"by_type": {"Conv": ms, ...}, "total_ms": ms};
+//   zoo_run --first-run RUNS [--threads N] model.om - input_0.npy ...
+//     what a service loading the model on demand sees, in a fresh process:
+//     the load, the first execution, then RUNS more; prints as JSON the
+//     milliseconds of the load and of the first execution, the resident
+//     memory before the load and the peak at the end (MB).
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -83,6 +92,19 @@ class ProfilingObserver final : public ExecutionObserver {
                    static_cast<long long>(by_type_.at(type).nodes / runs));
     }
     std::fprintf(stderr, "%-40s %9.3f ms\n", "total", total);
+    // By op type alone (an implementation's nodes under their op type), to
+    // set beside another engine's profile.
+    std::map<std::string, double> by_op;
+    for (const auto& [type, entry] : by_type_) {
+      by_op[type.substr(0, type.find(' '))] += entry.ms / runs;
+    }
+    std::printf("{\"by_type\": {");
+    const char* separator = "";
+    for (const auto& [op, ms] : by_op) {
+      std::printf("%s\"%s\": %.4f", separator, op.c_str(), ms);
+      separator = ", ";
+    }
+    std::printf("}, \"total_ms\": %.4f}\n", total);
     std::vector<const Entry*> nodes;
     for (const auto& [task, entry] : by_node_) nodes.push_back(&entry);
     const size_t shown = std::min<size_t>(kSlowestNodes, nodes.size());
@@ -113,6 +135,30 @@ class ProfilingObserver final : public ExecutionObserver {
   std::map<uint32_t, Entry> by_node_;
 };
 
+// The process's resident memory now, in MB (0 if /proc cannot tell).
+double ResidentMb() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  long size = 0, resident = 0;
+  const int read = std::fscanf(statm, "%ld %ld", &size, &resident);
+  std::fclose(statm);
+  return read == 2 ? resident * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6
+                   : 0;
+}
+
+// The process's peak resident memory so far, in MB.
+double PeakResidentMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1e3;  // kilobytes on Linux
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "zoo_run: %s\n", std::string(status.message()).c_str());
   return 1;
@@ -130,6 +176,7 @@ int ParseCount(const char* text) {
 int Main(int argc, char** argv) {
   int runs = 0;
   int profile_runs = 0;
+  int first_runs = 0;
   int threads = 1;
   int arg = 1;
   for (; arg + 1 < argc && std::strncmp(argv[arg], "--", 2) == 0; arg += 2) {
@@ -138,6 +185,8 @@ int Main(int argc, char** argv) {
       runs = value;
     } else if (std::strcmp(argv[arg], "--profile") == 0 && value > 0) {
       profile_runs = value;
+    } else if (std::strcmp(argv[arg], "--first-run") == 0 && value > 0) {
+      first_runs = value;
     } else if (std::strcmp(argv[arg], "--threads") == 0 && value > 0) {
       threads = value;
     } else {
@@ -148,17 +197,15 @@ int Main(int argc, char** argv) {
   }
   if (argc - arg < 3) {
     std::fprintf(stderr,
-                 "usage: %s [--time RUNS | --profile RUNS] [--threads N] "
+                 "usage: %s [--time RUNS | --profile RUNS | --first-run RUNS] "
+                 "[--threads N] "
                  "model.om out_dir "
                  "input.npy...\n",
                  argv[0]);
     return 2;
   }
   SetIntraOpThreads(threads);
-  absl::StatusOr<std::unique_ptr<CompiledModel>> model =
-      LoadStaticModel(ModelSource::File(argv[arg]));
-  if (!model.ok()) return Fail(model.status());
-  const std::string out_dir = argv[arg + 1];
+  // The inputs first, so that the load's time and memory are the model's.
   std::vector<Tensor> inputs;
   std::vector<HostBuffer> in;
   for (int i = arg + 2; i < argc; ++i) {
@@ -167,6 +214,13 @@ int Main(int argc, char** argv) {
     inputs.push_back(std::move(*t));
   }
   for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
+  const double rss_before_mb = ResidentMb();
+  const auto load_start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model =
+      LoadStaticModel(ModelSource::File(argv[arg]));
+  if (!model.ok()) return Fail(model.status());
+  const double load_ms = MsSince(load_start);
+  const std::string out_dir = argv[arg + 1];
   // An output whose size depends on the input (-1 dims) gets room for the
   // largest result; it is written with the shape the execution computed.
   std::vector<AlignedBuffer> outputs;
@@ -180,6 +234,20 @@ int Main(int argc, char** argv) {
     out.push_back({outputs.back().data(), outputs.back().size()});
   }
 
+  if (first_runs > 0) {
+    const auto first_start = std::chrono::steady_clock::now();
+    absl::Status status = (*model)->Execute(in, out);
+    const double first_ms = MsSince(first_start);
+    for (int i = 0; status.ok() && i < first_runs; ++i) {
+      status = (*model)->Execute(in, out);
+    }
+    if (!status.ok()) return Fail(status);
+    std::printf(
+        "{\"threads\": %d, \"load_ms\": %.3f, \"first_run_ms\": %.3f, "
+        "\"rss_before_mb\": %.2f, \"peak_rss_mb\": %.2f}\n",
+        threads, load_ms, first_ms, rss_before_mb, PeakResidentMb());
+    return 0;
+  }
   if (profile_runs > 0) {
     absl::Status status = (*model)->Execute(in, out);  // warm-up
     if (!status.ok()) return Fail(status);
