@@ -130,9 +130,21 @@ absl::StatusOr<std::string> RandomAccessFile::ReadAt(uint64_t offset,
                " run past its end (", size_, " bytes)"));
   }
   std::string bytes(length, '\0');
+  RETURN_IF_ERROR(ReadInto(offset, length, bytes.data()));
+  return bytes;
+}
+
+absl::Status RandomAccessFile::ReadInto(uint64_t offset, uint64_t length,
+                                        void* out) const {
+  if (offset > size_ || length > size_ - offset) {
+    return absl::InvalidArgumentError(
+        StrCat(what_, " '", path_, "': ", length, " bytes at offset ", offset,
+               " run past its end (", size_, " bytes)"));
+  }
+  char* bytes = static_cast<char*>(out);
   uint64_t done = 0;
   while (done < length) {
-    const ssize_t n = ::pread(fd_, bytes.data() + done, length - done,
+    const ssize_t n = ::pread(fd_, bytes + done, length - done,
                               static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
@@ -143,7 +155,7 @@ absl::StatusOr<std::string> RandomAccessFile::ReadAt(uint64_t offset,
     }
     done += static_cast<uint64_t>(n);
   }
-  return bytes;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path,

@@ -44,6 +44,9 @@ class RandomAccessFile {
   // Exactly `length` bytes at `offset`: InvalidArgument past the end,
   // Internal for a read error.
   absl::StatusOr<std::string> ReadAt(uint64_t offset, uint64_t length) const;
+  // The same into `out` (room for `length` bytes): a large part read where
+  // it is kept, without a copy.
+  absl::Status ReadInto(uint64_t offset, uint64_t length, void* out) const;
 
  private:
   RandomAccessFile(int fd, std::string path, std::string_view what,

@@ -62,6 +62,11 @@ Tensor::Tensor(DType dtype, Shape shape)
       shape_(std::move(shape)),
       buffer_(TensorBytes(shape_, dtype)) {}
 
+Tensor::Tensor(DType dtype, Shape shape, bool zeroed)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      buffer_(TensorBytes(shape_, dtype), zeroed) {}
+
 Tensor Tensor::Clone() const {
   Tensor copy(dtype_, shape_);
   if (ByteSize() > 0) std::memcpy(copy.data(), data(), ByteSize());

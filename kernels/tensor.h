@@ -75,6 +75,9 @@ class Tensor {
  public:
   Tensor() = default;
   Tensor(DType dtype, Shape shape);
+  // `zeroed` false: the caller writes every byte (a file's weights read in
+  // place, without touching the memory twice).
+  Tensor(DType dtype, Shape shape, bool zeroed);
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
   Tensor Clone() const;

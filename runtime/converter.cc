@@ -188,7 +188,7 @@ absl::Status CheckFitsModelFile(const Graph& graph, uint64_t limit) {
   return absl::ResourceExhaustedError(
       StrCat("the model's weights take ", bytes, " bytes (", bytes >> 20,
              " MiB); a converted model file holds at most ", limit >> 20,
-             " MiB of them. Models this large are not supported yet"));
+             " MiB of them"));
 }
 
 absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,

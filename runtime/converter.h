@@ -32,11 +32,11 @@ absl::StatusOr<Graph> ConvertOnnx(std::string_view onnx_bytes,
                                   const PassOptions& options = {},
                                   const ImportOptions& import_options = {},
                                   const GearOptions& gears = {});
-// A model file is one protobuf message of at most 2 GiB: a model whose
-// weights alone reach `limit` is refused, naming its size, before it is
+// A model file's weights section holds at most kMaxModelWeightsBytes: a
+// model whose weights reach `limit` is refused, naming its size, before it is
 // serialised.
 absl::Status CheckFitsModelFile(const Graph& graph,
-                                uint64_t limit = kMaxModelFileBytes);
+                                uint64_t limit = kMaxModelWeightsBytes);
 absl::StatusOr<Graph> ConvertOnnxFile(const std::string& path,
                                       const PassOptions& options = {},
                                       const ImportOptions& import_options = {},

@@ -155,9 +155,9 @@ TEST(ConvertGearsTest, OnePlanPerGearWithSharedWeights) {
   EXPECT_THAT(graph->gears[1].graph->inputs[0].info.shape.dims(),
               ElementsAre(1, 3, 16, 16));
   // Weights are stored once in the file, not once per gear.
-  const std::string bytes = SerializeModel(*graph);
+  const std::string bytes = SerializeModelVersion1(*graph);
   om::Model proto;
-  ASSERT_TRUE(proto.ParseFromString(bytes.substr(kModelMagic.size())));
+  ASSERT_TRUE(proto.ParseFromString(bytes.substr(kModelMagicV1.size())));
   EXPECT_EQ(proto.gear_kind(), om::GEAR_BATCH);
   ASSERT_EQ(proto.gears_size(), 3);
   EXPECT_GT(proto.initializers_size(), 0);
@@ -165,7 +165,7 @@ TEST(ConvertGearsTest, OnePlanPerGearWithSharedWeights) {
     EXPECT_EQ(gear.initializers_size(), 0);
   absl::StatusOr<Graph> reparsed = ParseModel(bytes);
   ASSERT_TRUE(reparsed.ok()) << reparsed.status();
-  EXPECT_EQ(SerializeModel(*reparsed), bytes);
+  EXPECT_EQ(SerializeModelVersion1(*reparsed), bytes);
   // A gear's graph reads the shared weights: the same tensors in every gear.
   const auto& a = reparsed->gears[0].graph->initializers;
   const auto& b = reparsed->gears[2].graph->initializers;
@@ -181,8 +181,8 @@ TEST(ConvertGearsTest, InconsistentDynamicModelFilesAreRejected) {
   absl::StatusOr<Graph> graph = BatchModel();
   ASSERT_TRUE(graph.ok()) << graph.status();
   om::Model valid;
-  ASSERT_TRUE(
-      valid.ParseFromString(SerializeModel(*graph).substr(kModelMagic.size())));
+  ASSERT_TRUE(valid.ParseFromString(
+      SerializeModelVersion1(*graph).substr(kModelMagicV1.size())));
   const struct {
     const char* reason;
     void (*edit)(om::Model&);
@@ -221,7 +221,7 @@ TEST(ConvertGearsTest, InconsistentDynamicModelFilesAreRejected) {
   for (const auto& c : cases) {
     om::Model edited = valid;
     c.edit(edited);
-    std::string bytes(kModelMagic);
+    std::string bytes(kModelMagicV1);
     edited.AppendToString(&bytes);
     absl::StatusOr<Graph> parsed = ParseModel(bytes);
     ASSERT_FALSE(parsed.ok()) << c.reason;
@@ -423,7 +423,8 @@ TEST(DimsGearsTest, ConvertedLoadedAndEachGearRunsAsTheStaticConversion) {
   EXPECT_EQ(graph->gear_kind, GearKind::kDims);
   const std::string bytes = SerializeModel(*graph);
   om::Model proto;
-  ASSERT_TRUE(proto.ParseFromString(bytes.substr(kModelMagic.size())));
+  ASSERT_TRUE(proto.ParseFromString(
+      SerializeModelVersion1(*graph).substr(kModelMagicV1.size())));
   EXPECT_EQ(proto.gear_kind(), om::GEAR_DIMS);
   auto model = LoadModel(ModelSource::Memory(bytes));
   ASSERT_TRUE(model.ok()) << model.status();

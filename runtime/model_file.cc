@@ -78,17 +78,123 @@ absl::StatusOr<TensorInfo> InfoFromProto(
   return TensorInfo{*dtype, Shape(std::move(shape))};
 }
 
+// The weights section of a version-2 file: initializers' bytes outside the
+// message, read straight into their tensors.
+class WeightsSection {
+ public:
+  virtual ~WeightsSection() = default;
+  virtual uint64_t size() const = 0;
+  // `length` bytes at `offset` (within size()) into `out`.
+  virtual absl::Status Read(uint64_t offset, uint64_t length,
+                            void* out) const = 0;
+
+  // The end of the furthest tensor read: the section must end there (bytes
+  // past it are a corrupt or badly rewritten file).
+  void Used(uint64_t end) const { used_end_ = std::max(used_end_, end); }
+  absl::Status CheckAllUsed() const {
+    if (used_end_ == size()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        StrCat("model file is corrupt: its weights section has ",
+               size() - used_end_, " bytes after the last initializer's"));
+  }
+
+ private:
+  mutable uint64_t used_end_ = 0;
+};
+
+class MemoryWeights final : public WeightsSection {
+ public:
+  explicit MemoryWeights(std::string_view bytes) : bytes_(bytes) {}
+  uint64_t size() const override { return bytes_.size(); }
+  absl::Status Read(uint64_t offset, uint64_t length,
+                    void* out) const override {
+    if (length > 0) std::memcpy(out, bytes_.data() + offset, length);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string_view bytes_;
+};
+
+class FileWeights final : public WeightsSection {
+ public:
+  FileWeights(const RandomAccessFile& file, uint64_t start)
+      : file_(file), start_(start) {}
+  uint64_t size() const override { return file_.size() - start_; }
+  absl::Status Read(uint64_t offset, uint64_t length,
+                    void* out) const override {
+    absl::Status read = file_.ReadInto(start_ + offset, length, out);
+    // A file that fails to read (or shrank) is a read failure, not a
+    // corrupt model.
+    if (!read.ok()) return absl::DataLossError(read.message());
+    return read;
+  }
+
+ private:
+  const RandomAccessFile& file_;
+  uint64_t start_;
+};
+
+constexpr uint64_t kWeightsAlignment = 64;
+
+uint64_t RoundUp(uint64_t value, uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// `weights`: the file's weights section (none in a version-1 file and for a
+// tensor attribute, which the message always holds).
 absl::StatusOr<Tensor> TensorFromProto(std::string_view where,
-                                       const om::TensorValue& proto) {
+                                       const om::TensorValue& proto,
+                                       const WeightsSection* weights) {
   ASSIGN_OR_RETURN(TensorInfo info,
                    InfoFromProto(where, proto.data_type(), proto.dims()));
-  if (proto.data().size() != info.ByteSize()) {
-    return Invalid(where, StrCat("holds ", proto.data().size(), " bytes, ",
-                                 info.ToString(), " needs ", info.ByteSize()));
+  const uint64_t need = info.ByteSize();
+  if (!proto.external()) {
+    if (proto.offset() != 0) {
+      return Invalid(where,
+                     "an offset into the weights section, but its "
+                     "bytes are not there");
+    }
+    if (proto.data().size() != need) {
+      return Invalid(where, StrCat("holds ", proto.data().size(), " bytes, ",
+                                   info.ToString(), " needs ", need));
+    }
+    Tensor tensor(info.dtype, info.shape, /*zeroed=*/false);
+    if (need > 0) std::memcpy(tensor.data(), proto.data().data(), need);
+    return tensor;
   }
-  Tensor tensor(info.dtype, info.shape);
-  if (info.ByteSize() > 0)
-    std::memcpy(tensor.data(), proto.data().data(), info.ByteSize());
+  if (weights == nullptr) {
+    return Invalid(where,
+                   "its bytes are in a weights section, which only the "
+                   "initializers of a version-2 file have");
+  }
+  if (!proto.data().empty()) {
+    return Invalid(where,
+                   "holds its bytes both in the message and in the weights "
+                   "section");
+  }
+  const uint64_t offset = proto.offset();
+  if (offset % kWeightsAlignment != 0) {
+    return Invalid(where, StrCat("its offset ", offset,
+                                 " in the weights "
+                                 "section is not a multiple of ",
+                                 kWeightsAlignment));
+  }
+  if (offset > weights->size() || need > weights->size() - offset) {
+    return Invalid(where, StrCat("its ", need, " bytes at offset ", offset,
+                                 " run past the end of the weights section (",
+                                 weights->size(),
+                                 " bytes): the file is "
+                                 "truncated or corrupt"));
+  }
+  weights->Used(offset + need);
+  Tensor tensor(info.dtype, info.shape, /*zeroed=*/false);
+  if (need > 0) {
+    absl::Status read = weights->Read(offset, need, tensor.data());
+    if (!read.ok()) {
+      return absl::Status(read.code(), StrCat(where, ": ", read.message()));
+    }
+  }
   return tensor;
 }
 
@@ -117,7 +223,8 @@ absl::StatusOr<AttrValue> AttrFromProto(std::string_view where,
       return AttrValue(std::vector<std::string>(attr.strings().values().begin(),
                                                 attr.strings().values().end()));
     case om::Attribute::kTensor: {
-      ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(where, attr.tensor()));
+      ASSIGN_OR_RETURN(Tensor tensor,
+                       TensorFromProto(where, attr.tensor(), nullptr));
       return AttrValue(std::make_shared<const Tensor>(std::move(tensor)));
     }
     case om::Attribute::VALUE_NOT_SET:
@@ -156,6 +263,7 @@ struct Scope {
   std::string prefix;
   std::string path;
   int depth = 0;
+  const WeightsSection* weights = nullptr;
 };
 
 absl::StatusOr<std::shared_ptr<const Graph>> SubgraphFromProto(
@@ -211,7 +319,7 @@ absl::StatusOr<GraphNode> NodeFromProto(const std::string& where,
     }
     const Scope inner{scope.prefix,
                       SubgraphPath(scope.path, node.name, subgraph.attribute()),
-                      scope.depth + 1};
+                      scope.depth + 1, scope.weights};
     ASSIGN_OR_RETURN(
         std::shared_ptr<const Graph> graph,
         SubgraphFromProto(inner, subgraph.attribute(), subgraph.graph()));
@@ -244,7 +352,8 @@ using Initializers = std::map<std::string, std::shared_ptr<const Tensor>>;
 
 absl::StatusOr<Initializers> InitializersFromProto(
     std::string_view prefix,
-    const google::protobuf::RepeatedPtrField<om::TensorValue>& list) {
+    const google::protobuf::RepeatedPtrField<om::TensorValue>& list,
+    const WeightsSection* weights) {
   Initializers initializers;
   for (int i = 0; i < list.size(); ++i) {
     const om::TensorValue& init = list.Get(i);
@@ -255,7 +364,7 @@ absl::StatusOr<Initializers> InitializersFromProto(
       return Invalid(
           where, StrCat("value '", init.name(), "' is defined more than once"));
     }
-    ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(where, init));
+    ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(where, init, weights));
     initializers[init.name()] =
         std::make_shared<const Tensor>(std::move(tensor));
   }
@@ -337,8 +446,9 @@ absl::StatusOr<std::shared_ptr<const Graph>> SubgraphFromProto(
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     RETURN_IF_ERROR(define(StrCat(prefix, "input ", i), graph.inputs[i].name));
   }
-  ASSIGN_OR_RETURN(graph.initializers,
-                   InitializersFromProto(prefix, proto.initializers()));
+  ASSIGN_OR_RETURN(
+      graph.initializers,
+      InitializersFromProto(prefix, proto.initializers(), scope.weights));
   for (const auto& [name, tensor] : graph.initializers) {
     RETURN_IF_ERROR(define(StrCat(prefix, "initializer '", name, "'"), name));
   }
@@ -375,7 +485,8 @@ template <typename Fields>
 absl::StatusOr<Graph> StaticGraphFromProto(std::string_view prefix,
                                            const Fields& proto,
                                            Initializers initializers,
-                                           const Initializers* shared) {
+                                           const Initializers* shared,
+                                           const WeightsSection* weights) {
   Graph graph;
   std::set<std::string, std::less<>> defined;
   auto define = [&](std::string_view where,
@@ -404,9 +515,9 @@ absl::StatusOr<Graph> StaticGraphFromProto(std::string_view prefix,
     if (!node_names.insert(node_proto.name()).second) {
       return Invalid(where, "node name is used more than once");
     }
-    ASSIGN_OR_RETURN(
-        GraphNode node,
-        NodeFromProto(where, node_proto, Scope{std::string(prefix), "", 0}));
+    ASSIGN_OR_RETURN(GraphNode node,
+                     NodeFromProto(where, node_proto,
+                                   Scope{std::string(prefix), "", 0, weights}));
     for (const std::string& out : node.outputs) {
       RETURN_IF_ERROR(define(StrCat(where, " output"), out));
     }
@@ -497,7 +608,8 @@ absl::Status CheckGearMatches(std::string_view where, const Graph& model,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
+absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model,
+                                            const WeightsSection* weights) {
   Graph graph;
   if (model.gear_kind() == om::GEAR_BATCH) {
     graph.gear_kind = GearKind::kBatch;
@@ -542,20 +654,22 @@ absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
         Annotate(CheckDimsGearArity(graph.inputs, values), "gears"));
   }
   ASSIGN_OR_RETURN(Initializers shared,
-                   InitializersFromProto("", model.initializers()));
+                   InitializersFromProto("", model.initializers(), weights));
   for (int i = 0; i < model.gears_size(); ++i) {
     const std::string prefix = StrCat("gear ", i, ": ");
     const om::Gear& proto = model.gears(i);
-    ASSIGN_OR_RETURN(Initializers own,
-                     InitializersFromProto(prefix, proto.initializers()));
+    ASSIGN_OR_RETURN(
+        Initializers own,
+        InitializersFromProto(prefix, proto.initializers(), weights));
     for (const auto& [name, tensor] : own) {
       if (shared.count(name)) {
         return Invalid(StrCat(prefix, "initializer '", name, "'"),
                        "also a shared initializer");
       }
     }
-    ASSIGN_OR_RETURN(Graph plan, StaticGraphFromProto(prefix, proto,
-                                                      std::move(own), &shared));
+    ASSIGN_OR_RETURN(
+        Graph plan,
+        StaticGraphFromProto(prefix, proto, std::move(own), &shared, weights));
     plan.name = graph.name = model.name();
     plan.source_opset = model.source_opset();
     Gear gear{values[i], std::make_shared<const Graph>(std::move(plan))};
@@ -586,7 +700,8 @@ absl::StatusOr<Graph> DynamicGraphFromProto(const om::Model& model) {
   return graph;
 }
 
-absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
+absl::StatusOr<Graph> GraphFromProto(const om::Model& model,
+                                     const WeightsSection* weights) {
   if (model.format_version() != kFormatVersion) {
     return Invalid("model",
                    StrCat("format version ", model.format_version(),
@@ -594,15 +709,15 @@ absl::StatusOr<Graph> GraphFromProto(const om::Model& model) {
   }
   RETURN_IF_ERROR(CheckName("model name", model.name()));
   if (model.gear_kind() != om::GEAR_NONE || model.gears_size() > 0) {
-    ASSIGN_OR_RETURN(Graph graph, DynamicGraphFromProto(model));
+    ASSIGN_OR_RETURN(Graph graph, DynamicGraphFromProto(model, weights));
     graph.source_opset = model.source_opset();
     return graph;
   }
   ASSIGN_OR_RETURN(Initializers initializers,
-                   InitializersFromProto("", model.initializers()));
-  ASSIGN_OR_RETURN(
-      Graph graph,
-      StaticGraphFromProto("", model, std::move(initializers), nullptr));
+                   InitializersFromProto("", model.initializers(), weights));
+  ASSIGN_OR_RETURN(Graph graph,
+                   StaticGraphFromProto("", model, std::move(initializers),
+                                        nullptr, weights));
   graph.name = model.name();
   graph.source_opset = model.source_opset();
   return graph;
@@ -717,7 +832,54 @@ void DynamicGraphToProto(const Graph& graph, om::Model* model) {
 
 }  // namespace
 
-std::string SerializeModel(const Graph& graph) {
+namespace {
+
+// Moves each initializer's bytes out of the message to the end of `section`,
+// 64-byte aligned, freeing the message's copy as it goes.
+void MoveToSection(google::protobuf::RepeatedPtrField<om::TensorValue>* list,
+                   std::string* section) {
+  for (om::TensorValue& value : *list) {
+    section->resize(RoundUp(section->size(), kWeightsAlignment), '\0');
+    value.set_external(true);
+    value.set_offset(section->size());
+    section->append(value.data());
+    std::string().swap(*value.mutable_data());
+  }
+}
+
+// The initializers of every subgraph below `nodes`, at any depth.
+void MoveSubgraphsToSection(google::protobuf::RepeatedPtrField<om::Node>* nodes,
+                            std::string* section) {
+  for (om::Node& node : *nodes) {
+    for (om::NodeSubgraph& entry : *node.mutable_subgraphs()) {
+      om::SubGraph* graph = entry.mutable_graph();
+      MoveToSection(graph->mutable_initializers(), section);
+      MoveSubgraphsToSection(graph->mutable_nodes(), section);
+    }
+  }
+}
+
+void AppendLittleEndian64(uint64_t value, std::string* out) {
+  for (int i = 0; i < 8; ++i)
+    out->push_back(static_cast<char>(value >> (8 * i)));
+}
+
+uint64_t LittleEndian64(std::string_view bytes) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) {
+    value = (value << 8) | static_cast<unsigned char>(bytes[i]);
+  }
+  return value;
+}
+
+// A version-2 file in two parts: magic, size and message, padded; then the
+// weights section.
+struct ModelFileParts {
+  std::string head;
+  std::string weights;
+};
+
+ModelFileParts SerializeParts(const Graph& graph, bool weights_section) {
   om::Model model;
   model.set_format_version(kFormatVersion);
   model.set_name(graph.name);
@@ -730,12 +892,44 @@ std::string SerializeModel(const Graph& graph) {
     for (const auto& [name, tensor] : graph.initializers)
       InitializerToProto(name, *tensor, model.add_initializers());
   }
-  std::string bytes(kModelMagic);
-  model.AppendToString(&bytes);
-  return bytes;
+  ModelFileParts parts;
+  if (!weights_section) {
+    parts.head = std::string(kModelMagicV1);
+    model.AppendToString(&parts.head);
+    return parts;
+  }
+  MoveToSection(model.mutable_initializers(), &parts.weights);
+  MoveSubgraphsToSection(model.mutable_nodes(), &parts.weights);
+  for (om::Gear& gear : *model.mutable_gears()) {
+    MoveToSection(gear.mutable_initializers(), &parts.weights);
+    MoveSubgraphsToSection(gear.mutable_nodes(), &parts.weights);
+  }
+  parts.head = std::string(kModelMagic);
+  AppendLittleEndian64(model.ByteSizeLong(), &parts.head);
+  model.AppendToString(&parts.head);
+  parts.head.resize(RoundUp(parts.head.size(), kWeightsAlignment), '\0');
+  return parts;
 }
 
-absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
+}  // namespace
+
+std::string SerializeModel(const Graph& graph) {
+  ModelFileParts parts = SerializeParts(graph, /*weights_section=*/true);
+  parts.head += parts.weights;
+  return std::move(parts.head);
+}
+
+std::string SerializeModelVersion1(const Graph& graph) {
+  return SerializeParts(graph, /*weights_section=*/false).head;
+}
+
+namespace {
+
+constexpr size_t kHeaderBytes = 16;  // version 2: magic and message size
+
+// The file's version from its first bytes: 1 (magic, message) or 2 (magic,
+// message size, message, weights section).
+absl::StatusOr<int> FileVersion(std::string_view head) {
   constexpr std::string_view kConvert =
       "convert the original ONNX model with acldump's converter: "
       "`acldump-convert model.onnx model.om` (a release), "
@@ -743,26 +937,56 @@ absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
   // The NPU SDK's converter (atc) writes its .om with this magic number
   // (0x444F4D49, little-endian).
   constexpr std::string_view kDeviceModelMagic = "IMOD";
-  if (bytes.substr(0, kDeviceModelMagic.size()) == kDeviceModelMagic) {
+  if (head.substr(0, kDeviceModelMagic.size()) == kDeviceModelMagic) {
     return absl::InvalidArgumentError(StrCat(
         "a device model: the NPU SDK's converter (atc) built this .om for "
         "the NPU, and acldump cannot run its kernels; ",
         kConvert));
   }
-  if (bytes.size() < kModelMagic.size() ||
-      bytes.substr(0, kModelMagic.size()) != kModelMagic) {
+  const std::string_view magic = head.substr(0, kModelMagic.size());
+  if (magic == kModelMagic) return 2;
+  if (magic == kModelMagicV1) return 1;
+  return absl::InvalidArgumentError(StrCat(
+      "not an acldump model: the file does not start with \"", kModelMagic,
+      "\" (or \"", kModelMagicV1, "\", an older one); ", kConvert));
+}
+
+// Where a version-2 file's parts are, from its header and size.
+struct Layout {
+  uint64_t message_bytes = 0;
+  uint64_t weights_start = 0;
+};
+
+absl::StatusOr<Layout> LayoutOf(std::string_view header, uint64_t file_bytes) {
+  if (file_bytes < kHeaderBytes || header.size() < kHeaderBytes) {
     return absl::InvalidArgumentError(
-        StrCat("not an acldump model: the file does not start with "
-               "\"ACLDMOM1\"; ",
-               kConvert));
+        StrCat("model file is truncated: ", file_bytes,
+               " bytes, shorter than its ", kHeaderBytes, "-byte header"));
   }
-  if (bytes.size() > kMaxModelFileBytes) {
-    return absl::InvalidArgumentError(StrCat("model is ", bytes.size(),
-                                             " bytes, more than the limit of ",
-                                             kMaxModelFileBytes));
+  Layout layout;
+  layout.message_bytes = LittleEndian64(header.substr(kModelMagic.size()));
+  if (layout.message_bytes > kMaxModelFileBytes) {
+    return absl::InvalidArgumentError(
+        StrCat("model file's message is ", layout.message_bytes,
+               " bytes, more than the limit of ", kMaxModelFileBytes));
   }
-  om::Model model;
-  const std::string_view payload = bytes.substr(kModelMagic.size());
+  layout.weights_start =
+      RoundUp(kHeaderBytes + layout.message_bytes, kWeightsAlignment);
+  if (layout.weights_start > file_bytes) {
+    return absl::InvalidArgumentError(StrCat(
+        "model file is truncated: ", file_bytes,
+        " bytes, but its message and padding take ", layout.weights_start));
+  }
+  if (file_bytes - layout.weights_start > kMaxModelWeightsBytes) {
+    return absl::InvalidArgumentError(StrCat(
+        "model file's weights section is ", file_bytes - layout.weights_start,
+        " bytes, more than the limit of ", kMaxModelWeightsBytes));
+  }
+  return layout;
+}
+
+// One serialised om::Model into `model`.
+absl::Status ParseMessage(std::string_view payload, om::Model* model) {
   // Room for kMaxSubgraphDepth nested subgraphs (three messages each), so
   // that a file nested deeper gets an error that says so.
   constexpr int kRecursionLimit = 3 * kMaxSubgraphDepth + 64;
@@ -770,21 +994,104 @@ absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
       reinterpret_cast<const uint8_t*>(payload.data()),
       static_cast<int>(payload.size()));
   input.SetRecursionLimit(kRecursionLimit);
-  if (!model.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage() ||
+  if (!model->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage() ||
       input.CurrentPosition() != static_cast<int>(payload.size())) {
     return absl::InvalidArgumentError(
         "model file is corrupt or truncated: its protobuf payload does not "
         "parse");
   }
-  return GraphFromProto(model);
+  return absl::OkStatus();
+}
+
+absl::Status CheckVersion1Size(uint64_t bytes) {
+  if (bytes > kMaxModelFileBytes) {
+    return absl::InvalidArgumentError(StrCat("model is ", bytes,
+                                             " bytes, more than the limit of ",
+                                             kMaxModelFileBytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> ParseModel(std::string_view bytes) {
+  ASSIGN_OR_RETURN(const int version, FileVersion(bytes));
+  om::Model model;
+  if (version == 1) {
+    RETURN_IF_ERROR(CheckVersion1Size(bytes.size()));
+    RETURN_IF_ERROR(ParseMessage(bytes.substr(kModelMagicV1.size()), &model));
+    return GraphFromProto(model, nullptr);
+  }
+  ASSIGN_OR_RETURN(const Layout layout, LayoutOf(bytes, bytes.size()));
+  RETURN_IF_ERROR(
+      ParseMessage(bytes.substr(kHeaderBytes, layout.message_bytes), &model));
+  const MemoryWeights weights(bytes.substr(layout.weights_start));
+  ASSIGN_OR_RETURN(Graph graph, GraphFromProto(model, &weights));
+  RETURN_IF_ERROR(weights.CheckAllUsed());
+  return graph;
+}
+
+absl::StatusOr<Graph> ParseModel(std::string&& bytes) {
+  if (FileVersion(bytes).value_or(0) != 1) {
+    // The weights section is read from `bytes` in place.
+    const std::string owned = std::move(bytes);
+    return ParseModel(std::string_view(owned));
+  }
+  om::Model model;
+  {
+    const std::string owned = std::move(bytes);
+    RETURN_IF_ERROR(CheckVersion1Size(owned.size()));
+    RETURN_IF_ERROR(ParseMessage(
+        std::string_view(owned).substr(kModelMagicV1.size()), &model));
+  }
+  // The file's bytes are gone before the graph's tensors are made.
+  return GraphFromProto(model, nullptr);
+}
+
+absl::StatusOr<Graph> ReadModelFile(const RandomAccessFile& file) {
+  // A read that fails is a read failure (DataLoss), not a corrupt model.
+  const auto read = [&](uint64_t offset,
+                        uint64_t length) -> absl::StatusOr<std::string> {
+    absl::StatusOr<std::string> bytes = file.ReadAt(offset, length);
+    if (!bytes.ok()) return absl::DataLossError(bytes.status().message());
+    return bytes;
+  };
+  ASSIGN_OR_RETURN(std::string head,
+                   read(0, std::min<uint64_t>(file.size(), kHeaderBytes)));
+  ASSIGN_OR_RETURN(const int version, FileVersion(head));
+  if (version == 1) {
+    if (file.size() > kMaxModelFileBytes) {
+      return absl::ResourceExhaustedError(
+          StrCat("model file is ", file.size(),
+                 " bytes, more than the limit "
+                 "of ",
+                 kMaxModelFileBytes, " bytes for a version-1 file"));
+    }
+    ASSIGN_OR_RETURN(std::string bytes, read(0, file.size()));
+    return ParseModel(std::move(bytes));
+  }
+  ASSIGN_OR_RETURN(const Layout layout, LayoutOf(head, file.size()));
+  om::Model model;
+  {
+    ASSIGN_OR_RETURN(const std::string message,
+                     read(kHeaderBytes, layout.message_bytes));
+    RETURN_IF_ERROR(ParseMessage(message, &model));
+  }
+  const FileWeights weights(file, layout.weights_start);
+  ASSIGN_OR_RETURN(Graph graph, GraphFromProto(model, &weights));
+  RETURN_IF_ERROR(weights.CheckAllUsed());
+  return graph;
 }
 
 absl::Status WriteModelFile(const Graph& graph, const std::string& path) {
-  const std::string bytes = SerializeModel(graph);
+  const ModelFileParts parts = SerializeParts(graph, /*weights_section=*/true);
   const std::string temp = path + ".tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) ||
+    if (!out.write(parts.head.data(),
+                   static_cast<std::streamsize>(parts.head.size())) ||
+        !out.write(parts.weights.data(),
+                   static_cast<std::streamsize>(parts.weights.size())) ||
         !out.flush()) {
       std::remove(temp.c_str());
       return absl::PermissionDeniedError(StrCat("cannot write '", path, "'"));

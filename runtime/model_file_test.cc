@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <functional>
 
 #include "runtime/model.pb.h"
@@ -192,7 +193,7 @@ TEST(ModelFileSubgraphTest, FilesWithoutSubgraphsStillLoad) {
   node->set_op_type("Relu");
   node->add_inputs("x");
   node->add_outputs("y");
-  std::string bytes(kModelMagic);
+  std::string bytes(kModelMagicV1);
   model.AppendToString(&bytes);
   absl::StatusOr<Graph> read = ParseModel(bytes);
   ASSERT_TRUE(read.ok()) << read.status();
@@ -203,13 +204,13 @@ TEST(ModelFileSubgraphTest, FilesWithoutSubgraphsStillLoad) {
 
 om::Model ToProto(const Graph& graph) {
   om::Model model;
-  const std::string bytes = SerializeModel(graph);
-  EXPECT_TRUE(model.ParseFromString(bytes.substr(kModelMagic.size())));
+  const std::string bytes = SerializeModelVersion1(graph);
+  EXPECT_TRUE(model.ParseFromString(bytes.substr(kModelMagicV1.size())));
   return model;
 }
 
 absl::Status Parse(const om::Model& model) {
-  std::string bytes(kModelMagic);
+  std::string bytes(kModelMagicV1);
   model.AppendToString(&bytes);
   return ParseModel(bytes).status();
 }
@@ -371,10 +372,159 @@ TEST(ModelFileSubgraphTest, NestingIsBounded) {
 }
 
 TEST(ModelFileSubgraphTest, TrailingBytesAfterAnEndTagDoNotParse) {
-  std::string bytes = SerializeModel(LoopGraph());
+  std::string bytes = SerializeModelVersion1(LoopGraph());
   ASSERT_TRUE(ParseModel(bytes).ok());
   bytes += std::string("\0\1\2", 3);
   EXPECT_FALSE(ParseModel(bytes).ok());
+}
+
+// A loaded file's bytes are handed over and freed once parsed (the loader's
+// path: a model's weights are not held three times); the graph and the
+// errors are those of parsing a view of the same bytes.
+TEST(ModelFileSubgraphTest, OwnedBytesAreFreedAndReadAsAView) {
+  const std::string bytes = SerializeModel(LoopGraph());
+  absl::StatusOr<Graph> viewed = ParseModel(std::string_view(bytes));
+  ASSERT_TRUE(viewed.ok()) << viewed.status();
+  std::string owned = bytes;
+  absl::StatusOr<Graph> taken = ParseModel(std::move(owned));
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_TRUE(owned.empty());
+  EXPECT_EQ(SerializeModel(*taken), SerializeModel(*viewed));
+  const std::string corrupt = bytes.substr(0, bytes.size() - 3);
+  std::string owned_corrupt = corrupt;
+  const absl::Status refused = ParseModel(std::move(owned_corrupt)).status();
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(Message(refused),
+            Message(ParseModel(std::string_view(corrupt)).status()));
+}
+
+// A version-2 file cut into its parts, and put back together.
+struct Version2Parts {
+  om::Model message;
+  std::string weights;
+};
+
+Version2Parts Split(const std::string& bytes) {
+  Version2Parts parts;
+  uint64_t size = 0;
+  std::memcpy(&size, bytes.data() + kModelMagic.size(), 8);  // little-endian
+  EXPECT_TRUE(parts.message.ParseFromString(bytes.substr(16, size)));
+  parts.weights = bytes.substr((16 + size + 63) / 64 * 64);
+  return parts;
+}
+
+std::string Join(const om::Model& message, const std::string& weights) {
+  std::string bytes(kModelMagic);
+  const std::string serialised = message.SerializeAsString();
+  const uint64_t size = serialised.size();
+  bytes.append(reinterpret_cast<const char*>(&size), 8);
+  bytes += serialised;
+  bytes.resize((bytes.size() + 63) / 64 * 64, '\0');
+  return bytes + weights;
+}
+
+// Weights go to the section after the message, every initializer's (a
+// subgraph's too), each 64-byte aligned; the file reads back as the graph it
+// was written from, from memory and from disk; a version-1 file of the same
+// graph still reads as the same graph.
+TEST(ModelFileVersion2Test, WeightsLeaveTheMessageAndReadBack) {
+  const Graph graph = LoopGraph();
+  const std::string bytes = SerializeModel(graph);
+  ASSERT_EQ(bytes.substr(0, 8), "ACLDMOM2");
+  const Version2Parts parts = Split(bytes);
+  ASSERT_EQ(parts.message.initializers_size(), 1);
+  const om::TensorValue& scale = parts.message.initializers(0);
+  EXPECT_TRUE(scale.external());
+  EXPECT_TRUE(scale.data().empty());
+  const om::TensorValue& body_bias =
+      parts.message.nodes(0).subgraphs(0).graph().initializers(0);
+  EXPECT_TRUE(body_bias.external());
+  EXPECT_EQ(body_bias.offset() % 64, 0u);
+  EXPECT_EQ(parts.weights.size(), 64u + 12u);  // two float[3], aligned
+
+  absl::StatusOr<Graph> read = ParseModel(std::string_view(bytes));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ExpectSameGraph(graph, *read, "model");
+  EXPECT_EQ(SerializeModel(*read), bytes);
+
+  const std::string path = ::testing::TempDir() + "/version2.om";
+  ASSERT_TRUE(WriteModelFile(graph, path).ok());
+  absl::StatusOr<RandomAccessFile> file =
+      RandomAccessFile::Open(path, "model file");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->size(), bytes.size());
+  absl::StatusOr<Graph> from_disk = ReadModelFile(*file);
+  ASSERT_TRUE(from_disk.ok()) << from_disk.status();
+  EXPECT_EQ(SerializeModel(*from_disk), bytes);
+
+  const std::string old = SerializeModelVersion1(graph);
+  ASSERT_EQ(old.substr(0, 8), "ACLDMOM1");
+  absl::StatusOr<Graph> from_old = ParseModel(old);
+  ASSERT_TRUE(from_old.ok()) << from_old.status();
+  EXPECT_EQ(SerializeModel(*from_old), bytes);
+}
+
+TEST(ModelFileVersion2Test, ACorruptLayoutIsRefusedSayingWhat) {
+  const std::string bytes = SerializeModel(LoopGraph());
+  const Version2Parts parts = Split(bytes);
+  struct Case {
+    const char* what;
+    std::string bytes;
+    const char* reason;
+  };
+  std::vector<Case> cases = {
+      {"header cut", bytes.substr(0, 12), "shorter than its 16-byte header"},
+      {"message cut", bytes.substr(0, 40), "is truncated"},
+      {"weights cut", bytes.substr(0, bytes.size() - 4),
+       "run past the end of the weights section"},
+      {"bytes after the weights", bytes + std::string(8, '\0'),
+       "8 bytes after the last initializer's"},
+  };
+  {
+    om::Model edited = parts.message;
+    edited.mutable_initializers(0)->set_offset(4);
+    cases.push_back(
+        {"unaligned", Join(edited, parts.weights), "is not a multiple of 64"});
+  }
+  {
+    om::Model edited = parts.message;
+    edited.mutable_initializers(0)->set_data(std::string(12, '\0'));
+    cases.push_back({"both places", Join(edited, parts.weights),
+                     "both in the message and in the weights section"});
+  }
+  {
+    om::Model edited = parts.message;
+    edited.mutable_initializers(0)->set_offset(uint64_t{1} << 62);
+    cases.push_back({"far offset", Join(edited, parts.weights),
+                     "run past the end of the weights section"});
+  }
+  {
+    // A version-1 file naming the weights section it has not.
+    std::string old(kModelMagicV1);
+    parts.message.AppendToString(&old);
+    cases.push_back({"external in version 1", old,
+                     "only the initializers of a version-2 file have"});
+  }
+  {
+    std::string huge = bytes;
+    huge[8 + 7] = 0x7f;  // the message's size: far past the file
+    cases.push_back({"message size", huge, "more than the limit"});
+  }
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const absl::Status from_view =
+        ParseModel(std::string_view(c.bytes)).status();
+    EXPECT_THAT(Message(from_view), HasSubstr(c.reason));
+    const std::string path = ::testing::TempDir() + "/corrupt.om";
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << c.bytes;
+    }
+    absl::StatusOr<RandomAccessFile> file =
+        RandomAccessFile::Open(path, "model file");
+    ASSERT_TRUE(file.ok());
+    EXPECT_EQ(Message(ReadModelFile(*file).status()), Message(from_view));
+  }
 }
 
 // A dynamic model whose gears run an If: the weight only the branch reads is

@@ -117,11 +117,16 @@ absl::StatusOr<Graph> ReadModel(const ModelSource& source) {
     if (!graph.ok()) return ParseError(graph.status());
     return graph;
   }
-  absl::StatusOr<std::string> bytes =
-      ReadRegularFile(source.path, kMaxModelFileBytes, "model file");
-  if (!bytes.ok()) return ReadError(bytes.status());
-  absl::StatusOr<Graph> graph = ParseModel(*bytes);
-  if (!graph.ok()) return ParseError(Annotate(graph.status(), source.path));
+  absl::StatusOr<RandomAccessFile> file =
+      RandomAccessFile::Open(source.path, "model file");
+  if (!file.ok()) return ReadError(file.status());
+  absl::StatusOr<Graph> graph = ReadModelFile(*file);
+  if (!graph.ok()) {
+    if (graph.status().code() == absl::StatusCode::kResourceExhausted) {
+      return ReadError(Annotate(graph.status(), source.path));
+    }
+    return ParseError(Annotate(graph.status(), source.path));
+  }
   return graph;
 }
 
