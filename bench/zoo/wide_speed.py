@@ -5,7 +5,8 @@ goes by op type.
 
 Usage (wide_speed.sh builds and calls this):
   wide_speed.py --work DIR --bin BIN --node-path NODE_MODULES [--models a,b] [--threads 1,2]
-                [--rounds 3] [--seconds 1.0] [--first-runs 3] [--no-profile] [--readme README]
+                [--rounds 3] [--seconds 1.0] [--first-runs 3] [--steps speed,first,dump,profile]
+                [--readme README]
 
 For every model (exported and converted into WORK as wide.py does, when not there yet):
 - **speed**: both engines in their own processes, interleaved rounds (timing.py's method): the
@@ -18,9 +19,10 @@ For every model (exported and converted into WORK as wide.py does, when not ther
 - **dump cost**: every output dumped in the packed layout, stats and full tensors, against no
   dump (zoo_dump_cost, one intra-op thread);
 - **profile**: one thread, each engine's time by op type (acldump's observer, ONNX Runtime's
-  profiler; fused nodes count under their op type, ONNX Runtime's Fused* under the unfused name);
-  the op type acldump is furthest behind on goes into the table, the whole comparison into
-  WORK/wide-speed-profiles/MODEL.txt.
+  profiler; fused nodes count under their op type, and op types the engines fuse differently
+  as one family: MatMul/Gemm, the layer norms, Gelu); the family acldump is furthest behind on
+  goes into the table, the whole comparison into WORK/wide-speed-profiles/MODEL.txt.
+--steps measures only some of these; the rest of each model's row is kept from the last run.
 ONNX Runtime runs with all graph optimisations (its default), quantized copies too: its fastest.
 Results are kept per model in WORK/wide-speed.json (a run of a few models replaces theirs) and the
 table, over every model there, goes to stdout and with --readme into bench/README.md between
@@ -40,9 +42,15 @@ sys.path.insert(0, HERE)
 from timing import geomean, run_side, write_readme  # noqa: E402
 from wide import inputs_of  # noqa: E402
 
-# ONNX Runtime's fused kernels, under the op type acldump's fused node keeps.
-ORT_FUSED = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm",
-             "NhwcFusedConv": "Conv", "NhwcConv": "Conv", "QLinearConv": "QLinearConv"}
+# Op types compared as one: the two engines fuse differently (ONNX Runtime runs MatMul + Add as
+# Gemm, acldump as MatMul with a bias; its layer norms are three op types).
+FAMILIES = {"MatMul": "MatMul/Gemm", "Gemm": "MatMul/Gemm", "FusedMatMul": "MatMul/Gemm",
+            "FusedGemm": "MatMul/Gemm", "FusedConv": "Conv", "NhwcFusedConv": "Conv",
+            "NhwcConv": "Conv", "SimplifiedLayerNormalization": "LayerNormalization",
+            "SkipLayerNormalization": "LayerNormalization",
+            "SkipSimplifiedLayerNormalization": "LayerNormalization",
+            "FastGelu": "Gelu", "BiasGelu": "Gelu"}
+STEPS = ("speed", "first", "dump", "profile")
 
 
 def run_json(cmd, env, timeout):
@@ -126,44 +134,63 @@ def dump_cost(args, model, env):
             "tensor_mb": r["tensor_all_packed_mb"]}
 
 
+def by_family(profile):
+    """[(family, acldump ms, ORT ms)], the largest gap (acldump - ORT) first."""
+    merged = {}
+    for side, index in (("acldump", 0), ("ort", 1)):
+        for op, ms in profile[side].items():
+            merged.setdefault(FAMILIES.get(op, op), [0.0, 0.0])[index] += ms
+    return sorted(((op, a, o) for op, (a, o) in merged.items()), key=lambda r: r[1] - r[2],
+                  reverse=True)
+
+
+def behind(profile):
+    if not profile:
+        return ""
+    op, a, o = by_family(profile)[0]
+    return f"{op} {a - o:+.2f} ms" if a > o else ""
+
+
 def profile(args, model, env):
     ort, acl = model.commands(args, "profile", 5, 1)
-    theirs = run_json(ort, env, args.timeout)["by_type"]
-    ours = run_json(acl, env, args.timeout)["by_type"]
-    merged = {}
-    for op, ms in theirs.items():
-        key = ORT_FUSED.get(op, op)
-        merged.setdefault(key, [0.0, 0.0])[1] += ms
-    for op, ms in ours.items():
-        merged.setdefault(op, [0.0, 0.0])[0] += ms
-    rows = sorted(merged.items(), key=lambda kv: -(kv[1][0] - kv[1][1]))
+    result = {"ort": run_json(ort, env, args.timeout)["by_type"],
+              "acldump": run_json(acl, env, args.timeout)["by_type"]}
     lines = [f"{model.name}: time per run by op type, one thread (acldump / ONNX Runtime)",
              f"{'op type':<28} {'acldump ms':>11} {'ORT ms':>9} {'gap ms':>9}"]
-    lines += [f"{op:<28} {a:>11.3f} {o:>9.3f} {a - o:>+9.3f}" for op, (a, o) in rows]
+    lines += [f"{op:<28} {a:>11.3f} {o:>9.3f} {a - o:>+9.3f}" for op, a, o in by_family(result)]
     folder = os.path.join(args.work, "wide-speed-profiles")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, f"{model.name}.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    op, (a, o) = rows[0]
-    return {"behind": f"{op} {a - o:+.2f} ms" if a > o else ""}
+    return result
 
 
-def measure(args, name, env):
+def measure(args, name, env, row):
+    """Takes the chosen steps' measures into `row` (a model's earlier row: the others stay)."""
     model = Model(args, name)
     reason = prepare(args, model)
     if reason:
         return {"reason": reason}
-    row = {"reason": ""}
-    steps = [(f"{t}t", lambda t=t: speed(args, model, t, env)) for t in args.thread_counts]
-    steps += [("first", lambda: first_run(args, model, env)),
-              ("dump", lambda: dump_cost(args, model, env))]
-    if args.profile:
+    steps = []
+    if "speed" in args.steps:
+        steps += [(f"{t}t", lambda t=t: speed(args, model, t, env)) for t in args.thread_counts]
+    if "first" in args.steps:
+        steps.append(("first", lambda: first_run(args, model, env)))
+    if "dump" in args.steps:
+        steps.append(("dump", lambda: dump_cost(args, model, env)))
+    if "profile" in args.steps:
         steps.append(("profile", lambda: profile(args, model, env)))
+    failures = {}
     for key, step in steps:
+        row.pop(key, None)
         try:
             row[key] = step()
         except (RuntimeError, ValueError, KeyError, subprocess.TimeoutExpired) as e:
-            row["reason"] += f"{key}: {str(e)[:200]}; "
+            failures[key] = str(e)[:200]
+    row["failures"] = {k: v for k, v in row.get("failures", {}).items()
+                       if k not in dict(steps)}
+    row["failures"].update(failures)
+    row["reason"] = "; ".join(f"{k}: {v}" for k, v in row["failures"].items())
     return row
 
 
@@ -198,9 +225,8 @@ def table(results, thread_counts):
         if d:
             columns.setdefault("stats", []).append(d["stats_ratio"])
             columns.setdefault("tensors", []).append(d["tensors_ratio"])
-        behind = (r.get("profile") or {}).get("behind", "")
-        cells.append((behind + ("; " if behind and r["reason"] else "") + r["reason"])
-                     .rstrip("; ").replace("|", "\\|"))
+        slowest = behind(r.get("profile"))
+        cells.append("; ".join(x for x in (slowest, r["reason"]) if x).replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")
     for label, fold in (("geomean", geomean), ("worst", max)):
         cells = [f"**{label}**"]
@@ -228,7 +254,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--first-runs", type=int, default=3)
     parser.add_argument("--timeout", type=int, default=900)
-    parser.add_argument("--no-profile", dest="profile", action="store_false")
+    parser.add_argument("--steps", default=",".join(STEPS),
+                        help="what to measure (the rest of a model's row is kept): "
+                             + ",".join(STEPS))
     parser.add_argument("--readme")
     args = parser.parse_args()
     if args.rounds < 1 or args.seconds <= 0 or args.first_runs < 1:
@@ -237,6 +265,10 @@ def main():
         args.thread_counts = [int(t) for t in args.threads.split(",")]
     except ValueError:
         parser.error(f"--threads {args.threads}: expected counts such as 1,2")
+    args.steps = args.steps.split(",")
+    unknown = [s for s in args.steps if s not in STEPS]
+    if unknown:
+        parser.error(f"--steps: {','.join(unknown)} not among {','.join(STEPS)}")
     listed = subprocess.run([PYTHON, os.path.join(HERE, "export_wide.py"), "--list"],
                             capture_output=True, text=True, check=True).stdout.split()
     names = args.models.split(",") if args.models else listed
@@ -248,7 +280,7 @@ def main():
         with open(store) as f:
             results = json.load(f)
     for name in names:
-        results[name] = measure(args, name, env)
+        results[name] = measure(args, name, env, results.get(name, {}))
         print(f"wide speed: {name}: {json.dumps(results[name])}", file=sys.stderr, flush=True)
         with open(store + ".tmp", "w") as f:
             json.dump(results, f, indent=1)
