@@ -15,6 +15,7 @@
 #include "kernels/cubic.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -261,6 +262,78 @@ void RunInterpolate(const ResizePlan& plan, const T* x, T* y, double* acc) {
   }
 }
 
+// Float32 with only the last two axes resized (images, segmentation heads
+// upsampling): RunInterpolate's sums in its order, so the same bits, but each
+// input row interpolated along the last axis once per plane (an upsampled row
+// is shared by the output rows reading it) and the planes on the intra-op
+// threads.
+bool PlanarFloat32(const ResizePlan& plan, DType dtype) {
+  const size_t rank = plan.out_dims.size();
+  if (dtype != DType::kFloat32 || rank < 2 || plan.gather) return false;
+  for (size_t k = 0; k + 2 < rank; ++k) {
+    if (!plan.axes[k].identity) return false;
+  }
+  for (size_t k = rank - 2; k < rank; ++k) {
+    const std::vector<bool>& outside = plan.axes[k].outside;
+    if (std::find(outside.begin(), outside.end(), true) != outside.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void RunPlanarFloat32(const ResizePlan& plan, const float* x, float* y) {
+  const size_t rank = plan.out_dims.size();
+  const int64_t in_h = plan.in_dims[rank - 2], in_w = plan.in_dims[rank - 1];
+  const int64_t out_h = plan.out_dims[rank - 2];
+  const int64_t out_w = plan.out_dims[rank - 1];
+  int64_t planes = 1;
+  for (size_t k = 0; k + 2 < rank; ++k) planes *= plan.out_dims[k];
+  if (planes == 0 || out_h == 0 || out_w == 0) return;
+  const AxisTaps& rows = plan.axes[rank - 2];
+  const AxisTaps& cols = plan.axes[rank - 1];
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(
+      1, static_cast<int64_t>(kElementwiseGrain) / (out_h * out_w)));
+  ParallelFor(
+      static_cast<size_t>(planes), grain, [&](size_t first, size_t last) {
+        // Per thread: the plane's rows interpolated along the last axis, which
+        // of them are, and the output row's sums.
+        thread_local std::vector<double> interpolated, acc;
+        thread_local std::vector<uint8_t> ready;
+        interpolated.resize(static_cast<size_t>(in_h * out_w));
+        acc.resize(static_cast<size_t>(out_w));
+        for (size_t p = first; p < last; ++p) {
+          const float* plane = x + static_cast<int64_t>(p) * in_h * in_w;
+          float* out = y + static_cast<int64_t>(p) * out_h * out_w;
+          ready.assign(static_cast<size_t>(in_h), 0);
+          for (int64_t oh = 0; oh < out_h; ++oh) {
+            std::fill(acc.begin(), acc.end(), 0.0);
+            for (int64_t t = rows.begin[oh]; t < rows.begin[oh + 1]; ++t) {
+              const int64_t ih = rows.index[t];
+              double* row = interpolated.data() + ih * out_w;
+              if (!ready[ih]) {
+                const float* src = plane + ih * in_w;
+                for (int64_t j = 0; j < out_w; ++j) {
+                  double sum = 0;
+                  for (int64_t c = cols.begin[j]; c < cols.begin[j + 1]; ++c) {
+                    sum += cols.weight[c] *
+                           static_cast<double>(src[cols.index[c]]);
+                  }
+                  row[j] = sum;
+                }
+                ready[ih] = 1;
+              }
+              const double weight = rows.weight[t];
+              for (int64_t j = 0; j < out_w; ++j) acc[j] += weight * row[j];
+            }
+            for (int64_t j = 0; j < out_w; ++j) {
+              out[oh * out_w + j] = static_cast<float>(acc[j]);
+            }
+          }
+        }
+      });
+}
+
 absl::StatusOr<PreparedKernel> MakeResizeKernel(
     const TensorInfo& x, const ResizeParams& params,
     const std::vector<int64_t>& out_dims, const std::vector<double>& scales,
@@ -289,14 +362,19 @@ absl::StatusOr<PreparedKernel> MakeResizeKernel(
     RETURN_IF_ERROR(RequireDType(x, kNumericTypes, "input X"));
   }
   if (rank == 0) return InvalidArgument("input X must have rank >= 1");
+  const bool planar = PlanarFloat32(plan, x.dtype);
   const size_t workspace =
-      plan.gather ? 0 : static_cast<size_t>(out_dims.back()) * sizeof(double);
+      plan.gather || planar
+          ? 0
+          : static_cast<size_t>(out_dims.back()) * sizeof(double);
   std::vector<std::pair<std::string, std::string>> launch = {
       {"output", StrCat("[", StrJoin(out_dims, ","), "]")},
       {"scales", StrJoin(scales, ",")},
-      {"path", plan.gather ? "gather" : "interpolate"}};
+      {"path", plan.gather ? "gather"
+               : planar    ? "planar"
+                           : "interpolate"}};
   const DType dtype = x.dtype;
-  auto run = [plan = std::move(plan), dtype](
+  auto run = [plan = std::move(plan), dtype, planar](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte> ws) -> absl::Status {
@@ -306,6 +384,13 @@ absl::StatusOr<PreparedKernel> MakeResizeKernel(
       } else {
         if (plan.gather) {
           RunGather(plan, in[0].as<const T>(), out[0].as<T>());
+        } else if constexpr (std::is_same_v<T, float>) {
+          if (planar) {
+            RunPlanarFloat32(plan, in[0].as<const float>(), out[0].as<float>());
+          } else {
+            RunInterpolate(plan, in[0].as<const T>(), out[0].as<T>(),
+                           reinterpret_cast<double*>(ws.data()));
+          }
         } else {
           RunInterpolate(plan, in[0].as<const T>(), out[0].as<T>(),
                          reinterpret_cast<double*>(ws.data()));

@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "kernels/testing/op_tester.h"
 #include "kernels/testing/test_values.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -79,6 +83,70 @@ TEST(ResizeTest, CropAndResizeExtrapolatesOutsideTheRoi) {
   ASSERT_TRUE(out.ok()) << out.status();
   // x_original = -1, 0, 1 along the last axis.
   EXPECT_THAT(Values<float>((*out)[0]), ElementsAre(9, 1, 2));
+}
+
+// Float32 images (only the last two axes resized) take a path that
+// interpolates each input row once per plane, on the intra-op threads: its
+// values are the generic path's bits, which float64 inputs still take (their
+// sums are the same doubles, only rounded once more at the end).
+TEST(ResizeTest, PlanarFloat32PathGivesTheGenericPathsBits) {
+  struct Case {
+    const char* mode;
+    const char* transform;
+    std::vector<int64_t> sizes;
+    int64_t exclude_outside;
+  };
+  const Case cases[] = {
+      {"linear", "half_pixel", {2, 3, 40, 24}, 0},  // upsample, not integral
+      {"linear", "align_corners", {2, 3, 13, 17}, 0},
+      {"linear", "pytorch_half_pixel", {2, 3, 5, 1}, 0},  // down, one column
+      {"linear", "asymmetric", {2, 3, 16, 32}, 0},        // exact x2 / x4
+      {"cubic", "half_pixel", {2, 3, 21, 9}, 0},
+      {"cubic", "half_pixel", {2, 3, 21, 9}, 1},
+  };
+  std::mt19937 rng(3);
+  std::normal_distribution<float> dist(0, 3);
+  std::vector<float> x(2 * 3 * 10 * 8);
+  for (float& v : x) v = dist(rng);
+  x[17] = std::numeric_limits<float>::quiet_NaN();
+  x[200] = std::numeric_limits<float>::infinity();
+  x[301] = -std::numeric_limits<float>::infinity();
+  const std::vector<double> wide(x.begin(), x.end());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.mode << " " << c.transform << " "
+                                      << c.sizes[2] << "x" << c.sizes[3]);
+    for (int threads : {1, 2}) {
+      ScopedIntraOpThreads scope(threads);
+      auto run = [&](auto values) {
+        using T = typename decltype(values)::value_type;
+        OpTester t("Resize");
+        t.Input<T>({2, 3, 10, 8}, values);
+        t.AbsentInput()
+            .AbsentInput()
+            .Input<int64_t>({4}, c.sizes)
+            .Attr("mode", std::string(c.mode))
+            .Attr("coordinate_transformation_mode", std::string(c.transform))
+            .Attr("exclude_outside", c.exclude_outside);
+        return t.Run();
+      };
+      auto planar = run(x);
+      auto generic = run(wide);
+      ASSERT_TRUE(planar.ok()) << planar.status();
+      ASSERT_TRUE(generic.ok()) << generic.status();
+      const std::vector<float> got = Values<float>((*planar)[0]);
+      const std::vector<double> want = Values<double>((*generic)[0]);
+      ASSERT_EQ(got.size(), want.size());
+      size_t nan = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const float expected = static_cast<float>(want[i]);
+        nan += std::isnan(expected);
+        ASSERT_EQ(std::memcmp(&got[i], &expected, 4), 0)
+            << i << ": " << got[i] << " vs " << expected;
+      }
+      // Upsampled, the NaN reaches the outputs it feeds.
+      if (c.sizes[2] >= 10) EXPECT_GT(nan, 0u);
+    }
+  }
 }
 
 TEST(ResizeTest, UpsampleNearestRepeats) {
