@@ -13,6 +13,7 @@
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "kernels/quantization.h"
+#include "kernels/quantize_simd.h"
 
 namespace acldump {
 namespace {
@@ -207,18 +208,12 @@ absl::StatusOr<PreparedKernel> PrepareDynamicQuantizeLinear(
     const float* xs = in[0].as<const float>();
     const int64_t n = in[0].NumElements();
     float lo = 0.0f, hi = 0.0f;
-    for (int64_t i = 0; i < n; ++i) {
-      lo = std::min(lo, xs[i]);
-      hi = std::max(hi, xs[i]);
-    }
+    RangeWithZeroFloat32(xs, n, &lo, &hi);
     const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
     const float initial = 0.0f - lo / scale;
     const uint8_t zero_point =
         static_cast<uint8_t>(std::nearbyint(std::clamp(initial, 0.0f, 255.0f)));
-    uint8_t* ys = out[0].as<uint8_t>();
-    for (int64_t i = 0; i < n; ++i) {
-      ys[i] = QuantizeValue<uint8_t>(xs[i] / scale, zero_point);
-    }
+    QuantizeUint8Float32(xs, n, scale, zero_point, out[0].as<uint8_t>());
     *out[1].as<float>() = scale;
     *out[2].as<uint8_t>() = zero_point;
     return absl::OkStatus();

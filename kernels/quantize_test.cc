@@ -1,6 +1,8 @@
 // The quantized operators against hand-computed values and naive integer
 // references (the ONNX node tests cover the default forms).
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/quantization.h"
 #include "kernels/testing/op_tester.h"
 
 namespace acldump {
@@ -61,6 +64,54 @@ TEST(QuantizeTest, DynamicQuantizeOfZerosHasScaleOne) {
   EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(0, 0, 0));
   EXPECT_EQ(Values<float>((*out)[1])[0], 1.0f);
   EXPECT_EQ(Values<uint8_t>((*out)[2])[0], 0);
+}
+
+// The vector passes give the scalar definition's results: the range of
+// std::min/std::max from 0 (NaNs skipped), x / scale rounded half to even,
+// the zero point added, saturated; NaN to the zero point. Ties, signed
+// zeros, infinities and every tail length around the vector width.
+TEST(QuantizeTest, DynamicQuantizeMatchesTheScalarDefinition) {
+  std::mt19937 rng(9);
+  std::normal_distribution<float> dist(0.5f, 4.0f);
+  for (int64_t n : {1, 7, 16, 17, 63, 1000}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<float> x(n);
+      for (float& v : x) v = dist(rng);
+      if (variant == 1) {
+        for (int64_t i = 0; i < n; ++i) {
+          x[i] = static_cast<float>(i % 9) * 0.5f - 2.0f;  // exact halves
+        }
+        x[0] = -0.0f;
+      }
+      if (variant == 2) {
+        x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+        if (n > 2) x[n - 1] = std::numeric_limits<float>::infinity();
+        if (n > 3) x[1] = -std::numeric_limits<float>::infinity();
+      }
+      SCOPED_TRACE(::testing::Message() << n << " " << variant);
+      float lo = 0.0f, hi = 0.0f;
+      for (float v : x) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+      const auto zero_point = static_cast<uint8_t>(
+          std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f)));
+      OpTester t("DynamicQuantizeLinear", 3);
+      t.Input<float>({n}, x);
+      auto out = t.Run();
+      ASSERT_TRUE(out.ok()) << out.status();
+      const float got_scale = Values<float>((*out)[1])[0];
+      EXPECT_EQ(std::memcmp(&got_scale, &scale, 4), 0)
+          << got_scale << " vs " << scale;
+      EXPECT_EQ(Values<uint8_t>((*out)[2])[0], zero_point);
+      const std::vector<uint8_t> y = Values<uint8_t>((*out)[0]);
+      for (int64_t i = 0; i < n; ++i) {
+        EXPECT_EQ(y[i], QuantizeValue<uint8_t>(x[i] / scale, zero_point))
+            << i << ": " << x[i];
+      }
+    }
+  }
 }
 
 TEST(QuantizeTest, MatMulIntegerWithRowAndColumnZeroPointsAndBatches) {

@@ -1,8 +1,8 @@
 // The SIMD kernels whose code depends on the vector width (tails, spills past
 // a row, a row tile on one vector's lanes) on every target Highway built and
-// this CPU runs, against the default target: pooling bit for bit (no
-// multiply-add is involved), the depthwise convolution and the 1x1 GEMM within
-// rounding (targets without FMA round each multiply-add twice).
+// this CPU runs, against the default target: pooling and DynamicQuantizeLinear
+// bit for bit (no multiply-add is involved), the depthwise convolution and the
+// 1x1 GEMM within rounding (targets without FMA round each multiply-add twice).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,6 +67,22 @@ std::vector<float> RunGemm(int64_t n) {
   return c;
 }
 
+// DynamicQuantizeLinear's outputs (values, then scale and zero point) as
+// floats, NaN and infinity lanes included.
+std::vector<float> RunDynamicQuantize(int64_t n) {
+  std::vector<float> x = Wave(static_cast<size_t>(n), 0.8f);
+  x[static_cast<size_t>(n / 2)] = NAN;
+  x[static_cast<size_t>(n - 1)] = INFINITY;
+  auto out = OpTester("DynamicQuantizeLinear", 3).Input<float>({n}, x).Run();
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return {};
+  std::vector<float> y;
+  for (uint8_t q : Values<uint8_t>((*out)[0])) y.push_back(q);
+  y.push_back(Values<float>((*out)[1])[0]);
+  y.push_back(Values<uint8_t>((*out)[2])[0]);
+  return y;
+}
+
 // Every output of one target's kernels, in a fixed order.
 struct Outputs {
   std::vector<std::vector<float>> exact, rounded;
@@ -82,6 +98,7 @@ Outputs RunAll() {
     }
   }
   for (int64_t n : {1, 3, 49, 52, 57, 64}) o.rounded.push_back(RunGemm(n));
+  for (int64_t n : {5, 33, 1001}) o.exact.push_back(RunDynamicQuantize(n));
   return o;
 }
 
@@ -100,7 +117,7 @@ TEST(SimdTargetsTest, EveryTargetComputesWhatTheDefaultOneDoes) {
       EXPECT_EQ(std::memcmp(got.exact[i].data(), want.exact[i].data(),
                             want.exact[i].size() * sizeof(float)),
                 0)
-          << "pooling case " << i;
+          << "pooling or quantizing case " << i;
     }
     for (size_t i = 0; i < want.rounded.size(); ++i) {
       ASSERT_EQ(got.rounded[i].size(), want.rounded[i].size()) << i;

@@ -1,0 +1,87 @@
+#include "kernels/quantize_simd.h"
+
+#include <cstddef>
+
+#include "kernels/quantization.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/quantize_simd.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace acldump::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void RangeImpl(const float* x, int64_t n, float* lo_out, float* hi_out) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  float lo = 0.0f, hi = 0.0f;
+  int64_t i = 0;
+  if (n >= lanes) {
+    // Per lane, the scalar loop's strict compares: a NaN never wins, and
+    // a lane holds +0 or a value past it, so the lanes fold to the scalar
+    // result in any order.
+    auto vlo = hn::Zero(d), vhi = hn::Zero(d);
+    for (; i + lanes <= n; i += lanes) {
+      const auto v = hn::LoadU(d, x + i);
+      vlo = hn::IfThenElse(hn::Lt(v, vlo), v, vlo);
+      vhi = hn::IfThenElse(hn::Lt(vhi, v), v, vhi);
+    }
+    HWY_ALIGN float los[hn::MaxLanes(d)];
+    HWY_ALIGN float his[hn::MaxLanes(d)];
+    hn::Store(vlo, d, los);
+    hn::Store(vhi, d, his);
+    for (int64_t j = 0; j < lanes; ++j) {
+      if (los[j] < lo) lo = los[j];
+      if (hi < his[j]) hi = his[j];
+    }
+  }
+  for (; i < n; ++i) {
+    if (x[i] < lo) lo = x[i];
+    if (hi < x[i]) hi = x[i];
+  }
+  *lo_out = lo;
+  *hi_out = hi;
+}
+
+void QuantizeImpl(const float* x, int64_t n, float scale, uint8_t zero_point,
+                  uint8_t* y) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> du8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vscale = hn::Set(d, scale);
+  const auto zp = hn::Set(d, static_cast<float>(zero_point));
+  const auto low = hn::Zero(d), high = hn::Set(d, 255.0f);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::Div(hn::LoadU(d, x + i), vscale);
+    // Round: to nearest, ties to even, as nearbyint in the default mode.
+    const auto q = hn::Min(hn::Max(hn::Add(hn::Round(v), zp), low), high);
+    const auto safe = hn::IfThenElse(hn::IsNaN(v), zp, q);
+    hn::StoreU(hn::DemoteTo(du8, hn::ConvertTo(di, safe)), du8, y + i);
+  }
+  for (; i < n; ++i) y[i] = QuantizeValue<uint8_t>(x[i] / scale, zero_point);
+}
+
+}  // namespace acldump::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace acldump {
+
+HWY_EXPORT(RangeImpl);
+HWY_EXPORT(QuantizeImpl);
+
+void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi) {
+  HWY_DYNAMIC_DISPATCH(RangeImpl)(x, n, lo, hi);
+}
+
+void QuantizeUint8Float32(const float* x, int64_t n, float scale,
+                          uint8_t zero_point, uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(QuantizeImpl)(x, n, scale, zero_point, y);
+}
+
+}  // namespace acldump
+#endif  // HWY_ONCE

@@ -1,0 +1,22 @@
+// DynamicQuantizeLinear's two passes over float32 on the widest SIMD target
+// the CPU has (Highway's dynamic dispatch), with the scalar definition's
+// results on every target.
+#ifndef ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
+#define ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
+
+#include <cstdint>
+
+namespace acldump {
+
+// min(0, x...) and max(0, x...) as a loop of std::min(lo, x[i]) and
+// std::max(hi, x[i]) from 0 gives them: NaNs skipped, a zero is +0.
+void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi);
+
+// y[i] = QuantizeValue<uint8_t>(x[i] / scale, zero_point): round half to
+// even, add the zero point, saturate; NaN to the zero point.
+void QuantizeUint8Float32(const float* x, int64_t n, float scale,
+                          uint8_t zero_point, uint8_t* y);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
