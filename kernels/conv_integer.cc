@@ -12,6 +12,7 @@
 #include "kernels/conv_internal.h"
 #include "kernels/kernel_util.h"
 #include "kernels/quantization.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace conv {
@@ -125,41 +126,63 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
   const int32_t x_zero = ZeroPointAt(x_zp, 0);
   const int64_t plane = c.in[0] * c.in[1] * c.in[2];
   VisitQuantized(c.x_type, [&]<typename TX>() {
-    for (int64_t n = 0; n < c.g.batch; ++n) {
-      for (int64_t gi = 0; gi < c.g.group; ++gi) {
-        const TX* xs =
-            x.as<const TX>() + (n * c.g.in_channels + gi * c.group_in) * plane;
-        int16_t* col = cols;
-        for (int64_t od = 0; od < c.out[0]; ++od)
-          for (int64_t oh = 0; oh < c.out[1]; ++oh)
-            for (int64_t ow = 0; ow < c.out[2]; ++ow)
-              for (int64_t ch = 0; ch < c.group_in; ++ch)
-                for (int64_t kd = 0; kd < c.kernel[0]; ++kd)
-                  for (int64_t kh = 0; kh < c.kernel[1]; ++kh)
-                    for (int64_t kw = 0; kw < c.kernel[2]; ++kw) {
-                      const int64_t id =
-                          od * c.stride[0] + kd * c.dilation[0] - c.pad[0];
-                      const int64_t ih =
-                          oh * c.stride[1] + kh * c.dilation[1] - c.pad[1];
-                      const int64_t iw =
-                          ow * c.stride[2] + kw * c.dilation[2] - c.pad[2];
-                      const bool inside = id >= 0 && id < c.in[0] && ih >= 0 &&
-                                          ih < c.in[1] && iw >= 0 &&
-                                          iw < c.in[2];
-                      *col++ =
-                          inside ? static_cast<int16_t>(
+    // One image and group: its columns, then their product with the group's
+    // weights; on this thread when the groups share the intra-op threads.
+    auto image_group = [&](int64_t n, int64_t gi, int16_t* cols,
+                           bool this_thread) {
+      const TX* xs =
+          x.as<const TX>() + (n * c.g.in_channels + gi * c.group_in) * plane;
+      int16_t* col = cols;
+      for (int64_t od = 0; od < c.out[0]; ++od)
+        for (int64_t oh = 0; oh < c.out[1]; ++oh)
+          for (int64_t ow = 0; ow < c.out[2]; ++ow)
+            for (int64_t ch = 0; ch < c.group_in; ++ch)
+              for (int64_t kd = 0; kd < c.kernel[0]; ++kd)
+                for (int64_t kh = 0; kh < c.kernel[1]; ++kh)
+                  for (int64_t kw = 0; kw < c.kernel[2]; ++kw) {
+                    const int64_t id =
+                        od * c.stride[0] + kd * c.dilation[0] - c.pad[0];
+                    const int64_t ih =
+                        oh * c.stride[1] + kh * c.dilation[1] - c.pad[1];
+                    const int64_t iw =
+                        ow * c.stride[2] + kw * c.dilation[2] - c.pad[2];
+                    const bool inside = id >= 0 && id < c.in[0] && ih >= 0 &&
+                                        ih < c.in[1] && iw >= 0 && iw < c.in[2];
+                    *col++ = inside
+                                 ? static_cast<int16_t>(
                                        xs[ch * plane +
                                           (id * c.in[1] + ih) * c.in[2] + iw] -
                                        x_zero)
                                  : int16_t{0};
-                    }
-        IntegerGemm(
-            c.group_out, c.positions, c.depth,
-            weights + gi * c.group_out * c.depth, c.depth, cols, c.depth,
-            acc + (n * c.g.out_channels + gi * c.group_out) * c.positions,
-            c.positions);
+                  }
+      const int16_t* w = weights + gi * c.group_out * c.depth;
+      int32_t* y =
+          acc + (n * c.g.out_channels + gi * c.group_out) * c.positions;
+      if (this_thread) {
+        IntegerGemmOnThisThread(c.group_out, c.positions, c.depth, w, c.depth,
+                                cols, c.depth, y, c.positions);
+      } else {
+        IntegerGemm(c.group_out, c.positions, c.depth, w, c.depth, cols,
+                    c.depth, y, c.positions);
       }
+    };
+    const int64_t units = c.g.batch * c.g.group;
+    if (c.g.group == 1) {
+      for (int64_t n = 0; n < c.g.batch; ++n) image_group(n, 0, cols, false);
+      return;
     }
+    // Grouped (depthwise): each group is a small product, too small to split
+    // (waking the threads per group cost more than the group on two cores),
+    // so the groups themselves go to the intra-op threads. Integer sums are
+    // exact: the same values on any thread count.
+    ParallelFor(static_cast<size_t>(units), 1, [&](size_t begin, size_t end) {
+      thread_local std::vector<int16_t> own;
+      own.resize(static_cast<size_t>(c.positions * c.depth));
+      for (size_t u = begin; u < end; ++u) {
+        const auto unit = static_cast<int64_t>(u);
+        image_group(unit / c.g.group, unit % c.g.group, own.data(), true);
+      }
+    });
   });
 }
 

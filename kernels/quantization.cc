@@ -62,25 +62,43 @@ int32_t Dot(const int16_t* a, const int16_t* b, int64_t k) {
 
 }  // namespace
 
+namespace {
+
+// Columns [begin, end) of C.
+void IntegerGemmColumns(int64_t m, int64_t k, const int16_t* a, int64_t lda,
+                        const int16_t* bt, int64_t ldb, int32_t* c, int64_t ldc,
+                        size_t begin, size_t end) {
+  // Blocks of columns, so a block of Bt stays in cache across the rows.
+  constexpr size_t kBlock = 16;
+  for (size_t j0 = begin; j0 < end; j0 += kBlock) {
+    const size_t j1 = std::min(end, j0 + kBlock);
+    for (int64_t i = 0; i < m; ++i) {
+      const int16_t* row = a + i * lda;
+      int32_t* out = c + i * ldc;
+      for (size_t j = j0; j < j1; ++j) {
+        out[j] = Dot(row, bt + static_cast<int64_t>(j) * ldb, k);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
                  const int16_t* bt, int64_t ldb, int32_t* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   const size_t grain = static_cast<size_t>(
       std::max<int64_t>(1, 16384 / std::max<int64_t>(1, m * k)));
   ParallelFor(static_cast<size_t>(n), grain, [&](size_t begin, size_t end) {
-    // Blocks of columns, so a block of Bt stays in cache across the rows.
-    constexpr size_t kBlock = 16;
-    for (size_t j0 = begin; j0 < end; j0 += kBlock) {
-      const size_t j1 = std::min(end, j0 + kBlock);
-      for (int64_t i = 0; i < m; ++i) {
-        const int16_t* row = a + i * lda;
-        int32_t* out = c + i * ldc;
-        for (size_t j = j0; j < j1; ++j) {
-          out[j] = Dot(row, bt + static_cast<int64_t>(j) * ldb, k);
-        }
-      }
-    }
+    IntegerGemmColumns(m, k, a, lda, bt, ldb, c, ldc, begin, end);
   });
+}
+
+void IntegerGemmOnThisThread(int64_t m, int64_t n, int64_t k, const int16_t* a,
+                             int64_t lda, const int16_t* bt, int64_t ldb,
+                             int32_t* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  IntegerGemmColumns(m, k, a, lda, bt, ldb, c, ldc, 0, static_cast<size_t>(n));
 }
 
 }  // namespace acldump

@@ -66,6 +66,11 @@ inline int32_t ZeroPointAt(const TensorView* zero_point, int64_t channel) {
 // the intra-op threads; every sum in one order, whatever the thread count.
 void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
                  const int16_t* bt, int64_t ldb, int32_t* c, int64_t ldc);
+// The same on the calling thread (a caller that splits coarser work, such as
+// a grouped convolution's groups, over the intra-op threads).
+void IntegerGemmOnThisThread(int64_t m, int64_t n, int64_t k, const int16_t* a,
+                             int64_t lda, const int16_t* bt, int64_t ldb,
+                             int32_t* c, int64_t ldc);
 
 }  // namespace acldump
 

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "kernels/quantization.h"
 #include "kernels/testing/op_tester.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -210,25 +211,31 @@ TEST(QuantizeTest, ConvIntegerWithGroupsPaddingAndChannelZeroPoints) {
   int64_t oh = 0, ow = 0;
   const auto expected =
       NaiveConvInteger(x, w, N, C, H, W, M, KH, KW, G, 1, 2, 100, w_zp, oh, ow);
-  // W known at load (prepared once) and given at run time.
+  // W known at load (prepared once) and given at run time; the groups on one
+  // and on two threads.
   for (bool constant_w : {true, false}) {
-    SCOPED_TRACE(constant_w ? "constant W" : "run-time W");
-    OpTester t("ConvInteger");
-    t.RuntimeInput<uint8_t>({N, C, H, W}, x);
-    if (constant_w) {
-      t.Input<int8_t>({M, C / G, KH, KW}, w);
-    } else {
-      t.RuntimeInput<int8_t>({M, C / G, KH, KW}, w);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message()
+                   << (constant_w ? "constant W" : "run-time W") << ", "
+                   << threads << " threads");
+      ScopedIntraOpThreads scope(threads);
+      OpTester t("ConvInteger");
+      t.RuntimeInput<uint8_t>({N, C, H, W}, x);
+      if (constant_w) {
+        t.Input<int8_t>({M, C / G, KH, KW}, w);
+      } else {
+        t.RuntimeInput<int8_t>({M, C / G, KH, KW}, w);
+      }
+      t.Input<uint8_t>({}, {100})
+          .Input<int8_t>({M}, w_zp)
+          .Attr("group", G)
+          .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+          .Attr("strides", std::vector<int64_t>{2, 2});
+      auto out = t.Run();
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(N, M, oh, ow));
+      EXPECT_EQ(Values<int32_t>((*out)[0]), expected);
     }
-    t.Input<uint8_t>({}, {100})
-        .Input<int8_t>({M}, w_zp)
-        .Attr("group", G)
-        .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-        .Attr("strides", std::vector<int64_t>{2, 2});
-    auto out = t.Run();
-    ASSERT_TRUE(out.ok()) << out.status();
-    EXPECT_THAT((*out)[0].shape().dims(), ElementsAre(N, M, oh, ow));
-    EXPECT_EQ(Values<int32_t>((*out)[0]), expected);
   }
 }
 
