@@ -101,7 +101,15 @@ def build(name, family):
     return Flatten(model, family), shape
 
 
+def zero_symbolic(g, self):
+    """aten::zero (what Tensor.zero_() exports as) as zeros of its input's shape: Debian's
+    PyTorch 1.13 has no ONNX export for it, and Swin V2 zeroes part of a bias with it."""
+    return g.op("ConstantOfShape", g.op("Shape", self),
+                value_t=torch.tensor([0.0], dtype=torch.float32))
+
+
 def export_torch(name, out_dir, model, shape, opset):
+    torch.onnx.register_custom_op_symbolic("aten::zero", zero_symbolic, opset)
     torch.manual_seed(2024)
     generator = torch.Generator().manual_seed(2024)
     model.eval()

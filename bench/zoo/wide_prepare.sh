@@ -1,6 +1,12 @@
-# The part of wide.sh and wide_speed.sh that prepares a run (sourced with $root, $work, $deps and
-# $python set): the dependencies, the OCR models pinned to their zoo shapes with seeded inputs, and
-# copies of the converter and the zoo binaries in $work/bin. Sets $bin and $ocr_names.
+# The part of wide.sh and wide_speed.sh that prepares a run (sourced with $root set and the
+# caller's arguments: WORK_DIR first): the work folder, the dependencies, the OCR models pinned to
+# their zoo shapes with seeded inputs, and copies of the converter and the zoo binaries in
+# $work/bin. Sets $work, $deps, $python, $bin and $ocr_names.
+work="$(realpath -m "${1:-${TMPDIR:-/tmp}/acldump-wide-zoo}")"
+deps="${ZOO_DEPS:-$HOME/.cache/acldump-zoo-deps}"
+python=/usr/bin/python3
+mkdir -p "$work" "$deps"
+
 source "$root/bench/zoo/deps.sh"
 
 # The OCR models, with an input of the shape they are run at in the zoo.

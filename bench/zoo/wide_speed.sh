@@ -12,11 +12,7 @@
 # Needs (installed when missing; not part of CI): as wide.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(realpath -m "${1:-${TMPDIR:-/tmp}/acldump-wide-zoo}")"
-deps="${ZOO_DEPS:-$HOME/.cache/acldump-zoo-deps}"
-python=/usr/bin/python3
-mkdir -p "$work" "$deps"
-
+# Sets $work (the first argument), $deps, $python, $bin and $ocr_names.
 source "$root/bench/zoo/wide_prepare.sh"
 
 models="${WIDE_MODELS:-}"
