@@ -294,35 +294,46 @@ void RunPlanarFloat32(const ResizePlan& plan, const float* x, float* y) {
   const AxisTaps& cols = plan.axes[rank - 1];
   const size_t grain = static_cast<size_t>(std::max<int64_t>(
       1, static_cast<int64_t>(kElementwiseGrain) / (out_h * out_w)));
+  // An input row interpolated along the last axis into `row`.
+  const auto interpolate = [&](const float* src, double* row) {
+    for (int64_t j = 0; j < out_w; ++j) {
+      double sum = 0;
+      for (int64_t c = cols.begin[j]; c < cols.begin[j + 1]; ++c) {
+        sum += cols.weight[c] * static_cast<double>(src[cols.index[c]]);
+      }
+      row[j] = sum;
+    }
+  };
   ParallelFor(
       static_cast<size_t>(planes), grain, [&](size_t first, size_t last) {
-        // Per thread: the plane's rows interpolated along the last axis, which
-        // of them are, and the output row's sums.
+        // Per thread: the last few input rows interpolated (an output row reads
+        // at most four, and the rows read only move down as the output rows
+        // do), which input row each slot holds, and the output row's sums: a
+        // few output rows of memory, whatever the sizes.
+        constexpr int kSlots = 4;
         thread_local std::vector<double> interpolated, acc;
-        thread_local std::vector<uint8_t> ready;
-        interpolated.resize(static_cast<size_t>(in_h * out_w));
+        interpolated.resize(static_cast<size_t>(kSlots * out_w));
         acc.resize(static_cast<size_t>(out_w));
         for (size_t p = first; p < last; ++p) {
           const float* plane = x + static_cast<int64_t>(p) * in_h * in_w;
           float* out = y + static_cast<int64_t>(p) * out_h * out_w;
-          ready.assign(static_cast<size_t>(in_h), 0);
+          int64_t held[kSlots] = {-1, -1, -1, -1};
+          int oldest = 0;
           for (int64_t oh = 0; oh < out_h; ++oh) {
             std::fill(acc.begin(), acc.end(), 0.0);
             for (int64_t t = rows.begin[oh]; t < rows.begin[oh + 1]; ++t) {
               const int64_t ih = rows.index[t];
-              double* row = interpolated.data() + ih * out_w;
-              if (!ready[ih]) {
-                const float* src = plane + ih * in_w;
-                for (int64_t j = 0; j < out_w; ++j) {
-                  double sum = 0;
-                  for (int64_t c = cols.begin[j]; c < cols.begin[j + 1]; ++c) {
-                    sum += cols.weight[c] *
-                           static_cast<double>(src[cols.index[c]]);
-                  }
-                  row[j] = sum;
-                }
-                ready[ih] = 1;
+              int slot = 0;
+              while (slot < kSlots && held[slot] != ih) ++slot;
+              if (slot == kSlots) {
+                // The oldest row goes (a miss would only compute it again).
+                slot = oldest;
+                oldest = (oldest + 1) % kSlots;
+                held[slot] = ih;
+                interpolate(plane + ih * in_w,
+                            interpolated.data() + slot * out_w);
               }
+              const double* row = interpolated.data() + slot * out_w;
               const double weight = rows.weight[t];
               for (int64_t j = 0; j < out_w; ++j) acc[j] += weight * row[j];
             }

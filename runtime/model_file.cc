@@ -88,9 +88,14 @@ class WeightsSection {
   virtual absl::Status Read(uint64_t offset, uint64_t length,
                             void* out) const = 0;
 
-  // The end of the furthest tensor read: the section must end there (bytes
-  // past it are a corrupt or badly rewritten file).
-  void Used(uint64_t end) const { used_end_ = std::max(used_end_, end); }
+  // Initializers' bytes follow each other in the order the message lists
+  // them (the model's, each subgraph's depth first, each gear's), each once
+  // and 64-byte aligned: `offset` must be where the next one starts, so no
+  // byte is read twice and a file cannot make the reader allocate more than
+  // it holds.
+  absl::Status Claim(std::string_view where, uint64_t offset,
+                     uint64_t length) const;
+  // The section must end with the last initializer's bytes.
   absl::Status CheckAllUsed() const {
     if (used_end_ == size()) return absl::OkStatus();
     return absl::InvalidArgumentError(
@@ -141,6 +146,29 @@ uint64_t RoundUp(uint64_t value, uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
+absl::Status WeightsSection::Claim(std::string_view where, uint64_t offset,
+                                   uint64_t length) const {
+  const uint64_t next = RoundUp(used_end_, kWeightsAlignment);
+  if (offset != next) {
+    return Invalid(where,
+                   StrCat("its bytes at offset ", offset,
+                          " of the weights section are not where the next "
+                          "initializer's start (",
+                          next,
+                          "): each initializer's bytes follow the "
+                          "previous one's, in the message's order"));
+  }
+  if (offset > size() || length > size() - offset) {
+    return Invalid(where,
+                   StrCat("its ", length, " bytes at offset ", offset,
+                          " run past the end of the weights section (", size(),
+                          " bytes): the file is truncated or "
+                          "corrupt"));
+  }
+  used_end_ = offset + length;
+  return absl::OkStatus();
+}
+
 // `weights`: the file's weights section (none in a version-1 file and for a
 // tensor attribute, which the message always holds).
 absl::StatusOr<Tensor> TensorFromProto(std::string_view where,
@@ -174,20 +202,7 @@ absl::StatusOr<Tensor> TensorFromProto(std::string_view where,
                    "section");
   }
   const uint64_t offset = proto.offset();
-  if (offset % kWeightsAlignment != 0) {
-    return Invalid(where, StrCat("its offset ", offset,
-                                 " in the weights "
-                                 "section is not a multiple of ",
-                                 kWeightsAlignment));
-  }
-  if (offset > weights->size() || need > weights->size() - offset) {
-    return Invalid(where, StrCat("its ", need, " bytes at offset ", offset,
-                                 " run past the end of the weights section (",
-                                 weights->size(),
-                                 " bytes): the file is "
-                                 "truncated or corrupt"));
-  }
-  weights->Used(offset + need);
+  RETURN_IF_ERROR(weights->Claim(where, offset, need));
   Tensor tensor(info.dtype, info.shape, /*zeroed=*/false);
   if (need > 0) {
     absl::Status read = weights->Read(offset, need, tensor.data());
@@ -951,6 +966,13 @@ absl::StatusOr<int> FileVersion(std::string_view head) {
       "\" (or \"", kModelMagicV1, "\", an older one); ", kConvert));
 }
 
+// A size over a limit: ResourceExhausted, which the loader reports as a
+// model size error, from memory and from disk alike.
+absl::Status TooLarge(std::string_view what, uint64_t bytes, uint64_t limit) {
+  return absl::ResourceExhaustedError(
+      StrCat(what, " is ", bytes, " bytes, more than the limit of ", limit));
+}
+
 // Where a version-2 file's parts are, from its header and size.
 struct Layout {
   uint64_t message_bytes = 0;
@@ -965,10 +987,10 @@ absl::StatusOr<Layout> LayoutOf(std::string_view header, uint64_t file_bytes) {
   }
   Layout layout;
   layout.message_bytes = LittleEndian64(header.substr(kModelMagic.size()));
-  if (layout.message_bytes > kMaxModelFileBytes) {
-    return absl::InvalidArgumentError(
-        StrCat("model file's message is ", layout.message_bytes,
-               " bytes, more than the limit of ", kMaxModelFileBytes));
+  // Below 2 GiB: protobuf sizes its input in an int.
+  if (layout.message_bytes >= kMaxModelFileBytes) {
+    return TooLarge("model file's message", layout.message_bytes,
+                    kMaxModelFileBytes - 1);
   }
   layout.weights_start =
       RoundUp(kHeaderBytes + layout.message_bytes, kWeightsAlignment);
@@ -978,9 +1000,8 @@ absl::StatusOr<Layout> LayoutOf(std::string_view header, uint64_t file_bytes) {
         " bytes, but its message and padding take ", layout.weights_start));
   }
   if (file_bytes - layout.weights_start > kMaxModelWeightsBytes) {
-    return absl::InvalidArgumentError(StrCat(
-        "model file's weights section is ", file_bytes - layout.weights_start,
-        " bytes, more than the limit of ", kMaxModelWeightsBytes));
+    return TooLarge("model file's weights section",
+                    file_bytes - layout.weights_start, kMaxModelWeightsBytes);
   }
   return layout;
 }
@@ -1005,9 +1026,7 @@ absl::Status ParseMessage(std::string_view payload, om::Model* model) {
 
 absl::Status CheckVersion1Size(uint64_t bytes) {
   if (bytes > kMaxModelFileBytes) {
-    return absl::InvalidArgumentError(StrCat("model is ", bytes,
-                                             " bytes, more than the limit of ",
-                                             kMaxModelFileBytes));
+    return TooLarge("version-1 model file", bytes, kMaxModelFileBytes);
   }
   return absl::OkStatus();
 }
@@ -1060,13 +1079,7 @@ absl::StatusOr<Graph> ReadModelFile(const RandomAccessFile& file) {
                    read(0, std::min<uint64_t>(file.size(), kHeaderBytes)));
   ASSIGN_OR_RETURN(const int version, FileVersion(head));
   if (version == 1) {
-    if (file.size() > kMaxModelFileBytes) {
-      return absl::ResourceExhaustedError(
-          StrCat("model file is ", file.size(),
-                 " bytes, more than the limit "
-                 "of ",
-                 kMaxModelFileBytes, " bytes for a version-1 file"));
-    }
+    RETURN_IF_ERROR(CheckVersion1Size(file.size()));
     ASSIGN_OR_RETURN(std::string bytes, read(0, file.size()));
     return ParseModel(std::move(bytes));
   }

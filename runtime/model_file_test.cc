@@ -483,8 +483,8 @@ TEST(ModelFileVersion2Test, ACorruptLayoutIsRefusedSayingWhat) {
   {
     om::Model edited = parts.message;
     edited.mutable_initializers(0)->set_offset(4);
-    cases.push_back(
-        {"unaligned", Join(edited, parts.weights), "is not a multiple of 64"});
+    cases.push_back({"unaligned", Join(edited, parts.weights),
+                     "not where the next initializer's start (0)"});
   }
   {
     om::Model edited = parts.message;
@@ -496,7 +496,18 @@ TEST(ModelFileVersion2Test, ACorruptLayoutIsRefusedSayingWhat) {
     om::Model edited = parts.message;
     edited.mutable_initializers(0)->set_offset(uint64_t{1} << 62);
     cases.push_back({"far offset", Join(edited, parts.weights),
-                     "run past the end of the weights section"});
+                     "not where the next initializer's start (0)"});
+  }
+  {
+    // Both initializers on the same bytes: each is read once, in order.
+    om::Model edited = parts.message;
+    edited.mutable_nodes(0)
+        ->mutable_subgraphs(0)
+        ->mutable_graph()
+        ->mutable_initializers(0)
+        ->set_offset(0);
+    cases.push_back({"bytes read twice", Join(edited, parts.weights),
+                     "not where the next initializer's start (64)"});
   }
   {
     // A version-1 file naming the weights section it has not.
@@ -508,7 +519,8 @@ TEST(ModelFileVersion2Test, ACorruptLayoutIsRefusedSayingWhat) {
   {
     std::string huge = bytes;
     huge[8 + 7] = 0x7f;  // the message's size: far past the file
-    cases.push_back({"message size", huge, "more than the limit"});
+    cases.push_back(
+        {"message size", huge, "bytes, more than the limit of 2147483647"});
   }
   for (Case& c : cases) {
     SCOPED_TRACE(c.what);

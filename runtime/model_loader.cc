@@ -31,6 +31,8 @@ absl::Status ParseError(const absl::Status& status) {
   const ErrorKind kind = status.code() == absl::StatusCode::kNotFound ||
                                  status.code() == absl::StatusCode::kDataLoss
                              ? ErrorKind::kReadModelFailure
+                         : status.code() == absl::StatusCode::kResourceExhausted
+                             ? ErrorKind::kModelSizeInvalid
                              : ErrorKind::kParseModel;
   return WithKind(status, kind);
 }
@@ -121,12 +123,7 @@ absl::StatusOr<Graph> ReadModel(const ModelSource& source) {
       RandomAccessFile::Open(source.path, "model file");
   if (!file.ok()) return ReadError(file.status());
   absl::StatusOr<Graph> graph = ReadModelFile(*file);
-  if (!graph.ok()) {
-    if (graph.status().code() == absl::StatusCode::kResourceExhausted) {
-      return ReadError(Annotate(graph.status(), source.path));
-    }
-    return ParseError(Annotate(graph.status(), source.path));
-  }
+  if (!graph.ok()) return ParseError(Annotate(graph.status(), source.path));
   return graph;
 }
 

@@ -72,6 +72,25 @@ TEST_F(ModelLoaderTest, ReadFailuresAreTaggedAndNamed) {
   EXPECT_THAT(corrupt.message(), HasSubstr("acldump-convert model.onnx"));
   EXPECT_EQ(KindOf(ReadModel(ModelSource::Memory("ACLDMOM1\xff")).status()),
             ErrorKind::kParseModel);
+  // A version-2 header declaring a message over the limit: a size error,
+  // from memory and from disk alike.
+  std::string oversized("ACLDMOM2");
+  oversized += std::string("\0\0\0\x80\0\0\0\0", 8);  // 2 GiB
+  oversized += std::string(48, '\0');
+  for (const ModelSource& source :
+       {ModelSource::Memory(oversized),
+        ModelSource::File(Write("oversized.om", oversized))}) {
+    absl::Status size = ReadModel(source).status();
+    EXPECT_EQ(KindOf(size), ErrorKind::kModelSizeInvalid) << size;
+    EXPECT_THAT(size.message(),
+                HasSubstr("message is 2147483648 bytes, more than the limit"));
+  }
+  // One cut short inside its message: a parse error naming the truncation.
+  std::string cut = oversized;
+  cut[11] = 0;
+  cut[8] = 100;  // a 100-byte message in a 64-byte file
+  EXPECT_THAT(ReadModel(ModelSource::Memory(cut)).status().message(),
+              HasSubstr("truncated"));
   // The SDK converter's .om: its 256-byte header starts with the magic
   // number 0x444F4D49.
   std::string device_header(256, '\0');

@@ -106,7 +106,8 @@ async function main() {
     for (let i = 0; i < firstRuns; ++i) await session.run(feeds);
     console.log(JSON.stringify({threads, load_ms: createMs, first_run_ms: firstMs,
                                 rss_before_mb: rssBefore,
-                                peak_rss_mb: process.resourceUsage().maxRSS / 1e3}));
+                                // maxRSS is in KiB.
+                                peak_rss_mb: process.resourceUsage().maxRSS * 1024 / 1e6}));
     return;
   }
   if (profileRuns > 0) {

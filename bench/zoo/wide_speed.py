@@ -39,7 +39,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 sys.path.insert(0, HERE)
-from timing import geomean, run_side, write_readme  # noqa: E402
+from timing import geomean, write_readme  # noqa: E402
 from wide import inputs_of  # noqa: E402
 
 # Op types compared as one: the two engines fuse differently (ONNX Runtime runs MatMul + Add as
@@ -54,11 +54,16 @@ STEPS = ("speed", "first", "dump", "profile")
 
 
 def run_json(cmd, env, timeout):
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"{os.path.basename(cmd[0 if cmd[0] != 'node' else 1])}: "
-                           f"{done.stderr.strip()[-400:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """The JSON of the command's last line of output; RuntimeError if it fails or prints none."""
+    name = os.path.basename(cmd[0 if cmd[0] != "node" else 1])
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{name}: took more than {timeout} s")
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{name}: {done.stderr.strip()[-400:] or 'no output'}")
+    return json.loads(lines[-1])
 
 
 class Model:
@@ -93,15 +98,17 @@ def prepare(args, model):
 
 
 def speed(args, model, threads, env):
+    def median_ms(cmd):
+        return statistics.median(run_json(cmd, env, args.timeout)["ms"])
     ort, acl = model.commands(args, "time", 3, threads)
-    probe = max(statistics.median(run_side(ort, env)), statistics.median(run_side(acl, env)))
+    probe = max(median_ms(ort), median_ms(acl))
     runs = max(3, min(200, int(args.seconds * 1000 / max(probe, 1e-3))))
     ort, acl = model.commands(args, "time", runs, threads)
     best = {"ort": math.inf, "acldump": math.inf}
     for r in range(args.rounds):
         order = [("ort", ort), ("acldump", acl)]
         for side, cmd in (order if r % 2 == 0 else order[::-1]):
-            best[side] = min(best[side], statistics.median(run_side(cmd, env)))
+            best[side] = min(best[side], median_ms(cmd))
     return {"ort_ms": best["ort"], "acldump_ms": best["acldump"],
             "ratio": best["acldump"] / best["ort"]}
 
@@ -170,7 +177,10 @@ def measure(args, name, env, row):
     model = Model(args, name)
     reason = prepare(args, model)
     if reason:
-        return {"reason": reason}
+        # The model's earlier measures stay; the row says why none were taken.
+        row.setdefault("failures", {})["prepare"] = reason
+        row["reason"] = "; ".join(f"{k}: {v}" for k, v in row["failures"].items())
+        return row
     steps = []
     if "speed" in args.steps:
         steps += [(f"{t}t", lambda t=t: speed(args, model, t, env)) for t in args.thread_counts]
@@ -185,10 +195,10 @@ def measure(args, name, env, row):
         row.pop(key, None)
         try:
             row[key] = step()
-        except (RuntimeError, ValueError, KeyError, subprocess.TimeoutExpired) as e:
+        except (RuntimeError, ValueError, KeyError, IndexError) as e:
             failures[key] = str(e)[:200]
     row["failures"] = {k: v for k, v in row.get("failures", {}).items()
-                       if k not in dict(steps)}
+                       if k not in dict(steps) and k != "prepare"}
     row["failures"].update(failures)
     row["reason"] = "; ".join(f"{k}: {v}" for k, v in row["failures"].items())
     return row

@@ -101,7 +101,12 @@ class ProfilingObserver final : public ExecutionObserver {
     std::printf("{\"by_type\": {");
     const char* separator = "";
     for (const auto& [op, ms] : by_op) {
-      std::printf("%s\"%s\": %.4f", separator, op.c_str(), ms);
+      std::string escaped;
+      for (char c : op) {
+        if (c == '"' || c == '\\') escaped += '\\';
+        escaped += c;
+      }
+      std::printf("%s\"%s\": %.4f", separator, escaped.c_str(), ms);
       separator = ", ";
     }
     std::printf("}, \"total_ms\": %.4f}\n", total);
@@ -150,7 +155,7 @@ double ResidentMb() {
 double PeakResidentMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1e3;  // kilobytes on Linux
+  return usage.ru_maxrss * 1024.0 / 1e6;  // KiB on Linux
 }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
