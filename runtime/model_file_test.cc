@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 
@@ -537,6 +538,21 @@ TEST(ModelFileVersion2Test, ACorruptLayoutIsRefusedSayingWhat) {
     ASSERT_TRUE(file.ok());
     EXPECT_EQ(Message(ReadModelFile(*file).status()), Message(from_view));
   }
+}
+
+// A file that shrinks after it was opened (rewritten under the reader): the
+// weights that are no longer there are a read failure (DataLoss), not a
+// corrupt model, and say where the file ended.
+TEST(ModelFileVersion2Test, AFileCutWhileReadIsAReadFailure) {
+  const std::string path = ::testing::TempDir() + "/shrinking.om";
+  ASSERT_TRUE(WriteModelFile(LoopGraph(), path).ok());
+  absl::StatusOr<RandomAccessFile> file =
+      RandomAccessFile::Open(path, "model file");
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::filesystem::resize_file(path, file->size() - 8);
+  const absl::Status status = ReadModelFile(*file).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(Message(status), HasSubstr("it ended early"));
 }
 
 // A dynamic model whose gears run an If: the weight only the branch reads is
