@@ -6,7 +6,10 @@ Usage: compare.py ACLDUMP_DIR ORT_DIR [--detection]. Both folders hold output_<k
 Per output: the largest absolute difference, the largest difference relative to the reference's
 largest magnitude (max|a - r| / max|r|), and the cosine similarity (in float64); the line reports
 the worst of each, and "matches" (cosine >= 0.99999 and max rel <= 1e-4 on every output, and no
-error) with a "reason" when not.
+error) with a "reason" when not. When an output's reference values lie on a grid of at most 256
+levels (a quantized model's dequantized output), the reason says how many values are how many
+grid steps off: an engine whose float arithmetic differs in the last bit rounds some values to
+the neighbouring level, and every quantized layer after it passes that on.
 
 --detection compares the outputs of a torchvision detection model (export_wide.py writes its
 dict's values by sorted key: boxes [N, 4] first, scores [N] last, labels the one integer [N]
@@ -77,7 +80,30 @@ def elementwise(ours, theirs):
         result["cosine"] = min(result["cosine"], cosine)
         if not np.abs(r).max(initial=0.0):
             result["error"] = f"{name}: the reference output is all zeros"
+        steps = quantization_steps(a, r) if max_rel > REL_MAX else None
+        if steps:
+            count, most, step = steps
+            result.setdefault("quantized", []).append(
+                f"{name}: {count} of {r.size} values are "
+                f"{'1' if most == 1 else f'1 to {most}'} quantization step"
+                f"{'s' if most > 1 else ''} ({step:.4g}) off, the others equal")
     return finish(result)
+
+
+def quantization_steps(a, r):
+    """When r's values lie on one grid of at most 256 levels (the output of DequantizeLinear),
+    (values of a off r, the most grid steps any is off, the step); otherwise None."""
+    levels = np.unique(r)
+    if not 2 <= levels.size <= 256:
+        return None
+    gaps = np.diff(levels)
+    step = gaps.min()
+    multiples = gaps / step
+    off = np.abs(a - r) / step
+    if np.abs(multiples - np.rint(multiples)).max() > 1e-3 or \
+            np.abs(off - np.rint(off)).max() > 1e-3:
+        return None
+    return int(np.count_nonzero(np.rint(off))), int(np.rint(off).max()), float(step)
 
 
 def finish(result):
@@ -86,6 +112,8 @@ def finish(result):
         and result["max_rel"] <= REL_MAX
     result["matches"] = not result["error"] and within
     result["reason"] = result["error"] or ("" if within else "outside the tolerance")
+    if result.get("quantized") and not result["error"]:
+        result["reason"] += ": " + "; ".join(result["quantized"])
     return result
 
 

@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -33,21 +34,43 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 
 
-def run(cmd, timeout, env=None):
-    """(ok, last line of the output) of a command; a timeout is a failure."""
+def run_text(cmd, timeout, env=None):
+    """(return code, output lines) of a command; None for the code when it timed out."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        return False, f"took more than {timeout} s"
-    text = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-    last = text[-1] if text else ""
-    return proc.returncode == 0, last
+        return None, [f"took more than {timeout} s"]
+    return proc.returncode, (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+
+
+def run(cmd, timeout, env=None):
+    """(ok, last line of the output) of a command; a timeout is a failure."""
+    code, text = run_text(cmd, timeout, env)
+    return code == 0, text[-1] if text else ""
+
+
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception)\b: ")
 
 
 def first_error(cmd, timeout, env=None):
-    """Like run(), but for Python tracebacks: the exception line, not the last frame."""
-    ok, last = run(cmd, timeout, env)
-    return ok, last[:300]
+    """Like run(), but for Python tracebacks: the exception line, not the last frame (PyTorch's
+    exporter prints the graph after it), and what killed a process that printed nothing."""
+    code, text = run_text(cmd, timeout, env)
+    if code == 0:
+        return True, ""
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name
+        cause = " (out of memory?)" if name == "SIGKILL" else ""
+        return False, f"killed by {name}{cause}"
+    starts = [i for i, line in enumerate(text) if EXCEPTION_LINE.match(line)]
+    if not starts:
+        return False, (text[-1] if text else "")[:300]
+    # The exception's message to the end, on one line, graph dumps in it (quoted IR, its
+    # "[Caused by ...]" and "Inputs:" parts) left out.
+    message = " ".join(" ".join(text[starts[-1]:]).split())
+    message = re.sub(r"`[^`]{80,}`", "`...`", message)
+    message = re.split(r" \[Caused by | Inputs: ", message)[0]
+    return False, message[:300]
 
 
 # The list ends at ". docs/operators.md", or where a reason cut short (a README row) ends.

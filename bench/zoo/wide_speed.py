@@ -43,13 +43,14 @@ from timing import geomean, write_readme  # noqa: E402
 from wide import inputs_of  # noqa: E402
 
 # Op types compared as one: the two engines fuse differently (ONNX Runtime runs MatMul + Add as
-# Gemm, acldump as MatMul with a bias; its layer norms are three op types).
+# Gemm, acldump as MatMul with a bias; its layer norms are three op types; its QuickGelu is
+# x * Sigmoid(alpha * x), which with alpha 1 is what acldump runs as Swish).
 FAMILIES = {"MatMul": "MatMul/Gemm", "Gemm": "MatMul/Gemm", "FusedMatMul": "MatMul/Gemm",
             "FusedGemm": "MatMul/Gemm", "FusedConv": "Conv", "NhwcFusedConv": "Conv",
             "NhwcConv": "Conv", "SimplifiedLayerNormalization": "LayerNormalization",
             "SkipLayerNormalization": "LayerNormalization",
             "SkipSimplifiedLayerNormalization": "LayerNormalization",
-            "FastGelu": "Gelu", "BiasGelu": "Gelu"}
+            "FastGelu": "Gelu", "BiasGelu": "Gelu", "QuickGelu": "Swish"}
 STEPS = ("speed", "first", "dump", "profile")
 
 
