@@ -38,10 +38,12 @@ for pair in "${pairs[@]}"; do
   find -L "testdata/fuzz/$name" -type f ! -name README -exec cp {} "$corpus/" \; 2>/dev/null || true
   artifacts=$(mktemp -d "${TMPDIR:-/tmp}/acldump-fuzz-$name-crashes.XXXXXX")
   echo "== $name: $(ls "$corpus" | wc -l) seed inputs, ${seconds}s"
+  failed=0
   if ! "$binary" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" "$corpus" > "$artifacts/log" 2>&1; then
     status=1
-    echo "!! $name found a failure:"
+    failed=1
+    echo "!! $name found a failure (log and inputs in $artifacts):"
     grep -E "ERROR|SUMMARY|==[0-9]+==" "$artifacts/log" | head -20
     if [ -n "$workspace" ]; then
       for crash in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
@@ -54,5 +56,7 @@ for pair in "${pairs[@]}"; do
   grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|cov: " "$artifacts/log" | tail -3 | sed "s/^/   /" || true
   echo "   corpus now $(ls "$corpus" | wc -l) inputs"
   rm -rf "$corpus"
+  # A clean run leaves nothing behind; a failing one keeps its log and reproducers.
+  [ "$failed" = 1 ] || rm -rf "$artifacts"
 done
 exit $status
