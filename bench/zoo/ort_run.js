@@ -11,7 +11,8 @@
 //     first run, the resident memory before the creation and the peak at the end (MB);
 //   node ort_run.js --profile RUNS --threads N model.onnx - input_0.npy ...
 //     one warm-up run, then RUNS runs with ONNX Runtime's profiler; prints the kernel time per
-//     run by op type as JSON: {"by_type": {"Conv": ms, ...}, "total_ms": ms}.
+//     run by op type and by node ("<node name> <op type>") as JSON:
+//     {"by_type": {"Conv": ms, ...}, "by_node": {...}, "total_ms": ms}.
 // NODE_PATH must reach a node_modules holding onnxruntime-node.
 'use strict';
 const fs = require('fs');
@@ -129,14 +130,17 @@ async function main() {
     }
     const warmEnd = modelRuns[0].ts + modelRuns[0].dur;
     const byType = {};
+    const byNode = {};
     let total = 0;
     for (const e of events) {
       if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < warmEnd) continue;
       const type = (e.args && e.args.op_name) || 'unknown';
       byType[type] = (byType[type] || 0) + e.dur / 1e3 / profileRuns;
+      const node = `${e.name.slice(0, -'_kernel_time'.length)} ${type}`;
+      byNode[node] = (byNode[node] || 0) + e.dur / 1e3 / profileRuns;
       total += e.dur / 1e3 / profileRuns;
     }
-    console.log(JSON.stringify({by_type: byType, total_ms: total}));
+    console.log(JSON.stringify({by_type: byType, by_node: byNode, total_ms: total}));
     return;
   }
   if (runs > 0) {
