@@ -13,6 +13,8 @@
 #include "runtime/compiled_model.h"
 #include "runtime/model_file.h"
 #include "runtime/onnx_import.h"
+#include "runtime/onnx_sequences.h"
+#include "runtime/onnx_tensors.h"
 
 namespace acldump {
 namespace {
@@ -139,11 +141,18 @@ void CollectMissingOps(const onnx::GraphProto& graph, const std::string& path,
 
 // Every operator of the model the registry lacks, in one error: a user learns
 // the whole list at once, not one operator per attempt.
+// Sequences are resolved first (the import does the same): what they become
+// is what must be supported.
 absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
+  const absl::StatusOr<std::optional<ResolvedSequences>> resolved =
+      ResolveStaticSequences(proto.graph(), DefaultOpset(proto));
+  const onnx::GraphProto& graph = resolved.ok() && resolved->has_value()
+                                      ? (*resolved)->graph
+                                      : proto.graph();
   std::map<std::string, MissingOp> missing;
   std::vector<std::string> order;
-  CollectMissingOps(proto.graph(), "", 0, missing, order);
-  if (missing.empty()) return absl::OkStatus();
+  CollectMissingOps(graph, "", 0, missing, order);
+  if (missing.empty()) return resolved.status();
   std::vector<std::string> listed;
   for (const std::string& type : order) {
     const MissingOp& entry = missing[type];
@@ -159,7 +168,10 @@ absl::Status CheckOperatorsSupported(const onnx::ModelProto& proto) {
       StrJoin(listed, ", "),
       ". docs/operators.md lists the supported operators; re-export the "
       "model without them (another opset, or the exporter's options), or "
-      "cut the graph before them"));
+      "cut the graph before them",
+      resolved.ok() ? ""
+                    : StrCat(". The sequences were not resolved: ",
+                             resolved.status().message())));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "runtime/model_file.h"
+#include "runtime/onnx_sequences.h"
 #include "runtime/onnx_tensors.h"
 
 namespace acldump {
@@ -473,6 +474,8 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
                                            "..", kMaxOnnxOpset, ")"));
   }
   const onnx::GraphProto& proto = model.graph();
+  ASSIGN_OR_RETURN(std::optional<ResolvedSequences> resolved,
+                   ResolveStaticSequences(proto, opset));
   Graph graph;
   graph.name = proto.name().empty() ? "model" : proto.name();
   graph.source_opset = opset;
@@ -480,7 +483,16 @@ absl::StatusOr<Graph> ImportOnnx(const onnx::ModelProto& model,
   RETURN_IF_ERROR(ImportInputs(proto, options, graph));
   RETURN_IF_ERROR(ImportOutputs(proto, graph));
   const NodeContext context{opset, &options.external_data_dir, "", 0};
-  RETURN_IF_ERROR(ImportNodes(proto, context, graph));
+  RETURN_IF_ERROR(
+      ImportNodes(resolved ? resolved->graph : proto, context, graph));
+  if (resolved) {
+    for (GraphNode& node : graph.nodes) {
+      auto names = resolved->original_names.find(node.name);
+      if (names != resolved->original_names.end()) {
+        node.original_names = names->second;
+      }
+    }
+  }
   RETURN_IF_ERROR(CheckImplicitInputsDefined(graph));
   RETURN_IF_ERROR(SortTopologically(graph));
   return graph;

@@ -1,0 +1,344 @@
+#include "runtime/onnx_sequences.h"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/ops.h"
+#include "runtime/compiled_model.h"
+#include "runtime/converter.h"
+#include "runtime/onnx_import.h"
+#include "runtime/onnx_tensors.h"
+
+namespace acldump {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+void SetTensor(onnx::ValueInfoProto* value, const std::string& name,
+               onnx::TensorProto::DataType type, std::vector<int64_t> dims) {
+  value->set_name(name);
+  auto* tensor = value->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(type);
+  auto* shape = tensor->mutable_shape();
+  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& op,
+                         std::vector<std::string> inputs,
+                         std::vector<std::string> outputs) {
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type(op);
+  node->set_name(outputs[0]);
+  for (const auto& in : inputs) node->add_input(in);
+  for (const auto& out : outputs) node->add_output(out);
+  return node;
+}
+
+void AddInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(value);
+}
+
+// A Constant node: an int64 scalar, or a bool scalar.
+void AddScalar(onnx::GraphProto* graph, const std::string& name,
+               int64_t value) {
+  onnx::NodeProto* node = AddNode(graph, "Constant", {}, {name});
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  attr->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  attr->mutable_t()->add_int64_data(value);
+}
+
+void AddTrue(onnx::GraphProto* graph, const std::string& name) {
+  onnx::NodeProto* node = AddNode(graph, "Constant", {}, {name});
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  attr->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+  attr->mutable_t()->add_int32_data(1);
+}
+
+struct LoopOptions {
+  std::string trip_count = "trips";  // empty: none
+  bool body_condition_computed = false;
+};
+
+// What PyTorch writes for a list built in a loop: a Loop (3 iterations) that
+// appends x + iteration to a sequence, then reads of the sequence:
+//   first = seq[0], last = seq[-1], count = len(seq),
+//   stacked = ConcatFromSequence(seq, axis 0, new_axis 1),
+//   after_erase = Erase(seq, 1)[1] (x + 2), front = Insert(seq, x, 0)[0] (x).
+onnx::ModelProto ListLoopModel(const LoopOptions& options = {}) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("list_loop");
+  SetTensor(g->add_input(), "x", onnx::TensorProto::FLOAT, {4});
+  if (options.trip_count != "trips") {
+    SetTensor(g->add_input(), options.trip_count, onnx::TensorProto::INT64, {});
+  }
+  for (const char* out : {"first", "last", "after_erase", "front"}) {
+    SetTensor(g->add_output(), out, onnx::TensorProto::FLOAT, {4});
+  }
+  SetTensor(g->add_output(), "stacked", onnx::TensorProto::FLOAT, {3, 4});
+  SetTensor(g->add_output(), "count", onnx::TensorProto::INT64, {});
+  AddScalar(g, "trips", 3);
+  AddTrue(g, "keep_going");
+  AddScalar(g, "zero", 0);
+  AddScalar(g, "one", 1);
+  AddScalar(g, "minus_one", -1);
+  AddNode(g, "SequenceEmpty", {}, {"empty"});
+  onnx::NodeProto* loop =
+      AddNode(g, "Loop", {options.trip_count, "keep_going", "empty"}, {"seq"});
+  loop->set_name("loop");
+  onnx::AttributeProto* attr = loop->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = attr->mutable_g();
+  body->set_name("body");
+  SetTensor(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  SetTensor(body->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  body->add_input()->set_name("seq_in");
+  SetTensor(body->add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  body->add_output()->set_name("seq_out");
+  AddInt(AddNode(body, "Cast", {"i"}, {"i_float"}), "to",
+         onnx::TensorProto::FLOAT);
+  AddNode(body, "Add", {"x", "i_float"}, {"piece"})->set_name("add");
+  AddNode(body, "SequenceInsert", {"seq_in", "piece"}, {"seq_out"});
+  if (options.body_condition_computed) {
+    AddNode(body, "Less", {"i", "trips"}, {"cond_out"});
+  } else {
+    AddNode(body, "Identity", {"cond"}, {"cond_out"});
+  }
+  AddNode(g, "SequenceAt", {"seq", "zero"}, {"first"});
+  AddNode(g, "SequenceAt", {"seq", "minus_one"}, {"last"});
+  AddNode(g, "SequenceLength", {"seq"}, {"count"});
+  onnx::NodeProto* concat =
+      AddNode(g, "ConcatFromSequence", {"seq"}, {"stacked"});
+  AddInt(concat, "axis", 0);
+  AddInt(concat, "new_axis", 1);
+  AddNode(g, "SequenceErase", {"seq", "one"}, {"erased"});
+  AddNode(g, "SequenceAt", {"erased", "one"}, {"after_erase"});
+  AddNode(g, "SequenceInsert", {"seq", "x", "zero"}, {"inserted"});
+  AddNode(g, "SequenceAt", {"inserted", "zero"}, {"front"});
+  return model;
+}
+
+std::string Message(const absl::Status& status) {
+  return std::string(status.message());
+}
+
+std::vector<float> Floats(const Tensor& t) {
+  return {t.as<float>(), t.as<float>() + t.NumElements()};
+}
+
+TEST(StaticSequencesTest, ListBuiltInALoopRunsAsTensors) {
+  const std::string bytes = ListLoopModel().SerializeAsString();
+  absl::StatusOr<Graph> graph = ConvertOnnx(bytes);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto model = CompiledModel::Compile(*graph, BuiltinOps());
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor x(DType::kFloat32, Shape({4}));
+  const float values[] = {1.5f, -2.0f, 0.0f, 8.25f};
+  std::copy(std::begin(values), std::end(values), x.as<float>());
+  std::vector<Tensor> outputs;
+  std::vector<MutableHostBuffer> out;
+  for (const NamedTensorInfo& o : graph->outputs) {
+    outputs.emplace_back(o.info.dtype, o.info.shape);
+  }
+  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
+  const absl::Status run = (*model)->Execute(in, out);
+  ASSERT_TRUE(run.ok()) << run;
+  EXPECT_THAT(Floats(outputs[0]), ElementsAre(1.5f, -2.0f, 0.0f, 8.25f));
+  EXPECT_THAT(Floats(outputs[1]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
+  EXPECT_THAT(Floats(outputs[2]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
+  EXPECT_THAT(Floats(outputs[3]), ElementsAre(1.5f, -2.0f, 0.0f, 8.25f));
+  ASSERT_EQ(outputs[4].shape(), Shape({3, 4}));
+  EXPECT_THAT(Floats(outputs[4]),
+              ElementsAreArray({1.5f, -2.0f, 0.0f, 8.25f, 2.5f, -1.0f, 1.0f,
+                                9.25f, 3.5f, 0.0f, 2.0f, 10.25f}));
+  ASSERT_EQ(outputs[5].dtype(), DType::kInt64);
+  EXPECT_EQ(*outputs[5].as<int64_t>(), 3);
+}
+
+TEST(StaticSequencesTest, UnrolledBodyNodesAreNamedAsTheDumpNamesIterations) {
+  absl::StatusOr<Graph> graph = ImportOnnx(ListLoopModel());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<std::string> adds;
+  for (const GraphNode& node : graph->nodes) {
+    EXPECT_FALSE(IsSequenceOp(node.op_type)) << node.name;
+    EXPECT_NE(node.op_type, "Loop");
+    if (node.op_type != "Add") continue;
+    adds.push_back(node.name);
+    EXPECT_THAT(node.original_names, ElementsAre("add", "loop/body/add"));
+  }
+  EXPECT_THAT(adds, ElementsAre("loop/body/0/add", "loop/body/1/add",
+                                "loop/body/2/add"));
+}
+
+TEST(StaticSequencesTest, AGraphWithoutSequenceOpsIsLeftAlone) {
+  onnx::GraphProto graph;
+  AddNode(&graph, "Relu", {"x"}, {"y"});
+  absl::StatusOr<std::optional<ResolvedSequences>> resolved =
+      ResolveStaticSequences(graph, 14);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_FALSE(resolved->has_value());
+}
+
+TEST(StaticSequencesTest, WhatIsKnownOnlyAtRunTimeIsAClearError) {
+  struct Case {
+    const char* what;
+    std::function<void(onnx::ModelProto&)> edit;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"position from an input",
+       [](onnx::ModelProto& m) {
+         SetTensor(m.mutable_graph()->add_input(), "where",
+                   onnx::TensorProto::INT64, {});
+         AddNode(m.mutable_graph(), "SequenceAt", {"seq", "where"}, {"z"});
+       },
+       "position 'where' is known only when the model runs"},
+      {"position out of range",
+       [](onnx::ModelProto& m) {
+         AddScalar(m.mutable_graph(), "five", 5);
+         AddNode(m.mutable_graph(), "SequenceAt", {"seq", "five"}, {"z"});
+       },
+       "position 5 is outside [-3, 2] for a sequence of 3 tensors"},
+      {"sequence as a graph output",
+       [](onnx::ModelProto& m) {
+         m.mutable_graph()->add_output()->set_name("seq");
+       },
+       "graph output 'seq' is a sequence"},
+      {"sequence into another operator",
+       [](onnx::ModelProto& m) {
+         AddNode(m.mutable_graph(), "Identity", {"seq"}, {"z"});
+       },
+       "takes the sequence 'seq' as an input"},
+      {"a Loop unrolled past its bound",
+       [](onnx::ModelProto& m) {
+         onnx::NodeProto* trips = m.mutable_graph()->mutable_node(0);
+         ASSERT_EQ(trips->output(0), "trips");
+         trips->mutable_attribute(0)->mutable_t()->set_int64_data(0, 5000);
+       },
+       "trip count 5000 is outside [0, 4096] (the Loop is unrolled)"},
+      {"a sequence of sequences",
+       [](onnx::ModelProto& m) {
+         AddNode(m.mutable_graph(), "SequenceInsert", {"seq", "seq"}, {"z"});
+       },
+       "'seq' is a sequence: sequences of sequences are not supported"},
+      {"split sizes from the input's shape",
+       [](onnx::ModelProto& m) {
+         AddNode(m.mutable_graph(), "SplitToSequence", {"x"}, {"parts"});
+       },
+       "no split sizes are given"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    onnx::ModelProto model = ListLoopModel();
+    c.edit(model);
+    absl::StatusOr<Graph> graph = ImportOnnx(model);
+    ASSERT_FALSE(graph.ok());
+    EXPECT_THAT(Message(graph.status()), HasSubstr(c.message));
+  }
+}
+
+TEST(StaticSequencesTest, ALoopWhoseLengthIsKnownOnlyAtRunTimeIsNotUnrolled) {
+  LoopOptions from_input;
+  from_input.trip_count = "n";
+  absl::StatusOr<Graph> graph = ImportOnnx(ListLoopModel(from_input));
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()),
+              HasSubstr("node 'loop' (Loop): trip count 'n' is known only "
+                        "when the model runs"));
+
+  LoopOptions computed;
+  computed.body_condition_computed = true;
+  graph = ImportOnnx(ListLoopModel(computed));
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(Message(graph.status()),
+              HasSubstr("its body computes its condition ('cond_out')"));
+
+  // The converter lists the sequence operators it could not resolve, and why.
+  absl::StatusOr<Graph> converted =
+      ConvertOnnx(ListLoopModel(from_input).SerializeAsString());
+  ASSERT_FALSE(converted.ok());
+  EXPECT_THAT(Message(converted.status()),
+              HasSubstr("op type 'SequenceEmpty' is not supported"));
+  EXPECT_THAT(Message(converted.status()),
+              HasSubstr("The sequences were not resolved: node 'loop' "
+                        "(Loop): trip count 'n' is known only"));
+}
+
+// ONNX's own sequence models (Debian's libonnx-testdata): those whose
+// positions are constants (initializers: the import takes an initializer that
+// is also a graph input as a constant) run and give the reference outputs;
+// those whose split sizes come from an input or from its shape are refused at
+// convert time.
+constexpr char kSimpleTests[] = "/usr/share/libonnx-testdata/data/simple/";
+
+absl::StatusOr<Tensor> ReadTensorProto(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::TensorProto proto;
+  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError(path);
+  return TensorFromOnnx(proto);
+}
+
+TEST(StaticSequencesTest, OnnxSequenceModelsWithConstantLayoutsRun) {
+  for (const char* name :
+       {"test_sequence_model1", "test_sequence_model2", "test_sequence_model3",
+        "test_sequence_model4", "test_sequence_model5"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = std::string(kSimpleTests) + name;
+    absl::StatusOr<Graph> graph = ConvertOnnxFile(dir + "/model.onnx");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto model = CompiledModel::Compile(*graph, BuiltinOps());
+    ASSERT_TRUE(model.ok()) << model.status();
+    std::vector<Tensor> inputs;
+    std::vector<HostBuffer> in;
+    for (size_t i = 0; i < graph->inputs.size(); ++i) {
+      absl::StatusOr<Tensor> t = ReadTensorProto(
+          dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+      ASSERT_TRUE(t.ok()) << t.status();
+      inputs.push_back(std::move(*t));
+    }
+    for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
+    absl::StatusOr<Tensor> expected =
+        ReadTensorProto(dir + "/test_data_set_0/output_0.pb");
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    Tensor output(graph->outputs[0].info.dtype, graph->outputs[0].info.shape);
+    MutableHostBuffer out[] = {{output.data(), output.ByteSize()}};
+    const absl::Status run = (*model)->Execute(in, out);
+    ASSERT_TRUE(run.ok()) << run;
+    ASSERT_EQ(output.info(), expected->info());
+    EXPECT_EQ(Floats(output), Floats(*expected));
+  }
+  for (auto [name, reason] :
+       {std::pair<const char*, const char*>{"test_sequence_model6",
+                                            "no split sizes are given"},
+        {"test_sequence_model7", "no split sizes are given"},
+        {"test_sequence_model8",
+         "split 'Splits' is not a constant list of sizes"}}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<Graph> graph =
+        ConvertOnnxFile(std::string(kSimpleTests) + name + "/model.onnx");
+    ASSERT_FALSE(graph.ok());
+    EXPECT_THAT(Message(graph.status()), HasSubstr(reason));
+  }
+}
+
+}  // namespace
+}  // namespace acldump
