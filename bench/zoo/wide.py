@@ -232,6 +232,8 @@ def summary(rows):
                   "|---|---|---|"]
         for op, e in sorted(blocking.items(), key=lambda kv: (-kv[1]["models"], kv[0])):
             lines.append(f"| {op} | {e['models']} | {e['alone']} |")
+    else:
+        lines.append("No missing operator keeps a model from converting.")
     return "\n".join(lines)
 
 
