@@ -259,16 +259,17 @@ HWY_INLINE void TileA(int64_t depth, const float* HWY_RESTRICT a_panel,
 // A's packed row tiles on the lanes, eight tiles at once so the FMA chains
 // overlap, where a tile of B columns would compute a vector or two of
 // padding. Each element sums over K in TileA's order and gets its epilogue.
+// Columns [j_begin, j_end) of the row tiles [t_begin, t_end).
 void TailColumns(const PackedMatrixA& a, int64_t k0, int64_t depth,
                  const float* b, int64_t ldb, int64_t j_begin, int64_t j_end,
-                 float* c, int64_t ldc, bool first, bool last,
-                 const GemmEpilogue& epilogue) {
+                 int64_t t_begin, int64_t t_end, float* c, int64_t ldc,
+                 bool first, bool last, const GemmEpilogue& epilogue) {
   const D d;
   using V = hn::Vec<D>;
   constexpr int64_t kTile = PackedMatrixA::kRowTile;
   constexpr int kGroup = 8;
   const int64_t m = a.m();
-  const int64_t tiles = (m + kTile - 1) / kTile;
+  const int64_t tiles = t_end;
   HWY_ALIGN float column[PackedMatrixB::kDepthBlock];
   static_assert(HWY_MAX_BYTES <= PackedMatrixA::kPaddingBytes,
                 "a packed A's padding must cover this target's vector");
@@ -277,7 +278,7 @@ void TailColumns(const PackedMatrixA& a, int64_t k0, int64_t depth,
       {};
   for (int64_t j = j_begin; j < j_end; ++j) {
     for (int64_t p = 0; p < depth; ++p) column[p] = b[(k0 + p) * ldb + j];
-    for (int64_t t0 = 0; t0 < tiles; t0 += kGroup) {
+    for (int64_t t0 = t_begin; t0 < tiles; t0 += kGroup) {
       const int group = static_cast<int>(std::min<int64_t>(kGroup, tiles - t0));
       const float* panel[kGroup];
       V acc[kGroup];
@@ -335,10 +336,10 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
   const int64_t tail_columns = n % width;
   const bool tail =
       lanes >= kTile && tail_columns != 0 && tail_columns <= kTailColumns;
-  const int64_t per_panel = std::max<int64_t>(1, m * k * width);
-  const size_t grain =
-      static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
-  ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
+  const int64_t tiles = (m + kTile - 1) / kTile;
+  // Panels [first_panel, end_panel) of the row tiles [t_begin, t_end).
+  auto run = [&](size_t first_panel, size_t end_panel, int64_t t_begin,
+                 int64_t t_end) {
     HWY_ALIGN float panel_copy[PackedMatrixB::kDepthBlock * 2 * HWY_MAX_BYTES /
                                sizeof(float)];
     const int64_t tiled_end = tail && static_cast<int64_t>(end_panel) == panels
@@ -350,8 +351,8 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
       const bool first = k0 == 0;
       const bool last = k0 + depth == k;
       if (tiled_end < static_cast<int64_t>(end_panel)) {
-        TailColumns(a, k0, depth, b, ldb, n - tail_columns, n, c, ldc, first,
-                    last, epilogue);
+        TailColumns(a, k0, depth, b, ldb, n - tail_columns, n, t_begin, t_end,
+                    c, ldc, first, last, epilogue);
       }
       for (int64_t panel = static_cast<int64_t>(first_panel); panel < tiled_end;
            ++panel) {
@@ -376,7 +377,8 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
         }
         const float* bp = panel_copy;
         const int64_t bstride = width;
-        for (int64_t i = 0; i < m; i += kTile) {
+        for (int64_t i = t_begin * kTile; i < std::min(m, t_end * kTile);
+             i += kTile) {
           const float* ap = a.Panel(k0, i / kTile);
           float* cp = c + i * ldc + j;
           const float* bias =
@@ -407,6 +409,29 @@ void GemmPackedAImpl(const PackedMatrixA& a, int64_t n, const float* b,
         }
       }
     }
+  };
+  // Each C element is summed over K in the same order whichever thread
+  // computes it, so the split does not change a bit. By columns, every thread
+  // streams all of A; with few column panels (a 7x7 or 14x14 image: 2 to 7)
+  // that leaves threads idle or waiting on A, so the rows are split instead
+  // and each thread streams its share of A.
+  const int64_t threads = CurrentIntraOpThreads();
+  if (threads > 1 && panels < 4 * threads && tiles >= 2 * threads) {
+    const int64_t per_tile = std::max<int64_t>(1, kTile * k * n);
+    const size_t grain = static_cast<size_t>(
+        std::max<int64_t>(1, (int64_t{1} << 18) / per_tile));
+    ParallelFor(
+        static_cast<size_t>(tiles), grain, [&](size_t t_begin, size_t t_end) {
+          run(0, static_cast<size_t>(panels), static_cast<int64_t>(t_begin),
+              static_cast<int64_t>(t_end));
+        });
+    return;
+  }
+  const int64_t per_panel = std::max<int64_t>(1, m * k * width);
+  const size_t grain =
+      static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
+  ParallelFor(panels, grain, [&](size_t first_panel, size_t end_panel) {
+    run(first_panel, end_panel, 0, tiles);
   });
 }
 

@@ -178,6 +178,40 @@ TEST(GemmPackedA, ReluKeepsNanAndSameBitsOnAnyThreadCount) {
             0);
 }
 
+// A 7x7 or 14x14 plane is 2 to 7 column panels: the threads split A's rows
+// there instead of the columns (each element still summed in one order).
+TEST(GemmPackedA, FewColumnPanelsSplitByRowsWithTheSameBits) {
+  const int64_t m = 250, k = 520;
+  const std::vector<float> a = Random(m * k, 20);
+  const std::vector<float> bias = Random(m, 21);
+  const PackedMatrixA packed = PackedMatrixA::Pack(a.data(), m, k, k);
+  for (int64_t n : {49, 196, 17}) {
+    const std::vector<float> b = Random(k * n, 22);
+    std::vector<float> one(m * n);
+    {
+      ScopedIntraOpThreads threads(1);
+      GemmPackedA(packed, n, b.data(), n, one.data(), n,
+                  GemmEpilogue{bias.data(), true, 0.0f, kInf});
+    }
+    for (int threads : {2, 3, 4}) {
+      ScopedIntraOpThreads scope(threads);
+      std::vector<float> many(m * n);
+      GemmPackedA(packed, n, b.data(), n, many.data(), n,
+                  GemmEpilogue{bias.data(), true, 0.0f, kInf});
+      EXPECT_EQ(
+          std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
+          << "n = " << n << ", " << threads << " threads";
+    }
+    for (int64_t j : {int64_t{0}, n - 1}) {
+      double want = bias[m - 1];
+      for (int64_t p = 0; p < k; ++p) {
+        want += double{a[(m - 1) * k + p]} * b[p * n + j];
+      }
+      EXPECT_NEAR(one[(m - 1) * n + j], std::max(want, 0.0), 1e-3);
+    }
+  }
+}
+
 // A narrow last panel (at most one vector of columns) runs a one-vector tile,
 // and a last panel of up to four columns (a 7x7 plane's 49th) runs a column at
 // a time with A's rows on the lanes; each element of C must still get the bits
