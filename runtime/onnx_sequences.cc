@@ -16,7 +16,10 @@ namespace {
 // can make the converter build.
 constexpr int64_t kMaxUnrolledIterations = 4096;
 // All the nodes unrolling may write, over the whole graph.
-constexpr int64_t kMaxUnrolledNodes = int64_t{1} << 20;
+constexpr int64_t kMaxUnrolledNodes = int64_t{1} << 16;
+// Sequences are copied on each insert or erase (each result is a value of
+// its own): a bound on the elements copied in all.
+constexpr int64_t kMaxSequenceWork = int64_t{1} << 24;
 // Integer constants read as positions, sizes and trip counts.
 constexpr int64_t kMaxConstantElements = 4096;
 
@@ -295,6 +298,12 @@ class Resolver {
     if (op == "SequenceInsert" || op == "SequenceErase") {
       ASSIGN_OR_RETURN(std::vector<std::string> * seq,
                        Sequence(OptionalInput(node, 0)));
+      sequence_work_ += static_cast<int64_t>(seq->size()) + 1;
+      if (sequence_work_ > kMaxSequenceWork) {
+        return absl::ResourceExhaustedError(
+            StrCat("the model's sequences take more than ", kMaxSequenceWork,
+                   " element copies to resolve"));
+      }
       std::vector<std::string> result = *seq;
       const int pos_slot = op == "SequenceInsert" ? 2 : 1;
       const std::string pos_name = OptionalInput(node, pos_slot);
@@ -555,6 +564,7 @@ class Resolver {
 
   int64_t opset_;
   int64_t unrolled_nodes_ = 0;
+  int64_t sequence_work_ = 0;
   std::map<std::string, IntConstant, std::less<>> ints_;
   std::map<std::string, bool, std::less<>> bools_;
   std::map<std::string, std::vector<std::string>, std::less<>> sequences_;

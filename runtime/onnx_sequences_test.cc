@@ -235,6 +235,22 @@ TEST(StaticSequencesTest, WhatIsKnownOnlyAtRunTimeIsAClearError) {
          trips->mutable_attribute(0)->mutable_t()->set_int64_data(0, 5000);
        },
        "trip count 5000 is outside [0, 4096] (the Loop is unrolled)"},
+      {"a Loop unrolled into too many nodes",
+       [](onnx::ModelProto& m) {
+         onnx::GraphProto* g = m.mutable_graph();
+         g->mutable_node(0)->mutable_attribute(0)->mutable_t()->set_int64_data(
+             0, 4096);
+         for (onnx::NodeProto& node : *g->mutable_node()) {
+           if (node.op_type() != "Loop") continue;
+           onnx::GraphProto* body = node.mutable_attribute(0)->mutable_g();
+           for (int i = 0; i < 13; ++i) {
+             AddNode(body, "Identity", {"piece"},
+                     {"copy_" + std::to_string(i)});
+           }
+         }
+       },
+       "unrolling the Loops that build sequences would make more than 65536 "
+       "nodes"},
       {"a sequence of sequences",
        [](onnx::ModelProto& m) {
          AddNode(m.mutable_graph(), "SequenceInsert", {"seq", "seq"}, {"z"});
