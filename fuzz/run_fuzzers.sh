@@ -44,7 +44,7 @@ for pair in "${pairs[@]}"; do
     status=1
     failed=1
     echo "!! $name found a failure (log and inputs in $artifacts):"
-    grep -E "ERROR|SUMMARY|==[0-9]+==" "$artifacts/log" | head -20
+    grep -E "ERROR|SUMMARY|==[0-9]+==" "$artifacts/log" | head -20 || true
     if [ -n "$workspace" ]; then
       for crash in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
         [ -e "$crash" ] || continue

@@ -1,5 +1,6 @@
 #include "runtime/onnx_sequences.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -17,9 +18,10 @@ namespace {
 constexpr int64_t kMaxUnrolledIterations = 4096;
 // All the nodes unrolling may write, over the whole graph.
 constexpr int64_t kMaxUnrolledNodes = int64_t{1} << 16;
-// Sequences are copied on each insert or erase (each result is a value of
-// its own): a bound on the elements copied in all.
-constexpr int64_t kMaxSequenceWork = int64_t{1} << 24;
+// What the pass may build in all: nodes written plus sequence elements copied
+// (each insert or erase makes a sequence of its own). A small file must not
+// make the converter build a huge graph.
+constexpr int64_t kMaxWork = int64_t{1} << 20;
 // Integer constants read as positions, sizes and trip counts.
 constexpr int64_t kMaxConstantElements = 4096;
 
@@ -55,6 +57,22 @@ bool HasGraphAttribute(const onnx::NodeProto& node) {
   return false;
 }
 
+// Every value and node name of a graph, at any depth.
+void CollectNames(const onnx::GraphProto& graph, std::set<std::string>& names) {
+  for (const onnx::ValueInfoProto& v : graph.input()) names.insert(v.name());
+  for (const onnx::ValueInfoProto& v : graph.output()) names.insert(v.name());
+  for (const onnx::TensorProto& t : graph.initializer()) names.insert(t.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    names.insert(node.name());
+    names.insert(node.input().begin(), node.input().end());
+    names.insert(node.output().begin(), node.output().end());
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) CollectNames(attr.g(), names);
+      for (const onnx::GraphProto& g : attr.graphs()) CollectNames(g, names);
+    }
+  }
+}
+
 // Every value a node's subgraphs read, at any depth (a superset of what they
 // read from outside: names they define themselves are included too).
 void CollectSubgraphInputs(const onnx::NodeProto& node,
@@ -74,7 +92,19 @@ void CollectSubgraphInputs(const onnx::NodeProto& node,
 
 class Resolver {
  public:
-  explicit Resolver(int64_t opset) : opset_(opset) {}
+  Resolver(const onnx::GraphProto& graph, int64_t opset) : opset_(opset) {
+    CollectNames(graph, taken_);
+  }
+
+  // `base`, or `base_1`, `base_2`, ... if the model or this pass already
+  // uses it (as a value or a node name).
+  std::string Fresh(const std::string& base) {
+    std::string name = base;
+    for (int suffix = 1; !taken_.insert(name).second; ++suffix) {
+      name = StrCat(base, "_", suffix);
+    }
+    return name;
+  }
 
   void RecordInitializers(const onnx::GraphProto& graph) {
     for (const onnx::TensorProto& init : graph.initializer()) {
@@ -84,12 +114,23 @@ class Resolver {
 
   // Resolves one node (its names final: a body node is renamed before).
   absl::Status Visit(const onnx::NodeProto& node) {
+    if (work_ > kMaxWork) {
+      return absl::ResourceExhaustedError(
+          StrCat("resolving the model's sequences takes more than ", kMaxWork,
+                 " nodes and copied elements"));
+    }
     const std::string label =
         StrCat("node '", node.name(), "' (", node.op_type(), ")");
     if (node.op_type() == "Constant") RecordConstantNode(node);
     if (node.op_type() == "Identity" && node.input_size() == 1 &&
         node.output_size() == 1) {
       PropagateConstant(node.input(0), node.output(0));
+      // A sequence passed on (a Loop body's pass-through) is the same list.
+      if (auto seq = sequences_.find(node.input(0)); seq != sequences_.end()) {
+        work_ += static_cast<int64_t>(seq->second.size());
+        sequences_[node.output(0)] = seq->second;
+        return absl::OkStatus();
+      }
     }
     if (SequenceOps().count(node.op_type())) {
       return Annotate(VisitSequenceOp(node), label);
@@ -236,6 +277,7 @@ class Resolver {
   }
 
   onnx::NodeProto* Emit(const std::string& op_type, const std::string& name) {
+    ++work_;
     onnx::NodeProto* node = nodes_.Add();
     node->set_op_type(op_type);
     node->set_name(name);
@@ -283,7 +325,10 @@ class Resolver {
 
   absl::Status VisitSequenceOp(const onnx::NodeProto& node) {
     const std::string& op = node.op_type();
-    const std::string out = node.output_size() > 0 ? node.output(0) : "";
+    if (node.output_size() != 1 || node.output(0).empty()) {
+      return absl::InvalidArgumentError("needs exactly one named output");
+    }
+    const std::string& out = node.output(0);
     if (op == "SequenceEmpty") {
       sequences_[out] = {};
       return absl::OkStatus();
@@ -292,18 +337,14 @@ class Resolver {
       for (const std::string& input : node.input()) {
         RETURN_IF_ERROR(CheckTensorElement(input));
       }
+      work_ += node.input_size();
       sequences_[out] = {node.input().begin(), node.input().end()};
       return absl::OkStatus();
     }
     if (op == "SequenceInsert" || op == "SequenceErase") {
       ASSIGN_OR_RETURN(std::vector<std::string> * seq,
                        Sequence(OptionalInput(node, 0)));
-      sequence_work_ += static_cast<int64_t>(seq->size()) + 1;
-      if (sequence_work_ > kMaxSequenceWork) {
-        return absl::ResourceExhaustedError(
-            StrCat("the model's sequences take more than ", kMaxSequenceWork,
-                   " element copies to resolve"));
-      }
+      work_ += static_cast<int64_t>(seq->size()) + 1;
       std::vector<std::string> result = *seq;
       const int pos_slot = op == "SequenceInsert" ? 2 : 1;
       const std::string pos_name = OptionalInput(node, pos_slot);
@@ -358,11 +399,11 @@ class Resolver {
       }
       std::vector<std::string> parts = *seq;
       if (IntAttribute(node, "new_axis", 0) != 0) {
-        const std::string axes = StrCat(node.name(), "/axes");
+        const std::string axes = Fresh(StrCat(node.name(), "/axes"));
         if (opset_ >= 13) EmitInt64(axes, axes, {axis->i()}, false);
         for (size_t k = 0; k < parts.size(); ++k) {
           onnx::NodeProto* unsqueeze =
-              Emit("Unsqueeze", StrCat(node.name(), "/unsqueeze_", k));
+              Emit("Unsqueeze", Fresh(StrCat(node.name(), "/unsqueeze_", k)));
           unsqueeze->add_input(parts[k]);
           if (opset_ >= 13) {
             unsqueeze->add_input(axes);
@@ -372,7 +413,7 @@ class Resolver {
             attr->set_type(onnx::AttributeProto::INTS);
             attr->add_ints(axis->i());
           }
-          parts[k] = StrCat(node.name(), "/unsqueezed_", k);
+          parts[k] = Fresh(StrCat(node.name(), "/unsqueezed_", k));
           unsqueeze->add_output(parts[k]);
         }
       }
@@ -413,7 +454,7 @@ class Resolver {
       attr->set_i(IntAttribute(node, "axis", 0));
       std::vector<std::string> pieces;
       for (size_t k = 0; k < values.size(); ++k) {
-        pieces.push_back(StrCat(out, "/", k));
+        pieces.push_back(Fresh(StrCat(out, "/", k)));
         node_split->add_output(pieces.back());
       }
       sequences_[out] = std::move(pieces);
@@ -435,6 +476,14 @@ class Resolver {
           StrCat("the body has ", body.input_size(), " inputs and ",
                  body.output_size(), " outputs for ", carried,
                  " loop-carried values"));
+    }
+    std::set<std::string> body_inputs;
+    for (const onnx::ValueInfoProto& input : body.input()) {
+      if (input.name().empty() || !body_inputs.insert(input.name()).second) {
+        return absl::InvalidArgumentError(
+            StrCat("the body's inputs must have distinct names, got '",
+                   input.name(), "' empty or twice"));
+      }
     }
     if (body.output_size() > carried + 1) {
       return absl::UnimplementedError(
@@ -462,10 +511,12 @@ class Resolver {
           "it runs is known only when the model runs");
     }
     ASSIGN_OR_RETURN(int64_t trips, ScalarInt(trip_name, "trip count"));
-    if (trips < 0 || trips > kMaxUnrolledIterations) {
+    // A negative trip count runs no iteration, as in ONNX Runtime.
+    trips = std::max<int64_t>(trips, 0);
+    if (trips > kMaxUnrolledIterations) {
       return absl::InvalidArgumentError(
-          StrCat("trip count ", trips, " is outside [0, ",
-                 kMaxUnrolledIterations, "] (the Loop is unrolled)"));
+          StrCat("trip count ", trips, " is more than ", kMaxUnrolledIterations,
+                 " (the Loop is unrolled)"));
     }
     std::string cond = loop.input(1);
     if (!cond.empty()) {
@@ -477,10 +528,10 @@ class Resolver {
       }
       if (!known->second) trips = 0;
     } else {
-      cond = StrCat(loop.name(), "/condition");
+      cond = Fresh(StrCat(loop.name(), "/condition"));
       EmitBoolTrue(cond, cond);
     }
-    unrolled_nodes_ += trips * body.node_size();
+    unrolled_nodes_ += trips * (body.node_size() + 1);
     if (unrolled_nodes_ > kMaxUnrolledNodes) {
       return absl::ResourceExhaustedError(
           StrCat("unrolling the Loops that build sequences would make more "
@@ -492,7 +543,7 @@ class Resolver {
     for (int64_t it = 0; it < trips; ++it) {
       const std::string prefix = StrCat(loop.name(), "/body/", it, "/");
       std::map<std::string, std::string> renamed;
-      const std::string iteration = StrCat(prefix, "iteration");
+      const std::string iteration = Fresh(StrCat(prefix, "iteration"));
       EmitInt64(iteration, iteration, {it}, true);
       renamed[body.input(0).name()] = iteration;
       renamed[body.input(1).name()] = cond;
@@ -504,7 +555,7 @@ class Resolver {
         const std::string body_name = clone.name().empty()
                                           ? StrCat(clone.op_type(), "_", j)
                                           : clone.name();
-        clone.set_name(StrCat(prefix, body_name));
+        clone.set_name(Fresh(StrCat(prefix, body_name)));
         original_names_[clone.name()] = {
             body_name, StrCat(loop.name(), "/body/", body_name)};
         for (std::string& input : *clone.mutable_input()) {
@@ -514,7 +565,7 @@ class Resolver {
         }
         for (std::string& output : *clone.mutable_output()) {
           if (output.empty()) continue;
-          const std::string fresh = StrCat(prefix, output);
+          const std::string fresh = Fresh(StrCat(prefix, output));
           renamed[output] = fresh;
           output = fresh;
         }
@@ -544,11 +595,12 @@ class Resolver {
       const std::string& value = values[static_cast<size_t>(k)];
       if (out.empty()) continue;
       if (auto seq = sequences_.find(value); seq != sequences_.end()) {
+        work_ += static_cast<int64_t>(seq->second.size());
         sequences_[out] = seq->second;
         continue;
       }
       onnx::NodeProto* identity =
-          Emit("Identity", StrCat(loop.name(), "/output_", k));
+          Emit("Identity", Fresh(StrCat(loop.name(), "/output_", k)));
       original_names_[identity->name()] = {loop.name()};
       identity->add_input(value);
       identity->add_output(out);
@@ -564,7 +616,8 @@ class Resolver {
 
   int64_t opset_;
   int64_t unrolled_nodes_ = 0;
-  int64_t sequence_work_ = 0;
+  int64_t work_ = 0;
+  std::set<std::string> taken_;
   std::map<std::string, IntConstant, std::less<>> ints_;
   std::map<std::string, bool, std::less<>> bools_;
   std::map<std::string, std::vector<std::string>, std::less<>> sequences_;
@@ -585,7 +638,7 @@ absl::StatusOr<std::optional<ResolvedSequences>> ResolveStaticSequences(
     any = any || IsSequenceOp(node.op_type());
   }
   if (!any) return std::optional<ResolvedSequences>();
-  Resolver resolver(opset);
+  Resolver resolver(graph, opset);
   resolver.RecordInitializers(graph);
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
@@ -596,7 +649,7 @@ absl::StatusOr<std::optional<ResolvedSequences>> ResolveStaticSequences(
     // Named as the import names an unnamed node, so that the unrolled
     // body's nodes carry a name.
     onnx::NodeProto named = node;
-    named.set_name(StrCat(node.op_type(), "_", i));
+    named.set_name(resolver.Fresh(StrCat(node.op_type(), "_", i)));
     RETURN_IF_ERROR(resolver.Visit(named));
   }
   RETURN_IF_ERROR(resolver.CheckOutputs(graph));

@@ -72,13 +72,18 @@ void AddTrue(onnx::GraphProto* graph, const std::string& name) {
 struct LoopOptions {
   std::string trip_count = "trips";  // empty: none
   bool body_condition_computed = false;
+  // The body's condition is a constant false: one iteration, and only
+  // `first`, `last`, `stacked` and `count` are read.
+  bool stop_after_first = false;
 };
 
 // What PyTorch writes for a list built in a loop: a Loop (3 iterations) that
 // appends x + iteration to a sequence, then reads of the sequence:
 //   first = seq[0], last = seq[-1], count = len(seq),
 //   stacked = ConcatFromSequence(seq, axis 0, new_axis 1),
-//   after_erase = Erase(seq, 1)[1] (x + 2), front = Insert(seq, x, 0)[0] (x).
+//   after_erase = Erase(seq, 1)[1] (x + 2), front = Insert(seq, x, 0)[0] (x),
+//   erase_negative = Erase(seq, -2)[-1] (x + 2),
+//   insert_negative = Insert(seq, x, -1)[2] (x).
 onnx::ModelProto ListLoopModel(const LoopOptions& options = {}) {
   onnx::ModelProto model;
   model.set_ir_version(8);
@@ -89,16 +94,24 @@ onnx::ModelProto ListLoopModel(const LoopOptions& options = {}) {
   if (options.trip_count != "trips") {
     SetTensor(g->add_input(), options.trip_count, onnx::TensorProto::INT64, {});
   }
-  for (const char* out : {"first", "last", "after_erase", "front"}) {
-    SetTensor(g->add_output(), out, onnx::TensorProto::FLOAT, {4});
+  const bool all_reads = !options.stop_after_first;
+  for (const char* out : {"first", "last", "after_erase", "front",
+                          "erase_negative", "insert_negative"}) {
+    if (all_reads || std::string(out) == "first" ||
+        std::string(out) == "last") {
+      SetTensor(g->add_output(), out, onnx::TensorProto::FLOAT, {4});
+    }
   }
-  SetTensor(g->add_output(), "stacked", onnx::TensorProto::FLOAT, {3, 4});
+  SetTensor(g->add_output(), "stacked", onnx::TensorProto::FLOAT,
+            {all_reads ? 3 : 1, 4});
   SetTensor(g->add_output(), "count", onnx::TensorProto::INT64, {});
   AddScalar(g, "trips", 3);
   AddTrue(g, "keep_going");
   AddScalar(g, "zero", 0);
   AddScalar(g, "one", 1);
   AddScalar(g, "minus_one", -1);
+  AddScalar(g, "minus_two", -2);
+  AddScalar(g, "two", 2);
   AddNode(g, "SequenceEmpty", {}, {"empty"});
   onnx::NodeProto* loop =
       AddNode(g, "Loop", {options.trip_count, "keep_going", "empty"}, {"seq"});
@@ -119,6 +132,14 @@ onnx::ModelProto ListLoopModel(const LoopOptions& options = {}) {
   AddNode(body, "SequenceInsert", {"seq_in", "piece"}, {"seq_out"});
   if (options.body_condition_computed) {
     AddNode(body, "Less", {"i", "trips"}, {"cond_out"});
+  } else if (options.stop_after_first) {
+    onnx::NodeProto* stop = AddNode(body, "Constant", {}, {"stop"});
+    onnx::AttributeProto* value = stop->add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+    value->mutable_t()->add_int32_data(0);
+    AddNode(body, "Identity", {"stop"}, {"cond_out"});
   } else {
     AddNode(body, "Identity", {"cond"}, {"cond_out"});
   }
@@ -129,10 +150,15 @@ onnx::ModelProto ListLoopModel(const LoopOptions& options = {}) {
       AddNode(g, "ConcatFromSequence", {"seq"}, {"stacked"});
   AddInt(concat, "axis", 0);
   AddInt(concat, "new_axis", 1);
+  if (!all_reads) return model;
   AddNode(g, "SequenceErase", {"seq", "one"}, {"erased"});
   AddNode(g, "SequenceAt", {"erased", "one"}, {"after_erase"});
   AddNode(g, "SequenceInsert", {"seq", "x", "zero"}, {"inserted"});
   AddNode(g, "SequenceAt", {"inserted", "zero"}, {"front"});
+  AddNode(g, "SequenceErase", {"seq", "minus_two"}, {"erased_2"});
+  AddNode(g, "SequenceAt", {"erased_2", "minus_one"}, {"erase_negative"});
+  AddNode(g, "SequenceInsert", {"seq", "x", "minus_one"}, {"inserted_2"});
+  AddNode(g, "SequenceAt", {"inserted_2", "two"}, {"insert_negative"});
   return model;
 }
 
@@ -166,12 +192,39 @@ TEST(StaticSequencesTest, ListBuiltInALoopRunsAsTensors) {
   EXPECT_THAT(Floats(outputs[1]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
   EXPECT_THAT(Floats(outputs[2]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
   EXPECT_THAT(Floats(outputs[3]), ElementsAre(1.5f, -2.0f, 0.0f, 8.25f));
-  ASSERT_EQ(outputs[4].shape(), Shape({3, 4}));
-  EXPECT_THAT(Floats(outputs[4]),
+  EXPECT_THAT(Floats(outputs[4]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
+  EXPECT_THAT(Floats(outputs[5]), ElementsAre(1.5f, -2.0f, 0.0f, 8.25f));
+  ASSERT_EQ(outputs[6].shape(), Shape({3, 4}));
+  EXPECT_THAT(Floats(outputs[6]),
               ElementsAreArray({1.5f, -2.0f, 0.0f, 8.25f, 2.5f, -1.0f, 1.0f,
                                 9.25f, 3.5f, 0.0f, 2.0f, 10.25f}));
-  ASSERT_EQ(outputs[5].dtype(), DType::kInt64);
-  EXPECT_EQ(*outputs[5].as<int64_t>(), 3);
+  ASSERT_EQ(outputs[7].dtype(), DType::kInt64);
+  EXPECT_EQ(*outputs[7].as<int64_t>(), 3);
+}
+
+// The condition the body computes in iteration i decides whether i + 1 runs.
+TEST(StaticSequencesTest, ALoopStopsWhereItsConditionIsFalse) {
+  LoopOptions options;
+  options.stop_after_first = true;
+  absl::StatusOr<Graph> graph =
+      ConvertOnnx(ListLoopModel(options).SerializeAsString());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto model = CompiledModel::Compile(*graph, BuiltinOps());
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor x(DType::kFloat32, Shape({4}));
+  std::fill_n(x.as<float>(), 4, 0.25f);
+  std::vector<Tensor> outputs;
+  std::vector<MutableHostBuffer> out;
+  for (const NamedTensorInfo& o : graph->outputs) {
+    outputs.emplace_back(o.info.dtype, o.info.shape);
+  }
+  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
+  const absl::Status run = (*model)->Execute(in, out);
+  ASSERT_TRUE(run.ok()) << run;
+  EXPECT_THAT(Floats(outputs[1]), ElementsAre(0.25f, 0.25f, 0.25f, 0.25f));
+  ASSERT_EQ(outputs[2].shape(), Shape({1, 4}));
+  EXPECT_EQ(*outputs[3].as<int64_t>(), 1);
 }
 
 TEST(StaticSequencesTest, UnrolledBodyNodesAreNamedAsTheDumpNamesIterations) {
@@ -187,6 +240,35 @@ TEST(StaticSequencesTest, UnrolledBodyNodesAreNamedAsTheDumpNamesIterations) {
   }
   EXPECT_THAT(adds, ElementsAre("loop/body/0/add", "loop/body/1/add",
                                 "loop/body/2/add"));
+}
+
+// Names the pass makes do not take a name the model uses: a body value
+// called "iteration" beside the iteration count's constant, and a Loop
+// output passed on by Identity.
+TEST(StaticSequencesTest, GeneratedNamesStayClearOfTheModels) {
+  onnx::ModelProto model = ListLoopModel();
+  for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Loop") continue;
+    for (onnx::NodeProto& inner :
+         *node.mutable_attribute(0)->mutable_g()->mutable_node()) {
+      for (std::string& name : *inner.mutable_input()) {
+        if (name == "i_float") name = "iteration";
+      }
+      for (std::string& name : *inner.mutable_output()) {
+        if (name == "i_float") name = "iteration";
+      }
+    }
+  }
+  // `seq` passed on by Identity is the same sequence.
+  AddNode(model.mutable_graph(), "Identity", {"seq"}, {"seq_again"});
+  AddNode(model.mutable_graph(), "SequenceLength", {"seq_again"},
+          {"count_again"});
+  SetTensor(model.mutable_graph()->add_output(), "count_again",
+            onnx::TensorProto::INT64, {});
+  absl::StatusOr<Graph> graph = ConvertOnnx(model.SerializeAsString());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto compiled = CompiledModel::Compile(*graph, BuiltinOps());
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
 }
 
 TEST(StaticSequencesTest, AGraphWithoutSequenceOpsIsLeftAlone) {
@@ -225,7 +307,7 @@ TEST(StaticSequencesTest, WhatIsKnownOnlyAtRunTimeIsAClearError) {
        "graph output 'seq' is a sequence"},
       {"sequence into another operator",
        [](onnx::ModelProto& m) {
-         AddNode(m.mutable_graph(), "Identity", {"seq"}, {"z"});
+         AddNode(m.mutable_graph(), "Add", {"seq", "x"}, {"z"});
        },
        "takes the sequence 'seq' as an input"},
       {"a Loop unrolled past its bound",
@@ -234,7 +316,7 @@ TEST(StaticSequencesTest, WhatIsKnownOnlyAtRunTimeIsAClearError) {
          ASSERT_EQ(trips->output(0), "trips");
          trips->mutable_attribute(0)->mutable_t()->set_int64_data(0, 5000);
        },
-       "trip count 5000 is outside [0, 4096] (the Loop is unrolled)"},
+       "trip count 5000 is more than 4096 (the Loop is unrolled)"},
       {"a Loop unrolled into too many nodes",
        [](onnx::ModelProto& m) {
          onnx::GraphProto* g = m.mutable_graph();
@@ -251,6 +333,11 @@ TEST(StaticSequencesTest, WhatIsKnownOnlyAtRunTimeIsAClearError) {
        },
        "unrolling the Loops that build sequences would make more than 65536 "
        "nodes"},
+      {"a sequence op without an output",
+       [](onnx::ModelProto& m) {
+         AddNode(m.mutable_graph(), "SequenceLength", {"seq"}, {""});
+       },
+       "needs exactly one named output"},
       {"a sequence of sequences",
        [](onnx::ModelProto& m) {
          AddNode(m.mutable_graph(), "SequenceInsert", {"seq", "seq"}, {"z"});

@@ -93,6 +93,8 @@ def elementwise(ours, theirs):
 def quantization_steps(a, r):
     """When r's values lie on one grid of at most 256 levels (the output of DequantizeLinear),
     (values of a off r, the most grid steps any is off, the step); otherwise None."""
+    if not (np.isfinite(a).all() and np.isfinite(r).all()):
+        return None
     levels = np.unique(r)
     if not 2 <= levels.size <= 256:
         return None
@@ -103,7 +105,8 @@ def quantization_steps(a, r):
     if np.abs(multiples - np.rint(multiples)).max() > 1e-3 or \
             np.abs(off - np.rint(off)).max() > 1e-3:
         return None
-    return int(np.count_nonzero(np.rint(off))), int(np.rint(off).max()), float(step)
+    count = int(np.count_nonzero(np.rint(off)))
+    return (count, int(np.rint(off).max()), float(step)) if count else None
 
 
 def finish(result):
