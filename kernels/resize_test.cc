@@ -117,7 +117,7 @@ TEST(ResizeTest, PlanarFloat32PathGivesTheGenericPathsBits) {
                                       << c.sizes[2] << "x" << c.sizes[3]);
     for (int threads : {1, 2}) {
       ScopedIntraOpThreads scope(threads);
-      auto run = [&](auto values) {
+      auto tester = [&](auto values) {
         using T = typename decltype(values)::value_type;
         OpTester t("Resize");
         t.Input<T>({2, 3, 10, 8}, values);
@@ -127,10 +127,21 @@ TEST(ResizeTest, PlanarFloat32PathGivesTheGenericPathsBits) {
             .Attr("mode", std::string(c.mode))
             .Attr("coordinate_transformation_mode", std::string(c.transform))
             .Attr("exclude_outside", c.exclude_outside);
-        return t.Run();
+        return t;
       };
-      auto planar = run(x);
-      auto generic = run(wide);
+      // The comparison means something only if each took its own path.
+      auto path = [](const OpTester& t) {
+        auto params = t.LaunchParams();
+        if (!params.ok()) return std::string(params.status().message());
+        for (const auto& [key, value] : *params) {
+          if (key == "path") return value;
+        }
+        return std::string("no path parameter");
+      };
+      EXPECT_EQ(path(tester(x)), "planar");
+      EXPECT_EQ(path(tester(wide)), "interpolate");
+      auto planar = tester(x).Run();
+      auto generic = tester(wide).Run();
       ASSERT_TRUE(planar.ok()) << planar.status();
       ASSERT_TRUE(generic.ok()) << generic.status();
       const std::vector<float> got = Values<float>((*planar)[0]);

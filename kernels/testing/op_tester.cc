@@ -39,6 +39,13 @@ absl::StatusOr<std::vector<TensorInfo>> OpTester::InferOutputs() const {
   return prepared.outputs;
 }
 
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+OpTester::LaunchParams() const {
+  std::vector<TensorView> views;
+  ASSIGN_OR_RETURN(PreparedKernel prepared, Prepare(views));
+  return prepared.kernel->LaunchParams();
+}
+
 absl::StatusOr<std::vector<Tensor>> OpTester::Run() const {
   std::vector<TensorView> views;
   ASSIGN_OR_RETURN(PreparedKernel prepared, Prepare(views));

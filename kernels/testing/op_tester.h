@@ -79,6 +79,9 @@ class OpTester {
   absl::StatusOr<std::vector<TensorInfo>> InferOutputs() const;
   // Prepares and runs; outputs in allocated tensors.
   absl::StatusOr<std::vector<Tensor>> Run() const;
+  // Prepares only: the launch parameters the kernel chose (its path, sizes).
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+  LaunchParams() const;
 
  private:
   absl::StatusOr<PreparedKernel> Prepare(std::vector<TensorView>& views) const;
