@@ -393,6 +393,23 @@ expect_grep minus_one.err "= -1 (dynamic), which needs --dynamic-batch-size"
 expect_exit 1 run_gears -- "$DUMP" run -m gears.om -c all.json
 expect_grep run_gears.err "is a dynamic model (3 batch gears); the tools run static models"
 
+echo "== a list built in a Loop: unrolled at convert time, each iteration dumped"
+expect_exit 0 list_loop -- "$CONVERT" "$TD/list_loop.onnx" list_loop.om
+mkdir -p list_dump
+cat >list_loop.json <<EOF
+{"dump": {"dump_path": "$WORK/list_dump", "dump_mode": "output",
+          "dump_list": [{"model_name": "list_loop", "layer": ["add"]}]}}
+EOF
+expect_exit 0 list_loop_run -- "$DUMP" run -m list_loop.om -c list_loop.json -n 1
+LIST_ITER=$(echo "$WORK"/list_dump/2*/0/list_loop/*/0)
+for i in 0 1 2; do
+  [[ $(count_files "$LIST_ITER" -name "Add.loop_body_${i}_add.*") == 1 ]] ||
+    fail "iteration $i of the unrolled loop body was not dumped"
+done
+expect_exit 0 list_loop_show -- "$DUMP" show "$LIST_ITER"/Add.loop_body_2_add.*
+expect_grep list_loop_show.out "op       loop/body/2/add  (type Add)"
+expect_grep list_loop_show.out "original add,loop/body/add"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed" >&2
   exit 1
