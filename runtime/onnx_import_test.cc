@@ -13,10 +13,15 @@
 #include "runtime/compiled_model.h"
 #include "runtime/converter.h"
 #include "runtime/onnx_tensors.h"
+#include "runtime/onnx_test_builders.h"
 #include "runtime/passes.h"
 
 namespace acldump {
 namespace {
+
+using ::acldump::testing::AddInt;
+using ::acldump::testing::AddInts;
+using ::acldump::testing::AddNode;
 
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -82,32 +87,6 @@ void SetValue(onnx::ValueInfoProto* value, const std::string& name,
   type->set_elem_type(onnx::TensorProto::FLOAT);
   auto* shape = type->mutable_shape();
   (AddDim(shape, dims), ...);
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& op,
-                         std::vector<std::string> inputs,
-                         std::vector<std::string> outputs) {
-  onnx::NodeProto* node = graph->add_node();
-  node->set_op_type(op);
-  node->set_name(outputs[0]);
-  for (const auto& in : inputs) node->add_input(in);
-  for (const auto& out : outputs) node->add_output(out);
-  return node;
-}
-
-void AddInts(onnx::NodeProto* node, const std::string& name,
-             std::vector<int64_t> values) {
-  onnx::AttributeProto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) attr->add_ints(v);
-}
-
-void AddInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
-  onnx::AttributeProto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INT);
-  attr->set_i(value);
 }
 
 void AddInitializer(onnx::GraphProto* graph, const std::string& name,

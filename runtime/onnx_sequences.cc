@@ -284,29 +284,29 @@ class Resolver {
     return node;
   }
 
-  void EmitInt64(const std::string& name, const std::string& output,
-                 const std::vector<int64_t>& values, bool scalar) {
+  // A Constant node `name` whose tensor (value) the caller fills.
+  onnx::TensorProto* EmitConstant(const std::string& name,
+                                  const std::string& output,
+                                  onnx::TensorProto::DataType type) {
     onnx::NodeProto* node = Emit("Constant", name);
     node->add_output(output);
     onnx::AttributeProto* attr = node->add_attribute();
     attr->set_name("value");
     attr->set_type(onnx::AttributeProto::TENSOR);
-    onnx::TensorProto* t = attr->mutable_t();
-    t->set_data_type(onnx::TensorProto::INT64);
+    attr->mutable_t()->set_data_type(type);
+    return attr->mutable_t();
+  }
+
+  void EmitInt64(const std::string& name, const std::string& output,
+                 const std::vector<int64_t>& values, bool scalar) {
+    onnx::TensorProto* t = EmitConstant(name, output, onnx::TensorProto::INT64);
     if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
     for (int64_t v : values) t->add_int64_data(v);
     ints_[output] = {values, scalar};
   }
 
   void EmitBoolTrue(const std::string& name, const std::string& output) {
-    onnx::NodeProto* node = Emit("Constant", name);
-    node->add_output(output);
-    onnx::AttributeProto* attr = node->add_attribute();
-    attr->set_name("value");
-    attr->set_type(onnx::AttributeProto::TENSOR);
-    onnx::TensorProto* t = attr->mutable_t();
-    t->set_data_type(onnx::TensorProto::BOOL);
-    t->add_int32_data(1);
+    EmitConstant(name, output, onnx::TensorProto::BOOL)->add_int32_data(1);
     bools_[output] = true;
   }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/ops.h"
@@ -14,9 +15,13 @@
 #include "runtime/converter.h"
 #include "runtime/onnx_import.h"
 #include "runtime/onnx_tensors.h"
+#include "runtime/onnx_test_builders.h"
 
 namespace acldump {
 namespace {
+
+using ::acldump::testing::AddInt;
+using ::acldump::testing::AddNode;
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -29,24 +34,6 @@ void SetTensor(onnx::ValueInfoProto* value, const std::string& name,
   tensor->set_elem_type(type);
   auto* shape = tensor->mutable_shape();
   for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& op,
-                         std::vector<std::string> inputs,
-                         std::vector<std::string> outputs) {
-  onnx::NodeProto* node = graph->add_node();
-  node->set_op_type(op);
-  node->set_name(outputs[0]);
-  for (const auto& in : inputs) node->add_input(in);
-  for (const auto& out : outputs) node->add_output(out);
-  return node;
-}
-
-void AddInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
-  onnx::AttributeProto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INT);
-  attr->set_i(value);
 }
 
 // A Constant node: an int64 scalar, or a bool scalar.
@@ -170,24 +157,29 @@ std::vector<float> Floats(const Tensor& t) {
   return {t.as<float>(), t.as<float>() + t.NumElements()};
 }
 
-TEST(StaticSequencesTest, ListBuiltInALoopRunsAsTensors) {
-  const std::string bytes = ListLoopModel().SerializeAsString();
-  absl::StatusOr<Graph> graph = ConvertOnnx(bytes);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto model = CompiledModel::Compile(*graph, BuiltinOps());
-  ASSERT_TRUE(model.ok()) << model.status();
+// Converts and runs a model of one float32 input [4]; its outputs.
+absl::StatusOr<std::vector<Tensor>> ConvertAndRun(
+    const onnx::ModelProto& proto, const std::vector<float>& x_values) {
+  ASSIGN_OR_RETURN(Graph graph, ConvertOnnx(proto.SerializeAsString()));
+  ASSIGN_OR_RETURN(auto model, CompiledModel::Compile(graph, BuiltinOps()));
   Tensor x(DType::kFloat32, Shape({4}));
-  const float values[] = {1.5f, -2.0f, 0.0f, 8.25f};
-  std::copy(std::begin(values), std::end(values), x.as<float>());
+  std::copy(x_values.begin(), x_values.end(), x.as<float>());
   std::vector<Tensor> outputs;
   std::vector<MutableHostBuffer> out;
-  for (const NamedTensorInfo& o : graph->outputs) {
+  for (const NamedTensorInfo& o : graph.outputs) {
     outputs.emplace_back(o.info.dtype, o.info.shape);
   }
   for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
   const HostBuffer in[] = {{x.data(), x.ByteSize()}};
-  const absl::Status run = (*model)->Execute(in, out);
-  ASSERT_TRUE(run.ok()) << run;
+  RETURN_IF_ERROR(model->Execute(in, out));
+  return outputs;
+}
+
+TEST(StaticSequencesTest, ListBuiltInALoopRunsAsTensors) {
+  absl::StatusOr<std::vector<Tensor>> run =
+      ConvertAndRun(ListLoopModel(), {1.5f, -2.0f, 0.0f, 8.25f});
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::vector<Tensor>& outputs = *run;
   EXPECT_THAT(Floats(outputs[0]), ElementsAre(1.5f, -2.0f, 0.0f, 8.25f));
   EXPECT_THAT(Floats(outputs[1]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
   EXPECT_THAT(Floats(outputs[2]), ElementsAre(3.5f, 0.0f, 2.0f, 10.25f));
@@ -206,22 +198,10 @@ TEST(StaticSequencesTest, ListBuiltInALoopRunsAsTensors) {
 TEST(StaticSequencesTest, ALoopStopsWhereItsConditionIsFalse) {
   LoopOptions options;
   options.stop_after_first = true;
-  absl::StatusOr<Graph> graph =
-      ConvertOnnx(ListLoopModel(options).SerializeAsString());
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto model = CompiledModel::Compile(*graph, BuiltinOps());
-  ASSERT_TRUE(model.ok()) << model.status();
-  Tensor x(DType::kFloat32, Shape({4}));
-  std::fill_n(x.as<float>(), 4, 0.25f);
-  std::vector<Tensor> outputs;
-  std::vector<MutableHostBuffer> out;
-  for (const NamedTensorInfo& o : graph->outputs) {
-    outputs.emplace_back(o.info.dtype, o.info.shape);
-  }
-  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
-  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
-  const absl::Status run = (*model)->Execute(in, out);
-  ASSERT_TRUE(run.ok()) << run;
+  absl::StatusOr<std::vector<Tensor>> run =
+      ConvertAndRun(ListLoopModel(options), {0.25f, 0.25f, 0.25f, 0.25f});
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::vector<Tensor>& outputs = *run;
   EXPECT_THAT(Floats(outputs[1]), ElementsAre(0.25f, 0.25f, 0.25f, 0.25f));
   ASSERT_EQ(outputs[2].shape(), Shape({1, 4}));
   EXPECT_EQ(*outputs[3].as<int64_t>(), 1);
