@@ -109,6 +109,24 @@ class Resolver {
   void RecordInitializers(const onnx::GraphProto& graph) {
     for (const onnx::TensorProto& init : graph.initializer()) {
       RecordConstant(init.name(), init);
+      dims_[init.name()] = {init.dims().begin(), init.dims().end()};
+    }
+    // Inputs declared with static dimensions (a SplitToSequence without
+    // sizes needs the length it splits).
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      if (!input.type().has_tensor_type() ||
+          !input.type().tensor_type().has_shape()) {
+        continue;
+      }
+      std::vector<int64_t> dims;
+      for (const auto& dim : input.type().tensor_type().shape().dim()) {
+        if (!dim.has_dim_value() || dim.dim_value() < 0) break;
+        dims.push_back(dim.dim_value());
+      }
+      if (static_cast<int>(dims.size()) ==
+          input.type().tensor_type().shape().dim_size()) {
+        dims_.emplace(input.name(), std::move(dims));
+      }
     }
   }
 
@@ -426,42 +444,110 @@ class Resolver {
       attr->set_i(axis->i());
       return absl::OkStatus();
     }
-    if (op == "SplitToSequence") {
-      const std::string split = OptionalInput(node, 1);
-      auto sizes = ints_.find(split);
-      if (split.empty() || sizes == ints_.end() || sizes->second.scalar) {
-        return absl::UnimplementedError(StrCat(
-            split.empty()
-                ? std::string("no split sizes are given")
-                : StrCat("split '", split, "' is not a constant list of sizes"),
-            ": the number of pieces depends on the input's shape, and "
-            "acldump has no run-time sequence type"));
-      }
-      const std::vector<int64_t>& values = sizes->second.values;
-      onnx::NodeProto* node_split = Emit("Split", node.name());
-      node_split->add_input(OptionalInput(node, 0));
-      if (opset_ >= 13) {
-        node_split->add_input(split);
-      } else {
-        onnx::AttributeProto* attr = node_split->add_attribute();
-        attr->set_name("split");
-        attr->set_type(onnx::AttributeProto::INTS);
-        for (int64_t v : values) attr->add_ints(v);
-      }
-      onnx::AttributeProto* attr = node_split->add_attribute();
-      attr->set_name("axis");
-      attr->set_type(onnx::AttributeProto::INT);
-      attr->set_i(IntAttribute(node, "axis", 0));
-      std::vector<std::string> pieces;
-      for (size_t k = 0; k < values.size(); ++k) {
-        pieces.push_back(Fresh(StrCat(out, "/", k)));
-        node_split->add_output(pieces.back());
-      }
-      sequences_[out] = std::move(pieces);
-      return absl::OkStatus();
-    }
+    if (op == "SplitToSequence") return SplitToSequence(node, out);
     return absl::UnimplementedError(
         StrCat(op, " is not supported: acldump has no run-time sequence type"));
+  }
+
+  // Split with explicit sizes; without them pieces of one (squeezed unless
+  // keepdims), with a scalar pieces of that size, which needs the length of
+  // the input's axis when converting (a constant or a graph input declared
+  // with static dimensions).
+  absl::Status SplitToSequence(const onnx::NodeProto& node,
+                               const std::string& out) {
+    const std::string input = OptionalInput(node, 0);
+    const std::string split = OptionalInput(node, 1);
+    int64_t axis = IntAttribute(node, "axis", 0);
+    const bool keepdims = IntAttribute(node, "keepdims", 1) != 0;
+    std::vector<int64_t> sizes;
+    auto given = ints_.find(split);
+    if (!split.empty() && given == ints_.end()) {
+      return absl::UnimplementedError(StrCat(
+          "split '", split,
+          "' is known only when the model runs: the number of pieces depends "
+          "on it, and acldump has no run-time sequence type"));
+    }
+    const bool ones = split.empty();
+    if (!ones && !given->second.scalar) {
+      sizes = given->second.values;
+    } else {
+      auto dims = dims_.find(input);
+      if (dims == dims_.end()) {
+        return absl::UnimplementedError(StrCat(
+            ones ? std::string("no split sizes are given")
+                 : StrCat("split '", split, "' is one size"),
+            ": the number of pieces depends on the length of '", input,
+            "' along axis ", axis,
+            ", which the converter knows only for a constant or a graph input "
+            "declared with static dimensions"));
+      }
+      const auto rank = static_cast<int64_t>(dims->second.size());
+      if (axis < -rank || axis >= rank) {
+        return absl::InvalidArgumentError(
+            StrCat("axis ", axis, " is outside [", -rank, ", ", rank - 1, "]"));
+      }
+      if (axis < 0) axis += rank;
+      const int64_t length = dims->second[static_cast<size_t>(axis)];
+      const int64_t piece = ones ? 1 : given->second.values[0];
+      if (piece <= 0) {
+        return absl::InvalidArgumentError(
+            StrCat("split size ", piece, " must be positive"));
+      }
+      if (length / piece > kMaxConstantElements) {
+        return absl::InvalidArgumentError(
+            StrCat("splitting ", length, " into pieces of ", piece,
+                   " makes more than ", kMaxConstantElements, " tensors"));
+      }
+      for (int64_t at = 0; at < length; at += piece) {
+        sizes.push_back(std::min(piece, length - at));
+      }
+    }
+    if (sizes.empty()) {
+      sequences_[out] = {};
+      return absl::OkStatus();
+    }
+    onnx::NodeProto* node_split = Emit("Split", node.name());
+    node_split->add_input(input);
+    if (opset_ >= 13) {
+      const std::string sizes_name = Fresh(StrCat(node.name(), "/split"));
+      EmitInt64(sizes_name, sizes_name, sizes, false);
+      node_split->add_input(sizes_name);
+    } else {
+      onnx::AttributeProto* attr = node_split->add_attribute();
+      attr->set_name("split");
+      attr->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : sizes) attr->add_ints(v);
+    }
+    onnx::AttributeProto* attr = node_split->add_attribute();
+    attr->set_name("axis");
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(axis);
+    const bool squeeze = ones && !keepdims;
+    const std::string axes =
+        squeeze && opset_ >= 13 ? Fresh(StrCat(node.name(), "/axes")) : "";
+    if (!axes.empty()) EmitInt64(axes, axes, {axis}, false);
+    std::vector<std::string> pieces;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      pieces.push_back(Fresh(StrCat(out, "/", k)));
+      node_split->add_output(pieces.back());
+      if (!squeeze) continue;
+      onnx::NodeProto* squeezer =
+          Emit("Squeeze", Fresh(StrCat(node.name(), "/squeeze_", k)));
+      squeezer->add_input(pieces.back());
+      if (!axes.empty()) {
+        squeezer->add_input(axes);
+      } else {
+        onnx::AttributeProto* axes_attr = squeezer->add_attribute();
+        axes_attr->set_name("axes");
+        axes_attr->set_type(onnx::AttributeProto::INTS);
+        axes_attr->add_ints(axis);
+      }
+      pieces.back() = Fresh(StrCat(out, "/squeezed_", k));
+      squeezer->add_output(pieces.back());
+    }
+    work_ += static_cast<int64_t>(pieces.size());
+    sequences_[out] = std::move(pieces);
+    return absl::OkStatus();
   }
 
   absl::Status Unroll(const onnx::NodeProto& loop) {
@@ -620,6 +706,8 @@ class Resolver {
   std::set<std::string> taken_;
   std::map<std::string, IntConstant, std::less<>> ints_;
   std::map<std::string, bool, std::less<>> bools_;
+  // Dimensions known when converting: initializers, static graph inputs.
+  std::map<std::string, std::vector<int64_t>, std::less<>> dims_;
   std::map<std::string, std::vector<std::string>, std::less<>> sequences_;
   std::map<std::string, std::vector<std::string>> original_names_;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;

@@ -8,7 +8,8 @@
 //   of element values is tracked, the nodes disappear;
 // - SequenceAt -> Identity of the element, SequenceLength -> a constant,
 //   ConcatFromSequence -> Concat (Unsqueeze first with new_axis),
-//   SplitToSequence with constant split sizes -> Split;
+//   SplitToSequence -> Split (sizes constant, or derived from a length the
+//   converter knows);
 // - a Loop that carries a sequence, with a constant trip count and a
 //   condition that stays true, is unrolled: each iteration's body nodes
 //   become main-graph nodes named `<loop>/body/<iteration>/<node>`, as the
