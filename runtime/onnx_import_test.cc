@@ -22,6 +22,7 @@ namespace {
 using ::acldump::testing::AddInt;
 using ::acldump::testing::AddInts;
 using ::acldump::testing::AddNode;
+using ::acldump::testing::ReadTensorProto;
 
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -572,13 +573,6 @@ absl::StatusOr<onnx::ModelProto> ReadNodeTest(const std::string& name) {
   if (!in) return absl::NotFoundError(name);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
   return ParseOnnx(bytes);
-}
-
-absl::StatusOr<Tensor> ReadTensorProto(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  onnx::TensorProto proto;
-  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError(path);
-  return TensorFromOnnx(proto);
 }
 
 // Converted (passes, model file, compile) and run on the backend tests' data.

@@ -23,6 +23,7 @@ namespace {
 
 using ::acldump::testing::AddInt;
 using ::acldump::testing::AddNode;
+using ::acldump::testing::ReadTensorProto;
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -252,6 +253,20 @@ TEST(StaticSequencesTest, GeneratedNamesStayClearOfTheModels) {
   ASSERT_TRUE(compiled.ok()) << compiled.status();
 }
 
+// A scalar split is a piece size: x [4] in pieces of 3 is [3] and [1].
+TEST(StaticSequencesTest, AScalarSplitCutsAKnownLengthIntoPiecesOfThatSize) {
+  onnx::ModelProto model = ListLoopModel();
+  onnx::GraphProto* g = model.mutable_graph();
+  AddScalar(g, "three", 3);
+  AddNode(g, "SplitToSequence", {"x", "three"}, {"pieces"});
+  AddNode(g, "SequenceAt", {"pieces", "minus_one"}, {"tail"});
+  SetTensor(g->add_output(), "tail", onnx::TensorProto::FLOAT, {1});
+  absl::StatusOr<std::vector<Tensor>> run =
+      ConvertAndRun(model, {1.0f, 2.0f, 3.0f, 4.0f});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_THAT(Floats(run->back()), ElementsAre(4.0f));
+}
+
 TEST(StaticSequencesTest, AGraphWithoutSequenceOpsIsLeftAlone) {
   onnx::GraphProto graph;
   AddNode(&graph, "Relu", {"x"}, {"y"});
@@ -314,6 +329,20 @@ TEST(StaticSequencesTest, WhatIsKnownOnlyAtRunTimeIsAClearError) {
        },
        "unrolling the Loops that build sequences would make more than 65536 "
        "nodes"},
+      {"more work than the budget",
+       [](onnx::ModelProto& m) {
+         onnx::NodeProto* wide =
+             AddNode(m.mutable_graph(), "SequenceConstruct", {}, {"wide_0"});
+         for (int i = 0; i < 4096; ++i) wide->add_input("x");
+         // Each insert copies the 4096-element list.
+         for (int i = 1; i <= 300; ++i) {
+           AddNode(m.mutable_graph(), "SequenceInsert",
+                   {"wide_" + std::to_string(i - 1), "x"},
+                   {"wide_" + std::to_string(i)});
+         }
+       },
+       "resolving the model's sequences takes more than 1048576 nodes and "
+       "copied elements"},
       {"a sequence op without an output",
        [](onnx::ModelProto& m) {
          AddNode(m.mutable_graph(), "SequenceLength", {"seq"}, {""});
@@ -375,13 +404,6 @@ TEST(StaticSequencesTest, ALoopWhoseLengthIsKnownOnlyAtRunTimeIsNotUnrolled) {
 // those whose split sizes come from an input or from its shape are refused at
 // convert time.
 constexpr char kSimpleTests[] = "/usr/share/libonnx-testdata/data/simple/";
-
-absl::StatusOr<Tensor> ReadTensorProto(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  onnx::TensorProto proto;
-  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError(path);
-  return TensorFromOnnx(proto);
-}
 
 TEST(StaticSequencesTest, OnnxSequenceModelsWithConstantLayoutsRun) {
   for (const char* name :

@@ -1,12 +1,17 @@
-// Builders of ONNX protos for the import and converter tests.
+// Builders of ONNX protos for the import and converter tests, and a reader of
+// the ONNX test data's tensor files.
 #ifndef ACLDUMP_RUNTIME_ONNX_TEST_BUILDERS_H_
 #define ACLDUMP_RUNTIME_ONNX_TEST_BUILDERS_H_
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "kernels/tensor.h"
 #include "onnx/onnx.pb.h"
+#include "runtime/onnx_tensors.h"
 
 namespace acldump::testing {
 
@@ -36,6 +41,14 @@ inline void AddInt(onnx::NodeProto* node, const std::string& name,
   attr->set_name(name);
   attr->set_type(onnx::AttributeProto::INT);
   attr->set_i(value);
+}
+
+// A TensorProto file (the ONNX test data's input_<i>.pb, output_<i>.pb).
+inline absl::StatusOr<Tensor> ReadTensorProto(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::TensorProto proto;
+  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError(path);
+  return TensorFromOnnx(proto);
 }
 
 }  // namespace acldump::testing
