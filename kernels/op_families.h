@@ -11,8 +11,8 @@ namespace acldump {
 // Add Sub Mul Div Pow Mod Sum Mean Min Max Equal Less LessOrEqual Greater
 // GreaterOrEqual And Or Xor Not Where Relu LeakyRelu Elu Selu HardSigmoid
 // HardSwish ThresholdedRelu Sigmoid Tanh Erf Exp Log Sqrt Reciprocal Floor Ceil
-// Round Sin Cos Tan Softplus Mish Softsign Neg Abs Sign Clip Cast CastLike PRelu
-// Celu Shrink IsNaN IsInf Asin Acos Atan Sinh Cosh Asinh Acosh Atanh
+// Round Sin Cos Tan Softplus Mish Softsign Neg Abs Sign Clip Cast CastLike
+// PRelu Celu Shrink IsNaN IsInf Asin Acos Atan Sinh Cosh Asinh Acosh Atanh
 absl::Status RegisterElementwiseOps(OpRegistry& registry);
 // GatherElements ScatterElements Scatter GatherND ScatterND Trilu EyeLike
 // OneHot DepthToSpace SpaceToDepth CumSum TopK Dropout
@@ -43,8 +43,11 @@ absl::Status RegisterBitwiseOps(OpRegistry& registry);
 // Conv ConvTranspose ConvInteger QLinearConv
 absl::Status RegisterConvOps(OpRegistry& registry);
 // QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
-// QLinearMatMul
+// QLinearMatMul QGemm
 absl::Status RegisterQuantizeOps(OpRegistry& registry);
+// QLinearAdd QLinearGlobalAveragePool QLinearAveragePool (ONNX Runtime's, made
+// by the converter from DequantizeLinear -> op -> QuantizeLinear)
+absl::Status RegisterQLinearOps(OpRegistry& registry);
 // MaxPool AveragePool GlobalAveragePool GlobalMaxPool
 absl::Status RegisterPoolOps(OpRegistry& registry);
 // BatchNormalization LayerNormalization InstanceNormalization

@@ -26,6 +26,7 @@ absl::Status RegisterAll(OpRegistry& registry) {
   RETURN_IF_ERROR(RegisterNormalizationOps(registry));
   RETURN_IF_ERROR(RegisterOptimizerOps(registry));
   RETURN_IF_ERROR(RegisterPoolOps(registry));
+  RETURN_IF_ERROR(RegisterQLinearOps(registry));
   RETURN_IF_ERROR(RegisterQuantizeOps(registry));
   RETURN_IF_ERROR(RegisterRecurrentOps(registry));
   RETURN_IF_ERROR(RegisterReduceOps(registry));

@@ -230,6 +230,8 @@ struct IntegerMatMul {
   std::vector<int64_t> a_index, b_index;  // per output batch, in matrices
   std::vector<int64_t> out_dims;
   DType a_type = DType::kUInt8, b_type = DType::kUInt8;
+  // B stored [N, K] (Gemm's transB) instead of [K, N].
+  bool b_transposed = false;
   // B less its zero point, transposed ([N, K] per B matrix), made once when
   // both are known at load (weights); else each execution makes it.
   std::shared_ptr<const std::vector<int16_t>> b_prepared;
@@ -240,15 +242,19 @@ struct IntegerMatMul {
   }
 };
 
-// out[j, q] = b[q, j] - zero point j, for a [K, N] matrix of 8-bit values.
+// out[j, q] = b[q, j] - zero point j, for a [K, N] matrix of 8-bit values
+// (b[j, q] - zero point j for a [N, K] one, `transposed`).
 void TransposeLessZeroPoint(DType b_type, const void* b, const TensorView* b_zp,
-                            int64_t k, int64_t n, int16_t* out) {
+                            int64_t k, int64_t n, int16_t* out,
+                            bool transposed = false) {
   VisitQuantized(b_type, [&]<typename TB>() {
     const TB* bs = static_cast<const TB*>(b);
     for (int64_t j = 0; j < n; ++j) {
       const int32_t z = ZeroPointAt(b_zp, j);
-      for (int64_t q = 0; q < k; ++q)
-        out[j * k + q] = static_cast<int16_t>(bs[q * n + j] - z);
+      for (int64_t q = 0; q < k; ++q) {
+        out[j * k + q] = static_cast<int16_t>(
+            (transposed ? bs[j * k + q] : bs[q * n + j]) - z);
+      }
     }
   });
 }
@@ -269,7 +275,7 @@ void PrepareConstantB(const OpContext& context, size_t b_slot, size_t zp_slot,
     TransposeLessZeroPoint(
         p.b_type,
         static_cast<const std::byte*>(b->data) + i * p.k * p.n * element, zp,
-        p.k, p.n, prepared->data() + i * p.k * p.n);
+        p.k, p.n, prepared->data() + i * p.k * p.n, p.b_transposed);
   }
   p.b_prepared = std::move(prepared);
 }
@@ -341,7 +347,7 @@ void RunIntegerMatMul(const IntegerMatMul& p, const TensorView& a,
         TransposeLessZeroPoint(
             p.b_type,
             static_cast<const std::byte*>(b.data) + b_offset * b_element, b_zp,
-            p.k, p.n, bt16);
+            p.k, p.n, bt16, p.b_transposed);
       }
       IntegerGemm(p.m, p.n, p.k, a16, p.k, bt, p.k,
                   acc + static_cast<int64_t>(batch) * p.m * p.n, p.n);
@@ -434,6 +440,89 @@ absl::StatusOr<PreparedKernel> PrepareQLinearMatMul(const OpContext& context) {
                   MakeKernel(std::move(run), workspace));
 }
 
+// QGemm (ONNX Runtime's fusion of DequantizeLinear -> Gemm ->
+// QuantizeLinear): a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+// C (int32 [N], optional), y_scale, y_zero_point; alpha, transB (transA 0).
+// The int32 product plus C, times alpha * a_scale * b_scale / y_scale,
+// rounded and saturated as QLinearMatMul's.
+absl::StatusOr<PreparedKernel> PrepareQGemm(const OpContext& context) {
+  ASSIGN_OR_RETURN(int64_t trans_a, context.attrs.GetInt("transA", 0));
+  ASSIGN_OR_RETURN(int64_t trans_b, context.attrs.GetInt("transB", 0));
+  ASSIGN_OR_RETURN(float alpha, context.attrs.GetFloat("alpha", 1.0f));
+  if (trans_a != 0) return Unimplemented("QGemm with transA is not supported");
+  if (!context.has_input(7) || !context.has_input(8)) {
+    return Unimplemented(
+        "QGemm without y_scale and y_zero_point (a float output) is not "
+        "supported");
+  }
+  const TensorInfo& a = context.inputs[0];
+  TensorInfo b = context.inputs[3];
+  if (a.shape.rank() != 2 || b.shape.rank() != 2) {
+    return InvalidArgument("QGemm takes 2-D A and B; got A ",
+                           a.shape.ToString(), ", B ", b.shape.ToString());
+  }
+  if (trans_b != 0) b.shape = Shape({b.shape[1], b.shape[0]});
+  ASSIGN_OR_RETURN(IntegerMatMul p, PlanIntegerMatMul(a, b));
+  p.b_transposed = trans_b != 0;
+  const DType kFloat32Only[] = {DType::kFloat32};
+  for (auto [slot, name] : {std::pair<size_t, const char*>{1, "a_scale"},
+                            {4, "b_scale"},
+                            {7, "y_scale"}}) {
+    RETURN_IF_ERROR(RequireDType(context.inputs[slot], kFloat32Only, name));
+  }
+  RETURN_IF_ERROR(CheckQuantParam(context.inputs[1], "a_scale", 0));
+  RETURN_IF_ERROR(CheckQuantParam(context.inputs[4], "b_scale", p.n));
+  RETURN_IF_ERROR(CheckQuantParam(context.inputs[7], "y_scale", 0));
+  RETURN_IF_ERROR(CheckZeroPoint(context, 2, a.dtype, "a_zero_point", 0));
+  RETURN_IF_ERROR(CheckZeroPoint(context, 5, b.dtype, "b_zero_point", p.n));
+  const bool has_c = context.has_input(6);
+  if (has_c) {
+    const DType kInt32Only[] = {DType::kInt32};
+    RETURN_IF_ERROR(RequireDType(context.inputs[6], kInt32Only, "C"));
+    if (context.inputs[6].shape.NumElements() != p.n ||
+        context.inputs[6].shape.rank() > 2) {
+      return InvalidArgument("C has shape ", context.inputs[6].shape.ToString(),
+                             "; expected one value per column, [", p.n, "]");
+    }
+  }
+  PrepareConstantB(context, 3, 5, p);
+  const TensorInfo& y_zp = context.inputs[8];
+  RETURN_IF_ERROR(RequireDType(y_zp, kQuantizedTypes, "y_zero_point"));
+  RETURN_IF_ERROR(CheckQuantParam(y_zp, "y_zero_point", 0));
+  const DType out_type = y_zp.dtype;
+  const size_t acc_bytes = static_cast<size_t>(p.m * p.n) * sizeof(int32_t);
+  const size_t workspace = acc_bytes + p.WorkspaceBytes();
+  const Shape out_shape(p.out_dims);
+  auto run = [p = std::move(p), out_type, acc_bytes, alpha, has_c](
+                 std::span<const TensorView> in,
+                 std::span<const TensorView> out,
+                 std::span<std::byte> ws) -> absl::Status {
+    int32_t* acc = reinterpret_cast<int32_t*>(ws.data());
+    RunIntegerMatMul(p, in[0], &in[2], in[3], &in[5], acc,
+                     ws.subspan(acc_bytes));
+    const float a_scale = ParamAsFloat(in[1], 0);
+    const float y_scale = ParamAsFloat(in[7], 0);
+    const int32_t y_zp = ParamAsInt(in[8], 0);
+    const int32_t* c = has_c ? in[6].as<const int32_t>() : nullptr;
+    VisitQuantized(out_type, [&]<typename Q>() {
+      Q* ys = out[0].as<Q>();
+      for (int64_t j = 0; j < p.n; ++j) {
+        // ONNX Runtime's order: (alpha * a_scale * b_scale) / y_scale.
+        const float multiplier =
+            alpha * a_scale * ParamAsFloat(in[4], j) / y_scale;
+        const int32_t bias = c == nullptr ? 0 : c[j];
+        for (int64_t i = 0; i < p.m; ++i) {
+          ys[i * p.n + j] = QuantizeValue<Q>(
+              static_cast<float>(acc[i * p.n + j] + bias) * multiplier, y_zp);
+        }
+      }
+    });
+    return absl::OkStatus();
+  };
+  return Prepared({TensorInfo{out_type, out_shape}},
+                  MakeKernel(std::move(run), workspace));
+}
+
 }  // namespace
 
 absl::Status RegisterQuantizeOps(OpRegistry& registry) {
@@ -443,6 +532,7 @@ absl::Status RegisterQuantizeOps(OpRegistry& registry) {
       {"DynamicQuantizeLinear", 1, 1, 3, 3, PrepareDynamicQuantizeLinear},
       {"MatMulInteger", 2, 4, 1, 1, PrepareMatMulInteger},
       {"QLinearMatMul", 8, 8, 1, 1, PrepareQLinearMatMul},
+      {"QGemm", 6, 9, 1, 1, PrepareQGemm},
   });
 }
 

@@ -231,7 +231,8 @@ absl::Status ResolveOutputShapes(Graph& graph, const OpRegistry& registry) {
   return absl::OkStatus();
 }
 
-absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
+absl::Status FoldConstants(Graph& graph, const OpRegistry& registry,
+                           bool keep_dequantize) {
   std::map<std::string, TensorInfo, std::less<>> infos;
   std::map<std::string, std::shared_ptr<const Tensor>, std::less<>> known;
   for (const auto& in : graph.inputs) infos[in.name] = in.info;
@@ -254,7 +255,9 @@ absl::Status FoldConstants(Graph& graph, const OpRegistry& registry) {
       infos[node.outputs[o]] = prepared.output_infos[o];
     }
     const bool is_constant = node.op_type == "Constant";
-    if (Foldable(node, prepared)) {
+    const bool kept_dequantize =
+        keep_dequantize && node.op_type == "DequantizeLinear";
+    if (!kept_dequantize && Foldable(node, prepared)) {
       ASSIGN_OR_RETURN(auto values, Evaluate(node, prepared, infos, known));
       for (size_t o = 0; o < node.outputs.size(); ++o)
         known[node.outputs[o]] = values[o];
@@ -386,7 +389,21 @@ void RemoveUnusedInitializers(Graph& graph) {
 absl::Status OptimizeGraph(Graph& graph, const OpRegistry& registry,
                            const PassOptions& options) {
   RETURN_IF_ERROR(ResolveOutputShapes(graph, registry));
-  if (options.fold_constants) RETURN_IF_ERROR(FoldConstants(graph, registry));
+  if (options.fold_constants) {
+    RETURN_IF_ERROR(FoldConstants(graph, registry, options.fuse_qdq));
+  }
+  if (options.fuse_qdq) {
+    RETURN_IF_ERROR(FuseQuantizedGroups(graph, registry));
+    // The DequantizeLinear nodes of constants no group took (weights of
+    // float operators) fold now.
+    const bool any_dequantize = std::any_of(
+        graph.nodes.begin(), graph.nodes.end(), [](const GraphNode& node) {
+          return node.op_type == "DequantizeLinear";
+        });
+    if (options.fold_constants && any_dequantize) {
+      RETURN_IF_ERROR(FoldConstants(graph, registry));
+    }
+  }
   if (options.fold_batch_norm) RETURN_IF_ERROR(FoldBatchNormIntoConv(graph));
   if (options.fuse_matmul_add) RETURN_IF_ERROR(FuseMatMulAdd(graph, registry));
   if (options.fuse_conv_add) RETURN_IF_ERROR(FuseConvAdd(graph, registry));

@@ -38,6 +38,10 @@ struct PassOptions {
   bool fuse_layer_norm = true;
   // x * (erf(x / sqrt 2) + 1) * 0.5 (Div, Erf, Add, Mul, Mul) as one Gelu node
   bool fuse_gelu = true;
+  // DequantizeLinear -> Conv/Gemm/Add/GlobalAveragePool -> QuantizeLinear
+  // computed on the 8-bit values (QLinearConv, QGemm, QLinearAdd,
+  // QLinearGlobalAveragePool), as ONNX Runtime runs quantized models
+  bool fuse_qdq = true;
   bool mark_no_task = true;
 
   // Every node kept as imported (constants still folded).
@@ -45,7 +49,8 @@ struct PassOptions {
     PassOptions options;
     options.fold_batch_norm = options.fuse_matmul_add = options.fuse_conv_add =
         options.fuse_relu = options.fuse_swish = options.fuse_hard_swish =
-            options.fuse_layer_norm = options.fuse_gelu = false;
+            options.fuse_layer_norm = options.fuse_gelu = options.fuse_qdq =
+                false;
     return options;
   }
 };
@@ -63,8 +68,16 @@ absl::StatusOr<std::map<std::string, TensorInfo, std::less<>>> InferValueInfos(
 absl::Status ResolveOutputShapes(Graph& graph, const OpRegistry& registry);
 // Evaluates nodes whose inputs are all known (and Shape/Size of static shapes)
 // when their outputs are small, replacing them with initializers; drops
-// Constant nodes nothing reads.
-absl::Status FoldConstants(Graph& graph, const OpRegistry& registry);
+// Constant nodes nothing reads. With `keep_dequantize`, DequantizeLinear
+// nodes stay (FuseQuantizedGroups reads them).
+absl::Status FoldConstants(Graph& graph, const OpRegistry& registry,
+                           bool keep_dequantize = false);
+// DequantizeLinear -> op -> QuantizeLinear groups of Conv, Gemm, Add,
+// GlobalAveragePool and AveragePool become QLinearConv, QGemm, QLinearAdd,
+// QLinearGlobalAveragePool and QLinearAveragePool (ONNX Runtime's arithmetic);
+// a Cast to the type a value has and a Relu before a QuantizeLinear that clamps
+// alike go first.
+absl::Status FuseQuantizedGroups(Graph& graph, const OpRegistry& registry);
 // Conv -> BatchNormalization (inference) becomes one Conv with scaled weights
 // and bias. Weights may be initializers or Constant nodes.
 absl::Status FoldBatchNormIntoConv(Graph& graph);

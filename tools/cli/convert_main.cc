@@ -1,5 +1,6 @@
 // bazel run //tools:convert -- model.onnx out.om [--json out.json]
-// [--no-fusion] [--fuse-residual-add] [--fuse-conv-hard-swish]
+// [--no-fusion] [--no-qdq-fusion] [--fuse-residual-add]
+// [--fuse-conv-hard-swish]
 // [--input-shape "x:1,3,640,640;y:1,16"]
 // [--dynamic-batch-size 1,2,4,8 | --dynamic-image-size "224,224;320,320" |
 //  --dynamic-dims "20,1;40,2"] [--insert-op-conf aipp.cfg]
@@ -121,8 +122,15 @@ int main(int argc, char** argv) {
                  "static input_format: YUV420SP_U8 ... }): the input then "
                  "takes 8-bit images");
   app.add_flag("--no-fusion", no_fusion,
-               "keep every ONNX node (no BatchNorm folding, no Relu, Add or "
-               "Sigmoid+Mul fusion)");
+               "keep every ONNX node (no BatchNorm folding, no Relu, Add, "
+               "Sigmoid+Mul or quantized-group fusion)");
+  bool no_qdq_fusion = false;
+  app.add_flag("--no-qdq-fusion", no_qdq_fusion,
+               "run a quantized (QDQ) model's Conv, Gemm, Add and "
+               "GlobalAveragePool as written, in float between their "
+               "DequantizeLinear and QuantizeLinear, instead of on the 8-bit "
+               "values as ONNX Runtime and integer hardware do (their dumps "
+               "then hold float tensors, comparable with the float model's)");
   bool fuse_residual_add = false;
   app.add_flag("--fuse-residual-add", fuse_residual_add,
                "also fuse Add(Conv, residual) and the activation after it into "
@@ -141,6 +149,7 @@ int main(int argc, char** argv) {
       no_fusion ? acldump::PassOptions::Unfused() : acldump::PassOptions();
   if (fuse_residual_add && !no_fusion) options.fuse_conv_add = true;
   if (fuse_conv_hard_swish && !no_fusion) options.fuse_conv_hard_swish = true;
+  if (no_qdq_fusion) options.fuse_qdq = false;
   acldump::ImportOptions import_options;
   if (!input_shape.empty()) {
     absl::StatusOr<acldump::InputShapes> shapes =

@@ -231,6 +231,26 @@ TEST(CompareTest, NpyReferencesByOperatorName) {
   EXPECT_EQ(r.ops[*r.first_divergence].a->name, "b");
 }
 
+TEST(CompareTest, QuantizedCodesAreNotComparedWithRealValues) {
+  // A quantized model's fused Conv dumps its 8-bit output under the float
+  // Conv's name: comparing codes with real values would mean nothing.
+  const std::string root = NewTempDir("codes");
+  WriteChain(ModelFolder(root + "/dump", 0), {}, true);
+  const std::string refs = root + "/refs";
+  dump::testing::WriteText(refs + "/.keep", "");
+  Tensor codes(DType::kUInt8, Shape({4}));
+  for (int i = 0; i < 4; ++i) codes.as<uint8_t>()[i] = static_cast<uint8_t>(i);
+  ASSERT_TRUE(WriteNpyFile(refs + "/a.npy", codes.view()).ok());
+  const CompareResult r =
+      CompareSides((Load(root + "/dump")), Load(refs), {1e-3, 0});
+  ASSERT_FALSE(r.ops.empty());
+  ASSERT_EQ(r.ops[0].tensors.size(), 1u);
+  EXPECT_THAT(r.ops[0].tensors[0].problem, HasSubstr("types differ: "));
+  EXPECT_THAT(r.ops[0].tensors[0].problem, HasSubstr(" vs uint8"));
+  EXPECT_THAT(r.ops[0].tensors[0].problem, HasSubstr("--no-qdq-fusion"));
+  EXPECT_FALSE(r.within());
+}
+
 TEST(CompareTest, NpyFilesOfConvertedDumps) {
   const std::string root = NewTempDir("converted");
   WriteChain(ModelFolder(root + "/dump", 0), {}, true);

@@ -39,6 +39,12 @@ std::vector<int64_t> Unravel(uint64_t flat, const std::vector<int64_t>& shape) {
   return index;
 }
 
+// Quantized codes (dtype names of the tensor files and of the dump files).
+bool IsEightBit(std::string_view dtype) {
+  return dtype == "uint8" || dtype == "int8" || dtype == "DT_UINT8" ||
+         dtype == "DT_INT8";
+}
+
 bool SameNonFinite(double x, double y) {
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
   return std::isinf(x) && x == y;
@@ -251,6 +257,12 @@ TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,
   } else if (a.shape != b.shape) {
     c.problem = StrCat("shapes differ: ", ShapeText(a.shape), " vs ",
                        ShapeText(b.shape));
+  } else if (IsEightBit(a.dtype) != IsEightBit(b.dtype)) {
+    c.problem = StrCat(
+        "types differ: ", a.dtype, " vs ", b.dtype,
+        " (8-bit values are quantization codes, not comparable with real "
+        "values; convert the quantized model with --no-qdq-fusion to dump "
+        "its operators' float outputs)");
   } else {
     c.metrics = ComputeMetrics(a.values, b.values);
     c.tolerance =

@@ -1,0 +1,187 @@
+// A model quantized as PyTorch exports it, converted: its DequantizeLinear ->
+// op -> QuantizeLinear groups run on 8-bit values and give ONNX Runtime's
+// outputs bit for bit (testdata/qdq: ONNX Runtime's outputs for its input).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "kernels/npy.h"
+#include "kernels/ops.h"
+#include "onnx/onnx.pb.h"
+#include "runtime/compiled_model.h"
+#include "runtime/converter.h"
+#include "runtime/passes.h"
+
+namespace acldump {
+namespace {
+
+using ::testing::Contains;
+using ::testing::IsSupersetOf;
+using ::testing::UnorderedElementsAre;
+
+constexpr char kModel[] = "testdata/qdq/qdq_resnet.onnx";
+
+std::map<std::string, int> OpCounts(const Graph& graph) {
+  std::map<std::string, int> counts;
+  for (const GraphNode& node : graph.nodes) ++counts[node.op_type];
+  return counts;
+}
+
+const GraphNode* NodeOf(const Graph& graph, const std::string& op) {
+  for (const GraphNode& node : graph.nodes) {
+    if (node.op_type == op) return &node;
+  }
+  return nullptr;
+}
+
+// Runs `graph` on the model's test input; its outputs by name.
+absl::StatusOr<std::map<std::string, Tensor>> RunOnTestInput(
+    const Graph& graph) {
+  ASSIGN_OR_RETURN(Tensor x,
+                   ReadNpyFile("testdata/qdq/qdq_resnet.input.x.npy"));
+  ASSIGN_OR_RETURN(auto model, CompiledModel::Compile(graph, BuiltinOps()));
+  std::vector<Tensor> outputs;
+  std::vector<MutableHostBuffer> out;
+  for (const NamedTensorInfo& o : graph.outputs) {
+    outputs.emplace_back(o.info.dtype, o.info.shape);
+  }
+  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
+  RETURN_IF_ERROR(model->Execute(in, out));
+  std::map<std::string, Tensor> named;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    named.emplace(graph.outputs[i].name, std::move(outputs[i]));
+  }
+  return named;
+}
+
+void ExpectSameBytes(const Tensor& actual, const std::string& reference) {
+  absl::StatusOr<Tensor> expected = ReadNpyFile(reference);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_EQ(actual.shape(), expected->shape()) << reference;
+  ASSERT_EQ(actual.ByteSize(), expected->ByteSize()) << reference;
+  int differing = 0;
+  for (int64_t i = 0; i < actual.NumElements(); ++i) {
+    differing += actual.as<float>()[i] != expected->as<float>()[i];
+  }
+  EXPECT_EQ(differing, 0) << reference << ": " << differing << " of "
+                          << actual.NumElements() << " values differ";
+}
+
+TEST(QdqFusionTest, GroupsRunOnEightBitValuesAsOnnxRuntimeDoes) {
+  absl::StatusOr<Graph> graph = ConvertOnnxFile(kModel);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::map<std::string, int> ops = OpCounts(*graph);
+  EXPECT_EQ(ops.count("QLinearConv") ? ops.at("QLinearConv") : 0, 2);
+  EXPECT_EQ(ops.count("QLinearAdd"), 1u);
+  EXPECT_EQ(ops.count("QLinearGlobalAveragePool"), 1u);
+  EXPECT_EQ(ops.count("QGemm"), 1u);
+  for (const char* gone :
+       {"Conv", "Add", "Gemm", "GlobalAveragePool", "Cast"}) {
+    EXPECT_EQ(ops.count(gone), 0u) << gone;
+  }
+  // The Relus went into the QuantizeLinear after them (zero point 0); the
+  // second one's group is the QLinearAdd.
+  EXPECT_EQ(ops.count("Relu"), 0u);
+  const GraphNode* add = NodeOf(*graph, "QLinearAdd");
+  ASSERT_NE(add, nullptr);
+  EXPECT_THAT(add->original_names,
+              UnorderedElementsAre("residual", "relu2", "relu2_q"));
+  const GraphNode* conv = NodeOf(*graph, "QLinearConv");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_THAT(conv->original_names,
+              UnorderedElementsAre("conv1", "relu1", "relu1_q"));
+  // Weights and biases are read as the int8 / int32 values the file holds.
+  EXPECT_EQ(graph->initializers.at(conv->inputs[3])->dtype(), DType::kInt8);
+  EXPECT_EQ(graph->initializers.at(conv->inputs[8])->dtype(), DType::kInt32);
+
+  absl::StatusOr<std::map<std::string, Tensor>> out = RunOnTestInput(*graph);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectSameBytes(out->at("logits"),
+                  "testdata/qdq/qdq_resnet.output.logits.npy");
+  ExpectSameBytes(out->at("features"),
+                  "testdata/qdq/qdq_resnet.output.features.npy");
+}
+
+TEST(QdqFusionTest, UnfusedKeepsTheFloatOperators) {
+  absl::StatusOr<Graph> graph = ConvertOnnxFile(kModel, PassOptions::Unfused());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::map<std::string, int> ops = OpCounts(*graph);
+  EXPECT_EQ(ops.count("QLinearConv"), 0u);
+  EXPECT_EQ(ops.at("Conv"), 2);
+  EXPECT_EQ(ops.at("QuantizeLinear"), 6);
+  absl::StatusOr<std::map<std::string, Tensor>> out = RunOnTestInput(*graph);
+  ASSERT_TRUE(out.ok()) << out.status();
+  // No value of this model lies on a rounding boundary of its float path.
+  ExpectSameBytes(out->at("logits"),
+                  "testdata/qdq/qdq_resnet.output.logits.npy");
+}
+
+// The model with `edit` applied to its proto, converted.
+absl::StatusOr<Graph> ConvertEdited(
+    const std::function<void(onnx::ModelProto&)>& edit) {
+  std::ifstream file(kModel, std::ios::binary);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  onnx::ModelProto proto;
+  if (!proto.ParseFromString(bytes.str())) {
+    return absl::InternalError("cannot parse the test model");
+  }
+  edit(proto);
+  return ConvertOnnx(proto.SerializeAsString());
+}
+
+onnx::TensorProto* Initializer(onnx::ModelProto& proto,
+                               const std::string& name) {
+  for (onnx::TensorProto& t : *proto.mutable_graph()->mutable_initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+TEST(QdqFusionTest, GroupsWhoseIntegersWouldDifferStayFloat) {
+  // A bias whose scale is not x_scale * w_scale: its int32 values cannot be
+  // added to the integer sum, so conv1 stays a float Conv.
+  absl::StatusOr<Graph> graph = ConvertEdited([](onnx::ModelProto& proto) {
+    onnx::TensorProto* scale = Initializer(proto, "conv1.b_scale");
+    ASSERT_NE(scale, nullptr);
+    std::string raw = scale->raw_data();
+    float first;
+    std::memcpy(&first, raw.data(), sizeof(float));
+    first *= 2.0f;
+    std::memcpy(raw.data(), &first, sizeof(float));
+    scale->set_raw_data(raw);
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::map<std::string, int> ops = OpCounts(*graph);
+  EXPECT_EQ(ops.at("QLinearConv"), 1);
+  EXPECT_EQ(ops.at("Conv"), 1);
+  EXPECT_TRUE(RunOnTestInput(*graph).ok());
+
+  // A Relu before a QuantizeLinear whose zero point is not the lowest value
+  // clamps differently: it stays, and so does its Conv's float group.
+  graph = ConvertEdited([](onnx::ModelProto& proto) {
+    onnx::TensorProto* zero = Initializer(proto, "relu1.zero_point");
+    ASSERT_NE(zero, nullptr);
+    zero->set_raw_data(std::string(1, '\x05'));
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ops = OpCounts(*graph);
+  EXPECT_EQ(ops.at("QLinearConv"), 1);
+  EXPECT_THAT(ops, Contains(std::pair<const std::string, int>("Conv", 1)));
+  const GraphNode* conv = NodeOf(*graph, "Conv");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_THAT(conv->original_names, IsSupersetOf({"conv1", "relu1"}));
+  EXPECT_TRUE(RunOnTestInput(*graph).ok());
+}
+
+}  // namespace
+}  // namespace acldump
