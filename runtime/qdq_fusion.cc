@@ -108,7 +108,10 @@ const Tensor* IntegerBias(const Graph& graph, const std::string& value,
     return nullptr;
   }
   const Tensor& zero = *b->zero_point_value;
-  if (zero.dtype() != DType::kInt32) return nullptr;
+  const int64_t scales = b->scale_value->NumElements();
+  if (zero.dtype() != DType::kInt32 || (scales != 1 && scales != channels)) {
+    return nullptr;
+  }
   const float x_scale = FloatAt(*x.scale_value, 0);
   for (int64_t c = 0; c < channels; ++c) {
     if (zero.as<int32_t>()[zero.NumElements() == 1 ? 0 : c] != 0) {
@@ -182,7 +185,8 @@ void RemoveNoOpCasts(
 void RemoveReluBeforeQuantize(Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size();) {
     const GraphNode& relu = graph.nodes[i];
-    const int q = relu.op_type == "Relu" && relu.outputs.size() == 1
+    const int q = relu.op_type == "Relu" && relu.inputs.size() == 1 &&
+                          relu.outputs.size() == 1
                       ? QuantizeAfter(graph, relu.outputs[0])
                       : -1;
     const Tensor* zero =
