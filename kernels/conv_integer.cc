@@ -263,7 +263,7 @@ absl::StatusOr<PreparedKernel> PrepareQLinearConv(const OpContext& context) {
           const int64_t base = (n * c.g.out_channels + o) * c.positions;
           for (int64_t p = base; p < base + c.positions; ++p) {
             ys[p] = QuantizeValue<Q>(
-                static_cast<float>(acc[p] + b) * multiplier, y_zero);
+                static_cast<float>(int64_t{acc[p]} + b) * multiplier, y_zero);
           }
         }
       }

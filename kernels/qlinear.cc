@@ -42,6 +42,15 @@ absl::Status CheckScalePoint(const OpContext& context, size_t scale_slot,
   return CheckZeroPoint(context, scale_slot + 1, data_type, zero_point_name, 0);
 }
 
+// A quantized pool's X, x_scale, x_zero_point, y_scale, y_zero_point.
+absl::Status CheckPoolInputs(const OpContext& context) {
+  const TensorInfo& x = context.inputs[0];
+  RETURN_IF_ERROR(RequireDType(x, kQuantizedTypes, "input X"));
+  RETURN_IF_ERROR(
+      CheckScalePoint(context, 1, x.dtype, "x_scale", "x_zero_point"));
+  return CheckScalePoint(context, 3, x.dtype, "y_scale", "y_zero_point");
+}
+
 // QLinearAdd: A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
 // C_zero_point; A and B of one shape, or one of them a single value.
 absl::StatusOr<PreparedKernel> PrepareQLinearAdd(const OpContext& context) {
@@ -60,7 +69,10 @@ absl::StatusOr<PreparedKernel> PrepareQLinearAdd(const OpContext& context) {
       CheckScalePoint(context, 6, a.dtype, "C_scale", "C_zero_point"));
   const bool a_single = a.NumElements() == 1 && b.NumElements() != 1;
   const bool b_single = b.NumElements() == 1 && !a_single;
-  if (!a_single && !b_single && a.shape != b.shape) {
+  // A single value of larger rank would widen the output's shape.
+  const bool wider = (a_single && a.shape.rank() > b.shape.rank()) ||
+                     (b_single && b.shape.rank() > a.shape.rank());
+  if ((!a_single && !b_single && a.shape != b.shape) || wider) {
     return Unimplemented("QLinearAdd of A ", a.shape.ToString(), " and B ",
                          b.shape.ToString(),
                          ": only equal shapes or a single value broadcast are "
@@ -119,11 +131,7 @@ absl::StatusOr<PreparedKernel> PrepareQLinearAdd(const OpContext& context) {
 absl::StatusOr<PreparedKernel> PrepareQLinearGlobalAveragePool(
     const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
-  RETURN_IF_ERROR(RequireDType(x, kQuantizedTypes, "input X"));
-  RETURN_IF_ERROR(
-      CheckScalePoint(context, 1, x.dtype, "x_scale", "x_zero_point"));
-  RETURN_IF_ERROR(
-      CheckScalePoint(context, 3, x.dtype, "y_scale", "y_zero_point"));
+  RETURN_IF_ERROR(CheckPoolInputs(context));
   ASSIGN_OR_RETURN(int64_t channels_last,
                    context.attrs.GetInt("channels_last", 0));
   if (x.shape.rank() < 3) {
@@ -190,11 +198,7 @@ absl::StatusOr<PreparedKernel> PrepareQLinearGlobalAveragePool(
 absl::StatusOr<PreparedKernel> PrepareQLinearAveragePool(
     const OpContext& context) {
   const TensorInfo& x = context.inputs[0];
-  RETURN_IF_ERROR(RequireDType(x, kQuantizedTypes, "input X"));
-  RETURN_IF_ERROR(
-      CheckScalePoint(context, 1, x.dtype, "x_scale", "x_zero_point"));
-  RETURN_IF_ERROR(
-      CheckScalePoint(context, 3, x.dtype, "y_scale", "y_zero_point"));
+  RETURN_IF_ERROR(CheckPoolInputs(context));
   ASSIGN_OR_RETURN(std::vector<int64_t> kernel,
                    context.attrs.GetInts("kernel_shape", {}));
   ASSIGN_OR_RETURN(std::vector<int64_t> strides,
@@ -215,11 +219,17 @@ absl::StatusOr<PreparedKernel> PrepareQLinearAveragePool(
         "dilations); got X ",
         x.shape.ToString());
   }
+  // Sizes beyond 2^31 are no image's; the bound keeps the sums below exact.
+  constexpr int64_t kMaxSize = int64_t{1} << 31;
   for (int64_t v : kernel) {
-    if (v < 1) return InvalidArgument("kernel_shape must be positive");
+    if (v < 1 || v > kMaxSize) {
+      return InvalidArgument("kernel_shape must be between 1 and 2^31");
+    }
   }
   for (int64_t v : strides) {
-    if (v < 1) return InvalidArgument("strides must be positive");
+    if (v < 1 || v > kMaxSize) {
+      return InvalidArgument("strides must be between 1 and 2^31");
+    }
   }
   for (size_t i = 0; i < pads.size(); ++i) {
     if (pads[i] < 0 || pads[i] >= kernel[i % 2]) {
@@ -229,14 +239,14 @@ absl::StatusOr<PreparedKernel> PrepareQLinearAveragePool(
     }
   }
   const int64_t height = x.shape[2], width = x.shape[3];
-  const int64_t out_h =
-      (height + pads[0] + pads[2] - kernel[0]) / strides[0] + 1;
-  const int64_t out_w =
-      (width + pads[1] + pads[3] - kernel[1]) / strides[1] + 1;
-  if (out_h < 1 || out_w < 1) {
+  const int64_t span_h = height + pads[0] + pads[2] - kernel[0];
+  const int64_t span_w = width + pads[1] + pads[3] - kernel[1];
+  if (span_h < 0 || span_w < 0) {
     return InvalidArgument("the kernel is larger than the padded input ",
                            x.shape.ToString());
   }
+  const int64_t out_h = span_h / strides[0] + 1;
+  const int64_t out_w = span_w / strides[1] + 1;
   const int64_t planes = x.shape[0] * x.shape[1];
   const DType type = x.dtype;
   auto run = [=](std::span<const TensorView> in,
@@ -269,7 +279,11 @@ absl::StatusOr<PreparedKernel> PrepareQLinearAveragePool(
             const int64_t count = include_pad != 0 ? kernel[0] * kernel[1]
                                                    : (h1 - hs) * (w1 - ws);
             const float mean = sum / static_cast<float>(count);
-            const float q = std::nearbyint(mean / y_scale + zero_y);
+            // A window of padding only (count 0) has no mean: the zero
+            // point, as a NaN quantizes.
+            const float q = count == 0 || mean != mean
+                                ? zero_y
+                                : std::nearbyint(mean / y_scale + zero_y);
             ys[oh * out_w + ow] = static_cast<Q>(q < kLo   ? kLo
                                                  : q > kHi ? kHi
                                                            : q);

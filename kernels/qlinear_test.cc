@@ -91,6 +91,20 @@ TEST(QLinearTest, AddRefusesOtherBroadcastsAndMixedTypes) {
   out = mixed.Run();
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("must have A's type"));
+
+  // One value of larger rank would widen the output's shape.
+  OpTester wider("QLinearAdd");
+  wider.Input<uint8_t>({3}, {1, 2, 3})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {0})
+      .Input<uint8_t>({1, 1}, {1})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {0})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {0});
+  out = wider.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("only equal shapes"));
 }
 
 TEST(QLinearTest, GlobalAveragePoolMatchesOnnxRuntime) {
@@ -185,6 +199,21 @@ TEST(QLinearTest, AveragePoolMatchesOnnxRuntime) {
                 ElementsAreArray(expected[include_pad]))
         << "count_include_pad " << include_pad;
   }
+}
+
+TEST(QLinearTest, AveragePoolOfPaddingOnlyGivesTheZeroPoint) {
+  // A 0x0 image padded by one: the one window holds no value.
+  OpTester t("QLinearAveragePool");
+  t.Input<uint8_t>({1, 1, 0, 0}, std::vector<uint8_t>{})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {3})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {7})
+      .Attr("kernel_shape", std::vector<int64_t>{2, 2})
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAreArray<uint8_t>({7}));
 }
 
 TEST(QLinearTest, AveragePoolRefusesWhatItDoesNotCompute) {

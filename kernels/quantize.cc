@@ -513,7 +513,8 @@ absl::StatusOr<PreparedKernel> PrepareQGemm(const OpContext& context) {
         const int32_t bias = c == nullptr ? 0 : c[j];
         for (int64_t i = 0; i < p.m; ++i) {
           ys[i * p.n + j] = QuantizeValue<Q>(
-              static_cast<float>(acc[i * p.n + j] + bias) * multiplier, y_zp);
+              static_cast<float>(int64_t{acc[i * p.n + j]} + bias) * multiplier,
+              y_zp);
         }
       }
     });

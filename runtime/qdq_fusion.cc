@@ -152,6 +152,26 @@ int32_t ZeroPointValue(const Tensor& zero) {
                                       : zero.as<uint8_t>()[0];
 }
 
+bool ReadBySubgraph(const Graph& graph, const std::string& value) {
+  for (const GraphNode& node : graph.nodes) {
+    for (const std::string& implicit : node.implicit_inputs) {
+      if (implicit == value) return true;
+    }
+  }
+  return false;
+}
+
+// A node name no node has yet: `base`, or `base_N`.
+std::string UniqueNodeName(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1;; ++i) {
+    bool taken = false;
+    for (const GraphNode& node : graph.nodes) taken |= node.name == name;
+    if (!taken) return name;
+    name = base + "_" + std::to_string(i);
+  }
+}
+
 // Cast of a value to the type it already has (PyTorch writes one between
 // each QuantizeLinear and DequantizeLinear): readers read the input.
 void RemoveNoOpCasts(
@@ -165,17 +185,25 @@ void RemoveNoOpCasts(
         cast.outputs.size() == 1 ? infos.find(cast.outputs[0]) : infos.end();
     if (cast.op_type != "Cast" || in == infos.end() || out == infos.end() ||
         in->second.dtype != out->second.dtype ||
-        graph.IsGraphOutput(cast.outputs[0])) {
+        graph.IsGraphOutput(cast.outputs[0]) ||
+        ReadBySubgraph(graph, cast.outputs[0])) {
       ++i;
       continue;
     }
     const std::string from = cast.inputs[0], to = cast.outputs[0];
+    const std::vector<std::string> names = cast.original_names;
     for (GraphNode& node : graph.nodes) {
       for (std::string& input : node.inputs) {
         if (input == to) input = from;
       }
     }
     graph.nodes.erase(graph.nodes.begin() + static_cast<int64_t>(i));
+    // A dump that names the Cast gets the value it passed on.
+    const int producer = graph.ProducerOf(from);
+    if (producer >= 0) {
+      std::vector<std::string>& kept = graph.nodes[producer].original_names;
+      kept.insert(kept.end(), names.begin(), names.end());
+    }
   }
 }
 
@@ -191,8 +219,12 @@ void RemoveReluBeforeQuantize(Graph& graph) {
                       : -1;
     const Tensor* zero =
         q < 0 ? nullptr : ConstantValue(graph, graph.nodes[q].inputs[2]);
+    const Tensor* scale =
+        q < 0 ? nullptr : ConstantValue(graph, graph.nodes[q].inputs[1]);
+    // Negatives clamp to the lowest value only with a positive scale.
     const bool at_lowest =
-        zero != nullptr &&
+        zero != nullptr && scale != nullptr && scale->as<float>()[0] > 0.0f &&
+        std::isfinite(scale->as<float>()[0]) &&
         ZeroPointValue(*zero) == (zero->dtype() == DType::kInt8 ? -128 : 0);
     if (!at_lowest) {
       ++i;
@@ -219,18 +251,20 @@ void MoveDequantizeAfterReshapes(Graph& graph) {
       continue;
     }
     std::optional<Dequantized> x = ActivationFrom(graph, node.inputs[0]);
-    if (!x) continue;
+    if (!x || SoleConsumer(graph, node.inputs[0]) != static_cast<int>(i)) {
+      continue;
+    }
     const std::string out = node.outputs[0];
     const std::string moved =
         graph_edit::UniqueInitializerName(graph, out + "_quantized");
     GraphNode dequantize;
     dequantize.op_type = "DequantizeLinear";
-    dequantize.name = node.name + "_dequantize";
+    dequantize.name = UniqueNodeName(graph, node.name + "_dequantize");
     dequantize.inputs = {moved, x->scale, x->zero_point};
     dequantize.outputs = {out};
-    // The same dequantization, moved: it keeps the moved node's names.
-    dequantize.original_names =
-        graph.nodes[graph.ProducerOf(node.inputs[0])].original_names;
+    // Its output is the reshaped real values, as the Reshape's was; the
+    // Reshape (no task of its own) now moves 8-bit values.
+    dequantize.original_names = node.original_names;
     graph.nodes[i].inputs[0] = x->data;
     graph.nodes[i].outputs[0] = moved;
     graph.nodes.insert(graph.nodes.begin() + static_cast<int64_t>(i) + 1,
@@ -253,15 +287,30 @@ void MergeWithQuantize(Graph& graph, int index, int q, GraphNode merged,
   graph_edit::Merge(graph, index, q, std::move(merged));
 }
 
+// A group around `node`: the QuantizeLinear alone reading its one output
+// (index `q`) and the activation DequantizeLinear of its first input.
+struct Group {
+  int q = -1;
+  Dequantized input;
+};
+
+std::optional<Group> GroupAround(const Graph& graph, const GraphNode& node) {
+  if (node.inputs.empty() || node.outputs.size() != 1 ||
+      node.attrs.Has("fused_activation")) {
+    return std::nullopt;
+  }
+  const int q = QuantizeAfter(graph, node.outputs[0]);
+  std::optional<Dequantized> input = ActivationFrom(graph, node.inputs[0]);
+  if (q < 0 || !input) return std::nullopt;
+  return Group{q, *input};
+}
+
 bool FuseConv(Graph& graph, int index) {
   const GraphNode& conv = graph.nodes[index];
-  if (conv.inputs.size() < 2 || conv.outputs.size() != 1 ||
-      conv.attrs.Has("fused_activation")) {
-    return false;
-  }
-  const int q = QuantizeAfter(graph, conv.outputs[0]);
-  std::optional<Dequantized> x = ActivationFrom(graph, conv.inputs[0]);
-  if (q < 0 || !x) return false;
+  std::optional<Group> group = GroupAround(graph, conv);
+  if (conv.inputs.size() < 2 || !group) return false;
+  const int q = group->q;
+  const Dequantized* x = &group->input;
   std::optional<Dequantized> w_any = DequantizedFrom(graph, conv.inputs[1]);
   if (!w_any || w_any->data_value == nullptr ||
       w_any->data_value->shape().rank() < 3) {
@@ -293,19 +342,16 @@ bool FuseConv(Graph& graph, int index) {
 
 bool FuseGemm(Graph& graph, int index) {
   const GraphNode& gemm = graph.nodes[index];
-  if (gemm.inputs.size() < 2 || gemm.outputs.size() != 1 ||
-      gemm.attrs.Has("fused_activation")) {
-    return false;
-  }
+  std::optional<Group> group = GroupAround(graph, gemm);
+  if (gemm.inputs.size() < 2 || !group) return false;
   absl::StatusOr<int64_t> trans_a = gemm.attrs.GetInt("transA", 0);
   absl::StatusOr<int64_t> trans_b = gemm.attrs.GetInt("transB", 0);
   absl::StatusOr<float> beta = gemm.attrs.GetFloat("beta", 1.0f);
   if (!trans_a.ok() || !trans_b.ok() || !beta.ok() || *trans_a != 0) {
     return false;
   }
-  const int q = QuantizeAfter(graph, gemm.outputs[0]);
-  std::optional<Dequantized> a = ActivationFrom(graph, gemm.inputs[0]);
-  if (q < 0 || !a) return false;
+  const int q = group->q;
+  const Dequantized* a = &group->input;
   std::optional<Dequantized> b_any = DequantizedFrom(graph, gemm.inputs[1]);
   if (!b_any || b_any->data_value == nullptr ||
       b_any->data_value->shape().rank() != 2) {
@@ -317,8 +363,12 @@ bool FuseGemm(Graph& graph, int index) {
       WeightFrom(graph, gemm.inputs[1], column_axis, columns);
   if (!b) return false;
   const bool has_c = gemm.inputs.size() > 2 && !gemm.inputs[2].empty();
-  if (has_c && (*beta != 1.0f || IntegerBias(graph, gemm.inputs[2], *a, *b,
-                                             columns) == nullptr)) {
+  absl::StatusOr<float> alpha = gemm.attrs.GetFloat("alpha", 1.0f);
+  // The int32 bias joins the product before the scale, alpha included: only
+  // alpha 1 keeps it alpha-free as Gemm's bias is.
+  if (has_c &&
+      (*beta != 1.0f || !alpha.ok() || *alpha != 1.0f ||
+       IntegerBias(graph, gemm.inputs[2], *a, *b, columns) == nullptr)) {
     return false;
   }
   GraphNode merged;
@@ -335,11 +385,13 @@ bool FuseGemm(Graph& graph, int index) {
 bool FuseAdd(Graph& graph, int index,
              const std::map<std::string, TensorInfo, std::less<>>& infos) {
   const GraphNode& add = graph.nodes[index];
-  if (add.inputs.size() != 2 || add.outputs.size() != 1) return false;
-  const int q = QuantizeAfter(graph, add.outputs[0]);
-  std::optional<Dequantized> a = ActivationFrom(graph, add.inputs[0]);
-  std::optional<Dequantized> b = ActivationFrom(graph, add.inputs[1]);
-  if (q < 0 || !a || !b) return false;
+  std::optional<Group> group = GroupAround(graph, add);
+  std::optional<Dequantized> b = add.inputs.size() == 2
+                                     ? ActivationFrom(graph, add.inputs[1])
+                                     : std::nullopt;
+  if (!group || !b) return false;
+  const int q = group->q;
+  const Dequantized* a = &group->input;
   const Tensor* y_zero = ConstantValue(graph, graph.nodes[q].inputs[2]);
   auto a_info = infos.find(a->data), b_info = infos.find(b->data);
   if (a_info == infos.end() || b_info == infos.end() ||
@@ -349,13 +401,14 @@ bool FuseAdd(Graph& graph, int index,
   }
   const Shape& a_shape = a_info->second.shape;
   const Shape& b_shape = b_info->second.shape;
-  const bool single = a_shape.NumElements() == 1 || b_shape.NumElements() == 1;
+  const bool a_single = a_shape.NumElements() == 1;
+  const bool b_single = b_shape.NumElements() == 1;
   // One value broadcast keeps the other's shape only when its rank is not
-  // larger.
-  const bool same = a_shape == b_shape ||
-                    (single && (a_shape.NumElements() == 1
-                                    ? a_shape.rank() <= b_shape.rank()
-                                    : b_shape.rank() <= a_shape.rank()));
+  // larger (two single values: the same shape).
+  const bool same =
+      a_shape == b_shape ||
+      (a_single && !b_single && a_shape.rank() <= b_shape.rank()) ||
+      (b_single && !a_single && b_shape.rank() <= a_shape.rank());
   if (!same) return false;
   GraphNode merged;
   merged.op_type = "QLinearAdd";
@@ -367,10 +420,10 @@ bool FuseAdd(Graph& graph, int index,
 
 bool FuseGlobalAveragePool(Graph& graph, int index) {
   const GraphNode& pool = graph.nodes[index];
-  if (pool.inputs.size() != 1 || pool.outputs.size() != 1) return false;
-  const int q = QuantizeAfter(graph, pool.outputs[0]);
-  std::optional<Dequantized> x = ActivationFrom(graph, pool.inputs[0]);
-  if (q < 0 || !x) return false;
+  std::optional<Group> group = GroupAround(graph, pool);
+  if (pool.inputs.size() != 1 || !group) return false;
+  const int q = group->q;
+  const Dequantized* x = &group->input;
   const Tensor* y_zero = ConstantValue(graph, graph.nodes[q].inputs[2]);
   if (y_zero->dtype() != x->zero_point_value->dtype()) return false;
   GraphNode merged;
@@ -396,9 +449,10 @@ bool FuseAveragePool(
       info->second.shape.rank() != 4) {
     return false;
   }
-  const int q = QuantizeAfter(graph, pool.outputs[0]);
-  std::optional<Dequantized> x = ActivationFrom(graph, pool.inputs[0]);
-  if (q < 0 || !x) return false;
+  std::optional<Group> group = GroupAround(graph, pool);
+  if (!group) return false;
+  const int q = group->q;
+  const Dequantized* x = &group->input;
   const Tensor* y_zero = ConstantValue(graph, graph.nodes[q].inputs[2]);
   if (y_zero->dtype() != x->zero_point_value->dtype()) return false;
   GraphNode merged;
@@ -415,7 +469,7 @@ void RemoveUnreadDequantize(Graph& graph) {
     removed = false;
     for (size_t i = graph.nodes.size(); i-- > 0;) {
       const GraphNode& node = graph.nodes[i];
-      if (node.op_type == "DequantizeLinear" &&
+      if (node.op_type == "DequantizeLinear" && node.outputs.size() == 1 &&
           graph.ConsumersOf(node.outputs[0]).empty() &&
           !graph.IsGraphOutput(node.outputs[0])) {
         graph.nodes.erase(graph.nodes.begin() + static_cast<int64_t>(i));

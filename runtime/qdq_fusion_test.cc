@@ -88,17 +88,19 @@ TEST(QdqFusionTest, GroupsRunOnEightBitValuesAsOnnxRuntimeDoes) {
        {"Conv", "Add", "Gemm", "GlobalAveragePool", "Cast"}) {
     EXPECT_EQ(ops.count(gone), 0u) << gone;
   }
-  // The Relus went into the QuantizeLinear after them (zero point 0); the
-  // second one's group is the QLinearAdd.
+  // The Relus went into the QuantizeLinear after them (zero point 0), the
+  // no-op Casts into the QuantizeLinear before them; the second Relu's group
+  // is the QLinearAdd.
   EXPECT_EQ(ops.count("Relu"), 0u);
   const GraphNode* add = NodeOf(*graph, "QLinearAdd");
   ASSERT_NE(add, nullptr);
-  EXPECT_THAT(add->original_names,
-              UnorderedElementsAre("residual", "relu2", "relu2_q"));
+  EXPECT_THAT(
+      add->original_names,
+      UnorderedElementsAre("residual", "relu2", "relu2_q", "relu2_cast"));
   const GraphNode* conv = NodeOf(*graph, "QLinearConv");
   ASSERT_NE(conv, nullptr);
   EXPECT_THAT(conv->original_names,
-              UnorderedElementsAre("conv1", "relu1", "relu1_q"));
+              UnorderedElementsAre("conv1", "relu1", "relu1_q", "relu1_cast"));
   // Weights and biases are read as the int8 / int32 values the file holds.
   EXPECT_EQ(graph->initializers.at(conv->inputs[3])->dtype(), DType::kInt8);
   EXPECT_EQ(graph->initializers.at(conv->inputs[8])->dtype(), DType::kInt32);
@@ -180,6 +182,23 @@ TEST(QdqFusionTest, GroupsWhoseIntegersWouldDifferStayFloat) {
   const GraphNode* conv = NodeOf(*graph, "Conv");
   ASSERT_NE(conv, nullptr);
   EXPECT_THAT(conv->original_names, IsSupersetOf({"conv1", "relu1"}));
+  EXPECT_TRUE(RunOnTestInput(*graph).ok());
+
+  // Gemm's alpha scales the product, not the bias: with a bias and alpha 2
+  // the classifier stays a float Gemm.
+  graph = ConvertEdited([](onnx::ModelProto& proto) {
+    for (onnx::NodeProto& node : *proto.mutable_graph()->mutable_node()) {
+      if (node.op_type() != "Gemm") continue;
+      onnx::AttributeProto* alpha = node.add_attribute();
+      alpha->set_name("alpha");
+      alpha->set_type(onnx::AttributeProto::FLOAT);
+      alpha->set_f(2.0f);
+    }
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ops = OpCounts(*graph);
+  EXPECT_EQ(ops.count("QGemm"), 0u);
+  EXPECT_EQ(ops.at("Gemm"), 1);
   EXPECT_TRUE(RunOnTestInput(*graph).ok());
 }
 

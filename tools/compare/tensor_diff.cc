@@ -45,6 +45,13 @@ bool IsEightBit(std::string_view dtype) {
          dtype == "DT_INT8";
 }
 
+bool IsReal(std::string_view dtype) {
+  for (std::string_view name : {"float", "FLOAT", "double", "DOUBLE", "BF16"}) {
+    if (dtype.find(name) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 bool SameNonFinite(double x, double y) {
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
   return std::isinf(x) && x == y;
@@ -257,7 +264,8 @@ TensorComparison Compare(const LoadedTensor& a, const LoadedTensor& b,
   } else if (a.shape != b.shape) {
     c.problem = StrCat("shapes differ: ", ShapeText(a.shape), " vs ",
                        ShapeText(b.shape));
-  } else if (IsEightBit(a.dtype) != IsEightBit(b.dtype)) {
+  } else if ((IsEightBit(a.dtype) && IsReal(b.dtype)) ||
+             (IsEightBit(b.dtype) && IsReal(a.dtype))) {
     c.problem = StrCat(
         "types differ: ", a.dtype, " vs ", b.dtype,
         " (8-bit values are quantization codes, not comparable with real "
