@@ -294,5 +294,41 @@ TEST(QLinearTest, QGemmWithoutTransposeAgreesWithTransposed) {
               ElementsAreArray<int8_t>({-30, -44, 54}));
 }
 
+TEST(QLinearTest, QGemmAndGlobalPoolRefuseWhatTheyDoNotCompute) {
+  auto qgemm = [](int64_t trans_a, bool quantized_output) {
+    OpTester t("QGemm");
+    t.Input<uint8_t>({1, 2}, {1, 2})
+        .Input<float>({}, {1.0f})
+        .Input<uint8_t>({}, {0})
+        .Input<int8_t>({2, 1}, {1, 1})
+        .Input<float>({}, {1.0f})
+        .Input<int8_t>({}, {0});
+    if (quantized_output) {
+      t.AbsentInput().Input<float>({}, {1.0f}).Input<uint8_t>({}, {0});
+    }
+    t.Attr("transA", trans_a);
+    return t.Run();
+  };
+  auto out = qgemm(1, true);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("transA is not supported"));
+  out = qgemm(0, false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("a float output"));
+  out = qgemm(0, true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAreArray<uint8_t>({3}));
+
+  OpTester pool("QLinearGlobalAveragePool");
+  pool.Input<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {0})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {0});
+  out = pool.Run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("at least one spatial"));
+}
+
 }  // namespace
 }  // namespace acldump

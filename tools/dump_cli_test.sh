@@ -134,6 +134,27 @@ expect_grep fused_vs_unfused.out "original"
 expect_grep fused_vs_unfused.out "operators of B not matched (9): conv1, bn1, conv2"
 expect_grep fused_vs_unfused.out "-> PASS"
 
+echo "== a quantized (QDQ) model: groups on 8-bit values by default, float with --no-qdq-fusion"
+QDQ="$TD/qdq/qdq_resnet.onnx"
+expect_exit 0 qdq_convert -- "$CONVERT" "$QDQ" qdq_fused.om
+expect_grep qdq_convert.out "10 nodes (6 fused, 1 no-task)"
+expect_exit 0 qdq_convert_float -- "$CONVERT" "$QDQ" qdq_float.om --no-qdq-fusion
+expect_grep qdq_convert_float.out "27 nodes (1 fused, 1 no-task)"
+for kind in fused float; do
+  mkdir -p "qdq_$kind"
+  cat >"qdq_$kind.json" <<EOF
+{"dump": {"dump_path": "qdq_$kind", "dump_list": [{"model_name": "qdq_resnet"}],
+          "dump_mode": "output", "dump_data": "tensor"}}
+EOF
+  expect_exit 0 "qdq_run_$kind" -- "$DUMP" run -m "qdq_$kind.om" -c "qdq_$kind.json" \
+    -i "$TD/qdq/qdq_resnet.input.x.npy"
+done
+# A fused group's dump is its last member's output, the 8-bit values: matched by original name
+# with the same values in the float-path run, equal on this model.
+expect_exit 0 qdq_compare -- "$DUMP" compare qdq_fused qdq_float
+expect_grep qdq_compare.out "conv1relu1_q     QLinearConv               output 0  relu1_cast output 0  original"
+expect_grep qdq_compare.out "10 tensors compared, 0 outside the tolerance -> PASS"
+
 echo "== check-config"
 expect_exit 0 check -- "$DUMP" check-config all.json --model "$TD/resnet_tiny.onnx"
 expect_grep check.out "all.json: valid (aclmdlSetDump returns ACL_SUCCESS)"
