@@ -1,17 +1,24 @@
 // ConvInteger (8-bit inputs, int32 output) and QLinearConv (8-bit in and out,
 // with scales): 1 to 3 spatial dimensions, pads, strides, dilations, groups,
 // auto_pad; zero points per tensor (X) and per output channel (W). Each group
-// is an im2col of X less its zero point (padding is then exactly 0) times W
-// less its zero point, summed exactly in int32; QLinearConv then adds its
-// int32 bias and requantizes as ONNX Runtime does.
+// is W less its zero point times an im2col of X less its zero point (padding
+// is then exactly 0), summed exactly in int32; QLinearConv then adds its
+// int32 bias and requantizes as ONNX Runtime does. The im2col is made a few
+// panels of output positions at a time, straight into IntegerGemm's packed
+// layout, by the thread that multiplies them: it stays in cache.
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "kernels/conv_internal.h"
+#include "kernels/integer_gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/quantization.h"
+#include "kernels/quantize_simd.h"
 #include "kernels/threading.h"
 
 namespace acldump {
@@ -21,18 +28,47 @@ namespace {
 struct IntegerConv {
   ConvGeometry g;
   DType x_type = DType::kUInt8, w_type = DType::kUInt8;
-  int64_t group_in = 0, group_out = 0, depth = 0, positions = 0;
-  // Spatial sizes padded to 3 dimensions with leading ones.
-  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1},
-      stride{1, 1, 1}, dilation{1, 1, 1}, pad{0, 0, 0};
-  // W less its zero point [out_channels, depth], made once when both are
-  // known at load; else each execution makes it.
+  // depth: one group's window (group_in x kernel); packed_depth: it rounded
+  // up to even, the row stride of the weights and the depth of the panels.
+  int64_t group_in = 0, group_out = 0, depth = 0, packed_depth = 0,
+          positions = 0;
+  // Spatial sizes padded to 3 dimensions with leading ones; `padded`: the
+  // input with its pads, as far as the windows reach.
+  std::array<int64_t, 3> in{1, 1, 1}, padded{1, 1, 1}, out{1, 1, 1},
+      kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1}, pad{0, 0, 0};
+  bool has_pad = false;
+  // Each window element's offset in the padded input from the window's first
+  // one, in im2col row order (channel, then kernel position): depth of them.
+  std::vector<int64_t> taps;
+  // Consecutive positions read consecutive inputs (a 1x1 window, unit
+  // strides, no pads): a panel is 16 contiguous values per window element.
+  bool flat = false;
+  // Panels per block (one im2col then product) and scratch slots for the
+  // blocks being made at once, one per intra-op thread at load.
+  int64_t block_panels = 1, slots = 1;
+  // W less its zero point [out_channels, packed_depth], made once when both
+  // are known at load; else each execution makes it.
   std::shared_ptr<const std::vector<int16_t>> weights_prepared;
 
-  // im2col [positions, depth] and the weights [out_channels, depth], int16.
+  int64_t PaddedPlane() const { return padded[0] * padded[1] * padded[2]; }
+  int64_t Panels() const {
+    return (positions + kIntegerPanel - 1) / kIntegerPanel;
+  }
+  int64_t SlotElements() const {
+    return block_panels * kIntegerPanel * packed_depth;
+  }
+  // The padded input (8-bit values), when there are pads.
+  size_t PaddedBytes() const {
+    return has_pad
+               ? static_cast<size_t>(g.batch * g.in_channels * PaddedPlane())
+               : 0;
+  }
+  // The padded input, then the weights and the slots as int16.
   size_t WorkspaceBytes() const {
-    return static_cast<size_t>(positions * depth + g.out_channels * depth) *
-           sizeof(int16_t);
+    const size_t padded_bytes = (PaddedBytes() + 63) / 64 * 64;
+    return padded_bytes + static_cast<size_t>(g.out_channels * packed_depth +
+                                              slots * SlotElements()) *
+                              sizeof(int16_t);
   }
 };
 
@@ -74,7 +110,38 @@ absl::StatusOr<IntegerConv> PlanIntegerConv(const OpContext& context,
   c.group_in = c.g.in_channels / c.g.group;
   c.group_out = c.g.out_channels / c.g.group;
   c.depth = c.group_in * c.g.KernelSize();
+  c.packed_depth = PackedDepth(c.depth);
   c.positions = c.g.OutSpatialSize();
+  for (size_t d = 0; d < 3; ++d) {
+    c.padded[d] =
+        std::max(c.in[d] + c.pad[d], (c.out[d] - 1) * c.stride[d] +
+                                         (c.kernel[d] - 1) * c.dilation[d] + 1);
+    if (c.pad[d] != 0 || c.padded[d] != c.in[d]) c.has_pad = true;
+  }
+  const int64_t plane = c.PaddedPlane();
+  for (int64_t ch = 0; ch < c.group_in; ++ch)
+    for (int64_t kd = 0; kd < c.kernel[0]; ++kd)
+      for (int64_t kh = 0; kh < c.kernel[1]; ++kh)
+        for (int64_t kw = 0; kw < c.kernel[2]; ++kw) {
+          c.taps.push_back(
+              ch * plane +
+              (kd * c.dilation[0] * c.padded[1] + kh * c.dilation[1]) *
+                  c.padded[2] +
+              kw * c.dilation[2]);
+        }
+  c.flat = !c.has_pad && c.g.KernelSize() == 1 && c.stride[0] == 1 &&
+           c.stride[1] == 1 && c.stride[2] == 1;
+  // A block's panels stay in L2 between the im2col and the product; at
+  // least two blocks per thread where the positions allow, so the threads
+  // share the work.
+  constexpr int64_t kBlockBytes = 128 * 1024;
+  const int64_t panel_bytes =
+      c.packed_depth * kIntegerPanel * static_cast<int64_t>(sizeof(int16_t));
+  c.slots = std::max(1, CurrentIntraOpThreads());
+  c.block_panels = std::clamp<int64_t>(
+      std::min(kBlockBytes / panel_bytes,
+               c.Panels() * c.g.batch * c.g.group / (2 * c.slots)),
+      1, c.Panels());
   return c;
 }
 
@@ -84,15 +151,18 @@ std::vector<int64_t> OutputDims(const IntegerConv& c) {
   return dims;
 }
 
-// out [out_channels, depth] = w - its zero point per output channel.
+// out [out_channels, packed_depth] = w - its zero point per output channel
+// (the pad column 0).
 void WeightsLessZeroPoint(const IntegerConv& c, const TensorView& w,
                           const TensorView* w_zp, int16_t* out) {
   VisitQuantized(c.w_type, [&]<typename TW>() {
     const TW* ws = w.as<const TW>();
     for (int64_t o = 0; o < c.g.out_channels; ++o) {
       const int32_t z = ZeroPointAt(w_zp, o);
+      int16_t* row = out + o * c.packed_depth;
       for (int64_t q = 0; q < c.depth; ++q)
-        out[o * c.depth + q] = static_cast<int16_t>(ws[o * c.depth + q] - z);
+        row[q] = static_cast<int16_t>(ws[o * c.depth + q] - z);
+      if (c.packed_depth != c.depth) row[c.depth] = 0;
     }
   });
 }
@@ -106,81 +176,142 @@ void PrepareConstantWeights(const OpContext& context, size_t w_slot,
   const TensorView* zp = has_zp ? context.constant(zp_slot) : nullptr;
   if (w == nullptr || (has_zp && zp == nullptr)) return;
   auto prepared = std::make_shared<std::vector<int16_t>>(
-      static_cast<size_t>(c.g.out_channels * c.depth));
+      static_cast<size_t>(c.g.out_channels * c.packed_depth));
   WeightsLessZeroPoint(c, *w, zp, prepared->data());
   c.weights_prepared = std::move(prepared);
 }
 
-// acc [N, out_channels, positions] = conv(x - x_zp, w - w_zp).
+// xp = X with its pads, each pad the zero point (so less it, exactly 0).
+template <typename TX>
+void PadInput(const IntegerConv& c, const TX* x, int32_t x_zero, TX* xp) {
+  const int64_t planes = c.g.batch * c.g.in_channels;
+  const int64_t in_plane = c.in[0] * c.in[1] * c.in[2];
+  ParallelFor(static_cast<size_t>(planes), 4, [&](size_t begin, size_t end) {
+    for (auto plane = static_cast<int64_t>(begin);
+         plane < static_cast<int64_t>(end); ++plane) {
+      TX* out = xp + plane * c.PaddedPlane();
+      std::fill(out, out + c.PaddedPlane(), static_cast<TX>(x_zero));
+      const TX* in = x + plane * in_plane;
+      for (int64_t d = 0; d < c.in[0]; ++d)
+        for (int64_t h = 0; h < c.in[1]; ++h) {
+          std::copy(
+              in + (d * c.in[1] + h) * c.in[2],
+              in + (d * c.in[1] + h + 1) * c.in[2],
+              out +
+                  ((d + c.pad[0]) * c.padded[1] + h + c.pad[1]) * c.padded[2] +
+                  c.pad[2]);
+        }
+    }
+  });
+}
+
+// Where the window of output position `pos` starts in the padded input.
+int64_t WindowOrigin(const IntegerConv& c, int64_t pos) {
+  const int64_t ow = pos % c.out[2];
+  const int64_t oh = pos / c.out[2] % c.out[1];
+  const int64_t od = pos / (c.out[2] * c.out[1]);
+  return (od * c.stride[0] * c.padded[1] + oh * c.stride[1]) * c.padded[2] +
+         ow * c.stride[2];
+}
+
+// Panels [first, last) of one image and group's im2col of X less its zero
+// point, packed: xs is the group's first channel of the padded input.
+template <typename TX>
+void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
+                 int64_t first, int64_t last, int16_t* out) {
+  const int64_t panel_elements = c.packed_depth * kIntegerPanel;
+  for (int64_t panel = first; panel < last; ++panel) {
+    int16_t* dst = out + (panel - first) * panel_elements;
+    const int64_t p0 = panel * kIntegerPanel;
+    const int64_t count = std::min(kIntegerPanel, c.positions - p0);
+    const int64_t origin = WindowOrigin(c, p0);
+    // 16 positions whose windows start at consecutive inputs: the whole
+    // input run, or one output row at unit stride.
+    if (count == kIntegerPanel &&
+        (c.flat ||
+         (c.stride[2] == 1 && p0 % c.out[2] + kIntegerPanel <= c.out[2]))) {
+      PackPanelContiguous(xs + origin, c.taps.data(), c.depth, x_zero, dst);
+      continue;
+    }
+    int64_t origins[kIntegerPanel];
+    for (int64_t j = 0; j < count; ++j) origins[j] = WindowOrigin(c, p0 + j);
+    for (int64_t q = 0; q < c.packed_depth; q += 2) {
+      int16_t* pair = dst + q * kIntegerPanel;
+      const TX* x0 = xs + c.taps[q];
+      const TX* x1 = q + 1 < c.depth ? xs + c.taps[q + 1] : nullptr;
+      for (int64_t j = 0; j < count; ++j) {
+        pair[2 * j] = static_cast<int16_t>(int32_t{x0[origins[j]]} - x_zero);
+        pair[2 * j + 1] =
+            x1 == nullptr
+                ? int16_t{0}
+                : static_cast<int16_t>(int32_t{x1[origins[j]]} - x_zero);
+      }
+      // Columns past the last position: zero, so the product reads no
+      // garbage.
+      std::fill(pair + 2 * count, pair + 2 * kIntegerPanel, int16_t{0});
+    }
+  }
+}
+
+// acc [N, out_channels, positions] = conv(x - x_zp, w - w_zp); `finish`
+// then runs on each block of acc (image n, output channels [o_begin,
+// o_end), positions [p_begin, p_end)) while it is in cache, if given. Work
+// items are blocks of panels of one image and group, split over c.slots
+// chunks, each with its own scratch slot: any thread count gives the same
+// sums.
+using FinishBlock = absl::FunctionRef<void(
+    int64_t n, int64_t o_begin, int64_t o_end, int64_t p_begin, int64_t p_end)>;
 void RunIntegerConv(const IntegerConv& c, const TensorView& x,
                     const TensorView* x_zp, const TensorView& w,
                     const TensorView* w_zp, int32_t* acc,
-                    std::span<std::byte> workspace) {
-  int16_t* cols = reinterpret_cast<int16_t*>(workspace.data());
-  const int16_t* weights = cols + c.positions * c.depth;
+                    std::span<std::byte> workspace,
+                    std::optional<FinishBlock> finish = std::nullopt) {
+  std::byte* padded_input = workspace.data();
+  int16_t* scratch = reinterpret_cast<int16_t*>(
+      workspace.data() + (c.PaddedBytes() + 63) / 64 * 64);
+  const int16_t* weights = scratch;
   if (c.weights_prepared != nullptr) {
     weights = c.weights_prepared->data();
   } else {
-    WeightsLessZeroPoint(c, w, w_zp, cols + c.positions * c.depth);
+    WeightsLessZeroPoint(c, w, w_zp, scratch);
   }
+  int16_t* slots = scratch + c.g.out_channels * c.packed_depth;
   const int32_t x_zero = ZeroPointAt(x_zp, 0);
-  const int64_t plane = c.in[0] * c.in[1] * c.in[2];
+  const int64_t panels = c.Panels();
+  const int64_t blocks = (panels + c.block_panels - 1) / c.block_panels;
+  const int64_t units = c.g.batch * c.g.group * blocks;
+  const int64_t chunks = std::min(c.slots, units);
   VisitQuantized(c.x_type, [&]<typename TX>() {
-    // One image and group: its columns, then their product with the group's
-    // weights; on this thread when the groups share the intra-op threads.
-    auto image_group = [&](int64_t n, int64_t gi, int16_t* cols,
-                           bool this_thread) {
-      const TX* xs =
-          x.as<const TX>() + (n * c.g.in_channels + gi * c.group_in) * plane;
-      int16_t* col = cols;
-      for (int64_t od = 0; od < c.out[0]; ++od)
-        for (int64_t oh = 0; oh < c.out[1]; ++oh)
-          for (int64_t ow = 0; ow < c.out[2]; ++ow)
-            for (int64_t ch = 0; ch < c.group_in; ++ch)
-              for (int64_t kd = 0; kd < c.kernel[0]; ++kd)
-                for (int64_t kh = 0; kh < c.kernel[1]; ++kh)
-                  for (int64_t kw = 0; kw < c.kernel[2]; ++kw) {
-                    const int64_t id =
-                        od * c.stride[0] + kd * c.dilation[0] - c.pad[0];
-                    const int64_t ih =
-                        oh * c.stride[1] + kh * c.dilation[1] - c.pad[1];
-                    const int64_t iw =
-                        ow * c.stride[2] + kw * c.dilation[2] - c.pad[2];
-                    const bool inside = id >= 0 && id < c.in[0] && ih >= 0 &&
-                                        ih < c.in[1] && iw >= 0 && iw < c.in[2];
-                    *col++ = inside
-                                 ? static_cast<int16_t>(
-                                       xs[ch * plane +
-                                          (id * c.in[1] + ih) * c.in[2] + iw] -
-                                       x_zero)
-                                 : int16_t{0};
-                  }
-      const int16_t* w = weights + gi * c.group_out * c.depth;
-      int32_t* y =
-          acc + (n * c.g.out_channels + gi * c.group_out) * c.positions;
-      if (this_thread) {
-        IntegerGemmOnThisThread(c.group_out, c.positions, c.depth, w, c.depth,
-                                cols, c.depth, y, c.positions);
-      } else {
-        IntegerGemm(c.group_out, c.positions, c.depth, w, c.depth, cols,
-                    c.depth, y, c.positions);
-      }
-    };
-    const int64_t units = c.g.batch * c.g.group;
-    if (c.g.group == 1) {
-      for (int64_t n = 0; n < c.g.batch; ++n) image_group(n, 0, cols, false);
-      return;
+    const TX* xs = x.as<const TX>();
+    if (c.has_pad) {
+      TX* xp = reinterpret_cast<TX*>(padded_input);
+      PadInput(c, xs, x_zero, xp);
+      xs = xp;
     }
-    // Grouped (depthwise): each group is a small product, too small to split
-    // (waking the threads per group cost more than the group on two cores),
-    // so the groups themselves go to the intra-op threads. Integer sums are
-    // exact: the same values on any thread count.
-    ParallelFor(static_cast<size_t>(units), 1, [&](size_t begin, size_t end) {
-      thread_local std::vector<int16_t> own;
-      own.resize(static_cast<size_t>(c.positions * c.depth));
-      for (size_t u = begin; u < end; ++u) {
-        const auto unit = static_cast<int64_t>(u);
-        image_group(unit / c.g.group, unit % c.g.group, own.data(), true);
+    const int64_t plane = c.PaddedPlane();
+    ParallelFor(static_cast<size_t>(chunks), 1, [&](size_t begin, size_t end) {
+      for (auto chunk = static_cast<int64_t>(begin);
+           chunk < static_cast<int64_t>(end); ++chunk) {
+        int16_t* slot = slots + chunk * c.SlotElements();
+        for (int64_t u = chunk * units / chunks;
+             u < (chunk + 1) * units / chunks; ++u) {
+          const int64_t n = u / (c.g.group * blocks);
+          const int64_t gi = u / blocks % c.g.group;
+          const int64_t first = u % blocks * c.block_panels;
+          const int64_t last = std::min(panels, first + c.block_panels);
+          PackWindows(c, xs + (n * c.g.in_channels + gi * c.group_in) * plane,
+                      x_zero, first, last, slot);
+          IntegerGemmPanels(
+              c.group_out, c.positions, c.depth,
+              weights + gi * c.group_out * c.packed_depth, c.packed_depth, slot,
+              acc + (n * c.g.out_channels + gi * c.group_out) * c.positions,
+              c.positions, first, last);
+          if (finish.has_value()) {
+            (*finish)(n, gi * c.group_out, (gi + 1) * c.group_out,
+                      first * kIntegerPanel,
+                      std::min(c.positions, last * kIntegerPanel));
+          }
+        }
       }
     });
   });
@@ -243,30 +374,47 @@ absl::StatusOr<PreparedKernel> PrepareQLinearConv(const OpContext& context) {
   const size_t acc_bytes =
       static_cast<size_t>(c.g.batch * c.g.out_channels * c.positions) *
       sizeof(int32_t);
-  const size_t workspace = acc_bytes + c.WorkspaceBytes();
-  auto run = [c = std::move(c), has_bias, out_type, acc_bytes](
-                 std::span<const TensorView> in,
-                 std::span<const TensorView> out,
-                 std::span<std::byte> ws) -> absl::Status {
+  const size_t multipliers_bytes =
+      (static_cast<size_t>(c.g.out_channels) * sizeof(float) + 63) / 64 * 64;
+  const size_t workspace = acc_bytes + multipliers_bytes + c.WorkspaceBytes();
+  auto run = [c = std::move(c), has_bias, out_type, acc_bytes,
+              multipliers_bytes](std::span<const TensorView> in,
+                                 std::span<const TensorView> out,
+                                 std::span<std::byte> ws) -> absl::Status {
     int32_t* acc = reinterpret_cast<int32_t*>(ws.data());
-    RunIntegerConv(c, in[0], &in[2], in[3], &in[5], acc, ws.subspan(acc_bytes));
+    float* multipliers = reinterpret_cast<float*>(ws.data() + acc_bytes);
     const float x_scale = ParamAsFloat(in[1], 0);
     const float y_scale = ParamAsFloat(in[6], 0);
+    for (int64_t o = 0; o < c.g.out_channels; ++o)
+      multipliers[o] = x_scale * ParamAsFloat(in[4], o) / y_scale;
     const int32_t y_zero = ParamAsInt(in[7], 0);
     const int32_t* bias = has_bias ? in[8].as<const int32_t>() : nullptr;
+    // Sums are at most 255 * 255 * depth in magnitude: with the bias, in
+    // int32 unless both are extreme, when the sum is taken in int64.
+    const int64_t sum_bound = int64_t{255} * 255 * c.depth;
     VisitQuantized(out_type, [&]<typename Q>() {
       Q* ys = out[0].as<Q>();
-      for (int64_t n = 0; n < c.g.batch; ++n) {
-        for (int64_t o = 0; o < c.g.out_channels; ++o) {
-          const float multiplier = x_scale * ParamAsFloat(in[4], o) / y_scale;
+      auto requantize = [&](int64_t n, int64_t o_begin, int64_t o_end,
+                            int64_t p_begin, int64_t p_end) {
+        for (int64_t o = o_begin; o < o_end; ++o) {
           const int32_t b = bias == nullptr ? 0 : bias[o];
-          const int64_t base = (n * c.g.out_channels + o) * c.positions;
-          for (int64_t p = base; p < base + c.positions; ++p) {
+          const int64_t row = (n * c.g.out_channels + o) * c.positions;
+          if (sum_bound + std::abs(int64_t{b}) <=
+              std::numeric_limits<int32_t>::max()) {
+            RequantizeInt32(acc + row + p_begin, p_end - p_begin, b,
+                            multipliers[o], y_zero, ys + row + p_begin);
+            continue;
+          }
+          for (int64_t p = row + p_begin; p < row + p_end; ++p) {
             ys[p] = QuantizeValue<Q>(
-                static_cast<float>(int64_t{acc[p]} + b) * multiplier, y_zero);
+                static_cast<float>(int64_t{acc[p]} + b) * multipliers[o],
+                y_zero);
           }
         }
-      }
+      };
+      RunIntegerConv(c, in[0], &in[2], in[3], &in[5], acc,
+                     ws.subspan(acc_bytes + multipliers_bytes),
+                     FinishBlock(requantize));
     });
     return absl::OkStatus();
   };

@@ -61,17 +61,6 @@ inline int32_t ZeroPointAt(const TensorView* zero_point, int64_t channel) {
   return zero_point == nullptr ? 0 : ParamAsInt(*zero_point, channel);
 }
 
-// C[i, j] = sum_p A[i, p] * Bt[j, p] for i < m, j < n, p < k: exact int32
-// sums of int16 operands (8-bit values less their zero points). Columns on
-// the intra-op threads; every sum in one order, whatever the thread count.
-void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
-                 const int16_t* bt, int64_t ldb, int32_t* c, int64_t ldc);
-// The same on the calling thread (a caller that splits coarser work, such as
-// a grouped convolution's groups, over the intra-op threads).
-void IntegerGemmOnThisThread(int64_t m, int64_t n, int64_t k, const int16_t* a,
-                             int64_t lda, const int16_t* bt, int64_t ldb,
-                             int32_t* c, int64_t ldc);
-
 }  // namespace acldump
 
 #endif  // ACLDUMP_KERNELS_QUANTIZATION_H_

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/integer_gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "kernels/quantization.h"
@@ -232,27 +233,32 @@ struct IntegerMatMul {
   DType a_type = DType::kUInt8, b_type = DType::kUInt8;
   // B stored [N, K] (Gemm's transB) instead of [K, N].
   bool b_transposed = false;
-  // B less its zero point, transposed ([N, K] per B matrix), made once when
-  // both are known at load (weights); else each execution makes it.
+  // B less its zero point, packed for IntegerGemm (PackedIntegerSize(k, n)
+  // per B matrix), made once when both are known at load (weights); else each
+  // execution makes it.
   std::shared_ptr<const std::vector<int16_t>> b_prepared;
-  // Scratch: A less its zero point [M, K], B less its zero point transposed
-  // [N, K], as int16.
+  int64_t PackedB() const { return PackedIntegerSize(k, n); }
+  // Scratch: A less its zero point [M, PackedDepth(K)], B less its zero point
+  // packed, as int16.
   size_t WorkspaceBytes() const {
-    return static_cast<size_t>(m * k + n * k) * sizeof(int16_t);
+    return static_cast<size_t>(m * PackedDepth(k) + PackedB()) *
+           sizeof(int16_t);
   }
 };
 
-// out[j, q] = b[q, j] - zero point j, for a [K, N] matrix of 8-bit values
-// (b[j, q] - zero point j for a [N, K] one, `transposed`).
-void TransposeLessZeroPoint(DType b_type, const void* b, const TensorView* b_zp,
-                            int64_t k, int64_t n, int16_t* out,
-                            bool transposed = false) {
+// out = a [K, N] matrix of 8-bit values less zero point j of each column j,
+// packed for IntegerGemm (from a [N, K] one when `transposed`).
+void PackLessZeroPoint(DType b_type, const void* b, const TensorView* b_zp,
+                       int64_t k, int64_t n, int16_t* out,
+                       bool transposed = false) {
+  const int64_t depth = PackedDepth(k);
+  std::fill(out, out + PackedIntegerSize(k, n), int16_t{0});
   VisitQuantized(b_type, [&]<typename TB>() {
     const TB* bs = static_cast<const TB*>(b);
     for (int64_t j = 0; j < n; ++j) {
       const int32_t z = ZeroPointAt(b_zp, j);
       for (int64_t q = 0; q < k; ++q) {
-        out[j * k + q] = static_cast<int16_t>(
+        out[PackedIntegerIndex(depth, q, j)] = static_cast<int16_t>(
             (transposed ? bs[j * k + q] : bs[q * n + j]) - z);
       }
     }
@@ -269,13 +275,13 @@ void PrepareConstantB(const OpContext& context, size_t b_slot, size_t zp_slot,
   if (b == nullptr || (has_zp && zp == nullptr)) return;
   const int64_t matrices = b->NumElements() / std::max<int64_t>(1, p.k * p.n);
   auto prepared = std::make_shared<std::vector<int16_t>>(
-      static_cast<size_t>(matrices * p.k * p.n));
+      static_cast<size_t>(matrices * p.PackedB()));
   const size_t element = DTypeSize(p.b_type);
   for (int64_t i = 0; i < matrices; ++i) {
-    TransposeLessZeroPoint(
+    PackLessZeroPoint(
         p.b_type,
         static_cast<const std::byte*>(b->data) + i * p.k * p.n * element, zp,
-        p.k, p.n, prepared->data() + i * p.k * p.n, p.b_transposed);
+        p.k, p.n, prepared->data() + i * p.PackedB(), p.b_transposed);
   }
   p.b_prepared = std::move(prepared);
 }
@@ -328,8 +334,9 @@ void RunIntegerMatMul(const IntegerMatMul& p, const TensorView& a,
                       const TensorView* a_zp, const TensorView& b,
                       const TensorView* b_zp, int32_t* acc,
                       std::span<std::byte> workspace) {
+  const int64_t depth = PackedDepth(p.k);
   int16_t* a16 = reinterpret_cast<int16_t*>(workspace.data());
-  int16_t* bt16 = a16 + p.m * p.k;
+  int16_t* b16 = a16 + p.m * depth;
   const size_t b_element = DTypeSize(p.b_type);
   VisitQuantized(p.a_type, [&]<typename TA>() {
     for (size_t batch = 0; batch < p.a_index.size(); ++batch) {
@@ -337,19 +344,19 @@ void RunIntegerMatMul(const IntegerMatMul& p, const TensorView& a,
       for (int64_t i = 0; i < p.m; ++i) {
         const int32_t z = ZeroPointAt(a_zp, i);
         for (int64_t q = 0; q < p.k; ++q)
-          a16[i * p.k + q] = static_cast<int16_t>(as[i * p.k + q] - z);
+          a16[i * depth + q] = static_cast<int16_t>(as[i * p.k + q] - z);
+        if (depth != p.k) a16[i * depth + p.k] = 0;
       }
-      const int64_t b_offset = p.b_index[batch] * p.k * p.n;
-      const int16_t* bt = bt16;
+      const int16_t* packed = b16;
       if (p.b_prepared != nullptr) {
-        bt = p.b_prepared->data() + b_offset;
+        packed = p.b_prepared->data() + p.b_index[batch] * p.PackedB();
       } else {
-        TransposeLessZeroPoint(
-            p.b_type,
-            static_cast<const std::byte*>(b.data) + b_offset * b_element, b_zp,
-            p.k, p.n, bt16, p.b_transposed);
+        PackLessZeroPoint(p.b_type,
+                          static_cast<const std::byte*>(b.data) +
+                              p.b_index[batch] * p.k * p.n * b_element,
+                          b_zp, p.k, p.n, b16, p.b_transposed);
       }
-      IntegerGemm(p.m, p.n, p.k, a16, p.k, bt, p.k,
+      IntegerGemm(p.m, p.n, p.k, a16, depth, packed,
                   acc + static_cast<int64_t>(batch) * p.m * p.n, p.n);
     }
   });

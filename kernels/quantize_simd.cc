@@ -1,6 +1,7 @@
 #include "kernels/quantize_simd.h"
 
 #include <cstddef>
+#include <limits>
 
 #include "kernels/quantization.h"
 
@@ -65,6 +66,44 @@ void QuantizeImpl(const float* x, int64_t n, float scale, uint8_t zero_point,
   for (; i < n; ++i) y[i] = QuantizeValue<uint8_t>(x[i] / scale, zero_point);
 }
 
+template <typename Q>
+void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias,
+                    float multiplier, int32_t zero_point, Q* y) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<Q, decltype(d)> dq;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vbias = hn::Set(di, bias);
+  const auto vmul = hn::Set(d, multiplier);
+  const auto zp = hn::Set(d, static_cast<float>(zero_point));
+  const auto low =
+      hn::Set(d, static_cast<float>(std::numeric_limits<Q>::min()));
+  const auto high =
+      hn::Set(d, static_cast<float>(std::numeric_limits<Q>::max()));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v =
+        hn::Mul(hn::ConvertTo(d, hn::Add(hn::LoadU(di, acc + i), vbias)), vmul);
+    const auto q = hn::Min(hn::Max(hn::Add(hn::Round(v), zp), low), high);
+    const auto safe = hn::IfThenElse(hn::IsNaN(v), zp, q);
+    hn::StoreU(hn::DemoteTo(dq, hn::ConvertTo(di, safe)), dq, y + i);
+  }
+  for (; i < n; ++i) {
+    y[i] = QuantizeValue<Q>(static_cast<float>(acc[i] + bias) * multiplier,
+                            zero_point);
+  }
+}
+
+void RequantizeUint8Impl(const int32_t* acc, int64_t n, int32_t bias,
+                         float multiplier, int32_t zero_point, uint8_t* y) {
+  RequantizeImpl(acc, n, bias, multiplier, zero_point, y);
+}
+
+void RequantizeInt8Impl(const int32_t* acc, int64_t n, int32_t bias,
+                        float multiplier, int32_t zero_point, int8_t* y) {
+  RequantizeImpl(acc, n, bias, multiplier, zero_point, y);
+}
+
 }  // namespace acldump::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -73,6 +112,8 @@ namespace acldump {
 
 HWY_EXPORT(RangeImpl);
 HWY_EXPORT(QuantizeImpl);
+HWY_EXPORT(RequantizeUint8Impl);
+HWY_EXPORT(RequantizeInt8Impl);
 
 void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(RangeImpl)(x, n, lo, hi);
@@ -81,6 +122,18 @@ void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi) {
 void QuantizeUint8Float32(const float* x, int64_t n, float scale,
                           uint8_t zero_point, uint8_t* y) {
   HWY_DYNAMIC_DISPATCH(QuantizeImpl)(x, n, scale, zero_point, y);
+}
+
+void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,
+                     float multiplier, int32_t zero_point, uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(RequantizeUint8Impl)
+  (acc, n, bias, multiplier, zero_point, y);
+}
+
+void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,
+                     float multiplier, int32_t zero_point, int8_t* y) {
+  HWY_DYNAMIC_DISPATCH(RequantizeInt8Impl)
+  (acc, n, bias, multiplier, zero_point, y);
 }
 
 }  // namespace acldump

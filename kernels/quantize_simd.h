@@ -1,6 +1,7 @@
-// DynamicQuantizeLinear's two passes over float32 on the widest SIMD target
-// the CPU has (Highway's dynamic dispatch), with the scalar definition's
-// results on every target.
+// DynamicQuantizeLinear's two passes over float32 and the requantization of
+// int32 sums (the quantized convolutions and products) on the widest SIMD
+// target the CPU has (Highway's dynamic dispatch), with the scalar
+// definition's results on every target.
 #ifndef ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
 #define ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
 
@@ -16,6 +17,13 @@ void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi);
 // even, add the zero point, saturate; NaN to the zero point.
 void QuantizeUint8Float32(const float* x, int64_t n, float scale,
                           uint8_t zero_point, uint8_t* y);
+
+// y[i] = QuantizeValue<Q>(float(acc[i] + bias) * multiplier, zero_point)
+// for Q uint8 or int8. The caller makes sure acc[i] + bias fits in int32.
+void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,
+                     float multiplier, int32_t zero_point, uint8_t* y);
+void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,
+                     float multiplier, int32_t zero_point, int8_t* y);
 
 }  // namespace acldump
 

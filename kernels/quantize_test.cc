@@ -239,6 +239,206 @@ TEST(QuantizeTest, ConvIntegerWithGroupsPaddingAndChannelZeroPoints) {
   }
 }
 
+// A convolution's geometry: 1 to 3 spatial dimensions.
+struct ConvCase {
+  std::vector<int64_t> x_dims, w_dims, strides, dilations, pads;
+  int64_t group = 1;
+  bool int8_x = false;
+};
+
+// Direct sums of (x - x_zp) * (w - w_zp[o]) over each window, pads skipped;
+// x and w given as their integer values.
+std::vector<int32_t> DirectConv(const ConvCase& c, const std::vector<int>& x,
+                                int x_zp, const std::vector<int>& w,
+                                const std::vector<int>& w_zp,
+                                std::vector<int64_t>& out_dims) {
+  const size_t rank = c.x_dims.size() - 2;
+  // Spatial sizes padded to 3 dimensions with leading ones.
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, st[3] = {1, 1, 1},
+          dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, out[3] = {1, 1, 1};
+  out_dims = {c.x_dims[0], c.w_dims[0]};
+  for (size_t d = 0; d < rank; ++d) {
+    const size_t e = 3 - rank + d;
+    in[e] = c.x_dims[2 + d];
+    k[e] = c.w_dims[2 + d];
+    st[e] = c.strides[d];
+    dl[e] = c.dilations[d];
+    pb[e] = c.pads[d];
+    out[e] = (in[e] + c.pads[d] + c.pads[rank + d] - (k[e] - 1) * dl[e] - 1) /
+                 st[e] +
+             1;
+    out_dims.push_back(out[e]);
+  }
+  const int64_t n = c.x_dims[0], ch_in = c.x_dims[1], m = c.w_dims[0];
+  const int64_t cg = ch_in / c.group, mg = m / c.group;
+  std::vector<int32_t> y;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t od = 0; od < out[0]; ++od)
+        for (int64_t oh = 0; oh < out[1]; ++oh)
+          for (int64_t ow = 0; ow < out[2]; ++ow) {
+            int32_t sum = 0;
+            for (int64_t ch = 0; ch < cg; ++ch)
+              for (int64_t kd = 0; kd < k[0]; ++kd)
+                for (int64_t kh = 0; kh < k[1]; ++kh)
+                  for (int64_t kw = 0; kw < k[2]; ++kw) {
+                    const int64_t id = od * st[0] + kd * dl[0] - pb[0];
+                    const int64_t ih = oh * st[1] + kh * dl[1] - pb[1];
+                    const int64_t iw = ow * st[2] + kw * dl[2] - pb[2];
+                    if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] ||
+                        iw < 0 || iw >= in[2]) {
+                      continue;
+                    }
+                    const int64_t in_ch = o / mg * cg + ch;
+                    const int xv =
+                        x[(((b * ch_in + in_ch) * in[0] + id) * in[1] + ih) *
+                              in[2] +
+                          iw];
+                    const int wv =
+                        w[(((o * cg + ch) * k[0] + kd) * k[1] + kh) * k[2] +
+                          kw];
+                    sum += (xv - x_zp) * (wv - w_zp[o]);
+                  }
+            y.push_back(sum);
+          }
+  return y;
+}
+
+template <typename T>
+std::vector<T> Narrow(const std::vector<int>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+// The geometries the packed im2col treats apart: rows of 16 positions at unit
+// stride, rows that do not split into 16s, strides, dilations, uneven pads,
+// 1x1 windows read as one run, odd window sizes, 1-D and 3-D, groups and
+// depthwise, batches; each against direct sums, on one and two threads.
+TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
+  const std::vector<ConvCase> cases = {
+      {{1, 3, 37}, {5, 3, 4}, {3}, {2}, {2, 1}, 1, true},
+      {{2, 6, 9, 20}, {4, 3, 3, 5}, {1, 1}, {2, 1}, {1, 2, 0, 3}, 2, false},
+      {{1, 7, 8, 9}, {9, 7, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false},
+      {{1, 5, 6, 33}, {3, 5, 1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1, true},
+      {{1, 2, 3, 40}, {3, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, false},
+      {{1, 8, 10, 10}, {8, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 8, false},
+      {{1, 4, 11, 13}, {4, 1, 5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}, 4, true},
+      {{1, 2, 4, 5, 6},
+       {3, 2, 2, 3, 2},
+       {1, 2, 1},
+       {1, 1, 2},
+       {1, 1, 1, 0, 1, 1},
+       1,
+       false},
+      {{1, 64, 7, 7}, {13, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, false},
+  };
+  std::mt19937 rng(5);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const ConvCase& c = cases[i];
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    std::uniform_int_distribution<int> xs(c.int8_x ? -128 : 0,
+                                          c.int8_x ? 127 : 255);
+    std::uniform_int_distribution<int> ws(-128, 127);
+    int64_t x_count = 1, w_count = 1;
+    for (int64_t d : c.x_dims) x_count *= d;
+    for (int64_t d : c.w_dims) w_count *= d;
+    std::vector<int> x(x_count), w(w_count), w_zp(c.w_dims[0]);
+    for (int& v : x) v = xs(rng);
+    for (int& v : w) v = ws(rng);
+    for (int& v : w_zp) v = ws(rng);
+    const int x_zp = c.int8_x ? -3 : 131;
+    std::vector<int64_t> out_dims;
+    const std::vector<int32_t> want = DirectConv(c, x, x_zp, w, w_zp, out_dims);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << threads << " thread(s)");
+      ScopedIntraOpThreads scope(threads);
+      OpTester t("ConvInteger");
+      if (c.int8_x) {
+        t.RuntimeInput<int8_t>(Shape(c.x_dims), Narrow<int8_t>(x));
+      } else {
+        t.RuntimeInput<uint8_t>(Shape(c.x_dims), Narrow<uint8_t>(x));
+      }
+      t.Input<int8_t>(Shape(c.w_dims), Narrow<int8_t>(w));
+      if (c.int8_x) {
+        t.Input<int8_t>({}, {static_cast<int8_t>(x_zp)});
+      } else {
+        t.Input<uint8_t>({}, {static_cast<uint8_t>(x_zp)});
+      }
+      t.Input<int8_t>({c.w_dims[0]}, Narrow<int8_t>(w_zp))
+          .Attr("group", c.group)
+          .Attr("strides", c.strides)
+          .Attr("dilations", c.dilations)
+          .Attr("pads", c.pads);
+      auto out = t.Run();
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ((*out)[0].shape().dims(), out_dims);
+      EXPECT_EQ(Values<int32_t>((*out)[0]), want);
+    }
+  }
+}
+
+// QLinearConv's requantization (vectorised) against the scalar definition on
+// sums that reach both saturation ends and exact halves.
+TEST(QuantizeTest, QLinearConvRequantizesEverySumAsTheScalarDefinition) {
+  const ConvCase c = {
+      {1, 6, 9, 21}, {10, 6, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, false};
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> xs(0, 255), ws(-128, 127);
+  std::vector<int> x(6 * 9 * 21), w(10 * 6 * 9), w_zp(10, 0);
+  for (int& v : x) v = xs(rng);
+  for (int& v : w) v = ws(rng);
+  std::vector<int64_t> out_dims;
+  const std::vector<int32_t> sums = DirectConv(c, x, 128, w, w_zp, out_dims);
+  std::vector<float> w_scale(10);
+  std::vector<int32_t> bias(10);
+  for (int o = 0; o < 10; ++o) {
+    w_scale[o] = 0.0005f * static_cast<float>(o + 1);
+    bias[o] = (o - 5) * 977;
+  }
+  const float x_scale = 0.25f, y_scale = 0.75f;
+  for (bool int8_y : {false, true}) {
+    SCOPED_TRACE(int8_y ? "int8 y" : "uint8 y");
+    const int y_zp = int8_y ? -7 : 120;
+    OpTester t("QLinearConv");
+    t.RuntimeInput<uint8_t>(Shape(c.x_dims), Narrow<uint8_t>(x))
+        .Input<float>({}, {x_scale})
+        .Input<uint8_t>({}, {128})
+        .Input<int8_t>(Shape(c.w_dims), Narrow<int8_t>(w))
+        .Input<float>({10}, w_scale)
+        .Input<int8_t>({10}, Narrow<int8_t>(w_zp))
+        .Input<float>({}, {y_scale});
+    if (int8_y) {
+      t.Input<int8_t>({}, {static_cast<int8_t>(y_zp)});
+    } else {
+      t.Input<uint8_t>({}, {static_cast<uint8_t>(y_zp)});
+    }
+    t.Input<int32_t>({10}, bias).Attr("pads", c.pads);
+    auto out = t.Run();
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int64_t positions = out_dims[2] * out_dims[3];
+    std::vector<int> got, want;
+    int saturated_low = 0, saturated_high = 0;
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const int64_t o = static_cast<int64_t>(i) / positions;
+      const float multiplier = x_scale * w_scale[o] / y_scale;
+      const float v = static_cast<float>(sums[i] + bias[o]) * multiplier;
+      const int q = int8_y ? int{QuantizeValue<int8_t>(v, y_zp)}
+                           : int{QuantizeValue<uint8_t>(v, y_zp)};
+      want.push_back(q);
+      saturated_low += q == (int8_y ? -128 : 0);
+      saturated_high += q == (int8_y ? 127 : 255);
+    }
+    if (int8_y) {
+      for (int8_t v : Values<int8_t>((*out)[0])) got.push_back(v);
+    } else {
+      for (uint8_t v : Values<uint8_t>((*out)[0])) got.push_back(v);
+    }
+    EXPECT_EQ(got, want);
+    // The case reaches both ends, so the clamps are exercised.
+    EXPECT_GT(saturated_low, 0);
+    EXPECT_GT(saturated_high, 0);
+  }
+}
+
 TEST(QuantizeTest, QLinearConvAddsBiasAndRequantizes) {
   // 1x1 convolution, one channel: y = (x - 2) * 3 (w = 3) + bias 4, scale
   // x 0.5 * w 1 / y 1 -> y_q = round(0.5 * acc).

@@ -1,0 +1,221 @@
+#include "kernels/integer_gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/threading.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/integer_gemm.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace acldump::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Bytes of A kept hot (in L2) while the panels of B stream past them.
+constexpr int64_t kRowBlockBytes = 128 * 1024;
+
+#if HWY_TARGET == HWY_SCALAR
+
+// One lane holds no pair: plain exact sums.
+void PanelsImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                const int16_t* b_packed, int32_t* c, int64_t ldc,
+                int64_t panel_begin, int64_t panel_end) {
+  const int64_t depth = PackedDepth(k);
+  const int64_t j_end = std::min(n, panel_end * kIntegerPanel);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = panel_begin * kIntegerPanel; j < j_end; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        sum += int32_t{a[i * lda + p]} *
+               int32_t{b_packed[PackedIntegerIndex(
+                   depth, p, j - panel_begin * kIntegerPanel)]};
+      }
+      c[i * ldc + j] = sum;
+    }
+  }
+}
+
+#else
+
+// At most 8 int32 lanes: a panel of 16 columns is two vectors on AVX2 and
+// AVX-512 (256-bit vectors), four on 128-bit targets.
+using D32 = hn::CappedTag<int32_t, 8>;
+using D16 = hn::Repartition<int16_t, D32>;
+constexpr int64_t kLanes = static_cast<int64_t>(hn::MaxLanes(D32()));
+constexpr int kVectors = static_cast<int>(kIntegerPanel / kLanes);
+// Accumulators, the panel's vectors and one broadcast pair of A fit the 16
+// vector registers: 6 x 2 + 2 + 1, or 3 x 4 + 4 + 1.
+constexpr int kMaxRows = kVectors <= 2 ? 6 : 3;
+
+// C[r, 0..cols) for kRows rows of A against one panel of B. Each int32 lane
+// adds the products of one pair of rows of B; Highway's reordering contract
+// keeps the even and odd products apart on targets without pmaddwd, and
+// RearrangeToOddPlusEven joins them: exact sums either way.
+template <int kRows>
+HWY_INLINE void Tile(int64_t pairs, const int16_t* HWY_RESTRICT a, int64_t lda,
+                     const int16_t* HWY_RESTRICT panel, int32_t* HWY_RESTRICT c,
+                     int64_t ldc, int64_t cols) {
+  const D32 d32;
+  const D16 d16;
+  using V32 = hn::Vec<D32>;
+  using V16 = hn::Vec<D16>;
+  V32 sum0[kRows][kVectors], sum1[kRows][kVectors];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) {
+      sum0[r][v] = hn::Zero(d32);
+      sum1[r][v] = hn::Zero(d32);
+    }
+  }
+  for (int64_t p = 0; p < pairs; ++p) {
+    const int16_t* b = panel + p * (2 * kIntegerPanel);
+    V16 bv[kVectors];
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v)
+      bv[v] = hn::LoadU(d16, b + v * 2 * kLanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, a + r * lda + 2 * p, sizeof(pair));
+      const V16 av = hn::BitCast(d16, hn::Set(d32, pair));
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v) {
+        sum0[r][v] = hn::ReorderWidenMulAccumulate(d32, av, bv[v], sum0[r][v],
+                                                   sum1[r][v]);
+      }
+    }
+  }
+  HWY_ALIGN int32_t row[kIntegerPanel];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    int32_t* out = cols == kIntegerPanel ? c + r * ldc : row;
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) {
+      hn::StoreU(hn::RearrangeToOddPlusEven(sum0[r][v], sum1[r][v]), d32,
+                 out + v * kLanes);
+    }
+    if (out == row) std::memcpy(c + r * ldc, row, cols * sizeof(int32_t));
+  }
+}
+
+void PanelsImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                const int16_t* b_packed, int32_t* c, int64_t ldc,
+                int64_t panel_begin, int64_t panel_end) {
+  const int64_t depth = PackedDepth(k);
+  const int64_t pairs = depth / 2;
+  const int64_t row_block =
+      std::max<int64_t>(1, kRowBlockBytes / (depth * 2 * kMaxRows)) * kMaxRows;
+  for (int64_t i0 = 0; i0 < m; i0 += row_block) {
+    const int64_t i1 = std::min(m, i0 + row_block);
+    for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
+      const int16_t* b =
+          b_packed + (panel - panel_begin) * depth * kIntegerPanel;
+      const int64_t j = panel * kIntegerPanel;
+      const int64_t cols = std::min(kIntegerPanel, n - j);
+      int64_t i = i0;
+      for (; i + kMaxRows <= i1; i += kMaxRows) {
+        Tile<kMaxRows>(pairs, a + i * lda, lda, b, c + i * ldc + j, ldc, cols);
+      }
+      // The last rows of the block: fewer than kMaxRows.
+      const int64_t rest = i1 - i;
+      int32_t* out = c + i * ldc + j;
+      if (rest == 1) Tile<1>(pairs, a + i * lda, lda, b, out, ldc, cols);
+      if (rest == 2) Tile<2>(pairs, a + i * lda, lda, b, out, ldc, cols);
+      if constexpr (kMaxRows > 3) {
+        if (rest == 3) Tile<3>(pairs, a + i * lda, lda, b, out, ldc, cols);
+        if (rest == 4) Tile<4>(pairs, a + i * lda, lda, b, out, ldc, cols);
+        if (rest == 5) Tile<5>(pairs, a + i * lda, lda, b, out, ldc, cols);
+      }
+    }
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+// Every target: 16 columns of 16-bit lanes are one vector on AVX2 and
+// AVX-512 (capped at 256 bits), two on 128-bit targets, 16 on scalar.
+template <typename T>
+void PackPanelImpl(const T* base, const int64_t* offsets, int64_t k,
+                   int32_t zero_point, int16_t* panel) {
+  const hn::CappedTag<int16_t, kIntegerPanel> d16;
+  const hn::Rebind<T, decltype(d16)> d8;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d16));
+  const auto zero = hn::Set(d16, static_cast<int16_t>(zero_point));
+  for (int64_t p = 0; p < k; p += 2) {
+    const T* x0 = base + offsets[p];
+    const T* x1 = p + 1 < k ? base + offsets[p + 1] : nullptr;
+    int16_t* out = panel + p * kIntegerPanel;
+    for (int64_t j = 0; j < kIntegerPanel; j += lanes) {
+      const auto v0 = hn::Sub(hn::PromoteTo(d16, hn::LoadU(d8, x0 + j)), zero);
+      const auto v1 =
+          x1 == nullptr
+              ? hn::Zero(d16)
+              : hn::Sub(hn::PromoteTo(d16, hn::LoadU(d8, x1 + j)), zero);
+      hn::StoreInterleaved2(v0, v1, d16, out + 2 * j);
+    }
+  }
+}
+
+void PackPanelUint8Impl(const uint8_t* base, const int64_t* offsets, int64_t k,
+                        int32_t zero_point, int16_t* panel) {
+  PackPanelImpl(base, offsets, k, zero_point, panel);
+}
+
+void PackPanelInt8Impl(const int8_t* base, const int64_t* offsets, int64_t k,
+                       int32_t zero_point, int16_t* panel) {
+  PackPanelImpl(base, offsets, k, zero_point, panel);
+}
+
+}  // namespace acldump::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace acldump {
+
+HWY_EXPORT(PanelsImpl);
+HWY_EXPORT(PackPanelUint8Impl);
+HWY_EXPORT(PackPanelInt8Impl);
+
+void PackPanelContiguous(const uint8_t* base, const int64_t* offsets, int64_t k,
+                         int32_t zero_point, int16_t* panel) {
+  HWY_DYNAMIC_DISPATCH(PackPanelUint8Impl)(base, offsets, k, zero_point, panel);
+}
+
+void PackPanelContiguous(const int8_t* base, const int64_t* offsets, int64_t k,
+                         int32_t zero_point, int16_t* panel) {
+  HWY_DYNAMIC_DISPATCH(PackPanelInt8Impl)(base, offsets, k, zero_point, panel);
+}
+
+void IntegerGemmPanels(int64_t m, int64_t n, int64_t k, const int16_t* a,
+                       int64_t lda, const int16_t* b_packed, int32_t* c,
+                       int64_t ldc, int64_t panel_begin, int64_t panel_end) {
+  if (m <= 0 || n <= 0 || panel_begin >= panel_end) return;
+  HWY_DYNAMIC_DISPATCH(PanelsImpl)
+  (m, n, k, a, lda, b_packed, c, ldc, panel_begin, panel_end);
+}
+
+void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                 const int16_t* b_packed, int32_t* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t panels = (n + kIntegerPanel - 1) / kIntegerPanel;
+  // A panel of every row is m * depth * 16 multiply-adds; a range below
+  // about 2^18 of them costs more to hand to another thread than it saves.
+  const int64_t per_panel =
+      std::max<int64_t>(1, m * PackedDepth(k) * kIntegerPanel);
+  const auto grain =
+      static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 18) / per_panel));
+  ParallelFor(
+      static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
+        const auto first = static_cast<int64_t>(begin);
+        IntegerGemmPanels(m, n, k, a, lda,
+                          b_packed + first * PackedDepth(k) * kIntegerPanel, c,
+                          ldc, first, static_cast<int64_t>(end));
+      });
+}
+
+}  // namespace acldump
+#endif  // HWY_ONCE

@@ -1,0 +1,57 @@
+// Exact int32 products of int16 operands (8-bit values less their zero
+// points), for the quantized convolutions and matrix products. The right-hand
+// side is packed in panels of kIntegerPanel columns whose rows are interleaved
+// in pairs, the layout of the SIMD multiply-add of int16 pairs into int32
+// (pmaddwd): every target computes the same exact sums.
+#ifndef ACLDUMP_KERNELS_INTEGER_GEMM_H_
+#define ACLDUMP_KERNELS_INTEGER_GEMM_H_
+
+#include <cstdint>
+
+namespace acldump {
+
+// Columns per panel of a packed right-hand side.
+inline constexpr int64_t kIntegerPanel = 16;
+
+// k rounded up to even: the packed depth (the pad row is zero).
+inline int64_t PackedDepth(int64_t k) { return k + (k & 1); }
+
+// Elements of a packed K x N right-hand side: whole panels of PackedDepth(k)
+// rows (columns past n are zero).
+inline int64_t PackedIntegerSize(int64_t k, int64_t n) {
+  return (n + kIntegerPanel - 1) / kIntegerPanel * kIntegerPanel *
+         PackedDepth(k);
+}
+
+// Where element (row p, column j) of a right-hand side of packed depth
+// `depth` lives: panel j / 16, then row pair p / 2, column j % 16, p % 2.
+inline int64_t PackedIntegerIndex(int64_t depth, int64_t p, int64_t j) {
+  return (j / kIntegerPanel) * (depth * kIntegerPanel) +
+         (p / 2) * (2 * kIntegerPanel) + (j % kIntegerPanel) * 2 + (p & 1);
+}
+
+// One whole panel of a packed right-hand side of k rows whose element
+// (p, j) is base[offsets[p] + j] - zero_point: 16 consecutive positions of
+// an im2col, say. The pad row of an odd k is written as zeros.
+void PackPanelContiguous(const uint8_t* base, const int64_t* offsets, int64_t k,
+                         int32_t zero_point, int16_t* panel);
+void PackPanelContiguous(const int8_t* base, const int64_t* offsets, int64_t k,
+                         int32_t zero_point, int16_t* panel);
+
+// C[i, j] = sum_p A[i, p] * B[p, j] for i < m and the columns of panels
+// [panel_begin, panel_end) below n, on the calling thread. A is row-major
+// with row stride lda >= PackedDepth(k) (A[i, k] is read when k is odd; the
+// zero pad row of B cancels it); `b_panels` holds panels panel_begin,
+// panel_begin + 1, ... of B packed as above; c points at C's column 0.
+void IntegerGemmPanels(int64_t m, int64_t n, int64_t k, const int16_t* a,
+                       int64_t lda, const int16_t* b_panels, int32_t* c,
+                       int64_t ldc, int64_t panel_begin, int64_t panel_end);
+
+// The whole product, split over the intra-op threads by blocks of rows and
+// panels: the same sums in the same order on any thread count.
+void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                 const int16_t* b_packed, int32_t* c, int64_t ldc);
+
+}  // namespace acldump
+
+#endif  // ACLDUMP_KERNELS_INTEGER_GEMM_H_
