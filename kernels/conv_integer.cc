@@ -43,6 +43,9 @@ struct IntegerConv {
   // Consecutive positions read consecutive inputs (a 1x1 window, unit
   // strides, no pads): a panel is 16 contiguous values per window element.
   bool flat = false;
+  // One input and one output channel per group: window sums straight from
+  // the padded input, a row at a time, instead of an im2col.
+  bool depthwise = false;
   // Panels per block (one im2col then product) and scratch slots for the
   // blocks being made at once, one per intra-op thread at load.
   int64_t block_panels = 1, slots = 1;
@@ -131,6 +134,7 @@ absl::StatusOr<IntegerConv> PlanIntegerConv(const OpContext& context,
         }
   c.flat = !c.has_pad && c.g.KernelSize() == 1 && c.stride[0] == 1 &&
            c.stride[1] == 1 && c.stride[2] == 1;
+  c.depthwise = c.group_in == 1 && c.group_out == 1;
   // A block's panels stay in L2 between the im2col and the product; at
   // least two blocks per thread where the positions allow, so the threads
   // share the work.
@@ -142,6 +146,14 @@ absl::StatusOr<IntegerConv> PlanIntegerConv(const OpContext& context,
       std::min(kBlockBytes / panel_bytes,
                c.Panels() * c.g.batch * c.g.group / (2 * c.slots)),
       1, c.Panels());
+  if (c.depthwise) {
+    // A slot holds the window's weights and one output row at unit stride
+    // (int32 each).
+    const int64_t needed = 2 * (c.depth + c.padded[2]);
+    c.block_panels =
+        std::max<int64_t>(1, (needed + kIntegerPanel * c.packed_depth - 1) /
+                                 (kIntegerPanel * c.packed_depth));
+  }
   return c;
 }
 
@@ -253,14 +265,63 @@ void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
   }
 }
 
+// Called on each finished block of sums: image n, output channels
+// [o_begin, o_end), positions [p_begin, p_end).
+using FinishBlock = absl::FunctionRef<void(
+    int64_t n, int64_t o_begin, int64_t o_end, int64_t p_begin, int64_t p_end)>;
+
+// A depthwise convolution's sums (one input channel per output channel),
+// a channel of an image per work item, its output rows at unit stride (at
+// a larger stride, the row at unit stride and every stride-th sum of it).
+template <typename TX>
+void RunDepthwise(const IntegerConv& c, const TX* xs, int32_t x_zero,
+                  const int16_t* weights, int16_t* slots, int32_t* acc,
+                  std::optional<FinishBlock> finish) {
+  const int64_t units = c.g.batch * c.g.group;
+  const int64_t chunks = std::min(c.slots, units);
+  const int64_t plane = c.PaddedPlane();
+  const int64_t wide = (c.out[2] - 1) * c.stride[2] + 1;
+  ParallelFor(static_cast<size_t>(chunks), 1, [&](size_t begin, size_t end) {
+    for (auto chunk = static_cast<int64_t>(begin);
+         chunk < static_cast<int64_t>(end); ++chunk) {
+      auto* window_weights =
+          reinterpret_cast<int32_t*>(slots + chunk * c.SlotElements());
+      int32_t* row_sums = window_weights + c.depth;
+      for (int64_t u = chunk * units / chunks; u < (chunk + 1) * units / chunks;
+           ++u) {
+        const int64_t n = u / c.g.group, ch = u % c.g.group;
+        for (int64_t t = 0; t < c.depth; ++t)
+          window_weights[t] = weights[ch * c.packed_depth + t];
+        const TX* x_plane = xs + (n * c.g.in_channels + ch) * plane;
+        int32_t* y = acc + (n * c.g.out_channels + ch) * c.positions;
+        for (int64_t od = 0; od < c.out[0]; ++od)
+          for (int64_t oh = 0; oh < c.out[1]; ++oh) {
+            const TX* row =
+                x_plane + (od * c.stride[0] * c.padded[1] + oh * c.stride[1]) *
+                              c.padded[2];
+            int32_t* y_row = y + (od * c.out[1] + oh) * c.out[2];
+            if (c.stride[2] == 1) {
+              DepthwiseIntegerRow(row, c.taps.data(), window_weights, c.depth,
+                                  x_zero, c.out[2], y_row);
+              continue;
+            }
+            DepthwiseIntegerRow(row, c.taps.data(), window_weights, c.depth,
+                                x_zero, wide, row_sums);
+            for (int64_t ow = 0; ow < c.out[2]; ++ow)
+              y_row[ow] = row_sums[ow * c.stride[2]];
+          }
+        if (finish.has_value()) (*finish)(n, ch, ch + 1, 0, c.positions);
+      }
+    }
+  });
+}
+
 // acc [N, out_channels, positions] = conv(x - x_zp, w - w_zp); `finish`
 // then runs on each block of acc (image n, output channels [o_begin,
 // o_end), positions [p_begin, p_end)) while it is in cache, if given. Work
 // items are blocks of panels of one image and group, split over c.slots
 // chunks, each with its own scratch slot: any thread count gives the same
 // sums.
-using FinishBlock = absl::FunctionRef<void(
-    int64_t n, int64_t o_begin, int64_t o_end, int64_t p_begin, int64_t p_end)>;
 void RunIntegerConv(const IntegerConv& c, const TensorView& x,
                     const TensorView* x_zp, const TensorView& w,
                     const TensorView* w_zp, int32_t* acc,
@@ -287,6 +348,10 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
       TX* xp = reinterpret_cast<TX*>(padded_input);
       PadInput(c, xs, x_zero, xp);
       xs = xp;
+    }
+    if (c.depthwise) {
+      RunDepthwise(c, xs, x_zero, weights, slots, acc, finish);
+      return;
     }
     const int64_t plane = c.PaddedPlane();
     ParallelFor(static_cast<size_t>(chunks), 1, [&](size_t begin, size_t end) {

@@ -160,6 +160,43 @@ void PackPanelImpl(const T* base, const int64_t* offsets, int64_t k,
   }
 }
 
+template <typename T>
+void DepthwiseRowImpl(const T* row, const int64_t* taps, const int32_t* weights,
+                      int64_t tap_count, int32_t zero_point, int64_t width,
+                      int32_t* out) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Rebind<T, decltype(d32)> d8;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
+  const auto zero = hn::Set(d32, zero_point);
+  int64_t j = 0;
+  for (; j + lanes <= width; j += lanes) {
+    auto sum = hn::Zero(d32);
+    for (int64_t t = 0; t < tap_count; ++t) {
+      const auto x = hn::PromoteTo(d32, hn::LoadU(d8, row + taps[t] + j));
+      sum = hn::Add(sum, hn::Mul(hn::Sub(x, zero), hn::Set(d32, weights[t])));
+    }
+    hn::StoreU(sum, d32, out + j);
+  }
+  for (; j < width; ++j) {
+    int32_t sum = 0;
+    for (int64_t t = 0; t < tap_count; ++t)
+      sum += (int32_t{row[taps[t] + j]} - zero_point) * weights[t];
+    out[j] = sum;
+  }
+}
+
+void DepthwiseRowUint8Impl(const uint8_t* row, const int64_t* taps,
+                           const int32_t* weights, int64_t tap_count,
+                           int32_t zero_point, int64_t width, int32_t* out) {
+  DepthwiseRowImpl(row, taps, weights, tap_count, zero_point, width, out);
+}
+
+void DepthwiseRowInt8Impl(const int8_t* row, const int64_t* taps,
+                          const int32_t* weights, int64_t tap_count,
+                          int32_t zero_point, int64_t width, int32_t* out) {
+  DepthwiseRowImpl(row, taps, weights, tap_count, zero_point, width, out);
+}
+
 void PackPanelUint8Impl(const uint8_t* base, const int64_t* offsets, int64_t k,
                         int32_t zero_point, int16_t* panel) {
   PackPanelImpl(base, offsets, k, zero_point, panel);
@@ -179,6 +216,22 @@ namespace acldump {
 HWY_EXPORT(PanelsImpl);
 HWY_EXPORT(PackPanelUint8Impl);
 HWY_EXPORT(PackPanelInt8Impl);
+HWY_EXPORT(DepthwiseRowUint8Impl);
+HWY_EXPORT(DepthwiseRowInt8Impl);
+
+void DepthwiseIntegerRow(const uint8_t* row, const int64_t* taps,
+                         const int32_t* weights, int64_t tap_count,
+                         int32_t zero_point, int64_t width, int32_t* out) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseRowUint8Impl)
+  (row, taps, weights, tap_count, zero_point, width, out);
+}
+
+void DepthwiseIntegerRow(const int8_t* row, const int64_t* taps,
+                         const int32_t* weights, int64_t tap_count,
+                         int32_t zero_point, int64_t width, int32_t* out) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseRowInt8Impl)
+  (row, taps, weights, tap_count, zero_point, width, out);
+}
 
 void PackPanelContiguous(const uint8_t* base, const int64_t* offsets, int64_t k,
                          int32_t zero_point, int16_t* panel) {

@@ -38,6 +38,16 @@ void PackPanelContiguous(const uint8_t* base, const int64_t* offsets, int64_t k,
 void PackPanelContiguous(const int8_t* base, const int64_t* offsets, int64_t k,
                          int32_t zero_point, int16_t* panel);
 
+// One output row of a depthwise window sum at unit stride:
+// out[j] = sum_t (row[taps[t] + j] - zero_point) * weights[t], j < width,
+// exact in int32.
+void DepthwiseIntegerRow(const uint8_t* row, const int64_t* taps,
+                         const int32_t* weights, int64_t tap_count,
+                         int32_t zero_point, int64_t width, int32_t* out);
+void DepthwiseIntegerRow(const int8_t* row, const int64_t* taps,
+                         const int32_t* weights, int64_t tap_count,
+                         int32_t zero_point, int64_t width, int32_t* out);
+
 // C[i, j] = sum_p A[i, p] * B[p, j] for i < m and the columns of panels
 // [panel_begin, panel_end) below n, on the calling thread. A is row-major
 // with row stride lda >= PackedDepth(k) (A[i, k] is read when k is odd; the

@@ -13,6 +13,8 @@
 #include "kernels/kernel_util.h"
 #include "kernels/op_families.h"
 #include "kernels/quantization.h"
+#include "kernels/quantize_simd.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -111,12 +113,13 @@ absl::StatusOr<PreparedKernel> PrepareQLinearAdd(const OpContext& context) {
               std::fma(static_cast<float>(as[i]), ratio_a, fixed));
         }
       } else {
-        for (int64_t i = 0; i < n; ++i) {
-          const float with_b =
-              std::fma(static_cast<float>(bs[i]), ratio_b, fixed);
-          cs[i] = RoundAndSaturate<Q>(
-              std::fma(static_cast<float>(as[i]), ratio_a, with_b));
-        }
+        // Blocks of the threads' size: the same values on any count.
+        ParallelFor(static_cast<size_t>(n), kElementwiseGrain,
+                    [&](size_t begin, size_t end) {
+                      QLinearAddRow(as + begin, bs + begin,
+                                    static_cast<int64_t>(end - begin), ratio_a,
+                                    ratio_b, fixed, cs + begin);
+                    });
       }
     });
     return absl::OkStatus();

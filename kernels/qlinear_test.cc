@@ -46,6 +46,30 @@ TEST(QLinearTest, AddMatchesOnnxRuntime) {
            194, 125, 255, 192, 94,  207, 80,  102, 145, 60,  234}));
 }
 
+TEST(QLinearTest, AddOutOfInt32RangeGivesTheLowEndAsX86Converts) {
+  // int8, 40 values (whole vectors and a tail): sums of 1e9 times 3 or
+  // -3 are past int32 either way, and the x86 conversion gives INT32_MIN,
+  // so -128; the small ones round half to even.
+  std::vector<int8_t> a(40), b(40, 0);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = i % 2 == 0 ? 3 : -3;
+  a[39] = 0;
+  OpTester t("QLinearAdd");
+  t.Input<int8_t>({40}, a)
+      .Input<float>({}, {1e9f})
+      .Input<int8_t>({}, {0})
+      .Input<int8_t>({40}, b)
+      .Input<float>({}, {2.5f})
+      .Input<int8_t>({}, {-1})
+      .Input<float>({}, {1.0f})
+      .Input<int8_t>({}, {0});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<int8_t> want(40, -128);
+  // a 0: b's (0 - -1) * 2.5 = 2.5, half to even: 2.
+  want[39] = 2;
+  EXPECT_THAT(Values<int8_t>((*out)[0]), ElementsAreArray(want));
+}
+
 TEST(QLinearTest, AddOfOneValueMatchesOnnxRuntime) {
   OpTester t("QLinearAdd");
   t.Input<int8_t>({19}, {-56, 92, -125, 81, -6, 8, 19, -51, 5, -46, -13, -41,

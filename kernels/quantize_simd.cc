@@ -1,5 +1,7 @@
 #include "kernels/quantize_simd.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
@@ -94,6 +96,57 @@ void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias,
   }
 }
 
+template <typename Q>
+void QLinearAddImpl(const Q* a, const Q* b, int64_t n, float ratio_a,
+                    float ratio_b, float fixed, Q* c) {
+  int64_t i = 0;
+#if HWY_NATIVE_FMA
+  // Only where a multiply-add rounds once, as std::fma does.
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<Q, decltype(d)> dq;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto va = hn::Set(d, ratio_a), vb = hn::Set(d, ratio_b);
+  const auto vfixed = hn::Set(d, fixed);
+  const auto limit = hn::Set(d, 2147483648.0f);
+  const auto lo = hn::Set(di, std::numeric_limits<Q>::min());
+  const auto hi = hn::Set(di, std::numeric_limits<Q>::max());
+  for (; i + lanes <= n; i += lanes) {
+    const auto fa = hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(dq, a + i)));
+    const auto fb = hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(dq, b + i)));
+    const auto v = hn::MulAdd(fa, va, hn::MulAdd(fb, vb, vfixed));
+    // Out of int32's range (or NaN): the conversion's INT32_MIN, so the low
+    // end.
+    const auto in_range = hn::Lt(hn::Abs(v), limit);
+    const auto q =
+        hn::IfThenElse(hn::RebindMask(di, in_range),
+                       hn::Min(hn::Max(hn::NearestInt(v), lo), hi), lo);
+    hn::StoreU(hn::DemoteTo(dq, q), dq, c + i);
+  }
+#endif
+  for (; i < n; ++i) {
+    const float with_b = std::fma(static_cast<float>(b[i]), ratio_b, fixed);
+    const float v = std::fma(static_cast<float>(a[i]), ratio_a, with_b);
+    int32_t q = std::numeric_limits<int32_t>::min();
+    if (v >= -2147483648.0f && v < 2147483648.0f) {
+      q = static_cast<int32_t>(std::nearbyint(v));
+    }
+    c[i] = static_cast<Q>(std::clamp<int32_t>(q, std::numeric_limits<Q>::min(),
+                                              std::numeric_limits<Q>::max()));
+  }
+}
+
+void QLinearAddUint8Impl(const uint8_t* a, const uint8_t* b, int64_t n,
+                         float ratio_a, float ratio_b, float fixed,
+                         uint8_t* c) {
+  QLinearAddImpl(a, b, n, ratio_a, ratio_b, fixed, c);
+}
+
+void QLinearAddInt8Impl(const int8_t* a, const int8_t* b, int64_t n,
+                        float ratio_a, float ratio_b, float fixed, int8_t* c) {
+  QLinearAddImpl(a, b, n, ratio_a, ratio_b, fixed, c);
+}
+
 void RequantizeUint8Impl(const int32_t* acc, int64_t n, int32_t bias,
                          float multiplier, int32_t zero_point, uint8_t* y) {
   RequantizeImpl(acc, n, bias, multiplier, zero_point, y);
@@ -114,6 +167,19 @@ HWY_EXPORT(RangeImpl);
 HWY_EXPORT(QuantizeImpl);
 HWY_EXPORT(RequantizeUint8Impl);
 HWY_EXPORT(RequantizeInt8Impl);
+HWY_EXPORT(QLinearAddUint8Impl);
+HWY_EXPORT(QLinearAddInt8Impl);
+
+void QLinearAddRow(const uint8_t* a, const uint8_t* b, int64_t n, float ratio_a,
+                   float ratio_b, float fixed, uint8_t* c) {
+  HWY_DYNAMIC_DISPATCH(QLinearAddUint8Impl)
+  (a, b, n, ratio_a, ratio_b, fixed, c);
+}
+
+void QLinearAddRow(const int8_t* a, const int8_t* b, int64_t n, float ratio_a,
+                   float ratio_b, float fixed, int8_t* c) {
+  HWY_DYNAMIC_DISPATCH(QLinearAddInt8Impl)(a, b, n, ratio_a, ratio_b, fixed, c);
+}
 
 void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(RangeImpl)(x, n, lo, hi);

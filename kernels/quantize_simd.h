@@ -25,6 +25,14 @@ void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,
 void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,
                      float multiplier, int32_t zero_point, int8_t* y);
 
+// c[i] = the x86 float-to-int32 conversion (half to even; INT32_MIN out of
+// range and for NaN) of fma(a[i], ratio_a, fma(b[i], ratio_b, fixed)),
+// saturated to Q: ONNX Runtime's QLinearAdd, uint8 or int8.
+void QLinearAddRow(const uint8_t* a, const uint8_t* b, int64_t n, float ratio_a,
+                   float ratio_b, float fixed, uint8_t* c);
+void QLinearAddRow(const int8_t* a, const int8_t* b, int64_t n, float ratio_a,
+                   float ratio_b, float fixed, int8_t* c);
+
 }  // namespace acldump
 
 #endif  // ACLDUMP_KERNELS_QUANTIZE_SIMD_H_

@@ -1,8 +1,10 @@
 // The SIMD kernels whose code depends on the vector width (tails, spills past
 // a row, a row tile on one vector's lanes) on every target Highway built and
-// this CPU runs, against the default target: pooling and DynamicQuantizeLinear
-// bit for bit (no multiply-add is involved), the depthwise convolution and the
-// 1x1 GEMM within rounding (targets without FMA round each multiply-add twice).
+// this CPU runs, against the default target: pooling, DynamicQuantizeLinear
+// and the quantized convolutions and QLinearAdd bit for bit (integer sums;
+// QLinearAdd's vector path only where a multiply-add rounds once), the
+// depthwise convolution and the 1x1 GEMM within rounding (targets without FMA
+// round each multiply-add twice).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -83,6 +85,65 @@ std::vector<float> RunDynamicQuantize(int64_t n) {
   return y;
 }
 
+// QLinearConv (the packed im2col, the integer GEMM or the depthwise rows,
+// the requantization) as floats: exact on every target.
+std::vector<float> RunQLinearConv(int64_t channels, int64_t group,
+                                  int64_t kernel, int64_t stride) {
+  const int64_t size = 19;
+  std::vector<uint8_t> x(static_cast<size_t>(channels * size * size));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 37);
+  const int64_t out_channels = channels;
+  std::vector<int8_t> w(
+      static_cast<size_t>(out_channels * channels / group * kernel * kernel));
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int8_t>(static_cast<int>(i * 53 % 255) - 127);
+  const int64_t pad = kernel / 2;
+  auto out =
+      OpTester("QLinearConv")
+          .Input<uint8_t>({1, channels, size, size}, x)
+          .Input<float>({}, {0.02f})
+          .Input<uint8_t>({}, {120})
+          .Input<int8_t>({out_channels, channels / group, kernel, kernel}, w)
+          .Input<float>({}, {0.01f})
+          .Input<int8_t>({}, {0})
+          .Input<float>({}, {0.3f})
+          .Input<uint8_t>({}, {128})
+          .Attr("group", group)
+          .Attr("strides", std::vector<int64_t>{stride, stride})
+          .Attr("pads", std::vector<int64_t>{pad, pad, pad, pad})
+          .Run();
+  EXPECT_TRUE(out.ok()) << out.status();
+  std::vector<float> y;
+  if (out.ok()) {
+    for (uint8_t v : Values<uint8_t>((*out)[0])) y.push_back(v);
+  }
+  return y;
+}
+
+std::vector<float> RunQLinearAdd(int64_t n) {
+  std::vector<uint8_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = static_cast<uint8_t>(i * 91);
+    b[i] = static_cast<uint8_t>(i * 13 + 7);
+  }
+  auto out = OpTester("QLinearAdd")
+                 .Input<uint8_t>({n}, a)
+                 .Input<float>({}, {0.0371f})
+                 .Input<uint8_t>({}, {121})
+                 .Input<uint8_t>({n}, b)
+                 .Input<float>({}, {0.0913f})
+                 .Input<uint8_t>({}, {37})
+                 .Input<float>({}, {0.1187f})
+                 .Input<uint8_t>({}, {99})
+                 .Run();
+  EXPECT_TRUE(out.ok()) << out.status();
+  std::vector<float> y;
+  if (out.ok()) {
+    for (uint8_t v : Values<uint8_t>((*out)[0])) y.push_back(v);
+  }
+  return y;
+}
+
 // Every output of one target's kernels, in a fixed order.
 struct Outputs {
   std::vector<std::vector<float>> exact, rounded;
@@ -99,6 +160,12 @@ Outputs RunAll() {
   }
   for (int64_t n : {1, 3, 49, 52, 57, 64}) o.rounded.push_back(RunGemm(n));
   for (int64_t n : {5, 33, 1001}) o.exact.push_back(RunDynamicQuantize(n));
+  for (int64_t stride : {1, 2}) {
+    o.exact.push_back(RunQLinearConv(6, 1, 3, stride));  // im2col + GEMM
+    o.exact.push_back(RunQLinearConv(5, 1, 1, stride));  // 1x1
+    o.exact.push_back(RunQLinearConv(6, 6, 3, stride));  // depthwise
+  }
+  for (int64_t n : {7, 37, 1000}) o.exact.push_back(RunQLinearAdd(n));
   return o;
 }
 
