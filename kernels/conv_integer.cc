@@ -60,10 +60,14 @@ struct IntegerConv {
   int64_t SlotElements() const {
     return block_panels * kIntegerPanel * packed_depth;
   }
-  // The padded input (8-bit values), when there are pads.
+  // The input copied with its pads (8-bit values), with slack on both
+  // sides for the im2col's whole-vector loads; all but 1x1 windows at unit
+  // strides without pads read it.
+  bool CopiesInput() const { return !flat; }
   size_t PaddedBytes() const {
-    return has_pad
-               ? static_cast<size_t>(g.batch * g.in_channels * PaddedPlane())
+    return CopiesInput()
+               ? static_cast<size_t>(g.batch * g.in_channels * PaddedPlane() +
+                                     2 * kPackSlack)
                : 0;
   }
   // The padded input, then the weights and the slots as int16.
@@ -245,6 +249,20 @@ void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
       PackPanelContiguous(xs + origin, c.taps.data(), c.depth, x_zero, dst);
       continue;
     }
+    // Stride 1 or 2 along rows: the panel's runs of positions in one
+    // output row, each a strided stretch of the copied input.
+    if (c.stride[2] <= 2) {
+      int64_t run_lanes[kIntegerPanel], run_origins[kIntegerPanel];
+      int64_t runs = 0;
+      for (int64_t j = 0; j < count; ++runs) {
+        run_lanes[runs] = j;
+        run_origins[runs] = WindowOrigin(c, p0 + j);
+        j += std::min(count - j, c.out[2] - (p0 + j) % c.out[2]);
+      }
+      PackPanelRuns(xs, c.taps.data(), c.depth, x_zero, run_lanes, run_origins,
+                    runs, c.stride[2], count, dst);
+      continue;
+    }
     int64_t origins[kIntegerPanel];
     for (int64_t j = 0; j < count; ++j) origins[j] = WindowOrigin(c, p0 + j);
     for (int64_t q = 0; q < c.packed_depth; q += 2) {
@@ -344,8 +362,12 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
   const int64_t chunks = std::min(c.slots, units);
   VisitQuantized(c.x_type, [&]<typename TX>() {
     const TX* xs = x.as<const TX>();
-    if (c.has_pad) {
-      TX* xp = reinterpret_cast<TX*>(padded_input);
+    if (c.CopiesInput()) {
+      TX* xp = reinterpret_cast<TX*>(padded_input) + kPackSlack;
+      // The slack is only read into lanes that are dropped; defined anyway.
+      std::fill(xp - kPackSlack, xp, TX{0});
+      const int64_t size = c.g.batch * c.g.in_channels * c.PaddedPlane();
+      std::fill(xp + size, xp + size + kPackSlack, TX{0});
       PadInput(c, xs, x_zero, xp);
       xs = xp;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/threading.h"
 
@@ -197,6 +198,90 @@ void DepthwiseRowInt8Impl(const int8_t* row, const int64_t* taps,
   DepthwiseRowImpl(row, taps, weights, tap_count, zero_point, width, out);
 }
 
+// Lane j of row p from the run holding j; see PackPanelRuns.
+template <typename T>
+void PackPanelRunsImpl(const T* base, const int64_t* offsets, int64_t k,
+                       int32_t zero_point, const int64_t* run_lanes,
+                       const int64_t* run_origins, int64_t runs, int64_t stride,
+                       int64_t count, int16_t* panel) {
+#if HWY_TARGET == HWY_SCALAR
+  for (int64_t p = 0; p < k + (k & 1); ++p) {
+    int64_t r = 0;
+    for (int64_t j = 0; j < kIntegerPanel; ++j) {
+      while (r + 1 < runs && run_lanes[r + 1] <= j) ++r;
+      int16_t v = 0;
+      if (p < k && j < count) {
+        v = static_cast<int16_t>(
+            int32_t{base[run_origins[r] + (j - run_lanes[r]) * stride +
+                         offsets[p]]} -
+            zero_point);
+      }
+      panel[PackedIntegerIndex(k + (k & 1), p, j)] = v;
+    }
+  }
+#else
+  const hn::CappedTag<int16_t, kIntegerPanel> d16;
+  const hn::Rebind<T, decltype(d16)> d8;       // one byte per lane
+  const hn::Repartition<T, decltype(d16)> dw;  // two bytes per lane
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d16));
+  const auto zero = hn::Set(d16, static_cast<int16_t>(zero_point));
+  // Lane j's value at stride 1 or 2, loaded from where lane 0 would be.
+  auto load = [&](const T* from) {
+    if (stride == 1) return hn::PromoteTo(d16, hn::LoadU(d8, from));
+    const auto pairs = hn::BitCast(d16, hn::LoadU(dw, from));
+    if constexpr (std::is_signed_v<T>) {
+      return hn::ShiftRight<8>(hn::ShiftLeft<8>(pairs));
+    } else {
+      return hn::And(pairs, hn::Set(d16, 0xFF));
+    }
+  };
+  for (int64_t j0 = 0; j0 < kIntegerPanel; j0 += lanes) {
+    const auto lane = hn::Iota(d16, static_cast<int16_t>(j0));
+    // Each run's lanes, and its source pointer for lane j0.
+    hn::Mask<decltype(d16)> in_run[kIntegerPanel];
+    const T* from[kIntegerPanel];
+    for (int64_t r = 0; r < runs; ++r) {
+      const int64_t end = r + 1 < runs ? run_lanes[r + 1] : count;
+      in_run[r] =
+          hn::And(hn::Not(hn::Lt(
+                      lane, hn::Set(d16, static_cast<int16_t>(run_lanes[r])))),
+                  hn::Lt(lane, hn::Set(d16, static_cast<int16_t>(end))));
+      from[r] = base + run_origins[r] + (j0 - run_lanes[r]) * stride;
+    }
+    for (int64_t p = 0; p < k; p += 2) {
+      auto v0 = hn::Zero(d16), v1 = hn::Zero(d16);
+      for (int64_t r = 0; r < runs; ++r) {
+        v0 = hn::IfThenElse(in_run[r],
+                            hn::Sub(load(from[r] + offsets[p]), zero), v0);
+        if (p + 1 < k) {
+          v1 = hn::IfThenElse(
+              in_run[r], hn::Sub(load(from[r] + offsets[p + 1]), zero), v1);
+        }
+      }
+      hn::StoreInterleaved2(v0, v1, d16, panel + p * kIntegerPanel + 2 * j0);
+    }
+  }
+#endif
+}
+
+void PackPanelRunsUint8Impl(const uint8_t* base, const int64_t* offsets,
+                            int64_t k, int32_t zero_point,
+                            const int64_t* run_lanes,
+                            const int64_t* run_origins, int64_t runs,
+                            int64_t stride, int64_t count, int16_t* panel) {
+  PackPanelRunsImpl(base, offsets, k, zero_point, run_lanes, run_origins, runs,
+                    stride, count, panel);
+}
+
+void PackPanelRunsInt8Impl(const int8_t* base, const int64_t* offsets,
+                           int64_t k, int32_t zero_point,
+                           const int64_t* run_lanes, const int64_t* run_origins,
+                           int64_t runs, int64_t stride, int64_t count,
+                           int16_t* panel) {
+  PackPanelRunsImpl(base, offsets, k, zero_point, run_lanes, run_origins, runs,
+                    stride, count, panel);
+}
+
 void PackPanelUint8Impl(const uint8_t* base, const int64_t* offsets, int64_t k,
                         int32_t zero_point, int16_t* panel) {
   PackPanelImpl(base, offsets, k, zero_point, panel);
@@ -216,7 +301,27 @@ namespace acldump {
 HWY_EXPORT(PanelsImpl);
 HWY_EXPORT(PackPanelUint8Impl);
 HWY_EXPORT(PackPanelInt8Impl);
+HWY_EXPORT(PackPanelRunsUint8Impl);
+HWY_EXPORT(PackPanelRunsInt8Impl);
 HWY_EXPORT(DepthwiseRowUint8Impl);
+
+void PackPanelRuns(const uint8_t* base, const int64_t* offsets, int64_t k,
+                   int32_t zero_point, const int64_t* run_lanes,
+                   const int64_t* run_origins, int64_t runs, int64_t stride,
+                   int64_t count, int16_t* panel) {
+  HWY_DYNAMIC_DISPATCH(PackPanelRunsUint8Impl)
+  (base, offsets, k, zero_point, run_lanes, run_origins, runs, stride, count,
+   panel);
+}
+
+void PackPanelRuns(const int8_t* base, const int64_t* offsets, int64_t k,
+                   int32_t zero_point, const int64_t* run_lanes,
+                   const int64_t* run_origins, int64_t runs, int64_t stride,
+                   int64_t count, int16_t* panel) {
+  HWY_DYNAMIC_DISPATCH(PackPanelRunsInt8Impl)
+  (base, offsets, k, zero_point, run_lanes, run_origins, runs, stride, count,
+   panel);
+}
 HWY_EXPORT(DepthwiseRowInt8Impl);
 
 void DepthwiseIntegerRow(const uint8_t* row, const int64_t* taps,

@@ -38,6 +38,26 @@ void PackPanelContiguous(const uint8_t* base, const int64_t* offsets, int64_t k,
 void PackPanelContiguous(const int8_t* base, const int64_t* offsets, int64_t k,
                          int32_t zero_point, int16_t* panel);
 
+// Bytes a PackPanelRuns source must be readable before its first and past
+// its last element: whole vectors are loaded and the lanes outside a run
+// dropped.
+inline constexpr int64_t kPackSlack = 64;
+
+// One panel of a packed right-hand side of k rows made of runs: lanes
+// [run_lanes[r], run_lanes[r + 1]) (the last run ends at `count`) hold
+// base[run_origins[r] + (lane - run_lanes[r]) * stride + offsets[p]] -
+// zero_point in row p, for stride 1 or 2: 16 positions of an im2col that
+// cross output rows. Lanes from `count` on are zero, as is the pad row of an
+// odd k.
+void PackPanelRuns(const uint8_t* base, const int64_t* offsets, int64_t k,
+                   int32_t zero_point, const int64_t* run_lanes,
+                   const int64_t* run_origins, int64_t runs, int64_t stride,
+                   int64_t count, int16_t* panel);
+void PackPanelRuns(const int8_t* base, const int64_t* offsets, int64_t k,
+                   int32_t zero_point, const int64_t* run_lanes,
+                   const int64_t* run_origins, int64_t runs, int64_t stride,
+                   int64_t count, int16_t* panel);
+
 // One output row of a depthwise window sum at unit stride:
 // out[j] = sum_t (row[taps[t] + j] - zero_point) * weights[t], j < width,
 // exact in int32.

@@ -330,6 +330,8 @@ TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
        1,
        false},
       {{1, 64, 7, 7}, {13, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, false},
+      {{1, 3, 5, 23}, {4, 3, 3, 3}, {1, 1}, {1, 2}, {0, 2, 1, 0}, 1, true},
+      {{1, 3, 9, 31}, {5, 3, 2, 3}, {2, 2}, {1, 1}, {1, 1, 0, 0}, 1, true},
   };
   std::mt19937 rng(5);
   for (size_t i = 0; i < cases.size(); ++i) {
