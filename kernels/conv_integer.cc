@@ -61,9 +61,8 @@ struct IntegerConv {
     return block_panels * kIntegerPanel * packed_depth;
   }
   // The input copied with its pads (8-bit values), with slack on both
-  // sides for the im2col's whole-vector loads; all but 1x1 windows at unit
-  // strides without pads read it.
-  bool CopiesInput() const { return !flat; }
+  // sides for whole-vector loads; read by all but the flat windows.
+  bool CopiesInput() const { return !flat || depthwise; }
   size_t PaddedBytes() const {
     return CopiesInput()
                ? static_cast<size_t>(g.batch * g.in_channels * PaddedPlane() +

@@ -165,19 +165,61 @@ template <typename T>
 void DepthwiseRowImpl(const T* row, const int64_t* taps, const int32_t* weights,
                       int64_t tap_count, int32_t zero_point, int64_t width,
                       int32_t* out) {
-  const hn::ScalableTag<int32_t> d32;
-  const hn::Rebind<T, decltype(d32)> d8;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
-  const auto zero = hn::Set(d32, zero_point);
   int64_t j = 0;
-  for (; j + lanes <= width; j += lanes) {
-    auto sum = hn::Zero(d32);
-    for (int64_t t = 0; t < tap_count; ++t) {
-      const auto x = hn::PromoteTo(d32, hn::LoadU(d8, row + taps[t] + j));
-      sum = hn::Add(sum, hn::Mul(hn::Sub(x, zero), hn::Set(d32, weights[t])));
+#if HWY_TARGET != HWY_SCALAR
+  // Two window elements per multiply-add of int16 pairs (pmaddwd): lane j
+  // of a pair of input rows interleaved, times the two weights. The zero
+  // point comes off once as zero_point * sum(weights): exact integers.
+  const hn::CappedTag<int16_t, kIntegerPanel> d16;
+  const hn::Repartition<int32_t, decltype(d16)> d32;
+  const hn::Rebind<T, decltype(d16)> d8;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d16));
+  int32_t weight_sum = 0;
+  for (int64_t t = 0; t < tap_count; ++t) weight_sum += weights[t];
+  const auto offset = hn::Set(d32, -zero_point * weight_sum);
+  auto pair_of = [&](int64_t t) {
+    const int32_t second = t + 1 < tap_count ? weights[t + 1] : 0;
+    return hn::BitCast(
+        d16, hn::Set(d32, static_cast<int32_t>(
+                              (static_cast<uint32_t>(weights[t]) & 0xFFFFu) |
+                              (static_cast<uint32_t>(second) << 16))));
+  };
+  HWY_ALIGN int32_t tail[kIntegerPanel];
+  for (; j < width; j += lanes) {
+    auto lo = offset, hi = offset;
+    auto lo_odd = hn::Zero(d32), hi_odd = hn::Zero(d32);
+    for (int64_t t = 0; t < tap_count; t += 2) {
+      const auto a = hn::PromoteTo(d16, hn::LoadU(d8, row + taps[t] + j));
+      const auto b =
+          t + 1 < tap_count
+              ? hn::PromoteTo(d16, hn::LoadU(d8, row + taps[t + 1] + j))
+              : hn::Zero(d16);
+      const auto w = pair_of(t);
+      lo = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveLower(d16, a, b), w,
+                                         lo, lo_odd);
+      hi = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveUpper(d16, a, b), w,
+                                         hi, hi_odd);
     }
-    hn::StoreU(sum, d32, out + j);
+    lo = hn::RearrangeToOddPlusEven(lo, lo_odd);
+    hi = hn::RearrangeToOddPlusEven(hi, hi_odd);
+    // Interleaving works within 128-bit blocks: lo holds the lower half of
+    // each block's lanes, hi the upper.
+    // The last, partial vector's sums go through `tail`.
+    int32_t* to = j + lanes <= width ? out + j : tail;
+    if constexpr (hn::MaxLanes(d16) == 16) {
+      hn::StoreU(hn::ConcatLowerLower(d32, hi, lo), d32, to);
+      hn::StoreU(hn::ConcatUpperUpper(d32, hi, lo), d32, to + 8);
+    } else {
+      hn::StoreU(lo, d32, to);
+      hn::StoreU(hi, d32, to + lanes / 2);
+    }
+    if (to == tail) {
+      std::memcpy(out + j, tail, (width - j) * sizeof(int32_t));
+      j = width;
+      break;
+    }
   }
+#endif
   for (; j < width; ++j) {
     int32_t sum = 0;
     for (int64_t t = 0; t < tap_count; ++t)

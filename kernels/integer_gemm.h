@@ -60,7 +60,8 @@ void PackPanelRuns(const int8_t* base, const int64_t* offsets, int64_t k,
 
 // One output row of a depthwise window sum at unit stride:
 // out[j] = sum_t (row[taps[t] + j] - zero_point) * weights[t], j < width,
-// exact in int32.
+// exact in int32. Whole vectors are loaded: row[taps[t] + j] must be
+// readable up to j < width + kIntegerPanel (see kPackSlack).
 void DepthwiseIntegerRow(const uint8_t* row, const int64_t* taps,
                          const int32_t* weights, int64_t tap_count,
                          int32_t zero_point, int64_t width, int32_t* out);
