@@ -15,6 +15,7 @@
 #include "kernels/op_families.h"
 #include "kernels/quantization.h"
 #include "kernels/quantize_simd.h"
+#include "kernels/threading.h"
 
 namespace acldump {
 namespace {
@@ -125,11 +126,29 @@ absl::StatusOr<PreparedKernel> PrepareQuantizeLinear(const OpContext& context) {
         const T* xs = in[0].as<const T>();
         VisitQuantized(out_type, [&]<typename Q>() {
           Q* ys = out[0].as<Q>();
+          if constexpr (std::is_same_v<T, float>) {
+            // Vectorised; a per-tensor one split over the intra-op threads.
+            if (blocks.outer * blocks.channels == 1) {
+              const float s = ParamAsFloat(in[1], 0);
+              const int32_t z = ZeroPointAt(zp, 0);
+              ParallelFor(static_cast<size_t>(blocks.inner), kElementwiseGrain,
+                          [&](size_t begin, size_t end) {
+                            QuantizeFloat32(xs + begin,
+                                            static_cast<int64_t>(end - begin),
+                                            s, z, ys + begin);
+                          });
+              return;
+            }
+          }
           for (int64_t o = 0; o < blocks.outer; ++o) {
             for (int64_t c = 0; c < blocks.channels; ++c) {
               const float s = ParamAsFloat(in[1], c);
               const int32_t z = ZeroPointAt(zp, c);
               const int64_t base = (o * blocks.channels + c) * blocks.inner;
+              if constexpr (std::is_same_v<T, float>) {
+                QuantizeFloat32(xs + base, blocks.inner, s, z, ys + base);
+                continue;
+              }
               for (int64_t i = base; i < base + blocks.inner; ++i) {
                 ys[i] =
                     QuantizeValue<Q>(static_cast<float>(Load(xs[i])) / s, z);
@@ -214,7 +233,7 @@ absl::StatusOr<PreparedKernel> PrepareDynamicQuantizeLinear(
     const float initial = 0.0f - lo / scale;
     const uint8_t zero_point =
         static_cast<uint8_t>(std::nearbyint(std::clamp(initial, 0.0f, 255.0f)));
-    QuantizeUint8Float32(xs, n, scale, zero_point, out[0].as<uint8_t>());
+    QuantizeFloat32(xs, n, scale, zero_point, out[0].as<uint8_t>());
     *out[1].as<float>() = scale;
     *out[2].as<uint8_t>() = zero_point;
     return absl::OkStatus();

@@ -48,24 +48,38 @@ void RangeImpl(const float* x, int64_t n, float* lo_out, float* hi_out) {
   *hi_out = hi;
 }
 
-void QuantizeImpl(const float* x, int64_t n, float scale, uint8_t zero_point,
-                  uint8_t* y) {
+template <typename Q>
+void QuantizeImpl(const float* x, int64_t n, float scale, int32_t zero_point,
+                  Q* y) {
   const hn::ScalableTag<float> d;
   const hn::Rebind<int32_t, decltype(d)> di;
-  const hn::Rebind<uint8_t, decltype(d)> du8;
+  const hn::Rebind<Q, decltype(d)> dq;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const auto vscale = hn::Set(d, scale);
   const auto zp = hn::Set(d, static_cast<float>(zero_point));
-  const auto low = hn::Zero(d), high = hn::Set(d, 255.0f);
+  const auto low =
+      hn::Set(d, static_cast<float>(std::numeric_limits<Q>::min()));
+  const auto high =
+      hn::Set(d, static_cast<float>(std::numeric_limits<Q>::max()));
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     const auto v = hn::Div(hn::LoadU(d, x + i), vscale);
     // Round: to nearest, ties to even, as nearbyint in the default mode.
     const auto q = hn::Min(hn::Max(hn::Add(hn::Round(v), zp), low), high);
     const auto safe = hn::IfThenElse(hn::IsNaN(v), zp, q);
-    hn::StoreU(hn::DemoteTo(du8, hn::ConvertTo(di, safe)), du8, y + i);
+    hn::StoreU(hn::DemoteTo(dq, hn::ConvertTo(di, safe)), dq, y + i);
   }
-  for (; i < n; ++i) y[i] = QuantizeValue<uint8_t>(x[i] / scale, zero_point);
+  for (; i < n; ++i) y[i] = QuantizeValue<Q>(x[i] / scale, zero_point);
+}
+
+void QuantizeUint8Impl(const float* x, int64_t n, float scale,
+                       int32_t zero_point, uint8_t* y) {
+  QuantizeImpl(x, n, scale, zero_point, y);
+}
+
+void QuantizeInt8Impl(const float* x, int64_t n, float scale,
+                      int32_t zero_point, int8_t* y) {
+  QuantizeImpl(x, n, scale, zero_point, y);
 }
 
 template <typename Q>
@@ -164,7 +178,8 @@ HWY_AFTER_NAMESPACE();
 namespace acldump {
 
 HWY_EXPORT(RangeImpl);
-HWY_EXPORT(QuantizeImpl);
+HWY_EXPORT(QuantizeUint8Impl);
+HWY_EXPORT(QuantizeInt8Impl);
 HWY_EXPORT(RequantizeUint8Impl);
 HWY_EXPORT(RequantizeInt8Impl);
 HWY_EXPORT(QLinearAddUint8Impl);
@@ -185,9 +200,14 @@ void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(RangeImpl)(x, n, lo, hi);
 }
 
-void QuantizeUint8Float32(const float* x, int64_t n, float scale,
-                          uint8_t zero_point, uint8_t* y) {
-  HWY_DYNAMIC_DISPATCH(QuantizeImpl)(x, n, scale, zero_point, y);
+void QuantizeFloat32(const float* x, int64_t n, float scale, int32_t zero_point,
+                     uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(QuantizeUint8Impl)(x, n, scale, zero_point, y);
+}
+
+void QuantizeFloat32(const float* x, int64_t n, float scale, int32_t zero_point,
+                     int8_t* y) {
+  HWY_DYNAMIC_DISPATCH(QuantizeInt8Impl)(x, n, scale, zero_point, y);
 }
 
 void RequantizeInt32(const int32_t* acc, int64_t n, int32_t bias,

@@ -13,10 +13,12 @@ namespace acldump {
 // std::max(hi, x[i]) from 0 gives them: NaNs skipped, a zero is +0.
 void RangeWithZeroFloat32(const float* x, int64_t n, float* lo, float* hi);
 
-// y[i] = QuantizeValue<uint8_t>(x[i] / scale, zero_point): round half to
-// even, add the zero point, saturate; NaN to the zero point.
-void QuantizeUint8Float32(const float* x, int64_t n, float scale,
-                          uint8_t zero_point, uint8_t* y);
+// y[i] = QuantizeValue<Q>(x[i] / scale, zero_point) for Q uint8 or int8:
+// round half to even, add the zero point, saturate; NaN to the zero point.
+void QuantizeFloat32(const float* x, int64_t n, float scale, int32_t zero_point,
+                     uint8_t* y);
+void QuantizeFloat32(const float* x, int64_t n, float scale, int32_t zero_point,
+                     int8_t* y);
 
 // y[i] = QuantizeValue<Q>(float(acc[i] + bias) * multiplier, zero_point)
 // for Q uint8 or int8. The caller makes sure acc[i] + bias fits in int32.

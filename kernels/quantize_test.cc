@@ -36,6 +36,40 @@ TEST(QuantizeTest, QuantizeRoundsHalfToEvenAndSaturates) {
               ElementsAre(1, 3, 3, 1, -1, 127, -128, 1));
 }
 
+// The vectorised path (whole vectors, then a tail) against the scalar
+// definition: halves, saturation both ways, NaN and infinities, both types.
+TEST(QuantizeTest, QuantizeVectorsMatchTheScalarDefinition) {
+  std::vector<float> x;
+  for (int i = 0; i < 101; ++i) x.push_back((i - 50) * 0.75f + 0.5f);
+  x[7] = std::numeric_limits<float>::quiet_NaN();
+  x[20] = std::numeric_limits<float>::infinity();
+  x[33] = -std::numeric_limits<float>::infinity();
+  x[40] = 1e30f;
+  for (int threads : {1, 2}) {
+    ScopedIntraOpThreads scope(threads);
+    auto u8 = OpTester("QuantizeLinear")
+                  .Input<float>({101}, x)
+                  .Input<float>({}, {0.25f})
+                  .Input<uint8_t>({}, {uint8_t{100}})
+                  .Run();
+    auto s8 = OpTester("QuantizeLinear")
+                  .Input<float>({101}, x)
+                  .Input<float>({}, {0.25f})
+                  .Input<int8_t>({}, {int8_t{-3}})
+                  .Run();
+    ASSERT_TRUE(u8.ok()) << u8.status();
+    ASSERT_TRUE(s8.ok()) << s8.status();
+    std::vector<uint8_t> want_u8;
+    std::vector<int8_t> want_s8;
+    for (float v : x) {
+      want_u8.push_back(QuantizeValue<uint8_t>(v / 0.25f, 100));
+      want_s8.push_back(QuantizeValue<int8_t>(v / 0.25f, -3));
+    }
+    EXPECT_EQ(Values<uint8_t>((*u8)[0]), want_u8);
+    EXPECT_EQ(Values<int8_t>((*s8)[0]), want_s8);
+  }
+}
+
 TEST(QuantizeTest, QuantizePerAxisAndDequantizeBack) {
   // [2, 3] along axis 1: one scale and zero point per column.
   OpTester q("QuantizeLinear");
