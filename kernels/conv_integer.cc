@@ -61,7 +61,8 @@ struct IntegerConv {
     return block_panels * kIntegerPanel * packed_depth;
   }
   // The input copied with its pads (8-bit values), with slack on both
-  // sides for whole-vector loads; read by all but the flat windows.
+  // sides for whole-vector loads; flat windows read the input itself (their
+  // partial last panel by single values).
   bool CopiesInput() const { return !flat || depthwise; }
   size_t PaddedBytes() const {
     return CopiesInput()
@@ -143,7 +144,8 @@ absl::StatusOr<IntegerConv> PlanIntegerConv(const OpContext& context,
   // share the work.
   constexpr int64_t kBlockBytes = 128 * 1024;
   const int64_t panel_bytes =
-      c.packed_depth * kIntegerPanel * static_cast<int64_t>(sizeof(int16_t));
+      std::max<int64_t>(1, c.packed_depth * kIntegerPanel *
+                               static_cast<int64_t>(sizeof(int16_t)));
   c.slots = std::max(1, CurrentIntraOpThreads());
   c.block_panels = std::clamp<int64_t>(
       std::min(kBlockBytes / panel_bytes,
@@ -250,7 +252,8 @@ void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
     }
     // Stride 1 or 2 along rows: the panel's runs of positions in one
     // output row, each a strided stretch of the copied input.
-    if (c.stride[2] <= 2) {
+    // (Whole-vector loads past the panel's positions: only from the copy.)
+    if (c.stride[2] <= 2 && c.CopiesInput()) {
       int64_t run_lanes[kIntegerPanel], run_origins[kIntegerPanel];
       int64_t runs = 0;
       for (int64_t j = 0; j < count; ++runs) {

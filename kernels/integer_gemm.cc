@@ -109,7 +109,9 @@ void PanelsImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
   const int64_t depth = PackedDepth(k);
   const int64_t pairs = depth / 2;
   const int64_t row_block =
-      std::max<int64_t>(1, kRowBlockBytes / (depth * 2 * kMaxRows)) * kMaxRows;
+      std::max<int64_t>(
+          1, kRowBlockBytes / std::max<int64_t>(1, depth * 2 * kMaxRows)) *
+      kMaxRows;
   for (int64_t i0 = 0; i0 < m; i0 += row_block) {
     const int64_t i1 = std::min(m, i0 + row_block);
     for (int64_t panel = panel_begin; panel < panel_end; ++panel) {

@@ -78,8 +78,8 @@ void IntegerGemmPanels(int64_t m, int64_t n, int64_t k, const int16_t* a,
                        int64_t lda, const int16_t* b_panels, int32_t* c,
                        int64_t ldc, int64_t panel_begin, int64_t panel_end);
 
-// The whole product, split over the intra-op threads by blocks of rows and
-// panels: the same sums in the same order on any thread count.
+// The whole product, its panels split over the intra-op threads: the same
+// sums in the same order on any thread count. k may be 0 (C is then zero).
 void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
                  const int16_t* b_packed, int32_t* c, int64_t ldc);
 

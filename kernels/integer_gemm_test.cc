@@ -73,6 +73,12 @@ void CheckCase(const Case& c, std::mt19937& rng) {
   SetIntraOpThreads(0);
 }
 
+TEST(IntegerGemmTest, EmptyDepthGivesZeros) {
+  std::vector<int32_t> c(3 * 5, 7);
+  IntegerGemm(3, 5, 0, nullptr, 0, nullptr, c.data(), 5);
+  EXPECT_EQ(c, std::vector<int32_t>(3 * 5, 0));
+}
+
 TEST(IntegerGemmTest, ExactSumsOnEveryTargetForEveryTail) {
   std::mt19937 rng(7);
   const Case cases[] = {{1, 1, 1},     {1, 16, 2},     {5, 17, 3},

@@ -1,7 +1,8 @@
-// DynamicQuantizeLinear's two passes over float32 and the requantization of
-// int32 sums (the quantized convolutions and products) on the widest SIMD
-// target the CPU has (Highway's dynamic dispatch), with the scalar
-// definition's results on every target.
+// The quantized operators' elementwise passes on the widest SIMD target the
+// CPU has (Highway's dynamic dispatch), with the scalar definitions' results
+// on every target: DynamicQuantizeLinear's range, QuantizeLinear from
+// float32, the requantization of int32 sums (the quantized convolutions) and
+// QLinearAdd.
 #ifndef ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
 #define ACLDUMP_KERNELS_QUANTIZE_SIMD_H_
 

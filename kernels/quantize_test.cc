@@ -370,6 +370,8 @@ TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
       {{2, 3, 7, 40}, {3, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 3, true},
       {{1, 4, 5, 35}, {4, 1, 2, 2}, {1, 1}, {1, 2}, {0, 1, 1, 0}, 4, false},
       {{1, 6, 4, 20}, {6, 1, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, 6, true},
+      // Strides past 2 (single values): an odd window, two images.
+      {{2, 3, 5, 20}, {4, 3, 1, 3}, {1, 3}, {1, 1}, {0, 1, 0, 2}, 1, false},
       {{1, 3, 9, 31}, {5, 3, 2, 3}, {2, 2}, {1, 1}, {1, 1, 0, 0}, 1, true},
   };
   std::mt19937 rng(5);
