@@ -48,26 +48,31 @@ void RangeImpl(const float* x, int64_t n, float* lo_out, float* hi_out) {
   *hi_out = hi;
 }
 
-template <typename Q>
-void QuantizeImpl(const float* x, int64_t n, float scale, int32_t zero_point,
-                  Q* y) {
-  const hn::ScalableTag<float> d;
-  const hn::Rebind<int32_t, decltype(d)> di;
-  const hn::Rebind<Q, decltype(d)> dq;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vscale = hn::Set(d, scale);
+// QuantizeValue on a vector of floats: round half to even, add the zero
+// point, saturate to Q; NaN to the zero point. Stores its lanes at y.
+template <typename Q, class D>
+HWY_INLINE void StoreQuantized(D d, hn::Vec<D> v, int32_t zero_point, Q* y) {
+  const hn::Rebind<int32_t, D> di;
+  const hn::Rebind<Q, D> dq;
   const auto zp = hn::Set(d, static_cast<float>(zero_point));
   const auto low =
       hn::Set(d, static_cast<float>(std::numeric_limits<Q>::min()));
   const auto high =
       hn::Set(d, static_cast<float>(std::numeric_limits<Q>::max()));
+  const auto q = hn::Min(hn::Max(hn::Add(hn::Round(v), zp), low), high);
+  const auto safe = hn::IfThenElse(hn::IsNaN(v), zp, q);
+  hn::StoreU(hn::DemoteTo(dq, hn::ConvertTo(di, safe)), dq, y);
+}
+
+template <typename Q>
+void QuantizeImpl(const float* x, int64_t n, float scale, int32_t zero_point,
+                  Q* y) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vscale = hn::Set(d, scale);
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const auto v = hn::Div(hn::LoadU(d, x + i), vscale);
-    // Round: to nearest, ties to even, as nearbyint in the default mode.
-    const auto q = hn::Min(hn::Max(hn::Add(hn::Round(v), zp), low), high);
-    const auto safe = hn::IfThenElse(hn::IsNaN(v), zp, q);
-    hn::StoreU(hn::DemoteTo(dq, hn::ConvertTo(di, safe)), dq, y + i);
+    StoreQuantized(d, hn::Div(hn::LoadU(d, x + i), vscale), zero_point, y + i);
   }
   for (; i < n; ++i) y[i] = QuantizeValue<Q>(x[i] / scale, zero_point);
 }
@@ -87,22 +92,14 @@ void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias,
                     float multiplier, int32_t zero_point, Q* y) {
   const hn::ScalableTag<float> d;
   const hn::Rebind<int32_t, decltype(d)> di;
-  const hn::Rebind<Q, decltype(d)> dq;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const auto vbias = hn::Set(di, bias);
   const auto vmul = hn::Set(d, multiplier);
-  const auto zp = hn::Set(d, static_cast<float>(zero_point));
-  const auto low =
-      hn::Set(d, static_cast<float>(std::numeric_limits<Q>::min()));
-  const auto high =
-      hn::Set(d, static_cast<float>(std::numeric_limits<Q>::max()));
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     const auto v =
         hn::Mul(hn::ConvertTo(d, hn::Add(hn::LoadU(di, acc + i), vbias)), vmul);
-    const auto q = hn::Min(hn::Max(hn::Add(hn::Round(v), zp), low), high);
-    const auto safe = hn::IfThenElse(hn::IsNaN(v), zp, q);
-    hn::StoreU(hn::DemoteTo(dq, hn::ConvertTo(di, safe)), dq, y + i);
+    StoreQuantized(d, v, zero_point, y + i);
   }
   for (; i < n; ++i) {
     y[i] = QuantizeValue<Q>(static_cast<float>(acc[i] + bias) * multiplier,

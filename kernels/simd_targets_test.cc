@@ -85,6 +85,17 @@ std::vector<float> RunDynamicQuantize(int64_t n) {
   return y;
 }
 
+// An operator's uint8 output as floats (empty if it failed).
+std::vector<float> Uint8AsFloats(
+    const absl::StatusOr<std::vector<Tensor>>& out) {
+  EXPECT_TRUE(out.ok()) << out.status();
+  std::vector<float> y;
+  if (out.ok()) {
+    for (uint8_t v : Values<uint8_t>((*out)[0])) y.push_back(v);
+  }
+  return y;
+}
+
 // QLinearConv (the packed im2col, the integer GEMM or the depthwise rows,
 // the requantization) as floats: exact on every target.
 std::vector<float> RunQLinearConv(int64_t channels, int64_t group,
@@ -112,12 +123,7 @@ std::vector<float> RunQLinearConv(int64_t channels, int64_t group,
           .Attr("strides", std::vector<int64_t>{stride, stride})
           .Attr("pads", std::vector<int64_t>{pad, pad, pad, pad})
           .Run();
-  EXPECT_TRUE(out.ok()) << out.status();
-  std::vector<float> y;
-  if (out.ok()) {
-    for (uint8_t v : Values<uint8_t>((*out)[0])) y.push_back(v);
-  }
-  return y;
+  return Uint8AsFloats(out);
 }
 
 std::vector<float> RunQLinearAdd(int64_t n) {
@@ -136,12 +142,7 @@ std::vector<float> RunQLinearAdd(int64_t n) {
                  .Input<float>({}, {0.1187f})
                  .Input<uint8_t>({}, {99})
                  .Run();
-  EXPECT_TRUE(out.ok()) << out.status();
-  std::vector<float> y;
-  if (out.ok()) {
-    for (uint8_t v : Values<uint8_t>((*out)[0])) y.push_back(v);
-  }
-  return y;
+  return Uint8AsFloats(out);
 }
 
 // Every output of one target's kernels, in a fixed order.
