@@ -502,6 +502,32 @@ TEST(QuantizeTest, QLinearConvAddsBiasAndRequantizes) {
   EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(12, 14, 16));
 }
 
+TEST(QuantizeTest, QLinearConvSumsPastInt32WithTheBiasStayExact) {
+  // 255 * 127 + a bias near INT32_MAX passes int32: the sum is taken in
+  // int64, so the value is 215 + 10, not a wrapped negative number.
+  const int32_t bias = 2147483000;
+  OpTester t("QLinearConv");
+  t.Input<uint8_t>({1, 1, 1, 2}, {255, 0})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {0})
+      .Input<int8_t>({1, 1, 1, 1}, {127})
+      .Input<float>({1}, {1e-7f})
+      .Input<int8_t>({1}, {0})
+      .Input<float>({}, {1.0f})
+      .Input<uint8_t>({}, {10})
+      .Input<int32_t>({1}, {bias});
+  auto out = t.Run();
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float multiplier = 1.0f * 1e-7f / 1.0f;
+  EXPECT_THAT(
+      Values<uint8_t>((*out)[0]),
+      ElementsAre(
+          QuantizeValue<uint8_t>(
+              static_cast<float>(int64_t{255} * 127 + bias) * multiplier, 10),
+          QuantizeValue<uint8_t>(static_cast<float>(bias) * multiplier, 10)));
+  EXPECT_THAT(Values<uint8_t>((*out)[0]), ElementsAre(225, 225));
+}
+
 TEST(QuantizeTest, BadParametersAreNamed) {
   OpTester scale("QuantizeLinear");
   scale.Input<float>({2, 3}, std::vector<float>(6))

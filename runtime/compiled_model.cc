@@ -758,6 +758,20 @@ absl::Status CompiledModel::Execute(
   return Run(std::nullopt, inputs, outputs);
 }
 
+absl::StatusOr<std::vector<Tensor>> CompiledModel::ExecuteToTensors(
+    std::span<const Tensor> inputs) {
+  std::vector<HostBuffer> in;
+  for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
+  std::vector<Tensor> outputs;
+  for (const NamedTensorInfo& o : graph().outputs) {
+    outputs.emplace_back(o.info.dtype, o.info.shape);
+  }
+  std::vector<MutableHostBuffer> out;
+  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
+  RETURN_IF_ERROR(Execute(in, out));
+  return outputs;
+}
+
 absl::Status CompiledModel::ExecuteAs(
     uint64_t iteration, std::span<const HostBuffer> inputs,
     std::span<const MutableHostBuffer> outputs) {

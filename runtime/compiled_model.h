@@ -101,6 +101,10 @@ class CompiledModel {
   // the work memory unless BindMemory gave some (kOutOfMemory if it cannot).
   absl::Status Execute(std::span<const HostBuffer> inputs,
                        std::span<const MutableHostBuffer> outputs);
+  // Execute on `inputs` into new tensors of the outputs' declared types and
+  // shapes (for callers that hold tensors, not buffers).
+  absl::StatusOr<std::vector<Tensor>> ExecuteToTensors(
+      std::span<const Tensor> inputs);
   // The buffer checks Execute makes (kModelInputNotMatch /
   // kModelOutputNotMatch).
   absl::Status CheckBuffers(std::span<const HostBuffer> inputs,

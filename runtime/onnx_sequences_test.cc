@@ -166,15 +166,7 @@ absl::StatusOr<std::vector<Tensor>> ConvertAndRun(
   ASSIGN_OR_RETURN(auto model, CompiledModel::Compile(graph, BuiltinOps()));
   Tensor x(DType::kFloat32, Shape({4}));
   std::copy(x_values.begin(), x_values.end(), x.as<float>());
-  std::vector<Tensor> outputs;
-  std::vector<MutableHostBuffer> out;
-  for (const NamedTensorInfo& o : graph.outputs) {
-    outputs.emplace_back(o.info.dtype, o.info.shape);
-  }
-  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
-  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
-  RETURN_IF_ERROR(model->Execute(in, out));
-  return outputs;
+  return model->ExecuteToTensors({&x, 1});
 }
 
 TEST(StaticSequencesTest, ListBuiltInALoopRunsAsTensors) {

@@ -27,21 +27,6 @@ const GraphNode* FindNode(const Graph& graph, std::string_view name) {
   return nullptr;
 }
 
-// Executes `model` on `inputs` into new tensors of its outputs' shapes.
-absl::StatusOr<std::vector<Tensor>> RunModel(
-    CompiledModel& model, const std::vector<Tensor>& inputs) {
-  std::vector<HostBuffer> in;
-  for (const Tensor& t : inputs) in.push_back({t.data(), t.ByteSize()});
-  std::vector<Tensor> outputs;
-  for (const auto& out : model.graph().outputs)
-    outputs.emplace_back(out.info.dtype, out.info.shape);
-  std::vector<MutableHostBuffer> out;
-  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
-  absl::Status status = model.Execute(in, out);
-  if (!status.ok()) return status;
-  return outputs;
-}
-
 std::vector<std::string> NodeNames(const Graph& graph) {
   std::vector<std::string> names;
   for (const GraphNode& node : graph.nodes) names.push_back(node.name);
@@ -159,8 +144,8 @@ TEST(ConverterTest, ResidualAddJoinsTheLaterConvWhenAskedFor) {
   in.emplace_back(graph->inputs[0].info.dtype, graph->inputs[0].info.shape);
   for (int64_t i = 0; i < in[0].NumElements(); ++i)
     in[0].as<float>()[i] = std::sin(0.01f * i);
-  auto a = RunModel(**fused_model, in);
-  auto b = RunModel(**plain_model, in);
+  auto a = (*fused_model)->ExecuteToTensors(in);
+  auto b = (*plain_model)->ExecuteToTensors(in);
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(std::memcmp((*a)[0].data(), (*b)[0].data(), (*a)[0].ByteSize()), 0);
@@ -241,8 +226,8 @@ TEST(ConverterTest, FusedAndUnfusedGraphsAgree) {
       ASSERT_TRUE(t.ok()) << t.status();
       inputs.push_back(std::move(*t));
     }
-    auto out_a = RunModel(**fused, inputs);
-    auto out_b = RunModel(**unfused, inputs);
+    auto out_a = (*fused)->ExecuteToTensors(inputs);
+    auto out_b = (*unfused)->ExecuteToTensors(inputs);
     ASSERT_TRUE(out_a.ok() && out_b.ok());
     for (size_t i = 0; i < out_a->size(); ++i) {
       for (int64_t k = 0; k < (*out_a)[i].NumElements(); ++k) {
@@ -383,8 +368,8 @@ void ExpectSameBits(const Graph& fused_graph, const Graph& plain_graph,
   }
   std::vector<Tensor> inputs;
   inputs.push_back(std::move(x));
-  auto a = RunModel(**fused, inputs);
-  auto b = RunModel(**plain, inputs);
+  auto a = (*fused)->ExecuteToTensors(inputs);
+  auto b = (*plain)->ExecuteToTensors(inputs);
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_TRUE(b.ok()) << b.status();
   for (size_t i = 0; i < a->size(); ++i) {
@@ -426,7 +411,7 @@ TEST(FuseHardSwishChainTest, OneNodeWithEveryNameAndTheBitsOfTheFourNodes) {
   in[0].as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
   in[0].as<float>()[1] = inf;
   in[0].as<float>()[2] = -inf;
-  auto y = RunModel(**model, in);
+  auto y = (*model)->ExecuteToTensors(in);
   ASSERT_TRUE(y.ok()) << y.status();
   const float* values = (*y)[0].as<float>();
   EXPECT_TRUE(std::isnan(values[0]));

@@ -48,14 +48,8 @@ absl::StatusOr<std::map<std::string, Tensor>> RunOnTestInput(
   ASSIGN_OR_RETURN(Tensor x,
                    ReadNpyFile("testdata/qdq/qdq_resnet.input.x.npy"));
   ASSIGN_OR_RETURN(auto model, CompiledModel::Compile(graph, BuiltinOps()));
-  std::vector<Tensor> outputs;
-  std::vector<MutableHostBuffer> out;
-  for (const NamedTensorInfo& o : graph.outputs) {
-    outputs.emplace_back(o.info.dtype, o.info.shape);
-  }
-  for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
-  const HostBuffer in[] = {{x.data(), x.ByteSize()}};
-  RETURN_IF_ERROR(model->Execute(in, out));
+  ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                   model->ExecuteToTensors({&x, 1}));
   std::map<std::string, Tensor> named;
   for (size_t i = 0; i < outputs.size(); ++i) {
     named.emplace(graph.outputs[i].name, std::move(outputs[i]));

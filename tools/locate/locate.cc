@@ -128,15 +128,7 @@ class Prober {
     RETURN_IF_ERROR(attachment.status);
     RETURN_IF_ERROR(
         model_.AttachObserver(attachment.observer, attachment.step_flags));
-    std::vector<HostBuffer> in;
-    for (const Tensor& t : inputs_) in.push_back({t.data(), t.ByteSize()});
-    std::vector<Tensor> outputs;
-    std::vector<MutableHostBuffer> out;
-    for (const NamedTensorInfo& o : model_.graph().outputs) {
-      outputs.emplace_back(o.info.dtype, o.info.shape);
-    }
-    for (Tensor& t : outputs) out.push_back({t.data(), t.ByteSize()});
-    absl::Status executed = model_.Execute(in, out);
+    absl::Status executed = model_.ExecuteToTensors(inputs_).status();
     absl::Status finalized = manager.FinalizeDump();
     RETURN_IF_ERROR(model_.AttachObserver(nullptr, {}));
     RETURN_IF_ERROR(executed);
