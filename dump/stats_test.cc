@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "hwy/targets.h"
 #include "kernels/half.h"
 #include "kernels/threading.h"
 
@@ -182,6 +183,54 @@ TEST(StatsTest, TheChecksumIsXxh3OfTheBytesAtEverySize) {
     EXPECT_EQ(without.checksum, 0u);
     EXPECT_EQ(std::memcmp(&with, &without, offsetof(TensorStats, checksum)), 0);
   }
+}
+
+// The statistics' pass feeds XXH3 block by block (groups of its 6 KB blocks,
+// the tail apart, one participant in order on more threads): at every byte
+// count around XXH3's own boundaries (short inputs, 1 KB blocks, 64-byte
+// stripes) and the pass's, on every SIMD target and thread count, the checksum
+// is XXH3_64bits of the bytes and the statistics are those of the pass
+// without a checksum.
+TEST(StatsTest, TheChecksumIsXxh3OnEveryTargetAndBoundary) {
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::vector<size_t> sizes;  // in bytes
+  for (size_t base : {size_t{240}, size_t{1024}, size_t{3072}, size_t{6144},
+                      size_t{16384}, size_t{6144 * 3 + 1024}, size_t{49152}}) {
+    for (int delta : {-66, -64, -62, -4, -2, 0, 2, 4, 62, 64, 66, 1024}) {
+      sizes.push_back(base + delta);
+    }
+  }
+  sizes.push_back(size_t{1} << 20);           // parallel at more threads
+  sizes.push_back((size_t{1} << 20) + 1028);  // and a partial last block
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (size_t bytes : sizes) {
+      for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+        const size_t width = dtype == DType::kFloat32 ? 4 : 2;
+        if (bytes % width != 0) continue;
+        Tensor t(dtype, Shape({static_cast<int64_t>(bytes / width)}));
+        // Any bit pattern: NaNs, infinities and subnormals included.
+        for (size_t i = 0; i < bytes / 2; ++i) {
+          t.as<uint16_t>()[i] = static_cast<uint16_t>(bits(rng));
+        }
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(testing::Message()
+                       << hwy::TargetName(target) << " " << bytes << " bytes "
+                       << width << "-byte elements, threads " << threads);
+          ScopedIntraOpThreads scope(threads);
+          const TensorStats with = ComputeStats(t.view(), /*checksum=*/true);
+          ASSERT_EQ(with.checksum, Whole(t));
+          const TensorStats without = ComputeStats(t.view());
+          ASSERT_EQ(
+              std::memcmp(&with, &without, offsetof(TensorStats, checksum)), 0);
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST(StatsTest, EveryTypeIsChecksummed) {
