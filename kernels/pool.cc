@@ -270,9 +270,11 @@ Pool2DGeometry Fast2DGeometry(const PoolGeometry& g) {
   return f;
 }
 
-bool UseFast2D(const PoolGeometry& g, DType dtype) {
-  return dtype == DType::kFloat32 && g.rank == 2 && g.dilations[0] == 1 &&
-         g.dilations[1] == 1;
+// Average pooling takes float32 there; max pooling 8-bit values too.
+bool UseFast2D(const PoolGeometry& g, DType dtype, bool max = false) {
+  const bool typed = dtype == DType::kFloat32 ||
+                     (max && (dtype == DType::kUInt8 || dtype == DType::kInt8));
+  return typed && g.rank == 2 && g.dilations[0] == 1 && g.dilations[1] == 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -342,13 +344,23 @@ absl::StatusOr<PreparedKernel> PrepareMaxPool(const OpContext& context) {
   const bool with_indices = context.num_outputs > 1;
   if (with_indices)
     outputs.push_back(TensorInfo{DType::kInt64, Shape(out_dims)});
-  const bool fast = !with_indices && UseFast2D(g, x.dtype);
+  const bool fast = !with_indices && UseFast2D(g, x.dtype, /*max=*/true);
   Params params = GeometryParams(g, fast);
   auto run = [g = std::move(g), dtype = x.dtype, fast,
               column_major = storage_order == 1](
                  std::span<const TensorView> in,
                  std::span<const TensorView> out,
                  std::span<std::byte>) -> absl::Status {
+    if (fast && dtype == DType::kUInt8) {
+      MaxPool2DUint8(Fast2DGeometry(g), in[0].as<const uint8_t>(),
+                     out[0].as<uint8_t>());
+      return absl::OkStatus();
+    }
+    if (fast && dtype == DType::kInt8) {
+      MaxPool2DInt8(Fast2DGeometry(g), in[0].as<const int8_t>(),
+                    out[0].as<int8_t>());
+      return absl::OkStatus();
+    }
     if (fast) {
       MaxPool2DFloat32(Fast2DGeometry(g), in[0].as<const float>(),
                        out[0].as<float>());

@@ -1,10 +1,10 @@
-// 2-D float32 max and average pooling on NCHW planes (no dilation), on the
-// widest SIMD target the CPU has (Highway's dynamic dispatch). Each output row
-// first combines its window's input rows into one padded row, then slides the
-// window along it; the padding (-inf for max, 0 for sums) makes every window
-// full. Planes are split over the intra-op threads. Every output combines its
-// taps in one order (rows top to bottom, then columns left to right), so the
-// bits do not depend on the target or the thread count.
+// 2-D float32 max and average pooling (and 8-bit max pooling) on NCHW planes
+// (no dilation), on the widest SIMD target the CPU has (Highway's dynamic
+// dispatch). Each output row first combines its window's input rows into one
+// padded row, then slides the window along it; the padding (-inf for max, 0 for
+// sums) makes every window full. Planes are split over the intra-op threads.
+// Every output combines its taps in one order (rows top to bottom, then columns
+// left to right), so the bits do not depend on the target or the thread count.
 #ifndef ACLDUMP_KERNELS_POOL_2D_H_
 #define ACLDUMP_KERNELS_POOL_2D_H_
 
@@ -25,6 +25,9 @@ struct Pool2DGeometry {
 
 // The maximum of each window; a NaN in the window wins.
 void MaxPool2DFloat32(const Pool2DGeometry& g, const float* x, float* y);
+// The same on 8-bit values (quantized models pool their bytes).
+void MaxPool2DUint8(const Pool2DGeometry& g, const uint8_t* x, uint8_t* y);
+void MaxPool2DInt8(const Pool2DGeometry& g, const int8_t* x, int8_t* y);
 
 // The sum of each window's input taps divided by their count, or, with
 // count_include_pad, by the count of its taps inside the padded extent.

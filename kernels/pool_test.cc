@@ -239,6 +239,66 @@ TEST(MaxPoolTest, Sweep2DFloat32FastPath) { Sweep2D<float>("MaxPool", 0); }
 TEST(MaxPoolTest, Sweep2DFloat64) { Sweep2D<double>("MaxPool", 0); }
 TEST(MaxPoolTest, Sweep2DFloat16) { Sweep2D<Float16>("MaxPool", 0); }
 TEST(MaxPoolTest, Sweep2DInt8) { Sweep2D<int8_t>("MaxPool", 0); }
+// 8-bit max pooling (quantized models pool their bytes) on its own SIMD
+// path: every byte value, rows of several 32-byte vectors and a partial one,
+// strides 1 to 3, pads and ceil_mode, against the float32 path on the same
+// values (a maximum is exact in either type).
+template <typename T>
+void Sweep2DBytesAgainstFloat() {
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> byte(std::numeric_limits<T>::lowest(),
+                                          std::numeric_limits<T>::max());
+  for (const std::vector<int64_t> dims : {std::vector<int64_t>{1, 3, 9, 150},
+                                          {2, 2, 12, 65},
+                                          {1, 1, 5, 31},
+                                          {1, 2, 6, 13},
+                                          {1, 2, 7, 7}}) {
+    for (int64_t k : {2, 3, 5}) {
+      for (int64_t stride : {1, 2, 3}) {
+        for (int64_t pad : {0, 1}) {
+          for (int64_t ceil = 0; ceil < 2; ++ceil) {
+            if (pad >= k) continue;
+            SCOPED_TRACE(::testing::Message()
+                         << dims[3] << " wide, kernel " << k << " stride "
+                         << stride << " pad " << pad << " ceil " << ceil);
+            std::vector<T> bytes(Count(dims));
+            for (T& b : bytes) b = static_cast<T>(byte(rng));
+            const std::vector<float> floats(bytes.begin(), bytes.end());
+            auto run = [&](auto values) {
+              using V = typename decltype(values)::value_type;
+              return OpTester("MaxPool")
+                  .Input<V>(Shape(dims), values)
+                  .Attr("kernel_shape", std::vector<int64_t>{k, k})
+                  .Attr("strides", std::vector<int64_t>{stride, stride})
+                  .Attr("pads", std::vector<int64_t>{pad, pad, pad, pad})
+                  .Attr("ceil_mode", ceil)
+                  .Run();
+            };
+            auto got = run(bytes);
+            auto want = run(floats);
+            ASSERT_TRUE(got.ok()) << got.status();
+            ASSERT_TRUE(want.ok()) << want.status();
+            ASSERT_EQ((*got)[0].shape(), (*want)[0].shape());
+            const std::vector<T> got_values = Values<T>((*got)[0]);
+            const std::vector<float> want_values = Values<float>((*want)[0]);
+            int differing = 0;
+            for (size_t i = 0; i < got_values.size(); ++i) {
+              differing += static_cast<float>(got_values[i]) != want_values[i];
+            }
+            EXPECT_EQ(differing, 0) << "of " << got_values.size();
+          }
+        }
+      }
+    }
+  }
+}
+TEST(MaxPoolTest, Uint8FastPathEqualsFloat32) {
+  Sweep2DBytesAgainstFloat<uint8_t>();
+}
+TEST(MaxPoolTest, Int8FastPathEqualsFloat32) {
+  Sweep2DBytesAgainstFloat<int8_t>();
+}
+
 TEST(MaxPoolTest, Sweep2DWithIndices) {
   Sweep2D<float>("MaxPool", 0, /*with_indices=*/true);
 }

@@ -42,6 +42,23 @@ std::vector<float> RunPool(const std::string& op, int64_t size, int64_t stride,
   return out.ok() ? Values<float>((*out)[0]) : std::vector<float>();
 }
 
+// Max pooling of bytes (a quantized model's), as floats for comparison.
+std::vector<float> RunPoolBytes(int64_t size, int64_t stride) {
+  std::vector<uint8_t> x(3 * size * size);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<uint8_t>(i * 37 % 251);
+  auto out = OpTester("MaxPool")
+                 .Input<uint8_t>(Shape{1, 3, size, size}, x)
+                 .Attr("kernel_shape", std::vector<int64_t>{3, 3})
+                 .Attr("strides", std::vector<int64_t>{stride, stride})
+                 .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+                 .Run();
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return {};
+  const std::vector<uint8_t> y = Values<uint8_t>((*out)[0]);
+  return std::vector<float>(y.begin(), y.end());
+}
+
 std::vector<float> RunDepthwise(int64_t size, int64_t stride) {
   const int64_t channels = 5;
   auto out = OpTester("Conv")
@@ -156,6 +173,7 @@ Outputs RunAll() {
     for (int64_t stride : {1, 2}) {
       o.exact.push_back(RunPool("MaxPool", size, stride, stride == 1 ? 1 : 0));
       o.exact.push_back(RunPool("AveragePool", size, stride, 1));
+      o.exact.push_back(RunPoolBytes(size * 3, stride));
       o.rounded.push_back(RunDepthwise(size, stride));
     }
   }

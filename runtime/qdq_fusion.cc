@@ -463,6 +463,34 @@ bool FuseAveragePool(
   return true;
 }
 
+// DequantizeLinear -> MaxPool -> QuantizeLinear with the same scale and zero
+// point is MaxPool of the 8-bit values: the largest value dequantizes to the
+// largest float and quantizes back to itself. ONNX Runtime drops the pair the
+// same way.
+bool FuseMaxPool(Graph& graph, int index) {
+  const GraphNode& pool = graph.nodes[index];
+  if (pool.inputs.size() != 1 || pool.outputs.size() != 1) return false;
+  std::optional<Group> group = GroupAround(graph, pool);
+  if (!group) return false;
+  const GraphNode& quantize = graph.nodes[group->q];
+  const Tensor* y_scale = ConstantValue(graph, quantize.inputs[1]);
+  const Tensor* y_zero = ConstantValue(graph, quantize.inputs[2]);
+  const Dequantized& x = group->input;
+  // (QuantizeAfter checked the pair is per tensor, float32 and 8-bit.)
+  if (y_zero->dtype() != x.zero_point_value->dtype() ||
+      y_scale->as<float>()[0] != x.scale_value->as<float>()[0] ||
+      ZeroPointValue(*y_zero) != ZeroPointValue(*x.zero_point_value)) {
+    return false;
+  }
+  GraphNode merged;
+  merged.op_type = "MaxPool";
+  merged.attrs = pool.attrs;
+  merged.inputs = {x.data};
+  MergeWithQuantize(graph, index, group->q, std::move(merged),
+                    /*append_quantize_inputs=*/false);
+  return true;
+}
+
 // DequantizeLinear nodes no fused node left a reader for.
 void RemoveUnreadDequantize(Graph& graph) {
   for (bool removed = true; removed;) {
@@ -504,6 +532,8 @@ absl::Status FuseQuantizedGroups(Graph& graph, const OpRegistry& registry) {
       FuseGlobalAveragePool(graph, index);
     } else if (op == "AveragePool") {
       FuseAveragePool(graph, index, infos);
+    } else if (op == "MaxPool") {
+      FuseMaxPool(graph, index);
     }
   }
   RemoveUnreadDequantize(graph);

@@ -196,5 +196,125 @@ TEST(QdqFusionTest, GroupsWhoseIntegersWouldDifferStayFloat) {
   EXPECT_TRUE(RunOnTestInput(*graph).ok());
 }
 
+// The model with a 3x3 MaxPool quantized as PyTorch writes it (DQ -> MaxPool
+// -> Q -> DQ, relu1's scale and zero point on both sides) between relu1 and
+// conv2; with `float_reader`, a graph output reads the float maximum too.
+absl::StatusOr<Graph> WithMaxPool(bool float_reader, bool other_scale = false) {
+  return ConvertEdited([&](onnx::ModelProto& proto) {
+    onnx::GraphProto* graph = proto.mutable_graph();
+    int conv2 = -1;
+    for (int i = 0; i < graph->node_size(); ++i) {
+      if (graph->node(i).name() == "conv2") conv2 = i;
+    }
+    ASSERT_GE(conv2, 0);
+    ASSERT_EQ(graph->node(conv2).input(0), "relu1_dq");
+    if (other_scale) {
+      onnx::TensorProto* scale = graph->add_initializer();
+      *scale = *Initializer(proto, "relu1.scale");
+      scale->set_name("mp.scale");
+      std::string raw = scale->raw_data();
+      float value;
+      std::memcpy(&value, raw.data(), sizeof(float));
+      value *= 1.5f;
+      std::memcpy(raw.data(), &value, sizeof(float));
+      scale->set_raw_data(raw);
+    }
+    const std::string scale = other_scale ? "mp.scale" : "relu1.scale";
+    std::vector<onnx::NodeProto> added(3);
+    added[0].set_op_type("MaxPool");
+    added[0].set_name("mp");
+    added[0].add_input("relu1_dq");
+    added[0].add_output("mp");
+    for (const char* name : {"kernel_shape", "pads"}) {
+      onnx::AttributeProto* attr = added[0].add_attribute();
+      attr->set_name(name);
+      attr->set_type(onnx::AttributeProto::INTS);
+      for (int v : name == std::string("pads") ? std::vector<int>{1, 1, 1, 1}
+                                               : std::vector<int>{3, 3}) {
+        attr->add_ints(v);
+      }
+    }
+    added[1].set_op_type("QuantizeLinear");
+    added[1].set_name("mp_q");
+    for (const std::string& in :
+         {std::string("mp"), scale, std::string("relu1.zero_point")}) {
+      added[1].add_input(in);
+    }
+    added[1].add_output("mp_q");
+    added[2].set_op_type("DequantizeLinear");
+    added[2].set_name("mp_dq");
+    for (const std::string& in :
+         {std::string("mp_q"), scale, std::string("relu1.zero_point")}) {
+      added[2].add_input(in);
+    }
+    added[2].add_output("mp_dq");
+    graph->mutable_node(conv2)->set_input(0, "mp_dq");
+    // Insert before conv2, keeping the nodes in order.
+    std::vector<onnx::NodeProto> nodes(graph->node().begin(),
+                                       graph->node().end());
+    nodes.insert(nodes.begin() + conv2, added.begin(), added.end());
+    graph->clear_node();
+    for (onnx::NodeProto& node : nodes) *graph->add_node() = std::move(node);
+    if (float_reader) {
+      onnx::ValueInfoProto* out = graph->add_output();
+      *out = graph->output(0);
+      out->set_name("mp");
+      out->mutable_type()->mutable_tensor_type()->clear_shape();
+    }
+  });
+}
+
+// DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
+// point pools the 8-bit values (as ONNX Runtime does): the same outputs, bit
+// for bit, as pooling the dequantized floats and quantizing them back.
+TEST(QdqFusionTest, MaxPoolBetweenEqualQuantizationsPoolsTheBytes) {
+  absl::StatusOr<Graph> fused = WithMaxPool(/*float_reader=*/false);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  const GraphNode* pool = NodeOf(*fused, "MaxPool");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_THAT(pool->original_names, IsSupersetOf({"mp", "mp_q"}));
+  // Its input is relu1's 8-bit output, its output the one conv2 reads.
+  const GraphNode* conv2 = nullptr;
+  for (const GraphNode& node : fused->nodes) {
+    for (const std::string& name : node.original_names) {
+      if (name == "conv2") conv2 = &node;
+    }
+  }
+  ASSERT_NE(conv2, nullptr);
+  EXPECT_EQ(conv2->op_type, "QLinearConv");
+  EXPECT_EQ(conv2->inputs[0], pool->outputs[0]);
+
+  // A second reader of the float maximum keeps the float MaxPool group.
+  absl::StatusOr<Graph> unfused = WithMaxPool(/*float_reader=*/true);
+  ASSERT_TRUE(unfused.ok()) << unfused.status();
+  const GraphNode* float_pool = NodeOf(*unfused, "MaxPool");
+  ASSERT_NE(float_pool, nullptr);
+  EXPECT_EQ(OpCounts(*unfused).at("QuantizeLinear"),
+            OpCounts(*fused).at("QuantizeLinear") + 1);
+
+  absl::StatusOr<std::map<std::string, Tensor>> a = RunOnTestInput(*fused);
+  absl::StatusOr<std::map<std::string, Tensor>> b = RunOnTestInput(*unfused);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  for (const char* output : {"logits", "features"}) {
+    const Tensor& x = a->at(output);
+    const Tensor& y = b->at(output);
+    ASSERT_EQ(x.ByteSize(), y.ByteSize()) << output;
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.ByteSize()), 0) << output;
+  }
+
+  // A QuantizeLinear with another scale requantizes: the group stays float.
+  absl::StatusOr<Graph> rescaled =
+      WithMaxPool(/*float_reader=*/false, /*other_scale=*/true);
+  ASSERT_TRUE(rescaled.ok()) << rescaled.status();
+  bool requantized = false;
+  for (const GraphNode& node : rescaled->nodes) {
+    requantized |= node.op_type == "QuantizeLinear" &&
+                   node.original_names == std::vector<std::string>{"mp_q"};
+  }
+  EXPECT_TRUE(requantized);
+  EXPECT_TRUE(RunOnTestInput(*rescaled).ok());
+}
+
 }  // namespace
 }  // namespace acldump
