@@ -143,18 +143,34 @@ onnx::TensorProto* Initializer(onnx::ModelProto& proto,
   return nullptr;
 }
 
+// Multiplies the first float of a raw-data tensor by `factor`.
+void ScaleFirstFloat(onnx::TensorProto* tensor, float factor) {
+  std::string raw = tensor->raw_data();
+  float value;
+  std::memcpy(&value, raw.data(), sizeof(float));
+  value *= factor;
+  std::memcpy(raw.data(), &value, sizeof(float));
+  tensor->set_raw_data(raw);
+}
+
+onnx::NodeProto MakeNode(const std::string& op, const std::string& name,
+                         const std::vector<std::string>& inputs,
+                         const std::string& output) {
+  onnx::NodeProto node;
+  node.set_op_type(op);
+  node.set_name(name);
+  for (const std::string& input : inputs) node.add_input(input);
+  node.add_output(output);
+  return node;
+}
+
 TEST(QdqFusionTest, GroupsWhoseIntegersWouldDifferStayFloat) {
   // A bias whose scale is not x_scale * w_scale: its int32 values cannot be
   // added to the integer sum, so conv1 stays a float Conv.
   absl::StatusOr<Graph> graph = ConvertEdited([](onnx::ModelProto& proto) {
     onnx::TensorProto* scale = Initializer(proto, "conv1.b_scale");
     ASSERT_NE(scale, nullptr);
-    std::string raw = scale->raw_data();
-    float first;
-    std::memcpy(&first, raw.data(), sizeof(float));
-    first *= 2.0f;
-    std::memcpy(raw.data(), &first, sizeof(float));
-    scale->set_raw_data(raw);
+    ScaleFirstFloat(scale, 2.0f);
   });
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::map<std::string, int> ops = OpCounts(*graph);
@@ -212,19 +228,14 @@ absl::StatusOr<Graph> WithMaxPool(bool float_reader, bool other_scale = false) {
       onnx::TensorProto* scale = graph->add_initializer();
       *scale = *Initializer(proto, "relu1.scale");
       scale->set_name("mp.scale");
-      std::string raw = scale->raw_data();
-      float value;
-      std::memcpy(&value, raw.data(), sizeof(float));
-      value *= 1.5f;
-      std::memcpy(raw.data(), &value, sizeof(float));
-      scale->set_raw_data(raw);
+      ScaleFirstFloat(scale, 1.5f);
     }
     const std::string scale = other_scale ? "mp.scale" : "relu1.scale";
-    std::vector<onnx::NodeProto> added(3);
-    added[0].set_op_type("MaxPool");
-    added[0].set_name("mp");
-    added[0].add_input("relu1_dq");
-    added[0].add_output("mp");
+    const std::string zero = "relu1.zero_point";
+    std::vector<onnx::NodeProto> added = {
+        MakeNode("MaxPool", "mp", {"relu1_dq"}, "mp"),
+        MakeNode("QuantizeLinear", "mp_q", {"mp", scale, zero}, "mp_q"),
+        MakeNode("DequantizeLinear", "mp_dq", {"mp_q", scale, zero}, "mp_dq")};
     for (const char* name : {"kernel_shape", "pads"}) {
       onnx::AttributeProto* attr = added[0].add_attribute();
       attr->set_name(name);
@@ -234,20 +245,6 @@ absl::StatusOr<Graph> WithMaxPool(bool float_reader, bool other_scale = false) {
         attr->add_ints(v);
       }
     }
-    added[1].set_op_type("QuantizeLinear");
-    added[1].set_name("mp_q");
-    for (const std::string& in :
-         {std::string("mp"), scale, std::string("relu1.zero_point")}) {
-      added[1].add_input(in);
-    }
-    added[1].add_output("mp_q");
-    added[2].set_op_type("DequantizeLinear");
-    added[2].set_name("mp_dq");
-    for (const std::string& in :
-         {std::string("mp_q"), scale, std::string("relu1.zero_point")}) {
-      added[2].add_input(in);
-    }
-    added[2].add_output("mp_dq");
     graph->mutable_node(conv2)->set_input(0, "mp_dq");
     // Insert before conv2, keeping the nodes in order.
     std::vector<onnx::NodeProto> nodes(graph->node().begin(),
