@@ -28,7 +28,7 @@ constexpr bool kFaultFreeMaskedLoad = true;
 constexpr bool kFaultFreeMaskedLoad = false;
 #endif
 
-// max(acc, v) where a NaN v wins, or acc + v (float only).
+// max(acc, v), where for floats a NaN v wins; or acc + v (floats only).
 template <bool kMax, class DT, class VT>
 HWY_INLINE VT CombineVectors(DT d, VT acc, VT v) {
   (void)d;
