@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/conv_internal.h"
@@ -52,6 +53,16 @@ struct IntegerConv {
   // W less its zero point [out_channels, packed_depth], made once when both
   // are known at load; else each execution makes it.
   std::shared_ptr<const std::vector<int16_t>> weights_prepared;
+  // The same as int8 [out_channels, QuadDepth(depth)] for the byte product
+  // (uint8 inputs), with each output channel's sum and the largest
+  // magnitude of a pair of neighbours (ByteGemmFits); made at load when the
+  // weights are constants and fit int8.
+  struct ByteWeights {
+    std::vector<int8_t> values;
+    std::vector<int32_t> sums;
+    int32_t pair_magnitude = 0;
+  };
+  std::shared_ptr<const ByteWeights> byte_weights;
 
   int64_t PaddedPlane() const { return padded[0] * padded[1] * padded[2]; }
   int64_t Panels() const {
@@ -70,12 +81,20 @@ struct IntegerConv {
                                      2 * kPackSlack)
                : 0;
   }
-  // The padded input, then the weights and the slots as int16.
+  // The padded input, the byte product's row offsets (int32), then the
+  // weights and the slots as int16 (byte panels fit in them).
+  size_t OffsetsBytes() const {
+    return byte_weights == nullptr
+               ? 0
+               : (static_cast<size_t>(g.out_channels) * sizeof(int32_t) + 63) /
+                     64 * 64;
+  }
   size_t WorkspaceBytes() const {
     const size_t padded_bytes = (PaddedBytes() + 63) / 64 * 64;
-    return padded_bytes + static_cast<size_t>(g.out_channels * packed_depth +
-                                              slots * SlotElements()) *
-                              sizeof(int16_t);
+    return padded_bytes + OffsetsBytes() +
+           static_cast<size_t>(g.out_channels * packed_depth +
+                               slots * SlotElements()) *
+               sizeof(int16_t);
   }
 };
 
@@ -195,7 +214,27 @@ void PrepareConstantWeights(const OpContext& context, size_t w_slot,
   auto prepared = std::make_shared<std::vector<int16_t>>(
       static_cast<size_t>(c.g.out_channels * c.packed_depth));
   WeightsLessZeroPoint(c, *w, zp, prepared->data());
-  c.weights_prepared = std::move(prepared);
+  c.weights_prepared = prepared;
+  // The byte product multiplies uint8 inputs by int8 weights (a depthwise
+  // convolution has its own rows).
+  if (c.x_type != DType::kUInt8 || c.depthwise) return;
+  const auto [low, high] =
+      std::minmax_element(prepared->begin(), prepared->end());
+  if (*low < -128 || *high > 127) return;
+  auto bytes = std::make_shared<IntegerConv::ByteWeights>();
+  const int64_t quad_depth = QuadDepth(c.depth);
+  bytes->values.assign(static_cast<size_t>(c.g.out_channels * quad_depth), 0);
+  bytes->sums.assign(static_cast<size_t>(c.g.out_channels), 0);
+  for (int64_t o = 0; o < c.g.out_channels; ++o) {
+    for (int64_t q = 0; q < c.depth; ++q) {
+      const int16_t v = (*prepared)[o * c.packed_depth + q];
+      bytes->values[o * quad_depth + q] = static_cast<int8_t>(v);
+      bytes->sums[o] += v;
+    }
+  }
+  bytes->pair_magnitude = LargestPairMagnitude(
+      bytes->values.data(), c.g.out_channels, c.depth, quad_depth);
+  c.byte_weights = std::move(bytes);
 }
 
 // xp = X with its pads, each pad the zero point (so less it, exactly 0).
@@ -231,14 +270,17 @@ int64_t WindowOrigin(const IntegerConv& c, int64_t pos) {
          ow * c.stride[2];
 }
 
-// Panels [first, last) of one image and group's im2col of X less its zero
-// point, packed: xs is the group's first channel of the padded input.
-template <typename TX>
+// Panels [first, last) of one image and group's im2col, packed: xs is the
+// group's first channel of the padded input. int16 panels hold X less its
+// zero point; byte panels (uint8 X) hold X as it is.
+template <typename TX, typename TPanel>
 void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
-                 int64_t first, int64_t last, int16_t* out) {
-  const int64_t panel_elements = c.packed_depth * kIntegerPanel;
+                 int64_t first, int64_t last, TPanel* out) {
+  constexpr bool kBytes = std::is_same_v<TPanel, uint8_t>;
+  const int64_t depth = kBytes ? QuadDepth(c.depth) : c.packed_depth;
+  const int64_t panel_elements = depth * kIntegerPanel;
   for (int64_t panel = first; panel < last; ++panel) {
-    int16_t* dst = out + (panel - first) * panel_elements;
+    TPanel* dst = out + (panel - first) * panel_elements;
     const int64_t p0 = panel * kIntegerPanel;
     const int64_t count = std::min(kIntegerPanel, c.positions - p0);
     const int64_t origin = WindowOrigin(c, p0);
@@ -247,7 +289,11 @@ void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
     if (count == kIntegerPanel &&
         (c.flat ||
          (c.stride[2] == 1 && p0 % c.out[2] + kIntegerPanel <= c.out[2]))) {
-      PackPanelContiguous(xs + origin, c.taps.data(), c.depth, x_zero, dst);
+      if constexpr (kBytes) {
+        PackBytePanelContiguous(xs + origin, c.taps.data(), c.depth, dst);
+      } else {
+        PackPanelContiguous(xs + origin, c.taps.data(), c.depth, x_zero, dst);
+      }
       continue;
     }
     // Stride 1 or 2 along rows: the panel's runs of positions in one
@@ -261,26 +307,30 @@ void PackWindows(const IntegerConv& c, const TX* xs, int32_t x_zero,
         run_origins[runs] = WindowOrigin(c, p0 + j);
         j += std::min(count - j, c.out[2] - (p0 + j) % c.out[2]);
       }
-      PackPanelRuns(xs, c.taps.data(), c.depth, x_zero, run_lanes, run_origins,
-                    runs, c.stride[2], count, dst);
+      if constexpr (kBytes) {
+        PackBytePanelRuns(xs, c.taps.data(), c.depth, run_lanes, run_origins,
+                          runs, c.stride[2], count, dst);
+      } else {
+        PackPanelRuns(xs, c.taps.data(), c.depth, x_zero, run_lanes,
+                      run_origins, runs, c.stride[2], count, dst);
+      }
       continue;
     }
     int64_t origins[kIntegerPanel];
     for (int64_t j = 0; j < count; ++j) origins[j] = WindowOrigin(c, p0 + j);
-    for (int64_t q = 0; q < c.packed_depth; q += 2) {
-      int16_t* pair = dst + q * kIntegerPanel;
-      const TX* x0 = xs + c.taps[q];
-      const TX* x1 = q + 1 < c.depth ? xs + c.taps[q + 1] : nullptr;
-      for (int64_t j = 0; j < count; ++j) {
-        pair[2 * j] = static_cast<int16_t>(int32_t{x0[origins[j]]} - x_zero);
-        pair[2 * j + 1] =
-            x1 == nullptr
-                ? int16_t{0}
-                : static_cast<int16_t>(int32_t{x1[origins[j]]} - x_zero);
+    // Pad rows and columns past the last position: zero, so the product
+    // reads no garbage.
+    for (int64_t q = 0; q < depth; ++q) {
+      const TX* x = q < c.depth ? xs + c.taps[q] : nullptr;
+      for (int64_t j = 0; j < kIntegerPanel; ++j) {
+        const int32_t value =
+            x == nullptr || j >= count
+                ? 0
+                : int32_t{x[origins[j]]} - (kBytes ? 0 : x_zero);
+        dst[kBytes ? PackedByteIndex(depth, q, j)
+                   : PackedIntegerIndex(depth, q, j)] =
+            static_cast<TPanel>(value);
       }
-      // Columns past the last position: zero, so the product reads no
-      // garbage.
-      std::fill(pair + 2 * count, pair + 2 * kIntegerPanel, int16_t{0});
     }
   }
 }
@@ -348,8 +398,10 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
                     std::span<std::byte> workspace,
                     std::optional<FinishBlock> finish = std::nullopt) {
   std::byte* padded_input = workspace.data();
-  int16_t* scratch = reinterpret_cast<int16_t*>(
+  auto* row_offsets = reinterpret_cast<int32_t*>(
       workspace.data() + (c.PaddedBytes() + 63) / 64 * 64);
+  int16_t* scratch = reinterpret_cast<int16_t*>(
+      workspace.data() + (c.PaddedBytes() + 63) / 64 * 64 + c.OffsetsBytes());
   const int16_t* weights = scratch;
   if (c.weights_prepared != nullptr) {
     weights = c.weights_prepared->data();
@@ -377,6 +429,23 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
       RunDepthwise(c, xs, x_zero, weights, slots, acc, finish);
       return;
     }
+    // The byte product when its pairs of products cannot saturate: for
+    // inputs (pads included) at most 127, as PyTorch's x86 models mostly
+    // keep them, any int8 weights; for larger inputs, weights whose
+    // neighbours are small enough.
+    const IntegerConv::ByteWeights* bytes = nullptr;
+    if constexpr (std::is_same_v<TX, uint8_t>) {
+      const auto* bw = c.byte_weights.get();
+      if (bw != nullptr &&
+          ByteGemmFits(bw->pair_magnitude,
+                       std::max<int32_t>(x_zero, MaxByte(x.as<const uint8_t>(),
+                                                         x.NumElements())))) {
+        bytes = bw;
+        for (int64_t o = 0; o < c.g.out_channels; ++o)
+          row_offsets[o] = x_zero * bw->sums[o];
+      }
+    }
+    const int64_t quad_depth = QuadDepth(c.depth);
     const int64_t plane = c.PaddedPlane();
     ParallelFor(static_cast<size_t>(chunks), 1, [&](size_t begin, size_t end) {
       for (auto chunk = static_cast<int64_t>(begin);
@@ -388,13 +457,28 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
           const int64_t gi = u / blocks % c.g.group;
           const int64_t first = u % blocks * c.block_panels;
           const int64_t last = std::min(panels, first + c.block_panels);
-          PackWindows(c, xs + (n * c.g.in_channels + gi * c.group_in) * plane,
-                      x_zero, first, last, slot);
-          IntegerGemmPanels(
-              c.group_out, c.positions, c.depth,
-              weights + gi * c.group_out * c.packed_depth, c.packed_depth, slot,
-              acc + (n * c.g.out_channels + gi * c.group_out) * c.positions,
-              c.positions, first, last);
+          const TX* x_group =
+              xs + (n * c.g.in_channels + gi * c.group_in) * plane;
+          int32_t* c_group =
+              acc + (n * c.g.out_channels + gi * c.group_out) * c.positions;
+          if constexpr (std::is_same_v<TX, uint8_t>) {
+            if (bytes != nullptr) {
+              auto* byte_slot = reinterpret_cast<uint8_t*>(slot);
+              PackWindows(c, x_group, x_zero, first, last, byte_slot);
+              ByteGemmPanels(
+                  c.group_out, c.positions, c.depth,
+                  bytes->values.data() + gi * c.group_out * quad_depth,
+                  quad_depth, row_offsets + gi * c.group_out, byte_slot,
+                  c_group, c.positions, first, last);
+            }
+          }
+          if (bytes == nullptr) {
+            PackWindows(c, x_group, x_zero, first, last, slot);
+            IntegerGemmPanels(c.group_out, c.positions, c.depth,
+                              weights + gi * c.group_out * c.packed_depth,
+                              c.packed_depth, slot, c_group, c.positions, first,
+                              last);
+          }
           if (finish.has_value()) {
             (*finish)(n, gi * c.group_out, (gi + 1) * c.group_out,
                       first * kIntegerPanel,

@@ -1,6 +1,7 @@
 #include "kernels/integer_gemm.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -336,6 +337,214 @@ void PackPanelInt8Impl(const int8_t* base, const int64_t* offsets, int64_t k,
   PackPanelImpl(base, offsets, k, zero_point, panel);
 }
 
+// The byte product's tile: pmaddubsw and pmaddwd exist on every x86 target
+// Highway builds; elsewhere plain exact sums.
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+
+// Each int32 lane: the four products of its bytes of b (unsigned) and a
+// (signed), pairs summed in int16 (saturating), then the pairs in int32.
+template <class V>
+HWY_INLINE V QuadProducts(V b, V a, V ones) {
+  if constexpr (sizeof(b.raw) == 32) {
+    return V{_mm256_madd_epi16(_mm256_maddubs_epi16(b.raw, a.raw), ones.raw)};
+  } else {
+    return V{_mm_madd_epi16(_mm_maddubs_epi16(b.raw, a.raw), ones.raw)};
+  }
+}
+
+// Rows per byte tile: accumulators, the panel's vectors, the ones, the
+// broadcast quad of A and a product fill the 16 vector registers.
+constexpr int kMaxByteRows = kVectors <= 2 ? 5 : 2;
+
+template <int kRows>
+HWY_INLINE void ByteTile(int64_t quads, const int8_t* HWY_RESTRICT a,
+                         int64_t lda, const int32_t* HWY_RESTRICT offsets,
+                         const uint8_t* HWY_RESTRICT panel,
+                         int32_t* HWY_RESTRICT c, int64_t ldc, int64_t cols) {
+  const D32 d32;
+  const hn::Repartition<uint8_t, D32> d8;
+  using V32 = hn::Vec<D32>;
+  const V32 ones = hn::BitCast(d32, hn::Set(D16(), int16_t{1}));
+  V32 sum[kRows][kVectors];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) sum[r][v] = hn::Set(d32, -offsets[r]);
+  }
+  for (int64_t q = 0; q < quads; ++q) {
+    const uint8_t* b = panel + q * (4 * kIntegerPanel);
+    V32 bv[kVectors];
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v)
+      bv[v] = hn::BitCast(d32, hn::LoadU(d8, b + v * 4 * kLanes));
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, a + r * lda + 4 * q, sizeof(quad));
+      const V32 av = hn::Set(d32, quad);
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v)
+        sum[r][v] = hn::Add(sum[r][v], QuadProducts(bv[v], av, ones));
+    }
+  }
+  HWY_ALIGN int32_t row[kIntegerPanel];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    int32_t* out = cols == kIntegerPanel ? c + r * ldc : row;
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v)
+      hn::StoreU(sum[r][v], d32, out + v * kLanes);
+    if (out == row) std::memcpy(c + r * ldc, row, cols * sizeof(int32_t));
+  }
+}
+
+void BytePanelsImpl(int64_t m, int64_t n, int64_t k, const int8_t* a,
+                    int64_t lda, const int32_t* row_offsets,
+                    const uint8_t* b_panels, int32_t* c, int64_t ldc,
+                    int64_t panel_begin, int64_t panel_end) {
+  const int64_t depth = QuadDepth(k);
+  const int64_t quads = depth / 4;
+  const int64_t row_block =
+      std::max<int64_t>(
+          1, kRowBlockBytes / std::max<int64_t>(1, depth * kMaxByteRows)) *
+      kMaxByteRows;
+  for (int64_t i0 = 0; i0 < m; i0 += row_block) {
+    const int64_t i1 = std::min(m, i0 + row_block);
+    for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
+      const uint8_t* b =
+          b_panels + (panel - panel_begin) * depth * kIntegerPanel;
+      const int64_t j = panel * kIntegerPanel;
+      const int64_t cols = std::min(kIntegerPanel, n - j);
+      int64_t i = i0;
+      for (; i + kMaxByteRows <= i1; i += kMaxByteRows) {
+        ByteTile<kMaxByteRows>(quads, a + i * lda, lda, row_offsets + i, b,
+                               c + i * ldc + j, ldc, cols);
+      }
+      const int64_t rest = i1 - i;
+      const int8_t* a_rest = a + i * lda;
+      int32_t* out = c + i * ldc + j;
+      if (rest == 1)
+        ByteTile<1>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
+      if constexpr (kMaxByteRows > 2) {
+        if (rest == 2)
+          ByteTile<2>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
+        if (rest == 3)
+          ByteTile<3>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
+        if (rest == 4)
+          ByteTile<4>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
+      }
+    }
+  }
+}
+
+#else
+
+void BytePanelsImpl(int64_t m, int64_t n, int64_t k, const int8_t* a,
+                    int64_t lda, const int32_t* row_offsets,
+                    const uint8_t* b_panels, int32_t* c, int64_t ldc,
+                    int64_t panel_begin, int64_t panel_end) {
+  const int64_t depth = QuadDepth(k);
+  const int64_t j_end = std::min(n, panel_end * kIntegerPanel);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = panel_begin * kIntegerPanel; j < j_end; ++j) {
+      int32_t sum = -row_offsets[i];
+      for (int64_t p = 0; p < k; ++p) {
+        sum += int32_t{a[i * lda + p]} *
+               int32_t{b_panels[PackedByteIndex(
+                   depth, p, j - panel_begin * kIntegerPanel)]};
+      }
+      c[i * ldc + j] = sum;
+    }
+  }
+}
+
+#endif
+
+// 16 columns of bytes are one 128-bit vector (one lane on scalar): four rows
+// stored interleaved are one quad of the panel.
+void PackBytePanelImpl(const uint8_t* base, const int64_t* offsets, int64_t k,
+                       uint8_t* panel) {
+  const hn::CappedTag<uint8_t, kIntegerPanel> d8;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d8));
+  for (int64_t p = 0; p < k; p += 4) {
+    uint8_t* out = panel + p * kIntegerPanel;
+    for (int64_t j = 0; j < kIntegerPanel; j += lanes) {
+      auto row = [&](int64_t r) {
+        return p + r < k ? hn::LoadU(d8, base + offsets[p + r] + j)
+                         : hn::Zero(d8);
+      };
+      hn::StoreInterleaved4(row(0), row(1), row(2), row(3), d8, out + 4 * j);
+    }
+  }
+}
+
+// Lane j of row p from the run holding j; see PackPanelRuns.
+void PackBytePanelRunsImpl(const uint8_t* base, const int64_t* offsets,
+                           int64_t k, const int64_t* run_lanes,
+                           const int64_t* run_origins, int64_t runs,
+                           int64_t stride, int64_t count, uint8_t* panel) {
+  const int64_t depth = QuadDepth(k);
+#if HWY_TARGET == HWY_SCALAR
+  for (int64_t p = 0; p < depth; ++p) {
+    int64_t r = 0;
+    for (int64_t j = 0; j < kIntegerPanel; ++j) {
+      while (r + 1 < runs && run_lanes[r + 1] <= j) ++r;
+      panel[PackedByteIndex(depth, p, j)] =
+          p < k && j < count
+              ? base[run_origins[r] + (j - run_lanes[r]) * stride + offsets[p]]
+              : uint8_t{0};
+    }
+  }
+#else
+  // One 128-bit vector of bytes holds the panel's 16 lanes.
+  const hn::Full128<uint8_t> d8;
+  const hn::Full128<uint16_t> d16;
+  const auto lane = hn::Iota(d8, 0);
+  hn::Mask<decltype(d8)> in_run[kIntegerPanel];
+  const uint8_t* from[kIntegerPanel];
+  for (int64_t r = 0; r < runs; ++r) {
+    const int64_t end = r + 1 < runs ? run_lanes[r + 1] : count;
+    in_run[r] = hn::And(
+        hn::Not(hn::Lt(lane, hn::Set(d8, static_cast<uint8_t>(run_lanes[r])))),
+        hn::Lt(lane, hn::Set(d8, static_cast<uint8_t>(end))));
+    from[r] = base + run_origins[r] - run_lanes[r] * stride;
+  }
+  // Lane j's value at stride 1 or 2, loaded from where lane 0 would be.
+  auto load = [&](const uint8_t* at) {
+    if (stride == 1) return hn::LoadU(d8, at);
+    const auto low = hn::Set(d16, uint16_t{0xFF});
+    const auto lo = hn::And(hn::BitCast(d16, hn::LoadU(d8, at)), low);
+    const auto hi = hn::And(hn::BitCast(d16, hn::LoadU(d8, at + 16)), low);
+    return hn::ConcatEven(d8, hn::BitCast(d8, hi), hn::BitCast(d8, lo));
+  };
+  auto row = [&](int64_t p) {
+    auto v = hn::Zero(d8);
+    if (p >= k) return v;
+    for (int64_t r = 0; r < runs; ++r)
+      v = hn::IfThenElse(in_run[r], load(from[r] + offsets[p]), v);
+    return v;
+  };
+  for (int64_t p = 0; p < k; p += 4) {
+    hn::StoreInterleaved4(row(p), row(p + 1), row(p + 2), row(p + 3), d8,
+                          panel + p * kIntegerPanel);
+  }
+#endif
+}
+
+uint8_t MaxByteImpl(const uint8_t* x, int64_t n) {
+  const hn::ScalableTag<uint8_t> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto most = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) most = hn::Max(most, hn::LoadU(d, x + i));
+  HWY_ALIGN uint8_t lane_max[hn::MaxLanes(d)];
+  hn::Store(most, d, lane_max);
+  uint8_t result = 0;
+  for (int64_t j = 0; j < lanes; ++j) result = std::max(result, lane_max[j]);
+  for (; i < n; ++i) result = std::max(result, x[i]);
+  return result;
+}
+
 }  // namespace acldump::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -390,6 +599,50 @@ void PackPanelContiguous(const uint8_t* base, const int64_t* offsets, int64_t k,
 void PackPanelContiguous(const int8_t* base, const int64_t* offsets, int64_t k,
                          int32_t zero_point, int16_t* panel) {
   HWY_DYNAMIC_DISPATCH(PackPanelInt8Impl)(base, offsets, k, zero_point, panel);
+}
+
+HWY_EXPORT(BytePanelsImpl);
+HWY_EXPORT(PackBytePanelImpl);
+HWY_EXPORT(PackBytePanelRunsImpl);
+HWY_EXPORT(MaxByteImpl);
+
+void PackBytePanelContiguous(const uint8_t* base, const int64_t* offsets,
+                             int64_t k, uint8_t* panel) {
+  HWY_DYNAMIC_DISPATCH(PackBytePanelImpl)(base, offsets, k, panel);
+}
+
+void PackBytePanelRuns(const uint8_t* base, const int64_t* offsets, int64_t k,
+                       const int64_t* run_lanes, const int64_t* run_origins,
+                       int64_t runs, int64_t stride, int64_t count,
+                       uint8_t* panel) {
+  HWY_DYNAMIC_DISPATCH(PackBytePanelRunsImpl)
+  (base, offsets, k, run_lanes, run_origins, runs, stride, count, panel);
+}
+
+void ByteGemmPanels(int64_t m, int64_t n, int64_t k, const int8_t* a,
+                    int64_t lda, const int32_t* row_offsets,
+                    const uint8_t* b_panels, int32_t* c, int64_t ldc,
+                    int64_t panel_begin, int64_t panel_end) {
+  if (m <= 0 || n <= 0 || panel_begin >= panel_end) return;
+  HWY_DYNAMIC_DISPATCH(BytePanelsImpl)
+  (m, n, k, a, lda, row_offsets, b_panels, c, ldc, panel_begin, panel_end);
+}
+
+int32_t LargestPairMagnitude(const int8_t* a, int64_t m, int64_t k,
+                             int64_t lda) {
+  int32_t largest = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; p += 2) {
+      const int32_t second =
+          p + 1 < k ? std::abs(int32_t{a[i * lda + p + 1]}) : 0;
+      largest = std::max(largest, std::abs(int32_t{a[i * lda + p]}) + second);
+    }
+  }
+  return largest;
+}
+
+uint8_t MaxByte(const uint8_t* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(MaxByteImpl)(x, n);
 }
 
 void IntegerGemmPanels(int64_t m, int64_t n, int64_t k, const int16_t* a,

@@ -83,6 +83,66 @@ void IntegerGemmPanels(int64_t m, int64_t n, int64_t k, const int16_t* a,
 void IntegerGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
                  const int16_t* b_packed, int32_t* c, int64_t ldc);
 
+// Byte products: unsigned 8-bit B times signed 8-bit A, four rows of B per
+// int32 lane (pmaddubsw, then pmaddwd by ones): half the bytes of the int16
+// layout and a quarter fewer instructions per product. pmaddubsw saturates
+// each sum of two adjacent products at int16, so the sums are exact only
+// when every |A[i, p] * B[p, j] + A[i, p + 1] * B[p + 1, j]| (p even) is at
+// most 32767: when (|A[i, p]| + |A[i, p + 1]|) * max(B) is, for every row
+// and even p. The caller checks (ByteGemmFits).
+
+// k rounded up to a multiple of 4: the depth of byte panels and weights
+// (the pad rows are zero).
+inline int64_t QuadDepth(int64_t k) { return (k + 3) / 4 * 4; }
+
+// Bytes of a packed K x N right-hand side: whole panels of QuadDepth(k)
+// rows.
+inline int64_t PackedByteSize(int64_t k, int64_t n) {
+  return (n + kIntegerPanel - 1) / kIntegerPanel * kIntegerPanel * QuadDepth(k);
+}
+
+// Where element (row p, column j) of a byte right-hand side of quad depth
+// `depth` lives: panel j / 16, then row quad p / 4, column j % 16, p % 4.
+inline int64_t PackedByteIndex(int64_t depth, int64_t p, int64_t j) {
+  return (j / kIntegerPanel) * (depth * kIntegerPanel) +
+         (p / 4) * (4 * kIntegerPanel) + (j % kIntegerPanel) * 4 + (p & 3);
+}
+
+// The largest |A[i, p]| + |A[i, p + 1]| over the rows of A (row-major,
+// row stride lda) and even p < k.
+int32_t LargestPairMagnitude(const int8_t* a, int64_t m, int64_t k,
+                             int64_t lda);
+
+// Whether the byte product of an A whose LargestPairMagnitude is
+// `pair_magnitude` and a B with values at most b_max is exact (see above).
+inline bool ByteGemmFits(int32_t pair_magnitude, int32_t b_max) {
+  return int64_t{pair_magnitude} * b_max <= 32767;
+}
+
+// The byte form of PackPanelContiguous: element (p, j) is
+// base[offsets[p] + j], as it is (no zero point); the pad rows are zero.
+void PackBytePanelContiguous(const uint8_t* base, const int64_t* offsets,
+                             int64_t k, uint8_t* panel);
+
+// The byte form of PackPanelRuns (same runs, stride 1 or 2, and slack).
+void PackBytePanelRuns(const uint8_t* base, const int64_t* offsets, int64_t k,
+                       const int64_t* run_lanes, const int64_t* run_origins,
+                       int64_t runs, int64_t stride, int64_t count,
+                       uint8_t* panel);
+
+// C[i, j] = sum_p A[i, p] * B[p, j] - row_offsets[i] for i < m and the
+// columns of panels [panel_begin, panel_end) below n, on the calling
+// thread. A is row-major int8 with row stride lda >= QuadDepth(k), zero
+// from k to QuadDepth(k); `b_panels` holds panels panel_begin, ... of B in
+// the byte layout. Exact when the operands fit (ByteGemmFits).
+void ByteGemmPanels(int64_t m, int64_t n, int64_t k, const int8_t* a,
+                    int64_t lda, const int32_t* row_offsets,
+                    const uint8_t* b_panels, int32_t* c, int64_t ldc,
+                    int64_t panel_begin, int64_t panel_end);
+
+// The largest of x[0..n) (0 when n is 0).
+uint8_t MaxByte(const uint8_t* x, int64_t n);
+
 }  // namespace acldump
 
 #endif  // ACLDUMP_KERNELS_INTEGER_GEMM_H_

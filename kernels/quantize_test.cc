@@ -346,9 +346,9 @@ std::vector<T> Narrow(const std::vector<int>& v) {
 // The geometries the packed im2col treats apart: rows of 16 positions at unit
 // stride, rows that do not split into 16s, strides, dilations, uneven pads,
 // 1x1 windows read as one run, odd window sizes, 1-D and 3-D, groups and
-// depthwise, batches; each against direct sums, on one and two threads.
-TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
-  const std::vector<ConvCase> cases = {
+// depthwise, batches.
+const std::vector<ConvCase>& ConvGeometries() {
+  static const auto* cases = new std::vector<ConvCase>{
       {{1, 3, 37}, {5, 3, 4}, {3}, {2}, {2, 1}, 1, true},
       {{2, 6, 9, 20}, {4, 3, 3, 5}, {1, 1}, {2, 1}, {1, 2, 0, 3}, 2, false},
       {{1, 7, 8, 9}, {9, 7, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false},
@@ -373,22 +373,48 @@ TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
       // Strides past 2 (single values): an odd window, two images.
       {{2, 3, 5, 20}, {4, 3, 1, 3}, {1, 3}, {1, 1}, {0, 1, 0, 2}, 1, false},
       {{1, 3, 9, 31}, {5, 3, 2, 3}, {2, 2}, {1, 1}, {1, 1, 0, 0}, 1, true},
+      // A 1x1 window over 50 positions: three contiguous panels and a
+      // partial one read as single values.
+      {{1, 6, 5, 10}, {7, 6, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false},
   };
-  std::mt19937 rng(5);
+  return *cases;
+}
+
+// Values drawn from these ranges: uint8 X up to x_max (int8 X over all of
+// int8), W and its zero points in [w_low, w_high] (zero points 0 if
+// zero_w_zp).
+struct ConvValues {
+  int x_max = 255, x_zp = 131;
+  int w_low = -128, w_high = 127;
+  bool zero_w_zp = false;
+};
+
+// ConvInteger on every geometry against direct sums, on one and two
+// threads.
+void ExpectConvIntegerMatchesDirectSums(const ConvValues& values,
+                                        unsigned seed) {
+  std::mt19937 rng(seed);
+  const std::vector<ConvCase>& cases = ConvGeometries();
   for (size_t i = 0; i < cases.size(); ++i) {
     const ConvCase& c = cases[i];
     SCOPED_TRACE(::testing::Message() << "case " << i);
     std::uniform_int_distribution<int> xs(c.int8_x ? -128 : 0,
-                                          c.int8_x ? 127 : 255);
-    std::uniform_int_distribution<int> ws(-128, 127);
+                                          c.int8_x ? 127 : values.x_max);
+    std::uniform_int_distribution<int> ws(values.w_low, values.w_high);
     int64_t x_count = 1, w_count = 1;
     for (int64_t d : c.x_dims) x_count *= d;
     for (int64_t d : c.w_dims) w_count *= d;
-    std::vector<int> x(x_count), w(w_count), w_zp(c.w_dims[0]);
+    std::vector<int> x(x_count), w(w_count), w_zp(c.w_dims[0], 0);
     for (int& v : x) v = xs(rng);
     for (int& v : w) v = ws(rng);
-    for (int& v : w_zp) v = ws(rng);
-    const int x_zp = c.int8_x ? -3 : 131;
+    if (!values.zero_w_zp) {
+      for (int& v : w_zp) v = ws(rng);
+    }
+    // The extremes in the first window: the largest inputs against the
+    // largest pair of weights.
+    if (!c.int8_x) x[0] = x[1] = values.x_max;
+    w[0] = w[1] = values.w_low;
+    const int x_zp = c.int8_x ? -3 : values.x_zp;
     std::vector<int64_t> out_dims;
     const std::vector<int32_t> want = DirectConv(c, x, x_zp, w, w_zp, out_dims);
     for (int threads : {1, 2}) {
@@ -417,6 +443,32 @@ TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
       EXPECT_EQ(Values<int32_t>((*out)[0]), want);
     }
   }
+}
+
+// Weights less their zero points over -255..255: the int16 product.
+TEST(QuantizeTest, ConvIntegerMatchesDirectSumsOverGeometries) {
+  ExpectConvIntegerMatchesDirectSums(ConvValues{}, 5);
+}
+
+// Int8 weights with zero point 0 take the byte product (unsigned inputs by
+// signed weights) when no pair of products can pass int16: inputs up to 127
+// with any weights, as PyTorch's x86 models have them, and any inputs with
+// weights in -64..64. Inputs past 127 with weights down to -128 cannot: the
+// int16 product, the same sums.
+TEST(QuantizeTest, ConvIntegerByteProductMatchesDirectSums) {
+  SCOPED_TRACE("inputs up to 127");
+  ExpectConvIntegerMatchesDirectSums(
+      ConvValues{.x_max = 127, .x_zp = 64, .zero_w_zp = true}, 6);
+  SCOPED_TRACE("weights in -64..64");
+  ExpectConvIntegerMatchesDirectSums(ConvValues{.x_max = 255,
+                                                .x_zp = 200,
+                                                .w_low = -64,
+                                                .w_high = 64,
+                                                .zero_w_zp = true},
+                                     7);
+  SCOPED_TRACE("inputs past 127, weights down to -128");
+  ExpectConvIntegerMatchesDirectSums(
+      ConvValues{.x_max = 255, .x_zp = 131, .zero_w_zp = true}, 8);
 }
 
 // QLinearConv's requantization (vectorised) against the scalar definition on
