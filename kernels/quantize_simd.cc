@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/quantization.h"
 
@@ -87,19 +88,61 @@ void QuantizeInt8Impl(const float* x, int64_t n, float scale,
   QuantizeImpl(x, n, scale, zero_point, y);
 }
 
+// The requantized lanes as int32 in Q's range: acc + bias times the
+// multiplier, clamped to the range that quantizes into Q before rounding
+// (the bounds are integers, so rounding then clamping gives the same), half
+// to even, plus the zero point.
+template <class D, class DI>
+HWY_INLINE hn::Vec<DI> RequantizeLanes(D d, DI di, hn::Vec<DI> acc,
+                                       hn::Vec<DI> bias, hn::Vec<D> multiplier,
+                                       hn::Vec<D> low, hn::Vec<D> high,
+                                       hn::Vec<DI> zero_point) {
+  const auto v = hn::Mul(hn::ConvertTo(d, hn::Add(acc, bias)), multiplier);
+  return hn::Add(hn::ConvertTo(di, hn::Round(hn::Min(hn::Max(v, low), high))),
+                 zero_point);
+}
+
 template <typename Q>
 void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias,
                     float multiplier, int32_t zero_point, Q* y) {
-  const hn::ScalableTag<float> d;
+  int64_t i = 0;
+  // A finite multiplier times an integer is never NaN: StoreQuantized's NaN
+  // lane is not needed. 8 lanes at most, so AVX2 and AVX-512 pack four
+  // vectors into one store.
+  const hn::CappedTag<float, 8> d;
   const hn::Rebind<int32_t, decltype(d)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vbias = hn::Set(di, bias);
-  const auto vmul = hn::Set(d, multiplier);
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    const auto v =
-        hn::Mul(hn::ConvertTo(d, hn::Add(hn::LoadU(di, acc + i), vbias)), vmul);
-    StoreQuantized(d, v, zero_point, y + i);
+  if (std::isfinite(multiplier) && n >= lanes) {
+    const auto vbias = hn::Set(di, bias);
+    const auto vmul = hn::Set(d, multiplier);
+    const auto vzero = hn::Set(di, zero_point);
+    const auto low = hn::Set(
+        d, static_cast<float>(std::numeric_limits<Q>::min() - zero_point));
+    const auto high = hn::Set(
+        d, static_cast<float>(std::numeric_limits<Q>::max() - zero_point));
+    auto lanes_at = [&](int64_t at) {
+      return RequantizeLanes(d, di, hn::LoadU(di, acc + at), vbias, vmul, low,
+                             high, vzero);
+    };
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX2 || HWY_TARGET <= HWY_AVX3)
+    // Four vectors packed with saturation (the values are in range) into
+    // 32 bytes; the packs work within 128-bit halves, the permute restores
+    // the order.
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (; i + 4 * lanes <= n; i += 4 * lanes) {
+      const __m256i q01 =
+          _mm256_packs_epi32(lanes_at(i).raw, lanes_at(i + lanes).raw);
+      const __m256i q23 = _mm256_packs_epi32(lanes_at(i + 2 * lanes).raw,
+                                             lanes_at(i + 3 * lanes).raw);
+      const __m256i bytes = std::is_signed_v<Q> ? _mm256_packs_epi16(q01, q23)
+                                                : _mm256_packus_epi16(q01, q23);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i),
+                          _mm256_permutevar8x32_epi32(bytes, order));
+    }
+#endif
+    const hn::Rebind<Q, decltype(d)> dq;
+    for (; i + lanes <= n; i += lanes)
+      hn::StoreU(hn::DemoteTo(dq, lanes_at(i)), dq, y + i);
   }
   for (; i < n; ++i) {
     y[i] = QuantizeValue<Q>(static_cast<float>(acc[i] + bias) * multiplier,

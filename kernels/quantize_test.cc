@@ -10,7 +10,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
 #include "kernels/quantization.h"
+#include "kernels/quantize_simd.h"
 #include "kernels/testing/op_tester.h"
 #include "kernels/threading.h"
 
@@ -469,6 +471,52 @@ TEST(QuantizeTest, ConvIntegerByteProductMatchesDirectSums) {
   SCOPED_TRACE("inputs past 127, weights down to -128");
   ExpectConvIntegerMatchesDirectSums(
       ConvValues{.x_max = 255, .x_zp = 131, .zero_w_zp = true}, 8);
+}
+
+// The requantization of int32 sums on every SIMD target against the scalar
+// definition: exact halves (half to even), both saturation ends, products
+// past int32 and float range, a NaN multiplier (the zero point), every
+// length up to past four vectors.
+template <typename Q>
+void ExpectRequantizeIsTheScalarDefinition() {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int32_t> sums(-3000, 3000);
+  std::vector<int32_t> acc(80);
+  for (auto& v : acc) v = sums(rng);
+  acc[3] = std::numeric_limits<int32_t>::max() - 10;
+  acc[9] = std::numeric_limits<int32_t>::min() + 10;
+  // With the bias 5, odd sums: halves at the multiplier 0.5.
+  for (int i = 20; i < 40; ++i) acc[i] = 2 * i;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (float multiplier : {0.5f, 0.0371f, -1.25f, 3e38f, nan}) {
+    for (int32_t zero_point :
+         {int32_t{std::numeric_limits<Q>::min()} + 3, int32_t{0},
+          int32_t{std::numeric_limits<Q>::max()}}) {
+      for (int64_t n : {1, 7, 8, 9, 31, 32, 33, 65, 80}) {
+        std::vector<Q> want(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          want[i] = QuantizeValue<Q>(
+              static_cast<float>(acc[i] + 5) * multiplier, zero_point);
+        }
+        for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+          hwy::SetSupportedTargetsForTest(target);
+          std::vector<Q> got(static_cast<size_t>(n) + 1, Q{42});
+          RequantizeInt32(acc.data(), n, 5, multiplier, zero_point, got.data());
+          hwy::SetSupportedTargetsForTest(0);
+          ASSERT_EQ(got.back(), Q{42}) << "wrote past n";
+          got.pop_back();
+          ASSERT_EQ(got, want)
+              << hwy::TargetName(target) << " multiplier " << multiplier
+              << " zero point " << zero_point << " n " << n;
+        }
+      }
+    }
+  }
+}
+
+TEST(QuantizeTest, RequantizeIsTheScalarDefinitionOnEveryTarget) {
+  ExpectRequantizeIsTheScalarDefinition<uint8_t>();
+  ExpectRequantizeIsTheScalarDefinition<int8_t>();
 }
 
 // QLinearConv's requantization (vectorised) against the scalar definition on
