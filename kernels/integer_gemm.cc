@@ -19,6 +19,25 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Bytes of A kept hot (in L2) while the panels of B stream past them.
 constexpr int64_t kRowBlockBytes = 128 * 1024;
 
+// Plain exact sums for targets without the tiles: C[i, j] = sum_p A[i, p] *
+// B[p, j] (less offsets[i], if given), B's element (p, j) of the panels from
+// panel_begin at b[index(p, j)].
+template <typename TA, typename TB, class Index>
+void PlainPanels(int64_t m, int64_t n, int64_t k, const TA* a, int64_t lda,
+                 const int32_t* offsets, const TB* b, int32_t* c, int64_t ldc,
+                 int64_t panel_begin, int64_t panel_end, Index index) {
+  const int64_t j_begin = panel_begin * kIntegerPanel;
+  const int64_t j_end = std::min(n, panel_end * kIntegerPanel);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = j_begin; j < j_end; ++j) {
+      int32_t sum = offsets == nullptr ? 0 : -offsets[i];
+      for (int64_t p = 0; p < k; ++p)
+        sum += int32_t{a[i * lda + p]} * int32_t{b[index(p, j - j_begin)]};
+      c[i * ldc + j] = sum;
+    }
+  }
+}
+
 #if HWY_TARGET == HWY_SCALAR
 
 // One lane holds no pair: plain exact sums.
@@ -26,18 +45,10 @@ void PanelsImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
                 const int16_t* b_packed, int32_t* c, int64_t ldc,
                 int64_t panel_begin, int64_t panel_end) {
   const int64_t depth = PackedDepth(k);
-  const int64_t j_end = std::min(n, panel_end * kIntegerPanel);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = panel_begin * kIntegerPanel; j < j_end; ++j) {
-      int32_t sum = 0;
-      for (int64_t p = 0; p < k; ++p) {
-        sum += int32_t{a[i * lda + p]} *
-               int32_t{b_packed[PackedIntegerIndex(
-                   depth, p, j - panel_begin * kIntegerPanel)]};
-      }
-      c[i * ldc + j] = sum;
-    }
-  }
+  PlainPanels(m, n, k, a, lda, nullptr, b_packed, c, ldc, panel_begin,
+              panel_end, [depth](int64_t p, int64_t j) {
+                return PackedIntegerIndex(depth, p, j);
+              });
 }
 
 #else
@@ -104,38 +115,53 @@ HWY_INLINE void Tile(int64_t pairs, const int16_t* HWY_RESTRICT a, int64_t lda,
   }
 }
 
+// tile(rows, i, panel) for one tile of `rows` rows (a
+// std::integral_constant) from row i against one panel; rows below kRows.
+template <int kRows, class TileFn>
+HWY_INLINE void SmallerTile(int64_t rows, int64_t i, int64_t panel,
+                            const TileFn& tile) {
+  if constexpr (kRows > 0) {
+    if (rows == kRows)
+      return tile(std::integral_constant<int, kRows>(), i, panel);
+    SmallerTile<kRows - 1>(rows, i, panel, tile);
+  }
+}
+
+// Every tile of the rows [0, m) of A (row_bytes each) against panels
+// [panel_begin, panel_end): rows in blocks of about kRowBlockBytes, each
+// block against every panel, kMax rows per tile and the block's last rows in
+// one smaller tile.
+template <int kMax, class TileFn>
+HWY_INLINE void ForEachTile(int64_t m, int64_t row_bytes, int64_t panel_begin,
+                            int64_t panel_end, const TileFn& tile) {
+  const int64_t row_block =
+      std::max<int64_t>(
+          1, kRowBlockBytes / std::max<int64_t>(1, row_bytes * kMax)) *
+      kMax;
+  for (int64_t i0 = 0; i0 < m; i0 += row_block) {
+    const int64_t i1 = std::min(m, i0 + row_block);
+    for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
+      int64_t i = i0;
+      for (; i + kMax <= i1; i += kMax)
+        tile(std::integral_constant<int, kMax>(), i, panel);
+      SmallerTile<kMax - 1>(i1 - i, i, panel, tile);
+    }
+  }
+}
+
 void PanelsImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
                 const int16_t* b_packed, int32_t* c, int64_t ldc,
                 int64_t panel_begin, int64_t panel_end) {
   const int64_t depth = PackedDepth(k);
-  const int64_t pairs = depth / 2;
-  const int64_t row_block =
-      std::max<int64_t>(
-          1, kRowBlockBytes / std::max<int64_t>(1, depth * 2 * kMaxRows)) *
-      kMaxRows;
-  for (int64_t i0 = 0; i0 < m; i0 += row_block) {
-    const int64_t i1 = std::min(m, i0 + row_block);
-    for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
-      const int16_t* b =
-          b_packed + (panel - panel_begin) * depth * kIntegerPanel;
-      const int64_t j = panel * kIntegerPanel;
-      const int64_t cols = std::min(kIntegerPanel, n - j);
-      int64_t i = i0;
-      for (; i + kMaxRows <= i1; i += kMaxRows) {
-        Tile<kMaxRows>(pairs, a + i * lda, lda, b, c + i * ldc + j, ldc, cols);
-      }
-      // The last rows of the block: fewer than kMaxRows.
-      const int64_t rest = i1 - i;
-      int32_t* out = c + i * ldc + j;
-      if (rest == 1) Tile<1>(pairs, a + i * lda, lda, b, out, ldc, cols);
-      if (rest == 2) Tile<2>(pairs, a + i * lda, lda, b, out, ldc, cols);
-      if constexpr (kMaxRows > 3) {
-        if (rest == 3) Tile<3>(pairs, a + i * lda, lda, b, out, ldc, cols);
-        if (rest == 4) Tile<4>(pairs, a + i * lda, lda, b, out, ldc, cols);
-        if (rest == 5) Tile<5>(pairs, a + i * lda, lda, b, out, ldc, cols);
-      }
-    }
-  }
+  ForEachTile<kMaxRows>(
+      m, depth * 2, panel_begin, panel_end,
+      [&](auto rows, int64_t i, int64_t panel) {
+        const int64_t j = panel * kIntegerPanel;
+        Tile<decltype(rows)::value>(
+            depth / 2, a + i * lda, lda,
+            b_packed + (panel - panel_begin) * depth * kIntegerPanel,
+            c + i * ldc + j, ldc, std::min(kIntegerPanel, n - j));
+      });
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR
@@ -403,38 +429,15 @@ void BytePanelsImpl(int64_t m, int64_t n, int64_t k, const int8_t* a,
                     const uint8_t* b_panels, int32_t* c, int64_t ldc,
                     int64_t panel_begin, int64_t panel_end) {
   const int64_t depth = QuadDepth(k);
-  const int64_t quads = depth / 4;
-  const int64_t row_block =
-      std::max<int64_t>(
-          1, kRowBlockBytes / std::max<int64_t>(1, depth * kMaxByteRows)) *
-      kMaxByteRows;
-  for (int64_t i0 = 0; i0 < m; i0 += row_block) {
-    const int64_t i1 = std::min(m, i0 + row_block);
-    for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
-      const uint8_t* b =
-          b_panels + (panel - panel_begin) * depth * kIntegerPanel;
-      const int64_t j = panel * kIntegerPanel;
-      const int64_t cols = std::min(kIntegerPanel, n - j);
-      int64_t i = i0;
-      for (; i + kMaxByteRows <= i1; i += kMaxByteRows) {
-        ByteTile<kMaxByteRows>(quads, a + i * lda, lda, row_offsets + i, b,
-                               c + i * ldc + j, ldc, cols);
-      }
-      const int64_t rest = i1 - i;
-      const int8_t* a_rest = a + i * lda;
-      int32_t* out = c + i * ldc + j;
-      if (rest == 1)
-        ByteTile<1>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
-      if constexpr (kMaxByteRows > 2) {
-        if (rest == 2)
-          ByteTile<2>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
-        if (rest == 3)
-          ByteTile<3>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
-        if (rest == 4)
-          ByteTile<4>(quads, a_rest, lda, row_offsets + i, b, out, ldc, cols);
-      }
-    }
-  }
+  ForEachTile<kMaxByteRows>(
+      m, depth, panel_begin, panel_end,
+      [&](auto rows, int64_t i, int64_t panel) {
+        const int64_t j = panel * kIntegerPanel;
+        ByteTile<decltype(rows)::value>(
+            depth / 4, a + i * lda, lda, row_offsets + i,
+            b_panels + (panel - panel_begin) * depth * kIntegerPanel,
+            c + i * ldc + j, ldc, std::min(kIntegerPanel, n - j));
+      });
 }
 
 #else
@@ -444,18 +447,9 @@ void BytePanelsImpl(int64_t m, int64_t n, int64_t k, const int8_t* a,
                     const uint8_t* b_panels, int32_t* c, int64_t ldc,
                     int64_t panel_begin, int64_t panel_end) {
   const int64_t depth = QuadDepth(k);
-  const int64_t j_end = std::min(n, panel_end * kIntegerPanel);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = panel_begin * kIntegerPanel; j < j_end; ++j) {
-      int32_t sum = -row_offsets[i];
-      for (int64_t p = 0; p < k; ++p) {
-        sum += int32_t{a[i * lda + p]} *
-               int32_t{b_panels[PackedByteIndex(
-                   depth, p, j - panel_begin * kIntegerPanel)]};
-      }
-      c[i * ldc + j] = sum;
-    }
-  }
+  PlainPanels(
+      m, n, k, a, lda, row_offsets, b_panels, c, ldc, panel_begin, panel_end,
+      [depth](int64_t p, int64_t j) { return PackedByteIndex(depth, p, j); });
 }
 
 #endif
