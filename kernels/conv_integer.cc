@@ -51,7 +51,8 @@ struct IntegerConv {
   // blocks being made at once, one per intra-op thread at load.
   int64_t block_panels = 1, slots = 1;
   // W less its zero point [out_channels, packed_depth], made once when both
-  // are known at load; else each execution makes it.
+  // are known at load and there are no byte weights; else each execution
+  // that needs it makes it.
   std::shared_ptr<const std::vector<int16_t>> weights_prepared;
   // The same as int8 [out_channels, QuadDepth(depth)] for the byte product
   // (uint8 inputs), with each output channel's sum and the largest
@@ -235,6 +236,9 @@ void PrepareConstantWeights(const OpContext& context, size_t w_slot,
   bytes->pair_magnitude = LargestPairMagnitude(
       bytes->values.data(), c.g.out_channels, c.depth, quad_depth);
   c.byte_weights = std::move(bytes);
+  // Runs whose inputs do not fit the byte product make the int16 weights in
+  // their scratch: one copy of the weights is kept, as bytes.
+  c.weights_prepared = nullptr;
 }
 
 // xp = X with its pads, each pad the zero point (so less it, exactly 0).
@@ -402,12 +406,12 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
       workspace.data() + (c.PaddedBytes() + 63) / 64 * 64);
   int16_t* scratch = reinterpret_cast<int16_t*>(
       workspace.data() + (c.PaddedBytes() + 63) / 64 * 64 + c.OffsetsBytes());
-  const int16_t* weights = scratch;
-  if (c.weights_prepared != nullptr) {
-    weights = c.weights_prepared->data();
-  } else {
+  const int16_t* weights = nullptr;
+  auto int16_weights = [&] {
+    if (c.weights_prepared != nullptr) return c.weights_prepared->data();
     WeightsLessZeroPoint(c, w, w_zp, scratch);
-  }
+    return static_cast<const int16_t*>(scratch);
+  };
   int16_t* slots = scratch + c.g.out_channels * c.packed_depth;
   const int32_t x_zero = ZeroPointAt(x_zp, 0);
   const int64_t panels = c.Panels();
@@ -426,7 +430,7 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
       xs = xp;
     }
     if (c.depthwise) {
-      RunDepthwise(c, xs, x_zero, weights, slots, acc, finish);
+      RunDepthwise(c, xs, x_zero, int16_weights(), slots, acc, finish);
       return;
     }
     // The byte product when its pairs of products cannot saturate: for
@@ -445,6 +449,7 @@ void RunIntegerConv(const IntegerConv& c, const TensorView& x,
           row_offsets[o] = x_zero * bw->sums[o];
       }
     }
+    if (bytes == nullptr) weights = int16_weights();
     const int64_t quad_depth = QuadDepth(c.depth);
     const int64_t plane = c.PaddedPlane();
     ParallelFor(static_cast<size_t>(chunks), 1, [&](size_t begin, size_t end) {
