@@ -133,11 +133,12 @@ class RecordReader {
       return ReadRegularFile(entry.path, kMaxStatsCsvBytes,
                              "baseline stats CSV");
     }
-    const size_t slash = entry.path.rfind('/');
-    const std::string folder = entry.path.substr(0, slash);
-    auto it = folders_.find(folder);
+    const std::string& merged = entry.packed_in;
+    const size_t slash = merged.rfind('/');
+    // The record's name in the statistic.csv: its path below that folder.
+    const std::string name = entry.path.substr(slash + 1);
+    auto it = folders_.find(merged);
     if (it == folders_.end()) {
-      const std::string merged = StrCat(folder, "/", kMergedStatsFileName);
       ASSIGN_OR_RETURN(std::string text,
                        ReadRegularFile(merged, kMaxMergedStatsBytes,
                                        "baseline statistic.csv"));
@@ -151,12 +152,11 @@ class RecordReader {
       for (MergedStatsRecord& record : *records) {
         by_name[record.name] = std::move(record.csv);
       }
-      it = folders_.emplace(folder, std::move(by_name)).first;
+      it = folders_.emplace(merged, std::move(by_name)).first;
     }
-    auto record = it->second.find(entry.file_name);
+    auto record = it->second.find(name);
     if (record == it->second.end()) {
-      return BaselineError(
-          StrCat(entry.path, ": not in its folder's ", kMergedStatsFileName));
+      return BaselineError(StrCat(entry.path, ": not in ", merged));
     }
     return record->second;
   }

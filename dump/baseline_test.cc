@@ -315,9 +315,11 @@ TEST_F(BaselineTest, PackedBaselineAndPackedRun) {
   ASSERT_TRUE(tree.ok()) << tree.status();
   const DumpEntry* planted = Records(*tree).back();
   ASSERT_TRUE(planted->packed);
-  // Change the last record's checksum in the folder's statistic.csv.
-  const std::string merged =
-      fs::path(planted->path).parent_path().string() + "/statistic.csv";
+  // Change the last record's checksum in the model folder's statistic.csv,
+  // which holds the rows of every iteration.
+  const std::string merged = planted->packed_in;
+  EXPECT_EQ(merged, fs::path(planted->path).parent_path().parent_path() /
+                        "statistic.csv");
   std::string text = ReadText(merged);
   const size_t end = text.rfind('\n', text.size() - 2);
   ASSERT_NE(end, std::string::npos);

@@ -22,6 +22,7 @@ class OverflowRecordRenderer final : public JobRenderer {
       : directory_(std::move(directory)), task_id_(task_id) {}
   absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
     file.directory = StrCat(directory_, "/", job.iteration);
+    file.per_iteration = true;
     file.name =
         OverflowRecordFileName(task_id_, /*stream_id=*/0, job.timestamp_us);
     toolkit::dumpdata::DumpData header;

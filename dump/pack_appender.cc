@@ -14,6 +14,11 @@ namespace {
 // frame (readers scan its frames) rather than holding memory without bound.
 constexpr size_t kMaxIndexBytes = size_t{16} << 20;
 
+// A record MoveToModelFolder moved: named "{iteration}/{name}".
+bool InModelFolder(const RenderedFile& file) {
+  return file.per_iteration && file.name.find('/') != std::string::npos;
+}
+
 }  // namespace
 
 PackAppender::~PackAppender() { CloseAll(); }
@@ -122,9 +127,13 @@ absl::Status PackAppender::AppendRecords(const FolderTree::Folder& folder,
     // Named as the SDK layout names files: a name too long for a file is its
     // path's hash, recorded in the folder's mapping.csv (before the record,
     // so no record is ever without its mapping).
-    if (ExceedsNameMax(name)) {
+    const PackedRecordName parts = SplitPackedRecordName(name);
+    if (ExceedsNameMax(parts.file)) {
       std::string hashed = HashedName(StrCat(folder.path, "/", name));
-      RETURN_IF_ERROR(tree_.RecordMapping(folder, hashed, name));
+      RETURN_IF_ERROR(tree_.RecordMapping(folder, hashed, parts.file));
+      if (!parts.iteration.empty()) {
+        hashed = StrCat(parts.iteration, "/", hashed);
+      }
       name = std::move(hashed);
     }
   }
@@ -151,13 +160,20 @@ absl::Status PackAppender::AppendRecords(const FolderTree::Folder& folder,
     }
   }
   RETURN_IF_ERROR(AppendAll(*target, iovecs_));
+  bool index_dropped = false;
   if (target->indexed) {
     if (target->index.size() + index_lines_.size() <= kMaxIndexBytes) {
       target->index += index_lines_;
     } else {
       target->indexed = false;
+      index_dropped = true;
       std::string().swap(target->index);
     }
+  }
+  // A model folder's pack past its bound, or too long to keep an index for.
+  if (InModelFolder(files[0]) &&
+      (target->size >= model_folders_.pack_bytes || index_dropped)) {
+    full_.insert(StrCat(files[0].directory, "/", kPackFileName));
   }
   return absl::OkStatus();
 }
@@ -177,7 +193,30 @@ absl::Status PackAppender::AppendStatsRows(
     iovecs_.push_back({header.data(), header.size()});
   }
   iovecs_.push_back({rows_.data(), rows_.size()});
-  return AppendAll(*target, iovecs_);
+  RETURN_IF_ERROR(AppendAll(*target, iovecs_));
+  if (InModelFolder(files[0]) && target->size >= model_folders_.stats_bytes) {
+    full_.insert(StrCat(files[0].directory, "/", kMergedStatsFileName));
+  }
+  return absl::OkStatus();
+}
+
+void PackAppender::MoveToModelFolder(RenderedFile& file) {
+  const size_t slash = file.directory.rfind('/');
+  if (slash == std::string::npos) return;
+  const std::string_view model_folder =
+      std::string_view(file.directory).substr(0, slash);
+  const std::string_view target_name =
+      file.form == RecordFile::kStatsCsv ? kMergedStatsFileName : kPackFileName;
+  if (!full_.empty() &&
+      full_.contains(StrCat(model_folder, "/", target_name))) {
+    return;
+  }
+  // "{iteration}/{name}", built in a string kept from record to record.
+  moved_name_.assign(file.directory, slash + 1);
+  moved_name_ += '/';
+  moved_name_ += file.name;
+  file.name.swap(moved_name_);
+  file.directory.resize(slash);
 }
 
 void PackAppender::AppendRun(std::span<const RenderedFile> files,
@@ -213,9 +252,16 @@ void PackAppender::AppendRun(std::span<const RenderedFile> files,
   }
 }
 
-void PackAppender::AppendBatch(std::span<const RenderedFile> files,
+void PackAppender::AppendBatch(std::span<RenderedFile> files,
                                std::span<absl::Status> results,
                                std::span<std::string> paths) {
+  if (model_folders_.enabled) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (results[i].ok() && files[i].per_iteration) {
+        MoveToModelFolder(files[i]);
+      }
+    }
+  }
   size_t begin = 0;
   while (begin < files.size()) {
     if (!results[begin].ok()) {

@@ -17,6 +17,8 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "dump/file_system.h"
+#include "dump/format/dump_names.h"
+#include "dump/format/dump_tree.h"
 #include "dump/format/merged_stats.h"
 #include "dump/format/stats_csv.h"
 #include "dump/writer.h"
@@ -63,6 +65,20 @@ class RecordRenderer final : public JobRenderer {
     }
     return absl::OkStatus();
   }
+};
+
+// The same records as a model dump renders them: of their iteration folder,
+// which the packed layout may keep in the model folder's pack.
+class IterationRecordRenderer final : public JobRenderer {
+ public:
+  absl::Status Render(const WriteJob& job, RenderedFile& file) const override {
+    RETURN_IF_ERROR(plain_.Render(job, file));
+    file.per_iteration = true;
+    return absl::OkStatus();
+  }
+
+ private:
+  RecordRenderer plain_;
 };
 
 // Fails the write of one chosen record after it wrote part of it.
@@ -495,6 +511,176 @@ TEST_F(PackTest, StatsRowsGoToOneCsvPerFolder) {
       HasSubstr("has no header line"));
   EXPECT_TRUE(rows.starts_with("kept\n"));
   EXPECT_EQ(SplitMergedStats(header + rows.substr(5))->size(), 1u);
+}
+
+// Records i = 0..n-1 of iteration i / 2 (two per iteration), tensors or
+// stats, as a model dump writes them, below a time folder in `root`;
+// `flush_per_iteration`: each iteration on disk before the next is submitted.
+absl::Status WriteIterations(const fs::path& root, DumpWriter::Options options,
+                             uint64_t n, bool stats,
+                             bool flush_per_iteration = false) {
+  fs::create_directories(root);
+  options.root = root.string();
+  options.packed = true;
+  DumpWriter writer(options);
+  auto renderer = std::make_shared<IterationRecordRenderer>();
+  for (uint64_t i = 0; i < n; ++i) {
+    WriteJob job;
+    job.renderer = renderer;
+    job.sequence = i;
+    job.iteration = i / 2;
+    job.timestamp_us = stats ? 1 : 0;
+    writer.Submit(std::move(job));
+    if (flush_per_iteration && i % 2 == 1) RETURN_IF_ERROR(writer.Flush());
+  }
+  return writer.Flush();
+}
+
+std::set<std::string> Listing(const fs::path& folder) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder))
+    names.insert(e.path().filename().string());
+  return names;
+}
+
+TEST_F(PackTest, EveryIterationGoesToTheModelFoldersPack) {
+  root_ /= "20261208000000";  // a time folder, as a dump session makes
+  ASSERT_TRUE(WriteIterations(root_, {}, 6, /*stats=*/false).ok());
+  // No folder per iteration: one pack in the model folder, its index inside.
+  const fs::path model = root_ / "0/m/1";
+  EXPECT_THAT(Listing(model), ElementsAre("dump.pack"));
+  absl::StatusOr<PackContents> pack =
+      ReadPackContents((model / kPackFileName).string());
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  EXPECT_TRUE(pack->from_index);
+  ASSERT_EQ(pack->records.size(), 6u);
+  EXPECT_EQ(pack->records[0].name, "0/Add.add0.0.0.1000");
+  EXPECT_EQ(pack->records[5].name, "2/Add.add5.5.0.1005");
+  // Each record reads as its file in its iteration folder, which is not on
+  // disk.
+  for (uint64_t i = 0; i < 6; ++i) {
+    absl::StatusOr<std::string> bytes = ReadDumpTreeFile(
+        (Folder(i / 2) / RecordName(i)).string(), 1 << 20, "dump file");
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    EXPECT_EQ(*bytes, Content(i));
+  }
+  EXPECT_TRUE(absl::IsNotFound(
+      ReadDumpTreeFile((Folder(0) / RecordName(2)).string(), 1 << 20, "")
+          .status()));
+  // The tree: every record placed in its iteration, one run per iteration.
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root_.string());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_THAT(tree->problems, ::testing::IsEmpty());
+  ASSERT_EQ(tree->runs.size(), 3u);
+  for (int64_t iteration = 0; iteration < 3; ++iteration) {
+    const DumpRun& run = tree->runs[iteration];
+    EXPECT_EQ(run.iteration, iteration);
+    EXPECT_EQ(run.model_id, 1);
+    EXPECT_EQ(run.directory, Folder(iteration).string());
+    ASSERT_EQ(run.files.size(), 2u);
+    EXPECT_EQ(run.files[0]->kind, EntryKind::kTensor);
+    EXPECT_EQ(run.files[0]->file_name, RecordName(2 * iteration));
+    EXPECT_EQ(run.files[0]->relative,
+              StrCat("0/m/1/", iteration, "/", RecordName(2 * iteration)));
+  }
+  // An iteration folder given by its path reads from the model folder.
+  tree = ScanDumpTree(Folder(1).string());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->runs.size(), 1u);
+  ASSERT_EQ(tree->entries.size(), 2u);
+  EXPECT_EQ(tree->entries[0].relative, RecordName(2));
+  EXPECT_EQ(tree->entries[1].path, (Folder(1) / RecordName(3)).string());
+  EXPECT_TRUE(absl::IsNotFound(ScanDumpTree(Folder(7).string()).status()));
+}
+
+TEST_F(PackTest, StatsOfEveryIterationGoToTheModelFoldersCsv) {
+  root_ /= "20261208000000";
+  ASSERT_TRUE(WriteIterations(root_, {}, 4, /*stats=*/true).ok());
+  const fs::path model = root_ / "0/m/1";
+  EXPECT_THAT(Listing(model), ElementsAre("statistic.csv"));
+  const std::string merged = ReadFile(model / kMergedStatsFileName);
+  EXPECT_TRUE(merged.starts_with(StrCat("Iteration,", kMergedStatsColumns, ",",
+                                        kDefaultStatsCsvHeader, "\n")))
+      << merged;
+  EXPECT_THAT(merged, HasSubstr("\n1,Add,add3,3,0,1003,Output,1,"));
+  absl::StatusOr<std::vector<MergedStatsRecord>> split =
+      SplitMergedStats(merged);
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_EQ(split->size(), 4u);
+  EXPECT_EQ((*split)[3].name, "1/Add.add3.3.0.1003.csv");
+  EXPECT_EQ((*split)[3].csv, StatsCsv(3));
+  for (uint64_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(*ReadDumpTreeFile(
+                  (Folder(i / 2) / StrCat(RecordName(i), ".csv")).string(),
+                  1 << 20, "stats CSV"),
+              StatsCsv(i));
+  }
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root_.string());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->runs.size(), 2u);
+  EXPECT_EQ(tree->CountKind(EntryKind::kStats), 4u);
+  EXPECT_EQ(tree->runs[1].iteration, 1);
+  EXPECT_EQ(tree->runs[1].files[1]->packed_in,
+            (model / kMergedStatsFileName).string());
+}
+
+TEST_F(PackTest, AFullModelFolderPackLeavesLaterIterationsTheirFolders) {
+  root_ /= "20261208000000";
+  DumpWriter::Options options;
+  // Full after its first records, and the statistic.csv after its first rows.
+  options.model_folder_pack_bytes = 1;
+  options.model_folder_stats_bytes = 1;
+  ASSERT_TRUE(WriteIterations(root_, options, 6, /*stats=*/false,
+                              /*flush_per_iteration=*/true)
+                  .ok());
+  ASSERT_TRUE(WriteIterations(root_, options, 4, /*stats=*/true,
+                              /*flush_per_iteration=*/true)
+                  .ok());
+  const fs::path model = root_ / "0/m/1";
+  absl::StatusOr<PackContents> pack =
+      ReadPackContents((model / kPackFileName).string());
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  // Iteration 0 filled it; 1 and 2 have folders of their own.
+  ASSERT_EQ(pack->records.size(), 2u);
+  EXPECT_EQ(pack->records[1].name, "0/Add.add1.1.0.1001");
+  EXPECT_THAT(Listing(model),
+              ElementsAre("1", "2", "dump.pack", "statistic.csv"));
+  EXPECT_THAT(Listing(Folder(2)), ElementsAre("dump.pack"));
+  EXPECT_THAT(Listing(Folder(1)), ElementsAre("dump.pack", "statistic.csv"));
+  EXPECT_EQ(Pack(2)->records[0].name, RecordName(4));
+  // Wherever each went, each reads back, once.
+  absl::StatusOr<DumpTree> tree = ScanDumpTree(root_.string());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->CountKind(EntryKind::kTensor), 6u);
+  EXPECT_EQ(tree->CountKind(EntryKind::kStats), 4u);
+  EXPECT_EQ(tree->runs.size(), 3u);
+  for (uint64_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(*ReadDumpTreeFile((Folder(i / 2) / RecordName(i)).string(),
+                                1 << 20, "dump file"),
+              Content(i));
+  }
+}
+
+TEST_F(PackTest, RetentionKeepsAFolderPerIteration) {
+  DumpWriter::Options options;
+  options.keep_iterations = 5;
+  ASSERT_TRUE(WriteIterations(root_, options, 4, /*stats=*/false).ok());
+  EXPECT_THAT(Listing(root_ / "0/m/1"), ElementsAre("0", "1"));
+  absl::StatusOr<PackContents> pack = Pack(1);
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  ASSERT_EQ(pack->records.size(), 2u);
+  EXPECT_EQ(pack->records[0].name, RecordName(2));
+}
+
+TEST_F(PackTest, ARecordNameMayHoldAnIterationOnly) {
+  for (std::string_view good :
+       {"Add.a.0.0.1", "0/Add.a.0.0.1", "18446744073709551615/x"}) {
+    EXPECT_EQ(WhyNotAPackedRecordName(good), "") << good;
+  }
+  for (std::string_view bad : {"../x", "/x", "a/x", "1/../x", "1/2/x", "1/",
+                               "/", "1/..", "123456789012345678901/x"}) {
+    EXPECT_NE(WhyNotAPackedRecordName(bad), "") << bad;
+  }
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ void RecordSpec::Place(const WriteJob& job, RecordFile form,
   // Appended, not assigned: the writer's strings keep their capacity.
   file.directory.assign(directory);
   if (per_iteration) StrAppend(file.directory, "/", job.iteration);
+  file.per_iteration = per_iteration;
   file.name.clear();
   AppendDumpFileName(
       file.name, op_type, op_name,

@@ -451,6 +451,7 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     file.payloads.clear();
     file.mode = 0640;
     file.standalone = false;
+    file.per_iteration = false;
     // The writer thread must outlive a failed allocation: the file fails.
     try {
       results_[i] = batch[i].renderer->Render(batch[i], file);
@@ -471,8 +472,15 @@ void DumpWriter::WriteBatch(std::vector<WriteJob>& batch) {
     size_t end = begin;
     while (end < n && options_.packed && !files[end].standalone) ++end;
     if (end > begin) {
-      if (!packs_) packs_ = std::make_unique<PackAppender>(fs_, tree_);
-      packs_->AppendBatch(files.subspan(begin, end - begin),
+      if (!packs_) {
+        // Retention removes iteration folders: their records stay in them.
+        PackAppender::ModelFolders model_folders;
+        model_folders.enabled = options_.keep_iterations == 0;
+        model_folders.pack_bytes = options_.model_folder_pack_bytes;
+        model_folders.stats_bytes = options_.model_folder_stats_bytes;
+        packs_ = std::make_unique<PackAppender>(fs_, tree_, model_folders);
+      }
+      packs_->AppendBatch(std::span(rendered_).subspan(begin, end - begin),
                           std::span(results_).subspan(begin, end - begin),
                           std::span(paths_).subspan(begin, end - begin));
       begin = end;

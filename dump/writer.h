@@ -52,6 +52,9 @@ struct RenderedFile {
   // A file of its own in the packed layout too (a report beside the
   // records, not a record).
   bool standalone = false;
+  // `directory` ends in the job's iteration folder: the packed layout may
+  // append the record to its model folder's pack as "{iteration}/{name}".
+  bool per_iteration = false;
 
   std::string_view suffix() const { return RecordFileSuffix(form); }
 };
@@ -150,6 +153,11 @@ class DumpWriter {
     // The packed layout: records appended to one dump.pack per folder (stats
     // rows to one statistic.csv) instead of one file each.
     bool packed = false;
+    // The packed layout without retention: a model folder's dump.pack and
+    // statistic.csv take the records of its iterations while below these
+    // sizes; later records go to their iteration folders.
+    uint64_t model_folder_pack_bytes = uint64_t{1} << 30;
+    uint64_t model_folder_stats_bytes = uint64_t{32} << 20;
     // The most payload bytes ReserveBytes grants in all; 0 = no limit.
     uint64_t max_bytes = 0;
     // Retention: only the newest this many iteration folders of each model

@@ -214,7 +214,9 @@ class ForgedIndexAndStatsTest(unittest.TestCase):
         with open(csv_path) as f:
             text = f.read()
         first_row = text.splitlines()[1].split(",")
-        forged = ['Conv', '"line\nbreak"'] + first_row[2:]
+        # A model folder's statistic.csv: the iteration, then the record's identity.
+        assert text.startswith("Iteration,Op Type,"), text[:40]
+        forged = [first_row[0], 'Conv', '"line\nbreak"'] + first_row[3:]
         with open(csv_path, "a") as f:
             f.write(",".join(forged) + "\n")
 

@@ -355,13 +355,19 @@ class ReadingApiTest(unittest.TestCase):
         strip = lambda f: [e.file_name.rsplit(".", 1)[0] for e in f.files]  # no timestamp
         self.assertEqual([strip(f) for f in packed.folders], [strip(f) for f in sdk.folders])
         self.assertTrue(all(e.packed for f in packed.folders for e in f.files))
-        # One pack (its index inside) per iteration folder, nothing else there.
-        for folder in packed.folders:
-            self.assertEqual(os.listdir(folder.directory), ["dump.pack"])
-            with open(os.path.join(folder.directory, "dump.pack"), "rb") as f:
-                data = f.read()
-            at = int.from_bytes(data[-8:], "little")
-            self.assertEqual(data[at:at + 4], b"ADPI")
+        # One pack (its index inside) per model folder, nothing else there: the records
+        # of every iteration, named "{iteration}/{file name}".
+        model_folders = {os.path.dirname(f.directory) for f in packed.folders}
+        self.assertEqual(len(model_folders), 1)
+        [model_folder] = model_folders
+        self.assertEqual(os.listdir(model_folder), ["dump.pack"])
+        with open(os.path.join(model_folder, "dump.pack"), "rb") as f:
+            data = f.read()
+        at = int.from_bytes(data[-8:], "little")
+        self.assertEqual(data[at:at + 4], b"ADPI")
+        names = [line.split(b",", 2)[2] for line in data[at + 16:-8].splitlines()]
+        self.assertEqual(names, [("%d/%s" % (f.iteration, e.file_name)).encode()
+                                 for f in packed.folders for e in f.files])
         for a, b in zip(packed.folders[0].files, sdk.folders[0].files):
             fa, fb = a.read(), acldump.read_dump(b.path)
             for x, y in zip(fa.outputs, fb.outputs):
@@ -427,13 +433,25 @@ class ReadingApiTest(unittest.TestCase):
         self.assertEqual(sdk.returncode, 1)
         self.assertIn("in the SDK layout already", sdk.stderr)
 
-    def test_packed_stats_are_one_csv_per_iteration(self):
+    def test_packed_stats_are_one_csv_per_model_folder(self):
         [folder] = acldump.open_tree("packed_stats").folders
-        self.assertEqual(os.listdir(folder.directory), ["statistic.csv"])
-        with open(os.path.join(folder.directory, "statistic.csv")) as f:
+        # No iteration folder on disk: its rows are in the model folder's statistic.csv.
+        self.assertFalse(os.path.exists(folder.directory))
+        model_folder = os.path.dirname(folder.directory)
+        self.assertEqual(os.listdir(model_folder), ["statistic.csv"])
+        with open(os.path.join(model_folder, "statistic.csv")) as f:
             header = f.readline()
-        self.assertTrue(header.startswith("Op Type,Op Name,Task ID,Stream ID,Timestamp,"
-                                          "Input/Output,Index,Data Size"), header)
+            first_row = f.readline()
+        self.assertTrue(header.startswith("Iteration,Op Type,Op Name,Task ID,Stream ID,"
+                                          "Timestamp,Input/Output,Index,Data Size"), header)
+        self.assertTrue(first_row.startswith("%d," % folder.iteration), first_row)
+        # The iteration folder reads as if it existed, in Python and in the tool.
+        self.assertEqual([e.relative for e in acldump.open_tree(folder.directory).entries],
+                         [e.relative[len(str(folder.iteration)) + 1:] for e in
+                          acldump.open_tree(model_folder).entries if e.packed])
+        listed = tool("ls", folder.directory)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertIn("15 stats", listed.stdout)
         [sdk_folder] = acldump.open_tree("sdk_stats").folders
         self.assertEqual([e.kind for e in folder.files], ["stats"] * 15)
         # Each record reads back as the SDK layout's stats file (values of the same run

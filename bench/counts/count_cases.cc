@@ -295,12 +295,17 @@ void StatsKernelCase(const std::string& name, DType dtype, bool checksum) {
 }
 
 // Records as a tensor dump renders them: the SDK file's header and 4 KiB of
-// data each, named as operator dump files are, appended 64 per batch.
+// data each, named as operator dump files are, appended 64 per batch, each
+// batch an iteration of one model (all in the model folder's pack).
 void PackAppendCase(const std::string& name) {
   const std::string root = FixedLengthRoot("pack_append");
   dump::FileSystem& file_system = dump::PosixFileSystem();
   dump::FolderTree tree(file_system, root, "20261204000000");
-  dump::PackAppender appender(file_system, tree);
+  dump::PackAppender::ModelFolders model_folders;
+  model_folders.enabled = true;
+  model_folders.pack_bytes = uint64_t{1} << 30;
+  model_folders.stats_bytes = uint64_t{32} << 20;
+  dump::PackAppender appender(file_system, tree, model_folders);
   constexpr size_t kBatch = 64;
   constexpr size_t kBatches = 4;
   const std::string data(4096, '\x5a');
@@ -308,7 +313,8 @@ void PackAppendCase(const std::string& name) {
     std::vector<dump::RenderedFile> files(kBatch);
     for (size_t i = 0; i < kBatch; ++i) {
       dump::RenderedFile& file = files[i];
-      file.directory = StrCat("0/resnet_tiny/", batch, "/0");
+      file.directory = StrCat("0/resnet_tiny/1/", batch);
+      file.per_iteration = true;
       file.name = StrCat("Conv.layer", i, ".conv", i % 3, ".", i, ".0.",
                          1764806400000000 + i);
       file.head = std::string(8, '\0') + std::string(180, 'h');
@@ -324,9 +330,8 @@ void PackAppendCase(const std::string& name) {
       if (!status.ok()) Fail(name + ": " + std::string(status.message()));
     }
   };
-  // Warm-up: the time folder and the first folders. Each measured batch goes
-  // to a folder of its own, as each iteration of a packed dump does, so a
-  // record's count carries its share of a new folder and pack.
+  // Warm-up: the time folder, the model folder and its pack. Each measured
+  // batch is a new iteration, as each execution of a packed dump is.
   std::vector<dump::RenderedFile> warm = batch_of(kBatches);
   append(warm);
   std::vector<std::vector<dump::RenderedFile>> batches;

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
@@ -43,6 +44,26 @@ std::string_view WhyNotAFileName(std::string_view name) {
     }
   }
   return {};
+}
+
+PackedRecordName SplitPackedRecordName(std::string_view name) {
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return {{}, name};
+  return {name.substr(0, slash), name.substr(slash + 1)};
+}
+
+std::string WhyNotAPackedRecordName(std::string_view name) {
+  const PackedRecordName parts = SplitPackedRecordName(name);
+  if (name.find('/') != std::string_view::npos) {
+    const bool digits =
+        !parts.iteration.empty() && parts.iteration.size() <= 20 &&
+        std::all_of(parts.iteration.begin(), parts.iteration.end(),
+                    [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      return "it holds '/' (only an iteration number may come before one)";
+    }
+  }
+  return std::string(WhyNotAFileName(parts.file));
 }
 
 std::string WhyNotARelativePath(std::string_view relative) {

@@ -33,6 +33,20 @@ void AppendDumpFileName(std::string& out, std::string_view op_type,
 // "{op_type}.{op_name}.{task}.{time}".
 inline constexpr std::string_view kBriefExceptionFilePrefix = "exception_info";
 
+// A packed record's name: a file name, or, in a model folder's pack or
+// statistic.csv, "{iteration}/{file name}" (the record of that iteration
+// folder). `iteration` is empty for a plain file name.
+struct PackedRecordName {
+  std::string_view iteration;
+  std::string_view file;
+};
+// Splits `name` at its one '/', when there is one; nothing is checked.
+PackedRecordName SplitPackedRecordName(std::string_view name);
+// Why `name` cannot be a packed record's name (empty when it can): the file
+// part must be a file name (WhyNotAFileName) and the iteration, when there is
+// one, a decimal number of at most 20 digits.
+std::string WhyNotAPackedRecordName(std::string_view name);
+
 // True when a file or folder name is too long to be created as is: the
 // writer then uses HashedName instead and records the pair in mapping.csv.
 bool ExceedsNameMax(std::string_view name);

@@ -10,7 +10,9 @@
 #include <tuple>
 
 #include "base/file_reader.h"
+#include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/text.h"
 #include "dump/format/dump_names.h"
 #include "dump/format/merged_stats.h"
 #include "dump/format/pack.h"
@@ -176,21 +178,26 @@ void AddPackedEntries(const DumpEntry& container, const fs::path& absolute,
   const fs::path folder = fs::path(container.path).parent_path();
   const fs::path relative_folder = fs::path(container.relative).parent_path();
   for (const auto& [name, bytes] : records) {
-    // A record becomes an entry only under a name that stays in its folder.
-    absl::StatusOr<std::string> path =
-        FileInFolder(folder.string(), name, "the record");
-    if (!path.ok()) {
-      tree.problems.push_back(
-          StrCat(container.path, ": ", ToStd(path.status().message())));
+    // A record becomes an entry only under a name that stays in its folder
+    // (or, in a model folder, in one of its iteration folders).
+    if (std::string why = WhyNotAPackedRecordName(name); !why.empty()) {
+      tree.problems.push_back(StrCat(container.path, ": the record ",
+                                     Quote(name), " is not a file name (", why,
+                                     "): refused"));
       continue;
     }
+    const PackedRecordName parts = SplitPackedRecordName(name);
     DumpEntry entry = container;
-    entry.file_name = name;
-    entry.path = *std::move(path);
+    entry.file_name = parts.file;
+    entry.path = (folder / name).string();
     entry.relative = (relative_folder / name).string();
     entry.bytes = bytes;
     entry.packed = true;
+    entry.packed_in = container.path;
     entry.kind = EntryKind::kOther;
+    if (!parts.iteration.empty()) {
+      PlaceInLayout(absolute.parent_path() / parts.iteration, entry);
+    }
     Classify(entry, mapping);
     tree.entries.push_back(std::move(entry));
   }
@@ -334,10 +341,50 @@ bool IsLayoutFile(const DumpEntry& entry) {
                            entry.file_name == "mapping.csv");
 }
 
+namespace {
+
+// `path`, an iteration folder that is not on disk, as the records of its
+// model folder's pack and statistic.csv named "{iteration}/…"; nullopt when
+// the model folder has neither.
+absl::StatusOr<std::optional<DumpTree>> ScanPackedIterationFolder(
+    const std::string& path) {
+  const fs::path folder = fs::path(path).lexically_normal();
+  const fs::path model =
+      (folder.has_filename() ? folder : folder.parent_path()).parent_path();
+  const std::string iteration =
+      (folder.has_filename() ? folder : folder.parent_path())
+          .filename()
+          .string();
+  std::error_code error;
+  if (!AllDigits(iteration) ||
+      (!fs::is_regular_file(model / kPackFileName, error) &&
+       !fs::is_regular_file(model / kMergedStatsFileName, error))) {
+    return std::optional<DumpTree>();
+  }
+  ASSIGN_OR_RETURN(DumpTree whole, ScanDumpTree(model.string()));
+  const std::string prefix = StrCat(iteration, "/");
+  std::vector<DumpEntry> entries;
+  for (DumpEntry& entry : whole.entries) {
+    if (!entry.packed || !entry.relative.starts_with(prefix)) continue;
+    entry.relative.erase(0, prefix.size());
+    entry.path = (fs::path(path) / entry.relative).string();
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty()) return std::optional<DumpTree>();
+  DumpTree tree = BuildDumpTree(path, std::move(entries));
+  tree.problems = std::move(whole.problems);
+  return std::optional<DumpTree>(std::move(tree));
+}
+
+}  // namespace
+
 absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (error || !fs::exists(status)) {
+    ASSIGN_OR_RETURN(std::optional<DumpTree> packed,
+                     ScanPackedIterationFolder(path));
+    if (packed) return *std::move(packed);
     return absl::NotFoundError(StrCat("'", path, "' does not exist"));
   }
   DumpTree tree;
@@ -384,25 +431,30 @@ absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path) {
     // files their own way.
     PlaceInLayout(directory, entry);
     Classify(entry, mapping->second);
-    // A model folder too long for the file system has a hashed name that its
-    // device folder's mapping.csv resolves.
-    if (entry.layout == Layout::kModel && AllDigits(entry.model)) {
-      const fs::path device =
-          directory.parent_path().parent_path().parent_path();
-      auto parent = mappings.find(device.string());
-      if (parent == mappings.end()) {
-        parent = mappings.emplace(device.string(), ReadMapping(device)).first;
-      }
-      if (auto it = parent->second.find(entry.model);
-          it != parent->second.end()) {
-        entry.model = it->second;
-      }
-    }
     if (entry.file_name == kPackFileName ||
         entry.file_name == kMergedStatsFileName) {
       AddPackedEntries(entry, absolute, mapping->second, tree);
     }
     tree.entries.push_back(std::move(entry));
+  }
+  // A model folder too long for the file system has a hashed name that its
+  // device folder's mapping.csv resolves.
+  for (DumpEntry& entry : tree.entries) {
+    if (entry.layout != Layout::kModel || !AllDigits(entry.model)) continue;
+    const fs::path device = fs::absolute(entry.path, error)
+                                .lexically_normal()
+                                .parent_path()
+                                .parent_path()
+                                .parent_path()
+                                .parent_path();
+    auto parent = mappings.find(device.string());
+    if (parent == mappings.end()) {
+      parent = mappings.emplace(device.string(), ReadMapping(device)).first;
+    }
+    if (auto it = parent->second.find(entry.model);
+        it != parent->second.end()) {
+      entry.model = it->second;
+    }
   }
   DumpTree built = BuildDumpTree(std::move(tree.root), std::move(tree.entries));
   built.problems = std::move(tree.problems);

@@ -84,6 +84,9 @@ struct DumpEntry {
   // names it as the SDK layout's file would be named, and the readers of the
   // format read it there (ReadDumpFile, ReadDumpTreeFile).
   bool packed = false;
+  // The dump.pack or statistic.csv holding a packed record: in its folder,
+  // or in its model folder, which names it "{iteration}/{file_name}".
+  std::string packed_in;
 };
 
 // Files of one folder of the layout: one iteration of one model (or the
@@ -129,8 +132,10 @@ struct DumpTree {
 bool IsLayoutFile(const DumpEntry& entry);
 
 // Walks `path` (a directory, recursively without following symlinked
-// folders; or a single file). Errors: the path does not exist or cannot be
-// read. A tree with no dump file is not an error (see CountKind).
+// folders; or a single file). An iteration folder whose records are all in
+// its model folder's pack and statistic.csv (the packed layout) is read there,
+// though it does not exist on disk. Errors: the path does not exist or cannot
+// be read. A tree with no dump file is not an error (see CountKind).
 absl::StatusOr<DumpTree> ScanDumpTree(const std::string& path);
 
 // A tree of `entries` (as ScanDumpTree classified and placed them): sorted by

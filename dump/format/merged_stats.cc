@@ -36,13 +36,17 @@ absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
              ? std::string_view()
              : text.substr(0, last_newline + 1);
   ASSIGN_OR_RETURN(StatsTable table, ParseStatsCsv(text));
-  constexpr size_t kIdentity = 5;
+  // A model folder's statistic.csv has the iteration first.
+  const bool iterations =
+      !table.header.empty() && table.header[0] == kMergedStatsIterationColumn;
+  const size_t kIdentity = iterations ? 6 : 5;
   if (table.header.size() <= kIdentity ||
-      StrJoin(std::vector<std::string>(table.header.begin(),
+      StrJoin(std::vector<std::string>(table.header.begin() + iterations,
                                        table.header.begin() + kIdentity),
               ",") != kMergedStatsColumns) {
     return Invalid("statistic.csv does not start with the columns ",
-                   kMergedStatsColumns);
+                   kMergedStatsColumns, " (or ", kMergedStatsIterationColumn,
+                   ",", kMergedStatsColumns, ")");
   }
   const std::string header =
       StrJoin(std::vector<std::string>(table.header.begin() + kIdentity,
@@ -51,8 +55,10 @@ absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
   std::vector<MergedStatsRecord> records;
   std::map<std::string, size_t, std::less<>> position;
   for (const std::vector<std::string>& row : table.rows) {
-    const std::string name = StrCat(row[0], ".", row[1], ".", row[2], ".",
-                                    row[3], ".", row[4], ".csv");
+    const std::string* id = row.data() + iterations;
+    const std::string name =
+        StrCat(iterations ? StrCat(row[0], "/") : "", id[0], ".", id[1], ".",
+               id[2], ".", id[3], ".", id[4], ".csv");
     auto [it, inserted] = position.emplace(name, records.size());
     if (inserted) records.push_back({name, header + "\n"});
     records[it->second].csv += StrJoin(
@@ -65,6 +71,8 @@ absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
 absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
                                    std::string& rows, std::string* header_out) {
   if (name.ends_with(".csv")) name.remove_suffix(4);
+  const PackedRecordName parts = SplitPackedRecordName(name);
+  name = parts.file;
   const std::vector<std::string_view> identity = SplitOn(name, '.');
   if (identity.size() != 5) {
     return Invalid("stats record '", name,
@@ -72,6 +80,7 @@ absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
                    "{timestamp}");
   }
   std::string prefix;
+  if (!parts.iteration.empty()) StrAppend(prefix, parts.iteration, ",");
   for (std::string_view cell : identity) {
     AppendCsvField(prefix, cell);
     prefix += ',';
@@ -81,8 +90,9 @@ absl::Status AppendMergedStatsRows(std::string_view name, std::string_view csv,
     return Invalid("stats record '", name, "' has no header line");
   }
   if (header_out != nullptr) {
-    *header_out =
-        StrCat(kMergedStatsColumns, ",", csv.substr(0, header_end), "\n");
+    *header_out = StrCat(
+        parts.iteration.empty() ? "" : StrCat(kMergedStatsIterationColumn, ","),
+        kMergedStatsColumns, ",", csv.substr(0, header_end), "\n");
   }
   std::string_view rest = csv.substr(header_end + 1);
   while (!rest.empty()) {
@@ -116,12 +126,8 @@ std::map<std::string, CachedSplit>& SplitCache() {
   return *cache;
 }
 
-absl::StatusOr<std::optional<std::string>> ReadMergedStatsRecord(
-    const std::string& path) {
-  const fs::path file(path);
-  const std::string name = file.filename().string();
-  const std::string merged =
-      (file.parent_path() / kMergedStatsFileName).string();
+absl::StatusOr<std::optional<std::string>> ReadMergedStatsRecordIn(
+    const std::string& merged, const std::string& name) {
   struct stat st;
   if (name == kMergedStatsFileName || ::stat(merged.c_str(), &st) != 0 ||
       !S_ISREG(st.st_mode)) {
@@ -155,6 +161,22 @@ absl::StatusOr<std::optional<std::string>> ReadMergedStatsRecord(
   auto found = records->find(name);
   if (found == records->end()) return std::optional<std::string>();
   return std::optional<std::string>(found->second);
+}
+
+// The folder's own statistic.csv, then, for an iteration folder, its model
+// folder's, which names the record "{iteration}/{file name}".
+absl::StatusOr<std::optional<std::string>> ReadMergedStatsRecord(
+    const std::string& path) {
+  const fs::path file(path);
+  const fs::path folder = file.parent_path();
+  const std::string name = file.filename().string();
+  ASSIGN_OR_RETURN(
+      std::optional<std::string> own,
+      ReadMergedStatsRecordIn((folder / kMergedStatsFileName).string(), name));
+  const std::string in_model = StrCat(folder.filename().string(), "/", name);
+  if (own || !WhyNotAPackedRecordName(in_model).empty()) return own;
+  return ReadMergedStatsRecordIn(
+      (folder.parent_path() / kMergedStatsFileName).string(), in_model);
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ struct MergedStatsRecord {
   std::string csv;
 };
 // Splits statistic.csv text back into the SDK layout's stats files, in the
-// order their rows first appear. An unterminated last line (a crash while it
+// order their rows first appear (a model folder's, with its Iteration column,
+// into records named "{iteration}/{file name}"). An unterminated last line (a crash while it
 // was written) is ignored; a row with fewer cells than the header is an error.
 absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
     std::string_view text);

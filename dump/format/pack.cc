@@ -164,7 +164,7 @@ PackContents ScanFrames(const RandomAccessFile& file) {
 void RefuseUnsafeNames(PackContents& contents) {
   std::vector<PackRecord> kept;
   for (PackRecord& record : contents.records) {
-    const std::string_view why = WhyNotAFileName(record.name);
+    const std::string why = WhyNotAPackedRecordName(record.name);
     if (why.empty()) {
       kept.push_back(std::move(record));
       continue;
@@ -272,15 +272,27 @@ absl::StatusOr<PackContents> ReadPackContents(const std::string& path) {
 absl::StatusOr<std::optional<PackedFileLocation>> LocatePackedFile(
     const std::string& path) {
   const fs::path file(path);
-  const std::string name = file.filename().string();
-  const std::string pack_path = (file.parent_path() / kPackFileName).string();
-  ASSIGN_OR_RETURN(std::shared_ptr<const CachedPack> pack,
-                   IndexedPack(pack_path));
-  if (!pack) return std::optional<PackedFileLocation>();
-  auto found = pack->by_name.find(name);
-  if (found == pack->by_name.end()) return std::optional<PackedFileLocation>();
-  return std::optional<PackedFileLocation>(
-      PackedFileLocation{pack_path, found->second});
+  const fs::path folder = file.parent_path();
+  // The folder's own pack, then, for an iteration folder, its model folder's
+  // pack, which names the record "{iteration}/{file name}".
+  const std::string iteration = folder.filename().string();
+  const std::string names[2] = {
+      file.filename().string(),
+      StrCat(iteration, "/", file.filename().string())};
+  const fs::path packs[2] = {folder, folder.parent_path()};
+  for (int i = 0; i < 2; ++i) {
+    if (i == 1 && !WhyNotAPackedRecordName(names[1]).empty()) break;
+    const std::string pack_path = (packs[i] / kPackFileName).string();
+    ASSIGN_OR_RETURN(std::shared_ptr<const CachedPack> pack,
+                     IndexedPack(pack_path));
+    if (!pack) continue;
+    auto found = pack->by_name.find(names[i]);
+    if (found != pack->by_name.end()) {
+      return std::optional<PackedFileLocation>(
+          PackedFileLocation{pack_path, found->second});
+    }
+  }
+  return std::optional<PackedFileLocation>();
 }
 
 absl::StatusOr<std::optional<std::string>> ReadPackedFile(

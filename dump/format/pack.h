@@ -13,6 +13,9 @@
 //    dump.pack.index; readers still take it.)
 //  - statistic.csv: every stats record's rows, each prefixed by the record's
 //    Op Type, Op Name, Task ID, Stream ID and Timestamp.
+// A model dump keeps every iteration's records in its model id folder: the
+// pack names each "{iteration}/{file name}", and the statistic.csv has an
+// Iteration column first (no folder and file to create per execution).
 // Appending keeps every record complete or absent: a crash loses at most the
 // record being written (a reader ignores a truncated tail and finds the
 // records by scanning the frames when no index describes the pack exactly).
@@ -43,6 +46,9 @@ inline constexpr size_t kMaxPackNameBytes = 4096;
 // The leading columns of statistic.csv, before a stats CSV's own.
 inline constexpr std::string_view kMergedStatsColumns =
     "Op Type,Op Name,Task ID,Stream ID,Timestamp";
+// The first column of a model folder's statistic.csv (records of every
+// iteration), before kMergedStatsColumns.
+inline constexpr std::string_view kMergedStatsIterationColumn = "Iteration";
 
 // The frame before a record's name and data.
 std::string PackFrame(size_t name_bytes, uint64_t data_bytes);

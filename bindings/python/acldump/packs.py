@@ -20,6 +20,7 @@ PACK_FILE, PACK_INDEX_FILE, MERGED_STATS_FILE = "dump.pack", "dump.pack.index", 
 _PACK_MAGIC, _PACK_INDEX_MAGIC = b"ADPK", b"ADPI"
 _MAX_PACK_NAME = 4096
 _MERGED_STATS_COLUMNS = ["Op Type", "Op Name", "Task ID", "Stream ID", "Timestamp"]
+_ITERATION_COLUMN = "Iteration"
 _pack_cache = {}
 
 
@@ -117,11 +118,22 @@ def why_not_a_file_name(name):
     return None
 
 
+def why_not_a_record_name(name):
+    """why_not_a_file_name for a packed record's name, which may also be
+    "{iteration}/{file name}" in a model folder's pack or statistic.csv."""
+    iteration, slash, file_name = name.partition("/")
+    if not slash:
+        return why_not_a_file_name(name)
+    if not (iteration.isascii() and iteration.isdigit() and len(iteration) <= 20):
+        return "it holds '/' (only an iteration number may come before one)"
+    return why_not_a_file_name(file_name)
+
+
 def read_pack(path):
     """The records of a dump.pack: ([(name, data offset, data bytes)], problem), from its index
     when that describes the pack exactly, else by scanning the frames (problem: what a truncated
     or corrupt tail made the scan skip, or None). Records whose names are not file names
-    (why_not_a_file_name) are left out and said in the problem."""
+    (why_not_a_record_name) are left out and said in the problem."""
     path = os.fspath(path)
     st = os.stat(path)
     key = (st.st_size, st.st_mtime_ns)
@@ -135,7 +147,7 @@ def read_pack(path):
         result = (records, None) if records is not None else _scan_pack(f, st.st_size)
     kept, refused = [], []
     for record in result[0]:
-        why = why_not_a_file_name(record[0])
+        why = why_not_a_record_name(record[0])
         if why is None:
             kept.append(record)
         else:
@@ -159,10 +171,15 @@ def split_merged_stats(path):
     if not text.endswith("\n"):
         text = text[:text.rfind("\n") + 1]
     rows = list(csv.reader(io.StringIO(text)))
-    if not rows or rows[0][:5] != _MERGED_STATS_COLUMNS:
-        raise DumpFormatError("'%s' does not start with the columns %s"
-                              % (path, ",".join(_MERGED_STATS_COLUMNS)))
-    header = ",".join(rows[0][5:]) + "\n"
+    # A model folder's statistic.csv has the iteration first: its records are
+    # named "{iteration}/{file name}".
+    first = 1 if rows and rows[0][:1] == [_ITERATION_COLUMN] else 0
+    if not rows or rows[0][first:first + 5] != _MERGED_STATS_COLUMNS:
+        raise DumpFormatError("'%s' does not start with the columns %s (or %s,%s)"
+                              % (path, ",".join(_MERGED_STATS_COLUMNS), _ITERATION_COLUMN,
+                                 ",".join(_MERGED_STATS_COLUMNS)))
+    identity = first + 5
+    header = ",".join(rows[0][identity:]) + "\n"
     out = {}
     for row in rows[1:]:
         if not row:
@@ -170,17 +187,31 @@ def split_merged_stats(path):
         if len(row) != len(rows[0]):
             raise DumpFormatError("'%s': a row has %d fields, the header %d"
                                   % (path, len(row), len(rows[0])))
-        name = ".".join(row[:5]) + ".csv"
+        name = (row[0] + "/" if first else "") + ".".join(row[first:identity]) + ".csv"
         out.setdefault(name, header)
-        out[name] += ",".join(row[5:]) + "\n"
+        out[name] += ",".join(row[identity:]) + "\n"
     return out
 
 
 def _read_packed(path, limit):
     folder, name = os.path.split(path)
-    if name.endswith(".csv"):
+    # The folder's own pack or statistic.csv, then its model folder's, which
+    # names the record "{iteration}/{file name}".
+    model, iteration = os.path.split(folder)
+    places = [(folder, name)]
+    if why_not_a_record_name(iteration + "/" + name) is None:
+        places.append((model, iteration + "/" + name))
+    for place, record_name in places:
+        data = _read_packed_in(place, record_name, name, path, limit)
+        if data is not None:
+            return data
+    return None
+
+
+def _read_packed_in(folder, name, file_name, path, limit):
+    if file_name.endswith(".csv"):
         merged = os.path.join(folder, MERGED_STATS_FILE)
-        if name == MERGED_STATS_FILE or not os.path.isfile(merged):
+        if file_name == MERGED_STATS_FILE or not os.path.isfile(merged):
             return None
         text = split_merged_stats(merged).get(name)
         return None if text is None else text.encode()

@@ -22,7 +22,8 @@ same order with the same float64 operations.
 # The public names; the others are imported for the tools and tests that used them here.
 from acldump.comparing import compare  # noqa: F401
 from acldump.dump_files import DumpFile, DumpFormatError, DumpTensor, data_type_name  # noqa: F401
-from acldump.packs import read_dump, read_pack, split_merged_stats, why_not_a_file_name  # noqa: F401
+from acldump.packs import (read_dump, read_pack, split_merged_stats,  # noqa: F401
+                           why_not_a_file_name, why_not_a_record_name)
 from acldump.trees import DumpTree, Entry, Folder, open_tree  # noqa: F401
 
 __all__ = [

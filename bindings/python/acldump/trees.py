@@ -6,7 +6,7 @@ import os
 
 from acldump.dump_files import DumpFormatError, FileName, _digits, _number, _parse_file_name
 from acldump.packs import (MERGED_STATS_FILE, PACK_FILE, read_dump, read_pack, split_merged_stats,
-                           why_not_a_file_name)
+                           why_not_a_record_name)
 
 # ---------------------------------------------------------------------------
 # Dump trees: {time}/{device}/{model}/{model_id}/{iteration}/{op_type}.{op_name}.{task}.{stream}.
@@ -235,6 +235,9 @@ def open_tree(path):
     """Scans a dump tree (any level of it, or one file) and returns its index (DumpTree)."""
     path = os.fspath(path)
     if not os.path.exists(path):
+        packed = _open_packed_iteration_folder(path)
+        if packed is not None:
+            return packed
         raise FileNotFoundError("'%s' does not exist" % path)
     absolute_root = os.path.normpath(os.path.abspath(path))
     files = []
@@ -269,14 +272,41 @@ def open_tree(path):
         directory = os.path.dirname(absolute)
         _place(directory, e)
         _classify(e, mapping_of(directory))
-        if e.layout == MODEL and _digits(e.model):
-            device = os.path.dirname(os.path.dirname(os.path.dirname(directory)))
-            e.model = mapping_of(device).get(e.model, e.model)
         entries.append(e)
         if e.file_name in (PACK_FILE, MERGED_STATS_FILE):
             entries.extend(_packed_entries(e, absolute, mapping_of(directory), problems))
+    # A model folder too long for the file system has a hashed name that its
+    # device folder's mapping.csv resolves.
+    for e in entries:
+        if e.layout == MODEL and _digits(e.model):
+            directory = os.path.dirname(os.path.normpath(os.path.abspath(e.path)))
+            device = os.path.dirname(os.path.dirname(os.path.dirname(directory)))
+            e.model = mapping_of(device).get(e.model, e.model)
     tree = DumpTree(path, entries)
     tree.problems = problems
+    return tree
+
+
+def _open_packed_iteration_folder(path):
+    """`path`, an iteration folder not on disk, as the records its model folder's pack and
+    statistic.csv name "{iteration}/..."; None when the model folder has neither."""
+    folder = os.path.normpath(path)
+    model, iteration = os.path.split(folder)
+    if not (_digits(iteration) and (os.path.isfile(os.path.join(model, PACK_FILE)) or
+                                    os.path.isfile(os.path.join(model, MERGED_STATS_FILE)))):
+        return None
+    whole = open_tree(model)
+    prefix = iteration + "/"
+    entries = []
+    for e in whole.entries:
+        if e.packed and e.relative.startswith(prefix):
+            e.relative = e.relative[len(prefix):]
+            e.path = os.path.join(path, e.relative)
+            entries.append(e)
+    if not entries:
+        return None
+    tree = DumpTree(path, entries)
+    tree.problems = whole.problems
     return tree
 
 
@@ -296,7 +326,7 @@ def _packed_entries(container, absolute, mapping, problems):
             return []
     out = []
     for name, size in records:
-        why = why_not_a_file_name(name)
+        why = why_not_a_record_name(name)
         if why is not None:
             problems.append("%s: the record %r is not a file name (%s): refused"
                             % (container.path, name, why))
@@ -304,9 +334,14 @@ def _packed_entries(container, absolute, mapping, problems):
         e = Entry()
         for slot in Entry.__slots__:
             setattr(e, slot, getattr(container, slot))
-        e.file_name, e.bytes, e.packed = name, size, True
+        # "{iteration}/{file name}": a record of that iteration folder, kept in
+        # its model folder's pack or statistic.csv.
+        iteration, _, file_name = name.rpartition("/")
+        e.file_name, e.bytes, e.packed = file_name, size, True
         e.path = os.path.join(os.path.dirname(container.path), name)
         e.relative = os.path.join(os.path.dirname(container.relative), name)
+        if iteration:
+            _place(os.path.join(os.path.dirname(absolute), iteration), e)
         e.kind, e.name = OTHER, None
         _classify(e, mapping)
         out.append(e)
