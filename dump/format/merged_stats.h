@@ -21,8 +21,9 @@ struct MergedStatsRecord {
 };
 // Splits statistic.csv text back into the SDK layout's stats files, in the
 // order their rows first appear (a model folder's, with its Iteration column,
-// into records named "{iteration}/{file name}"). An unterminated last line (a crash while it
-// was written) is ignored; a row with fewer cells than the header is an error.
+// into records named "{iteration}/{file name}"). An unterminated last line (a
+// crash while it was written) is ignored; a row with fewer cells than the
+// header is an error.
 absl::StatusOr<std::vector<MergedStatsRecord>> SplitMergedStats(
     std::string_view text);
 // Appends the rows of a stats CSV `csv` (header line first) to `rows` as
