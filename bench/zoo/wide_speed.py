@@ -32,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -283,19 +284,28 @@ def main():
     listed = subprocess.run([PYTHON, os.path.join(HERE, "export_wide.py"), "--list"],
                             capture_output=True, text=True, check=True).stdout.split()
     names = args.models.split(",") if args.models else listed
-    env = dict(os.environ, NODE_PATH=args.node_path,
-               ACLDUMP_BENCH_DIR=os.path.join(args.work, "wide-speed-dumps"))
+    # The dumps stay on disk (emptied) until the run is over: files deleted by
+    # one model's process make the next one's file creation slow on ext4
+    # without a journal (it skips inodes freed in the last minutes), which
+    # would be charged to that model's dump.
+    dumps = os.path.join(args.work, "wide-speed-dumps")
+    env = dict(os.environ, NODE_PATH=args.node_path, ACLDUMP_BENCH_DIR=dumps,
+               ACLDUMP_BENCH_KEEP="1")
     store = os.path.join(args.work, "wide-speed.json")
     results = {}
     if os.path.exists(store):
         with open(store) as f:
             results = json.load(f)
-    for name in names:
-        results[name] = measure(args, name, env, results.get(name, {}))
-        print(f"wide speed: {name}: {json.dumps(results[name])}", file=sys.stderr, flush=True)
-        with open(store + ".tmp", "w") as f:
-            json.dump(results, f, indent=1)
-        os.replace(store + ".tmp", store)
+    try:
+        for name in names:
+            results[name] = measure(args, name, env, results.get(name, {}))
+            print(f"wide speed: {name}: {json.dumps(results[name])}", file=sys.stderr,
+                  flush=True)
+            with open(store + ".tmp", "w") as f:
+                json.dump(results, f, indent=1)
+            os.replace(store + ".tmp", store)
+    finally:
+        shutil.rmtree(dumps, ignore_errors=True)
     order = {name: i for i, name in enumerate(listed)}
     ordered = dict(sorted(results.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
     text = table(ordered, args.thread_counts)
