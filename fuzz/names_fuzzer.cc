@@ -27,6 +27,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // As a relative path below an output folder.
   const bool relative = dump::WhyNotARelativePath(name).empty();
   if (plain && !relative) __builtin_trap();
+  // A packed record's name: a file name, or one iteration folder and a file
+  // name below it.
+  if (dump::WhyNotAPackedRecordName(name).empty()) {
+    const dump::PackedRecordName parts = dump::SplitPackedRecordName(name);
+    if (!relative || !dump::WhyNotAFileName(parts.file).empty() ||
+        parts.iteration.find_first_not_of("0123456789") !=
+            std::string_view::npos ||
+        (parts.iteration.empty() && !plain)) {
+      __builtin_trap();
+    }
+  }
   if (size > 300) return 0;  // long names only hash; keep the disk quiet
   static const std::string& root = fuzz::ScratchFolder("names");
   static std::unique_ptr<tools::OutputFolder> out =

@@ -1,6 +1,8 @@
 // The packed layout's readers (untrusted files): dump.pack with or without
 // its index, and statistic.csv; and the tree scan over that folder. A record
-// whose name could leave its folder must never come out of either.
+// whose name could leave its folder (a model folder's records may name one
+// iteration folder below it, "{iteration}/{name}") must never come out of
+// either.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -38,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<PackContents> contents = ReadPackContents(pack);
   if (!contents.ok()) return 0;
   for (const PackRecord& record : contents->records) {
-    if (!WhyNotAFileName(record.name).empty()) __builtin_trap();
+    if (!WhyNotAPackedRecordName(record.name).empty()) __builtin_trap();
+    if (!WhyNotARelativePath(record.name).empty()) __builtin_trap();
     (void)ReadPackedFile(Folder() + "/" + record.name, 1 << 20);
   }
   absl::StatusOr<DumpTree> tree = ScanDumpTree(Folder());
