@@ -178,6 +178,14 @@ class NoIndexFileSystem final : public ForwardingFileSystem {
   }
 };
 
+// The names in `folder`.
+std::set<std::string> Listing(const fs::path& folder) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder))
+    names.insert(e.path().filename().string());
+  return names;
+}
+
 class PackTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -243,10 +251,8 @@ class PackTest : public ::testing::Test {
 
 TEST_F(PackTest, RecordsOfAFolderGoToOnePackWithAnIndex) {
   ASSERT_TRUE(Write({{0, false}, {1, false}, {2, false}, {4, false}}).ok());
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(Folder(0)))
-    names.insert(e.path().filename().string());
-  EXPECT_THAT(names, ElementsAre("dump.pack"));  // the index is inside
+  EXPECT_THAT(Listing(Folder(0)),
+              ElementsAre("dump.pack"));  // the index is inside
   absl::StatusOr<PackContents> pack = Pack(0);
   ASSERT_TRUE(pack.ok()) << pack.status();
   EXPECT_TRUE(pack->from_index);
@@ -536,13 +542,6 @@ absl::Status WriteIterations(const fs::path& root, DumpWriter::Options options,
   return writer.Flush();
 }
 
-std::set<std::string> Listing(const fs::path& folder) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(folder))
-    names.insert(e.path().filename().string());
-  return names;
-}
-
 TEST_F(PackTest, EveryIterationGoesToTheModelFoldersPack) {
   root_ /= "20261208000000";  // a time folder, as a dump session makes
   ASSERT_TRUE(WriteIterations(root_, {}, 6, /*stats=*/false).ok());
@@ -584,7 +583,7 @@ TEST_F(PackTest, EveryIterationGoesToTheModelFoldersPack) {
               StrCat("0/m/1/", iteration, "/", RecordName(2 * iteration)));
   }
   // An iteration folder given by its path reads from the model folder.
-  tree = ScanDumpTree(Folder(1).string());
+  tree = ScanDumpTree(Folder(1).string() + "/");
   ASSERT_TRUE(tree.ok()) << tree.status();
   ASSERT_EQ(tree->runs.size(), 1u);
   ASSERT_EQ(tree->entries.size(), 2u);
@@ -609,6 +608,10 @@ TEST_F(PackTest, StatsOfEveryIterationGoToTheModelFoldersCsv) {
   ASSERT_EQ(split->size(), 4u);
   EXPECT_EQ((*split)[3].name, "1/Add.add3.3.0.1003.csv");
   EXPECT_EQ((*split)[3].csv, StatsCsv(3));
+  EXPECT_THAT(
+      SplitMergedStats("Iteration,Op Type,b\n1,2,3\n").status().message(),
+      HasSubstr("(or Iteration,Op Type,Op Name,Task ID,Stream ID,"
+                "Timestamp)"));
   for (uint64_t i = 0; i < 4; ++i) {
     EXPECT_EQ(*ReadDumpTreeFile(
                   (Folder(i / 2) / StrCat(RecordName(i), ".csv")).string(),

@@ -348,13 +348,11 @@ namespace {
 // the model folder has neither.
 absl::StatusOr<std::optional<DumpTree>> ScanPackedIterationFolder(
     const std::string& path) {
-  const fs::path folder = fs::path(path).lexically_normal();
-  const fs::path model =
-      (folder.has_filename() ? folder : folder.parent_path()).parent_path();
-  const std::string iteration =
-      (folder.has_filename() ? folder : folder.parent_path())
-          .filename()
-          .string();
+  // "a/b/3/" names the folder "a/b/3".
+  fs::path folder = fs::path(path).lexically_normal();
+  if (!folder.has_filename()) folder = folder.parent_path();
+  const fs::path model = folder.parent_path();
+  const std::string iteration = folder.filename().string();
   std::error_code error;
   if (!AllDigits(iteration) ||
       (!fs::is_regular_file(model / kPackFileName, error) &&
