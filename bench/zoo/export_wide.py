@@ -110,6 +110,28 @@ def zero_symbolic(g, self):
                 value_t=torch.tensor([0.0], dtype=torch.float32))
 
 
+def on_float_values(function, x):
+    """function (a data movement: chunk, view, transpose) applied to a per-tensor quantized x in
+    a form PyTorch 1.13 can export: its exporter has no quantized Slice or Shape, which
+    ShuffleNet V2's chunk and channel shuffle become. x is dequantized, moved and quantized again
+    with its own scale and zero point, which gives back the same integers: the model's function
+    is unchanged, bit for bit."""
+    scale, zero_point, dtype = x.q_scale(), x.q_zero_point(), x.dtype
+    out = function(x.dequantize())
+    requantize = lambda t: torch.quantize_per_tensor(t, scale, zero_point, dtype)
+    return [requantize(t) for t in out] if isinstance(out, (list, tuple)) else requantize(out)
+
+
+def shufflenet_residual_forward(self, x):
+    """QuantizableInvertedResidual.forward of torchvision 0.14, its data movement exportable."""
+    if self.stride == 1:
+        x1, x2 = on_float_values(lambda t: t.chunk(2, dim=1), x)
+        out = self.cat.cat([x1, self.branch2(x2)], dim=1)
+    else:
+        out = self.cat.cat([self.branch1(x), self.branch2(x)], dim=1)
+    return on_float_values(lambda t: torchvision.models.shufflenetv2.channel_shuffle(t, 2), out)
+
+
 def quantize(flat, x):
     """Post-training static quantization as torchvision's quantize=True does it for x86 (fused
     Conv+BN+ReLU, per-channel int8 weights, uint8 activations from min/max observers), on the
@@ -125,6 +147,10 @@ def quantize(flat, x):
     with torch.no_grad():
         flat(x)
     tq.convert(model, inplace=True)
+    residual = torchvision.models.quantization.shufflenetv2.QuantizableInvertedResidual
+    for module in model.modules():
+        if isinstance(module, residual):
+            module.forward = shufflenet_residual_forward.__get__(module)
 
 
 def export_torch(name, out_dir, model, shape, opset):
