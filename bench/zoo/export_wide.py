@@ -12,6 +12,7 @@ and dynamic quantization as ONNX Runtime's quantize_dynamic writes it (DynamicQu
 ConvInteger/MatMulInteger with int8 weights per tensor, Cast, Mul). Needs Debian's python3-torch, python3-torchvision,
 python3-onnx.
 """
+import functools
 import os
 import sys
 
@@ -153,6 +154,72 @@ def quantize(flat, x):
             module.forward = shufflenet_residual_forward.__get__(module)
 
 
+# Detection heads' output layers (by name suffix, in pipeline order) and the (mean, standard
+# deviation) their outputs are given: logits of moderate spread and small box deltas, as a trained
+# detector has.
+DETECTION_HEAD_TARGETS = (
+    ("rpn.head.cls_logits", (-3.0, 1.5)),  # objectness, sigmoid
+    ("rpn.head.bbox_pred", (0.0, 0.3)),
+    ("box_predictor.cls_score", (0.0, 1.5)),  # softmax over classes
+    ("box_predictor.bbox_pred", (0.0, 0.3)),
+    ("classification_head.cls_logits", (-3.0, 1.5)),  # RetinaNet, FCOS: sigmoid
+    ("regression_head.bbox_ctrness", (0.0, 1.0)),  # FCOS
+    ("regression_head.bbox_reg", (0.0, 0.3)),  # RetinaNet: deltas
+    ("classification_head.module_list.", (0.0, 1.5)),  # SSD, SSDLite: softmax
+    ("regression_head.module_list.", (0.0, 0.3)),
+)
+# FCOS's box outputs are distances through a ReLU: positive, about one anchor size.
+FCOS_BOX_TARGET = (1.0, 0.3)
+
+
+def head_target(name):
+    """The (mean, deviation) for the module called name, or None when it is no head's output."""
+    parent, _, index = name.rpartition(".")
+    for suffix, target in DETECTION_HEAD_TARGETS:
+        if suffix.endswith("."):  # a list of per-level layers: suffix, then the level's index
+            if (parent + ".").endswith(suffix) and index.isdigit():
+                return target
+        elif name.endswith(suffix):
+            return target
+    return None
+
+
+def spread_detection_heads(flat, x):
+    """Random weights leave a detector's scores degenerate: saturated at 1 (SSD300, RetinaNet,
+    every RPN objectness of Faster R-CNN) or below every threshold (no detection at all), and
+    its box deltas large enough to clip most boxes to the image. The
+    comparison then tests how each engine orders ties, and the post-processing of actual
+    detections not at all. Each head's output layer (a Conv or Linear, the last of its block) is
+    rescaled, in pipeline order, so that its outputs on x have the mean and spread of
+    DETECTION_HEAD_TARGETS, the spread coming from the data (one bias for all outputs): seeded
+    random weights, scaled."""
+    model = flat.model
+    for name, module in model.named_modules():
+        target = head_target(name)
+        if target is None:
+            continue
+        if name.endswith("regression_head.bbox_reg") and "FCOS" in type(model).__name__:
+            target = FCOS_BOX_TARGET
+        last = [m for m in module.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))][-1]
+        # The part of the output that depends on the data: a spread that came from the random
+        # biases alone would give every position of a channel the same score.
+        bias = last.bias.view(-1, *([1] * (2 if isinstance(last, torch.nn.Conv2d) else 0)))
+        outputs = []
+        hook = module.register_forward_hook(lambda m, i, o: outputs.append((o - bias).flatten()))
+        flat(x)
+        hook.remove()
+        values = torch.cat(outputs)
+        scale = target[1] / max(values.std().item(), 1e-12)
+        last.weight.mul_(scale)
+        last.bias.fill_(target[0] - scale * values.mean().item())
+
+
+# Models exported without PyTorch's ONNX shape inference: for MViT V2 it allocates a 10 GB tensor
+# and the export runs out of memory. It only annotates intermediate shapes, which neither engine
+# needs.
+WITHOUT_SHAPE_INFERENCE = {"mvit_v2_s"}
+
+
 def export_torch(name, out_dir, model, shape, opset):
     torch.onnx.register_custom_op_symbolic("aten::zero", zero_symbolic, opset)
     torch.manual_seed(2024)
@@ -164,7 +231,14 @@ def export_torch(name, out_dir, model, shape, opset):
     x = torch.randn(*shape, generator=generator)
     if getattr(model, "family", None) == "quantization":
         quantize(model, x)
+    if getattr(model, "family", None) == "detection":
+        with torch.no_grad():
+            spread_detection_heads(model, x)
     path = os.path.join(out_dir, f"{name}.onnx")
+    if name in WITHOUT_SHAPE_INFERENCE:
+        # torch.onnx.export takes no such option in PyTorch 1.13; its _export does.
+        torch.onnx.utils._export = functools.partial(torch.onnx.utils._export,
+                                                     onnx_shape_inference=False)
     torch.onnx.export(model, (x,), path, input_names=["input"], opset_version=opset,
                       do_constant_folding=True)
     np.save(os.path.join(out_dir, f"{name}.input_0.npy"), x.numpy())
