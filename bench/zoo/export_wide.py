@@ -162,6 +162,7 @@ DETECTION_HEAD_TARGETS = (
     ("rpn.head.bbox_pred", (0.0, 0.3)),
     ("box_predictor.cls_score", (0.0, 1.5)),  # softmax over classes
     ("box_predictor.bbox_pred", (0.0, 0.3)),
+    ("mask_predictor.mask_fcn_logits", (0.0, 1.5)),  # Mask R-CNN: per-pixel sigmoid
     ("classification_head.cls_logits", (-3.0, 1.5)),  # RetinaNet, FCOS: sigmoid
     ("regression_head.bbox_ctrness", (0.0, 1.0)),  # FCOS
     ("regression_head.bbox_reg", (0.0, 0.3)),  # RetinaNet: deltas
