@@ -188,10 +188,9 @@ def head_target(name):
 def spread_detection_heads(flat, x):
     """Random weights leave a detector's scores degenerate: saturated at 1 (SSD300, RetinaNet,
     every RPN objectness of Faster R-CNN) or below every threshold (no detection at all), and
-    its box deltas large enough to clip most boxes to the image. The
-    comparison then tests how each engine orders ties, and the post-processing of actual
-    detections not at all. Each head's output layer (a Conv or Linear, the last of its block) is
-    rescaled, in pipeline order, so that its outputs on x have the mean and spread of
+    its box deltas large enough to clip most boxes to the image. The comparison then tests how
+    each engine orders ties, and the post-processing of actual detections not at all. Each
+    head's output layer (a Conv or Linear, the last of its block) is rescaled, in pipeline order, so that its outputs on x have the mean and spread of
     DETECTION_HEAD_TARGETS, the spread coming from the data (one bias for all outputs): seeded
     random weights, scaled."""
     model = flat.model
@@ -216,8 +215,8 @@ def spread_detection_heads(flat, x):
 
 
 # Models exported without PyTorch's ONNX shape inference: for MViT V2 it allocates a 10 GB tensor
-# and the export runs out of memory. It only annotates intermediate shapes, which neither engine
-# needs.
+# and the export runs out of memory. Without it, the graph has no intermediate shapes, and splits
+# it would have made constant are computed at run time (SplitToSequence).
 WITHOUT_SHAPE_INFERENCE = {"mvit_v2_s"}
 
 
